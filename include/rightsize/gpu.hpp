@@ -1,0 +1,73 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rightsize/precision.hpp"
+
+namespace rightsize {
+
+/// Achieved fractions of peak, per phase (methodology §4.5). Defaults are the documented ones;
+/// the catalog may carry calibrated values per GPU.
+struct GpuEfficiency {
+  double prefill_compute = 0.60;    ///< η_f for large GEMMs (prefill)
+  double decode_bandwidth = 0.80;   ///< η_m for HBM reads (decode)
+  double training_mfu = 0.40;       ///< model FLOPs utilization for training
+  double communication = 0.75;      ///< η_l of link bandwidth for collectives
+};
+
+/// One price observation.
+struct PriceQuote {
+  std::string provider;             ///< e.g. "aws", "lambda"
+  double usd_per_hour = 0.0;        ///< per GPU-hour
+  bool spot = false;                ///< spot / preemptible
+  std::string date;                 ///< ISO date the price was observed
+  std::string source;               ///< tag into the catalog's `sources`
+};
+
+/// One GPU model from the catalog. Bandwidths are per GPU per direction, decimal GB/s.
+struct Gpu {
+  std::string id;                   ///< canonical id, e.g. "H100-SXM"
+  std::vector<std::string> aliases; ///< lower-case aliases, e.g. "h100"
+  std::string name;                 ///< display name
+  std::string vendor;               ///< "nvidia", "amd"
+  std::string architecture;         ///< "Hopper"
+  int release_year = 0;
+  double memory_bytes = 0.0;        ///< vendor capacity (decimal bytes)
+  double memory_bandwidth_gb_per_s = 0.0;
+  std::array<double, k_math_dtype_count> dense_tflops{};  ///< indexed by MathDtype; 0 = unsupported
+  double tdp_watts = 0.0;
+  std::string form_factor;          ///< "SXM", "PCIe", "OAM"
+  int pcie_generation = 0;
+  double pcie_gb_per_s = 0.0;       ///< per direction
+  std::string scaleup_link;         ///< "NVLink 4", "Infinity Fabric", "" when none
+  double scaleup_gb_per_s = 0.0;    ///< per direction; 0 = no scale-up link
+  int scaleup_domain_gpus = 1;      ///< GPUs one scale-up domain connects (all-to-all)
+  int gpus_per_node = 8;            ///< GPUs in the common server
+  double nic_gb_per_s = 0.0;        ///< default scale-out NIC bandwidth per GPU per direction
+  GpuEfficiency efficiency;
+  std::vector<PriceQuote> prices;
+  double purchase_usd = 0.0;        ///< purchase estimate per GPU (0 = unknown)
+  std::string purchase_source;
+
+  /// Dense peak for a math dtype in TFLOP/s (0 when unsupported).
+  [[nodiscard]] double tflops(MathDtype dtype) const {
+    return dense_tflops[static_cast<std::size_t>(dtype)];
+  }
+  /// True when the GPU runs GEMMs in this dtype.
+  [[nodiscard]] bool supports(MathDtype dtype) const { return tflops(dtype) > 0.0; }
+};
+
+/// How GPUs of one replica talk to each other.
+enum class LinkKind : std::uint8_t { scaleup, pcie, network };
+
+/// The link used by a group of `group_gpus` GPUs: the scale-up link when the group fits in its
+/// domain, PCIe within a node without one, the NIC across nodes.
+LinkKind link_for_group(const Gpu& gpu, int group_gpus);
+/// Per-direction bandwidth of a link kind for this GPU, GB/s.
+double link_gb_per_s(const Gpu& gpu, LinkKind link);
+/// Name of the link, for output ("NVLink 4", "PCIe Gen4", "network").
+std::string link_name(const Gpu& gpu, LinkKind link);
+
+}  // namespace rightsize

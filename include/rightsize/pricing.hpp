@@ -1,0 +1,60 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rightsize/gpu.hpp"
+
+namespace rightsize {
+
+/// Which price a cost is computed at.
+enum class PricingModel : std::uint8_t { on_demand, spot, on_prem };
+const char* to_string(PricingModel model);
+std::optional<PricingModel> parse_pricing_model(std::string_view text);
+
+/// On-premises total cost of ownership inputs (methodology §6.4). Every field has a documented
+/// default in docs/methodology.md and can be set in the spec or on the command line.
+struct TcoParams {
+  double amortization_years = 4.0;     ///< straight-line (cost_of_capital 0) or annuity
+  double cost_of_capital = 0.0;        ///< yearly rate r; 0 = straight-line
+  double utilization = 0.70;           ///< fraction of hours the GPU does useful work
+  double power_usage_effectiveness = 1.3;  ///< PUE
+  double usd_per_kwh = 0.10;
+  double power_fraction_of_tdp = 0.80; ///< average draw as a fraction of TDP
+  double server_overhead_fraction = 0.25;  ///< host CPU/RAM/network share of the GPU price
+  double ops_fraction_per_year = 0.15; ///< maintenance, support, hosting, as a fraction of capex per year
+};
+
+/// TCO breakdown per GPU-hour at 100 % allocation and per useful GPU-hour.
+struct TcoResult {
+  double capex_usd_per_year = 0.0;
+  double power_usd_per_year = 0.0;
+  double ops_usd_per_year = 0.0;
+  double usd_per_gpu_hour = 0.0;         ///< at 100 % allocation
+  double usd_per_useful_gpu_hour = 0.0;  ///< divided by utilization
+};
+
+/// On-prem cost of one GPU (purchase price `gpu_usd`, TDP `tdp_watts`). Methodology §6.4.
+TcoResult on_prem_tco(double gpu_usd, double tdp_watts, const TcoParams& params);
+
+/// Utilization at which owning costs the same per useful hour as renting at `cloud_usd_per_hour`
+/// (can exceed 1: owning never pays off).
+double break_even_utilization(const TcoResult& tco, double utilization, double cloud_usd_per_hour);
+
+/// Median of the given values (mean of the middle two for an even count); NaN for none.
+double median(std::vector<double> values);
+
+/// A resolved price with where it came from.
+struct ResolvedPrice {
+  double usd_per_hour = 0.0;   ///< 0 when unknown
+  bool known = false;
+  std::string basis;           ///< e.g. "median of 12 providers", "aws", "on-prem TCO"
+  std::string date;            ///< newest date of the quotes used
+};
+
+/// Price per GPU-hour under a pricing model. on_demand: the median of per-provider medians, or the
+/// named provider's median; spot: same over spot quotes; on_prem: TCO per useful GPU-hour.
+ResolvedPrice resolve_price(const Gpu& gpu, PricingModel model, std::string_view provider,
+                            const TcoParams& tco);
+
+}  // namespace rightsize

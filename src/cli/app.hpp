@@ -1,0 +1,53 @@
+#pragma once
+// Shared plumbing of the CLI: output format, data paths, catalog options. Each subcommand lives in
+// its own cmd_<name>.cpp and registers itself with add_<name>(); its callback only stores the
+// action that main() runs.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace rightsize::cli {
+
+/// What a subcommand does once the command line parsed: returns the exit code.
+using Action = std::function<int()>;
+
+/// Output formats; not every command supports every format.
+enum class Format { table, json, csv, markdown, jsonl };
+/// Parses --format; throws a usage Error naming the allowed ones.
+Format parse_format(const std::string& text, const std::vector<std::string>& allowed);
+
+/// The data directory: $RIGHTSIZE_DATA_DIR, else <exe>/../share/rightsize, else the source tree's data/.
+std::string data_dir();
+/// Records argv[0] so data_dir() can find the installed data relative to the executable.
+void set_executable_path(const char* argv0);
+
+/// Options every catalog-using command shares.
+struct CatalogOptions {
+  std::string catalog;                   ///< --catalog FILE replaces data/gpus.json
+  std::vector<std::string> catalog_add;  ///< --catalog-add FILE adds/overrides entries
+  std::vector<std::string> prices;       ///< --price ID=USD (repeatable)
+  std::string pricing;                   ///< --pricing on_demand|spot|on_prem
+  std::string provider;                  ///< --provider NAME
+  std::vector<std::string> tco;          ///< --tco KEY=VALUE (repeatable)
+};
+void add_catalog_options(CLI::App* command, CatalogOptions& options);
+
+/// Subcommand registration.
+void add_recommend(CLI::App& app, Action& action);
+void add_estimate(CLI::App& app, Action& action);
+void add_sweep(CLI::App& app, Action& action);
+void add_check(CLI::App& app, Action& action);
+void add_catalog(CLI::App& app, Action& action);
+void add_validate(CLI::App& app, Action& action);
+void add_models(CLI::App& app, Action& action);
+
+/// True when NO_COLOR is unset and stdout is a terminal.
+bool use_color();
+/// Terminal width: $COLUMNS, else the tty width, else 100.
+int terminal_width();
+/// True when stdout is a terminal.
+bool stdout_is_tty();
+
+}  // namespace rightsize::cli

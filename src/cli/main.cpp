@@ -1,0 +1,72 @@
+// rightsize: GPU right-sizing advisor. main() parses, dispatches and maps errors to exit codes;
+// it is the only place that chooses an exit code.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app.hpp"
+#include "rightsize/error.hpp"
+#include "rightsize/exit_codes.hpp"
+
+namespace {
+
+int report(const rightsize::Error& error) {
+  fmt::print(stderr, "rightsize: error: {}\n", rightsize::format_error(error));
+  return static_cast<int>(error.exit_code());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace rightsize;
+  cli::set_executable_path(argc > 0 ? argv[0] : "rightsize");
+  CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model spec, estimates memory, latency,\n"
+               "throughput and cost, and ranks GPU configurations under your SLAs.",
+               "rightsize"};
+  app.set_version_flag("--version", std::string("rightsize ") + RIGHTSIZE_VERSION);
+  app.require_subcommand(1, 1);
+  app.footer("Exit codes: 0 ok, 1 requirements not met, 2 usage error, 3 bad input, 4 internal error.\n"
+             "Docs: docs/cli.md, docs/model-spec.md, docs/methodology.md");
+  cli::Action action;
+  cli::add_recommend(app, action);
+  cli::add_estimate(app, action);
+  cli::add_sweep(app, action);
+  cli::add_check(app, action);
+  cli::add_catalog(app, action);
+  cli::add_validate(app, action);
+  cli::add_models(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    fmt::print("rightsize {}\n", RIGHTSIZE_VERSION);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own wording is kept short and lower-cased into our format.
+    std::string what = e.what();
+    if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n", what);
+    return static_cast<int>(ExitCode::usage);
+  }
+
+  try {
+    return action ? action() : static_cast<int>(ExitCode::usage);
+  } catch (const Error& e) {
+    return report(e);
+  } catch (const ErrorList& list) {
+    for (const auto& e : list.errors()) fmt::print(stderr, "rightsize: error: {}\n", format_error(e));
+    return static_cast<int>(list.errors().empty() ? ExitCode::internal : list.errors().front().exit_code());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rightsize: internal error: {}\nplease report this as a bug\n", e.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+}

@@ -1,0 +1,90 @@
+#include "rightsize/error.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace rightsize {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string join_errors(const std::vector<Error>& errors) {
+  std::string out;
+  for (const auto& e : errors) {
+    if (!out.empty()) out += '\n';
+    out += format_error(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+Error::Error(ErrorKind kind, std::string source, std::string pointer, std::string message)
+    : std::runtime_error(message),
+      m_kind(kind),
+      m_source(std::move(source)),
+      m_pointer(std::move(pointer)),
+      m_message(std::move(message)) {}
+
+ExitCode Error::exit_code() const {
+  switch (m_kind) {
+    case ErrorKind::usage: return ExitCode::usage;
+    case ErrorKind::input: return ExitCode::bad_input;
+    case ErrorKind::internal: return ExitCode::internal;
+  }
+  return ExitCode::internal;
+}
+
+ErrorList::ErrorList(std::vector<Error> errors)
+    : std::runtime_error(join_errors(errors)), m_errors(std::move(errors)) {}
+
+std::string format_error(const Error& error) {
+  std::string out;
+  if (!error.source().empty()) out += error.source() + ": ";
+  if (!error.pointer().empty()) out += error.pointer() + ": ";
+  out += error.message();
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string needle = lower(word);
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const auto& candidate : candidates) {
+    const std::string hay = lower(candidate);
+    std::size_t d = edit_distance(needle, hay);
+    // A prefix or substring match ("h100" in "h100-sxm") counts as close.
+    if (!needle.empty() && (hay.find(needle) != std::string::npos || needle.find(hay) != std::string::npos)) {
+      d = std::min<std::size_t>(d, 1);
+    }
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(2, needle.size() / 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+}  // namespace rightsize

@@ -1,0 +1,32 @@
+#include "rightsize/gpu.hpp"
+
+namespace rightsize {
+
+LinkKind link_for_group(const Gpu& gpu, int group_gpus) {
+  if (group_gpus <= 1) return LinkKind::scaleup;
+  if (gpu.scaleup_gb_per_s > 0.0 && group_gpus <= gpu.scaleup_domain_gpus) return LinkKind::scaleup;
+  if (group_gpus <= gpu.gpus_per_node) return LinkKind::pcie;
+  return LinkKind::network;
+}
+
+double link_gb_per_s(const Gpu& gpu, LinkKind link) {
+  switch (link) {
+    case LinkKind::scaleup: return gpu.scaleup_gb_per_s > 0.0 ? gpu.scaleup_gb_per_s : gpu.pcie_gb_per_s;
+    case LinkKind::pcie: return gpu.pcie_gb_per_s;
+    case LinkKind::network: return gpu.nic_gb_per_s;
+  }
+  return gpu.pcie_gb_per_s;
+}
+
+std::string link_name(const Gpu& gpu, LinkKind link) {
+  switch (link) {
+    case LinkKind::scaleup:
+      if (!gpu.scaleup_link.empty() && gpu.scaleup_gb_per_s > 0.0) return gpu.scaleup_link;
+      [[fallthrough]];
+    case LinkKind::pcie: return "PCIe Gen" + std::to_string(gpu.pcie_generation);
+    case LinkKind::network: return "network";
+  }
+  return "PCIe";
+}
+
+}  // namespace rightsize

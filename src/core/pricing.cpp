@@ -1,0 +1,1 @@
+#include "rightsize/pricing.hpp"

@@ -1,0 +1,238 @@
+#include "json_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace rightsize::io {
+namespace {
+
+std::string join_choices(const std::vector<std::string>& choices) {
+  std::string out;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += '"' + choices[i] + '"';
+  }
+  return out;
+}
+
+std::string type_name(const nlohmann::json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  if (value.is_string()) return "a string";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_null()) return "null";
+  return "a number";
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    throw Error(ErrorKind::input, path, "", "cannot open file: no such file");
+  }
+  if (fs::is_directory(status)) {
+    throw Error(ErrorKind::input, path, "", "expected a file, got a directory");
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > k_max_input_file_bytes) {
+    throw Error(ErrorKind::input, path, "",
+                fmt::format("file is too large ({} bytes; the limit is {} bytes)", size,
+                            k_max_input_file_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::input, path, "", "cannot open file: permission denied or unreadable");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw Error(ErrorKind::input, path, "", "cannot read file");
+  std::string text = buffer.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw Error(ErrorKind::input, path, "", "file is empty");
+  }
+  return text;
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::size_t byte = e.byte == 0 ? 0 : e.byte - 1;
+    if (byte > text.size()) byte = text.size();
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < byte; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    if (byte >= text.size()) {
+      throw Error(ErrorKind::input, source, "",
+                  fmt::format("malformed JSON: unexpected end of file at line {}", line));
+    }
+    throw Error(ErrorKind::input, source, "",
+                fmt::format("malformed JSON at line {}, column {}", line, column));
+  } catch (const nlohmann::json::exception&) {
+    throw Error(ErrorKind::input, source, "", "malformed JSON: a number is out of range");
+  }
+}
+
+nlohmann::json read_json_file(const std::string& path) { return parse_json(read_text_file(path), path); }
+
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string describe_value(const nlohmann::json& value) {
+  if (value.is_object() || value.is_array() || value.is_null()) return type_name(value);
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+JsonReader::JsonReader(const nlohmann::json& value, std::string source, std::string pointer)
+    : m_value(&value), m_source(std::move(source)), m_pointer(std::move(pointer)) {}
+
+Error JsonReader::error(const std::string& message) const {
+  return Error(ErrorKind::input, m_source, m_pointer.empty() ? "/" : m_pointer, message);
+}
+
+void JsonReader::fail(const std::string& message) const { throw error(message); }
+
+void JsonReader::expect_object() const {
+  if (!m_value->is_object()) fail("expected an object, got " + describe_value(*m_value));
+}
+
+void JsonReader::expect_keys(std::initializer_list<std::string_view> allowed) const {
+  std::vector<std::string> list;
+  for (auto key : allowed) list.emplace_back(key);
+  expect_keys(list);
+}
+
+void JsonReader::expect_keys(const std::vector<std::string>& allowed) const {
+  expect_object();
+  for (const auto& item : m_value->items()) {
+    bool known = false;
+    for (const auto& key : allowed) known = known || key == item.key();
+    if (known) continue;
+    const JsonReader child(item.value(), m_source, m_pointer + "/" + pointer_token(item.key()));
+    const std::string hint = did_you_mean(item.key(), allowed);
+    child.fail(hint.empty() ? fmt::format("unknown key \"{}\" (expected one of {})", item.key(),
+                                          join_choices(allowed))
+                            : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", item.key(), hint));
+  }
+}
+
+std::optional<JsonReader> JsonReader::find(std::string_view key) const {
+  expect_object();
+  auto it = m_value->find(std::string(key));
+  if (it == m_value->end() || it->is_null()) return std::nullopt;
+  return JsonReader(*it, m_source, m_pointer + "/" + pointer_token(key));
+}
+
+JsonReader JsonReader::at(std::string_view key) const {
+  auto child = find(key);
+  if (!child) {
+    JsonReader missing(*m_value, m_source, m_pointer + "/" + pointer_token(key));
+    missing.fail("missing required key");
+  }
+  return *child;
+}
+
+JsonReader JsonReader::at(std::size_t index) const {
+  if (!m_value->is_array() || index >= m_value->size()) fail("expected an array element");
+  return JsonReader((*m_value)[index], m_source, m_pointer + "/" + std::to_string(index));
+}
+
+std::vector<JsonReader> JsonReader::elements() const {
+  if (!m_value->is_array()) fail("expected an array, got " + describe_value(*m_value));
+  std::vector<JsonReader> out;
+  out.reserve(m_value->size());
+  for (std::size_t i = 0; i < m_value->size(); ++i) out.push_back(at(i));
+  return out;
+}
+
+std::vector<std::string> JsonReader::keys() const {
+  expect_object();
+  std::vector<std::string> out;
+  for (const auto& item : m_value->items()) out.push_back(item.key());
+  return out;
+}
+
+double JsonReader::as_number(double min, double max) const {
+  if (!m_value->is_number()) fail("expected a number, got " + describe_value(*m_value));
+  const double v = m_value->get<double>();
+  if (!std::isfinite(v) || v < min || v > max) {
+    fail(fmt::format("expected a number from {} to {}, got {}", min, max, describe_value(*m_value)));
+  }
+  return v;
+}
+
+double JsonReader::as_positive(double max) const {
+  if (!m_value->is_number()) fail("expected a positive number, got " + describe_value(*m_value));
+  const double v = m_value->get<double>();
+  if (!std::isfinite(v) || v <= 0.0) fail("expected a positive number, got " + describe_value(*m_value));
+  if (v > max) fail(fmt::format("expected a number at most {}, got {}", max, describe_value(*m_value)));
+  return v;
+}
+
+std::int64_t JsonReader::as_int(std::int64_t min, std::int64_t max) const {
+  const std::string expectation =
+      min == 1 ? "a positive integer" : (min == 0 ? "a non-negative integer" : "an integer");
+  if (!m_value->is_number()) fail(fmt::format("expected {}, got {}", expectation, describe_value(*m_value)));
+  const double v = m_value->get<double>();
+  if (!std::isfinite(v) || std::floor(v) != v) {
+    fail(fmt::format("expected {}, got {}", expectation, describe_value(*m_value)));
+  }
+  if (v < static_cast<double>(min) || v > static_cast<double>(max)) {
+    if (v < static_cast<double>(min)) {
+      fail(fmt::format("expected {}, got {}", min <= 1 ? expectation : fmt::format("an integer >= {}", min),
+                       describe_value(*m_value)));
+    }
+    fail(fmt::format("expected an integer at most {}, got {}", max, describe_value(*m_value)));
+  }
+  return static_cast<std::int64_t>(v);
+}
+
+bool JsonReader::as_bool() const {
+  if (!m_value->is_boolean()) fail("expected true or false, got " + describe_value(*m_value));
+  return m_value->get<bool>();
+}
+
+std::string JsonReader::as_string() const {
+  if (!m_value->is_string()) fail("expected a string, got " + describe_value(*m_value));
+  std::string s = m_value->get<std::string>();
+  if (s.empty()) fail("expected a non-empty string");
+  return s;
+}
+
+std::string JsonReader::as_choice(const std::vector<std::string>& choices) const {
+  const std::string s = as_string();
+  for (const auto& c : choices) {
+    if (c == s) return s;
+  }
+  const std::string hint = did_you_mean(s, choices);
+  if (!hint.empty()) fail(fmt::format("unknown value \"{}\"; did you mean \"{}\"?", s, hint));
+  fail(fmt::format("unknown value \"{}\" (expected one of {})", s, join_choices(choices)));
+}
+
+}  // namespace rightsize::io

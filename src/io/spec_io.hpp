@@ -1,0 +1,54 @@
+#pragma once
+// Model spec files (docs/model-spec.md) -> validated Spec values: presets, Hugging Face config.json
+// import, safetensors checkpoint headers, precision formats.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rightsize/spec.hpp"
+
+namespace rightsize::io {
+
+/// Loads a spec file. Relative paths inside it (hf_config, checkpoint) resolve against the spec's
+/// folder; presets come from `models_dir` (data/models). Throws Error (exit 3) on any problem.
+Spec load_spec(const std::string& path, const std::string& models_dir);
+
+/// Parses an already-read spec document (used by load_spec and by sweep, which edits the JSON).
+Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
+                const std::string& models_dir);
+
+/// One shipped model preset (data/models/<id>.json).
+struct Preset {
+  std::string id;                     ///< e.g. "llama-3.1-8b"
+  std::string display_name;
+  std::string source;                 ///< where the architecture came from (config URL)
+  ModelSpec model;
+  Precision precision;                ///< the checkpoint's native precision
+  std::int64_t published_params = 0;  ///< vendor total
+  std::int64_t published_active_params = 0;  ///< vendor active (MoE), else = total
+};
+
+/// All presets in `models_dir`, sorted by id.
+std::vector<Preset> load_presets(const std::string& models_dir);
+
+/// Imports a Hugging Face config.json (local document). Sets `precision` from torch_dtype /
+/// quantization_config and appends the assumptions made. Unsupported model_type -> Error listing
+/// the supported ones.
+ModelSpec import_hf_config(const nlohmann::json& config, const std::string& source, Precision& precision,
+                           std::vector<std::string>& assumptions);
+
+/// Weight bytes read from safetensors headers (never tensor data).
+struct CheckpointInfo {
+  std::int64_t weight_bytes = 0;
+  std::int64_t tensor_count = 0;
+  std::int64_t parameter_count = 0;
+  std::map<std::string, std::int64_t> bytes_by_dtype;
+};
+
+/// Reads a .safetensors file, a sharded index (model.safetensors.index.json) or a folder of them.
+CheckpointInfo read_checkpoint(const std::string& path);
+
+}  // namespace rightsize::io
