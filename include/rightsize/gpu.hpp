@@ -34,7 +34,9 @@ struct Gpu {
   std::string vendor;               ///< "nvidia", "amd"
   std::string architecture;         ///< "Hopper"
   int release_year = 0;
-  double memory_bytes = 0.0;        ///< vendor capacity (decimal bytes)
+  double memory_bytes = 0.0;        ///< vendor capacity as printed ("80 GB" -> 80e9)
+  std::string memory_type;          ///< "HBM3", "GDDR6", ...
+  double visible_memory_bytes = 0.0;  ///< capacity CUDA/ROCm reports; 0 = derive (visible_memory())
   double memory_bandwidth_gb_per_s = 0.0;
   std::array<double, k_math_dtype_count> dense_tflops{};  ///< indexed by MathDtype; 0 = unsupported
   double tdp_watts = 0.0;
@@ -55,6 +57,11 @@ struct Gpu {
   [[nodiscard]] double tflops(MathDtype dtype) const {
     return dense_tflops[static_cast<std::size_t>(dtype)];
   }
+  /// Memory the runtime can allocate: `visible_memory_bytes` when the catalog gives it, else the
+  /// vendor figure read as GiB (HBM/GDDR sizes are powers of two: an "80 GB" H100 has 80 GiB) times
+  /// the fraction the driver exposes: 0.99 for HBM (79.19 of 80 GiB in vLLM logs, methodology §2.1),
+  /// 0.9375 for GDDR with ECC reserve (L4 23,034 MiB of 24 GiB).
+  [[nodiscard]] double visible_memory() const;
   /// True when the GPU runs GEMMs in this dtype.
   [[nodiscard]] bool supports(MathDtype dtype) const { return tflops(dtype) > 0.0; }
 };

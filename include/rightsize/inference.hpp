@@ -57,7 +57,7 @@ struct MemoryEstimate {
 
 /// Model facts derived once per (model, precision) so each estimate is plain arithmetic.
 struct PreparedModel {
-  const ModelSpec* model = nullptr;
+  ModelSpec model;                       ///< a copy: the prepared model owns its spec
   Precision precision;
   ParamCounts params;
   double weight_bytes_total = 0.0;       ///< whole model
@@ -78,7 +78,7 @@ struct PreparedModel {
   double ffn_width_for_activations = 0.0;  ///< I used in the activation-peak formula
 };
 
-/// Derives a PreparedModel. `model` must outlive the result.
+/// Derives a PreparedModel (copies `model`).
 PreparedModel prepare_model(const ModelSpec& model, const Precision& precision);
 
 /// Performance and memory at one concurrency (per replica) for one deployment.

@@ -2,6 +2,13 @@
 
 namespace rightsize {
 
+double Gpu::visible_memory() const {
+  if (visible_memory_bytes > 0.0) return visible_memory_bytes;
+  const double gib = memory_bytes / 1e9;
+  const bool gddr = memory_type.rfind("GDDR", 0) == 0;
+  return gib * 1073741824.0 * (gddr ? 0.9375 : 0.99);
+}
+
 LinkKind link_for_group(const Gpu& gpu, int group_gpus) {
   if (group_gpus <= 1) return LinkKind::scaleup;
   if (gpu.scaleup_gb_per_s > 0.0 && group_gpus <= gpu.scaleup_domain_gpus) return LinkKind::scaleup;

@@ -1,0 +1,355 @@
+// Inference estimate for one deployment (methodology §2 memory, §4 roofline, §5 interconnect,
+// §6.1 cost). Pure arithmetic on a PreparedModel: no allocation, no I/O.
+#include "rightsize/inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rightsize/units.hpp"
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Everything about (model, GPU, deployment) that does not depend on the concurrency.
+struct Setup {
+  const PreparedModel* pm;
+  const ModelSpec* m;
+  const Gpu* gpu;
+  const EngineConfig* engine;
+  double t, p;                    // TP and PP degrees
+  int tp_int, ep_int;
+  double compute_flops_per_s;     // F·η_f for the GEMM dtype, one GPU
+  double bandwidth_bytes_per_s;   // BW·η_m, one GPU
+  double kv_fraction;             // share of KV heads a TP rank holds (replication past n_kv, MLA)
+  double full_layers, sliding_layers, window;
+  double weights_gpu_bytes;       // resident weights on the most loaded GPU
+  double tp_link_gb_per_s, tp_hop_s;
+  double pp_link_gb_per_s, pp_hop_s;
+  double link_efficiency;
+  bool decoder;
+};
+
+double hop_latency(const EngineConfig& e, LinkKind link) {
+  switch (link) {
+    case LinkKind::scaleup: return e.scaleup_hop_latency_s;
+    case LinkKind::pcie: return e.pcie_hop_latency_s;
+    case LinkKind::network: return e.network_hop_latency_s;
+  }
+  return e.pcie_hop_latency_s;
+}
+
+// KV bytes one sequence of context c holds on one GPU (its TP share of its PP stage's layers).
+// Sliding layers hold min(c, W) tokens (methodology §2.3).
+double seq_kv_bytes_gpu(const Setup& s, double c) {
+  const double tokens = s.full_layers * c + s.sliding_layers * std::min(c, s.window);
+  return s.pm->kv_bytes_per_token_layer * s.kv_fraction * tokens / s.p;
+}
+
+// Query-key pairs of a causal prefill of n tokens in one layer: Σ_{i=1..n} min(i, W).
+double causal_pairs(double n, double window) {
+  if (window <= 0.0 || n <= window) return n * (n + 1.0) / 2.0;
+  return window * (window + 1.0) / 2.0 + (n - window) * window;
+}
+
+// Weight bytes a GPU column (one GPU per stage, summed over stages) reads when `tokens` tokens are
+// in the step. MoE reads only the experts the batch touches (methodology §4.3).
+double weight_read_bytes(const Setup& s, double tokens) {
+  const PreparedModel& pm = *s.pm;
+  double bytes = pm.layer_weight_bytes + pm.lm_head_bytes + (pm.lm_head_bytes > 0.0 ? 0.0 : pm.embedding_bytes);
+  if (s.m->moe.experts > 0) {
+    const double touched = experts_touched(d(s.m->moe.experts), d(s.m->moe.experts_per_token), tokens);
+    bytes += d(pm.params.moe_layers) * touched * pm.bytes_per_expert;
+  }
+  return bytes / s.t;
+}
+
+// Exposed TP / EP communication per forward pass of `tokens` tokens (methodology §5.2, §5.5):
+// two all-reduces of tokens·h·b_a per layer; with EP the MoE layers use two all-to-alls instead.
+double tp_comm_s(const Setup& s, double tokens) {
+  if (s.tp_int <= 1) return 0.0;
+  const EngineConfig& e = *s.engine;
+  const double msg = tokens * d(s.m->hidden_size) * s.pm->activation_bytes;
+  const double ar = collective_time_s(msg, s.tp_int, s.tp_link_gb_per_s, s.link_efficiency, s.tp_hop_s,
+                                      e.collective_base_latency_s, true);
+  const double layers = d(s.m->layers);
+  if (s.ep_int <= 1 || s.m->moe.experts == 0) return 2.0 * layers * ar;
+  const double moe_layers = d(s.pm->params.moe_layers);
+  const double a2a_msg = msg * d(s.m->moe.experts_per_token);
+  const double a2a = collective_time_s(a2a_msg, s.ep_int, s.tp_link_gb_per_s, s.link_efficiency, s.tp_hop_s,
+                                       e.collective_base_latency_s, false);
+  return layers * ar + (layers - moe_layers) * ar + moe_layers * 2.0 * a2a;
+}
+
+// Stage-to-stage activation hand-offs for one micro-batch of `tokens` tokens (methodology §5.3).
+double pp_comm_s(const Setup& s, double tokens) {
+  if (s.p <= 1.0) return 0.0;
+  const double msg = tokens * d(s.m->hidden_size) * s.pm->activation_bytes;
+  const double one = s.engine->collective_base_latency_s + s.pp_hop_s +
+                     msg / (gb_per_s_to_bytes_per_s(s.pp_link_gb_per_s) * s.link_efficiency);
+  return (s.p - 1.0) * one;
+}
+
+struct PhaseTime {
+  double memory_s = 0.0;
+  double compute_s = 0.0;
+  double comm_s = 0.0;
+  double total_s = 0.0;
+};
+
+// Prefill of one request of n tokens on an idle replica (methodology §4.1, §4.4):
+// F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t.
+PhaseTime prefill_time(const Setup& s, double n) {
+  const PreparedModel& pm = *s.pm;
+  PhaseTime r;
+  double flops = (pm.mm_flops_per_token - pm.head_flops_per_token) * n + pm.head_flops_per_token;
+  if (s.decoder) {
+    flops += pm.attention_flops_per_pair *
+             (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
+  } else {
+    flops = pm.mm_flops_per_token * n + pm.attention_flops_per_pair * d(s.m->layers) * n * n;
+  }
+  const double chunks = std::max(1.0, std::ceil(n / d(s.engine->max_batched_tokens)));
+  const double chunk_tokens = std::min(n, d(s.engine->max_batched_tokens));
+  r.compute_s = flops / (s.t * s.compute_flops_per_s);
+  r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
+  r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
+  r.total_s = std::max(r.compute_s, r.memory_s) + r.comm_s + chunks * s.engine->step_overhead_s;
+  return r;
+}
+
+// One decode round: every in-flight sequence (batch split into p micro-batches of bm) gets one
+// token. Per GPU column: bytes = weights touched + KV at the mean context; FLOPs = 2·N_mm + attention.
+PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
+  const PreparedModel& pm = *s.pm;
+  PhaseTime r;
+  const double bm = std::max(1.0, batch / s.p);
+  const double kv_bytes = bm * seq_kv_bytes_gpu(s, mean_context) * s.p;  // column = all stages
+  const double attn_pairs = s.full_layers * mean_context + s.sliding_layers * std::min(mean_context, s.window);
+  const double flops = bm * (pm.mm_flops_per_token + pm.attention_flops_per_pair * attn_pairs) / s.t;
+  // A column reads its weights once per micro-batch: p micro-batches per round, each through p stages.
+  r.memory_s = (weight_read_bytes(s, bm) + kv_bytes) / s.bandwidth_bytes_per_s;
+  r.compute_s = flops / s.compute_flops_per_s;
+  r.comm_s = tp_comm_s(s, bm) + pp_comm_s(s, bm);
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + s.engine->step_overhead_s;
+  return r;
+}
+
+struct Point {
+  PhaseTime decode;
+  PhaseTime prefill;
+  double ttft_s, tpot_s, e2e_s, tokens_per_s_replica;
+};
+
+Point evaluate(const Setup& s, const InferenceWorkload& w, double batch, const PhaseTime& prefill) {
+  Point pt;
+  pt.prefill = prefill;
+  const double osl = d(w.output_tokens);
+  if (s.decoder) {
+    const double mean_context = d(w.input_tokens) + osl / 2.0;
+    pt.decode = decode_time(s, batch, mean_context);
+    // Continuous batching with chunked prefill (methodology §4.4): each round also carries
+    // B/OSL prefills, spread over the p stages.
+    pt.tpot_s = pt.decode.total_s + (batch / osl) * prefill.total_s / s.p;
+    // TTFT queueing factor adapted from aiconfigurator's min(2 + (n − 3)/20, 4), n = concurrency.
+    const double q = batch <= 1.0 ? 1.0 : std::clamp(2.0 + (batch - 3.0) / 20.0, 1.0, s.engine->max_ttft_queue_factor);
+    pt.ttft_s = q * prefill.total_s;
+    pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
+    pt.tokens_per_s_replica = batch / pt.tpot_s;
+  } else {
+    // DiT / ViT: a batch of items runs passes_per_item forward passes together.
+    const double passes = d(std::max<std::int64_t>(1, s.m->passes_per_item));
+    const double tokens = d(s.m->tokens_per_item);
+    PhaseTime one = prefill_time(s, tokens);
+    const double compute = batch * one.compute_s;
+    const double step = std::max(compute, one.memory_s) + one.comm_s * batch + s.engine->step_overhead_s;
+    pt.decode = one;
+    pt.decode.compute_s = compute;
+    pt.decode.total_s = step;
+    pt.ttft_s = passes * step;
+    pt.tpot_s = 0.0;
+    pt.e2e_s = pt.ttft_s;
+    pt.tokens_per_s_replica = 0.0;
+  }
+  return pt;
+}
+
+bool meets_latency(const Point& pt, const Sla* sla) {
+  if (sla == nullptr) return true;
+  if (sla->ttft_ms && pt.ttft_s * 1e3 > *sla->ttft_ms) return false;
+  if (sla->tpot_ms && pt.tpot_s * 1e3 > *sla->tpot_ms) return false;
+  if (sla->e2e_ms && pt.e2e_s * 1e3 > *sla->e2e_ms) return false;
+  return true;
+}
+
+}  // namespace
+
+const char* to_string(Bound bound) {
+  switch (bound) {
+    case Bound::compute: return "compute";
+    case Bound::memory_bandwidth: return "memory_bandwidth";
+    case Bound::interconnect: return "interconnect";
+    case Bound::capacity: return "capacity";
+  }
+  return "capacity";
+}
+
+double experts_touched(double experts, double experts_per_token, double tokens) {
+  if (experts <= 0.0) return 0.0;
+  return experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+}
+
+double collective_time_s(double message_bytes, int group_gpus, double link_gb_per_s, double efficiency,
+                         double hop_latency_s, double base_latency_s, bool all_reduce) {
+  // α–β ring model with NCCL bus-bandwidth factors (methodology §5.1, [NCCL], latency form [GENZ]):
+  // all-reduce 2(n−1)/n·S/B with 2(n−1) steps; all-gather/reduce-scatter/all-to-all (n−1)/n, n−1 steps.
+  if (group_gpus <= 1) return 0.0;
+  const double n = static_cast<double>(group_gpus);
+  const double factor = all_reduce ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
+  const double steps = all_reduce ? 2.0 * (n - 1.0) : n - 1.0;
+  return base_latency_s + steps * hop_latency_s +
+         factor * message_bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s) * efficiency);
+}
+
+InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& w, const Gpu& gpu,
+                                     const Deployment& dep, const EngineConfig& engine, const Sla* sla,
+                                     double usd_per_gpu_hour) {
+  InferenceEstimate est;
+  const ModelSpec& m = pm.model;
+  Setup s{};
+  s.pm = &pm;
+  s.m = &m;
+  s.gpu = &gpu;
+  s.engine = &engine;
+  s.t = d(dep.tp);
+  s.p = d(dep.pp);
+  s.tp_int = dep.tp;
+  s.ep_int = dep.ep;
+  s.decoder = m.kind == ModelKind::decoder;
+  est.precision_supported = gpu.supports(pm.math);
+  const double peak_tflops = est.precision_supported ? gpu.tflops(pm.math) : gpu.tflops(MathDtype::bf16);
+  s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * gpu.efficiency.prefill_compute;
+  s.bandwidth_bytes_per_s = gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * gpu.efficiency.decode_bandwidth;
+  // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated
+  // on every rank (methodology §2.3, [LA], [VLLM-SRC]).
+  if (m.attention.kind == AttentionKind::mla || m.kv_heads <= 0) {
+    s.kv_fraction = 1.0;
+  } else {
+    s.kv_fraction = std::ceil(d(m.kv_heads) / s.t) / d(m.kv_heads);
+  }
+  s.full_layers = d(pm.full_attention_layers);
+  s.sliding_layers = d(pm.sliding_layers);
+  s.window = d(m.attention.sliding_window);
+  // Resident weights on the most loaded GPU: layers split over t·p; embedding and LM head are
+  // vocab-parallel over t, on the first and last stage (methodology §2.2, [LA]).
+  const double head = pm.lm_head_bytes > 0.0 ? pm.lm_head_bytes : pm.embedding_bytes;
+  const double edge = dep.pp == 1 ? pm.embedding_bytes + pm.lm_head_bytes : std::max(pm.embedding_bytes, head);
+  s.weights_gpu_bytes = (pm.layer_weight_bytes + pm.expert_weight_bytes) / (s.t * s.p) + edge / s.t;
+  const LinkKind tp_link = link_for_group(gpu, dep.tp);
+  s.tp_link_gb_per_s = link_gb_per_s(gpu, tp_link);
+  s.tp_hop_s = hop_latency(engine, tp_link);
+  const LinkKind pp_link = link_for_group(gpu, dep.tp * dep.pp);
+  s.pp_link_gb_per_s = link_gb_per_s(gpu, pp_link);
+  s.pp_hop_s = hop_latency(engine, pp_link);
+  s.link_efficiency = gpu.efficiency.communication;
+
+  // Memory budget per GPU (methodology §2.1, §2.5–2.7): C·u ≥ W + A + R + KV.
+  MemoryEstimate& mem = est.memory;
+  mem.capacity_per_gpu_bytes = gpu.visible_memory();
+  mem.usable_per_gpu_bytes = mem.capacity_per_gpu_bytes * engine.usable_fraction;
+  mem.weights_bytes = s.weights_gpu_bytes;
+  const double step_tokens = d(engine.max_batched_tokens);
+  if (s.decoder) {
+    // A_peak ≈ b_a·T_step·(h + 3·I/t) + 4 B·S_logit·V/t, S_logit = max_num_seqs rows of fp32 logits.
+    mem.activations_bytes = pm.activation_bytes * step_tokens * (d(m.hidden_size) + 3.0 * pm.ffn_width_for_activations / s.t) +
+                            4.0 * d(engine.max_num_seqs) * d(m.vocab_size) / s.t;
+  }
+  mem.overhead_bytes = engine.runtime_reserve_bytes + engine.cuda_graph_bytes +
+                       (dep.tp * dep.pp > 1 ? engine.nccl_reserve_bytes : 0.0);
+  const double block = d(std::max<std::int64_t>(1, engine.block_tokens));
+  const double context = std::ceil(d(w.context_tokens()) / block) * block;  // paged blocks (§2.4)
+  const double per_seq_kv = seq_kv_bytes_gpu(s, context);
+  const double kv_budget = mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
+
+  double max_conc = 0.0;
+  if (!s.decoder) {
+    // Items in flight are bounded by activations: T·b_a·(h + 3·I/t) per item per layer set.
+    const double per_item = d(m.tokens_per_item) * pm.activation_bytes * (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
+    max_conc = kv_budget > 0.0 && per_item > 0.0 ? std::floor(kv_budget / per_item) : 0.0;
+    mem.activations_bytes = 0.0;
+  } else if (kv_budget > 0.0 && per_seq_kv > 0.0) {
+    max_conc = std::floor(kv_budget / per_seq_kv);
+  }
+  max_conc = std::min(max_conc, d(engine.max_num_seqs) * s.p);
+  est.max_concurrency = static_cast<std::int64_t>(max_conc);
+
+  const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(m.tokens_per_item));
+  // Concurrency: the given one, or the largest that fits and meets the latency SLA (throughput
+  // B/TPOT(B) rises with B, and latency is monotone in B, so a binary search finds it).
+  double batch = d(w.concurrency);
+  if (w.concurrency <= 0) {
+    double lo = 1.0;
+    double hi = std::max(1.0, max_conc);
+    if (!meets_latency(evaluate(s, w, hi, prefill), sla)) {
+      while (hi - lo > 1.0) {
+        const double mid = std::floor((lo + hi) / 2.0);
+        if (meets_latency(evaluate(s, w, mid, prefill), sla)) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+      batch = lo;
+    } else {
+      batch = hi;
+    }
+  }
+  est.concurrency = static_cast<std::int64_t>(batch);
+  const Point pt = evaluate(s, w, batch, prefill);
+  mem.kv_cache_bytes = s.decoder ? batch * per_seq_kv : 0.0;
+  if (!s.decoder) {
+    mem.activations_bytes = batch * d(m.tokens_per_item) * pm.activation_bytes *
+                            (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
+  }
+  mem.per_gpu_bytes = mem.weights_bytes + mem.kv_cache_bytes + mem.activations_bytes + mem.overhead_bytes;
+  mem.fits = mem.per_gpu_bytes <= mem.usable_per_gpu_bytes && max_conc >= 1.0;
+
+  const double replicas = d(dep.replicas());
+  est.prefill_s = prefill.total_s;
+  est.decode_step_s = pt.decode.total_s;
+  est.ttft_s = pt.ttft_s;
+  est.tpot_s = pt.tpot_s;
+  est.e2e_s = pt.e2e_s;
+  est.comm_s_per_token = pt.decode.comm_s;
+  if (s.decoder) {
+    est.output_tokens_per_s = pt.tokens_per_s_replica * replicas;
+    est.requests_per_s = est.output_tokens_per_s / d(w.output_tokens);
+  } else {
+    est.requests_per_s = batch / pt.e2e_s * replicas;
+  }
+
+  // The bound: capacity when it does not fit, else the largest share of the decode step
+  // (prefill interference counts as compute).
+  if (!mem.fits) {
+    est.bound = Bound::capacity;
+  } else {
+    const double interference = s.decoder ? (batch / d(w.output_tokens)) * prefill.total_s / s.p : 0.0;
+    const double compute = pt.decode.compute_s + interference;
+    if (pt.decode.comm_s > std::max(compute, pt.decode.memory_s)) {
+      est.bound = Bound::interconnect;
+    } else {
+      est.bound = compute >= pt.decode.memory_s ? Bound::compute : Bound::memory_bandwidth;
+    }
+  }
+
+  // Cost (methodology §6.1): replica price over the tokens / requests it serves per hour.
+  est.usd_per_hour = usd_per_gpu_hour * d(dep.gpus);
+  if (est.output_tokens_per_s > 0.0) {
+    est.usd_per_million_output_tokens = est.usd_per_hour / (est.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+  }
+  if (est.requests_per_s > 0.0) est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.requests_per_s;
+  return est;
+}
+
+}  // namespace rightsize

@@ -1,0 +1,91 @@
+// PreparedModel: everything per (model, precision) that the per-deployment estimate needs, so the
+// hot path is arithmetic only.
+#include <algorithm>
+
+#include "rightsize/inference.hpp"
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Formats whose figure already covers embeddings/head (plain floats; GGUF whole-file mixes). Other
+// quantizers keep embedding and LM head in 16-bit (methodology §2.2 skip lists).
+bool quantizes_embeddings(NumberFormat f) {
+  switch (f) {
+    case NumberFormat::fp32:
+    case NumberFormat::bf16:
+    case NumberFormat::fp16:
+    case NumberFormat::gguf_q8_0:
+    case NumberFormat::gguf_q6_k:
+    case NumberFormat::gguf_q5_k_m:
+    case NumberFormat::gguf_q4_k_m:
+    case NumberFormat::gguf_q4_0: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
+  PreparedModel pm;
+  pm.model = m;
+  pm.precision = precision;
+  pm.params = count_params(m);
+  const ParamCounts& c = pm.params;
+
+  const double b_w = precision.weight_bytes_per_param();
+  const double b_embed = (quantizes_embeddings(precision.weights) || !m.keep_embeddings_16bit) ? b_w : 2.0;
+  const double expert_params = d(c.moe_layers) * d(m.moe.experts) * d(c.expert_params);
+  ModelSpec unscaled = m;  // prepare_model runs once per spec, not in the hot path
+  unscaled.params_override = 0;
+  const double raw_total = d(count_params(unscaled).total);
+  // A bare parameter count scales the fitted layers to the user's figure (embeddings stay as fitted).
+  const double embed_params = d(c.embedding) + d(c.lm_head);
+  const double body_scale =
+      (m.params_override > 0 && raw_total > embed_params) ? (d(c.total) - embed_params) / (raw_total - embed_params) : 1.0;
+  const double layer_params = (raw_total - embed_params - expert_params) * body_scale;
+
+  pm.embedding_bytes = d(c.embedding) * b_embed;
+  pm.lm_head_bytes = d(c.lm_head) * b_embed;
+  pm.layer_weight_bytes = std::max(0.0, layer_params) * b_w;
+  pm.expert_weight_bytes = expert_params * body_scale * b_w;
+  pm.bytes_per_expert = d(c.expert_params) * body_scale * b_w;
+  pm.weight_bytes_total = pm.embedding_bytes + pm.lm_head_bytes + pm.layer_weight_bytes + pm.expert_weight_bytes;
+  if (m.checkpoint_weight_bytes > 0 && pm.weight_bytes_total > 0.0) {
+    // Exact bytes from safetensors headers: keep the split, rescale to the measured total.
+    const double s = d(m.checkpoint_weight_bytes) / pm.weight_bytes_total;
+    pm.embedding_bytes *= s;
+    pm.lm_head_bytes *= s;
+    pm.layer_weight_bytes *= s;
+    pm.expert_weight_bytes *= s;
+    pm.bytes_per_expert *= s;
+    pm.weight_bytes_total = d(m.checkpoint_weight_bytes);
+  }
+
+  pm.kv_bytes_per_element = precision.kv_bytes_per_element();
+  pm.activation_bytes = precision.activation_bytes_per_element();
+  pm.math = precision.math_dtype();
+  if (m.layers > 0) pm.kv_bytes_per_token_layer = kv_cache_bytes_per_token(m, pm.kv_bytes_per_element) / d(m.layers);
+  if (m.attention.sliding_window > 0) {
+    pm.sliding_layers = m.attention.sliding_window_layers > 0 ? m.attention.sliding_window_layers : m.layers;
+  }
+  pm.full_attention_layers = m.layers - pm.sliding_layers;
+
+  pm.mm_flops_per_token = 2.0 * d(c.mm_active);
+  pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);
+  // Attention per query-key pair per layer (methodology §4.1): QKᵀ 2·n_h·d_qk + softmax·V 2·n_h·d_v.
+  if (m.attention.kind == AttentionKind::mla) {
+    const auto& a = m.attention;
+    pm.attention_flops_per_pair = 2.0 * d(m.heads) * d(a.qk_nope_head_dim + a.rope_head_dim + a.v_head_dim);
+  } else {
+    pm.attention_flops_per_pair = 4.0 * d(m.heads) * d(m.head_dim);
+  }
+  const double moe_width = d(m.moe.experts_per_token * m.moe.expert_ffn_size +
+                             m.moe.shared_experts * (m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size
+                                                                                      : m.moe.expert_ffn_size));
+  pm.ffn_width_for_activations = std::max(m.moe.experts > 0 && m.moe.dense_layers == 0 ? 0.0 : d(m.ffn_size), moe_width);
+  return pm;
+}
+
+}  // namespace rightsize
