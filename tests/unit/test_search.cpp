@@ -1,0 +1,131 @@
+// recommend(): filters with reasons, ranking and its invariants (issue: recommend and check).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "fixtures.hpp"
+#include "rightsize/search.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+namespace {
+
+std::vector<Gpu> three_gpus() { return {h100_sxm(), l40s(), a100_80gb_sxm()}; }
+const std::vector<double> k_prices = {4.32, 1.50, 2.70};  // gpu-specs.md §1 medians
+
+InferenceWorkload chat() {
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected for cost", "[core][property]") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> tpot(8.0, 80.0);
+  std::uniform_real_distribution<double> rps(0.5, 200.0);
+  const ModelSpec m = llama31_8b();
+  const std::vector<PreparedModel> models = {prepare_model(m, Precision{}),
+                                             prepare_model(m, precision_from_shorthand(NumberFormat::fp8))};
+  const auto gpus = three_gpus();
+  for (int i = 0; i < 25; ++i) {
+    Sla sla;
+    sla.tpot_ms = tpot(rng);
+    sla.ttft_ms = 2000.0;
+    sla.requests_per_s = rps(rng);
+    const Recommendation r = recommend(models, chat(), sla, gpus, k_prices, SearchPolicy{});
+    for (const auto& c : r.candidates) {
+      CHECK(c.meets_sla);
+      CHECK(c.estimate.tpot_s * 1e3 <= *sla.tpot_ms);
+      CHECK(c.estimate.ttft_s * 1e3 <= *sla.ttft_ms);
+      CHECK(c.estimate.requests_per_s >= *sla.requests_per_s);
+      CHECK(c.estimate.memory.fits);
+    }
+    for (std::size_t k = 1; k < r.candidates.size(); ++k) {
+      CHECK(r.candidates[k - 1].estimate.usd_per_million_output_tokens <=
+            r.candidates[k].estimate.usd_per_million_output_tokens);
+    }
+    for (const auto& c : r.rejected) CHECK(c.rejection.reason != RejectReason::none);
+  }
+}
+
+TEST_CASE("the result does not depend on catalog order", "[core][property]") {
+  const ModelSpec m = llama31_70b();
+  const std::vector<PreparedModel> models = {prepare_model(m, precision_from_shorthand(NumberFormat::fp8))};
+  Sla sla;
+  sla.tpot_ms = 40.0;
+  sla.requests_per_s = 5.0;
+  auto gpus = three_gpus();
+  auto prices = k_prices;
+  const Recommendation a = recommend(models, chat(), sla, gpus, prices, SearchPolicy{});
+  std::reverse(gpus.begin(), gpus.end());
+  std::reverse(prices.begin(), prices.end());
+  const Recommendation b = recommend(models, chat(), sla, gpus, prices, SearchPolicy{});
+  REQUIRE(a.candidates.size() == b.candidates.size());
+  REQUIRE_FALSE(a.candidates.empty());
+  for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+    const auto& gpus_a = three_gpus();
+    CHECK(gpus_a[a.candidates[i].gpu_index].id == gpus[b.candidates[i].gpu_index].id);
+    CHECK(a.candidates[i].layout.tp == b.candidates[i].layout.tp);
+    CHECK(a.candidates[i].estimate.usd_per_million_output_tokens ==
+          b.candidates[i].estimate.usd_per_million_output_tokens);
+  }
+}
+
+TEST_CASE("rejections keep their reason and numbers", "[core]") {
+  const ModelSpec m = llama31_70b();
+  const std::vector<PreparedModel> models = {prepare_model(m, Precision{})};
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  const auto gpus = three_gpus();
+  const Recommendation r = recommend(models, chat(), sla, gpus, k_prices, SearchPolicy{});
+  // 70B BF16 (141 GB) cannot fit one L40S: rejected as does_not_fit with needed > usable.
+  const auto it = std::find_if(r.rejected.begin(), r.rejected.end(), [](const Candidate& c) {
+    return c.gpu_index == 1 && c.layout.tp == 1 && c.layout.pp == 1;
+  });
+  REQUIRE(it != r.rejected.end());
+  CHECK(it->rejection.reason == RejectReason::does_not_fit);
+  CHECK(it->rejection.value > it->rejection.limit);
+  // fp8 on the A100 is rejected for the precision, not for memory.
+  const std::vector<PreparedModel> fp8 = {prepare_model(m, precision_from_shorthand(NumberFormat::fp8))};
+  const Recommendation r8 = recommend(fp8, chat(), sla, gpus, k_prices, SearchPolicy{});
+  for (const auto& c : r8.rejected) {
+    if (c.gpu_index == 2) CHECK(c.rejection.reason == RejectReason::precision_unsupported);
+  }
+}
+
+TEST_CASE("an impossible SLA leaves no candidate and the closest misses first", "[core]") {
+  const std::vector<PreparedModel> models = {prepare_model(llama31_70b(), Precision{})};
+  Sla sla;
+  sla.tpot_ms = 1.0;
+  const auto gpus = three_gpus();
+  const Recommendation r = recommend(models, chat(), sla, gpus, k_prices, SearchPolicy{});
+  CHECK(r.candidates.empty());
+  REQUIRE_FALSE(r.rejected.empty());
+  CHECK(r.rejected.front().rejection.reason == RejectReason::tpot);
+}
+
+TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  sla.requests_per_s = 100.0;
+  sla.average_requests_per_s = 30.0;
+  const auto gpus = three_gpus();
+  Deployment one;
+  const Candidate c = evaluate_candidate(pm, chat(), sla, gpus[0], one, 4.32, SearchPolicy{});
+  REQUIRE(c.meets_sla);
+  const CapacityPlan plan = plan_capacity(c, pm, sla, CapacityPolicy{});
+  const double per_replica = c.estimate.requests_per_s / c.replicas;
+  CHECK(plan.replicas_peak == static_cast<int>(std::ceil(100.0 / (per_replica * 0.8))));
+  CHECK(plan.replicas_average == static_cast<int>(std::ceil(30.0 / (per_replica * 0.8))));
+  // 16.06 GB of weights at 2 GB/s + 60 s engine start.
+  CHECK(plan.cold_start_s == Approx(16.060522496 / 2.0 + 60.0));
+  CHECK(std::string(plan.tier) == "on_demand");
+  CHECK(std::string(plan.scaling_signal) == "queue_depth");
+  CHECK_FALSE(plan.scale_to_zero);
+}
