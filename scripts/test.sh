@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# One command: install dependencies, build (Release, warnings as errors) and run the whole test suite.
+#   bash scripts/test.sh [--no-setup]
+# Environment: RIGHTSIZE_BUILD_DIR (default build), RIGHTSIZE_CMAKE_ARGS (extra cmake arguments).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${1:-}" != "--no-setup" ]; then bash scripts/setup.sh; fi
+build=${RIGHTSIZE_BUILD_DIR:-build}
+jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck disable=SC2086
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRIGHTSIZE_WERROR=ON ${RIGHTSIZE_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$jobs"
+cd "$build" && ctest --output-on-failure -j "$jobs"

@@ -1,0 +1,45 @@
+#pragma once
+// Rendering helpers shared by estimate / recommend / check / sweep: fixed-precision numbers, unit
+// formatting, JSON documents (docs/output-schema.md) and rejection reasons in words.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rightsize/inference.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize::cli {
+
+/// Version of the JSON documents rightsize prints.
+inline constexpr int k_output_schema_version = 1;
+
+/// Rounds to `digits` significant digits so JSON output is stable across platforms.
+double round_sig(double value, int digits = 6);
+/// "16.06 GB" (decimal GB; output states GB everywhere, docs/output-schema.md).
+std::string format_gb(double bytes);
+/// "12.4 ms" with sensible precision; "-" for 0.
+std::string format_ms(double seconds);
+/// "$4.32" / "$0.0012"; "n/a" when unknown.
+std::string format_usd(double usd, bool known = true);
+/// "3,835" style integer with thousands separators.
+std::string format_count(double value);
+/// "7.50 B" parameter counts.
+std::string format_params(double params);
+
+/// The rejection in words with its numbers, e.g. "TPOT 71.0 ms > SLA 50 ms at concurrency 1".
+std::string describe_rejection(const Candidate& candidate);
+
+/// Layout label "TP2", "TP4·PP2", "TP8 EP8".
+std::string layout_label(const Deployment& layout);
+
+/// JSON of one inference estimate, the estimate document's body (model/deployment/memory/
+/// inference/cost). `gpu_id` names the GPU.
+nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& deployment,
+                             const InferenceEstimate& estimate, bool price_known);
+
+/// The spec's assumptions as a JSON array (sorted as given).
+nlohmann::json assumptions_json(const std::vector<std::string>& assumptions);
+
+}  // namespace rightsize::cli
