@@ -212,7 +212,7 @@ ResolvedModel resolve_source(const JsonReader& r, const ModelContext& ctx) {
     FittedArchitecture fit = fit_dense_architecture(static_cast<i64>(params));
     out.model = fit.model;
     out.assumptions = fit.assumptions;
-    out.origin = "parameter count";
+    out.origin = "fitted to " + with_commas(static_cast<i64>(params)) + " parameters";
     return out;
   }
   r.fail(ctx.allow_sources
@@ -243,7 +243,7 @@ ResolvedModel resolve_model(const JsonReader& r, const ModelContext& ctx) {
   }
   ResolvedModel out = resolve_source(r, ctx);
   apply_fields(r, out.model);
-  if (auto p = r.find("params"); p && out.origin != "parameter count") {
+  if (auto p = r.find("params"); p && out.origin.rfind("fitted to ", 0) != 0) {
     const double params = positive_amount(*p, k_max_params, "parameters");
     if (params < k_min_params) p->fail("expected a parameter count of at least 1,000,000, got " + describe_value(p->value()));
     out.model.params_override = static_cast<i64>(params);
