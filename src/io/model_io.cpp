@@ -144,6 +144,7 @@ JsonReader where(const JsonReader& model, std::string_view key) {
 JsonReader where(const JsonReader& model, std::string_view group, std::string_view key) {
   if (auto g = model.find(group)) {
     if (auto v = g->find(key)) return *v;
+    return *g;
   }
   return model;
 }
