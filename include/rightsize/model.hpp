@@ -102,6 +102,11 @@ ParamCounts count_params(const ModelSpec& model);
 /// token (methodology §2.3): 2·L·n_kv·d_h·b for MHA/GQA/MQA, L·(kv_lora_rank + rope)·b for MLA.
 double kv_cache_bytes_per_token(const ModelSpec& model, double kv_bytes_per_element);
 
+/// Bytes per parameter of the input embedding and LM head at `precision`: 2 (16-bit, the
+/// quantizers' skip lists) unless the format stores every tensor alike (plain floats, GGUF mixes)
+/// or `keep_embeddings_16bit` is off (methodology §2.2).
+double embedding_bytes_per_param(const ModelSpec& model, const Precision& precision);
+
 /// Weight bytes of the model at `precision` (methodology §2.2): the checkpoint's bytes when known;
 /// else linear layers at `precision.weight_bytes_per_param()` and, when `keep_embeddings_16bit` and
 /// the format is neither a plain float format nor a GGUF whole-file mix, embedding + LM head at

@@ -75,18 +75,22 @@ std::string with_commas(i64 value) {
 
 }  // namespace
 
+double embedding_bytes_per_param(const ModelSpec& model, const Precision& precision) {
+  // GPTQ/AWQ, bitsandbytes, ModelOpt FP8 and MXFP4 checkpoints keep the embedding and LM head in
+  // 16-bit (methodology §2.2: "Always apply the skip list").
+  if (!model.keep_embeddings_16bit || stores_everything_alike(precision.weights)) {
+    return precision.weight_bytes_per_param();
+  }
+  return 2.0;
+}
+
 double weight_bytes(const ModelSpec& model, const Precision& precision) {
   if (model.checkpoint_weight_bytes > 0) return static_cast<double>(model.checkpoint_weight_bytes);
   const ParamCounts c = count_params(model);
-  const double per_param = precision.weight_bytes_per_param();
-  if (!model.keep_embeddings_16bit || stores_everything_alike(precision.weights)) {
-    return static_cast<double>(c.total) * per_param;
-  }
-  // GPTQ/AWQ, bitsandbytes, ModelOpt FP8 and MXFP4 checkpoints keep the embedding and LM head in
-  // 16-bit (methodology §2.2: "Always apply the skip list").
-  const i64 sixteen_bit = c.embedding + c.lm_head;
-  const i64 quantized = c.total > sixteen_bit ? c.total - sixteen_bit : 0;
-  return static_cast<double>(quantized) * per_param + static_cast<double>(sixteen_bit) * 2.0;
+  const i64 embedding_params = c.embedding + c.lm_head;
+  const i64 linear = c.total > embedding_params ? c.total - embedding_params : 0;
+  return static_cast<double>(linear) * precision.weight_bytes_per_param() +
+         static_cast<double>(embedding_params) * embedding_bytes_per_param(model, precision);
 }
 
 FittedArchitecture fit_dense_architecture(i64 params) {
