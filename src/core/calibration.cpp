@@ -13,7 +13,8 @@ namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Band widening rule (tests/validation/README.md): below this many leave-one-out residuals a
-// band borrows from the pooled one and is widened by 10 % per missing case.
+// band borrows from the pooled one and its log-ratios are stretched by 10 % per missing case
+// (log space keeps a tight memory band tight and a loose TTFT band proportionally looser).
 constexpr int k_band_min_cases = 5;
 constexpr double k_band_widen_per_missing_case = 0.10;
 constexpr double k_band_no_data_widen = 1.5;
@@ -130,12 +131,12 @@ BandEntry band_from(FigureKind kind, const std::string& gpu, const std::vector<d
       b.ratio_low = std::min(b.ratio_low, pooled->ratio_low);
       b.ratio_high = std::max(b.ratio_high, pooled->ratio_high);
     }
-    b.ratio_low /= widen;
-    b.ratio_high *= widen;
+    b.ratio_low = std::pow(std::min(b.ratio_low, 1.0), widen);
+    b.ratio_high = std::pow(std::max(b.ratio_high, 1.0), widen);
     b.rule = pooled != nullptr ? "own+pooled widened" : "own widened";
   } else if (pooled != nullptr) {
-    b.ratio_low = pooled->ratio_low / k_band_no_data_widen;
-    b.ratio_high = pooled->ratio_high * k_band_no_data_widen;
+    b.ratio_low = std::pow(pooled->ratio_low, k_band_no_data_widen);
+    b.ratio_high = std::pow(pooled->ratio_high, k_band_no_data_widen);
     b.rule = "pooled widened";
   } else {
     b.ratio_low = k_default_ratio_low;
@@ -199,8 +200,11 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
   for (const ClassWidening& c : calibration.classes) {
     if (c.model_class == model_class) factor = c.factor;
   }
-  b.low /= factor;
-  b.high *= factor;
+  // Stretch the log-ratios (same rule as the per-GPU widening).
+  if (value > 0.0) {
+    b.low = value * std::pow(b.low / value, factor);
+    b.high = value * std::pow(b.high / value, factor);
+  }
   return b;
 }
 

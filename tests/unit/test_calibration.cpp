@@ -2,6 +2,8 @@
 // and leave-one-out (tests/validation/README.md describes the rules tested here).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "fixtures.hpp"
 #include "rightsize/calibration.hpp"
 
@@ -141,17 +143,19 @@ TEST_CASE("bands: p10/p90 of the ratios, widened when a GPU has few cases", "[co
   const Band pooled = band_for(cal, FigureKind::ttft, "unknown-gpu", 1.0);
   CHECK(pooled.low == Approx(0.87));
   CHECK(pooled.high == Approx(1.23));
-  // Y has 2 cases: envelope of its own [1.0, 1.05] and the pooled band, widened ×/÷ (1 + 0.1·3).
+  // Y has 2 cases: envelope of its own [1.0, 1.05] and the pooled band, log-ratios stretched by
+  // 1 + 0.1·3 = 1.3: [0.87^1.3, 1.23^1.3].
   const Band y = band_for(cal, FigureKind::ttft, "Y", 1.0);
-  CHECK(y.low == Approx(0.87 / 1.3));
-  CHECK(y.high == Approx(1.23 * 1.3));
+  CHECK(y.low == Approx(std::pow(0.87, 1.3)));
+  CHECK(y.high == Approx(std::pow(1.23, 1.3)));
   // A kind without any case: the ×0.5–×2 default.
   const Band none = band_for(cal, FigureKind::memory, "X", 10.0);
   CHECK(none.low == Approx(5.0));
   CHECK(none.high == Approx(20.0));
-  // Model class with 8 cases needs no widening; an unseen class is widened ×1.5.
+  // Model class with 8 cases needs no widening; an unseen class has its log-ratios stretched ×1.5.
   CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "dense-small").high == Approx(x.high));
-  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").high == Approx(x.high * 1.5));
+  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").high == Approx(2.0 * std::pow(1.25, 1.5)));
+  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").low == Approx(2.0 * std::pow(0.85, 1.5)));
 }
 
 TEST_CASE("figure kinds round-trip through their names", "[core]") {
