@@ -1,6 +1,7 @@
 #include "render.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,10 @@ double round_sig(double value, int digits) {
   if (value == 0.0 || !std::isfinite(value)) return std::isfinite(value) ? 0.0 : value;
   const double magnitude = std::ceil(std::log10(std::fabs(value)));
   const double scale = std::pow(10.0, static_cast<double>(digits) - magnitude);
+  if (!std::isfinite(scale) || !std::isfinite(value * scale)) {
+    // Below ~1e-302 the scale overflows (round_sig gave NaN): go through decimal text instead.
+    return std::strtod(fmt::format("{:.{}g}", value, digits).c_str(), nullptr);
+  }
   return std::round(value * scale) / scale;
 }
 
@@ -35,6 +40,8 @@ std::string format_usd(double usd, bool known) {
 }
 
 std::string format_count(double value) {
+  // llround is unspecified past the long long range (and NaN): print those in exponent form.
+  if (!(std::fabs(value) < 9e18)) return fmt::format("{:.3g}", value);
   const auto v = static_cast<long long>(std::llround(value));
   std::string digits = std::to_string(v < 0 ? -v : v);
   std::string out;
