@@ -64,7 +64,7 @@ Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
     }
     const std::string blank = machine_headers ? "" : "-";
     table.add_row({gpu.id, format_number(gpu.memory_bytes / 1e9, 2), format_number(gpu.memory_bandwidth_gb_per_s, 2),
-                   tflops_cell(gpu, MathDtype::bf16), fp8, price_text, price.known ? price.date : blank,
+                   tflops_cell(gpu, MathDtype::bf16), fp8, price_text, price.known && !price.date.empty() ? price.date : blank,
                    price.known || machine_headers ? price.basis : blank});
   }
   return table;

@@ -80,7 +80,9 @@ void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overla
   for (const auto& item : items) {
     const std::ptrdiff_t existing = overlay ? index_of(base, peek_id(item)) : -1;
     if (existing >= 0) {
-      file.entries.push_back(parse_gpu_entry(item, base[static_cast<std::size_t>(existing)], false, errors));
+      const Gpu& known = base[static_cast<std::size_t>(existing)];
+      file.entries.push_back(parse_gpu_entry(item, known, false, errors));
+      file.entries.back().gpu.id = known.id;  // "h100-sxm" in an overlay keeps the canonical spelling
     } else {
       file.entries.push_back(parse_gpu_entry(item, Gpu{}, true, errors));
     }

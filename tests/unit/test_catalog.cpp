@@ -169,6 +169,7 @@ TEST_CASE("an overlay changes given fields of known GPUs and adds complete new o
   CHECK(c.prices_as_of == "2026-11-01");
   const Gpu* h100 = io::find_gpu(c, "h100");
   REQUIRE(h100 != nullptr);
+  CHECK(h100->id == "H100-SXM");  // the overlay says "h100-sxm"
   REQUIRE(h100->prices.size() == 1);
   CHECK(h100->prices[0].provider == "acme");
   CHECK(h100->memory_bandwidth_gb_per_s == 3350);  // untouched fields stay
