@@ -25,4 +25,4 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu);
 /// The same as text: a field table with source tags, a price table, TCO, notes and sources.
 std::string show_text(const LoadedCatalog& loaded, const Gpu& gpu, int width, bool color);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -27,7 +27,8 @@ std::string lower(std::string text) {
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
   std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : separator) + item;
   return out;
 }
 
@@ -120,7 +121,8 @@ void apply_price_override(LoadedCatalog& loaded, const std::string& assignment) 
 std::int64_t today_days() {
   if (const char* env = std::getenv("RIGHTSIZE_TODAY"); env != nullptr && *env != '\0') {
     if (const auto day = parse_iso_date(env)) return *day;
-    throw Error(ErrorKind::usage, "RIGHTSIZE_TODAY", "", fmt::format("expected a date YYYY-MM-DD, got \"{}\"", env));
+    throw Error(ErrorKind::usage, "RIGHTSIZE_TODAY", "",
+                fmt::format("expected a date YYYY-MM-DD, got \"{}\"", env));
   }
   const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
   return static_cast<std::int64_t>(now.time_since_epoch().count());
@@ -137,17 +139,19 @@ void warn_if_stale(const io::Catalog& catalog) {
              catalog.path, catalog.prices_as_of, age);
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> catalog_providers(const io::Catalog& catalog) {
   std::set<std::string> names;
   for (const auto& gpu : catalog.gpus) {
-    for (const auto& q : gpu.prices) names.insert(lower(q.provider));
+    for (const auto& q : gpu.prices)
+      names.insert(lower(q.provider));
   }
   return {names.begin(), names.end()};
 }
 
-const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source) {
+const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias,
+                       const std::string& source) {
   if (const Gpu* gpu = io::find_gpu(catalog, id_or_alias)) return *gpu;
   const std::string hint = did_you_mean(id_or_alias, io::gpu_ids(catalog));
   throw Error(ErrorKind::usage, source, "",
@@ -158,7 +162,8 @@ const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alia
 LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints) {
   LoadedCatalog loaded;
   loaded.catalog = io::load_catalog(options.catalog.empty() ? data_dir() + "/gpus.json" : options.catalog);
-  for (const auto& path : options.catalog_add) io::overlay_catalog(loaded.catalog, path);
+  for (const auto& path : options.catalog_add)
+    io::overlay_catalog(loaded.catalog, path);
 
   if (spec_constraints != nullptr) {
     loaded.pricing = spec_constraints->pricing;
@@ -169,19 +174,22 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
     const auto model = parse_pricing_model(options.pricing);
     if (!model) {
       throw Error(ErrorKind::usage, "--pricing", "",
-                  fmt::format("unknown price model \"{}\" (expected one of on_demand, spot, on_prem)", options.pricing));
+                  fmt::format("unknown price model \"{}\" (expected one of on_demand, spot, on_prem)",
+                              options.pricing));
     }
     loaded.pricing = *model;
   }
   if (!options.provider.empty()) loaded.provider = options.provider;
-  for (const auto& assignment : options.tco) apply_tco(loaded.tco, assignment);
+  for (const auto& assignment : options.tco)
+    apply_tco(loaded.tco, assignment);
   check_provider(loaded, !options.provider.empty());
 
   loaded.prices.reserve(loaded.catalog.gpus.size());
   for (const auto& gpu : loaded.catalog.gpus) {
     loaded.prices.push_back(resolve_price(gpu, loaded.pricing, loaded.provider, loaded.tco));
   }
-  for (const auto& assignment : options.prices) apply_price_override(loaded, assignment);
+  for (const auto& assignment : options.prices)
+    apply_price_override(loaded, assignment);
   warn_if_stale(loaded.catalog);
   return loaded;
 }
@@ -197,4 +205,4 @@ const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu) {
   throw Error(ErrorKind::internal, "", "", fmt::format("GPU \"{}\" is not in the loaded catalog", gpu.id));
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -17,13 +17,13 @@ struct LoadedCatalog {
   PricingModel pricing = PricingModel::on_demand;
   std::string provider;
   TcoParams tco;
-  std::vector<ResolvedPrice> prices;   // parallel to catalog.gpus
+  std::vector<ResolvedPrice> prices; // parallel to catalog.gpus
 };
 
 /// Loads --catalog (or data_dir()/gpus.json), applies --catalog-add overlays, --price overrides,
-/// then the pricing model: flags override `spec_constraints` (the spec's constraints.pricing/provider/tco) when given.
-/// Warns on stderr (spdlog or fmt to stderr, format `rightsize: warning: ...`) when prices are older than 90 days
-/// relative to today (today = $RIGHTSIZE_TODAY if set, YYYY-MM-DD, else the system clock).
+/// then the pricing model: flags override `spec_constraints` (the spec's constraints.pricing/provider/tco)
+/// when given. Warns on stderr (spdlog or fmt to stderr, format `rightsize: warning: ...`) when prices are
+/// older than 90 days relative to today (today = $RIGHTSIZE_TODAY if set, YYYY-MM-DD, else the system clock).
 /// Bad flags are usage Errors naming the flag; bad catalog files throw ErrorList (exit 3).
 LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints);
 
@@ -37,4 +37,4 @@ std::vector<std::string> catalog_providers(const io::Catalog& catalog);
 /// (a flag or argument name; may be empty).
 const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -63,8 +63,9 @@ Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
       fp8 = gpu.supports(MathDtype::fp8) ? fp8 : "";
     }
     const std::string blank = machine_headers ? "" : "-";
-    table.add_row({gpu.id, format_number(gpu.memory_bytes / 1e9, 2), format_number(gpu.memory_bandwidth_gb_per_s, 2),
-                   tflops_cell(gpu, MathDtype::bf16), fp8, price_text, price.known && !price.date.empty() ? price.date : blank,
+    table.add_row({gpu.id, format_number(gpu.memory_bytes / 1e9, 2),
+                   format_number(gpu.memory_bandwidth_gb_per_s, 2), tflops_cell(gpu, MathDtype::bf16), fp8,
+                   price_text, price.known && !price.date.empty() ? price.date : blank,
                    price.known || machine_headers ? price.basis : blank});
   }
   return table;
@@ -84,10 +85,11 @@ int run_list(const CatalogCommand& command) {
   const TableStyle style = format == Format::markdown ? TableStyle::markdown : TableStyle::text;
   std::fputs(list_table(loaded, false).render(style, terminal_width(), use_color()).c_str(), stdout);
   if (style == TableStyle::text) {
-    fmt::print("\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
-               "memory in decimal GB (1e9 bytes); HBM/GDDR bandwidth per GPU; TF = dense TFLOPS (no sparsity)\n",
-               to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
-               loaded.catalog.prices_as_of);
+    fmt::print(
+        "\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
+        "memory in decimal GB (1e9 bytes); HBM/GDDR bandwidth per GPU; TF = dense TFLOPS (no sparsity)\n",
+        to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
+        loaded.catalog.prices_as_of);
   }
   return 0;
 }
@@ -104,7 +106,7 @@ int run_show(const CatalogCommand& command) {
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 void add_catalog(CLI::App& app, Action& action) {
   auto command = std::make_shared<CatalogCommand>();
@@ -116,11 +118,13 @@ void add_catalog(CLI::App& app, Action& action) {
   add_catalog_options(list, command->catalog);
   list->callback([&action, command] { action = [command] { return run_list(*command); }; });
 
-  auto* show = catalog->add_subcommand("show", "show every field of one GPU with its sources, prices and TCO");
-  show->add_option("gpu", command->gpu, "GPU id or alias (case-insensitive), e.g. H100-SXM or h100")->required();
+  auto* show =
+      catalog->add_subcommand("show", "show every field of one GPU with its sources, prices and TCO");
+  show->add_option("gpu", command->gpu, "GPU id or alias (case-insensitive), e.g. H100-SXM or h100")
+      ->required();
   show->add_option("--format", command->format, "table (default) or json");
   add_catalog_options(show, command->catalog);
   show->callback([&action, command] { action = [command] { return run_show(*command); }; });
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -9,8 +9,8 @@
 namespace rightsize::cli {
 namespace {
 
-constexpr std::size_t k_gap = 2;         // spaces between text columns
-constexpr std::size_t k_min_shrunk = 8;  // narrowest a shrinkable column gets
+constexpr std::size_t k_gap = 2;        // spaces between text columns
+constexpr std::size_t k_min_shrunk = 8; // narrowest a shrinkable column gets
 
 // Display width: UTF-8 continuation bytes take no column (the catalog has "§" and "x").
 std::size_t width_of(const std::string& text) {
@@ -41,26 +41,30 @@ std::string pad(const std::string& text, std::size_t width, Align align) {
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
 std::string markdown_cell(const std::string& text) {
   std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  for (char c : text)
+    out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
 }
 
 void trim_right(std::string& line) {
-  while (!line.empty() && line.back() == ' ') line.pop_back();
+  while (!line.empty() && line.back() == ' ')
+    line.pop_back();
 }
 
-}  // namespace
+} // namespace
 
 std::string format_number(double value, int max_decimals) {
   std::string out = fmt::format("{:.{}f}", value, max_decimals);
   if (out.find('.') != std::string::npos) {
-    while (out.back() == '0') out.pop_back();
+    while (out.back() == '0')
+      out.pop_back();
     if (out.back() == '.') out.pop_back();
   }
   return out == "-0" ? "0" : out;
@@ -78,7 +82,8 @@ std::string Table::render_text(int max_width, bool bold_header) const {
   std::vector<std::size_t> widths(m_columns.size());
   for (std::size_t c = 0; c < m_columns.size(); ++c) {
     widths[c] = width_of(m_columns[c].header);
-    for (const auto& row : m_rows) widths[c] = std::max(widths[c], width_of(row[c]));
+    for (const auto& row : m_rows)
+      widths[c] = std::max(widths[c], width_of(row[c]));
   }
   const auto total = [&] {
     return std::accumulate(widths.begin(), widths.end(), std::size_t{0}) +
@@ -89,7 +94,8 @@ std::string Table::render_text(int max_width, bool bold_header) const {
   while (total() > limit) {
     std::size_t widest = m_columns.size();
     for (std::size_t c = 0; c < m_columns.size(); ++c) {
-      if (m_columns[c].shrinkable && widths[c] > k_min_shrunk && (widest == m_columns.size() || widths[c] > widths[widest])) {
+      if (m_columns[c].shrinkable && widths[c] > k_min_shrunk &&
+          (widest == m_columns.size() || widths[c] > widths[widest])) {
         widest = c;
       }
     }
@@ -117,7 +123,8 @@ std::string Table::render_text(int max_width, bool bold_header) const {
     header = std::string("\x1b[1m").append(header).append("\x1b[0m\n");
   }
   std::string out = header + line(rules);
-  for (const auto& row : m_rows) out += line(row);
+  for (const auto& row : m_rows)
+    out += line(row);
   return out;
 }
 
@@ -131,7 +138,8 @@ std::string Table::render_markdown() const {
   out += "\n" + rule + "\n";
   for (const auto& row : m_rows) {
     out += "|";
-    for (const auto& cell : row) out.append(" ").append(markdown_cell(cell)).append(" |");
+    for (const auto& cell : row)
+      out.append(" ").append(markdown_cell(cell)).append(" |");
     out += "\n";
   }
   return out;
@@ -139,10 +147,12 @@ std::string Table::render_markdown() const {
 
 std::string Table::render_csv() const {
   std::string out;
-  for (std::size_t c = 0; c < m_columns.size(); ++c) out.append(c > 0 ? "," : "").append(csv_field(m_columns[c].header));
+  for (std::size_t c = 0; c < m_columns.size(); ++c)
+    out.append(c > 0 ? "," : "").append(csv_field(m_columns[c].header));
   out += "\n";
   for (const auto& row : m_rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) out.append(c > 0 ? "," : "").append(csv_field(row[c]));
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out.append(c > 0 ? "," : "").append(csv_field(row[c]));
     out += "\n";
   }
   return out;
@@ -150,11 +160,11 @@ std::string Table::render_csv() const {
 
 std::string Table::render(TableStyle style, int max_width, bool bold_header) const {
   switch (style) {
-    case TableStyle::text: return render_text(max_width, bold_header);
-    case TableStyle::markdown: return render_markdown();
-    case TableStyle::csv: return render_csv();
+  case TableStyle::text: return render_text(max_width, bold_header);
+  case TableStyle::markdown: return render_markdown();
+  case TableStyle::csv: return render_csv();
   }
   return render_text(max_width, bold_header);
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -18,7 +18,7 @@ enum class Align { left, right };
 struct Column {
   std::string header;
   Align align = Align::left;
-  bool shrinkable = false;  ///< cut with "..." when the table is wider than the terminal
+  bool shrinkable = false; ///< cut with "..." when the table is wider than the terminal
 };
 
 /// How a table is written.
@@ -26,7 +26,7 @@ enum class TableStyle { text, markdown, csv };
 
 /// Rows of string cells under fixed columns.
 class Table {
- public:
+public:
   explicit Table(std::vector<Column> columns);
 
   /// Appends a row; missing cells are blank, extra cells are an internal error (std::logic_error).
@@ -44,9 +44,9 @@ class Table {
   /// One of the above by style.
   [[nodiscard]] std::string render(TableStyle style, int max_width, bool bold_header = false) const;
 
- private:
+private:
   std::vector<Column> m_columns;
   std::vector<std::vector<std::string>> m_rows;
 };
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

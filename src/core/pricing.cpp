@@ -32,7 +32,9 @@ std::int64_t days_from_civil(std::int64_t y, std::int64_t m, std::int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool is_leap(std::int64_t y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 std::optional<std::int64_t> parse_digits(std::string_view text) {
   std::int64_t value = 0;
@@ -53,13 +55,15 @@ std::map<std::string, double> provider_medians(const std::vector<PriceQuote>& qu
     by_provider[key].push_back(q.usd_per_hour);
   }
   std::map<std::string, double> out;
-  for (auto& [provider, values] : by_provider) out[provider] = median(std::move(values));
+  for (auto& [provider, values] : by_provider)
+    out[provider] = median(std::move(values));
   return out;
 }
 
 std::string newest_date(const std::vector<PriceQuote>& quotes) {
   std::string newest;
-  for (const auto& q : quotes) newest = std::max(newest, q.date);  // ISO dates sort as text
+  for (const auto& q : quotes)
+    newest = std::max(newest, q.date); // ISO dates sort as text
   return newest.empty() ? "undated" : newest;
 }
 
@@ -68,12 +72,14 @@ ResolvedPrice resolve_cloud(const Gpu& gpu, bool spot, std::string_view provider
   const std::vector<PriceQuote> quotes = current_quotes(gpu, spot, provider);
   if (quotes.empty()) {
     const std::string kind = spot ? "spot" : "on-demand";
-    out.basis = provider.empty() ? "no " + kind + " price" : "no " + std::string(provider) + " " + kind + " price";
+    out.basis =
+        provider.empty() ? "no " + kind + " price" : "no " + std::string(provider) + " " + kind + " price";
     return out;
   }
   const std::map<std::string, double> medians = provider_medians(quotes);
   std::vector<double> values;
-  for (const auto& [name, value] : medians) values.push_back(value);
+  for (const auto& [name, value] : medians)
+    values.push_back(value);
   // gpu-specs.md §1: the median over providers of each provider's median, so a provider listing
   // many SKUs or regions counts once.
   out.usd_per_hour = median(values);
@@ -84,13 +90,13 @@ ResolvedPrice resolve_cloud(const Gpu& gpu, bool spot, std::string_view provider
   return out;
 }
 
-}  // namespace
+} // namespace
 
 const char* to_string(PricingModel model) {
   switch (model) {
-    case PricingModel::on_demand: return "on_demand";
-    case PricingModel::spot: return "spot";
-    case PricingModel::on_prem: return "on_prem";
+  case PricingModel::on_demand: return "on_demand";
+  case PricingModel::spot: return "spot";
+  case PricingModel::on_prem: return "on_prem";
   }
   return "on_demand";
 }
@@ -184,4 +190,4 @@ ResolvedPrice resolve_price(const Gpu& gpu, PricingModel model, std::string_view
   return out;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -12,20 +12,19 @@ namespace rightsize::io {
 
 /// A place in a catalog file that names a `sources` tag, checked once all sources are known.
 struct TagUse {
-  std::string pointer;  ///< e.g. "/gpus/3/prices/0/source"
+  std::string pointer; ///< e.g. "/gpus/3/prices/0/source"
   std::string tag;
 };
 
 /// A parsed GPU entry: the merged value, where it sits in its file, and the tags it uses.
 struct GpuEntry {
   Gpu gpu;
-  std::string pointer;        ///< "/gpus/3"
+  std::string pointer; ///< "/gpus/3"
   std::vector<TagUse> tags;
 };
 
 /// Runs `check`, recording an Error it throws in `errors` instead of stopping; true when it passed.
-template <typename Check>
-bool attempt(std::vector<Error>& errors, Check&& check) {
+template <typename Check> bool attempt(std::vector<Error>& errors, Check&& check) {
   try {
     check();
     return true;
@@ -45,7 +44,7 @@ void read_field(const JsonReader& object, std::string_view key, bool required, s
     if (child) {
       assign(*child);
     } else if (required) {
-      (void)object.at(key);  // throws "missing required key" at <pointer>/<key>
+      (void)object.at(key); // throws "missing required key" at <pointer>/<key>
     }
   });
 }
@@ -55,4 +54,4 @@ void read_field(const JsonReader& object, std::string_view key, bool required, s
 /// problem, including physical sanity (fp8 >= bf16 >= fp32 where given), goes to `errors`.
 GpuEntry parse_gpu_entry(const JsonReader& entry, Gpu gpu, bool full, std::vector<Error>& errors);
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

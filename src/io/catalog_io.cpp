@@ -23,7 +23,8 @@ std::string lower(std::string_view text) {
 
 std::vector<std::string> keys_of(const std::map<std::string, std::string>& map) {
   std::vector<std::string> out;
-  for (const auto& [key, value] : map) out.push_back(key);
+  for (const auto& [key, value] : map)
+    out.push_back(key);
   return out;
 }
 
@@ -51,7 +52,9 @@ struct FileContents {
 };
 
 void read_top_level(const JsonReader& root, bool overlay, FileContents& file, std::vector<Error>& errors) {
-  attempt(errors, [&] { root.expect_keys({"schema_version", "description", "prices_as_of", "sources", "gpus"}); });
+  attempt(errors, [&] {
+    root.expect_keys({"schema_version", "description", "prices_as_of", "sources", "gpus"});
+  });
   read_field(root, "schema_version", true, errors, [&](const JsonReader& v) {
     if (v.as_int(0, 1'000'000) != k_schema_version) {
       v.fail(fmt::format("unsupported schema_version {} (this rightsize reads {})", v.value().dump(),
@@ -76,13 +79,14 @@ void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overla
                std::vector<Error>& errors) {
   std::vector<JsonReader> items;
   if (!attempt(errors, [&] { items = gpus.elements(); })) return;
-  if (items.empty() && !overlay) attempt(errors, [&] { gpus.fail("expected at least one GPU, got an empty array"); });
+  if (items.empty() && !overlay)
+    attempt(errors, [&] { gpus.fail("expected at least one GPU, got an empty array"); });
   for (const auto& item : items) {
     const std::ptrdiff_t existing = overlay ? index_of(base, peek_id(item)) : -1;
     if (existing >= 0) {
       const Gpu& known = base[static_cast<std::size_t>(existing)];
       file.entries.push_back(parse_gpu_entry(item, known, false, errors));
-      file.entries.back().gpu.id = known.id;  // "h100-sxm" in an overlay keeps the canonical spelling
+      file.entries.back().gpu.id = known.id; // "h100-sxm" in an overlay keeps the canonical spelling
     } else {
       file.entries.push_back(parse_gpu_entry(item, Gpu{}, true, errors));
     }
@@ -92,13 +96,14 @@ void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overla
 // Ids and aliases must name one GPU each, case-insensitively, across the merged catalog.
 void check_names(const std::vector<Gpu>& base, const FileContents& file, const std::string& source,
                  std::vector<Error>& errors) {
-  std::map<std::string, std::string> owner;  // lower-case name -> id
+  std::map<std::string, std::string> owner; // lower-case name -> id
   for (const auto& gpu : base) {
     const bool replaced = std::any_of(file.entries.begin(), file.entries.end(),
                                       [&](const GpuEntry& e) { return lower(e.gpu.id) == lower(gpu.id); });
     if (replaced) continue;
     owner[lower(gpu.id)] = gpu.id;
-    for (const auto& alias : gpu.aliases) owner[lower(alias)] = gpu.id;
+    for (const auto& alias : gpu.aliases)
+      owner[lower(alias)] = gpu.id;
   }
   const auto claim = [&](const std::string& name, const std::string& id, const std::string& pointer) {
     const auto [it, inserted] = owner.emplace(lower(name), id);
@@ -124,9 +129,10 @@ void check_references(const FileContents& file, const std::map<std::string, std:
     for (const auto& use : entry.tags) {
       if (sources.count(use.tag) != 0) continue;
       const std::string hint = did_you_mean(use.tag, keys_of(sources));
-      errors.emplace_back(ErrorKind::input, source, use.pointer,
-                          hint.empty() ? fmt::format("unknown source tag \"{}\" (not in /sources)", use.tag)
-                                       : fmt::format("unknown source tag \"{}\"; did you mean \"{}\"?", use.tag, hint));
+      errors.emplace_back(
+          ErrorKind::input, source, use.pointer,
+          hint.empty() ? fmt::format("unknown source tag \"{}\" (not in /sources)", use.tag)
+                       : fmt::format("unknown source tag \"{}\"; did you mean \"{}\"?", use.tag, hint));
     }
     if (file.prices_as_of.empty()) continue;
     for (std::size_t i = 0; i < entry.gpu.prices.size(); ++i) {
@@ -155,7 +161,8 @@ void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
   read_field(root, "gpus", true, errors,
              [&](const JsonReader& v) { read_gpus(v, catalog.gpus, overlay, file, errors); });
   Catalog merged = catalog;
-  for (auto& [tag, document_name] : file.sources) merged.sources[tag] = document_name;
+  for (auto& [tag, document_name] : file.sources)
+    merged.sources[tag] = document_name;
   check_names(catalog.gpus, file, path, errors);
   check_references(file, merged.sources, path, errors);
   if (!errors.empty()) throw ErrorList(std::move(errors));
@@ -163,7 +170,8 @@ void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
   std::string newest = std::max(merged.prices_as_of, file.prices_as_of);
   for (auto& entry : file.entries) {
     if (file.prices_as_of.empty()) {
-      for (const auto& q : entry.gpu.prices) newest = std::max(newest, q.date);
+      for (const auto& q : entry.gpu.prices)
+        newest = std::max(newest, q.date);
     }
     const std::ptrdiff_t existing = index_of(merged.gpus, entry.gpu.id);
     if (existing >= 0) {
@@ -177,7 +185,7 @@ void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
   catalog = std::move(merged);
 }
 
-}  // namespace
+} // namespace
 
 Catalog load_catalog(const std::string& path) {
   Catalog catalog;
@@ -187,7 +195,9 @@ Catalog load_catalog(const std::string& path) {
   return catalog;
 }
 
-void overlay_catalog(Catalog& base, const std::string& path) { apply_file(base, path, true); }
+void overlay_catalog(Catalog& base, const std::string& path) {
+  apply_file(base, path, true);
+}
 
 const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias) {
   const std::string needle = lower(id_or_alias);
@@ -203,8 +213,9 @@ const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias) {
 std::vector<std::string> gpu_ids(const Catalog& catalog) {
   std::vector<std::string> out;
   out.reserve(catalog.gpus.size());
-  for (const auto& gpu : catalog.gpus) out.push_back(gpu.id);
+  for (const auto& gpu : catalog.gpus)
+    out.push_back(gpu.id);
   return out;
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -1,8 +1,8 @@
 // The shipped catalog against the reference sheet, and the catalog loader's validation.
-#include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "catalog_io.hpp"
 #include "rightsize/error.hpp"
@@ -37,7 +37,8 @@ std::vector<std::string> errors_of(const std::string& path, const io::Catalog* b
       (void)io::load_catalog(path);
     }
   } catch (const ErrorList& list) {
-    for (const auto& e : list.errors()) out.push_back(e.pointer() + ": " + e.message());
+    for (const auto& e : list.errors())
+      out.push_back(e.pointer() + ": " + e.message());
   }
   return out;
 }
@@ -47,21 +48,21 @@ struct SheetRow {
   double memory_gb;
   double bandwidth_gb_per_s;
   double bf16_dense_tflops;
-  double fp8_dense_tflops;  // 0 = no FP8 (Ampere)
+  double fp8_dense_tflops; // 0 = no FP8 (Ampere)
 };
 
-}  // namespace
+} // namespace
 
 TEST_CASE("core GPUs match the reference sheet", "[io]") {
   // gpu-specs.md §1 "Core summary" (and §2/§3 for the NVL/H200 rows): memory GB, bandwidth GB/s,
   // BF16 and FP8 dense TFLOPS, typed in by hand from the sheet.
   const SheetRow rows[] = {
-      {"A100-80GB-SXM", 80, 2039, 312, 0},       {"A100-80GB-PCIE", 80, 1935, 312, 0},
-      {"A100-40GB-SXM", 40, 1555, 312, 0},       {"H100-SXM", 80, 3350, 989.5, 1979},
-      {"H100-PCIE", 80, 2000, 756.5, 1513},      {"H100-NVL", 94, 3900, 835.5, 1670.5},
-      {"H200-SXM", 141, 4800, 989.5, 1979},      {"H200-NVL", 141, 4800, 835.5, 1670.5},
-      {"L4", 24, 300, 121, 242.5},               {"L40S", 48, 864, 362.05, 733},
-      {"MI300X", 192, 5300, 1307.4, 2614.9},     {"B200", 180, 7700, 2250, 4500},
+      {"A100-80GB-SXM", 80, 2039, 312, 0},   {"A100-80GB-PCIE", 80, 1935, 312, 0},
+      {"A100-40GB-SXM", 40, 1555, 312, 0},   {"H100-SXM", 80, 3350, 989.5, 1979},
+      {"H100-PCIE", 80, 2000, 756.5, 1513},  {"H100-NVL", 94, 3900, 835.5, 1670.5},
+      {"H200-SXM", 141, 4800, 989.5, 1979},  {"H200-NVL", 141, 4800, 835.5, 1670.5},
+      {"L4", 24, 300, 121, 242.5},           {"L40S", 48, 864, 362.05, 733},
+      {"MI300X", 192, 5300, 1307.4, 2614.9}, {"B200", 180, 7700, 2250, 4500},
   };
   for (const auto& row : rows) {
     INFO(row.id);
@@ -81,19 +82,23 @@ TEST_CASE("links are per direction and dense peaks are half the sparse datasheet
   CHECK(gpu("B200").scaleup_gb_per_s == 900);
   CHECK(gpu("MI300X").scaleup_gb_per_s == 448);
   CHECK(gpu("L40S").scaleup_gb_per_s == 0);
-  CHECK(gpu("H100-SXM").nic_gb_per_s == 50);  // NDR 400 Gb/s
+  CHECK(gpu("H100-SXM").nic_gb_per_s == 50); // NDR 400 Gb/s
   CHECK(gpu("H100-SXM").tdp_watts == 700);
   CHECK_FALSE(gpu("A100-80GB-SXM").supports(MathDtype::fp8));
-  CHECK_FALSE(gpu("A10G").supports(MathDtype::bf16));  // unknown in the sheet: left out
+  CHECK_FALSE(gpu("A10G").supports(MathDtype::bf16)); // unknown in the sheet: left out
 }
 
 TEST_CASE("on-demand medians reproduce the sheet's median of provider medians", "[io]") {
   // gpu-specs.md §1 / §4a "Median of provider medians" column.
   const std::pair<const char*, double> rows[] = {
-      {"A100-80GB-SXM", 2.70}, {"A100-80GB-PCIE", 1.57}, {"H100-SXM", 4.32}, {"H100-PCIE", 2.70},
-      {"H100-NVL", 2.89},      {"H200-SXM", 5.40},       {"H200-NVL", 3.79}, {"L4", 0.80},
-      {"L40S", 1.50},          {"MI300X", 4.72},         {"B200", 7.99},     {"B300", 9.25},
-      {"RTX-6000-ADA", 0.89},  {"A10", 1.65},            {"RTX-4090", 0.37},
+      {"A100-80GB-SXM", 2.70}, {"A100-80GB-PCIE", 1.57},
+      {"H100-SXM", 4.32},      {"H100-PCIE", 2.70},
+      {"H100-NVL", 2.89},      {"H200-SXM", 5.40},
+      {"H200-NVL", 3.79},      {"L4", 0.80},
+      {"L40S", 1.50},          {"MI300X", 4.72},
+      {"B200", 7.99},          {"B300", 9.25},
+      {"RTX-6000-ADA", 0.89},  {"A10", 1.65},
+      {"RTX-4090", 0.37},
   };
   for (const auto& [id, usd] : rows) {
     INFO(id);
@@ -103,7 +108,8 @@ TEST_CASE("on-demand medians reproduce the sheet's median of provider medians", 
   }
   // The sheet's A100 40GB 2.64 mixes PCIe rows and all-region medians; the SXM entry uses US figures.
   CHECK(resolve_price(gpu("A100-40GB-SXM"), PricingModel::on_demand, "", TcoParams{}).usd_per_hour == 2.74);
-  CHECK(resolve_price(gpu("H100-SXM"), PricingModel::on_demand, "", TcoParams{}).basis == "median of 12 providers");
+  CHECK(resolve_price(gpu("H100-SXM"), PricingModel::on_demand, "", TcoParams{}).basis ==
+        "median of 12 providers");
   CHECK_FALSE(resolve_price(gpu("L40"), PricingModel::spot, "", TcoParams{}).known);
 }
 
@@ -112,14 +118,16 @@ TEST_CASE("the shipped catalog is sorted, dated and sourced", "[io]") {
   CHECK(c.schema_version == 1);
   CHECK(c.prices_as_of == "2026-10-10");
   CHECK(c.gpus.size() == 23);
-  for (std::size_t i = 1; i < c.gpus.size(); ++i) CHECK(c.gpus[i - 1].id < c.gpus[i].id);
+  for (std::size_t i = 1; i < c.gpus.size(); ++i)
+    CHECK(c.gpus[i - 1].id < c.gpus[i].id);
   for (const auto& g : c.gpus) {
     INFO(g.id);
     CHECK_FALSE(g.spec_sources.empty());
     CHECK(g.efficiency.provenance == "methodology §4.5 defaults, not yet calibrated");
-    for (const auto& q : g.prices) CHECK(c.sources.count(q.source) == 1);
+    for (const auto& q : g.prices)
+      CHECK(c.sources.count(q.source) == 1);
   }
-  CHECK(gpu("H100-SXM").purchase_usd == 27'500);  // midpoint of $25,000-30,000 (§4c)
+  CHECK(gpu("H100-SXM").purchase_usd == 27'500); // midpoint of $25,000-30,000 (§4c)
 }
 
 TEST_CASE("GPUs are found by id or alias, case-insensitively", "[io]") {
@@ -143,8 +151,9 @@ TEST_CASE("a bad catalog reports every error with its pointer", "[io]") {
         std::vector<std::string>{"/gpus/0/memory_gb: expected a positive number, got \"80\""});
   CHECK(errors_of(k_fixtures + "bad_negative_memory.json") ==
         std::vector<std::string>{"/gpus/0/memory_gb: expected a positive number, got -80"});
-  CHECK(errors_of(k_fixtures + "bad_fp8_below_bf16.json") ==
-        std::vector<std::string>{"/gpus/0/dense_tflops/fp8: expected at least the bf16 figure (500), got 250"});
+  CHECK(
+      errors_of(k_fixtures + "bad_fp8_below_bf16.json") ==
+      std::vector<std::string>{"/gpus/0/dense_tflops/fp8: expected at least the bf16 figure (500), got 250"});
   CHECK(errors_of(k_fixtures + "bad_duplicate_id.json") ==
         std::vector<std::string>{"/gpus/1/id: duplicate id \"TEST-GPU\""});
   CHECK(errors_of(k_fixtures + "bad_unknown_key.json") ==
@@ -169,14 +178,14 @@ TEST_CASE("an overlay changes given fields of known GPUs and adds complete new o
   CHECK(c.prices_as_of == "2026-11-01");
   const Gpu* h100 = io::find_gpu(c, "h100");
   REQUIRE(h100 != nullptr);
-  CHECK(h100->id == "H100-SXM");  // the overlay says "h100-sxm"
+  CHECK(h100->id == "H100-SXM"); // the overlay says "h100-sxm"
   REQUIRE(h100->prices.size() == 1);
   CHECK(h100->prices[0].provider == "acme");
-  CHECK(h100->memory_bandwidth_gb_per_s == 3350);  // untouched fields stay
+  CHECK(h100->memory_bandwidth_gb_per_s == 3350); // untouched fields stay
   CHECK(h100->aliases == gpu("H100-SXM").aliases);
   const Gpu* added = io::find_gpu(c, "test-gpu");
   REQUIRE(added != nullptr);
-  CHECK(added->gpus_per_node == 1);  // not given: no multi-GPU node assumed
+  CHECK(added->gpus_per_node == 1); // not given: no multi-GPU node assumed
   CHECK(added->prices.empty());
 
   CHECK(errors_of(k_fixtures + "bad_overlay_partial_new.json", &shipped()) ==

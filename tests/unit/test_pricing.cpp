@@ -1,9 +1,9 @@
 // Price resolution and on-prem TCO against methodology §6.4 and gpu-specs.md §1/§4a.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 #include <utility>
+
+#include <catch2/catch.hpp>
 
 #include "rightsize/pricing.hpp"
 
@@ -31,7 +31,7 @@ TcoParams worked_example() {
   return p;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("on-prem TCO reproduces the methodology §6.4 worked example", "[core]") {
   const TcoResult tco = on_prem_tco(37'500.0, 1000.0, worked_example());
@@ -71,7 +71,7 @@ TEST_CASE("break-even utilization is where owning per useful hour equals the clo
   TcoParams at_u = p;
   at_u.utilization = u;
   CHECK(on_prem_tco(37'500.0, 1000.0, at_u).usd_per_useful_gpu_hour == Approx(4.32));
-  CHECK(break_even_utilization(tco, p.utilization, 1.0) > 1.0);  // never pays off
+  CHECK(break_even_utilization(tco, p.utilization, 1.0) > 1.0); // never pays off
   CHECK(std::isinf(break_even_utilization(tco, p.utilization, 0.0)));
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("on-demand price is the median of per-provider medians", "[core]") {
                 quote("azure", 2.95, "2026-10-10", true)};
   const ResolvedPrice all = resolve_price(gpu, PricingModel::on_demand, "", TcoParams{});
   REQUIRE(all.known);
-  CHECK(all.usd_per_hour == Approx(4.14));  // medians 4.14, 4.50, 1.00 -> 4.14
+  CHECK(all.usd_per_hour == Approx(4.14)); // medians 4.14, 4.50, 1.00 -> 4.14
   CHECK(all.basis == "median of 3 providers");
   CHECK(all.date == "2026-10-10");
 
@@ -109,7 +109,7 @@ TEST_CASE("quotes a month older than a GPU's newest are left out of the median",
   gpu.prices = {quote("aws", 6.88, "2026-10-10"), quote("verda", 3.25, "2026-08-22"),
                 quote("gcp", 11.0, "2026-09-10"), quote("skypilot", 5.0, "")};
   const auto current = current_quotes(gpu, false, "");
-  REQUIRE(current.size() == 3);  // 2026-09-10 is exactly 30 days old: kept; undated: kept
+  REQUIRE(current.size() == 3); // 2026-09-10 is exactly 30 days old: kept; undated: kept
   CHECK(current[0].provider == "aws");
   CHECK(current[1].provider == "gcp");
   CHECK(current[2].provider == "skypilot");
@@ -132,7 +132,7 @@ TEST_CASE("on-prem price needs a purchase price", "[core]") {
 TEST_CASE("ISO dates parse to day numbers and reject impossible dates", "[core]") {
   CHECK(parse_iso_date("1970-01-01") == 0);
   CHECK(*parse_iso_date("2026-10-10") - *parse_iso_date("2026-08-22") == 49);
-  CHECK(*parse_iso_date("2024-03-01") - *parse_iso_date("2024-02-28") == 2);  // leap year
+  CHECK(*parse_iso_date("2024-03-01") - *parse_iso_date("2024-02-28") == 2); // leap year
   CHECK_FALSE(parse_iso_date("2026-02-29"));
   CHECK_FALSE(parse_iso_date("2026-13-01"));
   CHECK_FALSE(parse_iso_date("2026-1-01"));

@@ -14,29 +14,28 @@ Table sample() {
   return t;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("text tables align columns and drop trailing spaces", "[cli]") {
-  CHECK(sample().render_text(200) ==
-        "GPU         $/h  basis\n"
-        "--------  -----  ----------------------\n"
-        "H100-SXM   4.32  median of 12 providers\n"
-        "L4        0.805  aws, \"g6\"\n");
+  CHECK(sample().render_text(200) == "GPU         $/h  basis\n"
+                                     "--------  -----  ----------------------\n"
+                                     "H100-SXM   4.32  median of 12 providers\n"
+                                     "L4        0.805  aws, \"g6\"\n");
 }
 
 TEST_CASE("text tables cut shrinkable columns to the width", "[cli]") {
-  CHECK(sample().render_text(30) ==
-        "GPU         $/h  basis\n"
-        "--------  -----  -------------\n"
-        "H100-SXM   4.32  median of ...\n"
-        "L4        0.805  aws, \"g6\"\n");
+  CHECK(sample().render_text(30) == "GPU         $/h  basis\n"
+                                    "--------  -----  -------------\n"
+                                    "H100-SXM   4.32  median of ...\n"
+                                    "L4        0.805  aws, \"g6\"\n");
 }
 
 TEST_CASE("markdown and csv escape their separators", "[cli]") {
   Table t({{"a|b"}, {"n", Align::right}});
   t.add_row({"x", "1"});
   CHECK(t.render_markdown() == "| a\\|b | n |\n| --- | ---: |\n| x | 1 |\n");
-  CHECK(sample().render_csv() == "GPU,$/h,basis\nH100-SXM,4.32,median of 12 providers\nL4,0.805,\"aws, \"\"g6\"\"\"\n");
+  CHECK(sample().render_csv() ==
+        "GPU,$/h,basis\nH100-SXM,4.32,median of 12 providers\nL4,0.805,\"aws, \"\"g6\"\"\"\n");
 }
 
 TEST_CASE("numbers print with trimmed fixed precision", "[cli]") {
