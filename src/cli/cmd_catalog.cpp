@@ -11,6 +11,7 @@
 #include "catalog_render.hpp"
 #include "catalog_setup.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/units.hpp"
 #include "table.hpp"
 
 namespace rightsize::cli {
@@ -30,7 +31,7 @@ nlohmann::json list_json(const LoadedCatalog& loaded) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& gpu : loaded.catalog.gpus) {
     nlohmann::json row = {{"id", gpu.id}, {"name", gpu.name}};
-    row["memory_gb"] = json_number(gpu.memory_bytes / 1e9);
+    row["memory_gb"] = json_number(gpu.memory_bytes / k_bytes_per_gb);
     row["memory_bandwidth_gb_per_s"] = json_number(gpu.memory_bandwidth_gb_per_s);
     row["bf16_dense_tflops"] = json_tflops(gpu, MathDtype::bf16);
     row["fp8_dense_tflops"] = json_tflops(gpu, MathDtype::fp8);
@@ -63,7 +64,7 @@ Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
       fp8 = gpu.supports(MathDtype::fp8) ? fp8 : "";
     }
     const std::string blank = machine_headers ? "" : "-";
-    table.add_row({gpu.id, format_number(gpu.memory_bytes / 1e9, 2),
+    table.add_row({gpu.id, format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
                    format_number(gpu.memory_bandwidth_gb_per_s, 2), tflops_cell(gpu, MathDtype::bf16), fp8,
                    price_text, price.known && !price.date.empty() ? price.date : blank,
                    price.known || machine_headers ? price.basis : blank});

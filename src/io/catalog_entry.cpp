@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "rightsize/pricing.hpp"
+#include "rightsize/units.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -217,7 +218,7 @@ GpuEntry parse_gpu_entry(const JsonReader& entry, Gpu gpu, bool full, std::vecto
   read_field(entry, "release_year", false, errors,
              [&](const JsonReader& v) { gpu.release_year = static_cast<int>(v.as_int(1990, 2100)); });
   read_field(entry, "memory_gb", full, errors, [&](const JsonReader& v) {
-    gpu.memory_bytes = positive_in(v, k_min_memory_gb, k_max_memory_gb) * 1e9; // decimal GB
+    gpu.memory_bytes = positive_in(v, k_min_memory_gb, k_max_memory_gb) * k_bytes_per_gb;
   });
   read_field(entry, "memory_bandwidth_gb_per_s", full, errors, [&](const JsonReader& v) {
     gpu.memory_bandwidth_gb_per_s = positive_in(v, k_min_bandwidth_gb_per_s, k_max_bandwidth_gb_per_s);
