@@ -106,27 +106,14 @@ TrainingFlops training_flops_per_token(const PreparedModel& pm, std::int64_t seq
 
 namespace detail {
 
-TrainingContext make_training_context(const PreparedModel& pm, const TrainingWorkload& w, const Gpu& gpu,
-                                      const TrainingConfig& cfg) {
-  TrainingContext ctx;
-  ctx.pm = &pm;
-  ctx.workload = &w;
-  ctx.gpu = &gpu;
-  ctx.config = &cfg;
+namespace {
+
+// Trainable parameters and frozen base bytes. The layer body is split into routed experts and the
+// rest in the proportion prepare_model found (it already honours a bare parameter count). Returns the
+// LoRA parameter count (0 for full training).
+std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const TrainingWorkload& w) {
   const ModelSpec& m = pm.model;
   const ParamCounts& c = pm.params;
-  ctx.layers = d(m.layers);
-  ctx.hidden = d(m.hidden_size);
-  ctx.q_width = d(m.heads * m.head_dim);
-  ctx.kv_width = d(m.kv_heads * m.head_dim);
-  ctx.seq = d(std::max<std::int64_t>(1, w.seq_len));
-  ctx.moe_layers = d(c.moe_layers);
-  ctx.experts_per_token = d(m.moe.experts_per_token);
-  ctx.lora = w.method != TrainingMethod::full;
-  ctx.state = state_bytes_per_param(w.optimizer, cfg.fp32_gradients);
-
-  // Layer body split into routed experts and the rest, in the proportion prepare_model found
-  // (it already honours a bare parameter count).
   const double body = d(c.total - c.embedding - c.lm_head);
   const double body_bytes = pm.layer_weight_bytes + pm.expert_weight_bytes;
   const double expert_share = body_bytes > 0.0 ? pm.expert_weight_bytes / body_bytes : 0.0;
@@ -163,6 +150,31 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
       ctx.base_head_last_bytes = 2.0 * d(c.lm_head > 0 ? c.lm_head : c.embedding);
     }
   }
+  return lora_total;
+}
+
+}  // namespace
+
+TrainingContext make_training_context(const PreparedModel& pm, const TrainingWorkload& w, const Gpu& gpu,
+                                      const TrainingConfig& cfg) {
+  TrainingContext ctx;
+  ctx.pm = &pm;
+  ctx.workload = &w;
+  ctx.gpu = &gpu;
+  ctx.config = &cfg;
+  const ModelSpec& m = pm.model;
+  const ParamCounts& c = pm.params;
+  ctx.layers = d(m.layers);
+  ctx.hidden = d(m.hidden_size);
+  ctx.q_width = d(m.heads * m.head_dim);
+  ctx.kv_width = d(m.kv_heads * m.head_dim);
+  ctx.seq = d(std::max<std::int64_t>(1, w.seq_len));
+  ctx.moe_layers = d(c.moe_layers);
+  ctx.experts_per_token = d(m.moe.experts_per_token);
+  ctx.lora = w.method != TrainingMethod::full;
+  ctx.state = state_bytes_per_param(w.optimizer, cfg.fp32_gradients);
+
+  const std::int64_t lora_total = set_trainable(ctx, pm, w);
   for (int i = 0; i < 3; ++i) {
     ctx.flops[static_cast<std::size_t>(i)] =
         training_flops_per_token(pm, w.seq_len, w.method, static_cast<Recompute>(i), lora_total);

@@ -65,6 +65,51 @@ Choices choices(const TrainingWorkload& w, const LayoutPins& pins) {
   return c;
 }
 
+// Running best over the enumeration; the zero / micro-batch / recompute dimensions of one
+// (tp, pp, dp, ep) split are tried here.
+struct Search {
+  const detail::TrainingContext* ctx;
+  const Choices* ch;
+  std::int64_t global_batch;
+  bool cpu_offload;
+  double usd_per_gpu_hour;
+  TrainingEstimate best;
+  bool have = false;
+
+  void consider(const TrainingLayout& l) {
+    const TrainingEstimate e = detail::evaluate_training(*ctx, l, usd_per_gpu_hour);
+    if (!have || better(e, best)) {
+      best = e;
+      have = true;
+    }
+  }
+
+  void split(int tp, int pp, int dp, int ep) {
+    TrainingLayout l;
+    l.tp = tp;
+    l.pp = pp;
+    l.dp = dp;
+    l.ep = ep;
+    l.sequence_parallel = tp > 1;
+    l.cpu_offload = cpu_offload;
+    const bool zero_pinned = ch->zero_count == 1;
+    const std::int64_t mb_cap = std::min(k_max_micro_batch, std::max<std::int64_t>(1, global_batch / dp));
+    for (int zi = 0; zi < ch->zero_count; ++zi) {
+      l.zero_stage = ch->zero[static_cast<std::size_t>(zi)];
+      // ZeRO > 0 with one DP rank equals ZeRO-0; ZeRO-2/3 do not combine with pipelines (DeepSpeed).
+      if (!zero_pinned && ((l.zero_stage > 0 && dp == 1) || (l.zero_stage > 1 && pp > 1))) continue;
+      const std::int64_t mb_first = ch->micro_batch > 0 ? ch->micro_batch : 1;
+      const std::int64_t mb_last = ch->micro_batch > 0 ? ch->micro_batch : mb_cap;
+      for (l.micro_batch = mb_first; l.micro_batch <= mb_last; l.micro_batch *= 2) {
+        for (int ri = 0; ri < ch->recompute_count; ++ri) {
+          l.recompute = ch->recompute[static_cast<std::size_t>(ri)];
+          consider(l);
+        }
+      }
+    }
+  }
+};
+
 }  // namespace
 
 TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
@@ -74,14 +119,8 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
   const ModelSpec& m = model.model;
   gpus = std::max(1, gpus);
   const Choices ch = choices(workload, pins);
-  const bool zero_pinned = ch.zero_count == 1;
-  const std::int64_t gb = std::max<std::int64_t>(1, workload.global_batch);
-  const std::int64_t experts = m.moe.experts;
-
-  TrainingEstimate best;
-  bool have = false;
-  TrainingLayout l;
-  l.cpu_offload = workload.cpu_offload_optimizer;
+  Search search{&ctx, &ch, std::max<std::int64_t>(1, workload.global_batch), workload.cpu_offload_optimizer,
+                usd_per_gpu_hour, TrainingEstimate{}, false};
   for (int tp = 1; tp <= std::max(k_max_tp, pins.tp); ++tp) {
     if (pins.tp > 0 ? tp != pins.tp : !tp_allowed(m, tp, gpus, gpu)) continue;
     for (int pp = 1; pp <= std::max(k_max_pp, pins.pp); ++pp) {
@@ -91,51 +130,27 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
       if (pins.dp > 0 && dp != pins.dp) continue;
       // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts.
       for (int ep = 1; ep <= dp; ++ep) {
-        if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, experts) && divides(ep, dp)))) continue;
-        for (int zi = 0; zi < ch.zero_count; ++zi) {
-          const int zero = ch.zero[static_cast<std::size_t>(zi)];
-          // ZeRO > 0 with one DP rank equals ZeRO-0; ZeRO-2/3 do not combine with pipelines (DeepSpeed).
-          if (!zero_pinned && ((zero > 0 && dp == 1) || (zero > 1 && pp > 1))) continue;
-          const std::int64_t mb_cap = std::min(k_max_micro_batch, std::max<std::int64_t>(1, gb / dp));
-          for (std::int64_t mb = ch.micro_batch > 0 ? ch.micro_batch : 1; mb <= std::max(mb_cap, ch.micro_batch);
-               mb *= 2) {
-            for (int ri = 0; ri < ch.recompute_count; ++ri) {
-              l.tp = tp;
-              l.pp = pp;
-              l.dp = dp;
-              l.ep = ep;
-              l.cp = 1;
-              l.zero_stage = zero;
-              l.micro_batch = mb;
-              l.recompute = ch.recompute[static_cast<std::size_t>(ri)];
-              l.sequence_parallel = tp > 1;
-              const TrainingEstimate e = detail::evaluate_training(ctx, l, usd_per_gpu_hour);
-              if (!have || better(e, best)) {
-                best = e;
-                have = true;
-              }
-            }
-            if (ch.micro_batch > 0) break;
-          }
-        }
+        if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp)))) continue;
+        search.split(tp, pp, dp, ep);
       }
     }
   }
-  if (!have) {
-    // The pins admit no layout of `gpus` GPUs: evaluate them as given and report that it cannot run.
-    l.tp = std::max(1, pins.tp);
-    l.pp = std::max(1, pins.pp);
-    l.dp = pins.dp > 0 ? pins.dp : std::max(1, gpus / (l.tp * l.pp));
-    l.ep = std::max(1, pins.ep);
-    l.zero_stage = ch.zero[0];
-    l.micro_batch = std::max<std::int64_t>(1, ch.micro_batch);
-    l.recompute = ch.recompute[0];
-    l.sequence_parallel = l.tp > 1;
-    best = detail::evaluate_training(ctx, detail::normalized_layout(l), usd_per_gpu_hour);
-    best.memory.fits = false;
-    best.bound = Bound::capacity;
-  }
-  return best;
+  if (search.have) return search.best;
+  // The pins admit no layout of `gpus` GPUs: evaluate them as given and report that it cannot run.
+  TrainingLayout l;
+  l.tp = std::max(1, pins.tp);
+  l.pp = std::max(1, pins.pp);
+  l.dp = pins.dp > 0 ? pins.dp : std::max(1, gpus / (l.tp * l.pp));
+  l.ep = std::max(1, pins.ep);
+  l.zero_stage = ch.zero[0];
+  l.micro_batch = std::max<std::int64_t>(1, ch.micro_batch);
+  l.recompute = ch.recompute[0];
+  l.sequence_parallel = l.tp > 1;
+  l.cpu_offload = workload.cpu_offload_optimizer;
+  TrainingEstimate e = detail::evaluate_training(ctx, detail::normalized_layout(l), usd_per_gpu_hour);
+  e.memory.fits = false;
+  e.bound = Bound::capacity;
+  return e;
 }
 
 }  // namespace rightsize

@@ -81,20 +81,93 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l,
   return mb;
 }
 
+// DP / ZeRO gradient synchronisation of the stage with the most trainable parameters (§5.4):
+// all-reduce, or reduce-scatter + all-gather of the same volume (ZeRO-1/2). ZeRO-3 reduce-scatters the
+// gradients and all-gathers the weights for every micro-batch (3Ψ per step at m = 1 [ZERO]).
+double dp_exposed_s(const TrainingContext& ctx, const TrainingLayout& l, const StageParams& sp,
+                    const TrainingFlops& fl, const MicroBatch& mb, double m) {
+  const int n_d = l.dp * l.cp;
+  const int n_e = std::max(1, n_d / l.ep);
+  const int span = l.tp * l.cp * l.dp;
+  const StateBytesPerParam& b = ctx.state;
+  const bool z3 = l.zero_stage >= 3;
+  const double sync_s = collective(ctx, b.gradients * sp.dense, n_d, span, !z3) +
+                        collective(ctx, b.gradients * sp.expert, n_e, span, !z3);
+  const double f = std::clamp(ctx.config->dp_overlap_fraction, 0.0, 1.0);
+  if (!z3) {
+    // Only the last micro-batch's backward can hide the reduction (earlier ones accumulate locally).
+    const double backward_share =
+        fl.hardware_per_token > 0.0 ? 1.0 - fl.forward_per_token / fl.hardware_per_token : 0.0;
+    return sync_s - std::min(f * sync_s, mb.compute_s * std::max(0.0, backward_share));
+  }
+  // FSDP re-gathers each layer's weights for forward and backward (and the recompute forward) of every
+  // micro-batch, prefetched under that micro-batch's compute (§5.4 [LA]); the last micro-batch also
+  // hides the gradient reduce-scatter under the same compute.
+  const double passes = l.recompute == Recompute::full ? 3.0 : 2.0;
+  const double gather = passes * (collective(ctx, sp.frozen_dense_bytes + b.weights * sp.dense, n_d, span, false) +
+                                  collective(ctx, sp.frozen_expert_bytes + b.weights * sp.expert, n_e, span, false));
+  const double last_mb = gather + sync_s;
+  return (m - 1.0) * (gather - std::min(f * gather, mb.compute_s)) + (last_mb - std::min(f * last_mb, mb.compute_s));
+}
+
+// Optimizer update on the GPU's shard: HBM-bound, reads weights, grads and states and writes weights
+// and states, 2·(w + K) + g bytes per parameter (derived). Offloaded: PCIe 2Ψ down + 2Ψ up and a host
+// update (§3.5, [ZERO]).
+void update_time(const TrainingContext& ctx, const TrainingLayout& l, const StageParams& sp, TrainingEstimate& est) {
+  const double n_d = l.dp * l.cp;
+  const double n_e = std::max(1.0, n_d / l.ep);
+  const StateBytesPerParam& b = ctx.state;
+  const double shard = l.zero_stage >= 1 ? sp.dense / n_d + sp.expert / n_e : sp.dense + sp.expert;
+  if (l.cpu_offload) {
+    const double pcie =
+        gb_per_s_to_bytes_per_s(link_gb_per_s(*ctx.gpu, LinkKind::pcie)) * ctx.gpu->efficiency.communication;
+    est.offload_s = shard * (b.gradients + b.weights) / std::max(1.0, pcie) +
+                    shard / std::max(1.0, ctx.config->cpu_optimizer_params_per_s);
+  } else {
+    est.optimizer_step_s = shard * (2.0 * (b.weights + b.optimizer) + b.gradients) / ctx.hbm_bytes_per_s;
+  }
+}
+
+// Throughput, utilisation (MFU counts model FLOPs, HFU adds recompute, §4.2), time and cost (§6.2:
+// GPU-hours already count every GPU, so cost = GPU-hours × price), and the bound.
+void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_gpu_hour, TrainingEstimate& est) {
+  const TrainingConfig& cfg = *ctx.config;
+  const double gpus = est.gpus;
+  est.tokens_per_s = est.tokens_per_step / est.step_time_s;
+  est.tokens_per_s_per_gpu = est.tokens_per_s / gpus;
+  est.model_tflops_per_gpu = fl.model_per_token * est.tokens_per_s_per_gpu / k_flops_per_tflop;
+  est.mfu = fl.model_per_token * est.tokens_per_s_per_gpu / ctx.peak_flops_per_s;
+  est.hfu = fl.hardware_per_token * est.tokens_per_s_per_gpu / ctx.peak_flops_per_s;
+  est.time_to_train_s = ctx.workload->tokens > 0.0 ? ctx.workload->tokens / est.tokens_per_s : est.step_time_s;
+  est.gpu_hours = est.time_to_train_s * gpus / k_seconds_per_hour;
+  est.gpu_hours_planning = est.gpu_hours * cfg.planning_overhead_factor;
+  est.usd_per_hour = usd_per_gpu_hour * gpus;
+  est.usd_total_ideal = est.gpu_hours * usd_per_gpu_hour;
+  est.usd_total = est.gpu_hours_planning * usd_per_gpu_hour;
+  const double comm = est.comm_exposed_s + est.bubble_s;
+  const double update = est.optimizer_step_s + est.offload_s;
+  if (!est.memory.fits) {
+    est.bound = Bound::capacity;
+  } else if (update > est.compute_s && update > comm) {
+    est.bound = Bound::memory_bandwidth;
+  } else {
+    est.bound = comm > est.compute_s ? Bound::interconnect : Bound::compute;
+  }
+}
+
 }  // namespace
 
 TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l, double usd_per_gpu_hour) {
-  const TrainingWorkload& w = *ctx.workload;
-  const TrainingConfig& cfg = *ctx.config;
   TrainingEstimate est;
   est.layout = l;
   est.gpus = l.gpus();
-  est.nodes = (est.gpus + std::max(1, ctx.gpu->gpus_per_node) - 1) / std::max(1, ctx.gpu->gpus_per_node);
+  const int per_node = std::max(1, ctx.gpu->gpus_per_node);
+  est.nodes = (est.gpus + per_node - 1) / per_node;
   est.trainable_params = ctx.trainable_params;
   est.precision_supported = ctx.precision_supported;
   // Gradient accumulation rounds up so that a step covers at least the global batch.
   const std::int64_t per_pass = static_cast<std::int64_t>(l.dp) * l.micro_batch;
-  const std::int64_t gb = std::max<std::int64_t>(1, w.global_batch);
+  const std::int64_t gb = std::max<std::int64_t>(1, ctx.workload->global_batch);
   est.micro_batches = (gb + per_pass - 1) / per_pass;
   est.global_batch_effective = est.micro_batches * per_pass;
   est.tokens_per_step = d(est.global_batch_effective) * ctx.seq;
@@ -106,79 +179,13 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.compute_s = m * mb.compute_s;
   // 1F1B: the step lasts (m + p − 1) micro-batch slots, p − 1 of them idle (§5.3 [NAR21]).
   est.bubble_s = (l.pp - 1.0) * (mb.compute_s + mb.comm_s);
-
-  // DP / ZeRO gradient synchronisation of the stage with the most trainable parameters (§5.4):
-  // all-reduce, or reduce-scatter + all-gather of the same volume (ZeRO-1/2); ZeRO-3 reduce-scatters
-  // the gradients here and all-gathers the weights per micro-batch below (3Ψ per step at m = 1 [ZERO]).
   const StageParams first = stage_params(ctx, l, false);
   const StageParams last = stage_params(ctx, l, true);
   const StageParams& sp = (last.dense + last.expert > first.dense + first.expert) ? last : first;
-  const int n_d = l.dp * l.cp;
-  const int n_e = std::max(1, n_d / l.ep);
-  const int dp_span = l.tp * l.cp * l.dp;
-  const StateBytesPerParam& b = ctx.state;
-  const bool z3 = l.zero_stage >= 3;
-  const double sync_s = collective(ctx, b.gradients * sp.dense, n_d, dp_span, !z3) +
-                        collective(ctx, b.gradients * sp.expert, n_e, dp_span, !z3);
-  const double overlap = std::clamp(cfg.dp_overlap_fraction, 0.0, 1.0);
-  double dp_exposed = 0.0;
-  if (!z3) {
-    // Only the last micro-batch's backward can hide the reduction (earlier ones accumulate locally).
-    const double backward_share =
-        fl.hardware_per_token > 0.0 ? 1.0 - fl.forward_per_token / fl.hardware_per_token : 0.0;
-    dp_exposed = sync_s - std::min(overlap * sync_s, mb.compute_s * std::max(0.0, backward_share));
-  } else {
-    // FSDP re-gathers each layer's weights for forward and backward (and the recompute forward) of
-    // every micro-batch, prefetched under that micro-batch's compute (§5.4 [LA]); the last
-    // micro-batch also hides the gradient reduce-scatter under the same compute.
-    const double passes = l.recompute == Recompute::full ? 3.0 : 2.0;
-    const double gather = passes * (collective(ctx, sp.frozen_dense_bytes + b.weights * sp.dense, n_d, dp_span, false) +
-                                    collective(ctx, sp.frozen_expert_bytes + b.weights * sp.expert, n_e, dp_span, false));
-    const double last_mb = gather + sync_s;
-    dp_exposed = (m - 1.0) * (gather - std::min(overlap * gather, mb.compute_s)) +
-                 (last_mb - std::min(overlap * last_mb, mb.compute_s));
-  }
-  est.comm_exposed_s = m * mb.comm_s + dp_exposed;
-
-  // Optimizer update on the GPU's shard: HBM-bound, reads weights, grads and states, writes weights and
-  // states: 2·(w + K) + g bytes per parameter (derived). Offloaded: PCIe 2Ψ down + 2Ψ up and a CPU
-  // update (§3.5, [ZERO]).
-  const double shard_params = (l.zero_stage >= 1 ? sp.dense / n_d + sp.expert / n_e : sp.dense + sp.expert);
-  if (l.cpu_offload) {
-    const double pcie = gb_per_s_to_bytes_per_s(link_gb_per_s(*ctx.gpu, LinkKind::pcie)) * ctx.gpu->efficiency.communication;
-    est.offload_s = shard_params * (b.gradients + b.weights) / std::max(1.0, pcie) +
-                    shard_params / std::max(1.0, cfg.cpu_optimizer_params_per_s);
-  } else {
-    est.optimizer_step_s = shard_params * (2.0 * (b.weights + b.optimizer) + b.gradients) / ctx.hbm_bytes_per_s;
-  }
+  est.comm_exposed_s = m * mb.comm_s + dp_exposed_s(ctx, l, sp, fl, mb, m);
+  update_time(ctx, l, sp, est);
   est.step_time_s = est.compute_s + est.comm_exposed_s + est.bubble_s + est.optimizer_step_s + est.offload_s;
-
-  // Throughput and utilisation: MFU counts model FLOPs, HFU adds recompute (§4.2).
-  const double gpus = est.gpus;
-  est.tokens_per_s = est.tokens_per_step / est.step_time_s;
-  est.tokens_per_s_per_gpu = est.tokens_per_s / gpus;
-  est.model_tflops_per_gpu = fl.model_per_token * est.tokens_per_s_per_gpu / k_flops_per_tflop;
-  est.mfu = fl.model_per_token * est.tokens_per_s_per_gpu / ctx.peak_flops_per_s;
-  est.hfu = fl.hardware_per_token * est.tokens_per_s_per_gpu / ctx.peak_flops_per_s;
-
-  // Time and cost (§4.2, §6.2): GPU-hours already count every GPU, so cost = GPU-hours × price.
-  est.time_to_train_s = w.tokens > 0.0 ? w.tokens / est.tokens_per_s : est.step_time_s;
-  est.gpu_hours = est.time_to_train_s * gpus / k_seconds_per_hour;
-  est.gpu_hours_planning = est.gpu_hours * cfg.planning_overhead_factor;
-  est.usd_per_hour = usd_per_gpu_hour * gpus;
-  est.usd_total_ideal = est.gpu_hours * usd_per_gpu_hour;
-  est.usd_total = est.gpu_hours_planning * usd_per_gpu_hour;
-
-  // Bound: capacity if it does not fit, else the largest share of the step.
-  const double comm = est.comm_exposed_s + est.bubble_s;
-  const double update = est.optimizer_step_s + est.offload_s;
-  if (!est.memory.fits) {
-    est.bound = Bound::capacity;
-  } else if (update > est.compute_s && update > comm) {
-    est.bound = Bound::memory_bandwidth;
-  } else {
-    est.bound = comm > est.compute_s ? Bound::interconnect : Bound::compute;
-  }
+  finish(ctx, fl, usd_per_gpu_hour, est);
   return est;
 }
 

@@ -354,3 +354,45 @@ TEST_CASE("properties: ZeRO-3 memory, recompute ordering, linear time and cost",
     CHECK(t3.gpu_hours == Approx(3.0 * t1.gpu_hours));
   }
 }
+
+TEST_CASE("Megatron-LM 2021 A100 throughput cases stay within ±25 % (validation-public.json)", "[core]") {
+  // GPT layers (MHA, LayerNorm, GELU 4h, biases, tied embeddings, V = 51,200), s = 2048, full recompute,
+  // ZeRO-0, A100 80GB SXM at the recommended GEMM efficiency 0.50. Measured TFLOP/s use Megatron's
+  // formula 96·l·h²·(1 + s/6h + V/16lh) per token, applied here to the predicted tokens/s.
+  struct Case {
+    int layers, hidden, heads, gpus, tp, pp, dp;
+    std::int64_t global_batch;
+    double measured_tflops;
+  };
+  const Case cases[] = {{24, 2304, 24, 32, 1, 1, 32, 512, 137.0},
+                        {80, 12288, 96, 1536, 8, 8, 24, 2304, 148.0},
+                        {128, 25600, 160, 3072, 8, 64, 6, 3072, 163.0}};
+  Gpu g = a100_80gb_sxm();
+  g.efficiency.training_mfu = 0.50;
+  for (const Case& c : cases) {
+    ModelSpec m;
+    m.layers = c.layers;
+    m.hidden_size = c.hidden;
+    m.heads = m.kv_heads = c.heads;
+    m.head_dim = c.hidden / c.heads;
+    m.ffn_size = 4 * c.hidden;
+    m.ffn_gated = false;
+    m.vocab_size = 51200;
+    m.tied_embeddings = m.qkv_bias = m.o_bias = m.mlp_bias = true;
+    m.norm = NormKind::layer;
+    m.attention.kind = AttentionKind::mha;
+    TrainingWorkload w = pretrain(2048, c.global_batch);
+    w.zero_stage = 0;
+    w.recompute = Recompute::full;
+    LayoutPins pins;
+    pins.tp = c.tp;
+    pins.pp = c.pp;
+    pins.dp = c.dp;
+    const auto e = search_training_layout(prepare_model(m, Precision{}), w, g, c.gpus, pins, TrainingConfig{}, 0.0);
+    const double l = c.layers, h = c.hidden;
+    const double per_token = 96.0 * l * h * h * (1.0 + 2048.0 / (6.0 * h) + 51200.0 / (16.0 * l * h));
+    CAPTURE(c.layers);
+    CHECK(e.memory.fits);
+    CHECK(per_token * e.tokens_per_s_per_gpu / 1e12 == Approx(c.measured_tflops).epsilon(0.25));
+  }
+}
