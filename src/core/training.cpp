@@ -34,33 +34,6 @@ TrainingLayout normalized(const TrainingLayout& in) {
 
 }  // namespace
 
-const char* to_string(TrainingMethod value) {
-  switch (value) {
-    case TrainingMethod::full: return "full";
-    case TrainingMethod::lora: return "lora";
-    case TrainingMethod::qlora: return "qlora";
-  }
-  return "full";
-}
-
-const char* to_string(Optimizer value) {
-  switch (value) {
-    case Optimizer::adamw: return "adamw";
-    case Optimizer::adamw_8bit: return "adamw-8bit";
-    case Optimizer::sgd: return "sgd";
-  }
-  return "adamw";
-}
-
-const char* to_string(Recompute value) {
-  switch (value) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
-  }
-  return "selective";
-}
-
 double pipeline_bubble_fraction(int stages, std::int64_t micro_batches) {
   // (p − 1)/(m + p − 1) for GPipe / 1F1B [NAR21] (recalled), methodology §5.3.
   const double p = std::max(1, stages);
