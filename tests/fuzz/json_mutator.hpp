@@ -33,7 +33,10 @@ inline const std::vector<std::string>& spec_keys() {
       "ep", "max_gpus_per_replica", "max_nodes", "pricing", "provider", "num_hidden_layers",
       "num_attention_heads", "num_key_value_heads", "intermediate_size", "model_type", "torch_dtype",
       "quantization_config", "quant_method", "bits", "num_local_experts", "num_experts_per_tok",
-      "memory_gb", "memory_bandwidth_gb_per_s", "dense_tflops", "prices", "usd_per_hour", "id", "aliases"};
+      "memory_gb", "memory_bandwidth_gb_per_s", "dense_tflops", "prices", "usd_per_hour", "id", "aliases",
+      "visible_memory_gib", "memory_type", "pcie_gb_per_s", "scaleup_gb_per_s", "scaleup_domain_gpus",
+      "gpus_per_node", "nic_gb_per_s", "efficiency", "prefill_compute", "decode_bandwidth", "communication",
+      "purchase_usd", "tdp_watts", "spot", "date", "prices_as_of", "sources", "bf16", "fp8", "fp4"};
   return keys;
 }
 

@@ -178,3 +178,25 @@ TEST_CASE("safetensors in memory: hostile shapes and sizes end in clean errors",
   CHECK(ok.weight_bytes == 4);
   CHECK(ok.tensor_count == 2);
 }
+
+TEST_CASE("layouts over a link the catalog gives no bandwidth for are not offered", "[core]") {
+  // Found by fuzz_catalog on the shipped data/gpus.json: T4 and MI325X give no PCIe figure and no
+  // scale-up link, L4 no NIC; TP over them, or PP across nodes, gave an infinite TPOT.
+  Gpu t4 = l40s();
+  t4.id = "T4";
+  t4.pcie_gb_per_s = 0.0;
+  t4.scaleup_gb_per_s = 0.0;
+  SearchPolicy policy;
+  policy.max_nodes = 2;
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const auto t4_layouts = replica_layouts(pm.model, t4, policy);
+  REQUIRE_FALSE(t4_layouts.empty());
+  for (const Deployment& d : t4_layouts) CHECK(d.tp * d.pp == 1);
+  Gpu no_nic = l40s();
+  no_nic.nic_gb_per_s = 0.0;
+  for (const Deployment& d : replica_layouts(pm.model, no_nic, policy)) {
+    CHECK(d.tp * d.pp <= no_nic.gpus_per_node);
+    const InferenceEstimate e = estimate_inference(pm, InferenceWorkload{}, no_nic, d, EngineConfig{}, nullptr, 1.0);
+    CHECK(finite_estimate(e));
+  }
+}
