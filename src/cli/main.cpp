@@ -1,8 +1,10 @@
 // rightsize: GPU right-sizing advisor. main() parses, dispatches and maps errors to exit codes;
 // it is the only place that chooses an exit code.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -51,10 +53,8 @@ int main(int argc, char** argv) {
     fmt::print("rightsize {}\n", RIGHTSIZE_VERSION);
     return 0;
   } catch (const CLI::ParseError& e) {
-    // CLI11's own wording is kept short and lower-cased into our format.
-    std::string what = e.what();
-    if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
-    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n", what);
+    const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n", cli::usage_error_text(app, e, args));
     return static_cast<int>(ExitCode::usage);
   }
 
