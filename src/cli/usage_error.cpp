@@ -58,8 +58,16 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, 
     if (colon != std::string::npos) return fmt::format("{}: expected a value, got none", what.substr(0, colon));
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    // CLI11 lists the extras last first; an unknown option explains the rest, so report it first.
     const auto start = what.find(": ");
-    const std::string extra = start == std::string::npos ? what : what.substr(start + 2, what.find(' ', start + 2) - start - 2);
+    std::vector<std::string> extras;
+    for (std::size_t at = start == std::string::npos ? 0 : start + 2; at < what.size();) {
+      const std::size_t end = std::min(what.find(' ', at), what.size());
+      if (end > at) extras.push_back(what.substr(at, end - at));
+      at = end + 1;
+    }
+    const auto option = std::find_if(extras.begin(), extras.end(), [](const std::string& e) { return e[0] == '-'; });
+    const std::string extra = option != extras.end() ? *option : extras.empty() ? what : extras.back();
     if (!extra.empty() && extra[0] == '-') {
       const std::string name = extra.substr(0, extra.find('='));
       const std::string hint = did_you_mean(name, option_names(app));
