@@ -76,6 +76,15 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, 
     }
     return fmt::format("unexpected argument \"{}\"", extra);
   }
+  if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {
+    // "Could not convert: --gpus = abc"
+    const auto colon = what.find(": ");
+    const auto equals = what.find(" = ");
+    if (colon != std::string::npos && equals != std::string::npos && equals > colon) {
+      return fmt::format("{}: expected a number, got \"{}\"", what.substr(colon + 2, equals - colon - 2),
+                         what.substr(equals + 3));
+    }
+  }
   return lower_first(what);
 }
 

@@ -97,10 +97,6 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
       // PP is only worth it where TP cannot go further (across nodes) or as an explicit option
       // at the node boundary; keep pp ≤ nodes·2 to avoid deep pipelines for serving.
       if (pp > 2 * std::max(1, policy.max_nodes) && tp < node) continue;
-      // A replica spread over a link the catalog gives no bandwidth for (no PCIe figure, no NIC
-      // across nodes) cannot be estimated: its collectives would take forever. Not offered.
-      if (tp > 1 && link_gb_per_s(gpu, link_for_group(gpu, tp)) <= 0.0) continue;
-      if (n > tp && link_gb_per_s(gpu, link_for_group(gpu, n)) <= 0.0) continue;
       Deployment dep;
       dep.tp = tp;
       dep.pp = pp;

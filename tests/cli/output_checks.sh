@@ -25,6 +25,12 @@ for spec in "$data"/examples/*.json; do
     for format in table json; do commands+=("$sub --format $format $spec"); done
   done
 done
+# GPUs with gaps in the catalog (no PCIe figure, no NIC, no bf16) at several sizes.
+for spec in "$data"/examples/chat-8b.json "$data"/examples/lora-8b.json; do
+  for gpu in T4 MI325X L4 V100-SXM2-32GB H100-SXM; do
+    for gpus in 1 2 16; do commands+=("estimate --format json --gpu $gpu --gpus $gpus $spec"); done
+  done
+done
 for preset in "$data"/models/*.json; do
   id=$(basename "$preset" .json)
   printf '{"model": {"preset": "%s"}, "workload": {"input_tokens": 4096, "output_tokens": 512}}\n' "$id" \

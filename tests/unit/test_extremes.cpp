@@ -179,24 +179,28 @@ TEST_CASE("safetensors in memory: hostile shapes and sizes end in clean errors",
   CHECK(ok.tensor_count == 2);
 }
 
-TEST_CASE("layouts over a link the catalog gives no bandwidth for are not offered", "[core]") {
+TEST_CASE("layouts over a link the catalog gives no bandwidth for: finite, rejected as layout", "[core]") {
   // Found by fuzz_catalog on the shipped data/gpus.json: T4 and MI325X give no PCIe figure and no
   // scale-up link, L4 no NIC; TP over them, or PP across nodes, gave an infinite TPOT.
   Gpu t4 = l40s();
   t4.id = "T4";
   t4.pcie_gb_per_s = 0.0;
   t4.scaleup_gb_per_s = 0.0;
+  Gpu no_nic = l40s();
+  no_nic.nic_gb_per_s = 0.0;
   SearchPolicy policy;
   policy.max_nodes = 2;
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const auto t4_layouts = replica_layouts(pm.model, t4, policy);
-  REQUIRE_FALSE(t4_layouts.empty());
-  for (const Deployment& d : t4_layouts) CHECK(d.tp * d.pp == 1);
-  Gpu no_nic = l40s();
-  no_nic.nic_gb_per_s = 0.0;
-  for (const Deployment& d : replica_layouts(pm.model, no_nic, policy)) {
-    CHECK(d.tp * d.pp <= no_nic.gpus_per_node);
-    const InferenceEstimate e = estimate_inference(pm, InferenceWorkload{}, no_nic, d, EngineConfig{}, nullptr, 1.0);
-    CHECK(finite_estimate(e));
+  for (const Gpu& gpu : {t4, no_nic}) {
+    for (const Deployment& d : replica_layouts(pm.model, gpu, policy)) {
+      const InferenceEstimate e = estimate_inference(pm, InferenceWorkload{}, gpu, d, EngineConfig{}, nullptr, 1.0);
+      CHECK(finite_estimate(e));
+      const Candidate c = evaluate_candidate(pm, InferenceWorkload{}, Sla{}, gpu, d, 1.0, policy);
+      if (!e.link_known) CHECK(c.rejection.reason == RejectReason::layout);
+    }
   }
+  Deployment tp2;
+  tp2.gpus = 2;
+  tp2.tp = 2;
+  CHECK_FALSE(estimate_inference(pm, InferenceWorkload{}, t4, tp2, EngineConfig{}, nullptr, 1.0).link_known);
 }
