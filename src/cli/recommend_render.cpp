@@ -198,11 +198,11 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   if (!r.candidates.empty()) {
     fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
-    const Candidate& w = r.candidates.front();
-    const ResolvedPrice& wp = in.prices[w.gpu_index];
+    const Candidate& winner = r.candidates.front();
+    const ResolvedPrice& wp = in.prices[winner.gpu_index];
     if (const std::int64_t age = price_age_days(wp); age > 90) {
       fmt::print("note: the winner's price ({}/GPU-h, {}) is dated {}, {} days old; check it with --price {}=USD\n",
-                 format_usd(wp.usd_per_hour), wp.basis, wp.date, age, in.gpus[w.gpu_index].id);
+                 format_usd(wp.usd_per_hour), wp.basis, wp.date, age, in.gpus[winner.gpu_index].id);
     }
     if (plan && spec.sla.requests_per_s) {
       fmt::print("capacity: {} replica{} at peak, {} at average; autoscale {}–{} on {}; cold start ≈{:.0f} s; "
