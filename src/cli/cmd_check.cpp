@@ -132,7 +132,7 @@ int run_check(const CheckOptions& o) {
     over("TPOT", e.tpot_s * 1e3, spec.sla.tpot_ms);
     over("end-to-end", e.e2e_s * 1e3, spec.sla.e2e_ms);
     if (spec.sla.requests_per_s && e.requests_per_s < *spec.sla.requests_per_s) {
-      misses.push_back(fmt::format("serves {:.1f} req/s < SLA {:g} req/s ({:.0f}% short)", e.requests_per_s,
+      misses.push_back(fmt::format("serves {:.2f} req/s < SLA {:g} req/s ({:.1f}% short)", e.requests_per_s,
                                    *spec.sla.requests_per_s, (1.0 - e.requests_per_s / *spec.sla.requests_per_s) * 100.0));
     }
     if (spec.sla.output_tokens_per_s && e.output_tokens_per_s < *spec.sla.output_tokens_per_s) {

@@ -66,9 +66,9 @@ Deployment choose_layout(const PreparedModel& model, const InferenceWorkload& w,
   return fallback;
 }
 
-void print_inference_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu, const Deployment& d,
-                           const InferenceEstimate& e, const ResolvedPrice& price, PricingModel pricing) {
-  const auto& w = spec.inference;
+void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm, const Gpu& gpu,
+                           const Deployment& d, const InferenceEstimate& e, const ResolvedPrice& price,
+                           PricingModel pricing) {
   fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d), d.replicas(),
              d.replicas() == 1 ? "" : "s");
   fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n", format_params(static_cast<double>(pm.params.total)),
@@ -106,7 +106,9 @@ void print_inference_table(const Spec& spec, const PreparedModel& pm, const Gpu&
   fmt::print("  {:<26}{:>10}\n", "per request", format_usd(e.usd_per_request, price.known));
   if (!spec.assumptions.empty()) {
     fmt::print("\nassumptions\n");
-    for (const auto& a : spec.assumptions) fmt::print("  - {}\n", a);
+    for (const auto& a : spec.assumptions) {
+      if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) fmt::print("  - {}\n", a);
+    }
   }
 }
 
@@ -163,6 +165,11 @@ int run_estimate(const EstimateOptions& o) {
                 fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));
   }
   const Sla* sla = w.concurrency == 0 ? &spec.sla : nullptr;
+  // A --concurrency flag replaces the spec's "auto" and the assumption that came with it.
+  std::vector<std::string> assumptions;
+  for (const auto& a : spec.assumptions) {
+    if (o.concurrency < 0 || a.rfind("concurrency:", 0) != 0) assumptions.push_back(a);
+  }
   const InferenceEstimate e = estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
@@ -170,10 +177,10 @@ int run_estimate(const EstimateOptions& o) {
     doc["cost"]["pricing"] = to_string(catalog.pricing);
     doc["cost"]["price_basis"] = price.basis;
     doc["cost"]["price_date"] = price.date;
-    doc["assumptions"] = assumptions_json(spec.assumptions);
+    doc["assumptions"] = assumptions_json(assumptions);
     fmt::print("{}\n", doc.dump(2));
   } else {
-    print_inference_table(spec, pm, gpu, d, e, price, catalog.pricing);
+    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing);
   }
   return 0;
 }

@@ -41,6 +41,17 @@ int main(int argc, char** argv) {
   cli::add_validate(app, action);
   cli::add_models(app, action);
 
+  // An unknown command word gets a clear message (CLI11 would only say a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string hint = did_you_mean(argv[1], names);
+      fmt::print(stderr, "rightsize: error: unknown command \"{}\"{}\nrun 'rightsize --help' for usage\n", argv[1],
+                 hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint));
+      return static_cast<int>(ExitCode::usage);
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
