@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rightsize/precision.hpp"
 
@@ -56,6 +57,11 @@ struct ModelSpec {
   bool mlp_bias = false;
   bool qk_norm = false;                  ///< per-head q/k RMSNorm (Qwen3)
   NormKind norm = NormKind::rms;
+  /// Norm layers per transformer layer: 2 for pre-norm decoders, 1 for GPT-J / Falcon-7B parallel
+  /// blocks, 4 for Gemma-2/3 (pre and post norms around attention and FFN).
+  std::int64_t norms_per_layer = 2;
+  bool lm_head_bias = false;             ///< LM head carries V bias terms (GPT-J)
+  bool attention_sinks = false;          ///< one learned sink logit per head per layer (gpt-oss)
   std::int64_t max_position = 0;         ///< default context limit (0 = unknown)
   MoeSpec moe;
   AttentionSpec attention;
@@ -96,8 +102,31 @@ ParamCounts count_params(const ModelSpec& model);
 /// token (methodology §2.3): 2·L·n_kv·d_h·b for MHA/GQA/MQA, L·(kv_lora_rank + rope)·b for MLA.
 double kv_cache_bytes_per_token(const ModelSpec& model, double kv_bytes_per_element);
 
+/// Bytes per parameter of the input embedding and LM head at `precision`: 2 (16-bit, the
+/// quantizers' skip lists) unless the format stores every tensor alike (plain floats, GGUF mixes)
+/// or `keep_embeddings_16bit` is off (methodology §2.2).
+double embedding_bytes_per_param(const ModelSpec& model, const Precision& precision);
+
+/// Weight bytes of the model at `precision` (methodology §2.2): the checkpoint's bytes when known;
+/// else linear layers at `precision.weight_bytes_per_param()` and, when `keep_embeddings_16bit` and
+/// the format is neither a plain float format nor a GGUF whole-file mix, embedding + LM head at
+/// 2 bytes per parameter. Pure; assumes a validated spec.
+double weight_bytes(const ModelSpec& model, const Precision& precision);
+
+/// A Llama-like architecture fitted to a bare parameter count, and the assumptions made.
+struct FittedArchitecture {
+  ModelSpec model;                        ///< params_override holds the requested count
+  std::vector<std::string> assumptions;   ///< one sentence per assumption, for the user
+};
+
+/// Fits a dense Llama-like decoder to `params` (> 0): (layers, hidden) from a table of published
+/// dense shapes (the one whose count is nearest in ratio), GQA with 8 KV heads, head_dim 128,
+/// gated FFN 3.5·h rounded to 256, vocabulary 128256, untied embeddings.
+FittedArchitecture fit_dense_architecture(std::int64_t params);
+
 /// Text for enums, as used in specs and output.
 const char* to_string(ModelKind kind);
 const char* to_string(AttentionKind kind);
+const char* to_string(NormKind kind);
 
 }  // namespace rightsize

@@ -1,14 +1,47 @@
-#include "app.hpp"
+// `rightsize models`: the shipped model presets (data/models).
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
-#include "rightsize/error.hpp"
+#include "app.hpp"
+#include "model_summary.hpp"
+#include "spec_io.hpp"
 
 namespace rightsize::cli {
+namespace {
+
+int run_models(const std::string& format_text) {
+  const Format format = parse_format(format_text, {"table", "json"});
+  const auto presets = io::load_presets(data_dir() + "/models");
+  if (format == Format::json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& p : presets) {
+      const ParamCounts c = count_params(p.model);
+      list.push_back({{"id", p.id}, {"name", p.display_name}, {"kind", to_string(p.model.kind)},
+                      {"total_params", c.total}, {"active_params", c.active},
+                      {"published_params", p.published_params}, {"layers", p.model.layers},
+                      {"attention", to_string(p.model.attention.kind)},
+                      {"native_precision", format_info(p.precision.weights).name}, {"source", p.source}});
+    }
+    fmt::print("{}\n", nlohmann::json{{"schema_version", 1}, {"models", list}}.dump(2));
+    return 0;
+  }
+  fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", "ID", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION", "NATIVE",
+             "SOURCE");
+  for (const auto& p : presets) {
+    const ParamCounts c = count_params(p.model);
+    fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", p.id, short_count(c.total), short_count(c.active),
+               p.model.layers, to_string(p.model.attention.kind), format_info(p.precision.weights).name, p.source);
+  }
+  return 0;
+}
+
+}  // namespace
 
 void add_models(CLI::App& app, Action& action) {
-  auto* command = app.add_subcommand("models", "(being built)");
-  command->callback([&action] {
-    action = [] () -> int { throw Error(ErrorKind::usage, "models", "", "this subcommand is not built yet"); };
-  });
+  auto format = std::make_shared<std::string>("table");
+  auto* command = app.add_subcommand("models", "list the shipped model presets");
+  command->add_option("--format", *format, "output format: table (default) or json");
+  command->callback([&action, format] { action = [format] { return run_models(*format); }; });
 }
 
 }  // namespace rightsize::cli

@@ -1,14 +1,162 @@
-#include "app.hpp"
+// `rightsize validate SPEC`: load the spec and print the resolved model, precision, workload and
+// every assumption made, so the user can check what rightsize will estimate.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "app.hpp"
+#include "model_summary.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/units.hpp"
+#include "spec_io.hpp"
 
 namespace rightsize::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string spec;
+  std::string format = "table";
+};
+
+struct Resolved {
+  ParamCounts params;
+  double weight_bytes = 0.0;
+  double kv_bytes_per_token = 0.0;
+};
+
+std::string precision_text(const Precision& p) {
+  return fmt::format("weights {}, activations {}, kv cache {}", format_info(p.weights).name,
+                     format_info(p.activations).name, format_info(p.kv_cache).name);
+}
+
+std::string workload_text(const Spec& s) {
+  if (s.mode == WorkloadMode::training) {
+    const TrainingWorkload& t = s.training;
+    std::string text = fmt::format("training ({}): seq_len {}, global batch {}", to_string(t.method), t.seq_len,
+                                   t.global_batch);
+    if (t.method != TrainingMethod::full) text += fmt::format(", lora rank {}", t.lora_rank);
+    if (t.tokens > 0) text += fmt::format(", {:.3g} tokens", t.tokens);
+    return text + fmt::format(", optimizer {}", to_string(t.optimizer));
+  }
+  const InferenceWorkload& w = s.inference;
+  return fmt::format("inference: {} input + {} output tokens, concurrency {}, context {}", w.input_tokens,
+                     w.output_tokens, w.concurrency == 0 ? std::string("auto") : std::to_string(w.concurrency),
+                     w.context_tokens());
+}
+
+std::string sla_text(const Sla& sla) {
+  std::string out;
+  const auto add = [&](const std::optional<double>& v, const char* unit) {
+    if (v) out += fmt::format("{}{:g} {}", out.empty() ? "" : ", ", *v, unit);
+  };
+  add(sla.ttft_ms, "ms ttft");
+  add(sla.tpot_ms, "ms tpot");
+  add(sla.e2e_ms, "ms e2e");
+  add(sla.requests_per_s, "requests/s peak");
+  add(sla.average_requests_per_s, "requests/s average");
+  add(sla.growth_factor, "x growth");
+  add(sla.output_tokens_per_s, "output tokens/s");
+  add(sla.deadline_hours, "h deadline");
+  add(sla.budget_usd, "USD budget");
+  return out.empty() ? "none" : out;
+}
+
+void print_table(const Spec& s, const Resolved& r) {
+  const ModelSpec& m = s.model;
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"spec", s.name},
+      {"model", m.name},
+      {"kind", to_string(m.kind)},
+      {"parameters", fmt::format("{} total ({}), {} active ({})", grouped(r.params.total), short_count(r.params.total),
+                                 grouped(r.params.active), short_count(r.params.active))},
+      {"weights", fmt::format("{:.2f} GB = {:.2f} GiB ({} bytes; GB = 1e9, GiB = 2^30){}",
+                              r.weight_bytes / k_bytes_per_gb, r.weight_bytes / k_bytes_per_gib,
+                              grouped(static_cast<std::int64_t>(r.weight_bytes)),
+                              m.checkpoint_weight_bytes > 0 ? ", from the checkpoint" : "")},
+      {"kv cache", m.kind == ModelKind::decoder
+                       ? fmt::format("{} bytes per token ({:.1f} KiB) at {}", grouped(static_cast<std::int64_t>(r.kv_bytes_per_token)),
+                                     r.kv_bytes_per_token / 1024.0, format_info(s.precision.kv_cache).name)
+                       : std::string("none (no KV cache)")},
+      {"layers", std::to_string(m.layers)},
+      {"hidden", std::to_string(m.hidden_size)},
+      {"attention", attention_summary(m)},
+      {"sliding window", window_summary(m)},
+      {"moe", moe_summary(m)},
+      {"precision", precision_text(s.precision)},
+      {"workload", workload_text(s)},
+      {"sla", sla_text(s.sla)},
+  };
+  if (m.kind != ModelKind::decoder) {
+    rows.emplace_back("per item", fmt::format("{} tokens x {} passes", m.tokens_per_item, m.passes_per_item));
+  }
+  if (s.deployment) {
+    const DeploymentSpec& d = *s.deployment;
+    rows.emplace_back("deployment", fmt::format("{} x {} (tp {}, pp {}, ep {})", d.gpus, d.gpu, d.tp, d.pp, d.ep));
+  }
+  print_rows(rows);
+  fmt::print("assumptions\n");
+  if (s.assumptions.empty()) fmt::print("  (none)\n");
+  for (const auto& a : s.assumptions) fmt::print("  - {}\n", a);
+}
+
+void print_json(const Spec& s, const Resolved& r) {
+  const ModelSpec& m = s.model;
+  nlohmann::json model = {
+      {"name", m.name},
+      {"kind", to_string(m.kind)},
+      {"total_params", r.params.total},
+      {"active_params", r.params.active},
+      {"weight_bytes", static_cast<std::int64_t>(r.weight_bytes)},
+      {"weight_gb", r.weight_bytes / k_bytes_per_gb},
+      {"weight_gib", r.weight_bytes / k_bytes_per_gib},
+      {"kv_cache_bytes_per_token", static_cast<std::int64_t>(r.kv_bytes_per_token)},
+      {"layers", m.layers},
+      {"hidden_size", m.hidden_size},
+      {"heads", m.heads},
+      {"kv_heads", m.kv_heads},
+      {"head_dim", m.head_dim},
+      {"attention", to_string(m.attention.kind)},
+      {"sliding_window", m.attention.sliding_window},
+      {"sliding_window_layers", m.attention.sliding_window_layers},
+      {"moe", {{"experts", m.moe.experts}, {"experts_per_token", m.moe.experts_per_token},
+               {"shared_experts", m.moe.shared_experts}, {"dense_layers", m.moe.dense_layers}}},
+  };
+  nlohmann::json out = {
+      {"schema_version", 1},
+      {"spec", s.name},
+      {"model", model},
+      {"precision", {{"weights", format_info(s.precision.weights).name},
+                     {"activations", format_info(s.precision.activations).name},
+                     {"kv_cache", format_info(s.precision.kv_cache).name}}},
+      {"workload", workload_text(s)},
+      {"sla", sla_text(s.sla)},
+      {"assumptions", s.assumptions},
+  };
+  fmt::print("{}\n", out.dump(2));
+}
+
+int run_validate(const ValidateOptions& options) {
+  const Format format = parse_format(options.format, {"table", "json"});
+  const Spec spec = io::load_spec(options.spec, data_dir() + "/models");
+  Resolved r;
+  r.params = count_params(spec.model);
+  r.weight_bytes = weight_bytes(spec.model, spec.precision);
+  r.kv_bytes_per_token = kv_cache_bytes_per_token(spec.model, spec.precision.kv_bytes_per_element());
+  if (format == Format::json) {
+    print_json(spec, r);
+  } else {
+    print_table(spec, r);
+  }
+  return 0;
+}
+
+}  // namespace
 
 void add_validate(CLI::App& app, Action& action) {
-  auto* command = app.add_subcommand("validate", "(being built)");
-  command->callback([&action] {
-    action = [] () -> int { throw Error(ErrorKind::usage, "validate", "", "this subcommand is not built yet"); };
-  });
+  auto options = std::make_shared<ValidateOptions>();
+  auto* command = app.add_subcommand("validate", "check a spec file and print the resolved model and assumptions");
+  command->add_option("spec", options->spec, "spec file (docs/model-spec.md)")->required();
+  command->add_option("--format", options->format, "output format: table (default) or json");
+  command->callback([&action, options] { action = [options] { return run_validate(*options); }; });
 }
 
 }  // namespace rightsize::cli

@@ -29,6 +29,7 @@ i64 attention_params(const ModelSpec& m) {
   if (m.qkv_bias) p += h_q + 2 * h_kv;
   if (m.o_bias) p += h;
   if (m.qk_norm) p += 2 * m.head_dim;
+  if (m.attention_sinks) p += m.heads;  // gpt-oss: one sink logit per head
   return p;
 }
 
@@ -45,7 +46,8 @@ i64 ffn_params(const ModelSpec& m, i64 width, bool bias) {
 ParamCounts count_params(const ModelSpec& m) {
   ParamCounts c;
   const i64 h = m.hidden_size;
-  const i64 norm_per_layer = (m.norm == NormKind::rms ? 2 : 4) * h;
+  // RMSNorm has h weights, LayerNorm h weights + h biases.
+  const i64 norm_per_layer = m.norms_per_layer * (m.norm == NormKind::rms ? 1 : 2) * h;
   const i64 final_norm = (m.norm == NormKind::rms ? 1 : 2) * h;
   const bool moe = m.moe.experts > 0;
 
@@ -69,7 +71,7 @@ ParamCounts count_params(const ModelSpec& m) {
   }
 
   c.embedding = m.vocab_size * h;
-  c.lm_head = m.tied_embeddings ? 0 : m.vocab_size * h;
+  c.lm_head = m.tied_embeddings ? 0 : m.vocab_size * h + (m.lm_head_bias ? m.vocab_size : 0);
   c.norms_total = m.layers * norm_per_layer + final_norm;
   if (m.qk_norm) c.norms_total += m.layers * 2 * m.head_dim;
 

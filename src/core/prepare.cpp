@@ -9,22 +9,6 @@ namespace {
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Formats whose figure already covers embeddings/head (plain floats; GGUF whole-file mixes). Other
-// quantizers keep embedding and LM head in 16-bit (methodology §2.2 skip lists).
-bool quantizes_embeddings(NumberFormat f) {
-  switch (f) {
-    case NumberFormat::fp32:
-    case NumberFormat::bf16:
-    case NumberFormat::fp16:
-    case NumberFormat::gguf_q8_0:
-    case NumberFormat::gguf_q6_k:
-    case NumberFormat::gguf_q5_k_m:
-    case NumberFormat::gguf_q4_k_m:
-    case NumberFormat::gguf_q4_0: return true;
-    default: return false;
-  }
-}
-
 }  // namespace
 
 PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
@@ -35,7 +19,7 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   const ParamCounts& c = pm.params;
 
   const double b_w = precision.weight_bytes_per_param();
-  const double b_embed = (quantizes_embeddings(precision.weights) || !m.keep_embeddings_16bit) ? b_w : 2.0;
+  const double b_embed = embedding_bytes_per_param(m, precision);
   const double expert_params = d(c.moe_layers) * d(m.moe.experts) * d(c.expert_params);
   ModelSpec unscaled = m;  // prepare_model runs once per spec, not in the hot path
   unscaled.params_override = 0;

@@ -29,6 +29,9 @@ struct Preset {
   Precision precision;                ///< the checkpoint's native precision
   std::int64_t published_params = 0;  ///< vendor total
   std::int64_t published_active_params = 0;  ///< vendor active (MoE), else = total
+  /// The vendor's active figure leaves out the input embedding (a gather, no FLOPs): gpt-oss, DeepSeek.
+  bool published_active_excludes_embedding = false;
+  std::string published_source;       ///< where the published figures come from
 };
 
 /// All presets in `models_dir`, sorted by id.
@@ -46,6 +49,9 @@ struct CheckpointInfo {
   std::int64_t tensor_count = 0;
   std::int64_t parameter_count = 0;
   std::map<std::string, std::int64_t> bytes_by_dtype;
+  /// How the bytes were found: "safetensors header", "shard headers" or "index metadata.total_size"
+  /// (shards absent: tensor and parameter counts are then 0).
+  std::string basis;
 };
 
 /// Reads a .safetensors file, a sharded index (model.safetensors.index.json) or a folder of them.

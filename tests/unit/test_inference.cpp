@@ -184,3 +184,12 @@ TEST_CASE("properties: memory and latency are monotone in load; throughput in ha
     CHECK(f.output_tokens_per_s >= base.output_tokens_per_s);
   }
 }
+
+TEST_CASE("the estimator's weight split adds up to weight_bytes() for every format", "[core]") {
+  for (const auto& info : all_formats()) {
+    for (const ModelSpec& m : {llama31_8b(), llama31_70b(), mixtral_8x7b()}) {
+      const Precision p = precision_from_shorthand(info.format);
+      CHECK(prepare_model(m, p).weight_bytes_total == Approx(weight_bytes(m, p)).epsilon(1e-12));
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// safetensors headers: 8-byte little-endian header length + JSON header {name: {dtype, shape,
+// data_offsets}, "__metadata__"} (https://github.com/huggingface/safetensors, format section).
+// Only the header is read, never tensor data.
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "checks.hpp"
+#include "spec_io.hpp"
+
+namespace rightsize::io {
+namespace {
+
+namespace fs = std::filesystem;
+using i64 = std::int64_t;
+
+[[noreturn]] void bad(const std::string& path, const std::string& message) {
+  throw Error(ErrorKind::input, path, "", message);
+}
+
+void add_file(const std::string& path, CheckpointInfo& info) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) bad(path, "cannot open file: no such file");
+  if (size < 8) bad(path, fmt::format("expected a safetensors file (8-byte header length first), got {} bytes", size));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, "cannot open file: permission denied or unreadable");
+  std::array<unsigned char, 8> raw{};
+  in.read(reinterpret_cast<char*>(raw.data()), 8);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  std::uint64_t length = 0;
+  for (std::size_t i = 0; i < 8; ++i) length |= static_cast<std::uint64_t>(raw[i]) << (8 * i);
+  if (length > k_max_input_file_bytes) {
+    bad(path, fmt::format("expected a safetensors header of at most 64 MiB, got a header length of {}", length));
+  }
+  if (length + 8 > size) {
+    bad(path, fmt::format("expected a header length within the file size ({} bytes), got {}; truncated or not "
+                          "safetensors", size, length));
+  }
+  std::string header(static_cast<std::size_t>(length), '\0');
+  in.read(header.data(), static_cast<std::streamsize>(length));
+  if (!in) bad(path, "cannot read the safetensors header");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(header);
+  } catch (const nlohmann::json::exception&) {
+    bad(path, "expected a JSON safetensors header, got malformed JSON");
+  }
+  const JsonReader root(doc, path);
+  if (!root.is_object()) root.fail("expected a safetensors header object, got " + describe_value(doc));
+  const std::uint64_t data_size = size - 8 - length;
+  for (const auto& item : doc.items()) {
+    if (item.key() == "__metadata__") continue;
+    const JsonReader t = root.at(item.key());
+    t.expect_keys({"dtype", "shape", "data_offsets"});
+    const std::string dtype = t.at("dtype").as_string();
+    i64 numel = 1;
+    for (const auto& d : t.at("shape").elements()) numel *= d.as_int(0, 1'000'000'000'000);
+    const auto offsets = t.at("data_offsets").elements();
+    if (offsets.size() != 2) t.at("data_offsets").fail("expected [begin, end], got " + describe_value(t.at("data_offsets").value()));
+    const i64 begin = offsets[0].as_int(0, 1'000'000'000'000'000);
+    const i64 end = offsets[1].as_int(0, 1'000'000'000'000'000);
+    if (end < begin) offsets[1].fail(fmt::format("expected an end offset >= {}, got {}", begin, end));
+    if (static_cast<std::uint64_t>(end) > data_size) {
+      offsets[1].fail(fmt::format("expected an end offset within the {} data bytes; truncated file, got {}", data_size, end));
+    }
+    info.weight_bytes += end - begin;
+    info.parameter_count += numel;
+    info.tensor_count += 1;
+    info.bytes_by_dtype[dtype] += end - begin;
+  }
+}
+
+void add_index(const std::string& path, CheckpointInfo& info) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  root.expect_object();
+  std::set<std::string> shards;
+  for (const auto& item : root.at("weight_map").value().items()) {
+    if (!item.value().is_string()) root.at("weight_map").at(item.key()).fail("expected a shard file name");
+    shards.insert(item.value().get<std::string>());
+  }
+  const fs::path dir = fs::path(path).parent_path();
+  std::size_t present = 0;
+  std::error_code ec;
+  for (const auto& s : shards) present += fs::exists(dir / s, ec) ? 1U : 0U;
+  if (present == shards.size() && !shards.empty()) {
+    for (const auto& s : shards) add_file((dir / s).string(), info);
+    info.basis = "shard headers";
+    return;
+  }
+  auto total = root.find("metadata") ? root.at("metadata").find("total_size") : std::nullopt;
+  if (!total) (void)root.at("metadata").at("total_size");  // "missing required key"
+  info.weight_bytes = positive_count(*total, 100'000'000'000'000, "bytes");
+  info.basis = present == 0 ? "index metadata.total_size; shards absent"
+                            : fmt::format("index metadata.total_size; {} of {} shards absent", shards.size() - present,
+                                          shards.size());
+}
+
+}  // namespace
+
+CheckpointInfo read_checkpoint(const std::string& path) {
+  CheckpointInfo info;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) bad(path, "cannot open file: no such file or folder");
+  if (fs::is_directory(path, ec)) {
+    const fs::path index = fs::path(path) / "model.safetensors.index.json";
+    if (fs::exists(index, ec)) {
+      add_index(index.string(), info);
+      return info;
+    }
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      if (e.path().extension() == ".safetensors") files.push_back(e.path().string());
+    }
+    if (files.empty()) bad(path, "expected a folder with .safetensors files or model.safetensors.index.json, got none");
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) add_file(f, info);
+    info.basis = files.size() == 1 ? "safetensors header" : "shard headers";
+    return info;
+  }
+  if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") {
+    add_index(path, info);
+    return info;
+  }
+  add_file(path, info);
+  info.basis = "safetensors header";
+  return info;
+}
+
+}  // namespace rightsize::io

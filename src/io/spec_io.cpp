@@ -1,0 +1,213 @@
+// Spec files (docs/model-spec.md): schema_version 1 -> Spec. Every default filled in is stated in
+// Spec::assumptions so the user sees what was assumed.
+#include "spec_io.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "checks.hpp"
+#include "model_io.hpp"
+
+namespace rightsize::io {
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 k_max_tokens = 10'000'000;
+constexpr i64 k_max_concurrency = 1'000'000;
+
+void parse_inference(const JsonReader& w, Spec& spec) {
+  w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context"});
+  InferenceWorkload& in = spec.inference;
+  if (auto v = w.find("input_tokens")) {
+    in.input_tokens = positive_count(*v, k_max_tokens, "tokens");
+  } else {
+    spec.assumptions.emplace_back("workload.input_tokens not given: 1024");
+  }
+  if (auto v = w.find("output_tokens")) {
+    in.output_tokens = positive_count(*v, k_max_tokens, "tokens");
+  } else {
+    spec.assumptions.emplace_back("workload.output_tokens not given: 256");
+  }
+  auto c = w.find("concurrency");
+  if (c && c->is_string()) {
+    (void)c->as_choice({"auto"});
+  } else if (c) {
+    if (!c->is_number()) c->fail("expected a positive integer or \"auto\", got " + describe_value(c->value()));
+    in.concurrency = positive_count(*c, k_max_concurrency, "concurrent requests");
+  }
+  if (in.concurrency == 0) spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
+  if (auto v = w.find("max_context")) {
+    in.max_context = positive_count(*v, k_max_tokens, "tokens");
+    if (in.max_context < in.input_tokens + in.output_tokens) {
+      v->fail(fmt::format("expected at least input_tokens + output_tokens ({}), got {}",
+                          in.input_tokens + in.output_tokens, in.max_context));
+    }
+  }
+}
+
+void parse_training(const JsonReader& w, Spec& spec) {
+  w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens", "optimizer",
+                 "zero_stage", "recompute", "cpu_offload"});
+  TrainingWorkload& t = spec.training;
+  if (auto v = w.find("method")) {
+    const std::string m = v->as_choice({"full", "lora", "qlora"});
+    t.method = m == "lora" ? TrainingMethod::lora : m == "qlora" ? TrainingMethod::qlora : TrainingMethod::full;
+  } else {
+    spec.assumptions.emplace_back("workload.method not given: full fine-tuning");
+  }
+  if (auto v = w.find("lora_rank")) {
+    if (t.method == TrainingMethod::full) v->fail("expected lora_rank only with method \"lora\" or \"qlora\", got it with \"full\"");
+    t.lora_rank = positive_count(*v, 65536, "rank");
+  } else if (t.method != TrainingMethod::full) {
+    spec.assumptions.emplace_back("workload.lora_rank not given: 16");
+  }
+  if (auto v = w.find("seq_len")) t.seq_len = positive_count(*v, k_max_tokens, "tokens");
+  else spec.assumptions.emplace_back("workload.seq_len not given: 4096");
+  if (auto v = w.find("global_batch")) t.global_batch = positive_count(*v, 100'000'000, "sequences");
+  else spec.assumptions.emplace_back("workload.global_batch not given: 1024 sequences");
+  if (auto v = w.find("micro_batch")) {
+    t.micro_batch = positive_count(*v, t.global_batch, "sequences");
+  }
+  if (auto v = w.find("tokens")) t.tokens = positive_amount(*v, 1e15, "tokens");
+  else spec.assumptions.emplace_back("workload.tokens not given: cost of one optimizer step only");
+  if (auto v = w.find("optimizer")) {
+    const std::string o = v->as_choice({"adamw", "adamw-8bit", "sgd"});
+    t.optimizer = o == "sgd" ? Optimizer::sgd : o == "adamw-8bit" ? Optimizer::adamw_8bit : Optimizer::adamw;
+  }
+  if (auto v = w.find("zero_stage")) t.zero_stage = static_cast<int>(v->as_int(0, 3));
+  if (auto v = w.find("recompute")) {
+    const std::string r = v->as_choice({"none", "selective", "full"});
+    t.recompute = r == "none" ? Recompute::none : r == "full" ? Recompute::full : Recompute::selective;
+  }
+  if (auto v = w.find("cpu_offload")) t.cpu_offload_optimizer = v->as_bool();
+}
+
+void parse_workload(const JsonReader& root, Spec& spec) {
+  auto w = root.find("workload");
+  if (!w) {
+    spec.assumptions.emplace_back("no workload given: inference, 1024 input and 256 output tokens per request");
+    spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
+    return;
+  }
+  w->expect_object();
+  std::string mode = "inference";
+  if (auto m = w->find("mode")) mode = m->as_choice({"inference", "training"});
+  else spec.assumptions.emplace_back("workload.mode not given: inference");
+  spec.mode = mode == "training" ? WorkloadMode::training : WorkloadMode::inference;
+  if (spec.mode == WorkloadMode::training) parse_training(*w, spec);
+  else parse_inference(*w, spec);
+}
+
+void parse_sla(const JsonReader& s, Sla& sla) {
+  s.expect_keys({"ttft_ms", "tpot_ms", "e2e_ms", "requests_per_s", "average_requests_per_s", "growth_factor",
+                 "output_tokens_per_s", "deadline_hours", "budget_usd"});
+  const auto read = [&](std::string_view key, std::optional<double>& out, double max, std::string_view noun) {
+    if (auto v = s.find(key)) out = positive_amount(*v, max, noun);
+  };
+  read("ttft_ms", sla.ttft_ms, 3.6e6, "milliseconds");
+  read("tpot_ms", sla.tpot_ms, 3.6e6, "milliseconds");
+  read("e2e_ms", sla.e2e_ms, 8.64e7, "milliseconds");
+  read("requests_per_s", sla.requests_per_s, 1e7, "requests per second");
+  read("average_requests_per_s", sla.average_requests_per_s, 1e7, "requests per second");
+  read("growth_factor", sla.growth_factor, 1000, "growth");
+  read("output_tokens_per_s", sla.output_tokens_per_s, 1e10, "tokens per second");
+  read("deadline_hours", sla.deadline_hours, 87'600, "hours");
+  read("budget_usd", sla.budget_usd, 1e12, "dollars");
+  if (sla.average_requests_per_s && sla.requests_per_s && *sla.average_requests_per_s > *sla.requests_per_s) {
+    s.at("average_requests_per_s")
+        .fail(fmt::format("expected at most requests_per_s ({:g}), got {:g}", *sla.requests_per_s,
+                          *sla.average_requests_per_s));
+  }
+}
+
+void parse_tco(const JsonReader& t, TcoParams& tco) {
+  t.expect_keys({"years", "cost_of_capital", "utilization", "pue", "usd_per_kwh", "power_fraction", "server_overhead",
+                 "ops_fraction"});
+  if (auto v = t.find("years")) tco.amortization_years = positive_amount(*v, 30, "years");
+  if (auto v = t.find("cost_of_capital")) tco.cost_of_capital = amount_in(*v, 0, 1);
+  if (auto v = t.find("utilization")) tco.utilization = positive_amount(*v, 1, "utilization");
+  if (auto v = t.find("pue")) tco.power_usage_effectiveness = amount_in(*v, 1, 3);
+  if (auto v = t.find("usd_per_kwh")) tco.usd_per_kwh = amount_in(*v, 0, 10);
+  if (auto v = t.find("power_fraction")) tco.power_fraction_of_tdp = positive_amount(*v, 1.5, "power");
+  if (auto v = t.find("server_overhead")) tco.server_overhead_fraction = amount_in(*v, 0, 10);
+  if (auto v = t.find("ops_fraction")) tco.ops_fraction_per_year = amount_in(*v, 0, 1);
+}
+
+void parse_constraints(const JsonReader& c, Constraints& out) {
+  c.expect_keys({"gpus", "max_gpus_per_replica", "max_nodes", "pricing", "provider", "tco"});
+  if (auto g = c.find("gpus")) {
+    for (const auto& e : g->elements()) out.gpus.push_back(e.as_string());
+    if (out.gpus.empty()) g->fail("expected at least one GPU id, got an empty array");
+  }
+  if (auto v = c.find("max_gpus_per_replica")) out.max_gpus_per_replica = static_cast<int>(positive_count(*v, 4096, "GPUs"));
+  if (auto v = c.find("max_nodes")) out.max_nodes = static_cast<int>(positive_count(*v, 1024, "nodes"));
+  if (auto v = c.find("pricing")) {
+    const std::string p = v->as_choice({"on_demand", "spot", "on_prem"});
+    out.pricing = p == "spot" ? PricingModel::spot : p == "on_prem" ? PricingModel::on_prem : PricingModel::on_demand;
+  }
+  if (auto v = c.find("provider")) out.provider = v->as_string();
+  if (auto v = c.find("tco")) parse_tco(*v, out.tco);
+}
+
+DeploymentSpec parse_deployment(const JsonReader& d) {
+  d.expect_keys({"gpu", "gpus", "tp", "pp", "ep"});
+  DeploymentSpec out;
+  out.gpu = d.at("gpu").as_string();
+  if (auto v = d.find("gpus")) out.gpus = static_cast<int>(positive_count(*v, 4096, "GPUs"));
+  if (auto v = d.find("tp")) out.tp = static_cast<int>(positive_count(*v, 1024, "GPUs"));
+  if (auto v = d.find("pp")) out.pp = static_cast<int>(positive_count(*v, 1024, "stages"));
+  if (auto v = d.find("ep")) out.ep = static_cast<int>(positive_count(*v, 1024, "GPUs"));
+  const int tp = out.tp > 0 ? out.tp : 1;
+  const int pp = out.pp > 0 ? out.pp : 1;
+  if (out.gpus % (tp * pp) != 0) {
+    (d.find("tp") ? d.at("tp") : d.at("pp"))
+        .fail(fmt::format("expected tp x pp to divide gpus ({}), got tp x pp = {}", out.gpus, tp * pp));
+  }
+  if (out.ep > out.gpus) d.at("ep").fail(fmt::format("expected at most gpus ({}), got {}", out.gpus, out.ep));
+  return out;
+}
+
+}  // namespace
+
+Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
+                const std::string& models_dir) {
+  const JsonReader root(document, source);
+  root.expect_keys({"schema_version", "name", "description", "model", "precision", "workload", "sla", "constraints",
+                    "deployment"});
+  Spec spec;
+  spec.source = source;
+  if (auto v = root.find("schema_version")) {
+    if (!v->is_number() || v->value() != 1) v->fail("expected schema_version 1, got " + describe_value(v->value()));
+  } else {
+    spec.assumptions.emplace_back("schema_version not given: read as version 1");
+  }
+  spec.name = root.find("name") ? root.at("name").as_string() : std::filesystem::path(source).stem().string();
+  if (auto d = root.find("description")) (void)d->as_string();
+  ResolvedModel resolved = resolve_model(root.at("model"), ModelContext{base_dir, models_dir, true});
+  spec.model = resolved.model;
+  if (spec.model.name.empty()) spec.model.name = resolved.origin;
+  spec.assumptions.insert(spec.assumptions.begin(), resolved.assumptions.begin(), resolved.assumptions.end());
+  if (auto p = root.find("precision")) {
+    spec.precision = parse_precision(*p, resolved.native);
+  } else {
+    spec.precision = resolved.native;
+    spec.assumptions.push_back(resolved.native_known
+                                   ? fmt::format("precision not given: the model's native {}",
+                                                 format_info(resolved.native.weights).name)
+                                   : "precision not given: bf16");
+  }
+  parse_workload(root, spec);
+  if (auto s = root.find("sla")) parse_sla(*s, spec.sla);
+  if (auto c = root.find("constraints")) parse_constraints(*c, spec.constraints);
+  if (auto d = root.find("deployment")) spec.deployment = parse_deployment(*d);
+  return spec;
+}
+
+Spec load_spec(const std::string& path, const std::string& models_dir) {
+  const nlohmann::json document = read_json_file(path);
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  return parse_spec(document, path, base, models_dir);
+}
+
+}  // namespace rightsize::io
