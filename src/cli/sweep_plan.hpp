@@ -84,7 +84,6 @@ struct SweepPlan {
   std::vector<std::size_t> model_axes;   ///< indices into `axes` of the model keys, in order
   GridShape model_grid;                  ///< over the model axes: one PreparedModel per point
   std::vector<PreparedModel> models;
-  std::vector<std::string> model_labels; ///< "bf16" etc.: precision label per model combination
   std::vector<Gpu> gpus;                 ///< the catalog
   std::vector<double> prices;            ///< USD per GPU-hour, parallel to gpus; <= 0 unknown
   std::vector<std::size_t> search_gpus;  ///< recommend mode: catalog indices to consider
