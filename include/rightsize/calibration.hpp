@@ -1,0 +1,170 @@
+#pragma once
+// Validation against published measurements, calibration of per-GPU efficiency factors, error
+// metrics and error bands (methodology §4.5, §7.3). Pure: the cases and the GPUs come in as values.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rightsize/gpu.hpp"
+#include "rightsize/inference.hpp"
+#include "rightsize/model.hpp"
+#include "rightsize/precision.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize {
+
+/// The figure a measurement (and an error band) is about. Units: throughput and
+/// training_throughput in tokens/s for the whole deployment, latencies in seconds, memory in bytes.
+enum class FigureKind : std::uint8_t { throughput, ttft, tpot, e2e, memory, training_throughput };
+inline constexpr std::size_t k_figure_kind_count = 6;
+
+/// Name used in files and output ("throughput", "ttft", ...).
+const char* to_string(FigureKind kind);
+/// Parses a figure kind; also accepts the case-file spelling "inference_throughput".
+std::optional<FigureKind> parse_figure_kind(std::string_view name);
+
+/// What a memory measurement covers.
+enum class MemoryScope : std::uint8_t { weights_per_gpu, peak_allocated };
+
+/// One published measurement with the settings needed to predict it (tests/validation/README.md).
+struct ValidationCase {
+  std::string id;
+  FigureKind kind = FigureKind::throughput;
+  ModelSpec model;
+  Precision precision;
+  std::string gpu_id;                   ///< catalog id, e.g. "H100-SXM"
+  Deployment deployment;                ///< gpus, tp, pp
+  InferenceWorkload workload;           ///< ISL, OSL, concurrency per replica (0 = auto)
+  std::int64_t training_seq_len = 0;    ///< training cases only
+  MemoryScope memory_scope = MemoryScope::weights_per_gpu;
+  double measured = 0.0;                ///< in the unit of `kind`
+  bool scored = true;                   ///< false: reported but excluded from metrics and fits
+  std::string model_class;              ///< "dense-small" (< 20 B), "dense-large", "moe"
+};
+
+/// Model class used to widen bands: "moe", "dense-large" (≥ 20 B parameters) or "dense-small".
+std::string model_class_of(const ModelSpec& model);
+
+/// Predicts one case on `gpu` (whose `efficiency` is used) with `engine`. Inference kinds go
+/// through prepare_model + estimate_inference; training uses the labelled 6·N fallback below.
+double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine);
+
+/// Training throughput fallback until the training estimator lands (methodology §4.2):
+/// tokens/s = gpus · F_bf16 · MFU / (6·N_mm + 6·L·n_h·d_h·s). Labelled "6ND fallback" in reports.
+double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, int gpus,
+                                 double peak_tflops, double mfu);
+
+/// Signed error in percent, (predicted − measured) / measured · 100.
+double signed_error_pct(double predicted, double measured);
+/// Absolute percentage error.
+double ape_pct(double predicted, double measured);
+/// Median of the values (0 for an empty list).
+double median(std::vector<double> values);
+/// Arithmetic mean (0 for an empty list).
+double mean(const std::vector<double>& values);
+/// Linear-interpolated quantile q in [0, 1] (type 7, the numpy default); 0 for an empty list.
+double quantile(std::vector<double> values, double q);
+
+/// Efficiency factors fitted for one GPU, with the cases each factor was fitted to. A factor with
+/// fewer than two cases on this GPU takes the cross-GPU value (`*_source` = "cross_gpu") or stays
+/// at the default when no GPU has cases ("default").
+struct FittedEfficiency {
+  std::string gpu_id;                   ///< "*" for the cross-GPU (pooled) fit
+  GpuEfficiency efficiency;
+  std::vector<std::string> decode_cases, prefill_cases, training_cases, communication_cases;
+  std::string decode_source = "default", prefill_source = "default", training_source = "default",
+              communication_source = "default";
+};
+
+/// Error band of one figure kind on one GPU ("*" = all GPUs): ratio measured / predicted.
+struct BandEntry {
+  FigureKind kind = FigureKind::throughput;
+  std::string gpu_id;
+  double ratio_low = 1.0;               ///< p10 of measured / predicted, after widening
+  double ratio_high = 1.0;              ///< p90, after widening
+  int cases = 0;                        ///< leave-one-out residuals it was computed from
+  std::string rule;                     ///< "own", "own+pooled widened", "pooled widened", "default"
+};
+
+/// Extra widening of a band for a model class with few cases (multiplies ratio_high, divides low).
+struct ClassWidening {
+  std::string model_class;
+  int cases = 0;
+  double factor = 1.0;
+};
+
+/// A calibration: fitted factors per GPU and error bands (data/calibration.json).
+struct Calibration {
+  int schema_version = 1;
+  std::vector<FittedEfficiency> gpus;   ///< sorted by id; "*" first
+  std::vector<BandEntry> bands;         ///< sorted by kind, then GPU id
+  std::vector<ClassWidening> classes;   ///< sorted by class
+};
+
+/// A value with its band: low ≤ value ≤ high (all in the value's unit).
+struct Band {
+  double low, value, high;
+};
+
+/// The band around `value` for a figure on a GPU: the GPU's entry, else the all-GPU entry, else
+/// a ×0.5–×2 default. Pure lookup.
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value);
+/// As above, further widened by the model class's factor (classes with few validation cases).
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
+              std::string_view model_class);
+
+/// Fit settings: plausible ranges (methodology §4.5) and the minimum cases for a per-GPU fit.
+struct FitOptions {
+  double bandwidth_min = 0.5, bandwidth_max = 0.95;
+  double compute_min = 0.3, compute_max = 0.9;
+  double mfu_min = 0.2, mfu_max = 0.75;
+  double communication_min = 0.5, communication_max = 0.9;
+  int min_cases_per_gpu = 2;
+  /// A case informs a factor when |d log(prediction) / d log(factor)| reaches this.
+  double min_elasticity = 0.5;
+};
+
+/// Fits per-GPU efficiency factors to the scored cases (1-D golden-section search per factor on
+/// the sum of absolute log errors, two coordinate passes; a case informs a factor only when its
+/// prediction is sensitive to it). `gpus` supply peaks and defaults;
+/// cases whose GPU is missing are ignored. Deterministic.
+std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>& cases,
+                                               const std::vector<Gpu>& gpus, const EngineConfig& engine,
+                                               const FitOptions& options);
+
+/// One case's outcome.
+struct CaseResult {
+  std::string id;
+  FigureKind kind = FigureKind::throughput;
+  std::string gpu_id;
+  std::string model_class;
+  bool scored = true;
+  double measured = 0.0;
+  double predicted_default = 0.0;       ///< with methodology default factors
+  double predicted = 0.0;               ///< with factors fitted to all cases
+  double predicted_loo = 0.0;           ///< with factors fitted without this case
+};
+
+/// Runs every case with default, fitted and leave-one-out factors.
+std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
+                                       const EngineConfig& engine, const FitOptions& options);
+
+/// Error bands from leave-one-out ratios (rule in tests/validation/README.md).
+Calibration build_calibration(const std::vector<FittedEfficiency>& fits, const std::vector<CaseResult>& results);
+
+/// Median / mean APE of one group.
+struct ErrorSummary {
+  std::string group;                    ///< kind name, or "kind/gpu"
+  int cases = 0;
+  double median_ape_pct = 0.0, mean_ape_pct = 0.0;          ///< fitted factors (in-sample)
+  double median_ape_loo_pct = 0.0, mean_ape_loo_pct = 0.0;  ///< leave-one-out
+  double median_ape_default_pct = 0.0;                      ///< default factors
+};
+
+/// Summaries per kind (group = kind) and per kind and GPU (group = "kind/gpu"), scored cases only,
+/// sorted by group.
+std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool per_gpu);
+
+}  // namespace rightsize

@@ -1,0 +1,240 @@
+// Validation metrics, per-case prediction and error bands (methodology §4.5, §7.3). The fit itself
+// lives in calibration_fit.cpp.
+#include "rightsize/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Band widening rule (tests/validation/README.md): below this many leave-one-out residuals a
+// band borrows from the pooled one and its log-ratios are stretched by 10 % per missing case
+// (log space keeps a tight memory band tight and a loose TTFT band proportionally looser).
+constexpr int k_band_min_cases = 5;
+constexpr double k_band_widen_per_missing_case = 0.10;
+constexpr double k_band_no_data_widen = 1.5;
+constexpr double k_default_ratio_low = 0.5;
+constexpr double k_default_ratio_high = 2.0;
+
+}  // namespace
+
+const char* to_string(FigureKind kind) {
+  switch (kind) {
+    case FigureKind::throughput: return "throughput";
+    case FigureKind::ttft: return "ttft";
+    case FigureKind::tpot: return "tpot";
+    case FigureKind::e2e: return "e2e";
+    case FigureKind::memory: return "memory";
+    case FigureKind::training_throughput: return "training_throughput";
+  }
+  return "throughput";
+}
+
+std::optional<FigureKind> parse_figure_kind(std::string_view name) {
+  if (name == "throughput" || name == "inference_throughput") return FigureKind::throughput;
+  if (name == "ttft") return FigureKind::ttft;
+  if (name == "tpot") return FigureKind::tpot;
+  if (name == "e2e") return FigureKind::e2e;
+  if (name == "memory") return FigureKind::memory;
+  if (name == "training_throughput") return FigureKind::training_throughput;
+  return std::nullopt;
+}
+
+std::string model_class_of(const ModelSpec& model) {
+  if (model.moe.experts > 0) return "moe";
+  return count_params(model).total >= 20'000'000'000 ? "dense-large" : "dense-small";
+}
+
+double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, int gpus, double peak_tflops,
+                                 double mfu) {
+  // Methodology §4.2: C_train per token = 6·N_mm_active + 6·L·n_h·d_h·s (causal attention; MFU
+  // counts model FLOPs, so no recompute term). Time = C / (gpus · F · MFU).
+  const ParamCounts p = count_params(model);
+  const double per_token = 6.0 * d(p.mm_active) + 6.0 * d(model.layers) * d(model.heads) * d(model.head_dim) * d(seq_len);
+  if (per_token <= 0.0) return 0.0;
+  return static_cast<double>(gpus) * peak_tflops * 1e12 * mfu / per_token;
+}
+
+double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine) {
+  if (c.kind == FigureKind::training_throughput) {
+    return training_tokens_per_s_6nd(c.model, c.training_seq_len, c.deployment.gpus, gpu.tflops(MathDtype::bf16),
+                                     gpu.efficiency.training_mfu);
+  }
+  const PreparedModel pm = prepare_model(c.model, c.precision);
+  if (c.kind == FigureKind::memory && c.memory_scope == MemoryScope::peak_allocated) {
+    // A framework without engine reserves (Hugging Face generate): weights + the KV of the
+    // sequences' full context (methodology §2.2, §2.3); activations of a 20-token prompt are noise.
+    const double tokens = d(c.workload.input_tokens + c.workload.output_tokens) *
+                          d(std::max<std::int64_t>(1, c.workload.concurrency));
+    return pm.weight_bytes_total + kv_cache_bytes_per_token(c.model, pm.kv_bytes_per_element) * tokens;
+  }
+  const InferenceEstimate e = estimate_inference(pm, c.workload, gpu, c.deployment, engine, nullptr, 0.0);
+  switch (c.kind) {
+    case FigureKind::throughput: return e.output_tokens_per_s;
+    case FigureKind::ttft: return e.ttft_s;
+    case FigureKind::tpot: return e.tpot_s;
+    case FigureKind::e2e: return e.e2e_s;
+    case FigureKind::memory: return e.memory.weights_bytes;
+    case FigureKind::training_throughput: break;
+  }
+  return 0.0;
+}
+
+double signed_error_pct(double predicted, double measured) {
+  return measured == 0.0 ? 0.0 : (predicted - measured) / measured * 100.0;
+}
+
+double ape_pct(double predicted, double measured) { return std::fabs(signed_error_pct(predicted, measured)); }
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  // Type-7 quantile (Hyndman & Fan 1996; numpy's default): h = (n − 1)·q, interpolate.
+  const double h = static_cast<double>(values.size() - 1) * std::clamp(q, 0.0, 1.0);
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (h - static_cast<double>(lo)) * (values[hi] - values[lo]);
+}
+
+double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
+
+double mean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+namespace {
+
+// Ratio band from n residual ratios, with the pooled band to borrow from (rule in the README).
+BandEntry band_from(FigureKind kind, const std::string& gpu, const std::vector<double>& ratios,
+                    const BandEntry* pooled) {
+  BandEntry b;
+  b.kind = kind;
+  b.gpu_id = gpu;
+  b.cases = static_cast<int>(ratios.size());
+  const int n = b.cases;
+  if (n >= k_band_min_cases) {
+    b.ratio_low = quantile(ratios, 0.10);
+    b.ratio_high = quantile(ratios, 0.90);
+    b.rule = "own";
+  } else if (n >= 2 || (n == 1 && pooled != nullptr)) {
+    const double widen = 1.0 + k_band_widen_per_missing_case * static_cast<double>(k_band_min_cases - n);
+    const auto [mn, mx] = std::minmax_element(ratios.begin(), ratios.end());
+    b.ratio_low = *mn;
+    b.ratio_high = *mx;
+    if (pooled != nullptr) {
+      b.ratio_low = std::min(b.ratio_low, pooled->ratio_low);
+      b.ratio_high = std::max(b.ratio_high, pooled->ratio_high);
+    }
+    b.ratio_low = std::pow(std::min(b.ratio_low, 1.0), widen);
+    b.ratio_high = std::pow(std::max(b.ratio_high, 1.0), widen);
+    b.rule = pooled != nullptr ? "own+pooled widened" : "own widened";
+  } else if (pooled != nullptr) {
+    b.ratio_low = std::pow(pooled->ratio_low, k_band_no_data_widen);
+    b.ratio_high = std::pow(pooled->ratio_high, k_band_no_data_widen);
+    b.rule = "pooled widened";
+  } else {
+    b.ratio_low = k_default_ratio_low;
+    b.ratio_high = k_default_ratio_high;
+    b.rule = "default";
+  }
+  // A band always contains its point estimate.
+  b.ratio_low = std::min(b.ratio_low, 1.0);
+  b.ratio_high = std::max(b.ratio_high, 1.0);
+  return b;
+}
+
+}  // namespace
+
+Calibration build_calibration(const std::vector<FittedEfficiency>& fits, const std::vector<CaseResult>& results) {
+  Calibration cal;
+  cal.gpus = fits;
+  std::sort(cal.gpus.begin(), cal.gpus.end(), [](const auto& a, const auto& b) { return a.gpu_id < b.gpu_id; });
+  std::map<std::pair<int, std::string>, std::vector<double>> by_kind_gpu;
+  std::map<int, std::vector<double>> by_kind;
+  std::map<std::string, int> by_class;
+  for (const CaseResult& r : results) {
+    if (!r.scored || r.predicted_loo <= 0.0 || r.measured <= 0.0) continue;
+    const double ratio = r.measured / r.predicted_loo;
+    const int k = static_cast<int>(r.kind);
+    by_kind_gpu[{k, r.gpu_id}].push_back(ratio);
+    by_kind[k].push_back(ratio);
+    ++by_class[r.model_class];
+  }
+  for (std::size_t k = 0; k < k_figure_kind_count; ++k) {
+    const auto kind = static_cast<FigureKind>(k);
+    const auto it = by_kind.find(static_cast<int>(k));
+    const BandEntry pooled = band_from(kind, "*", it == by_kind.end() ? std::vector<double>{} : it->second, nullptr);
+    cal.bands.push_back(pooled);
+    for (const auto& [key, ratios] : by_kind_gpu) {
+      if (key.first == static_cast<int>(k)) cal.bands.push_back(band_from(kind, key.second, ratios, &pooled));
+    }
+  }
+  for (const auto& [cls, n] : by_class) {
+    const double factor = 1.0 + k_band_widen_per_missing_case * static_cast<double>(std::max(0, k_band_min_cases - n));
+    cal.classes.push_back(ClassWidening{cls, n, factor});
+  }
+  return cal;
+}
+
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value) {
+  const BandEntry* pooled = nullptr;
+  for (const BandEntry& b : calibration.bands) {
+    if (b.kind != kind) continue;
+    if (b.gpu_id == gpu_id) return Band{value * b.ratio_low, value, value * b.ratio_high};
+    if (b.gpu_id == "*") pooled = &b;
+  }
+  if (pooled != nullptr) return Band{value * pooled->ratio_low, value, value * pooled->ratio_high};
+  return Band{value * k_default_ratio_low, value, value * k_default_ratio_high};
+}
+
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
+              std::string_view model_class) {
+  Band b = band_for(calibration, kind, gpu_id, value);
+  double factor = 1.0 + k_band_widen_per_missing_case * k_band_min_cases;  // unseen class
+  for (const ClassWidening& c : calibration.classes) {
+    if (c.model_class == model_class) factor = c.factor;
+  }
+  // Stretch the log-ratios (same rule as the per-GPU widening).
+  if (value > 0.0) {
+    b.low = value * std::pow(b.low / value, factor);
+    b.high = value * std::pow(b.high / value, factor);
+  }
+  return b;
+}
+
+std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool per_gpu) {
+  struct Acc {
+    std::vector<double> fit, loo, def;
+  };
+  std::map<std::string, Acc> groups;
+  for (const CaseResult& r : results) {
+    if (!r.scored) continue;
+    std::string key = to_string(r.kind);
+    if (per_gpu) key += "/" + r.gpu_id;
+    Acc& a = groups[key];
+    a.fit.push_back(ape_pct(r.predicted, r.measured));
+    a.loo.push_back(ape_pct(r.predicted_loo, r.measured));
+    a.def.push_back(ape_pct(r.predicted_default, r.measured));
+  }
+  std::vector<ErrorSummary> out;
+  for (const auto& [key, a] : groups) {
+    ErrorSummary s;
+    s.group = key;
+    s.cases = static_cast<int>(a.fit.size());
+    s.median_ape_pct = median(a.fit);
+    s.mean_ape_pct = mean(a.fit);
+    s.median_ape_loo_pct = median(a.loo);
+    s.mean_ape_loo_pct = mean(a.loo);
+    s.median_ape_default_pct = median(a.def);
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace rightsize

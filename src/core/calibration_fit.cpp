@@ -1,0 +1,273 @@
+// Fitting per-GPU efficiency factors to published measurements and leave-one-out evaluation
+// (methodology §4.5: "calibrated per (GPU, engine, dtype) from a few measured points", the
+// aiconfigurator approach util = SOL / measured [AIC-HYB]).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "rightsize/calibration.hpp"
+
+namespace rightsize {
+namespace {
+
+enum class Factor : std::uint8_t { decode, prefill, communication, training };
+
+// A case ready to evaluate: its prepared model and a private copy of its GPU whose efficiency the
+// fit overwrites.
+struct Ready {
+  const ValidationCase* c = nullptr;
+  PreparedModel pm;
+  Gpu gpu;
+};
+
+double& slot(GpuEfficiency& e, Factor f) {
+  switch (f) {
+    case Factor::decode: return e.decode_bandwidth;
+    case Factor::prefill: return e.prefill_compute;
+    case Factor::communication: return e.communication;
+    case Factor::training: return e.training_mfu;
+  }
+  return e.decode_bandwidth;
+}
+
+double value_of(const GpuEfficiency& e, Factor f) {
+  GpuEfficiency copy = e;
+  return slot(copy, f);
+}
+
+double predict_ready(const Ready& r, const EngineConfig& engine) {
+  const ValidationCase& c = *r.c;
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::memory) return predict_case(c, r.gpu, engine);
+  const InferenceEstimate e = estimate_inference(r.pm, c.workload, r.gpu, c.deployment, engine, nullptr, 0.0);
+  switch (c.kind) {
+    case FigureKind::throughput: return e.output_tokens_per_s;
+    case FigureKind::ttft: return e.ttft_s;
+    case FigureKind::tpot: return e.tpot_s;
+    case FigureKind::e2e: return e.e2e_s;
+    default: return 0.0;
+  }
+}
+
+// Σ |log(predicted / measured)| with every case in `set` using efficiency `e`. The L1 loss (a
+// median-type fit) keeps one case the model cannot describe from dragging a factor for all others.
+double objective(std::vector<Ready*>& set, const GpuEfficiency& e, const EngineConfig& engine) {
+  double sum = 0.0;
+  for (Ready* r : set) {
+    r->gpu.efficiency = e;
+    const double p = predict_ready(*r, engine);
+    sum += p > 0.0 && std::isfinite(p) ? std::fabs(std::log(p / r->c->measured)) : 10.0;
+  }
+  return sum;
+}
+
+// Elasticity d log(prediction) / d log(factor) by a finite step of ×1.25: how strongly a case
+// depends on the factor at the current efficiencies.
+double elasticity(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine) {
+  constexpr double k_step = 1.25;
+  r.gpu.efficiency = e;
+  const double base = predict_ready(r, engine);
+  slot(r.gpu.efficiency, f) *= k_step;
+  const double moved = predict_ready(r, engine);
+  r.gpu.efficiency = e;
+  if (base <= 0.0 || moved <= 0.0) return 0.0;
+  return std::log(moved / base) / std::log(k_step);
+}
+
+// Golden-section search of one factor in [lo, hi] (the objective is unimodal in practice: each
+// prediction is monotone in the factor). 24 iterations narrow the range by 0.618^24 ≈ 1e-5.
+double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, double hi, const EngineConfig& engine) {
+  constexpr double k_phi = 0.6180339887498949;
+  double a = lo;
+  double b = hi;
+  auto eval = [&](double x) {
+    slot(e, f) = x;
+    return objective(set, e, engine);
+  };
+  double x1 = b - k_phi * (b - a);
+  double x2 = a + k_phi * (b - a);
+  double f1 = eval(x1);
+  double f2 = eval(x2);
+  for (int i = 0; i < 24; ++i) {
+    if (f1 <= f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - k_phi * (b - a);
+      f1 = eval(x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + k_phi * (b - a);
+      f2 = eval(x2);
+    }
+  }
+  return (a + b) / 2.0;
+}
+
+// Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT, prefill
+// compute from TTFT, communication from multi-GPU inference, MFU from training - and of those only
+// the cases whose prediction actually depends on the factor (|elasticity| ≥ min_elasticity), so an
+// overhead-dominated 128-token TTFT does not pull the GEMM efficiency.
+bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine, const FitOptions& o) {
+  const FigureKind k = r.c->kind;
+  bool kind_ok = false;
+  switch (f) {
+    case Factor::training: kind_ok = k == FigureKind::training_throughput; break;
+    case Factor::prefill: kind_ok = k == FigureKind::ttft; break;
+    case Factor::communication:
+      kind_ok = r.c->deployment.tp > 1 && (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
+      break;
+    case Factor::decode: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
+  }
+  return kind_ok && std::fabs(elasticity(r, f, e, engine)) >= o.min_elasticity;
+}
+
+struct Range {
+  double lo, hi;
+};
+
+Range range_of(Factor f, const FitOptions& o) {
+  switch (f) {
+    case Factor::decode: return {o.bandwidth_min, o.bandwidth_max};
+    case Factor::prefill: return {o.compute_min, o.compute_max};
+    case Factor::communication: return {o.communication_min, o.communication_max};
+    case Factor::training: return {o.mfu_min, o.mfu_max};
+  }
+  return {0.0, 1.0};
+}
+
+std::vector<std::string>& cases_of(FittedEfficiency& fe, Factor f) {
+  switch (f) {
+    case Factor::decode: return fe.decode_cases;
+    case Factor::prefill: return fe.prefill_cases;
+    case Factor::communication: return fe.communication_cases;
+    case Factor::training: return fe.training_cases;
+  }
+  return fe.decode_cases;
+}
+
+std::string& source_of(FittedEfficiency& fe, Factor f) {
+  switch (f) {
+    case Factor::decode: return fe.decode_source;
+    case Factor::prefill: return fe.prefill_source;
+    case Factor::communication: return fe.communication_source;
+    case Factor::training: return fe.training_source;
+  }
+  return fe.decode_source;
+}
+
+constexpr Factor k_factors[] = {Factor::decode, Factor::prefill, Factor::communication, Factor::training};
+
+// Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
+// supplies any factor with fewer than min_cases cases. Two passes.
+FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, const GpuEfficiency& start,
+                           const FittedEfficiency* fallback, const EngineConfig& engine, const FitOptions& o) {
+  FittedEfficiency fe;
+  fe.gpu_id = id;
+  fe.efficiency = start;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (Factor f : k_factors) {
+      std::vector<Ready*> set;
+      for (Ready* r : pool) {
+        if (informs(*r, f, fe.efficiency, engine, o)) set.push_back(r);
+      }
+      std::vector<std::string>& ids = cases_of(fe, f);
+      ids.clear();
+      for (Ready* r : set) ids.push_back(r->c->id);
+      std::sort(ids.begin(), ids.end());
+      if (static_cast<int>(set.size()) >= o.min_cases_per_gpu) {
+        const Range rg = range_of(f, o);
+        slot(fe.efficiency, f) = fit_one(set, fe.efficiency, f, rg.lo, rg.hi, engine);
+        source_of(fe, f) = "fitted";
+      } else if (fallback != nullptr) {
+        slot(fe.efficiency, f) = value_of(fallback->efficiency, f);
+        source_of(fe, f) = fallback->gpu_id == "*" ? "cross_gpu" : fallback->gpu_id;
+      }
+    }
+  }
+  return fe;
+}
+
+std::vector<Ready> make_ready(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
+                              const std::string& skip_id) {
+  std::vector<Ready> ready;
+  for (const ValidationCase& c : cases) {
+    if (!c.scored || c.id == skip_id || c.measured <= 0.0) continue;
+    const auto g = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& x) { return x.id == c.gpu_id; });
+    if (g == gpus.end()) continue;
+    Ready r;
+    r.c = &c;
+    r.gpu = *g;
+    if (c.kind != FigureKind::training_throughput) r.pm = prepare_model(c.model, c.precision);
+    ready.push_back(std::move(r));
+  }
+  return ready;
+}
+
+std::vector<FittedEfficiency> fit_except(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
+                                         const EngineConfig& engine, const FitOptions& o, const std::string& skip_id) {
+  std::vector<Ready> ready = make_ready(cases, gpus, skip_id);
+  std::vector<Ready*> all;
+  for (Ready& r : ready) all.push_back(&r);
+  std::vector<FittedEfficiency> out;
+  out.push_back(fit_group("*", all, GpuEfficiency{}, nullptr, engine, o));
+  std::set<std::string> ids;
+  for (const Gpu& g : gpus) ids.insert(g.id);
+  for (const std::string& id : ids) {
+    std::vector<Ready*> pool;
+    for (Ready& r : ready) {
+      if (r.gpu.id == id) pool.push_back(&r);
+    }
+    out.push_back(fit_group(id, pool, out.front().efficiency, &out.front(), engine, o));
+  }
+  return out;
+}
+
+const GpuEfficiency& efficiency_for(const std::vector<FittedEfficiency>& fits, const std::string& gpu_id) {
+  for (const FittedEfficiency& f : fits) {
+    if (f.gpu_id == gpu_id) return f.efficiency;
+  }
+  return fits.front().efficiency;
+}
+
+}  // namespace
+
+std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
+                                               const EngineConfig& engine, const FitOptions& options) {
+  return fit_except(cases, gpus, engine, options, "");
+}
+
+std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
+                                       const EngineConfig& engine, const FitOptions& options) {
+  const std::vector<FittedEfficiency> fits = fit_efficiencies(cases, gpus, engine, options);
+  std::vector<CaseResult> out;
+  for (const ValidationCase& c : cases) {
+    const auto g = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& x) { return x.id == c.gpu_id; });
+    if (g == gpus.end()) continue;
+    CaseResult r;
+    r.id = c.id;
+    r.kind = c.kind;
+    r.gpu_id = c.gpu_id;
+    r.model_class = c.model_class.empty() ? model_class_of(c.model) : c.model_class;
+    r.scored = c.scored;
+    r.measured = c.measured;
+    Gpu gpu = *g;
+    gpu.efficiency = GpuEfficiency{};
+    r.predicted_default = predict_case(c, gpu, engine);
+    gpu.efficiency = efficiency_for(fits, c.gpu_id);
+    r.predicted = predict_case(c, gpu, engine);
+    // Memory has no fitted factor: its leave-one-out prediction is the prediction.
+    if (c.scored && c.kind != FigureKind::memory) {
+      gpu.efficiency = efficiency_for(fit_except(cases, gpus, engine, options, c.id), c.gpu_id);
+      r.predicted_loo = predict_case(c, gpu, engine);
+    } else {
+      r.predicted_loo = r.predicted;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace rightsize

@@ -1,0 +1,238 @@
+// Validation cases, the stand-in GPU table, calibration and baseline files (tests/validation/README.md).
+#include "validation_io.hpp"
+
+#include <cmath>
+#include <fstream>
+
+#include "json_reader.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize::io {
+namespace {
+
+constexpr std::int64_t k_max_count = 1'000'000'000'000;
+constexpr int k_calibration_schema_version = 1;
+
+NumberFormat read_format(const JsonReader& r) {
+  const std::string name = r.as_string();
+  const auto f = parse_number_format(name);
+  if (!f) r.fail("unknown number format \"" + name + "\"");
+  return *f;
+}
+
+std::int64_t int_or(const JsonReader& r, std::string_view key, std::int64_t fallback) {
+  const auto v = r.find(key);
+  return v ? v->as_int(0, k_max_count) : fallback;
+}
+
+bool bool_or(const JsonReader& r, std::string_view key, bool fallback) {
+  const auto v = r.find(key);
+  return v ? v->as_bool() : fallback;
+}
+
+ModelSpec read_model(const JsonReader& r) {
+  ModelSpec m;
+  m.name = r.at("name").as_string();
+  m.layers = r.at("layers").as_int(1, 100000);
+  m.hidden_size = r.at("hidden").as_int(1, k_max_count);
+  m.heads = r.at("heads").as_int(1, 100000);
+  m.kv_heads = r.at("kv_heads").as_int(1, 100000);
+  m.head_dim = r.at("head_dim").as_int(1, 100000);
+  m.ffn_size = r.at("ffn").as_int(1, k_max_count);
+  m.ffn_gated = r.at("gated").as_bool();
+  m.vocab_size = r.at("vocab").as_int(1, k_max_count);
+  m.tied_embeddings = r.at("tied").as_bool();
+  m.norm = r.at("norm").as_choice({"rms", "layer"}) == "rms" ? NormKind::rms : NormKind::layer;
+  m.qkv_bias = bool_or(r, "qkv_bias", false);
+  m.o_bias = bool_or(r, "o_bias", false);
+  m.mlp_bias = bool_or(r, "mlp_bias", false);
+  m.qk_norm = bool_or(r, "qk_norm", false);
+  m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha : (m.kv_heads == 1 ? AttentionKind::mqa : AttentionKind::gqa);
+  if (const auto moe = r.find("moe")) {
+    m.moe.experts = moe->at("experts").as_int(1, 100000);
+    m.moe.experts_per_token = moe->at("top_k").as_int(1, 100000);
+    m.moe.expert_ffn_size = moe->at("expert_ffn").as_int(1, k_max_count);
+  }
+  return m;
+}
+
+ValidationCase read_case(const JsonReader& r) {
+  ValidationCase c;
+  c.id = r.at("id").as_string();
+  const JsonReader kind = r.at("kind");
+  const auto k = parse_figure_kind(kind.as_string());
+  if (!k) kind.fail("unknown kind \"" + kind.as_string() + "\"");
+  c.kind = *k;
+  c.model = read_model(r.at("model"));
+  const JsonReader p = r.at("precision");
+  c.precision.weights = read_format(p.at("weights"));
+  c.precision.activations = read_format(p.at("activations"));
+  c.precision.kv_cache = read_format(p.at("kv_cache"));
+  c.gpu_id = r.at("gpu").as_string();
+  c.deployment.gpus = static_cast<int>(r.at("gpus").as_int(1, 1'000'000));
+  c.deployment.tp = static_cast<int>(r.at("tp").as_int(1, 1024));
+  c.deployment.pp = static_cast<int>(int_or(r, "pp", 1));
+  if (c.deployment.gpus % (c.deployment.tp * c.deployment.pp) != 0) {
+    r.at("gpus").fail("expected a multiple of tp x pp, got " + std::to_string(c.deployment.gpus));
+  }
+  c.workload.concurrency = int_or(r, "concurrency", 0);
+  c.workload.input_tokens = int_or(r, "input_tokens", 0);
+  c.workload.output_tokens = int_or(r, "output_tokens", 0);
+  if (c.kind == FigureKind::training_throughput) {
+    c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
+  } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
+    r.fail("inference cases need input_tokens and output_tokens >= 1");
+  }
+  if (const auto scope = r.find("memory_scope")) {
+    c.memory_scope = scope->as_choice({"weights_per_gpu", "peak_allocated"}) == "peak_allocated" ? MemoryScope::peak_allocated
+                                                                                                 : MemoryScope::weights_per_gpu;
+  }
+  c.measured = r.at("measured").at("value").as_positive(1e30);
+  c.scored = bool_or(r, "scored", true);
+  c.model_class = model_class_of(c.model);
+  return c;
+}
+
+double number_or_zero(const JsonReader& r, std::string_view key) {
+  const auto v = r.find(key);
+  return v ? v->as_number(0.0, 1e9) : 0.0;
+}
+
+// Rounds for stable, readable files: 4 significant decimals are far below the errors discussed.
+double rounded(double v) { return std::round(v * 1e4) / 1e4; }
+
+}  // namespace
+
+std::vector<ValidationCase> load_validation_cases(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  static_cast<void>(root.at("schema_version").as_int(1, 1));
+  std::vector<ValidationCase> cases;
+  for (const JsonReader& c : root.at("cases").elements()) cases.push_back(read_case(c));
+  return cases;
+}
+
+std::vector<Gpu> load_fallback_gpus(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  std::vector<Gpu> gpus;
+  for (const JsonReader& r : root.at("gpus").elements()) {
+    Gpu g;
+    g.id = r.at("id").as_string();
+    g.name = g.id;
+    g.memory_bytes = r.at("memory_gb").as_positive(1e6) * k_bytes_per_gb;
+    g.memory_type = r.at("memory_type").as_string();
+    g.memory_bandwidth_gb_per_s = r.at("bandwidth_gb_per_s").as_positive(1e6);
+    const JsonReader t = r.at("tflops");
+    for (const std::string& key : t.keys()) {
+      const auto f = parse_number_format(key);
+      if (!f) t.at(key).fail("unknown dtype \"" + key + "\"");
+      g.dense_tflops[static_cast<std::size_t>(format_info(*f).math)] = t.at(key).as_positive(1e6);
+    }
+    g.pcie_gb_per_s = number_or_zero(r, "pcie_gb_per_s");
+    g.scaleup_gb_per_s = number_or_zero(r, "scaleup_gb_per_s");
+    g.scaleup_domain_gpus = static_cast<int>(r.at("scaleup_domain_gpus").as_int(1, 100000));
+    g.nic_gb_per_s = number_or_zero(r, "nic_gb_per_s");
+    gpus.push_back(g);
+  }
+  return gpus;
+}
+
+std::string calibration_to_json(const Calibration& cal) {
+  nlohmann::json doc;
+  doc["schema_version"] = cal.schema_version;
+  doc["description"] = "Efficiency factors fitted to tests/validation/cases.json and error bands (ratio measured/predicted, "
+                       "p10/p90 of leave-one-out residuals). Written by bench/accuracy_report; see docs/accuracy.md.";
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const FittedEfficiency& f : cal.gpus) {
+    nlohmann::json g;
+    g["gpu"] = f.gpu_id;
+    g["efficiency"] = {{"decode_bandwidth", rounded(f.efficiency.decode_bandwidth)},
+                       {"prefill_compute", rounded(f.efficiency.prefill_compute)},
+                       {"training_mfu", rounded(f.efficiency.training_mfu)},
+                       {"communication", rounded(f.efficiency.communication)}};
+    g["source"] = {{"decode_bandwidth", f.decode_source}, {"prefill_compute", f.prefill_source},
+                   {"training_mfu", f.training_source}, {"communication", f.communication_source}};
+    g["fitted_to"] = {{"decode_bandwidth", f.decode_cases}, {"prefill_compute", f.prefill_cases},
+                      {"training_mfu", f.training_cases}, {"communication", f.communication_cases}};
+    gpus.push_back(g);
+  }
+  doc["gpus"] = gpus;
+  nlohmann::json bands = nlohmann::json::array();
+  for (const BandEntry& b : cal.bands) {
+    bands.push_back({{"kind", to_string(b.kind)}, {"gpu", b.gpu_id}, {"ratio_low", rounded(b.ratio_low)},
+                     {"ratio_high", rounded(b.ratio_high)}, {"cases", b.cases}, {"rule", b.rule}});
+  }
+  doc["bands"] = bands;
+  nlohmann::json classes = nlohmann::json::array();
+  for (const ClassWidening& c : cal.classes) {
+    classes.push_back({{"model_class", c.model_class}, {"cases", c.cases}, {"factor", rounded(c.factor)}});
+  }
+  doc["model_classes"] = classes;
+  return doc.dump(1) + "\n";
+}
+
+Calibration load_calibration(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  Calibration cal;
+  cal.schema_version = static_cast<int>(root.at("schema_version").as_int(k_calibration_schema_version, k_calibration_schema_version));
+  for (const JsonReader& g : root.at("gpus").elements()) {
+    FittedEfficiency f;
+    f.gpu_id = g.at("gpu").as_string();
+    const JsonReader e = g.at("efficiency");
+    f.efficiency.decode_bandwidth = e.at("decode_bandwidth").as_positive(1.0);
+    f.efficiency.prefill_compute = e.at("prefill_compute").as_positive(1.0);
+    f.efficiency.training_mfu = e.at("training_mfu").as_positive(1.0);
+    f.efficiency.communication = e.at("communication").as_positive(1.0);
+    cal.gpus.push_back(f);
+  }
+  for (const JsonReader& b : root.at("bands").elements()) {
+    BandEntry e;
+    const JsonReader kind = b.at("kind");
+    const auto k = parse_figure_kind(kind.as_string());
+    if (!k) kind.fail("unknown kind \"" + kind.as_string() + "\"");
+    e.kind = *k;
+    e.gpu_id = b.at("gpu").as_string();
+    e.ratio_low = b.at("ratio_low").as_positive(1e6);
+    e.ratio_high = b.at("ratio_high").as_positive(1e6);
+    e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
+    e.rule = b.at("rule").as_string();
+    cal.bands.push_back(e);
+  }
+  if (const auto classes = root.find("model_classes")) {
+    for (const JsonReader& c : classes->elements()) {
+      cal.classes.push_back(ClassWidening{c.at("model_class").as_string(), static_cast<int>(c.at("cases").as_int(0, 1'000'000)),
+                                          c.at("factor").as_positive(100.0)});
+    }
+  }
+  return cal;
+}
+
+std::string baseline_to_json(const AccuracyBaseline& baseline) {
+  nlohmann::json doc;
+  doc["schema_version"] = 1;
+  doc["description"] = "Median APE (percent, leave-one-out) per figure kind; accuracy.regression fails when a kind "
+                       "gets worse by more than 2 points. Regenerate with accuracy_report --write-baseline.";
+  nlohmann::json m = nlohmann::json::object();
+  for (const auto& [kind, v] : baseline) m[kind] = std::round(v * 100.0) / 100.0;
+  doc["median_ape_loo_pct"] = m;
+  return doc.dump(1) + "\n";
+}
+
+AccuracyBaseline load_baseline(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  AccuracyBaseline b;
+  const JsonReader m = root.at("median_ape_loo_pct");
+  for (const std::string& key : m.keys()) b[key] = m.at(key).as_number(0.0, 1e6);
+  return b;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw Error(ErrorKind::input, path, "", "cannot write the file");
+}
+
+}  // namespace rightsize::io

@@ -1,0 +1,168 @@
+// Calibration: error metrics, factor fitting on synthetic data with known factors, error bands
+// and leave-one-out (tests/validation/README.md describes the rules tested here).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "fixtures.hpp"
+#include "rightsize/calibration.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+namespace {
+
+// A decode-heavy throughput case on the H100 fixture whose "measurement" is the estimator's own
+// prediction at a chosen efficiency.
+ValidationCase synthetic(const std::string& id, std::int64_t batch, std::int64_t isl, std::int64_t osl,
+                         const GpuEfficiency& truth) {
+  ValidationCase c;
+  c.id = id;
+  c.kind = FigureKind::throughput;
+  c.model = llama31_8b();
+  c.gpu_id = "H100-SXM";
+  c.workload.input_tokens = isl;
+  c.workload.output_tokens = osl;
+  c.workload.concurrency = batch;
+  Gpu g = h100_sxm();
+  g.efficiency = truth;
+  c.measured = predict_case(c, g, EngineConfig{});
+  return c;
+}
+
+ValidationCase training_case(const std::string& id, int gpus, double mfu) {
+  ValidationCase c;
+  c.id = id;
+  c.kind = FigureKind::training_throughput;
+  c.model = llama31_8b();
+  c.gpu_id = "H100-SXM";
+  c.deployment.gpus = gpus;
+  c.training_seq_len = 4096;
+  c.measured = training_tokens_per_s_6nd(c.model, 4096, gpus, 989.5, mfu);
+  return c;
+}
+
+CaseResult result(FigureKind kind, const std::string& gpu, double measured, double predicted) {
+  CaseResult r;
+  r.kind = kind;
+  r.gpu_id = gpu;
+  r.model_class = "dense-small";
+  r.measured = measured;
+  r.predicted = r.predicted_loo = r.predicted_default = predicted;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("error metrics", "[core]") {
+  CHECK(signed_error_pct(110.0, 100.0) == Approx(10.0));
+  CHECK(signed_error_pct(80.0, 100.0) == Approx(-20.0));
+  CHECK(ape_pct(80.0, 100.0) == Approx(20.0));
+  CHECK(median({3.0, 1.0, 2.0}) == 2.0);
+  CHECK(median({4.0, 1.0, 2.0, 3.0}) == 2.5);
+  CHECK(mean({1.0, 2.0, 6.0}) == 3.0);
+  CHECK(median({}) == 0.0);
+  // Type-7 quantiles of 1..5 (numpy.quantile): h = 4q → p10 = 1.4, p90 = 4.6.
+  CHECK(quantile({5.0, 1.0, 3.0, 2.0, 4.0}, 0.10) == Approx(1.4));
+  CHECK(quantile({5.0, 1.0, 3.0, 2.0, 4.0}, 0.90) == Approx(4.6));
+  CHECK(quantile({7.0}, 0.9) == 7.0);
+}
+
+TEST_CASE("6ND training fallback matches methodology §4.2", "[core]") {
+  // Llama-3.1-8B: N_mm = 8,030,261,248 − 525,336,576 (embedding gather) − 266,240 (norms)
+  // = 7,504,658,432; at s = 4096 a token costs 6·N_mm + 6·32·32·128·4096 = 48.25 GFLOP; 8 H100 at
+  // 40 % MFU: 8 · 989.5e12 · 0.4 / 48.25e9 ≈ 65,625 tokens/s.
+  const double per_token = 6.0 * 7'504'658'432.0 + 6.0 * 32 * 32 * 128 * 4096.0;
+  CHECK(per_token / 1e9 == Approx(48.25).epsilon(1e-3));
+  CHECK(training_tokens_per_s_6nd(llama31_8b(), 4096, 8, 989.5, 0.4) == Approx(8 * 989.5e12 * 0.4 / per_token));
+}
+
+TEST_CASE("the fit recovers a known decode bandwidth and MFU from synthetic cases", "[core]") {
+  GpuEfficiency truth;
+  truth.decode_bandwidth = 0.70;
+  truth.training_mfu = 0.55;
+  const std::vector<ValidationCase> cases = {
+      synthetic("a", 16, 128, 2048, truth), synthetic("b", 64, 128, 2048, truth), synthetic("c", 1, 64, 512, truth),
+      training_case("t1", 8, 0.55), training_case("t2", 64, 0.55)};
+  const std::vector<Gpu> gpus = {h100_sxm()};
+  const auto fits = fit_efficiencies(cases, gpus, EngineConfig{}, FitOptions{});
+  REQUIRE(fits.size() == 2);  // "*" and H100-SXM
+  const FittedEfficiency& h100 = fits[1];
+  CHECK(h100.gpu_id == "H100-SXM");
+  CHECK(h100.efficiency.decode_bandwidth == Approx(0.70).margin(0.002));
+  CHECK(h100.efficiency.training_mfu == Approx(0.55).margin(0.002));
+  CHECK(h100.decode_source == "fitted");
+  CHECK(h100.decode_cases == std::vector<std::string>{"a", "b", "c"});
+  // No TTFT case: prefill stays at the default, taken from the cross-GPU fit.
+  CHECK(h100.prefill_source == "cross_gpu");
+  CHECK(h100.efficiency.prefill_compute == Approx(GpuEfficiency{}.prefill_compute));
+}
+
+TEST_CASE("the fit stays inside the plausible range", "[core]") {
+  GpuEfficiency truth;
+  truth.decode_bandwidth = 0.99;  // outside 0.5–0.95
+  const std::vector<ValidationCase> cases = {synthetic("a", 16, 128, 2048, truth), synthetic("b", 32, 128, 2048, truth)};
+  const auto fits = fit_efficiencies(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
+  CHECK(fits[1].efficiency.decode_bandwidth <= 0.95);
+  CHECK(fits[1].efficiency.decode_bandwidth == Approx(0.95).margin(0.002));
+}
+
+TEST_CASE("leave-one-out predicts each case from the others", "[core]") {
+  GpuEfficiency truth;
+  truth.decode_bandwidth = 0.65;
+  const std::vector<ValidationCase> cases = {synthetic("a", 8, 128, 1024, truth), synthetic("b", 32, 128, 2048, truth),
+                                             synthetic("c", 64, 256, 2048, truth)};
+  const auto results = evaluate_cases(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
+  REQUIRE(results.size() == 3);
+  for (const CaseResult& r : results) {
+    CHECK(r.predicted_loo == Approx(r.measured).epsilon(0.005));
+    // Default η_m 0.8 over-predicts throughput of a GPU whose true η_m is 0.65.
+    CHECK(r.predicted_default > r.measured);
+  }
+  const auto summary = summarize(results, false);
+  REQUIRE(summary.size() == 1);
+  CHECK(summary[0].group == "throughput");
+  CHECK(summary[0].median_ape_loo_pct < 0.5);
+}
+
+TEST_CASE("bands: p10/p90 of the ratios, widened when a GPU has few cases", "[core]") {
+  std::vector<CaseResult> rs;
+  // GPU "X": ratios 0.8, 0.9, 1.0, 1.1, 1.2, 1.3 (measured / predicted).
+  for (double ratio : {0.8, 0.9, 1.0, 1.1, 1.2, 1.3}) rs.push_back(result(FigureKind::ttft, "X", ratio * 100.0, 100.0));
+  // GPU "Y": two cases, ratios 1.0 and 1.05.
+  rs.push_back(result(FigureKind::ttft, "Y", 100.0, 100.0));
+  rs.push_back(result(FigureKind::ttft, "Y", 105.0, 100.0));
+  const Calibration cal = build_calibration({}, rs);
+
+  // X has ≥ 5 cases: own type-7 quantiles, h = 5q → p10 = 0.85, p90 = 1.25.
+  const Band x = band_for(cal, FigureKind::ttft, "X", 2.0);
+  CHECK(x.low == Approx(2.0 * 0.85));
+  CHECK(x.value == 2.0);
+  CHECK(x.high == Approx(2.0 * 1.25));
+  // Pooled (8 ratios: 0.8 0.9 1.0 1.0 1.05 1.1 1.2 1.3): p10 = 0.87, p90 = 1.23.
+  const Band pooled = band_for(cal, FigureKind::ttft, "unknown-gpu", 1.0);
+  CHECK(pooled.low == Approx(0.87));
+  CHECK(pooled.high == Approx(1.23));
+  // Y has 2 cases: envelope of its own [1.0, 1.05] and the pooled band, log-ratios stretched by
+  // 1 + 0.1·3 = 1.3: [0.87^1.3, 1.23^1.3].
+  const Band y = band_for(cal, FigureKind::ttft, "Y", 1.0);
+  CHECK(y.low == Approx(std::pow(0.87, 1.3)));
+  CHECK(y.high == Approx(std::pow(1.23, 1.3)));
+  // A kind without any case: the ×0.5–×2 default.
+  const Band none = band_for(cal, FigureKind::memory, "X", 10.0);
+  CHECK(none.low == Approx(5.0));
+  CHECK(none.high == Approx(20.0));
+  // Model class with 8 cases needs no widening; an unseen class has its log-ratios stretched ×1.5.
+  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "dense-small").high == Approx(x.high));
+  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").high == Approx(2.0 * std::pow(1.25, 1.5)));
+  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").low == Approx(2.0 * std::pow(0.85, 1.5)));
+}
+
+TEST_CASE("figure kinds round-trip through their names", "[core]") {
+  for (std::size_t k = 0; k < k_figure_kind_count; ++k) {
+    const auto kind = static_cast<FigureKind>(k);
+    CHECK(parse_figure_kind(to_string(kind)) == kind);
+  }
+  CHECK(parse_figure_kind("inference_throughput") == FigureKind::throughput);
+  CHECK_FALSE(parse_figure_kind("latency").has_value());
+}
