@@ -3,6 +3,7 @@
 // the whole run (CSV written to /dev/null) with 1 and 2 threads. docs/sweep.md quotes the figures.
 // Usage: sweep_bench [threads=2]
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -19,13 +20,18 @@ using namespace rightsize::cli;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+// Wall time and process CPU time: on a shared machine the CPU figure is the stable one.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+  std::clock_t cpu = std::clock();
+};
 
-void report(const char* what, std::uint64_t points, double seconds) {
-  fmt::print("{:<44} {:>10} points  {:>7.3f} s  {:>12.0f} points/s\n", what, points, seconds,
-             static_cast<double>(points) / seconds);
+void report(const char* what, std::uint64_t points, const Stopwatch& start) {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start.wall).count();
+  const double cpu = static_cast<double>(std::clock() - start.cpu) / CLOCKS_PER_SEC;
+  const auto n = static_cast<double>(points);
+  fmt::print("{:<42} {:>8} points  wall {:>6.2f} s {:>10.0f} points/s  cpu {:>6.2f} s {:>10.0f} points/cpu-s\n", what,
+             points, wall, n / wall, cpu, n / cpu);
 }
 
 }  // namespace
@@ -50,17 +56,17 @@ int main(int argc, char** argv) {
 
   PointResult p;
   double sink = 0.0;
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch start;
   for (std::uint64_t i = 0; i < total; ++i) {
     evaluate_point(plan, i, p);
     sink += p.estimate.tpot_s;
   }
-  report("evaluate only, 1 thread", total, seconds_since(start));
+  report("evaluate only, 1 thread", total, start);
 
   const RowWriter writer(plan, Format::csv, "bench", "");
   fmt::memory_buffer buffer;
   std::uint64_t bytes = 0;
-  start = std::chrono::steady_clock::now();
+  start = Stopwatch{};
   for (std::uint64_t i = 0; i < total; ++i) {
     evaluate_point(plan, i, p);
     writer.row(buffer, p, i == 0);
@@ -70,17 +76,17 @@ int main(int argc, char** argv) {
     }
   }
   bytes += buffer.size();
-  report("evaluate + CSV into a buffer, 1 thread", total, seconds_since(start));
+  report("evaluate + CSV into a buffer, 1 thread", total, start);
 
   std::FILE* null = std::fopen("/dev/null", "wb");
   if (null == nullptr) return 1;
   for (const int t : {1, threads}) {
     RunOptions options;
     options.threads = t;
-    start = std::chrono::steady_clock::now();
+    start = Stopwatch{};
     run_sweep(plan, writer, options, null);
     report(fmt::format("run_sweep CSV to /dev/null, {} thread{}", t, t == 1 ? "" : "s").c_str(), total,
-           seconds_since(start));
+           start);
   }
   std::fclose(null);
   fmt::print("({:.0f} bytes of CSV, {:.1f} bytes per row; checksum {:.6g})\n", static_cast<double>(bytes),

@@ -3,6 +3,8 @@
 #include "sweep_rows.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 
 #include <fmt/compile.h>
@@ -18,14 +20,32 @@ using Buffer = fmt::memory_buffer;
 
 void put(Buffer& out, std::string_view text) { out.append(text.data(), text.data() + text.size()); }
 
-void put_int(Buffer& out, double value) { fmt::format_to(fmt::appender(out), FMT_COMPILE("{}"), std::llround(value)); }
+// Integers into a local array and one append: fmt's iterator path pushes one char at a time.
+void put_int(Buffer& out, std::int64_t value) {
+  char text[24];
+  char* end = text + sizeof text;
+  char* p = end;
+  const bool negative = value < 0;
+  auto v = negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (negative) *--p = '-';
+  out.append(p, end);
+}
+
+void put_bytes(Buffer& out, double bytes) { put_int(out, std::llround(bytes)); }
 
 // 10^k: exact from a table for |k| <= 22, std::pow beyond (rare: values outside 1e-17..1e27).
 double pow10(int k) {
   static constexpr double table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static constexpr double inverse[] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
+                                       1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+                                       1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
   if (k >= 0 && k <= 22) return table[k];
-  if (k < 0 && k >= -22) return 1.0 / table[-k];
+  if (k < 0 && k >= -22) return inverse[-k];
   return std::pow(10.0, k);
 }
 
@@ -81,20 +101,22 @@ const std::vector<std::string_view>& sweep_figure_columns() {
 
 void append_number(Buffer& out, double value) {
   // Equal to fmt "{}" of round_sig(value, 6) (shortest form, exponent below 1e-4 and from 1e16)
-  // without its log10/pow: this runs ~10 times per row.
+  // without its log10/pow: this runs ~10 times per row, so the text is built in a local array.
   if (!std::isfinite(value)) return;
   if (value == 0.0) {
     out.push_back('0');
     return;
   }
-  if (value < 0.0) out.push_back('-');
+  char text[32];
+  char* p = text;
+  if (value < 0.0) *p++ = '-';
   const double a = std::fabs(value);
-  int e2 = 0;
-  std::frexp(a, &e2);
-  int e10 = static_cast<int>(std::floor((e2 - 1) * 0.30102999566398120));  // log10(2)
+  // Decimal exponent: from the binary one (floor(e2 · log10 2) as (e2 · 78913) >> 18), then fixed up.
+  const int e2 = static_cast<int>((std::bit_cast<std::uint64_t>(a) >> 52) & 0x7ff) - 1023;
+  int e10 = (e2 * 78913) >> 18;
   if (a >= pow10(e10 + 1)) ++e10;
   if (a < pow10(e10)) --e10;
-  auto m = std::llround(e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5));
+  auto m = static_cast<std::int64_t>((e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5)) + 0.5);
   if (m >= 1'000'000) {  // rounded up to the next decade
     m /= 10;
     ++e10;
@@ -107,24 +129,26 @@ void append_number(Buffer& out, double value) {
   int n = 6;
   while (n > 1 && digits[n - 1] == '0') --n;
   if (e10 < -4 || e10 >= 16) {
-    out.push_back(digits[0]);
-    if (n > 1) {
-      out.push_back('.');
-      out.append(digits + 1, digits + n);
-    }
-    fmt::format_to(fmt::appender(out), FMT_COMPILE("e{}{:02}"), e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+    *p++ = digits[0];
+    if (n > 1) *p++ = '.';
+    for (int i = 1; i < n; ++i) *p++ = digits[i];
+    *p++ = 'e';
+    *p++ = e10 < 0 ? '-' : '+';
+    const int e = e10 < 0 ? -e10 : e10;
+    if (e >= 100) *p++ = static_cast<char>('0' + e / 100);
+    *p++ = static_cast<char>('0' + e / 10 % 10);
+    *p++ = static_cast<char>('0' + e % 10);
   } else if (e10 >= 0) {
-    for (int i = 0; i <= e10; ++i) out.push_back(i < n ? digits[i] : '0');
-    if (n > e10 + 1) {
-      out.push_back('.');
-      out.append(digits + e10 + 1, digits + n);
-    }
+    for (int i = 0; i <= e10; ++i) *p++ = i < n ? digits[i] : '0';
+    if (n > e10 + 1) *p++ = '.';
+    for (int i = e10 + 1; i < n; ++i) *p++ = digits[i];
   } else {
-    out.push_back('0');
-    out.push_back('.');
-    for (int i = 0; i < -e10 - 1; ++i) out.push_back('0');
-    out.append(digits, digits + n);
+    *p++ = '0';
+    *p++ = '.';
+    for (int i = 0; i < -e10 - 1; ++i) *p++ = '0';
+    for (int i = 0; i < n; ++i) *p++ = digits[i];
   }
+  out.append(text, p);
 }
 
 void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
@@ -249,16 +273,20 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     const Deployment& d = p.deployment;
     const InferenceEstimate& e = p.estimate;
     const MemoryEstimate& m = e.memory;
-    fmt::format_to(fmt::appender(out), FMT_COMPILE("{},{},{},{},{},{},"), m_gpu_csv[p.gpu], d.gpus, d.tp, d.pp, d.ep,
-                   d.replicas());
-    put_int(out, m.per_gpu_bytes);
+    put(out, m_gpu_csv[p.gpu]);
+    for (const int v : {d.gpus, d.tp, d.pp, d.ep, d.replicas()}) {
+      out.push_back(',');
+      put_int(out, v);
+    }
+    for (const double v : {m.per_gpu_bytes, m.usable_per_gpu_bytes, m.weights_bytes, m.kv_cache_bytes}) {
+      out.push_back(',');
+      put_bytes(out, v);
+    }
+    put(out, m.fits ? ",true," : ",false,");
+    put_int(out, e.concurrency);
     out.push_back(',');
-    put_int(out, m.usable_per_gpu_bytes);
+    put_int(out, e.max_concurrency);
     out.push_back(',');
-    put_int(out, m.weights_bytes);
-    out.push_back(',');
-    put_int(out, m.kv_cache_bytes);
-    fmt::format_to(fmt::appender(out), FMT_COMPILE(",{},{},{},"), m.fits, e.concurrency, e.max_concurrency);
     for (const double v : {e.ttft_s, e.tpot_s, e.e2e_s, e.output_tokens_per_s, e.requests_per_s}) {
       append_number(out, v);
       out.push_back(',');
