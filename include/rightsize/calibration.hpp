@@ -9,6 +9,7 @@
 
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/pricing.hpp"  // median()
 #include "rightsize/model.hpp"
 #include "rightsize/precision.hpp"
 #include "rightsize/spec.hpp"
@@ -61,7 +62,7 @@ double signed_error_pct(double predicted, double measured);
 /// Absolute percentage error.
 double ape_pct(double predicted, double measured);
 /// Median of the values (0 for an empty list).
-double median(std::vector<double> values);
+
 /// Arithmetic mean (0 for an empty list).
 double mean(const std::vector<double>& values);
 /// Linear-interpolated quantile q in [0, 1] (type 7, the numpy default); 0 for an empty list.

@@ -15,6 +15,7 @@ struct GpuEfficiency {
   double decode_bandwidth = 0.80;   ///< η_m for HBM reads (decode)
   double training_mfu = 0.40;       ///< model FLOPs utilization for training
   double communication = 0.75;      ///< η_l of link bandwidth for collectives
+  std::string provenance;           ///< where the factors come from ("methodology §4.5 defaults, ...")
 };
 
 /// One price observation.
@@ -22,7 +23,7 @@ struct PriceQuote {
   std::string provider;             ///< e.g. "aws", "lambda"
   double usd_per_hour = 0.0;        ///< per GPU-hour
   bool spot = false;                ///< spot / preemptible
-  std::string date;                 ///< ISO date the price was observed
+  std::string date;                 ///< ISO date the price was observed; empty when the source is undated
   std::string source;               ///< tag into the catalog's `sources`
 };
 
@@ -33,7 +34,7 @@ struct Gpu {
   std::string name;                 ///< display name
   std::string vendor;               ///< "nvidia", "amd"
   std::string architecture;         ///< "Hopper"
-  int release_year = 0;
+  int release_year = 0;             ///< 0 = unknown
   double memory_bytes = 0.0;        ///< vendor capacity as printed ("80 GB" -> 80e9)
   std::string memory_type;          ///< "HBM3", "GDDR6", ...
   double visible_memory_bytes = 0.0;  ///< capacity CUDA/ROCm reports; 0 = derive (visible_memory())
@@ -41,17 +42,20 @@ struct Gpu {
   std::array<double, k_math_dtype_count> dense_tflops{};  ///< indexed by MathDtype; 0 = unsupported
   double tdp_watts = 0.0;
   std::string form_factor;          ///< "SXM", "PCIe", "OAM"
-  int pcie_generation = 0;
-  double pcie_gb_per_s = 0.0;       ///< per direction
+  int pcie_generation = 0;          ///< 0 = unknown
+  double pcie_gb_per_s = 0.0;       ///< per direction; 0 = unknown
   std::string scaleup_link;         ///< "NVLink 4", "Infinity Fabric", "" when none
   double scaleup_gb_per_s = 0.0;    ///< per direction; 0 = no scale-up link
   int scaleup_domain_gpus = 1;      ///< GPUs one scale-up domain connects (all-to-all)
   int gpus_per_node = 8;            ///< GPUs in the common server
-  double nic_gb_per_s = 0.0;        ///< default scale-out NIC bandwidth per GPU per direction
+  double nic_gb_per_s = 0.0;        ///< default scale-out NIC bandwidth per GPU per direction; 0 = unknown
   GpuEfficiency efficiency;
   std::vector<PriceQuote> prices;
   double purchase_usd = 0.0;        ///< purchase estimate per GPU (0 = unknown)
-  std::string purchase_source;
+  std::string purchase_source;      ///< tag into the catalog's `sources`
+  std::vector<std::string> spec_sources;  ///< tags into the catalog's `sources` for the spec figures
+  std::string confidence;           ///< "H", "M" or "L" (gpu-specs.md conventions)
+  std::vector<std::string> notes;   ///< caveats: conflicts, ranges, fields left out as unknown
 
   /// Dense peak for a math dtype in TFLOP/s (0 when unsupported).
   [[nodiscard]] double tflops(MathDtype dtype) const {

@@ -1,7 +1,9 @@
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rightsize/gpu.hpp"
 
@@ -9,7 +11,9 @@ namespace rightsize {
 
 /// Which price a cost is computed at.
 enum class PricingModel : std::uint8_t { on_demand, spot, on_prem };
+/// "on_demand", "spot" or "on_prem".
 const char* to_string(PricingModel model);
+/// Parses a price model name (underscore or hyphen spelling); nullopt when unknown.
 std::optional<PricingModel> parse_pricing_model(std::string_view text);
 
 /// On-premises total cost of ownership inputs (methodology §6.4). Every field has a documented
@@ -25,6 +29,9 @@ struct TcoParams {
   double ops_fraction_per_year = 0.15; ///< maintenance, support, hosting, as a fraction of capex per year
 };
 
+/// Hours in the 365-day year the TCO formula uses (methodology §6.4).
+inline constexpr double k_tco_hours_per_year = 8760.0;
+
 /// TCO breakdown per GPU-hour at 100 % allocation and per useful GPU-hour.
 struct TcoResult {
   double capex_usd_per_year = 0.0;
@@ -38,11 +45,25 @@ struct TcoResult {
 TcoResult on_prem_tco(double gpu_usd, double tdp_watts, const TcoParams& params);
 
 /// Utilization at which owning costs the same per useful hour as renting at `cloud_usd_per_hour`
-/// (can exceed 1: owning never pays off).
+/// (can exceed 1: owning never pays off). `tco` was computed at `utilization`; infinity when the
+/// cloud price is not positive.
 double break_even_utilization(const TcoResult& tco, double utilization, double cloud_usd_per_hour);
 
 /// Median of the given values (mean of the middle two for an even count); NaN for none.
 double median(std::vector<double> values);
+
+/// Quotes dated more than this many days before a GPU's newest quote of the same kind are listed but
+/// left out of its median (gpu-specs.md caveat 5: prices older than ~1 month are indicative only).
+inline constexpr std::int64_t k_price_window_days = 30;
+
+/// Days since 1970-01-01 of an ISO 8601 calendar date "YYYY-MM-DD"; nullopt when malformed or not a
+/// real calendar date.
+std::optional<std::int64_t> parse_iso_date(std::string_view text);
+
+/// The quotes a cloud price is computed from: spot or on-demand ones (only `provider`'s when not
+/// empty, case-insensitive), less those dated more than k_price_window_days before the newest of
+/// them. Undated quotes are kept. In catalog order.
+std::vector<PriceQuote> current_quotes(const Gpu& gpu, bool spot, std::string_view provider);
 
 /// A resolved price with where it came from.
 struct ResolvedPrice {
@@ -52,8 +73,10 @@ struct ResolvedPrice {
   std::string date;            ///< newest date of the quotes used
 };
 
-/// Price per GPU-hour under a pricing model. on_demand: the median of per-provider medians, or the
-/// named provider's median; spot: same over spot quotes; on_prem: TCO per useful GPU-hour.
+/// Price per GPU-hour under a pricing model. on_demand: the median of per-provider medians over
+/// current_quotes(), or the named provider's median; spot: same over spot quotes; on_prem: TCO per
+/// useful GPU-hour (unknown without a purchase price). An unknown provider gives known = false; the
+/// caller checks provider names.
 ResolvedPrice resolve_price(const Gpu& gpu, PricingModel model, std::string_view provider,
                             const TcoParams& tco);
 

@@ -26,7 +26,7 @@ struct SearchPolicy {
 
 /// Why a candidate failed, with the numbers to say so ("TPOT 71 ms > SLA 50 ms at concurrency 1").
 enum class RejectReason : std::uint8_t {
-  none, precision_unsupported, layout, does_not_fit, ttft, tpot, e2e, throughput, budget, no_price,
+  none, precision_unsupported, layout, does_not_fit, ttft, tpot, e2e, throughput, budget, no_price, deadline,
 };
 const char* to_string(RejectReason reason);
 

@@ -1,14 +1,131 @@
-#include "app.hpp"
+// `rightsize catalog list` and `rightsize catalog show ID`: the GPU catalog with prices under the
+// chosen price model (docs/catalog.md). Load -> render; results on stdout, diagnostics on stderr.
+#include <cmath>
+#include <cstdio>
+#include <memory>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app.hpp"
+#include "catalog_render.hpp"
+#include "catalog_setup.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/units.hpp"
+#include "table.hpp"
 
 namespace rightsize::cli {
+namespace {
 
-void add_catalog(CLI::App& app, Action& action) {
-  auto* command = app.add_subcommand("catalog", "(being built)");
-  command->callback([&action] {
-    action = [] () -> int { throw Error(ErrorKind::usage, "catalog", "", "this subcommand is not built yet"); };
-  });
+struct CatalogCommand {
+  CatalogOptions catalog;
+  std::string format = "table";
+  std::string gpu;
+};
+
+std::string tflops_cell(const Gpu& gpu, MathDtype dtype) {
+  return gpu.supports(dtype) ? format_number(gpu.tflops(dtype), 2) : "-";
 }
 
-}  // namespace rightsize::cli
+nlohmann::json list_json(const LoadedCatalog& loaded) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& gpu : loaded.catalog.gpus) {
+    nlohmann::json row = {{"id", gpu.id}, {"name", gpu.name}};
+    row["memory_gb"] = json_number(gpu.memory_bytes / k_bytes_per_gb);
+    row["memory_bandwidth_gb_per_s"] = json_number(gpu.memory_bandwidth_gb_per_s);
+    row["bf16_dense_tflops"] = json_tflops(gpu, MathDtype::bf16);
+    row["fp8_dense_tflops"] = json_tflops(gpu, MathDtype::fp8);
+    row["price"] = price_json(price_of(loaded, gpu));
+    gpus.push_back(std::move(row));
+  }
+  return {{"schema_version", 1},
+          {"prices_as_of", loaded.catalog.prices_as_of},
+          {"pricing", to_string(loaded.pricing)},
+          {"provider", loaded.provider.empty() ? nlohmann::json() : nlohmann::json(loaded.provider)},
+          {"gpus", std::move(gpus)}};
+}
+
+Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
+  Table table({{machine_headers ? "id" : "GPU"},
+               {machine_headers ? "memory_gb" : "mem GB", Align::right},
+               {machine_headers ? "memory_bandwidth_gb_per_s" : "BW GB/s", Align::right},
+               {machine_headers ? "bf16_dense_tflops" : "bf16 TF", Align::right},
+               {machine_headers ? "fp8_dense_tflops" : "fp8 TF", Align::right},
+               {machine_headers ? "usd_per_gpu_hour" : "$/GPU-h", Align::right},
+               {machine_headers ? "price_date" : "date"},
+               {machine_headers ? "price_basis" : "basis", Align::left, true}});
+  for (const auto& gpu : loaded.catalog.gpus) {
+    const ResolvedPrice& price = price_of(loaded, gpu);
+    std::string price_text = price_cell(price);
+    std::string fp8 = tflops_cell(gpu, MathDtype::fp8);
+    if (machine_headers) {
+      // CSV: empty cells for unknown values, so the columns stay numeric.
+      price_text = price.known ? price_text : "";
+      fp8 = gpu.supports(MathDtype::fp8) ? fp8 : "";
+    }
+    const std::string blank = machine_headers ? "" : "-";
+    table.add_row({gpu.id, format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
+                   format_number(gpu.memory_bandwidth_gb_per_s, 2), tflops_cell(gpu, MathDtype::bf16), fp8,
+                   price_text, price.known && !price.date.empty() ? price.date : blank,
+                   price.known || machine_headers ? price.basis : blank});
+  }
+  return table;
+}
+
+int run_list(const CatalogCommand& command) {
+  const Format format = parse_format(command.format, {"table", "json", "csv", "markdown"});
+  const LoadedCatalog loaded = load_catalog(command.catalog, nullptr);
+  if (format == Format::json) {
+    fmt::print("{}\n", list_json(loaded).dump(2));
+    return 0;
+  }
+  if (format == Format::csv) {
+    std::fputs(list_table(loaded, true).render_csv().c_str(), stdout);
+    return 0;
+  }
+  const TableStyle style = format == Format::markdown ? TableStyle::markdown : TableStyle::text;
+  std::fputs(list_table(loaded, false).render(style, terminal_width(), use_color()).c_str(), stdout);
+  if (style == TableStyle::text) {
+    fmt::print(
+        "\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
+        "memory in decimal GB (1e9 bytes); HBM/GDDR bandwidth per GPU; TF = dense TFLOPS (no sparsity)\n",
+        to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
+        loaded.catalog.prices_as_of);
+  }
+  return 0;
+}
+
+int run_show(const CatalogCommand& command) {
+  const Format format = parse_format(command.format, {"table", "json"});
+  const LoadedCatalog loaded = load_catalog(command.catalog, nullptr);
+  const Gpu& gpu = require_gpu(loaded.catalog, command.gpu, "");
+  if (format == Format::json) {
+    fmt::print("{}\n", show_json(loaded, gpu).dump(2));
+  } else {
+    std::fputs(show_text(loaded, gpu, terminal_width(), use_color()).c_str(), stdout);
+  }
+  return 0;
+}
+
+} // namespace
+
+void add_catalog(CLI::App& app, Action& action) {
+  auto command = std::make_shared<CatalogCommand>();
+  auto* catalog = app.add_subcommand("catalog", "list the GPU catalog, or show one GPU with its sources");
+  catalog->require_subcommand(1, 1);
+
+  auto* list = catalog->add_subcommand("list", "list GPUs with memory, bandwidth, dense TFLOPS and price");
+  list->add_option("--format", command->format, "table (default), json, csv or markdown");
+  add_catalog_options(list, command->catalog);
+  list->callback([&action, command] { action = [command] { return run_list(*command); }; });
+
+  auto* show =
+      catalog->add_subcommand("show", "show every field of one GPU with its sources, prices and TCO");
+  show->add_option("gpu", command->gpu, "GPU id or alias (case-insensitive), e.g. H100-SXM or h100")
+      ->required();
+  show->add_option("--format", command->format, "table (default) or json");
+  add_catalog_options(show, command->catalog);
+  show->callback([&action, command] { action = [command] { return run_show(*command); }; });
+}
+
+} // namespace rightsize::cli

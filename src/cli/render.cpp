@@ -76,6 +76,8 @@ std::string describe_rejection(const Candidate& c) {
       return fmt::format("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s", r.value, r.limit);
     case RejectReason::budget: return fmt::format("costs ${:.2f}/h > budget ${:g}/h", r.value, r.limit);
     case RejectReason::no_price: return "no price known for this GPU";
+    case RejectReason::deadline:
+      return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
   }
   return "rejected";
 }

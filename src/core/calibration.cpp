@@ -101,7 +101,6 @@ double quantile(std::vector<double> values, double q) {
   return values[lo] + (h - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
-double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
 
 double mean(const std::vector<double>& values) {
   if (values.empty()) return 0.0;

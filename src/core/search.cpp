@@ -33,6 +33,7 @@ int reason_order(RejectReason r) {
   switch (r) {
     case RejectReason::none: return 0;
     case RejectReason::no_price: return 1;
+    case RejectReason::deadline: return 3;
     case RejectReason::budget: return 2;
     case RejectReason::throughput: return 3;
     case RejectReason::e2e: return 4;
@@ -79,6 +80,7 @@ const char* to_string(RejectReason reason) {
     case RejectReason::throughput: return "throughput";
     case RejectReason::budget: return "budget";
     case RejectReason::no_price: return "no_price";
+    case RejectReason::deadline: return "deadline";
   }
   return "none";
 }

@@ -1,18 +1,46 @@
+// The shared table renderer: alignment, truncation to the terminal width, markdown and CSV.
 #include <catch2/catch.hpp>
 
 #include "table.hpp"
 
 using namespace rightsize::cli;
 
-TEST_CASE("table renders aligned text, markdown and csv", "[cli]") {
-  Table t;
-  t.add_column("gpu");
-  t.add_column("$/h", Align::right);
-  t.add_column("note", Align::left, true);
-  t.add_row({"H100-SXM", "$4.32", "fast"});
-  t.add_row({"L4", "$0.80", "a, b"});
-  CHECK(t.render_text(100) == "gpu         $/h  note\nH100-SXM  $4.32  fast\nL4        $0.80  a, b\n");
-  CHECK(t.render_text(20) == "gpu         $/h\nH100-SXM  $4.32\nL4        $0.80\n");
-  CHECK(t.render_markdown() == "| gpu | $/h | note |\n|---|---:|---|\n| H100-SXM | $4.32 | fast |\n| L4 | $0.80 | a, b |\n");
-  CHECK(t.render_csv() == "gpu,$/h,note\nH100-SXM,$4.32,fast\nL4,$0.80,\"a, b\"\n");
+namespace {
+
+Table sample() {
+  Table t({{"GPU"}, {"$/h", Align::right}, {"basis", Align::left, true}});
+  t.add_row({"H100-SXM", "4.32", "median of 12 providers"});
+  t.add_row({"L4", "0.805", "aws, \"g6\""});
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("text tables align columns and drop trailing spaces", "[cli]") {
+  CHECK(sample().render_text(200) == "GPU         $/h  basis\n"
+                                     "--------  -----  ----------------------\n"
+                                     "H100-SXM   4.32  median of 12 providers\n"
+                                     "L4        0.805  aws, \"g6\"\n");
+}
+
+TEST_CASE("text tables cut shrinkable columns to the width", "[cli]") {
+  CHECK(sample().render_text(30) == "GPU         $/h  basis\n"
+                                    "--------  -----  -------------\n"
+                                    "H100-SXM   4.32  median of ...\n"
+                                    "L4        0.805  aws, \"g6\"\n");
+}
+
+TEST_CASE("markdown and csv escape their separators", "[cli]") {
+  Table t({{"a|b"}, {"n", Align::right}});
+  t.add_row({"x", "1"});
+  CHECK(t.render_markdown() == "| a\\|b | n |\n| --- | ---: |\n| x | 1 |\n");
+  CHECK(sample().render_csv() ==
+        "GPU,$/h,basis\nH100-SXM,4.32,median of 12 providers\nL4,0.805,\"aws, \"\"g6\"\"\"\n");
+}
+
+TEST_CASE("numbers print with trimmed fixed precision", "[cli]") {
+  CHECK(format_number(989.5, 2) == "989.5");
+  CHECK(format_number(80.0, 2) == "80");
+  CHECK(format_number(2.695, 3) == "2.695");
+  CHECK(format_number(-0.0001, 2) == "0");
 }

@@ -1,0 +1,208 @@
+#include "catalog_setup.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "rightsize/error.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+// Prices older than this trigger a warning (gpu-specs.md caveat 5: prices moved 18-42 % in six
+// months of 2026; a quarter-old figure can mislead a purchase decision).
+constexpr std::int64_t k_stale_price_days = 90;
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+// A whole-string finite number, or nullopt ("2.49" yes; "2.49x", "", "nan" no).
+std::optional<double> parse_number(const std::string& text) {
+  double value = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// Splits KEY=VALUE; a usage Error naming `flag` when there is no '=' or either side is empty.
+std::pair<std::string, std::string> split_assignment(const std::string& text, const char* flag,
+                                                     const char* shape) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw Error(ErrorKind::usage, flag, "", fmt::format("expected {}, got \"{}\"", shape, text));
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+struct TcoKey {
+  const char* name;
+  double TcoParams::*field;
+  double min;
+  double max;
+  bool min_exclusive;
+};
+
+// --tco keys (docs/catalog.md); ranges reject unit slips (percent for a fraction, cents for dollars).
+constexpr TcoKey k_tco_keys[] = {
+    {"years", &TcoParams::amortization_years, 0.0, 100.0, true},
+    {"cost_of_capital", &TcoParams::cost_of_capital, 0.0, 1.0, false},
+    {"utilization", &TcoParams::utilization, 0.0, 1.0, true},
+    {"pue", &TcoParams::power_usage_effectiveness, 1.0, 5.0, false},
+    {"usd_per_kwh", &TcoParams::usd_per_kwh, 0.0, 10.0, false},
+    {"power_fraction", &TcoParams::power_fraction_of_tdp, 0.0, 2.0, true},
+    {"server_overhead", &TcoParams::server_overhead_fraction, 0.0, 10.0, false},
+    {"ops_fraction", &TcoParams::ops_fraction_per_year, 0.0, 1.0, false},
+};
+
+void apply_tco(TcoParams& tco, const std::string& assignment) {
+  const auto [key, text] = split_assignment(assignment, "--tco", "KEY=VALUE");
+  std::vector<std::string> names;
+  for (const auto& k : k_tco_keys) {
+    names.emplace_back(k.name);
+    if (key != k.name) continue;
+    const auto value = parse_number(text);
+    const bool low = value && (k.min_exclusive ? *value <= k.min : *value < k.min);
+    if (!value || low || *value > k.max) {
+      throw Error(ErrorKind::usage, "--tco", "",
+                  fmt::format("{}: expected a number {} {} and at most {}, got \"{}\"", key,
+                              k.min_exclusive ? "above" : "from", k.min, k.max, text));
+    }
+    tco.*k.field = *value;
+    return;
+  }
+  const std::string hint = did_you_mean(key, names);
+  throw Error(ErrorKind::usage, "--tco", "",
+              hint.empty() ? fmt::format("unknown key \"{}\" (expected one of {})", key, join(names, ", "))
+                           : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", key, hint));
+}
+
+void check_provider(const LoadedCatalog& loaded, bool from_flag) {
+  if (loaded.provider.empty()) return;
+  const std::vector<std::string> providers = catalog_providers(loaded.catalog);
+  if (std::find(providers.begin(), providers.end(), lower(loaded.provider)) != providers.end()) return;
+  const std::string hint = did_you_mean(loaded.provider, providers);
+  const std::string message =
+      fmt::format("unknown provider \"{}\"{} (providers in this catalog: {})", loaded.provider,
+                  hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint), join(providers, ", "));
+  if (from_flag) throw Error(ErrorKind::usage, "--provider", "", message);
+  throw Error(ErrorKind::input, "spec", "/constraints/provider", message);
+}
+
+void apply_price_override(LoadedCatalog& loaded, const std::string& assignment) {
+  const auto [id, text] = split_assignment(assignment, "--price", "ID=USD_PER_GPU_HOUR");
+  const Gpu& gpu = require_gpu(loaded.catalog, id, "--price");
+  const auto value = parse_number(text);
+  if (!value || *value <= 0.0) {
+    throw Error(ErrorKind::usage, "--price", "",
+                fmt::format("expected a positive price in USD per GPU-hour, got \"{}\"", text));
+  }
+  const auto index = static_cast<std::size_t>(&gpu - loaded.catalog.gpus.data());
+  loaded.prices[index] = ResolvedPrice{*value, true, "--price", ""};
+}
+
+// Today as days since 1970-01-01: $RIGHTSIZE_TODAY (for reproducible runs) or the UTC clock.
+std::int64_t today_days() {
+  if (const char* env = std::getenv("RIGHTSIZE_TODAY"); env != nullptr && *env != '\0') {
+    if (const auto day = parse_iso_date(env)) return *day;
+    throw Error(ErrorKind::usage, "RIGHTSIZE_TODAY", "",
+                fmt::format("expected a date YYYY-MM-DD, got \"{}\"", env));
+  }
+  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  return static_cast<std::int64_t>(now.time_since_epoch().count());
+}
+
+void warn_if_stale(const io::Catalog& catalog) {
+  const auto as_of = parse_iso_date(catalog.prices_as_of);
+  if (!as_of) return;
+  const std::int64_t age = today_days() - *as_of;
+  if (age <= k_stale_price_days) return;
+  fmt::print(stderr,
+             "rightsize: warning: {}: prices are as of {}, {} days ago; cloud prices move fast, pass current "
+             "ones with --price or --catalog-add\n",
+             catalog.path, catalog.prices_as_of, age);
+}
+
+} // namespace
+
+std::vector<std::string> catalog_providers(const io::Catalog& catalog) {
+  std::set<std::string> names;
+  for (const auto& gpu : catalog.gpus) {
+    for (const auto& q : gpu.prices)
+      names.insert(lower(q.provider));
+  }
+  return {names.begin(), names.end()};
+}
+
+const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias,
+                       const std::string& source) {
+  if (const Gpu* gpu = io::find_gpu(catalog, id_or_alias)) return *gpu;
+  const std::string hint = did_you_mean(id_or_alias, io::gpu_ids(catalog));
+  throw Error(ErrorKind::usage, source, "",
+              hint.empty() ? fmt::format("unknown GPU \"{}\" (see 'rightsize catalog list')", id_or_alias)
+                           : fmt::format("unknown GPU \"{}\"; did you mean \"{}\"?", id_or_alias, hint));
+}
+
+LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints) {
+  LoadedCatalog loaded;
+  loaded.catalog = io::load_catalog(options.catalog.empty() ? data_dir() + "/gpus.json" : options.catalog);
+  for (const auto& path : options.catalog_add)
+    io::overlay_catalog(loaded.catalog, path);
+
+  if (spec_constraints != nullptr) {
+    loaded.pricing = spec_constraints->pricing;
+    loaded.provider = spec_constraints->provider;
+    loaded.tco = spec_constraints->tco;
+  }
+  if (!options.pricing.empty()) {
+    const auto model = parse_pricing_model(options.pricing);
+    if (!model) {
+      throw Error(ErrorKind::usage, "--pricing", "",
+                  fmt::format("unknown price model \"{}\" (expected one of on_demand, spot, on_prem)",
+                              options.pricing));
+    }
+    loaded.pricing = *model;
+  }
+  if (!options.provider.empty()) loaded.provider = options.provider;
+  for (const auto& assignment : options.tco)
+    apply_tco(loaded.tco, assignment);
+  check_provider(loaded, !options.provider.empty());
+
+  loaded.prices.reserve(loaded.catalog.gpus.size());
+  for (const auto& gpu : loaded.catalog.gpus) {
+    loaded.prices.push_back(resolve_price(gpu, loaded.pricing, loaded.provider, loaded.tco));
+  }
+  for (const auto& assignment : options.prices)
+    apply_price_override(loaded, assignment);
+  warn_if_stale(loaded.catalog);
+  return loaded;
+}
+
+const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu) {
+  const auto& gpus = loaded.catalog.gpus;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (&gpus[i] == &gpu) return loaded.prices[i];
+  }
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (gpus[i].id == gpu.id) return loaded.prices[i];
+  }
+  throw Error(ErrorKind::internal, "", "", fmt::format("GPU \"{}\" is not in the loaded catalog", gpu.id));
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,40 @@
+#pragma once
+// Loading the GPU catalog for a command: --catalog / --catalog-add files, --price overrides, and the
+// price model from the spec's constraints or the --pricing / --provider / --tco flags.
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "catalog_io.hpp"
+#include "rightsize/pricing.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize::cli {
+
+/// A catalog ready for a command: the GPUs, the price model in force and each GPU's price.
+struct LoadedCatalog {
+  io::Catalog catalog;
+  PricingModel pricing = PricingModel::on_demand;
+  std::string provider;
+  TcoParams tco;
+  std::vector<ResolvedPrice> prices; // parallel to catalog.gpus
+};
+
+/// Loads --catalog (or data_dir()/gpus.json), applies --catalog-add overlays, --price overrides,
+/// then the pricing model: flags override `spec_constraints` (the spec's constraints.pricing/provider/tco)
+/// when given. Warns on stderr (spdlog or fmt to stderr, format `rightsize: warning: ...`) when prices are
+/// older than 90 days relative to today (today = $RIGHTSIZE_TODAY if set, YYYY-MM-DD, else the system clock).
+/// Bad flags are usage Errors naming the flag; bad catalog files throw ErrorList (exit 3).
+LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints);
+
+/// The price of a GPU of `loaded.catalog` (by identity, else by id); an internal Error otherwise.
+const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu);
+
+/// Provider names of all price quotes in the catalog, lower-case, sorted, unique.
+std::vector<std::string> catalog_providers(const io::Catalog& catalog);
+
+/// Finds a GPU named on the command line; unknown -> usage Error with did-you-mean, naming `source`
+/// (a flag or argument name; may be empty).
+const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source);
+
+} // namespace rightsize::cli

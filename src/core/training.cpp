@@ -1,0 +1,182 @@
+// Training step time, throughput, MFU/HFU and cost for one layout (methodology §4.1–4.2 FLOPs,
+// §5.1–5.5 communication, §6.2 cost). Pure arithmetic on a context derived once per job.
+#include "rightsize/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rightsize/units.hpp"
+#include "training_detail.hpp"
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Query-key pairs per token per layer of a causal sequence of s tokens counted as the half square
+// s/2 (Megatron's causal convention, methodology §4.1 [MEG]); sliding layers see at most W keys.
+double causal_pairs_per_token(double s, double window) {
+  if (window <= 0.0 || s <= window) return s / 2.0;
+  return (window * window / 2.0 + (s - window) * window) / s;
+}
+
+TrainingLayout normalized(const TrainingLayout& in) {
+  TrainingLayout l = in;
+  l.tp = std::max(1, l.tp);
+  l.pp = std::max(1, l.pp);
+  l.dp = std::max(1, l.dp);
+  l.ep = std::max(1, l.ep);
+  l.cp = std::max(1, l.cp);
+  l.zero_stage = std::clamp(l.zero_stage, 0, 3);
+  l.micro_batch = std::max<std::int64_t>(1, l.micro_batch);
+  return l;
+}
+
+}  // namespace
+
+double pipeline_bubble_fraction(int stages, std::int64_t micro_batches) {
+  // (p − 1)/(m + p − 1) for GPipe / 1F1B [NAR21] (recalled), methodology §5.3.
+  const double p = std::max(1, stages);
+  const double m = d(std::max<std::int64_t>(1, micro_batches));
+  return (p - 1.0) / (m + p - 1.0);
+}
+
+TrainingFlops training_flops_per_token(const PreparedModel& pm, std::int64_t seq_len, TrainingMethod method,
+                                       Recompute recompute, std::int64_t lora_params) {
+  const double s = d(seq_len);
+  const bool decoder = pm.model.kind == ModelKind::decoder;
+  // Attention forward per token: 4·n_h·d_h per pair × pairs (causal half square for decoders,
+  // the full square for DiT/ViT), methodology §4.1.
+  const double window = d(pm.model.attention.sliding_window);
+  const double pairs = decoder ? d(pm.full_attention_layers) * causal_pairs_per_token(s, 0.0) +
+                                     d(pm.sliding_layers) * causal_pairs_per_token(s, window)
+                               : d(pm.model.layers) * s;
+  const double attn_fwd = pm.attention_flops_per_pair * pairs;
+  const double mm_fwd = pm.mm_flops_per_token;  // 2·N_mm_active, LM head included, embedding excluded
+  TrainingFlops f;
+  f.forward_per_token = mm_fwd + attn_fwd;
+  if (method == TrainingMethod::full) {
+    // Forward once, backward twice (input grad + weight grad): 3× forward [MEG] — 6·N_mm + 6·L·n_h·d_h·s.
+    f.model_per_token = 3.0 * f.forward_per_token;
+  } else {
+    // Frozen base (derived): per weight the forward costs 2 FLOP, the input gradient dX = dY·Wᵀ 2 FLOP,
+    // and the weight gradient dW = Xᵀ·dY (2 FLOP) is skipped → 4·N. Attention has no weights and keeps
+    // 3× its forward; the adapters are trained normally (6·N_lora).
+    const double n_lora = d(lora_params);
+    f.forward_per_token += 2.0 * n_lora;
+    f.model_per_token = 2.0 * mm_fwd + 3.0 * attn_fwd + 6.0 * n_lora;
+  }
+  f.hardware_per_token = f.model_per_token;
+  if (recompute == Recompute::selective) {
+    // Selective recompute re-runs the attention core (QKᵀ, softmax, ·V) [KOR22].
+    f.hardware_per_token += attn_fwd;
+  } else if (recompute == Recompute::full) {
+    // Full recompute re-runs the layers' forward, not the logits [NAR21] (methodology §4.1).
+    f.hardware_per_token += f.forward_per_token - pm.head_flops_per_token;
+  }
+  return f;
+}
+
+namespace detail {
+
+namespace {
+
+// Trainable parameters and frozen base bytes. The layer body is split into routed experts and the
+// rest in the proportion prepare_model found (it already honours a bare parameter count). Returns the
+// LoRA parameter count (0 for full training).
+std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const TrainingWorkload& w) {
+  const ModelSpec& m = pm.model;
+  const ParamCounts& c = pm.params;
+  const double body = d(c.total - c.embedding - c.lm_head);
+  const double body_bytes = pm.layer_weight_bytes + pm.expert_weight_bytes;
+  const double expert_share = body_bytes > 0.0 ? pm.expert_weight_bytes / body_bytes : 0.0;
+  std::int64_t lora_total = 0;
+  if (!ctx.lora) {
+    ctx.train_dense = body * (1.0 - expert_share);
+    ctx.train_expert = body * expert_share;
+    ctx.train_embedding = d(c.embedding);
+    ctx.train_head_single = d(c.lm_head);
+    ctx.train_head_last = c.lm_head > 0 ? d(c.lm_head) : d(c.embedding);  // tied: the last stage keeps a copy
+    ctx.trainable_params = c.total;
+  } else {
+    const std::int64_t r = std::max<std::int64_t>(1, w.lora_rank);
+    lora_total = lora_trainable_params(m, r);
+    const double h = d(m.hidden_size);
+    const double i_e = d(m.moe.expert_ffn_size);
+    const double per_expert = d(r) * ((m.ffn_gated ? 2.0 : 1.0) * (h + i_e) + (i_e + h));
+    ctx.train_expert = d(c.moe_layers) * d(m.moe.experts) * per_expert;
+    ctx.train_dense = d(lora_total) - ctx.train_expert;
+    ctx.trainable_params = lora_total;
+    if (w.method == TrainingMethod::lora) {
+      // LoRA keeps the base in the spec's weight precision (bf16 normally).
+      ctx.base_dense_bytes = pm.layer_weight_bytes;
+      ctx.base_expert_bytes = pm.expert_weight_bytes;
+      ctx.base_embedding_bytes = pm.embedding_bytes;
+      ctx.base_head_single_bytes = pm.lm_head_bytes;
+      ctx.base_head_last_bytes = pm.lm_head_bytes > 0.0 ? pm.lm_head_bytes : pm.embedding_bytes;
+    } else {
+      const double nf4 = 4.127 / 8.0;  // NF4 + double quantization (methodology §2.2, §3.4)
+      ctx.base_dense_bytes = body * (1.0 - expert_share) * nf4;
+      ctx.base_expert_bytes = body * expert_share * nf4;
+      ctx.base_embedding_bytes = 2.0 * d(c.embedding);
+      ctx.base_head_single_bytes = 2.0 * d(c.lm_head);
+      ctx.base_head_last_bytes = 2.0 * d(c.lm_head > 0 ? c.lm_head : c.embedding);
+    }
+  }
+  return lora_total;
+}
+
+}  // namespace
+
+TrainingContext make_training_context(const PreparedModel& pm, const TrainingWorkload& w, const Gpu& gpu,
+                                      const TrainingConfig& cfg) {
+  TrainingContext ctx;
+  ctx.pm = &pm;
+  ctx.workload = &w;
+  ctx.gpu = &gpu;
+  ctx.config = &cfg;
+  const ModelSpec& m = pm.model;
+  const ParamCounts& c = pm.params;
+  ctx.layers = d(m.layers);
+  ctx.hidden = d(m.hidden_size);
+  ctx.q_width = d(m.heads * m.head_dim);
+  ctx.kv_width = d(m.kv_heads * m.head_dim);
+  ctx.seq = d(std::max<std::int64_t>(1, w.seq_len));
+  ctx.moe_layers = d(c.moe_layers);
+  ctx.experts_per_token = d(m.moe.experts_per_token);
+  ctx.lora = w.method != TrainingMethod::full;
+  ctx.state = state_bytes_per_param(w.optimizer, cfg.fp32_gradients);
+
+  const std::int64_t lora_total = set_trainable(ctx, pm, w);
+  for (int i = 0; i < 3; ++i) {
+    ctx.flops[static_cast<std::size_t>(i)] =
+        training_flops_per_token(pm, w.seq_len, w.method, static_cast<Recompute>(i), lora_total);
+  }
+
+  // Compute rate: dense peak of the GEMM dtype × the kernel-level efficiency of training GEMMs. The
+  // catalog field `training_mfu` is read as that efficiency: communication, bubble and optimizer time
+  // are modelled explicitly, so the end-to-end MFU comes out lower (docs/training.md).
+  ctx.precision_supported = gpu.supports(pm.math);
+  const double peak_tflops = ctx.precision_supported ? gpu.tflops(pm.math) : gpu.tflops(MathDtype::bf16);
+  ctx.peak_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop;
+  const double eff = cfg.gemm_efficiency_override > 0.0 ? cfg.gemm_efficiency_override : gpu.efficiency.training_mfu;
+  ctx.compute_flops_per_s = ctx.peak_flops_per_s * std::max(1e-3, eff);
+  ctx.hbm_bytes_per_s = gb_per_s_to_bytes_per_s(std::max(1e-3, gpu.memory_bandwidth_gb_per_s)) *
+                        std::max(1e-3, gpu.efficiency.decode_bandwidth);
+  return ctx;
+}
+
+}  // namespace detail
+
+TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
+                                   const TrainingLayout& layout, const TrainingConfig& config,
+                                   double usd_per_gpu_hour) {
+  const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
+  return detail::evaluate_training(ctx, normalized(layout), usd_per_gpu_hour);
+}
+
+namespace detail {
+TrainingLayout normalized_layout(const TrainingLayout& layout) { return normalized(layout); }
+}  // namespace detail
+
+}  // namespace rightsize

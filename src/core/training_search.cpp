@@ -1,0 +1,156 @@
+// Layout search for a training job on a fixed number of GPUs: enumerate TP × PP × EP × ZeRO ×
+// micro-batch × recompute (DP takes the rest), keep the fastest layout that fits, else the one
+// needing the least memory. Deterministic: fixed enumeration order, strict improvement to replace.
+#include <algorithm>
+#include <array>
+
+#include "training_detail.hpp"
+
+namespace rightsize {
+namespace {
+
+constexpr int k_max_tp = 8;               // TP stays inside one NVLink/PCIe node (methodology §5.2)
+constexpr int k_max_pp = 16;
+constexpr std::int64_t k_max_micro_batch = 64;
+
+bool divides(std::int64_t divisor, std::int64_t value) { return divisor > 0 && value % divisor == 0; }
+
+bool tp_allowed(const ModelSpec& m, int tp, int gpus, const Gpu& gpu) {
+  if (!divides(tp, gpus)) return false;
+  if (tp > std::min(k_max_tp, std::max(1, gpu.gpus_per_node))) return false;
+  if (tp == 1) return true;
+  if (!divides(tp, m.heads)) return false;
+  // KV heads are split by TP or replicated once TP exceeds them (methodology §2.3).
+  if (m.attention.kind != AttentionKind::mla && m.kv_heads > 0) {
+    return divides(tp, m.kv_heads) || divides(m.kv_heads, tp);
+  }
+  return true;
+}
+
+// `a` is better than `b`: fits beats not fitting; among fitting layouts higher tokens/s; among
+// layouts that do not fit, less memory per GPU. Equal values keep the earlier layout.
+bool better(const TrainingEstimate& a, const TrainingEstimate& b) {
+  if (a.memory.fits != b.memory.fits) return a.memory.fits;
+  if (a.memory.fits) return a.tokens_per_s > b.tokens_per_s;
+  return a.memory.per_gpu_bytes < b.memory.per_gpu_bytes;
+}
+
+struct Choices {
+  std::array<int, 4> zero{};
+  int zero_count = 0;
+  std::array<Recompute, 3> recompute{};
+  int recompute_count = 0;
+  std::int64_t micro_batch = 0;  // 0 = search
+};
+
+Choices choices(const TrainingWorkload& w, const LayoutPins& pins) {
+  Choices c;
+  const int zero = pins.zero_stage >= 0 ? pins.zero_stage : w.zero_stage;
+  if (zero >= 0) {
+    c.zero[0] = std::min(zero, 3);
+    c.zero_count = 1;
+  } else {
+    c.zero = {0, 1, 2, 3};
+    c.zero_count = 4;
+  }
+  const std::optional<Recompute> rc = pins.recompute ? pins.recompute : w.recompute;
+  if (rc) {
+    c.recompute[0] = *rc;
+    c.recompute_count = 1;
+  } else {
+    c.recompute = {Recompute::none, Recompute::selective, Recompute::full};
+    c.recompute_count = 3;
+  }
+  c.micro_batch = pins.micro_batch > 0 ? pins.micro_batch : w.micro_batch;
+  return c;
+}
+
+// Running best over the enumeration; the zero / micro-batch / recompute dimensions of one
+// (tp, pp, dp, ep) split are tried here.
+struct Search {
+  const detail::TrainingContext* ctx;
+  const Choices* ch;
+  std::int64_t global_batch;
+  bool cpu_offload;
+  double usd_per_gpu_hour;
+  TrainingEstimate best;
+  bool have = false;
+
+  void consider(const TrainingLayout& l) {
+    const TrainingEstimate e = detail::evaluate_training(*ctx, l, usd_per_gpu_hour);
+    if (!have || better(e, best)) {
+      best = e;
+      have = true;
+    }
+  }
+
+  void split(int tp, int pp, int dp, int ep) {
+    TrainingLayout l;
+    l.tp = tp;
+    l.pp = pp;
+    l.dp = dp;
+    l.ep = ep;
+    l.sequence_parallel = tp > 1;
+    l.cpu_offload = cpu_offload;
+    const bool zero_pinned = ch->zero_count == 1;
+    const std::int64_t mb_cap = std::min(k_max_micro_batch, std::max<std::int64_t>(1, global_batch / dp));
+    for (int zi = 0; zi < ch->zero_count; ++zi) {
+      l.zero_stage = ch->zero[static_cast<std::size_t>(zi)];
+      // ZeRO > 0 with one DP rank equals ZeRO-0; ZeRO-2/3 do not combine with pipelines (DeepSpeed).
+      if (!zero_pinned && ((l.zero_stage > 0 && dp == 1) || (l.zero_stage > 1 && pp > 1))) continue;
+      const std::int64_t mb_first = ch->micro_batch > 0 ? ch->micro_batch : 1;
+      const std::int64_t mb_last = ch->micro_batch > 0 ? ch->micro_batch : mb_cap;
+      for (l.micro_batch = mb_first; l.micro_batch <= mb_last; l.micro_batch *= 2) {
+        for (int ri = 0; ri < ch->recompute_count; ++ri) {
+          l.recompute = ch->recompute[static_cast<std::size_t>(ri)];
+          consider(l);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
+                                        int gpus, const LayoutPins& pins, const TrainingConfig& config,
+                                        double usd_per_gpu_hour) {
+  const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
+  const ModelSpec& m = model.model;
+  gpus = std::max(1, gpus);
+  const Choices ch = choices(workload, pins);
+  Search search{&ctx, &ch, std::max<std::int64_t>(1, workload.global_batch), workload.cpu_offload_optimizer,
+                usd_per_gpu_hour, TrainingEstimate{}, false};
+  for (int tp = 1; tp <= std::max(k_max_tp, pins.tp); ++tp) {
+    if (pins.tp > 0 ? tp != pins.tp : !tp_allowed(m, tp, gpus, gpu)) continue;
+    for (int pp = 1; pp <= std::max(k_max_pp, pins.pp); ++pp) {
+      if (pins.pp > 0 ? pp != pins.pp : !divides(pp, m.layers)) continue;
+      if (!divides(static_cast<std::int64_t>(tp) * pp, gpus)) continue;
+      const int dp = gpus / (tp * pp);
+      if (pins.dp > 0 && dp != pins.dp) continue;
+      // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts.
+      for (int ep = 1; ep <= dp; ++ep) {
+        if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp)))) continue;
+        search.split(tp, pp, dp, ep);
+      }
+    }
+  }
+  if (search.have) return search.best;
+  // The pins admit no layout of `gpus` GPUs: evaluate them as given and report that it cannot run.
+  TrainingLayout l;
+  l.tp = std::max(1, pins.tp);
+  l.pp = std::max(1, pins.pp);
+  l.dp = pins.dp > 0 ? pins.dp : std::max(1, gpus / (l.tp * l.pp));
+  l.ep = std::max(1, pins.ep);
+  l.zero_stage = ch.zero[0];
+  l.micro_batch = std::max<std::int64_t>(1, ch.micro_batch);
+  l.recompute = ch.recompute[0];
+  l.sequence_parallel = l.tp > 1;
+  l.cpu_offload = workload.cpu_offload_optimizer;
+  TrainingEstimate e = detail::evaluate_training(ctx, detail::normalized_layout(l), usd_per_gpu_hour);
+  e.memory.fits = false;
+  e.bound = Bound::capacity;
+  return e;
+}
+
+}  // namespace rightsize

@@ -1,0 +1,221 @@
+#include "catalog_io.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "catalog_entry.hpp"
+#include "json_reader.hpp"
+#include "rightsize/pricing.hpp"
+
+namespace rightsize::io {
+namespace {
+
+constexpr int k_schema_version = 1;
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::vector<std::string> keys_of(const std::map<std::string, std::string>& map) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : map)
+    out.push_back(key);
+  return out;
+}
+
+// Index of the GPU with this id (case-insensitive), or -1.
+std::ptrdiff_t index_of(const std::vector<Gpu>& gpus, std::string_view id) {
+  const std::string needle = lower(id);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (lower(gpus[i].id) == needle) return static_cast<std::ptrdiff_t>(i);
+  }
+  return -1;
+}
+
+// The id an entry gives, if it gives a usable one (errors are reported by parse_gpu_entry).
+std::string peek_id(const JsonReader& item) {
+  if (!item.is_object()) return "";
+  const auto it = item.value().find("id");
+  return it != item.value().end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// One catalog file's top level, before it is merged.
+struct FileContents {
+  std::string prices_as_of;
+  std::map<std::string, std::string> sources;
+  std::vector<GpuEntry> entries;
+};
+
+void read_top_level(const JsonReader& root, bool overlay, FileContents& file, std::vector<Error>& errors) {
+  attempt(errors, [&] {
+    root.expect_keys({"schema_version", "description", "prices_as_of", "sources", "gpus"});
+  });
+  read_field(root, "schema_version", true, errors, [&](const JsonReader& v) {
+    if (v.as_int(0, 1'000'000) != k_schema_version) {
+      v.fail(fmt::format("unsupported schema_version {} (this rightsize reads {})", v.value().dump(),
+                         k_schema_version));
+    }
+  });
+  read_field(root, "description", false, errors, [](const JsonReader& v) { (void)v.as_string(); });
+  read_field(root, "prices_as_of", !overlay, errors, [&](const JsonReader& v) {
+    file.prices_as_of = v.as_string();
+    if (!parse_iso_date(file.prices_as_of)) {
+      v.fail(fmt::format("expected a date YYYY-MM-DD, got \"{}\"", file.prices_as_of));
+    }
+  });
+  read_field(root, "sources", !overlay, errors, [&](const JsonReader& v) {
+    for (const auto& tag : v.keys()) {
+      attempt(errors, [&] { file.sources[tag] = v.at(tag).as_string(); });
+    }
+  });
+}
+
+void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overlay, FileContents& file,
+               std::vector<Error>& errors) {
+  std::vector<JsonReader> items;
+  if (!attempt(errors, [&] { items = gpus.elements(); })) return;
+  if (items.empty() && !overlay)
+    attempt(errors, [&] { gpus.fail("expected at least one GPU, got an empty array"); });
+  for (const auto& item : items) {
+    const std::ptrdiff_t existing = overlay ? index_of(base, peek_id(item)) : -1;
+    if (existing >= 0) {
+      const Gpu& known = base[static_cast<std::size_t>(existing)];
+      file.entries.push_back(parse_gpu_entry(item, known, false, errors));
+      file.entries.back().gpu.id = known.id; // "h100-sxm" in an overlay keeps the canonical spelling
+    } else {
+      file.entries.push_back(parse_gpu_entry(item, Gpu{}, true, errors));
+    }
+  }
+}
+
+// Ids and aliases must name one GPU each, case-insensitively, across the merged catalog.
+void check_names(const std::vector<Gpu>& base, const FileContents& file, const std::string& source,
+                 std::vector<Error>& errors) {
+  std::map<std::string, std::string> owner; // lower-case name -> id
+  for (const auto& gpu : base) {
+    const bool replaced = std::any_of(file.entries.begin(), file.entries.end(),
+                                      [&](const GpuEntry& e) { return lower(e.gpu.id) == lower(gpu.id); });
+    if (replaced) continue;
+    owner[lower(gpu.id)] = gpu.id;
+    for (const auto& alias : gpu.aliases)
+      owner[lower(alias)] = gpu.id;
+  }
+  const auto claim = [&](const std::string& name, const std::string& id, const std::string& pointer) {
+    const auto [it, inserted] = owner.emplace(lower(name), id);
+    if (inserted) return;
+    const std::string message = lower(it->second) == lower(id) && lower(name) == lower(id)
+                                    ? fmt::format("duplicate id \"{}\"", id)
+                                    : fmt::format("\"{}\" is already used by \"{}\"", name, it->second);
+    errors.emplace_back(ErrorKind::input, source, pointer, message);
+  };
+  for (const auto& entry : file.entries) {
+    if (entry.gpu.id.empty()) continue;
+    claim(entry.gpu.id, entry.gpu.id, entry.pointer + "/id");
+    for (std::size_t i = 0; i < entry.gpu.aliases.size(); ++i) {
+      claim(entry.gpu.aliases[i], entry.gpu.id, entry.pointer + "/aliases/" + std::to_string(i));
+    }
+  }
+}
+
+// Every tag names a source; no price is newer than the date the file says its prices are as of.
+void check_references(const FileContents& file, const std::map<std::string, std::string>& sources,
+                      const std::string& source, std::vector<Error>& errors) {
+  for (const auto& entry : file.entries) {
+    for (const auto& use : entry.tags) {
+      if (sources.count(use.tag) != 0) continue;
+      const std::string hint = did_you_mean(use.tag, keys_of(sources));
+      errors.emplace_back(
+          ErrorKind::input, source, use.pointer,
+          hint.empty() ? fmt::format("unknown source tag \"{}\" (not in /sources)", use.tag)
+                       : fmt::format("unknown source tag \"{}\"; did you mean \"{}\"?", use.tag, hint));
+    }
+    if (file.prices_as_of.empty()) continue;
+    for (std::size_t i = 0; i < entry.gpu.prices.size(); ++i) {
+      const std::string& date = entry.gpu.prices[i].date;
+      if (date.empty() || date <= file.prices_as_of) continue;
+      errors.emplace_back(ErrorKind::input, source, entry.pointer + "/prices/" + std::to_string(i) + "/date",
+                          fmt::format("expected a date no later than prices_as_of ({}), got \"{}\"",
+                                      file.prices_as_of, date));
+    }
+  }
+}
+
+// Reads one file onto `catalog`; on any error `catalog` is left unchanged and ErrorList is thrown.
+void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
+  nlohmann::json document;
+  try {
+    document = read_json_file(path);
+  } catch (const Error& e) {
+    throw ErrorList({e});
+  }
+  std::vector<Error> errors;
+  const JsonReader root(document, path);
+  if (!attempt(errors, [&] { root.expect_object(); })) throw ErrorList(std::move(errors));
+  FileContents file;
+  read_top_level(root, overlay, file, errors);
+  read_field(root, "gpus", true, errors,
+             [&](const JsonReader& v) { read_gpus(v, catalog.gpus, overlay, file, errors); });
+  Catalog merged = catalog;
+  for (auto& [tag, document_name] : file.sources)
+    merged.sources[tag] = document_name;
+  check_names(catalog.gpus, file, path, errors);
+  check_references(file, merged.sources, path, errors);
+  if (!errors.empty()) throw ErrorList(std::move(errors));
+
+  std::string newest = std::max(merged.prices_as_of, file.prices_as_of);
+  for (auto& entry : file.entries) {
+    if (file.prices_as_of.empty()) {
+      for (const auto& q : entry.gpu.prices)
+        newest = std::max(newest, q.date);
+    }
+    const std::ptrdiff_t existing = index_of(merged.gpus, entry.gpu.id);
+    if (existing >= 0) {
+      merged.gpus[static_cast<std::size_t>(existing)] = std::move(entry.gpu);
+    } else {
+      merged.gpus.push_back(std::move(entry.gpu));
+    }
+  }
+  merged.prices_as_of = newest;
+  std::sort(merged.gpus.begin(), merged.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.id < b.id; });
+  catalog = std::move(merged);
+}
+
+} // namespace
+
+Catalog load_catalog(const std::string& path) {
+  Catalog catalog;
+  apply_file(catalog, path, false);
+  catalog.schema_version = k_schema_version;
+  catalog.path = path;
+  return catalog;
+}
+
+void overlay_catalog(Catalog& base, const std::string& path) {
+  apply_file(base, path, true);
+}
+
+const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias) {
+  const std::string needle = lower(id_or_alias);
+  for (const auto& gpu : catalog.gpus) {
+    if (lower(gpu.id) == needle) return &gpu;
+    for (const auto& alias : gpu.aliases) {
+      if (alias == needle) return &gpu;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> gpu_ids(const Catalog& catalog) {
+  std::vector<std::string> out;
+  out.reserve(catalog.gpus.size());
+  for (const auto& gpu : catalog.gpus)
+    out.push_back(gpu.id);
+  return out;
+}
+
+} // namespace rightsize::io

@@ -1,0 +1,148 @@
+// Price resolution and on-prem TCO against methodology §6.4 and gpu-specs.md §1/§4a.
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <catch2/catch.hpp>
+
+#include "rightsize/pricing.hpp"
+
+using namespace rightsize;
+
+namespace {
+
+PriceQuote quote(std::string provider, double usd, std::string date, bool spot = false) {
+  return PriceQuote{std::move(provider), usd, spot, std::move(date), "E"};
+}
+
+// methodology §6.4 worked example, per GPU: $300k per 8-GPU server = $37.5k, the server already
+// included (overhead 0), 8 kW per 8 GPUs = 1 kW average (TDP 1000 W at fraction 1.0), PUE 1.3,
+// $0.10/kWh, support 15 % of capex per year, 4-year straight line.
+TcoParams worked_example() {
+  TcoParams p;
+  p.amortization_years = 4.0;
+  p.cost_of_capital = 0.0;
+  p.utilization = 0.70;
+  p.power_usage_effectiveness = 1.3;
+  p.usd_per_kwh = 0.10;
+  p.power_fraction_of_tdp = 1.0;
+  p.server_overhead_fraction = 0.0;
+  p.ops_fraction_per_year = 0.15;
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("on-prem TCO reproduces the methodology §6.4 worked example", "[core]") {
+  const TcoResult tco = on_prem_tco(37'500.0, 1000.0, worked_example());
+  // $75k/yr per server / 8 = $9,375; 8 kW x 1.3 x $0.10 x 8760 = $9,110 per server = $1,138.8 per GPU;
+  // support 15 % x $300k = $45k per server = $5,625 per GPU.
+  CHECK(tco.capex_usd_per_year == Approx(9'375.0));
+  CHECK(tco.power_usd_per_year == Approx(1'138.8));
+  CHECK(tco.ops_usd_per_year == Approx(5'625.0));
+  // $129k/yr per server -> $1.84 per GPU-hour at 100 %, $2.63 per useful GPU-hour at 70 %.
+  CHECK(tco.usd_per_gpu_hour == Approx(1.84).margin(0.005));
+  CHECK(tco.usd_per_useful_gpu_hour == Approx(2.63).margin(0.005));
+}
+
+TEST_CASE("on-prem TCO with an 8 % cost of capital uses the annuity formula", "[core]") {
+  TcoParams p = worked_example();
+  p.cost_of_capital = 0.08;
+  const TcoResult tco = on_prem_tco(37'500.0, 1000.0, p);
+  // methodology §6.4: "With an 8 % cost of capital the capex line becomes $90.6 k/yr" per server.
+  CHECK(tco.capex_usd_per_year * 8.0 == Approx(90'600.0).margin(50.0));
+}
+
+TEST_CASE("on-prem TCO adds server overhead to the capital and scales power by the TDP fraction", "[core]") {
+  TcoParams p = worked_example();
+  p.server_overhead_fraction = 0.25;
+  p.power_fraction_of_tdp = 0.5;
+  const TcoResult tco = on_prem_tco(40'000.0, 700.0, p);
+  CHECK(tco.capex_usd_per_year == Approx(50'000.0 / 4.0));
+  CHECK(tco.ops_usd_per_year == Approx(0.15 * 50'000.0));
+  CHECK(tco.power_usd_per_year == Approx(0.35 * 1.3 * 0.10 * 8760.0));
+}
+
+TEST_CASE("break-even utilization is where owning per useful hour equals the cloud price", "[core]") {
+  const TcoParams p = worked_example();
+  const TcoResult tco = on_prem_tco(37'500.0, 1000.0, p);
+  const double u = break_even_utilization(tco, p.utilization, 4.32);
+  CHECK(u == Approx(tco.usd_per_gpu_hour / 4.32));
+  TcoParams at_u = p;
+  at_u.utilization = u;
+  CHECK(on_prem_tco(37'500.0, 1000.0, at_u).usd_per_useful_gpu_hour == Approx(4.32));
+  CHECK(break_even_utilization(tco, p.utilization, 1.0) > 1.0); // never pays off
+  CHECK(std::isinf(break_even_utilization(tco, p.utilization, 0.0)));
+}
+
+TEST_CASE("median takes the middle value or the mean of the middle two", "[core]") {
+  CHECK(median({3.0, 1.0, 2.0}) == 2.0);
+  CHECK(median({4.0, 1.0, 3.0, 2.0}) == 2.5);
+  CHECK(std::isnan(median({})));
+}
+
+TEST_CASE("on-demand price is the median of per-provider medians", "[core]") {
+  Gpu gpu;
+  // A provider with two SKUs counts once, at its own median (gpu-specs.md §1 method).
+  gpu.prices = {quote("lambda", 3.99, "2026-10-10"), quote("lambda", 4.29, "2026-10-10"),
+                quote("nebius", 4.50, "2026-10-10"), quote("vast", 1.00, "2026-10-10"),
+                quote("azure", 2.95, "2026-10-10", true)};
+  const ResolvedPrice all = resolve_price(gpu, PricingModel::on_demand, "", TcoParams{});
+  REQUIRE(all.known);
+  CHECK(all.usd_per_hour == Approx(4.14)); // medians 4.14, 4.50, 1.00 -> 4.14
+  CHECK(all.basis == "median of 3 providers");
+  CHECK(all.date == "2026-10-10");
+
+  const ResolvedPrice lambda = resolve_price(gpu, PricingModel::on_demand, "Lambda", TcoParams{});
+  CHECK(lambda.usd_per_hour == Approx(4.14));
+  CHECK(lambda.basis == "lambda");
+
+  const ResolvedPrice spot = resolve_price(gpu, PricingModel::spot, "", TcoParams{});
+  CHECK(spot.usd_per_hour == Approx(2.95));
+  const ResolvedPrice none = resolve_price(gpu, PricingModel::spot, "nebius", TcoParams{});
+  CHECK_FALSE(none.known);
+  CHECK(none.basis == "no nebius spot price");
+}
+
+TEST_CASE("quotes a month older than a GPU's newest are left out of the median", "[core]") {
+  Gpu gpu;
+  gpu.prices = {quote("aws", 6.88, "2026-10-10"), quote("verda", 3.25, "2026-08-22"),
+                quote("gcp", 11.0, "2026-09-10"), quote("skypilot", 5.0, "")};
+  const auto current = current_quotes(gpu, false, "");
+  REQUIRE(current.size() == 3); // 2026-09-10 is exactly 30 days old: kept; undated: kept
+  CHECK(current[0].provider == "aws");
+  CHECK(current[1].provider == "gcp");
+  CHECK(current[2].provider == "skypilot");
+  CHECK(resolve_price(gpu, PricingModel::on_demand, "", TcoParams{}).usd_per_hour == Approx(6.88));
+  // Asked for by name, an older provider still has its own (newest) price.
+  CHECK(resolve_price(gpu, PricingModel::on_demand, "verda", TcoParams{}).usd_per_hour == Approx(3.25));
+}
+
+TEST_CASE("on-prem price needs a purchase price", "[core]") {
+  Gpu gpu;
+  gpu.tdp_watts = 1000.0;
+  CHECK_FALSE(resolve_price(gpu, PricingModel::on_prem, "", TcoParams{}).known);
+  gpu.purchase_usd = 37'500.0;
+  const ResolvedPrice p = resolve_price(gpu, PricingModel::on_prem, "", worked_example());
+  CHECK(p.known);
+  CHECK(p.usd_per_hour == Approx(2.63).margin(0.005));
+  CHECK(p.basis == "on-prem TCO");
+}
+
+TEST_CASE("ISO dates parse to day numbers and reject impossible dates", "[core]") {
+  CHECK(parse_iso_date("1970-01-01") == 0);
+  CHECK(*parse_iso_date("2026-10-10") - *parse_iso_date("2026-08-22") == 49);
+  CHECK(*parse_iso_date("2024-03-01") - *parse_iso_date("2024-02-28") == 2); // leap year
+  CHECK_FALSE(parse_iso_date("2026-02-29"));
+  CHECK_FALSE(parse_iso_date("2026-13-01"));
+  CHECK_FALSE(parse_iso_date("2026-1-01"));
+  CHECK_FALSE(parse_iso_date("10/10/2026"));
+}
+
+TEST_CASE("price model names round-trip", "[core]") {
+  for (auto m : {PricingModel::on_demand, PricingModel::spot, PricingModel::on_prem}) {
+    CHECK(parse_pricing_model(to_string(m)) == m);
+  }
+  CHECK(parse_pricing_model("on-demand") == PricingModel::on_demand);
+  CHECK_FALSE(parse_pricing_model("reserved"));
+}
