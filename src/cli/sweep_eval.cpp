@@ -121,7 +121,8 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
     dep.gpus = f.gpus > 0 ? f.gpus : per_replica;
     estimate_at(plan, in, dep, out);
     tried = true;
-    if (out.estimate.precision_supported && out.estimate.memory.fits) return;
+    // More GPUs cannot help a precision the GPU lacks: report it at the smallest layout.
+    if (!out.estimate.precision_supported || out.estimate.memory.fits) return;
   }
   if (!tried) {
     out.issue = PointIssue::no_layout;

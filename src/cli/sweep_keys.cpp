@@ -9,7 +9,7 @@
 #include "rightsize/error.hpp"
 #include "rightsize/precision.hpp"
 #include "sweep_plan.hpp"
-#include "table.hpp"
+#include "sweep_rows.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -180,7 +180,7 @@ SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::str
   check_values(axis, presets);
   for (std::size_t i = 0; i < axis.values.texts.size(); ++i) {
     const std::string& text = axis.values.texts[i];
-    axis.csv_cells.push_back(csv_field(text));
+    axis.csv_cells.push_back(csv_cell(text));
     axis.json_values.push_back(number_of(text) ? text : nlohmann::json(text).dump());
   }
   return axis;

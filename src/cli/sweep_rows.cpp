@@ -11,7 +11,6 @@
 
 #include "render.hpp"
 #include "rightsize/units.hpp"
-#include "table.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -79,6 +78,9 @@ void append_rejection(Buffer& out, const SweepPlan& plan, const Rejection& r, st
       return;
     case RejectReason::budget: fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit); return;
     case RejectReason::no_price: put(out, "no price known for this GPU"); return;
+    case RejectReason::deadline:  // training only: a sweep never sees it, worded as render.cpp does
+      fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
+      return;
   }
 }
 
@@ -183,6 +185,17 @@ void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
   append_rejection(out, plan, p.rejection, p.estimate.concurrency);
 }
 
+std::string csv_cell(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out(1, '"');
+  for (const char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
 void append_json_string(Buffer& out, std::string_view text) {
   out.push_back('"');
   for (const char c : text) {
@@ -201,7 +214,7 @@ void append_json_string(Buffer& out, std::string_view text) {
 RowWriter::RowWriter(const SweepPlan& plan, Format format, std::string spec_name, std::string pareto_label)
     : m_plan(&plan), m_format(format), m_spec_name(std::move(spec_name)), m_pareto_label(std::move(pareto_label)) {
   for (const Gpu& g : plan.gpus) {
-    m_gpu_csv.push_back(csv_field(g.id));
+    m_gpu_csv.push_back(csv_cell(g.id));
     Buffer b;
     append_json_string(b, g.id);
     m_gpu_json.push_back(fmt::to_string(b));

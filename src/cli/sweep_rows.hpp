@@ -56,6 +56,9 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
 /// Table headers matching sweep_table_cells().
 std::vector<std::string> sweep_table_headers(const SweepPlan& plan);
 
+/// `text` as one RFC 4180 CSV field: quoted (quotes doubled) when it holds ',', '"' or a newline.
+std::string csv_cell(std::string_view text);
+
 /// Appends `text` as a JSON string literal (quotes and escapes).
 void append_json_string(fmt::memory_buffer& out, std::string_view text);
 

@@ -77,8 +77,9 @@ PlotPoint plot_point(const PlotData& plot, const SweepPlan& plan, const PointRes
 
 // Writes the table (the terminal format) of the given points.
 void write_table(const SweepPlan& plan, const std::vector<std::uint64_t>* only, const RunOptions& o, std::FILE* out) {
-  Table table;
-  for (const auto& h : sweep_table_headers(plan)) table.add_column(h, Align::left);
+  std::vector<Column> columns;
+  for (const auto& h : sweep_table_headers(plan)) columns.push_back({h, Align::left, h == "status"});
+  Table table(std::move(columns));
   PointResult p;
   const std::uint64_t n = only != nullptr ? only->size() : plan.grid.size();
   for (std::uint64_t i = 0; i < n; ++i) {
