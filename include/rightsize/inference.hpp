@@ -99,6 +99,7 @@ struct InferenceEstimate {
   double usd_per_million_output_tokens = 0.0;
   double usd_per_request = 0.0;
   bool precision_supported = true;     ///< the GPU runs the GEMM dtype
+  bool link_known = true;              ///< the catalog gives the bandwidth of every link the replica uses
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency

@@ -1,14 +1,199 @@
-#include "app.hpp"
+// rightsize estimate SPEC --gpu ID [--gpus N] [--tp T] [--pp P] [--ep E] [--concurrency C]
+// One deployment, estimated: memory against capacity, performance, bound, cost, assumptions.
+#include <cstdio>
+#include <memory>
 
+#include <fmt/format.h>
+
+#include "app.hpp"
+#include "render.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/training.hpp"
+#include "rightsize/units.hpp"
+#include "run_context.hpp"
+#include "training_render.hpp"
 
 namespace rightsize::cli {
+namespace {
+
+struct EstimateOptions {
+  std::string spec;
+  std::string gpu;
+  int gpus = 0;
+  int tp = 0;
+  int pp = 0;
+  int ep = 0;
+  std::int64_t concurrency = -1;
+  std::string format = "table";
+  CatalogOptions catalog;
+  EngineOptions engine;
+};
+
+void require_positive(int value, const char* flag) {
+  if (value < 0 || value > 65536) {
+    throw Error(ErrorKind::usage, flag, "", fmt::format("expected a positive integer up to 65536, got {}", value));
+  }
+}
+
+// Picks the replica layout for `gpus` GPUs when --tp/--pp are not given: the smallest replica
+// (tp·pp dividing gpus) that fits, TP inside the node first.
+Deployment choose_layout(const PreparedModel& model, const InferenceWorkload& w, const Gpu& gpu, int gpus,
+                         const EstimateOptions& o, const EngineConfig& engine) {
+  Deployment pinned;
+  pinned.gpus = gpus;
+  pinned.tp = o.tp > 0 ? o.tp : 0;
+  pinned.pp = o.pp > 0 ? o.pp : 0;
+  pinned.ep = o.ep > 0 ? o.ep : 1;
+  if (pinned.tp > 0 && pinned.pp > 0) return pinned;
+  SearchPolicy policy;
+  policy.max_gpus_per_replica = gpus;
+  policy.max_nodes = std::max(1, (gpus + gpu.gpus_per_node - 1) / std::max(1, gpu.gpus_per_node));
+  Deployment fallback;
+  fallback.gpus = gpus;
+  fallback.tp = pinned.tp > 0 ? pinned.tp : std::min(gpus, std::max(1, gpu.gpus_per_node));
+  fallback.pp = pinned.pp > 0 ? pinned.pp : std::max(1, gpus / fallback.tp);
+  fallback.ep = pinned.ep;
+  for (Deployment d : replica_layouts(model.model, gpu, policy)) {
+    if (gpus % (d.tp * d.pp) != 0) continue;
+    if (pinned.tp > 0 && d.tp != pinned.tp) continue;
+    if (pinned.pp > 0 && d.pp != pinned.pp) continue;
+    if (d.ep != pinned.ep && !(o.ep == 0 && d.ep == 1)) continue;
+    d.gpus = gpus;
+    const InferenceEstimate e = estimate_inference(model, w, gpu, d, engine, nullptr, 0.0);
+    if (e.memory.fits) return d;
+  }
+  return fallback;
+}
+
+void print_inference_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu, const Deployment& d,
+                           const InferenceEstimate& e, const ResolvedPrice& price, PricingModel pricing) {
+  const auto& w = spec.inference;
+  fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d), d.replicas(),
+             d.replicas() == 1 ? "" : "s");
+  fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n", format_params(static_cast<double>(pm.params.total)),
+             format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
+             format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
+  fmt::print("workload {} input / {} output tokens, concurrency {} per replica{} (fits up to {})\n\n", w.input_tokens,
+             w.output_tokens, e.concurrency, w.concurrency == 0 ? " (auto)" : "", e.max_concurrency);
+  const MemoryEstimate& m = e.memory;
+  fmt::print("memory per GPU (GB = 1e9 bytes)\n");
+  fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
+  fmt::print("  {:<26}{:>10}\n", "KV cache", format_gb(m.kv_cache_bytes));
+  fmt::print("  {:<26}{:>10}\n", "activations (prefill peak)", format_gb(m.activations_bytes));
+  fmt::print("  {:<26}{:>10}\n", "runtime overhead", format_gb(m.overhead_bytes));
+  fmt::print("  {:<26}{:>10}  of {} usable ({} visible × {:.2f}): {}\n\n", "total", format_gb(m.per_gpu_bytes),
+             format_gb(m.usable_per_gpu_bytes), format_gb(m.capacity_per_gpu_bytes),
+             m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
+             m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
+                    : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
+  fmt::print("performance\n");
+  fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms(e.ttft_s));
+  fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms(e.tpot_s));
+  fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms(e.e2e_s));
+  fmt::print("  {:<26}{:>10}\n", "output tokens/s", format_count(e.output_tokens_per_s));
+  fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
+  fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
+  if (!e.link_known) {
+    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n", gpu.id);
+  }
+  if (!e.precision_supported) fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
+  fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
+             price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
+             price.date.empty() ? "" : ", " + price.date);
+  fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
+  fmt::print("  {:<26}{:>10}\n", "per 1M output tokens", format_usd(e.usd_per_million_output_tokens, price.known));
+  fmt::print("  {:<26}{:>10}\n", "per request", format_usd(e.usd_per_request, price.known));
+  if (!spec.assumptions.empty()) {
+    fmt::print("\nassumptions\n");
+    for (const auto& a : spec.assumptions) fmt::print("  - {}\n", a);
+  }
+}
+
+int run_estimate(const EstimateOptions& o) {
+  const Format format = parse_format(o.format, {"table", "json"});
+  require_positive(o.gpus, "--gpus");
+  require_positive(o.tp, "--tp");
+  require_positive(o.pp, "--pp");
+  require_positive(o.ep, "--ep");
+  const Spec spec = load_spec_file(o.spec);
+  const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
+  std::string gpu_id = o.gpu;
+  if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;
+  if (gpu_id.empty()) throw Error(ErrorKind::usage, "--gpu", "", "estimate needs a GPU: pass --gpu ID (see 'rightsize catalog list')");
+  const Gpu& gpu = require_gpu(catalog.catalog, gpu_id, "--gpu");
+  const ResolvedPrice& price = price_of(catalog, gpu);
+  const EngineConfig engine = engine_config(o.engine);
+  int gpus = o.gpus > 0 ? o.gpus : (spec.deployment && o.gpu.empty() ? spec.deployment->gpus : 0);
+  if (gpus == 0) gpus = std::max(1, o.tp) * std::max(1, o.pp);
+  const PreparedModel pm = prepare_model(spec.model, spec.precision);
+
+  if (spec.mode == WorkloadMode::training) {
+    LayoutPins pins;
+    pins.tp = o.tp;
+    pins.pp = o.pp;
+    pins.ep = o.ep;
+    const TrainingEstimate t =
+        search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, price.known ? price.usd_per_hour : 0.0);
+    if (format == Format::json) {
+      nlohmann::json doc = training_json(pm, gpu.id, t, price.known);
+      doc["schema_version"] = k_output_schema_version;
+      doc["assumptions"] = assumptions_json(spec.assumptions);
+      fmt::print("{}\n", doc.dump(2));
+    } else {
+      print_training_table(spec, pm, gpu, t, price);
+    }
+    return 0;
+  }
+
+  InferenceWorkload w = spec.inference;
+  if (o.concurrency >= 0) {
+    if (o.concurrency < 1 || o.concurrency > 1'000'000) {
+      throw Error(ErrorKind::usage, "--concurrency", "", fmt::format("expected 1 to 1000000, got {}", o.concurrency));
+    }
+    w.concurrency = o.concurrency;
+  }
+  const Deployment d = choose_layout(pm, w, gpu, gpus, o, engine);
+  if (d.tp * d.pp > gpus || gpus % (d.tp * d.pp) != 0) {
+    throw Error(ErrorKind::usage, "--gpus", "",
+                fmt::format("{} GPUs cannot hold whole replicas of TP{} × PP{}", gpus, d.tp, d.pp));
+  }
+  if (pm.model.heads > 0 && pm.model.heads % d.tp != 0) {
+    throw Error(ErrorKind::usage, "--tp", "",
+                fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));
+  }
+  const Sla* sla = w.concurrency == 0 ? &spec.sla : nullptr;
+  const InferenceEstimate e = estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
+  if (format == Format::json) {
+    nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    doc["schema_version"] = k_output_schema_version;
+    doc["cost"]["pricing"] = to_string(catalog.pricing);
+    doc["cost"]["price_basis"] = price.basis;
+    doc["cost"]["price_date"] = price.date;
+    doc["assumptions"] = assumptions_json(spec.assumptions);
+    fmt::print("{}\n", doc.dump(2));
+  } else {
+    print_inference_table(spec, pm, gpu, d, e, price, catalog.pricing);
+  }
+  return 0;
+}
+
+}  // namespace
 
 void add_estimate(CLI::App& app, Action& action) {
-  auto* command = app.add_subcommand("estimate", "(being built)");
-  command->callback([&action] {
-    action = [] () -> int { throw Error(ErrorKind::usage, "estimate", "", "this subcommand is not built yet"); };
-  });
+  auto options = std::make_shared<EstimateOptions>();
+  auto* command = app.add_subcommand("estimate", "estimate memory, latency, throughput and cost of one deployment");
+  command->add_option("spec", options->spec, "model spec file (docs/model-spec.md)")->required();
+  command->add_option("--gpu", options->gpu, "GPU id or alias from the catalog, e.g. H100-SXM, l40s");
+  command->add_option("--gpus", options->gpus, "GPUs in the deployment (replicas = gpus / (tp × pp))");
+  command->add_option("--tp", options->tp, "tensor-parallel degree (default: smallest that fits)");
+  command->add_option("--pp", options->pp, "pipeline-parallel degree");
+  command->add_option("--ep", options->ep, "expert-parallel degree (MoE)");
+  command->add_option("--concurrency", options->concurrency, "in-flight requests per replica (default: the spec's)");
+  command->add_option("--format", options->format, "output: table or json")->default_str("table");
+  add_catalog_options(command, options->catalog);
+  add_engine_options(command, options->engine);
+  command->callback([options, &action] { action = [options] { return run_estimate(*options); }; });
 }
 
 }  // namespace rightsize::cli

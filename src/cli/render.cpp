@@ -63,7 +63,7 @@ std::string describe_rejection(const Candidate& c) {
   switch (r.reason) {
     case RejectReason::none: return "meets every requirement";
     case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
-    case RejectReason::layout: return "layout does not divide the model";
+    case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
     case RejectReason::does_not_fit:
       return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb, r.limit / k_bytes_per_gb);
     case RejectReason::ttft:
@@ -114,7 +114,8 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                       {"requests_per_s", round_sig(e.requests_per_s)},
                       {"comm_s_per_token", round_sig(e.comm_s_per_token)},
                       {"bound", to_string(e.bound)},
-                      {"precision_supported", e.precision_supported}};
+                      {"precision_supported", e.precision_supported},
+                      {"link_known", e.link_known}};
   json cost = {{"price_known", price_known}};
   if (price_known) {
     cost["usd_per_hour"] = round_sig(e.usd_per_hour);

@@ -227,8 +227,12 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.tp_int = dep.tp;
   s.ep_int = dep.ep;
   s.decoder = m.kind == ModelKind::decoder;
-  est.precision_supported = gpu.supports(pm.math);
-  const double peak_tflops = est.precision_supported ? gpu.tflops(pm.math) : gpu.tflops(MathDtype::bf16);
+  // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast.
+  const MathDtype math = (pm.math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
+                             ? MathDtype::fp16
+                             : pm.math;
+  est.precision_supported = gpu.supports(math);
+  const double peak_tflops = est.precision_supported ? gpu.tflops(math) : gpu.tflops(MathDtype::bf16);
   s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * gpu.efficiency.prefill_compute;
   s.bandwidth_bytes_per_s = gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * gpu.efficiency.decode_bandwidth;
   // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated
@@ -253,6 +257,13 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.pp_link_gb_per_s = link_gb_per_s(gpu, pp_link);
   s.pp_hop_s = hop_latency(engine, pp_link);
   s.link_efficiency = gpu.efficiency.communication;
+  // A replica spanning GPUs needs a known link; without one the communication terms are left out
+  // (finite numbers) and the estimate says so.
+  if ((dep.tp > 1 && s.tp_link_gb_per_s <= 0.0) || (dep.pp > 1 && s.pp_link_gb_per_s <= 0.0)) {
+    est.link_known = false;
+    s.tp_int = dep.tp > 1 && s.tp_link_gb_per_s <= 0.0 ? 1 : s.tp_int;
+    s.pp_link_gb_per_s = s.pp_link_gb_per_s <= 0.0 ? 1e12 : s.pp_link_gb_per_s;
+  }
 
   // Memory budget per GPU (methodology §2.1, §2.5–2.7): C·u ≥ W + A + R + KV.
   MemoryEstimate& mem = est.memory;

@@ -126,6 +126,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     return c;
   };
   if (!e.precision_supported) return reject(RejectReason::precision_unsupported, 0.0, 0.0);
+  if (!e.link_known) return reject(RejectReason::layout, 0.0, 0.0);
   if (!e.memory.fits) return reject(RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes);
   if (sla.ttft_ms && e.ttft_s * 1e3 > *sla.ttft_ms) return reject(RejectReason::ttft, e.ttft_s * 1e3, *sla.ttft_ms);
   if (sla.tpot_ms && e.tpot_s * 1e3 > *sla.tpot_ms) return reject(RejectReason::tpot, e.tpot_s * 1e3, *sla.tpot_ms);

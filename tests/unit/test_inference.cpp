@@ -193,3 +193,19 @@ TEST_CASE("the estimator's weight split adds up to weight_bytes() for every form
     }
   }
 }
+
+TEST_CASE("a replica over GPUs with no known link stays finite and says so", "[core]") {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  Gpu island = l40s();
+  island.pcie_gb_per_s = 0.0;
+  island.nic_gb_per_s = 0.0;
+  Deployment d;
+  d.gpus = 2;
+  d.pp = 2;
+  const auto e = estimate_inference(pm, chat(8), island, d, EngineConfig{}, nullptr, 1.0);
+  CHECK_FALSE(e.link_known);
+  CHECK(std::isfinite(e.ttft_s));
+  CHECK(std::isfinite(e.tpot_s));
+  Deployment one;
+  CHECK(estimate_inference(pm, chat(8), island, one, EngineConfig{}, nullptr, 1.0).link_known);
+}

@@ -1,0 +1,37 @@
+#pragma once
+// Training recommendation: GPU types × GPU counts, each with its best parallel layout, filtered by
+// memory, deadline and budget, ranked by cost per run (docs/methodology.md §6, docs/training.md).
+#include <span>
+#include <vector>
+
+#include "rightsize/search.hpp"
+#include "rightsize/training.hpp"
+
+namespace rightsize {
+
+/// One GPU type at one GPU count with the layout the search chose.
+struct TrainingCandidate {
+  std::size_t gpu_index = 0;
+  TrainingEstimate estimate;
+  Rejection rejection;          ///< reason none when it fits, meets the deadline and the budget
+  bool meets = false;
+  bool price_known = true;
+  std::size_t rank = 0;         ///< 1-based among passing candidates
+};
+
+struct TrainingRecommendation {
+  std::vector<TrainingCandidate> candidates;  ///< passing, by cost per run, then time, GPUs, id
+  std::vector<TrainingCandidate> rejected;    ///< closest first
+};
+
+/// GPU counts tried for one GPU type: 1, 2, 4, 8 within a node, then powers of two of whole nodes
+/// up to `max_nodes` nodes.
+std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes);
+
+/// Searches GPU types × counts (`prices` parallel to `gpus`; 0 = unknown). Deadline: sla.deadline_hours
+/// against time to train; budget: sla.budget_usd against the planning cost. Pure.
+TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload, const Sla& sla,
+                                          std::span<const Gpu> gpus, std::span<const double> prices,
+                                          const SearchPolicy& policy, const TrainingConfig& config);
+
+}  // namespace rightsize

@@ -1,0 +1,38 @@
+#pragma once
+// Rendering of `recommend` and `check` results: ranked table, winner line, closest misses,
+// capacity plan; JSON / CSV / markdown documents (docs/output-schema.md).
+#include <cstddef>
+
+#include <nlohmann/json.hpp>
+
+#include "app.hpp"
+#include "catalog_setup.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/spec.hpp"
+#include "rightsize/training_recommend.hpp"
+#include "run_context.hpp"
+
+namespace rightsize::cli {
+
+struct RenderOptions {
+  Format format = Format::table;
+  std::size_t top = 5;
+  bool explain = false;
+  bool searched_precisions = false;
+};
+
+/// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.
+nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);
+
+/// The SLA in words: "TTFT ≤ 1000 ms, TPOT ≤ 50 ms, 20 req/s peak" ("none" when empty).
+std::string describe_sla(const Sla& sla);
+
+/// Prints a recommendation in the chosen format to stdout.
+void render_recommendation(const Spec& spec, const SearchInputs& in, const Recommendation& r,
+                           const LoadedCatalog& catalog, const SearchPolicy& policy, const RenderOptions& options);
+
+/// Prints a training recommendation in the chosen format to stdout.
+void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
+                                    const LoadedCatalog& catalog, const RenderOptions& options);
+
+}  // namespace rightsize::cli

@@ -1,0 +1,158 @@
+#include "training_render.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "render.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+
+std::string format_hours(double seconds) {
+  const double hours = seconds / k_seconds_per_hour;
+  if (hours >= 48.0) return fmt::format("{:.1f} days", hours / 24.0);
+  if (hours >= 1.0) return fmt::format("{:.1f} h", hours);
+  return fmt::format("{:.1f} min", seconds / 60.0);
+}
+
+std::string format_big_usd(double usd) {
+  if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
+  if (usd >= 1e4) return fmt::format("${:.1f}k", usd / 1e3);
+  return format_usd(usd);
+}
+
+}  // namespace
+
+std::string training_layout_label(const TrainingLayout& l) {
+  std::string out = fmt::format("TP{}", l.tp);
+  if (l.pp > 1) out += fmt::format("·PP{}", l.pp);
+  out += fmt::format("·DP{}", l.dp);
+  if (l.ep > 1) out += fmt::format(" EP{}", l.ep);
+  if (l.cp > 1) out += fmt::format(" CP{}", l.cp);
+  out += fmt::format(" ZeRO-{} mb{} {}", l.zero_stage, l.micro_batch, to_string(l.recompute));
+  if (l.cpu_offload) out += " offload";
+  return out;
+}
+
+nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id, const TrainingEstimate& t,
+                             bool price_known) {
+  using nlohmann::json;
+  json doc;
+  doc["model"] = {{"name", pm.model.name},
+                  {"params", pm.params.total},
+                  {"active_params", pm.params.active},
+                  {"trainable_params", t.trainable_params}};
+  doc["deployment"] = {{"gpu", gpu_id}, {"gpus", t.gpus}, {"nodes", t.nodes}, {"tp", t.layout.tp},
+                       {"pp", t.layout.pp}, {"dp", t.layout.dp}, {"ep", t.layout.ep}, {"replicas", 1}};
+  const MemoryEstimate& m = t.memory;
+  doc["memory"] = {{"per_gpu_bytes", bytes(m.per_gpu_bytes)},
+                   {"capacity_per_gpu_bytes", bytes(m.capacity_per_gpu_bytes)},
+                   {"usable_per_gpu_bytes", bytes(m.usable_per_gpu_bytes)},
+                   {"weights_bytes", bytes(m.weights_bytes)},
+                   {"gradients_bytes", bytes(m.gradients_bytes)},
+                   {"optimizer_bytes", bytes(m.optimizer_bytes)},
+                   {"activations_bytes", bytes(m.activations_bytes)},
+                   {"kv_cache_bytes", 0},
+                   {"overhead_bytes", bytes(m.overhead_bytes)},
+                   {"headroom_bytes", bytes(m.headroom_bytes())},
+                   {"fits", m.fits}};
+  const TrainingLayout& l = t.layout;
+  doc["training"] = {
+      {"layout", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"cp", l.cp}, {"zero_stage", l.zero_stage},
+                  {"micro_batch", l.micro_batch}, {"recompute", to_string(l.recompute)},
+                  {"sequence_parallel", l.sequence_parallel}, {"cpu_offload", l.cpu_offload}}},
+      {"micro_batches", t.micro_batches},
+      {"global_batch_effective", t.global_batch_effective},
+      {"tokens_per_step", round_sig(t.tokens_per_step)},
+      {"step_time_s", round_sig(t.step_time_s)},
+      {"compute_s", round_sig(t.compute_s)},
+      {"comm_exposed_s", round_sig(t.comm_exposed_s)},
+      {"bubble_s", round_sig(t.bubble_s)},
+      {"offload_s", round_sig(t.offload_s)},
+      {"tokens_per_s", round_sig(t.tokens_per_s)},
+      {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
+      {"model_tflops_per_gpu", round_sig(t.model_tflops_per_gpu)},
+      {"mfu", round_sig(t.mfu, 4)},
+      {"hfu", round_sig(t.hfu, 4)},
+      {"time_to_train_s", round_sig(t.time_to_train_s)},
+      {"gpu_hours", round_sig(t.gpu_hours)},
+      {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
+      {"bound", to_string(t.bound)},
+      {"precision_supported", t.precision_supported}};
+  json cost = {{"price_known", price_known}};
+  if (price_known) {
+    cost["usd_per_hour"] = round_sig(t.usd_per_hour);
+    cost["usd_total"] = round_sig(t.usd_total);
+    cost["usd_total_ideal"] = round_sig(t.usd_total_ideal);
+  } else {
+    cost["usd_per_hour"] = nullptr;
+    cost["usd_total"] = nullptr;
+    cost["usd_total_ideal"] = nullptr;
+  }
+  doc["cost"] = cost;
+  return doc;
+}
+
+void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu, const TrainingEstimate& t,
+                          const ResolvedPrice& price) {
+  const TrainingWorkload& w = spec.training;
+  fmt::print("{} training ({}) on {} × {} ({} node{})\n", pm.model.name, to_string(w.method), t.gpus, gpu.id, t.nodes,
+             t.nodes == 1 ? "" : "s");
+  fmt::print("layout {}; {} micro-batches per step, {} sequences of {} tokens per step\n",
+             training_layout_label(t.layout), t.micro_batches, t.global_batch_effective, w.seq_len);
+  fmt::print("params {} total, {} trainable\n\n", format_params(static_cast<double>(pm.params.total)),
+             format_params(static_cast<double>(t.trainable_params)));
+  const MemoryEstimate& m = t.memory;
+  fmt::print("memory per GPU (GB = 1e9 bytes)\n");
+  fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
+  fmt::print("  {:<26}{:>10}\n", "gradients", format_gb(m.gradients_bytes));
+  fmt::print("  {:<26}{:>10}\n", "optimizer states", format_gb(m.optimizer_bytes));
+  fmt::print("  {:<26}{:>10}\n", "activations", format_gb(m.activations_bytes));
+  fmt::print("  {:<26}{:>10}\n", "buffers and overhead", format_gb(m.overhead_bytes));
+  fmt::print("  {:<26}{:>10}  of {} usable: {}\n\n", "total", format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
+             m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
+                    : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
+  fmt::print("time\n");
+  fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
+  fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));
+  fmt::print("  {:<26}{:>12}\n", "  exposed communication", format_ms(t.comm_exposed_s));
+  fmt::print("  {:<26}{:>12}\n", "  pipeline bubble", format_ms(t.bubble_s));
+  fmt::print("  {:<26}{:>12}\n", "tokens/s", format_count(t.tokens_per_s));
+  fmt::print("  {:<26}{:>12}\n", "tokens/s per GPU", format_count(t.tokens_per_s_per_gpu));
+  fmt::print("  {:<26}{:>12}\n", "model TFLOP/s per GPU", fmt::format("{:.0f}", t.model_tflops_per_gpu));
+  fmt::print("  {:<26}{:>12}\n", "MFU", fmt::format("{:.1f}%", t.mfu * 100.0));
+  fmt::print("  {:<26}{:>12}\n", "bound", to_string(t.bound));
+  if (w.tokens > 0.0) {
+    fmt::print("  {:<26}{:>12}\n", "time to train", format_hours(t.time_to_train_s));
+    fmt::print("  {:<26}{:>12}\n", "GPU-hours (ideal)", format_count(t.gpu_hours));
+    fmt::print("  {:<26}{:>12}\n", "GPU-hours (planning)", format_count(t.gpu_hours_planning));
+  }
+  fmt::print("\ncost ({}, {})\n", price.basis, price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price");
+  fmt::print("  {:<26}{:>12}\n", "per hour", format_usd(t.usd_per_hour, price.known));
+  if (w.tokens > 0.0) {
+    fmt::print("  {:<26}{:>12}\n", "per run (planning)", price.known ? format_big_usd(t.usd_total) : "n/a");
+    fmt::print("  {:<26}{:>12}\n", "per run (ideal)", price.known ? format_big_usd(t.usd_total_ideal) : "n/a");
+  }
+  if (!spec.assumptions.empty()) {
+    fmt::print("\nassumptions\n");
+    for (const auto& a : spec.assumptions) fmt::print("  - {}\n", a);
+  }
+}
+
+std::string describe_training_rejection(const TrainingCandidate& c) {
+  const Rejection& r = c.rejection;
+  switch (r.reason) {
+    case RejectReason::does_not_fit:
+      return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb, r.limit / k_bytes_per_gb);
+    case RejectReason::deadline: return fmt::format("takes {:.0f} h > deadline {:g} h", r.value, r.limit);
+    case RejectReason::budget: return fmt::format("costs {} > budget {}", format_big_usd(r.value), format_big_usd(r.limit));
+    case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
+    default: return "meets every requirement";
+  }
+}
+
+}  // namespace rightsize::cli

@@ -1,0 +1,85 @@
+#include "rightsize/training_recommend.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "rightsize/units.hpp"
+
+namespace rightsize {
+namespace {
+
+double cost_key(const TrainingCandidate& c) {
+  return c.price_known ? c.estimate.usd_total : std::numeric_limits<double>::infinity();
+}
+
+int order(RejectReason r) {
+  switch (r) {
+    case RejectReason::budget: return 1;
+    case RejectReason::deadline: return 2;
+    case RejectReason::does_not_fit: return 3;
+    case RejectReason::precision_unsupported: return 4;
+    default: return 5;
+  }
+}
+
+bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus) {
+  if (a.meets != b.meets) return a.meets;
+  if (!a.meets) {
+    if (order(a.rejection.reason) != order(b.rejection.reason)) return order(a.rejection.reason) < order(b.rejection.reason);
+    const double ra = a.rejection.limit > 0.0 ? a.rejection.value / a.rejection.limit : 0.0;
+    const double rb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
+    if (ra != rb) return ra < rb;
+  }
+  if (cost_key(a) != cost_key(b)) return cost_key(a) < cost_key(b);
+  if (a.estimate.time_to_train_s != b.estimate.time_to_train_s) return a.estimate.time_to_train_s < b.estimate.time_to_train_s;
+  if (a.estimate.gpus != b.estimate.gpus) return a.estimate.gpus < b.estimate.gpus;
+  return gpus[a.gpu_index].id < gpus[b.gpu_index].id;
+}
+
+}  // namespace
+
+std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes) {
+  std::vector<int> out;
+  const int node = std::max(1, gpu.gpus_per_node);
+  for (int n = 1; n <= node; n *= 2) out.push_back(n);
+  if (out.back() != node) out.push_back(node);
+  for (int nodes = 2; nodes <= std::max(1, max_nodes); nodes *= 2) out.push_back(nodes * node);
+  if (max_nodes > 1 && out.back() != max_nodes * node) out.push_back(max_nodes * node);
+  return out;
+}
+
+TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload, const Sla& sla,
+                                          std::span<const Gpu> gpus, std::span<const double> prices,
+                                          const SearchPolicy& policy, const TrainingConfig& config) {
+  TrainingRecommendation out;
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+    const Gpu& gpu = gpus[gi];
+    for (int count : training_gpu_counts(gpu, policy.max_nodes)) {
+      TrainingCandidate c;
+      c.gpu_index = gi;
+      c.price_known = prices[gi] > 0.0;
+      c.estimate = search_training_layout(model, workload, gpu, count, LayoutPins{}, config, prices[gi]);
+      const TrainingEstimate& e = c.estimate;
+      const double hours = e.time_to_train_s / k_seconds_per_hour;
+      if (!e.precision_supported) {
+        c.rejection = {RejectReason::precision_unsupported, 0.0, 0.0};
+      } else if (!e.memory.fits) {
+        c.rejection = {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
+      } else if (sla.deadline_hours && hours > *sla.deadline_hours) {
+        c.rejection = {RejectReason::deadline, hours, *sla.deadline_hours};
+      } else if (sla.budget_usd && c.price_known && e.usd_total > *sla.budget_usd) {
+        c.rejection = {RejectReason::budget, e.usd_total, *sla.budget_usd};
+      } else {
+        c.meets = true;
+      }
+      (c.meets ? out.candidates : out.rejected).push_back(c);
+    }
+  }
+  auto cmp = [&](const TrainingCandidate& a, const TrainingCandidate& b) { return before(a, b, gpus); };
+  std::sort(out.candidates.begin(), out.candidates.end(), cmp);
+  std::sort(out.rejected.begin(), out.rejected.end(), cmp);
+  for (std::size_t i = 0; i < out.candidates.size(); ++i) out.candidates[i].rank = i + 1;
+  return out;
+}
+
+}  // namespace rightsize
