@@ -11,6 +11,7 @@
 
 #include "json_reader.hpp"
 #include "rightsize/calibration.hpp"
+#include "catalog_io.hpp"
 #include "validation_io.hpp"
 
 namespace {
@@ -130,7 +131,7 @@ int run(const std::vector<std::string>& args) {
     }
   }
   const std::vector<ValidationCase> cases = io::load_validation_cases(k_root + "/tests/validation/cases.json");
-  const std::vector<Gpu> gpus = io::load_fallback_gpus(k_root + "/tests/validation/gpus-fallback.json");
+  const std::vector<Gpu> gpus = io::load_catalog(k_root + "/data/gpus.json").gpus;
   const EngineConfig engine;
   const FitOptions options;
   const std::vector<CaseResult> results = evaluate_cases(cases, gpus, engine, options);

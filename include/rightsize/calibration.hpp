@@ -39,6 +39,7 @@ struct ValidationCase {
   Deployment deployment;                ///< gpus, tp, pp
   InferenceWorkload workload;           ///< ISL, OSL, concurrency per replica (0 = auto)
   std::int64_t training_seq_len = 0;    ///< training cases only
+  Recompute training_recompute = Recompute::full;  ///< training cases: the run's recompute mode
   MemoryScope memory_scope = MemoryScope::weights_per_gpu;
   double measured = 0.0;                ///< in the unit of `kind`
   bool scored = true;                   ///< false: reported but excluded from metrics and fits
@@ -49,10 +50,12 @@ struct ValidationCase {
 std::string model_class_of(const ModelSpec& model);
 
 /// Predicts one case on `gpu` (whose `efficiency` is used) with `engine`. Inference kinds go
-/// through prepare_model + estimate_inference; training uses the labelled 6·N fallback below.
+/// through prepare_model + estimate_inference; training through search_training_layout with the
+/// case's TP/PP and recompute pinned, so a fitted `training_mfu` means what the training estimator
+/// reads it as (kernel-level GEMM efficiency; docs/training.md).
 double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine);
 
-/// Training throughput fallback until the training estimator lands (methodology §4.2):
+/// Closed-form training throughput (methodology §4.2), kept for the worked example in tests:
 /// tokens/s = gpus · F_bf16 · MFU / (6·N_mm + 6·L·n_h·d_h·s). Labelled "6ND fallback" in reports.
 double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, int gpus,
                                  double peak_tflops, double mfu);

@@ -13,7 +13,7 @@ namespace rightsize {
 struct GpuEfficiency {
   double prefill_compute = 0.60;    ///< η_f for large GEMMs (prefill)
   double decode_bandwidth = 0.80;   ///< η_m for HBM reads (decode)
-  double training_mfu = 0.40;       ///< model FLOPs utilization for training
+  double training_mfu = 0.50;       ///< training GEMM efficiency (kernel level; comm and bubble are explicit, docs/training.md)
   double communication = 0.75;      ///< η_l of link bandwidth for collectives
   std::string provenance;           ///< where the factors come from ("methodology §4.5 defaults, ...")
 };

@@ -66,6 +66,9 @@ void add_catalog_options(CLI::App* command, CatalogOptions& options) {
                       "on-prem TCO parameter KEY=VALUE: years, cost_of_capital, utilization, pue, usd_per_kwh, "
                       "power_fraction, server_overhead, ops_fraction (repeatable)")
       ->group("Catalog and pricing");
+  command->add_flag("--no-calibration", options.no_calibration,
+                    "use the catalog's efficiency factors instead of data/calibration.json's fitted ones")
+      ->group("Catalog and pricing");
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }

@@ -31,6 +31,7 @@ struct CatalogOptions {
   std::string pricing;                   ///< --pricing on_demand|spot|on_prem
   std::string provider;                  ///< --provider NAME
   std::vector<std::string> tco;          ///< --tco KEY=VALUE (repeatable)
+  bool no_calibration = false;           ///< --no-calibration: the catalog's own efficiency factors
 };
 void add_catalog_options(CLI::App* command, CatalogOptions& options);
 

@@ -65,8 +65,13 @@ Table field_table(const Gpu& gpu) {
   table.add_row({"vendor", gpu.vendor});
   table.add_row({"architecture", gpu.architecture});
   table.add_row({"release year", gpu.release_year > 0 ? std::to_string(gpu.release_year) : "unknown"});
-  table.add_row({"memory", fmt::format("{} GB ({} GiB)", format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
-                                       format_number(gpu.memory_bytes / k_bytes_per_gib, 2))});
+  table.add_row({"memory", fmt::format("{} GB as the vendor states it (HBM/GDDR parts are binary: {} GiB)",
+                                       format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
+                                       format_number(gpu.memory_bytes / k_bytes_per_gb, 2))});
+  table.add_row({"memory type", gpu.memory_type.empty() ? "unknown" : gpu.memory_type});
+  table.add_row({"visible to the runtime", fmt::format("{} GiB ({} GB; what estimates budget against)",
+                                                       format_number(gpu.visible_memory() / k_bytes_per_gib, 2),
+                                                       format_number(gpu.visible_memory() / k_bytes_per_gb, 2))});
   table.add_row({"memory bandwidth", format_number(gpu.memory_bandwidth_gb_per_s, 2) + " GB/s"});
   for (const MathDtype dtype : k_dtypes) {
     const std::string unit = dtype == MathDtype::int8 ? " TOPS" : " TFLOPS";
@@ -184,6 +189,8 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu) {
   g["release_year"] = gpu.release_year > 0 ? nlohmann::json(gpu.release_year) : nlohmann::json();
   g["memory_gb"] = json_number(gpu.memory_bytes / k_bytes_per_gb);
   g["memory_gib"] = json_number(gpu.memory_bytes / k_bytes_per_gib);
+  g["memory_type"] = gpu.memory_type;
+  g["visible_memory_bytes"] = json_number(gpu.visible_memory());
   g["memory_bandwidth_gb_per_s"] = json_number(gpu.memory_bandwidth_gb_per_s);
   g["dense_tflops"] = nlohmann::json::object();
   for (const MathDtype dtype : k_dtypes)

@@ -1,5 +1,9 @@
 #include "catalog_setup.hpp"
 
+#include <filesystem>
+
+#include "validation_io.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -117,6 +121,8 @@ void apply_price_override(LoadedCatalog& loaded, const std::string& assignment) 
   loaded.prices[index] = ResolvedPrice{*value, true, "--price", ""};
 }
 
+}  // namespace
+
 // Today as days since 1970-01-01: $RIGHTSIZE_TODAY (for reproducible runs) or the UTC clock.
 std::int64_t today_days() {
   if (const char* env = std::getenv("RIGHTSIZE_TODAY"); env != nullptr && *env != '\0') {
@@ -127,6 +133,8 @@ std::int64_t today_days() {
   const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
   return static_cast<std::int64_t>(now.time_since_epoch().count());
 }
+
+namespace {
 
 void warn_if_stale(const io::Catalog& catalog) {
   const auto as_of = parse_iso_date(catalog.prices_as_of);
@@ -159,11 +167,45 @@ const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alia
                            : fmt::format("unknown GPU \"{}\"; did you mean \"{}\"?", id_or_alias, hint));
 }
 
+namespace {
+
+// Efficiency factors fitted to the validation set (docs/accuracy.md) replace the catalog's defaults:
+// the GPU's own fit, else the cross-GPU fit ("*"). A user catalog entry with its own `efficiency`
+// block is a deliberate choice, so entries from --catalog-add keep theirs.
+void apply_calibration(LoadedCatalog& loaded) {
+  const std::string path = data_dir() + "/calibration.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  loaded.calibration = io::load_calibration(path);
+  loaded.calibrated = true;
+  const FittedEfficiency* pooled = nullptr;
+  for (const auto& f : loaded.calibration.gpus) {
+    if (f.gpu_id == "*") pooled = &f;
+  }
+  for (Gpu& gpu : loaded.catalog.gpus) {
+    const auto& prov = gpu.efficiency.provenance;
+    if (prov.rfind("defaults:", 0) != 0 && prov.rfind("methodology §4.5 defaults", 0) != 0) continue;  // the entry set its own
+    const FittedEfficiency* fit = pooled;
+    for (const auto& f : loaded.calibration.gpus) {
+      if (f.gpu_id == gpu.id) fit = &f;
+    }
+    if (fit == nullptr) continue;
+    gpu.efficiency = fit->efficiency;
+    gpu.efficiency.provenance = fmt::format(
+        "data/calibration.json: decode {} ({} cases), prefill {} ({}), training {} ({}), communication {} ({})",
+        fit->decode_source, fit->decode_cases.size(), fit->prefill_source, fit->prefill_cases.size(),
+        fit->training_source, fit->training_cases.size(), fit->communication_source, fit->communication_cases.size());
+  }
+}
+
+}  // namespace
+
 LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints) {
   LoadedCatalog loaded;
   loaded.catalog = io::load_catalog(options.catalog.empty() ? data_dir() + "/gpus.json" : options.catalog);
   for (const auto& path : options.catalog_add)
     io::overlay_catalog(loaded.catalog, path);
+  if (!options.no_calibration) apply_calibration(loaded);
 
   if (spec_constraints != nullptr) {
     loaded.pricing = spec_constraints->pricing;
@@ -192,6 +234,11 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
     apply_price_override(loaded, assignment);
   warn_if_stale(loaded.catalog);
   return loaded;
+}
+
+std::int64_t price_age_days(const ResolvedPrice& price) {
+  const auto date = parse_iso_date(price.date);
+  return date ? today_days() - *date : -1;
 }
 
 const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu) {

@@ -6,6 +6,7 @@
 
 #include "app.hpp"
 #include "catalog_io.hpp"
+#include "rightsize/calibration.hpp"
 #include "rightsize/pricing.hpp"
 #include "rightsize/spec.hpp"
 
@@ -18,6 +19,8 @@ struct LoadedCatalog {
   std::string provider;
   TcoParams tco;
   std::vector<ResolvedPrice> prices; // parallel to catalog.gpus
+  Calibration calibration;            // data/calibration.json (empty with --no-calibration)
+  bool calibrated = false;            // efficiency factors and error bands come from it
 };
 
 /// Loads --catalog (or data_dir()/gpus.json), applies --catalog-add overlays, --price overrides,
@@ -29,6 +32,11 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
 
 /// The price of a GPU of `loaded.catalog` (by identity, else by id); an internal Error otherwise.
 const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu);
+
+/// Today as days since 1970-01-01: $RIGHTSIZE_TODAY (YYYY-MM-DD, for reproducible runs) or the clock.
+std::int64_t today_days();
+/// Days since the newest quote behind a price (-1 when undated).
+std::int64_t price_age_days(const ResolvedPrice& price);
 
 /// Provider names of all price quotes in the catalog, lower-case, sorted, unique.
 std::vector<std::string> catalog_providers(const io::Catalog& catalog);

@@ -10,12 +10,13 @@
 namespace rightsize::cli {
 namespace {
 
+// "fp8", "int8 w/ bf16 math", "fp8, fp8 KV".
 std::string precision_name(const Precision& p) {
   std::string out(format_info(p.weights).name);
   if (p.activations != p.weights && format_info(p.weights).usable_for_activations) {
-    out += fmt::format("/a{}", format_info(p.activations).name);
+    out += fmt::format(" w/ {} math", format_info(p.activations).name);
   }
-  if (p.kv_cache != NumberFormat::bf16) out += fmt::format("/kv{}", format_info(p.kv_cache).name);
+  if (p.kv_cache != NumberFormat::bf16) out += fmt::format(", {} KV", format_info(p.kv_cache).name);
   return out;
 }
 
@@ -197,6 +198,12 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   if (!r.candidates.empty()) {
     fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
+    const Candidate& winner = r.candidates.front();
+    const ResolvedPrice& wp = in.prices[winner.gpu_index];
+    if (const std::int64_t age = price_age_days(wp); age > 90) {
+      fmt::print("note: the winner's price ({}/GPU-h, {}) is dated {}, {} days old; check it with --price {}=USD\n",
+                 format_usd(wp.usd_per_hour), wp.basis, wp.date, age, in.gpus[winner.gpu_index].id);
+    }
     if (plan && spec.sla.requests_per_s) {
       fmt::print("capacity: {} replica{} at peak, {} at average; autoscale {}–{} on {}; cold start ≈{:.0f} s; "
                  "scale to zero: {}\n",
@@ -243,7 +250,7 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
                                       fmt::format("{:.1f}%", e.mfu * 100.0), format_count(e.tokens_per_s),
                                       hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0) : fmt::format("{:.1f} h", hours),
                                       format_usd(e.usd_per_hour, c.price_known),
-                                      c.price_known ? format_count(e.usd_total) : "n/a", format_gb(e.memory.per_gpu_bytes)};
+                                      c.price_known ? format_usd_total(e.usd_total) : "n/a", format_gb(e.memory.per_gpu_bytes)};
     if (with_reason) cells.push_back(describe_training_rejection(c));
     t.add_row(std::move(cells));
   }
@@ -308,7 +315,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n", win.estimate.gpus,
                in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
                goal_text.empty() ? "fits" : "meets " + goal_text,
-               win.price_known ? fmt::format("${}", format_count(win.estimate.usd_total)) : "price unknown",
+               win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
                win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
   } else {
     fmt::print("no configuration meets the requirements\n");

@@ -20,7 +20,8 @@ std::string format_gb(double bytes) { return fmt::format("{:.2f} GB", bytes / k_
 std::string format_ms(double seconds) {
   if (seconds <= 0.0) return "-";
   const double ms = seconds * 1e3;
-  if (ms >= 100000.0) return fmt::format("{:.0f} s", seconds);
+  if (seconds >= 1000.0) return fmt::format("{:.0f} s", seconds);
+  if (seconds >= 10.0) return fmt::format("{:.1f} s", seconds);
   if (ms >= 100.0) return fmt::format("{:.0f} ms", ms);
   if (ms >= 10.0) return fmt::format("{:.1f} ms", ms);
   return fmt::format("{:.2f} ms", ms);
@@ -32,6 +33,12 @@ std::string format_usd(double usd, bool known) {
   if (usd >= 1.0) return fmt::format("${:.2f}", usd);
   if (usd >= 0.01) return fmt::format("${:.3f}", usd);
   return fmt::format("${:.2e}", usd);
+}
+
+std::string format_usd_total(double usd) {
+  if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
+  if (usd >= 1e4) return fmt::format("${:.1f}k", usd / 1e3);
+  return format_usd(usd);
 }
 
 std::string format_count(double value) {

@@ -23,6 +23,8 @@ std::string format_gb(double bytes);
 std::string format_ms(double seconds);
 /// "$4.32" / "$0.0012"; "n/a" when unknown.
 std::string format_usd(double usd, bool known = true);
+/// Totals: "$155.2k", "$1.25M", "$19.16".
+std::string format_usd_total(double usd);
 /// "3,835" style integer with thousands separators.
 std::string format_count(double value);
 /// "7.50 B" parameter counts.

@@ -19,11 +19,6 @@ std::string format_hours(double seconds) {
   return fmt::format("{:.1f} min", seconds / 60.0);
 }
 
-std::string format_big_usd(double usd) {
-  if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
-  if (usd >= 1e4) return fmt::format("${:.1f}k", usd / 1e3);
-  return format_usd(usd);
-}
 
 }  // namespace
 
@@ -134,8 +129,8 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("\ncost ({}, {})\n", price.basis, price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price");
   fmt::print("  {:<26}{:>12}\n", "per hour", format_usd(t.usd_per_hour, price.known));
   if (w.tokens > 0.0) {
-    fmt::print("  {:<26}{:>12}\n", "per run (planning)", price.known ? format_big_usd(t.usd_total) : "n/a");
-    fmt::print("  {:<26}{:>12}\n", "per run (ideal)", price.known ? format_big_usd(t.usd_total_ideal) : "n/a");
+    fmt::print("  {:<26}{:>12}\n", "per run (planning)", price.known ? format_usd_total(t.usd_total) : "n/a");
+    fmt::print("  {:<26}{:>12}\n", "per run (ideal)", price.known ? format_usd_total(t.usd_total_ideal) : "n/a");
   }
   if (!spec.assumptions.empty()) {
     fmt::print("\nassumptions\n");
@@ -149,7 +144,7 @@ std::string describe_training_rejection(const TrainingCandidate& c) {
     case RejectReason::does_not_fit:
       return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb, r.limit / k_bytes_per_gb);
     case RejectReason::deadline: return fmt::format("takes {:.0f} h > deadline {:g} h", r.value, r.limit);
-    case RejectReason::budget: return fmt::format("costs {} > budget {}", format_big_usd(r.value), format_big_usd(r.limit));
+    case RejectReason::budget: return fmt::format("costs {} > budget {}", format_usd_total(r.value), format_usd_total(r.limit));
     case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
     default: return "meets every requirement";
   }

@@ -1,6 +1,7 @@
 // Validation metrics, per-case prediction and error bands (methodology §4.5, §7.3). The fit itself
 // lives in calibration_fit.cpp.
 #include "rightsize/calibration.hpp"
+#include "rightsize/training.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -62,8 +63,18 @@ double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, i
 
 double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine) {
   if (c.kind == FigureKind::training_throughput) {
-    return training_tokens_per_s_6nd(c.model, c.training_seq_len, c.deployment.gpus, gpu.tflops(MathDtype::bf16),
-                                     gpu.efficiency.training_mfu);
+    // The training estimator with the published layout: TP/PP and recompute as run; DP, ZeRO stage
+    // and micro-batch searched; a global batch of max(1024, GPUs) sequences (the cases do not state
+    // theirs; Megatron and MosaicML runs use 512–3072).
+    const PreparedModel pm = prepare_model(c.model, c.precision);
+    TrainingWorkload w;
+    w.seq_len = c.training_seq_len;
+    w.global_batch = std::max<std::int64_t>(1024, c.deployment.gpus);
+    w.recompute = c.training_recompute;
+    LayoutPins pins;
+    pins.tp = c.deployment.tp;
+    pins.pp = c.deployment.pp;
+    return search_training_layout(pm, w, gpu, c.deployment.gpus, pins, TrainingConfig{}, 0.0).tokens_per_s;
   }
   const PreparedModel pm = prepare_model(c.model, c.precision);
   if (c.kind == FigureKind::memory && c.memory_scope == MemoryScope::peak_allocated) {

@@ -80,6 +80,10 @@ ValidationCase read_case(const JsonReader& r) {
   c.workload.output_tokens = int_or(r, "output_tokens", 0);
   if (c.kind == FigureKind::training_throughput) {
     c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
+    if (auto rc = r.at("training").find("recompute")) {
+      const std::string mode = rc->as_choice({"none", "selective", "full"});
+      c.training_recompute = mode == "none" ? Recompute::none : (mode == "selective" ? Recompute::selective : Recompute::full);
+    }
   } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
     r.fail("inference cases need input_tokens and output_tokens >= 1");
   }
@@ -185,6 +189,23 @@ Calibration load_calibration(const std::string& path) {
     f.efficiency.prefill_compute = e.at("prefill_compute").as_positive(1.0);
     f.efficiency.training_mfu = e.at("training_mfu").as_positive(1.0);
     f.efficiency.communication = e.at("communication").as_positive(1.0);
+    if (auto src = g.find("source")) {
+      f.decode_source = src->at("decode_bandwidth").as_string();
+      f.prefill_source = src->at("prefill_compute").as_string();
+      f.training_source = src->at("training_mfu").as_string();
+      f.communication_source = src->at("communication").as_string();
+    }
+    if (auto fitted = g.find("fitted_to")) {
+      auto ids = [](const JsonReader& list) {
+        std::vector<std::string> out;
+        for (const JsonReader& id : list.elements()) out.push_back(id.as_string());
+        return out;
+      };
+      f.decode_cases = ids(fitted->at("decode_bandwidth"));
+      f.prefill_cases = ids(fitted->at("prefill_compute"));
+      f.training_cases = ids(fitted->at("training_mfu"));
+      f.communication_cases = ids(fitted->at("communication"));
+    }
     cal.gpus.push_back(f);
   }
   for (const JsonReader& b : root.at("bands").elements()) {
