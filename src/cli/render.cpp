@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -42,16 +43,7 @@ std::string format_usd_total(double usd) {
   return format_usd(usd);
 }
 
-std::string format_count(double value) {
-  const auto v = static_cast<long long>(std::llround(value));
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
+std::string format_count(double value) { return with_commas(static_cast<std::int64_t>(std::llround(value))); }
 
 std::string format_params(double params) {
   if (params >= 1e9) return fmt::format("{:.2f} B", params / 1e9);
