@@ -23,6 +23,9 @@ struct EngineConfig {
   double pcie_hop_latency_s = 4e-6;       ///< per ring step over PCIe
   double network_hop_latency_s = 6e-6;    ///< per ring step across nodes
   double max_ttft_queue_factor = 4.0;     ///< cap of the TTFT queueing multiplier
+  /// GEMM rows at which large-GEMM efficiency halves: η_f(M) = η_f·M/(M + M½). Thin GEMMs fill
+  /// fewer tiles and waves (methodology §7.2 item 1); 0 disables the correction.
+  double gemm_half_efficiency_tokens = 128.0;
 };
 
 /// A deployment of one GPU type: `gpus` GPUs split into replicas of tp·pp GPUs each.

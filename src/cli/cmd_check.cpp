@@ -162,6 +162,9 @@ int run_check(const CheckOptions& o) {
     doc["deployment"] = {{"gpu", gpu.id}, {"gpus", want.gpus}, {"tp", current.layout.tp}, {"pp", current.layout.pp},
                          {"replicas", want.gpus / (current.layout.tp * current.layout.pp)}};
     doc["estimate"] = candidate_json(current_in, current);
+    const BandContext bands = candidate_bands(current_in, current, catalog);
+    add_inference_bands(doc["estimate"], bands, current.estimate);
+    doc["sla_optimistic_only"] = optimistic_only(bands, current.estimate, spec.sla);
     doc["meets_sla"] = meets;
     doc["misses"] = misses;
     doc["over_provisioned"] = over_provisioned;
@@ -179,6 +182,9 @@ int run_check(const CheckOptions& o) {
                format_usd(e.usd_per_hour, current.price_known));
     if (meets) {
       fmt::print("meets the SLA\n");
+      for (const auto& note : optimistic_only(candidate_bands(current_in, current, catalog), e, spec.sla)) {
+        fmt::print("  caution: only at the optimistic end of the error band: {}\n", note);
+      }
     } else {
       fmt::print("under-provisioned: misses the SLA\n");
       for (const auto& m : misses) fmt::print("  - {}\n", m);

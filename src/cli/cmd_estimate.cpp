@@ -68,7 +68,7 @@ Deployment choose_layout(const PreparedModel& model, const InferenceWorkload& w,
 
 void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm, const Gpu& gpu,
                            const Deployment& d, const InferenceEstimate& e, const ResolvedPrice& price,
-                           PricingModel pricing) {
+                           PricingModel pricing, const BandContext& bands) {
   fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d), d.replicas(),
              d.replicas() == 1 ? "" : "s");
   fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n", format_params(static_cast<double>(pm.params.total)),
@@ -87,13 +87,16 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
-  fmt::print("performance\n");
-  fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms(e.ttft_s));
-  fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms(e.tpot_s));
-  fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms(e.e2e_s));
-  fmt::print("  {:<26}{:>10}\n", "output tokens/s", format_count(e.output_tokens_per_s));
+  fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
+  fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
+  fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(bands, FigureKind::tpot, e.tpot_s));
+  fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(bands, FigureKind::e2e, e.e2e_s));
+  const Band tput = bands.band(FigureKind::throughput, e.output_tokens_per_s);
+  fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
+             bands.calibration != nullptr ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high)) : "");
   fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
   fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
+  for (const auto& note : optimistic_only(bands, e, spec.sla)) fmt::print("  caution: {}\n", note);
   if (!e.link_known) {
     fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n", gpu.id);
   }
@@ -129,6 +132,10 @@ int run_estimate(const EstimateOptions& o) {
   int gpus = o.gpus > 0 ? o.gpus : (spec.deployment && o.gpu.empty() ? spec.deployment->gpus : 0);
   if (gpus == 0) gpus = std::max(1, o.tp) * std::max(1, o.pp);
   const PreparedModel pm = prepare_model(spec.model, spec.precision);
+  BandContext bands;
+  bands.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
+  bands.gpu_id = gpu.id;
+  bands.model_class = model_class_of(spec.model);
 
   if (spec.mode == WorkloadMode::training) {
     LayoutPins pins;
@@ -139,6 +146,7 @@ int run_estimate(const EstimateOptions& o) {
         search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, price.known ? price.usd_per_hour : 0.0);
     if (format == Format::json) {
       nlohmann::json doc = training_json(pm, gpu.id, t, price.known);
+      add_training_bands(doc, bands, t);
       doc["schema_version"] = k_output_schema_version;
       doc["assumptions"] = assumptions_json(spec.assumptions);
       fmt::print("{}\n", doc.dump(2));
@@ -173,6 +181,8 @@ int run_estimate(const EstimateOptions& o) {
   const InferenceEstimate e = estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    add_inference_bands(doc, bands, e);
+    doc["sla_optimistic_only"] = optimistic_only(bands, e, spec.sla);
     doc["schema_version"] = k_output_schema_version;
     doc["cost"]["pricing"] = to_string(catalog.pricing);
     doc["cost"]["price_basis"] = price.basis;
@@ -180,7 +190,7 @@ int run_estimate(const EstimateOptions& o) {
     doc["assumptions"] = assumptions_json(assumptions);
     fmt::print("{}\n", doc.dump(2));
   } else {
-    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing);
+    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing, bands);
   }
   return 0;
 }

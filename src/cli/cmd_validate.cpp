@@ -66,14 +66,14 @@ void print_table(const Spec& s, const Resolved& r) {
       {"spec", s.name},
       {"model", m.name},
       {"kind", to_string(m.kind)},
-      {"parameters", fmt::format("{} total ({}), {} active ({})", grouped(r.params.total), short_count(r.params.total),
-                                 grouped(r.params.active), short_count(r.params.active))},
+      {"parameters", fmt::format("{} total ({}), {} active ({})", with_commas(r.params.total), short_count(r.params.total),
+                                 with_commas(r.params.active), short_count(r.params.active))},
       {"weights", fmt::format("{:.2f} GB = {:.2f} GiB ({} bytes; GB = 1e9, GiB = 2^30){}",
                               r.weight_bytes / k_bytes_per_gb, r.weight_bytes / k_bytes_per_gib,
-                              grouped(static_cast<std::int64_t>(r.weight_bytes)),
+                              with_commas(static_cast<std::int64_t>(r.weight_bytes)),
                               m.checkpoint_weight_bytes > 0 ? ", from the checkpoint" : "")},
       {"kv cache", m.kind == ModelKind::decoder
-                       ? fmt::format("{} bytes per token ({:.1f} KiB) at {}", grouped(static_cast<std::int64_t>(r.kv_bytes_per_token)),
+                       ? fmt::format("{} bytes per token ({:.1f} KiB) at {}", with_commas(static_cast<std::int64_t>(r.kv_bytes_per_token)),
                                      r.kv_bytes_per_token / 1024.0, format_info(s.precision.kv_cache).name)
                        : std::string("none (no KV cache)")},
       {"layers", std::to_string(m.layers)},

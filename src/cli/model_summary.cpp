@@ -4,21 +4,12 @@
 
 namespace rightsize::cli {
 
-std::string grouped(std::int64_t value) {
-  const std::string digits = std::to_string(value < 0 ? -value : value);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
-}
 
 std::string short_count(std::int64_t value) {
   const double v = static_cast<double>(value);
   if (v >= 1e9) return fmt::format("{:.2f} B", v / 1e9);
   if (v >= 1e6) return fmt::format("{:.1f} M", v / 1e6);
-  return grouped(value);
+  return with_commas(value);
 }
 
 std::string attention_summary(const ModelSpec& m) {

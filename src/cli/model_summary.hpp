@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "rightsize/text.hpp"
 #include "rightsize/model.hpp"
 
 namespace rightsize::cli {
@@ -12,7 +13,7 @@ namespace rightsize::cli {
 /// 8030261248 -> "8.03 B", 304326632 -> "304.3 M".
 std::string short_count(std::int64_t value);
 /// 1234567 -> "1,234,567".
-std::string grouped(std::int64_t value);
+
 /// "gqa: 32 heads, 8 kv heads, head_dim 128" or the MLA ranks.
 std::string attention_summary(const ModelSpec& model);
 /// "dense" or "8 experts, 2 per token, ...".

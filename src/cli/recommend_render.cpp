@@ -120,6 +120,14 @@ std::string describe_sla(const Sla& sla) {
   return out;
 }
 
+BandContext candidate_bands(const SearchInputs& in, const Candidate& c, const LoadedCatalog& catalog) {
+  BandContext b;
+  b.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
+  b.gpu_id = in.gpus[c.gpu_index].id;
+  b.model_class = model_class_of(in.models[c.precision_index].model);
+  return b;
+}
+
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   const Gpu& gpu = in.gpus[c.gpu_index];
   Deployment whole = c.layout;
@@ -151,7 +159,13 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     doc["rank_by"] = to_string(policy.rank_by);
     doc["pricing"] = to_string(catalog.pricing);
     doc["candidates"] = nlohmann::json::array();
-    for (const auto& c : r.candidates) doc["candidates"].push_back(candidate_json(in, c));
+    for (const auto& c : r.candidates) {
+      nlohmann::json j = candidate_json(in, c);
+      const BandContext bands = candidate_bands(in, c, catalog);
+      add_inference_bands(j, bands, c.estimate);
+      j["sla_optimistic_only"] = optimistic_only(bands, c.estimate, spec.sla);
+      doc["candidates"].push_back(j);
+    }
     doc["rejected"] = nlohmann::json::array();
     for (const auto& c : r.rejected) doc["rejected"].push_back(candidate_json(in, c));
     if (plan) {
@@ -199,6 +213,9 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
     const Candidate& winner = r.candidates.front();
+    for (const auto& note : optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
+      fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
+    }
     const ResolvedPrice& wp = in.prices[winner.gpu_index];
     if (const std::int64_t age = price_age_days(wp); age > 90) {
       fmt::print("note: the winner's price ({}/GPU-h, {}) is dated {}, {} days old; check it with --price {}=USD\n",
@@ -257,8 +274,13 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
   return t;
 }
 
-nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c) {
+nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c, const LoadedCatalog& catalog) {
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, c.estimate, c.price_known);
+  BandContext bands;
+  bands.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
+  bands.gpu_id = in.gpus[c.gpu_index].id;
+  bands.model_class = model_class_of(in.models.front().model);
+  add_training_bands(j, bands, c.estimate);
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets;
   j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
@@ -281,9 +303,9 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     doc["rank_by"] = "cost_per_run";
     doc["pricing"] = to_string(catalog.pricing);
     doc["candidates"] = nlohmann::json::array();
-    for (const auto& c : r.candidates) doc["candidates"].push_back(training_candidate_json(in, c));
+    for (const auto& c : r.candidates) doc["candidates"].push_back(training_candidate_json(in, c, catalog));
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : r.rejected) doc["rejected"].push_back(training_candidate_json(in, c));
+    for (const auto& c : r.rejected) doc["rejected"].push_back(training_candidate_json(in, c, catalog));
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};

@@ -10,6 +10,7 @@
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 #include "rightsize/training_recommend.hpp"
+#include "render.hpp"
 #include "run_context.hpp"
 
 namespace rightsize::cli {
@@ -23,6 +24,9 @@ struct RenderOptions {
 
 /// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);
+
+/// Where the error bands of a candidate come from.
+BandContext candidate_bands(const SearchInputs& in, const Candidate& c, const LoadedCatalog& catalog);
 
 /// The SLA in words: "TTFT ≤ 1000 ms, TPOT ≤ 50 ms, 20 req/s peak" ("none" when empty).
 std::string describe_sla(const Sla& sla);

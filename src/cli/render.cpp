@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -27,6 +28,7 @@ std::string format_ms(double seconds) {
   const double ms = seconds * 1e3;
   if (seconds >= 1000.0) return fmt::format("{:.0f} s", seconds);
   if (seconds >= 10.0) return fmt::format("{:.1f} s", seconds);
+  if (seconds >= 1.0) return fmt::format("{:.2f} s", seconds);
   if (ms >= 100.0) return fmt::format("{:.0f} ms", ms);
   if (ms >= 10.0) return fmt::format("{:.1f} ms", ms);
   return fmt::format("{:.2f} ms", ms);
@@ -47,16 +49,9 @@ std::string format_usd_total(double usd) {
 }
 
 std::string format_count(double value) {
-  // llround is unspecified past the long long range (and NaN): print those in exponent form.
+  // llround is unspecified past the long long range (and for NaN): print those in exponent form.
   if (!(std::fabs(value) < 9e18)) return fmt::format("{:.3g}", value);
-  const auto v = static_cast<long long>(std::llround(value));
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
+  return with_commas(static_cast<std::int64_t>(std::llround(value)));
 }
 
 std::string format_params(double params) {
@@ -142,6 +137,56 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
   }
   doc["cost"] = cost;
   return doc;
+}
+
+Band BandContext::band(FigureKind kind, double value) const {
+  if (calibration == nullptr) return Band{value, value, value};
+  return band_for(*calibration, kind, gpu_id, value, model_class);
+}
+
+void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& e) {
+  auto put = [&](const char* section, const char* key, FigureKind kind, double value) {
+    const Band b = bands.band(kind, value);
+    doc[section][std::string(key) + "_low"] = round_sig(b.low);
+    doc[section][std::string(key) + "_high"] = round_sig(b.high);
+  };
+  put("inference", "ttft_s", FigureKind::ttft, e.ttft_s);
+  put("inference", "tpot_s", FigureKind::tpot, e.tpot_s);
+  put("inference", "e2e_s", FigureKind::e2e, e.e2e_s);
+  put("inference", "output_tokens_per_s", FigureKind::throughput, e.output_tokens_per_s);
+  put("inference", "requests_per_s", FigureKind::throughput, e.requests_per_s);
+  const Band m = bands.band(FigureKind::memory, e.memory.per_gpu_bytes);
+  doc["memory"]["per_gpu_bytes_low"] = static_cast<std::int64_t>(std::llround(m.low));
+  doc["memory"]["per_gpu_bytes_high"] = static_cast<std::int64_t>(std::llround(m.high));
+  doc["bands"] = {{"calibrated", bands.calibration != nullptr},
+                  {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
+}
+
+std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& e, const Sla& sla) {
+  std::vector<std::string> out;
+  auto check = [&](const char* name, FigureKind kind, double seconds, const std::optional<double>& limit_ms) {
+    if (!limit_ms || seconds * 1e3 > *limit_ms) return;
+    const double high_ms = bands.band(kind, seconds).high * 1e3;
+    if (high_ms > *limit_ms) {
+      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its p90 is {:.1f} ms", name, seconds * 1e3, *limit_ms, high_ms));
+    }
+  };
+  check("TTFT", FigureKind::ttft, e.ttft_s, sla.ttft_ms);
+  check("TPOT", FigureKind::tpot, e.tpot_s, sla.tpot_ms);
+  check("end-to-end", FigureKind::e2e, e.e2e_s, sla.e2e_ms);
+  if (sla.requests_per_s && e.requests_per_s >= *sla.requests_per_s) {
+    const double low = bands.band(FigureKind::throughput, e.requests_per_s).low;
+    if (low < *sla.requests_per_s) {
+      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its p10 is {:.1f}", e.requests_per_s, *sla.requests_per_s, low));
+    }
+  }
+  return out;
+}
+
+std::string format_ms_band(const BandContext& bands, FigureKind kind, double seconds) {
+  if (bands.calibration == nullptr || seconds <= 0.0) return format_ms(seconds);
+  const Band b = bands.band(kind, seconds);
+  return fmt::format("{} ({}–{})", format_ms(seconds), format_ms(b.low), format_ms(b.high));
 }
 
 nlohmann::json assumptions_json(const std::vector<std::string>& assumptions) {

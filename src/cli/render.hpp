@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
@@ -40,6 +41,27 @@ std::string layout_label(const Deployment& layout);
 /// inference/cost). `gpu_id` names the GPU.
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& deployment,
                              const InferenceEstimate& estimate, bool price_known);
+
+/// Where error bands come from for one estimate: the calibration (null = none loaded), the GPU and
+/// the model class (docs/accuracy.md, "Error bands").
+struct BandContext {
+  const Calibration* calibration = nullptr;
+  std::string gpu_id;
+  std::string model_class;
+  /// The band of a figure (p10/p90 of measured/predicted); value ± nothing without a calibration.
+  [[nodiscard]] Band band(FigureKind kind, double value) const;
+};
+
+/// Adds `*_low` / `*_high` siblings to the performance and memory figures of an estimate document
+/// (docs/output-schema.md). Latency lows are optimistic; throughput lows are pessimistic.
+void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& estimate);
+
+/// SLA targets met by the point estimate but missed at the pessimistic end of the band, in words
+/// ("TPOT 49.9 ms meets 50 ms, but its p90 is 61.0 ms"). Empty when the SLA holds across the band.
+std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& estimate, const Sla& sla);
+
+/// "113 ms (72–286)" for a latency with its band.
+std::string format_ms_band(const BandContext& bands, FigureKind kind, double seconds);
 
 /// The spec's assumptions as a JSON array (sorted as given).
 nlohmann::json assumptions_json(const std::vector<std::string>& assumptions);

@@ -93,6 +93,23 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
   return doc;
 }
 
+void add_training_bands(nlohmann::json& doc, const BandContext& bands, const TrainingEstimate& t) {
+  // measured/predicted ratios of throughput; time and cost scale with its inverse.
+  const Band b = bands.band(FigureKind::training_throughput, t.tokens_per_s);
+  const double lo = t.tokens_per_s > 0.0 ? b.low / t.tokens_per_s : 1.0;
+  const double hi = t.tokens_per_s > 0.0 ? b.high / t.tokens_per_s : 1.0;
+  doc["training"]["tokens_per_s_low"] = round_sig(b.low);
+  doc["training"]["tokens_per_s_high"] = round_sig(b.high);
+  doc["training"]["time_to_train_s_low"] = round_sig(t.time_to_train_s / hi);
+  doc["training"]["time_to_train_s_high"] = round_sig(t.time_to_train_s / lo);
+  if (doc["cost"]["price_known"].get<bool>()) {
+    doc["cost"]["usd_total_low"] = round_sig(t.usd_total / hi);
+    doc["cost"]["usd_total_high"] = round_sig(t.usd_total / lo);
+  }
+  doc["bands"] = {{"calibrated", bands.calibration != nullptr},
+                  {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
+}
+
 void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu, const TrainingEstimate& t,
                           const ResolvedPrice& price) {
   const TrainingWorkload& w = spec.training;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_setup.hpp"
+#include "render.hpp"
 #include "rightsize/spec.hpp"
 #include "rightsize/training.hpp"
 #include "rightsize/training_recommend.hpp"
@@ -15,6 +16,9 @@ namespace rightsize::cli {
 /// optimizer), training {layout, step_time_s, tokens_per_s, ...}, cost {usd_per_hour, usd_total}.
 nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_id, const TrainingEstimate& estimate,
                              bool price_known);
+
+/// Adds `*_low` / `*_high` siblings for tokens/s, time to train and cost (training_throughput band).
+void add_training_bands(nlohmann::json& doc, const BandContext& bands, const TrainingEstimate& estimate);
 
 /// Human-readable training estimate.
 void print_training_table(const Spec& spec, const PreparedModel& model, const Gpu& gpu, const TrainingEstimate& estimate,

@@ -100,7 +100,7 @@ struct PhaseTime {
 
 // Prefill of one request of n tokens on an idle replica (methodology §4.1, §4.4):
 // F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t.
-PhaseTime prefill_time(const Setup& s, double n) {
+PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   const PreparedModel& pm = *s.pm;
   PhaseTime r;
   double flops = (pm.mm_flops_per_token - pm.head_flops_per_token) * n + pm.head_flops_per_token;
@@ -112,7 +112,13 @@ PhaseTime prefill_time(const Setup& s, double n) {
   }
   const double chunks = std::max(1.0, std::ceil(n / d(s.engine->max_batched_tokens)));
   const double chunk_tokens = std::min(n, d(s.engine->max_batched_tokens));
-  r.compute_s = flops / (s.t * s.compute_flops_per_s);
+  // Thin GEMMs (short prompts) run below the large-GEMM efficiency: scale η_f by M/(M + M½).
+  // `gemm_rows` is the M of the GEMMs this prefill runs in: the prompt alone for an idle replica,
+  // the whole mixed step (other prompts + decode tokens) under continuous batching.
+  const double m_half = s.engine->gemm_half_efficiency_tokens;
+  const double rows = std::max(chunk_tokens, gemm_rows);
+  const double shape = m_half > 0.0 ? rows / (rows + m_half) : 1.0;
+  r.compute_s = flops / (s.t * s.compute_flops_per_s * shape);
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
   r.total_s = std::max(r.compute_s, r.memory_s) + r.comm_s + chunks * s.engine->step_overhead_s;
@@ -151,7 +157,10 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double batch, const P
     pt.decode = decode_time(s, batch, mean_context);
     // Continuous batching with chunked prefill (methodology §4.4): each round also carries
     // B/OSL prefills, spread over the p stages.
-    pt.tpot_s = pt.decode.total_s + (batch / osl) * prefill.total_s / s.p;
+    // The interfering prefills run inside mixed steps of up to max_batched_tokens rows.
+    const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (d(w.input_tokens) + 1.0));
+    const PhaseTime mixed = prefill_time(s, d(w.input_tokens), mixed_rows);
+    pt.tpot_s = pt.decode.total_s + (batch / osl) * mixed.total_s / s.p;
     // TTFT queueing factor adapted from aiconfigurator's min(2 + (n − 3)/20, 4), n = concurrency.
     const double q = batch <= 1.0 ? 1.0 : std::clamp(2.0 + (batch - 3.0) / 20.0, 1.0, s.engine->max_ttft_queue_factor);
     pt.ttft_s = q * prefill.total_s;
@@ -161,7 +170,7 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double batch, const P
     // DiT / ViT: a batch of items runs passes_per_item forward passes together.
     const double passes = d(std::max<std::int64_t>(1, s.m->passes_per_item));
     const double tokens = d(s.m->tokens_per_item);
-    PhaseTime one = prefill_time(s, tokens);
+    PhaseTime one = prefill_time(s, tokens, tokens * batch);
     const double compute = batch * one.compute_s;
     const double step = std::max(compute, one.memory_s) + one.comm_s * batch + s.engine->step_overhead_s;
     pt.decode = one;
@@ -297,7 +306,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   max_conc = std::min(max_conc, d(engine.max_num_seqs) * s.p);
   est.max_concurrency = static_cast<std::int64_t>(max_conc);
 
-  const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(m.tokens_per_item));
+  const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(m.tokens_per_item), 0.0);
   // Concurrency: the given one, or the largest that fits and meets the latency SLA (throughput
   // B/TPOT(B) rises with B, and latency is monotone in B, so a binary search finds it).
   double batch = d(w.concurrency);
@@ -347,7 +356,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   if (!mem.fits) {
     est.bound = Bound::capacity;
   } else {
-    const double interference = s.decoder ? (batch / d(w.output_tokens)) * prefill.total_s / s.p : 0.0;
+    const double interference = s.decoder ? pt.tpot_s - pt.decode.total_s : 0.0;
     const double compute = pt.decode.compute_s + interference;
     if (pt.decode.comm_s > std::max(compute, pt.decode.memory_s)) {
       est.bound = Bound::interconnect;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "rightsize/model.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize {
 namespace {
@@ -62,16 +63,6 @@ ModelSpec llama_like(const Shape& shape) {
   return m;
 }
 
-std::string with_commas(i64 value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  const auto n = static_cast<i64>(digits.size());
-  for (i64 i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out += ',';
-    out += digits[static_cast<std::size_t>(i)];
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "rightsize/text.hpp"
 #include "json_reader.hpp"
 
 namespace rightsize::io {
@@ -19,6 +20,6 @@ double positive_amount(const JsonReader& value, double max, std::string_view nou
 /// A finite number in [min, max].
 double amount_in(const JsonReader& value, double min, double max);
 /// 1234567 -> "1,234,567".
-std::string with_commas(std::int64_t value);
+
 
 }  // namespace rightsize::io

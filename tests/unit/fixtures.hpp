@@ -41,6 +41,30 @@ inline ModelSpec mixtral_8x7b() {
   return m;
 }
 
+/// DeepSeek-V3 from its config.json (methodology §1.3): MLA + 256-expert MoE, 3 dense layers.
+inline ModelSpec deepseek_v3() {
+  ModelSpec m;
+  m.layers = 61;
+  m.hidden_size = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.head_dim = 128;
+  m.ffn_size = 18432;
+  m.vocab_size = 129280;
+  m.attention.kind = AttentionKind::mla;
+  m.attention.q_lora_rank = 1536;
+  m.attention.kv_lora_rank = 512;
+  m.attention.qk_nope_head_dim = 128;
+  m.attention.rope_head_dim = 64;
+  m.attention.v_head_dim = 128;
+  m.moe.experts = 256;
+  m.moe.experts_per_token = 8;
+  m.moe.shared_experts = 1;
+  m.moe.expert_ffn_size = 2048;
+  m.moe.dense_layers = 3;
+  return m;
+}
+
 /// H100 SXM 80GB (gpu-specs.md §1, §3): 3,350 GB/s, 989.5 / 1,979 dense TFLOPS, NVLink 450 GB/s.
 inline Gpu h100_sxm() {
   Gpu g;

@@ -1,49 +1,12 @@
 // Parameter and KV-cache counts against methodology §1.2, §1.3, §2.3 worked examples.
 #include <catch2/catch.hpp>
 
+#include "fixtures.hpp"
 #include "rightsize/model.hpp"
 
 using namespace rightsize;
+using namespace rightsize::test;
 
-namespace {
-
-ModelSpec llama31_8b() {
-  ModelSpec m;
-  m.name = "llama-3.1-8b";
-  m.layers = 32;
-  m.hidden_size = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_size = 14336;
-  m.vocab_size = 128256;
-  return m;
-}
-
-ModelSpec deepseek_v3() {
-  ModelSpec m;
-  m.layers = 61;
-  m.hidden_size = 7168;
-  m.heads = 128;
-  m.kv_heads = 128;
-  m.head_dim = 128;
-  m.ffn_size = 18432;
-  m.vocab_size = 129280;
-  m.attention.kind = AttentionKind::mla;
-  m.attention.q_lora_rank = 1536;
-  m.attention.kv_lora_rank = 512;
-  m.attention.qk_nope_head_dim = 128;
-  m.attention.rope_head_dim = 64;
-  m.attention.v_head_dim = 128;
-  m.moe.experts = 256;
-  m.moe.experts_per_token = 8;
-  m.moe.shared_experts = 1;
-  m.moe.expert_ffn_size = 2048;
-  m.moe.dense_layers = 3;
-  return m;
-}
-
-}  // namespace
 
 TEST_CASE("dense decoder parameter count matches the published Llama-3.1 figures", "[core]") {
   // methodology §1.2: 8,030,261,248 and 70,553,706,496.

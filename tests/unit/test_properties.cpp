@@ -20,6 +20,7 @@
 #include "json_reader.hpp"
 #include "render.hpp"
 #include "rightsize/search.hpp"
+#include "rightsize/text.hpp"
 
 using namespace rightsize;
 using namespace rightsize::test;
@@ -267,12 +268,12 @@ TEST_CASE("round trips: precision names, JSON pointer tokens, grouped counts, ro
   }
   for (int i = 0; i < 500; ++i) {
     const i64 v = static_cast<i64>(rng());
-    std::string text = io::with_commas(v);
+    std::string text = with_commas(v);
     text.erase(std::remove(text.begin(), text.end(), ','), text.end());
     CHECK(std::stoll(text) == v);
   }
   for (i64 v : {std::numeric_limits<i64>::min(), std::numeric_limits<i64>::max(), i64{0}, i64{-1}, i64{999}, i64{1000}}) {
-    std::string text = io::with_commas(v);
+    std::string text = with_commas(v);
     text.erase(std::remove(text.begin(), text.end(), ','), text.end());
     CHECK(std::stoll(text) == v);
   }

@@ -1,0 +1,189 @@
+// The keys `rightsize sweep --vary` accepts and the checks on their values (docs/sweep.md).
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rightsize/error.hpp"
+#include "rightsize/precision.hpp"
+#include "sweep_plan.hpp"
+#include "sweep_rows.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+constexpr double k_max_tokens = 10'000'000;      // the spec loader's bound on token counts
+constexpr double k_max_concurrency = 1'000'000;  // and on concurrency
+constexpr double k_max_gpus = 4096;
+
+std::optional<double> number_of(const std::string& text) {
+  double value = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::usage, "--vary", "", message); }
+
+std::vector<std::string> key_names() {
+  std::vector<std::string> names;
+  for (const auto& k : sweep_keys()) names.emplace_back(k.name);
+  return names;
+}
+
+std::vector<std::string> format_names(bool (*usable)(const FormatInfo&)) {
+  std::vector<std::string> names;
+  for (const auto& f : all_formats()) {
+    if (usable(f)) names.emplace_back(f.name);
+  }
+  return names;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+[[noreturn]] void unknown(const KeyInfo& key, const std::string& what, const std::string& value,
+                          const std::vector<std::string>& choices) {
+  const std::string hint = did_you_mean(value, choices);
+  if (!hint.empty()) fail(fmt::format("{}: unknown {} \"{}\"; did you mean \"{}\"?", key.name, what, value, hint));
+  fail(fmt::format("{}: unknown {} \"{}\" (expected one of {})", key.name, what, value, join(choices)));
+}
+
+void check_format(const KeyInfo& key, const std::string& value) {
+  bool (*usable)(const FormatInfo&) = [](const FormatInfo&) { return true; };
+  const char* what = "precision";
+  if (key.kind == ValueKind::activations) {
+    usable = [](const FormatInfo& f) { return f.usable_for_activations; };
+    what = "activation format";
+  } else if (key.kind == ValueKind::kv_cache) {
+    usable = [](const FormatInfo& f) { return f.usable_for_kv_cache; };
+    what = "KV-cache format";
+  }
+  const auto format = parse_number_format(value);
+  if (!format || !usable(format_info(*format))) unknown(key, what, value, format_names(usable));
+}
+
+// Checks every value against the key's kind and fills SweepAxis::numbers for fast keys.
+void check_values(SweepAxis& axis, const std::vector<std::string>& presets) {
+  const KeyInfo& key = *axis.key;
+  const AxisValues& v = axis.values;
+  for (std::size_t i = 0; i < v.texts.size(); ++i) {
+    const std::string& text = v.texts[i];
+    const std::optional<double> parsed = number_of(text);
+    const bool is_number = parsed.has_value();
+    const double number = parsed.value_or(0.0);
+    switch (key.kind) {
+      case ValueKind::count_auto:
+        if (text == "auto") {
+          axis.numbers.push_back(0.0);
+          break;
+        }
+        [[fallthrough]];
+      case ValueKind::count:
+        if (!is_number || number < 1.0 || number > key.max || number != std::floor(number)) {
+          fail(fmt::format("{}: expected whole numbers from 1 to {:g}{}, got \"{}\"", key.name, key.max,
+                           key.kind == ValueKind::count_auto ? " or \"auto\"" : "", text));
+        }
+        axis.numbers.push_back(number);
+        break;
+      case ValueKind::amount:
+        if (!is_number || number <= 0.0 || number > key.max) {
+          fail(fmt::format("{}: expected numbers above 0 and at most {:g}, got \"{}\"", key.name, key.max, text));
+        }
+        axis.numbers.push_back(number);
+        break;
+      case ValueKind::number:
+        if (!is_number) fail(fmt::format("{}: expected numbers, got \"{}\"", key.name, text));
+        break;
+      case ValueKind::precision:
+      case ValueKind::activations:
+      case ValueKind::kv_cache: check_format(key, text); break;
+      case ValueKind::preset:
+        if (is_number || std::find(presets.begin(), presets.end(), text) == presets.end()) {
+          unknown(key, "preset", text, presets);
+        }
+        break;
+      case ValueKind::gpu: break;  // resolved against the catalog by resolve_gpu_axis
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<KeyInfo>& sweep_keys() {
+  using F = SweepField;
+  using K = ValueKind;
+  static const std::vector<KeyInfo> keys = {
+      {"workload.concurrency", F::concurrency, K::count_auto, k_max_concurrency},
+      {"workload.input_tokens", F::input_tokens, K::count, k_max_tokens},
+      {"workload.output_tokens", F::output_tokens, K::count, k_max_tokens},
+      {"workload.max_context", F::max_context, K::count, k_max_tokens},
+      {"sla.ttft_ms", F::sla_ttft_ms, K::amount, 1e9},
+      {"sla.tpot_ms", F::sla_tpot_ms, K::amount, 1e9},
+      {"sla.e2e_ms", F::sla_e2e_ms, K::amount, 1e12},
+      {"sla.requests_per_s", F::sla_requests_per_s, K::amount, 1e9},
+      {"sla.output_tokens_per_s", F::sla_output_tokens_per_s, K::amount, 1e12},
+      {"sla.budget_usd", F::sla_budget_usd, K::amount, 1e12},
+      {"gpu", F::gpu, K::gpu, 0.0},
+      {"gpus", F::gpus, K::count, k_max_gpus},
+      {"tp", F::tp, K::count, 1024},
+      {"pp", F::pp, K::count, 1024},
+      {"ep", F::ep, K::count, 1024},
+      {"model.preset", F::model_json, K::preset, 0.0},
+      {"model.params", F::model_json, K::number, 0.0},
+      {"model.layers", F::model_json, K::number, 0.0},
+      {"model.hidden_size", F::model_json, K::number, 0.0},
+      {"model.heads", F::model_json, K::number, 0.0},
+      {"model.kv_heads", F::model_json, K::number, 0.0},
+      {"model.head_dim", F::model_json, K::number, 0.0},
+      {"model.ffn_size", F::model_json, K::number, 0.0},
+      {"model.vocab_size", F::model_json, K::number, 0.0},
+      {"model.moe.experts", F::model_json, K::number, 0.0},
+      {"model.moe.experts_per_token", F::model_json, K::number, 0.0},
+      {"precision", F::model_json, K::precision, 0.0},
+      {"precision.weights", F::model_json, K::precision, 0.0},
+      {"precision.activations", F::model_json, K::activations, 0.0},
+      {"precision.kv_cache", F::model_json, K::kv_cache, 0.0},
+      {"precision.group_size", F::model_json, K::number, 0.0},
+  };
+  return keys;
+}
+
+const KeyInfo* find_sweep_key(std::string_view name) {
+  for (const auto& k : sweep_keys()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::string>& presets) {
+  const auto eq = argument.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    fail(fmt::format("expected KEY=VALUES such as workload.concurrency=1..256:x2, got \"{}\"", argument));
+  }
+  const std::string name(argument.substr(0, eq));
+  SweepAxis axis;
+  axis.key = find_sweep_key(name);
+  if (axis.key == nullptr) {
+    const std::string hint = did_you_mean(name, key_names());
+    if (!hint.empty()) fail(fmt::format("unknown key \"{}\"; did you mean \"{}\"?", name, hint));
+    fail(fmt::format("unknown key \"{}\" (docs/sweep.md lists the keys)", name));
+  }
+  AxisParse parsed = parse_axis_values(argument.substr(eq + 1));
+  if (!parsed.error.empty()) fail(fmt::format("{}: {}", name, parsed.error));
+  axis.values = std::move(parsed.values);
+  check_values(axis, presets);
+  for (std::size_t i = 0; i < axis.values.texts.size(); ++i) {
+    const std::string& text = axis.values.texts[i];
+    axis.csv_cells.push_back(csv_cell(text));
+    axis.json_values.push_back(number_of(text) ? text : nlohmann::json(text).dump());
+  }
+  return axis;
+}
+
+}  // namespace rightsize::cli

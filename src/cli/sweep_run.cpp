@@ -1,0 +1,240 @@
+// The sweep loop: rounds of `threads × chunk_points` points; each worker evaluates a contiguous
+// slice into its own buffer and the slices are written in order, so the bytes do not depend on
+// the thread count. --pareto keeps (x, y, index) of passing points in a running front, then
+// re-evaluates only the front's points to write them.
+#include "sweep_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "rightsize/error.hpp"
+#include "table.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+constexpr std::size_t k_no_axis = std::numeric_limits<std::size_t>::max();
+
+enum Figure : int {
+  tpot, ttft, e2e, output_tokens_per_s, requests_per_s, usd_per_million, usd_per_hour, usd_per_request,
+  per_gpu_bytes, gpus,
+};
+
+const std::vector<Metric>& figure_metrics() {
+  using D = Direction;
+  static const std::vector<Metric> metrics = {
+      {"inference.tpot_s", "TPOT", "ms", 1e3, true, D::minimize, k_no_axis, tpot},
+      {"inference.ttft_s", "TTFT", "ms", 1e3, true, D::minimize, k_no_axis, ttft},
+      {"inference.e2e_s", "end-to-end latency", "s", 1.0, true, D::minimize, k_no_axis, e2e},
+      {"inference.output_tokens_per_s", "output throughput", "tokens/s", 1.0, true, D::maximize, k_no_axis,
+       output_tokens_per_s},
+      {"inference.requests_per_s", "request throughput", "requests/s", 1.0, true, D::maximize, k_no_axis,
+       requests_per_s},
+      {"cost.usd_per_million_output_tokens", "cost per million output tokens", "USD", 1.0, true, D::minimize,
+       k_no_axis, usd_per_million},
+      {"cost.usd_per_hour", "cost per hour", "USD/h", 1.0, true, D::minimize, k_no_axis, usd_per_hour},
+      {"cost.usd_per_request", "cost per request", "USD", 1.0, true, D::minimize, k_no_axis, usd_per_request},
+      {"memory.per_gpu_bytes", "memory per GPU", "GB", 1e-9, true, D::minimize, k_no_axis, per_gpu_bytes},
+      {"deployment.gpus", "GPUs", "GPUs", 1.0, true, D::minimize, k_no_axis, gpus},
+  };
+  return metrics;
+}
+
+struct Worker {
+  fmt::memory_buffer rows;
+  std::vector<ParetoPoint> front;
+  std::vector<PlotPoint> plot;
+  std::uint64_t ok = 0;
+};
+
+struct Slice {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
+void work(const SweepPlan& plan, const RowWriter& writer, const RunOptions& o, bool collect_front, Slice slice,
+          Worker& w) {
+  PointResult p;
+  const bool write_rows = !o.pareto && o.format != Format::table;
+  for (std::uint64_t i = slice.begin; i < slice.end; ++i) {
+    evaluate_point(plan, i, p);
+    if (write_rows) writer.row(w.rows, p, i == 0);
+    if (!p.ok()) continue;
+    ++w.ok;
+    if (collect_front) w.front.push_back({metric_value(o.x, plan, p), metric_value(o.y, plan, p), i});
+    if (o.plot != nullptr && i % o.plot->stride == 0) {
+      const std::size_t series = o.plot->series_axis < plan.axes.size() ? p.digits[o.plot->series_axis] : 0;
+      w.plot.push_back({metric_value(o.plot->x, plan, p), metric_value(o.plot->y, plan, p), series, i});
+    }
+  }
+}
+
+PlotPoint plot_point(const PlotData& plot, const SweepPlan& plan, const PointResult& p) {
+  const std::size_t series = plot.series_axis < plan.axes.size() ? p.digits[plot.series_axis] : 0;
+  return {metric_value(plot.x, plan, p), metric_value(plot.y, plan, p), series, p.index};
+}
+
+// Writes the table (the terminal format) of the given points.
+void write_table(const SweepPlan& plan, const std::vector<std::uint64_t>* only, const RunOptions& o, std::FILE* out) {
+  std::vector<Column> columns;
+  for (const auto& h : sweep_table_headers(plan)) columns.push_back({h, Align::left, h == "status"});
+  Table table(std::move(columns));
+  PointResult p;
+  const std::uint64_t n = only != nullptr ? only->size() : plan.grid.size();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    evaluate_point(plan, only != nullptr ? (*only)[i] : i, p);
+    table.add_row(sweep_table_cells(plan, p));
+  }
+  const std::string text = table.render_text(o.table_width);
+  std::fwrite(text.data(), 1, text.size(), out);
+}
+
+}  // namespace
+
+Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag) {
+  for (const Metric& m : figure_metrics()) {
+    if (m.name == name) return m;
+  }
+  std::vector<std::string> names;
+  for (const Metric& m : figure_metrics()) names.emplace_back(m.name);
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    const SweepAxis& axis = plan.axes[a];
+    if (axis.key->name == name) {
+      if (!axis.values.numeric) {
+        throw Error(ErrorKind::usage, std::string(flag), "",
+                    fmt::format("\"{}\" has non-numeric values and cannot be an axis", name));
+      }
+      Metric m;
+      m.name = axis.key->name;
+      m.label = axis.key->name;
+      m.unit = "";
+      m.has_direction = false;
+      m.axis = a;
+      return m;
+    }
+    if (axis.values.numeric) names.emplace_back(axis.key->name);
+  }
+  const std::string hint = did_you_mean(name, names);
+  throw Error(ErrorKind::usage, std::string(flag), "",
+              hint.empty() ? fmt::format("unknown figure \"{}\" (docs/sweep.md lists them)", name)
+                           : fmt::format("unknown figure \"{}\"; did you mean \"{}\"?", name, hint));
+}
+
+double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p) {
+  if (m.axis < plan.axes.size()) return plan.axes[m.axis].values.numbers[p.digits[m.axis]];
+  const double nan = std::nan("");
+  if (!p.has_estimate()) return nan;
+  const InferenceEstimate& e = p.estimate;
+  switch (m.figure) {
+    case tpot: return e.tpot_s;
+    case ttft: return e.ttft_s;
+    case e2e: return e.e2e_s;
+    case output_tokens_per_s: return e.output_tokens_per_s;
+    case requests_per_s: return e.requests_per_s;
+    case usd_per_million: return p.price_known ? e.usd_per_million_output_tokens : nan;
+    case usd_per_hour: return p.price_known ? e.usd_per_hour : nan;
+    case usd_per_request: return p.price_known ? e.usd_per_request : nan;
+    case per_gpu_bytes: return e.memory.per_gpu_bytes;
+    case gpus: return static_cast<double>(p.deployment.gpus);
+    default: return nan;
+  }
+}
+
+void finish_plan(SweepPlan& plan) {
+  std::vector<std::size_t> sizes;
+  std::vector<std::size_t> model_sizes;
+  plan.model_axes.clear();
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    sizes.push_back(plan.axes[a].values.texts.size());
+    if (plan.axes[a].key->field == SweepField::model_json) {
+      plan.model_axes.push_back(a);
+      model_sizes.push_back(sizes.back());
+    }
+  }
+  plan.grid = GridShape(sizes);
+  plan.model_grid = GridShape(model_sizes);
+  if (plan.search_gpus.empty()) {
+    for (std::size_t g = 0; g < plan.gpus.size(); ++g) plan.search_gpus.push_back(g);
+  }
+  plan.layouts.clear();
+  for (const PreparedModel& model : plan.models) {
+    for (const Gpu& gpu : plan.gpus) {
+      plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
+                                                              : std::vector<Deployment>{});
+    }
+  }
+}
+
+std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& o, std::FILE* out) {
+  const std::uint64_t total = plan.grid.size();
+  const bool directions = o.x.has_direction && o.y.has_direction;
+  const bool collect_front = o.pareto || (o.plot != nullptr && directions);
+  const auto threads = static_cast<std::size_t>(std::clamp(o.threads, 1, 64));
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, o.chunk_points);
+  if (o.format == Format::table && !o.pareto) {
+    write_table(plan, nullptr, o, out);
+    if (o.plot == nullptr) return total;
+  }
+  std::vector<Worker> workers(threads);
+  ParetoAccumulator front(o.x.direction, o.y.direction);
+  fmt::memory_buffer head;
+  if (o.format != Format::table) writer.header(head);
+  std::fwrite(head.data(), 1, head.size(), out);
+  for (std::uint64_t begin = 0; begin < total; begin += threads * chunk) {
+    const std::uint64_t round_end = std::min(total, begin + threads * chunk);
+    const std::uint64_t per = (round_end - begin + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+      const Slice slice{std::min(round_end, begin + t * per), std::min(round_end, begin + (t + 1) * per)};
+      Worker& w = workers[t];
+      w.rows.clear();
+      w.front.clear();
+      if (t + 1 == threads) {
+        work(plan, writer, o, collect_front, slice, w);
+      } else {
+        pool.emplace_back([&, slice] { work(plan, writer, o, collect_front, slice, w); });
+      }
+    }
+    for (auto& th : pool) th.join();
+    for (Worker& w : workers) {
+      std::fwrite(w.rows.data(), 1, w.rows.size(), out);
+      for (const ParetoPoint& p : w.front) front.add(p);
+    }
+  }
+  std::uint64_t written = total;
+  std::vector<ParetoPoint> front_points;
+  if (collect_front) front_points = front.front();
+  if (o.plot != nullptr) {
+    PlotData& plot = *o.plot;
+    plot.total_points = total;
+    for (Worker& w : workers) {
+      plot.ok_points += w.ok;
+      plot.points.insert(plot.points.end(), w.plot.begin(), w.plot.end());
+    }
+    std::sort(plot.points.begin(), plot.points.end(),
+              [](const PlotPoint& a, const PlotPoint& b) { return a.index < b.index; });
+  }
+  if (o.pareto || (o.plot != nullptr && collect_front)) {
+    fmt::memory_buffer rows;
+    PointResult p;
+    std::vector<std::uint64_t> indices;
+    for (std::size_t i = 0; i < front_points.size(); ++i) {
+      evaluate_point(plan, front_points[i].index, p);
+      if (o.plot != nullptr) o.plot->front.push_back(plot_point(*o.plot, plan, p));
+      if (o.pareto && o.format != Format::table) writer.row(rows, p, i == 0);
+      indices.push_back(front_points[i].index);
+    }
+    if (o.pareto) {
+      written = front_points.size();
+      if (o.format == Format::table) write_table(plan, &indices, o, out);
+      std::fwrite(rows.data(), 1, rows.size(), out);
+    }
+  }
+  fmt::memory_buffer tail;
+  if (o.format != Format::table) writer.footer(tail);
+  std::fwrite(tail.data(), 1, tail.size(), out);
+  return written;
+}
+
+}  // namespace rightsize::cli
