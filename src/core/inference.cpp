@@ -116,7 +116,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   // `gemm_rows` is the M of the GEMMs this prefill runs in: the prompt alone for an idle replica,
   // the whole mixed step (other prompts + decode tokens) under continuous batching.
   const double m_half = s.engine->gemm_half_efficiency_tokens;
-  const double rows = std::max(chunk_tokens, gemm_rows);
+  // At least one row: a DiT/ViT item of 0 tokens gave 0/0 = NaN here (found by fuzz_estimate).
+  const double rows = std::max({1.0, chunk_tokens, gemm_rows});
   const double shape = m_half > 0.0 ? rows / (rows + m_half) : 1.0;
   r.compute_s = flops / (s.t * s.compute_flops_per_s * shape);
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;

@@ -204,3 +204,16 @@ TEST_CASE("layouts over a link the catalog gives no bandwidth for: finite, rejec
   tp2.tp = 2;
   CHECK_FALSE(estimate_inference(pm, InferenceWorkload{}, t4, tp2, EngineConfig{}, nullptr, 1.0).link_known);
 }
+
+TEST_CASE("a DiT of zero tokens per item stays finite (thin-GEMM shape term)", "[core]") {
+  // Found by fuzz_estimate: tokens_per_item 0 made the GEMM shape factor 0 and the prefill 0/0.
+  ModelSpec m = llama31_8b();
+  m.kind = ModelKind::dit;
+  m.tokens_per_item = 0;
+  m.passes_per_item = 28;
+  const PreparedModel pm = prepare_model(m, Precision{});
+  InferenceWorkload w;
+  w.concurrency = 16;
+  const InferenceEstimate e = estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
+  CHECK(finite_estimate(e));
+}
