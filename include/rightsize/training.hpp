@@ -84,6 +84,9 @@ struct TrainingEstimate {
   std::int64_t trainable_params = 0;
   Bound bound = Bound::capacity;
   bool precision_supported = true;  ///< the GPU runs the GEMM dtype (else bf16 peak is used)
+  /// False when a GPU group spans a link the catalog gives no bandwidth for (no PCIe figure, no
+  /// NIC); that communication is then left out, so the times are finite but optimistic.
+  bool link_known = true;
 };
 
 /// Estimates one layout (degrees < 1 are read as 1). `usd_per_gpu_hour` may be 0. Pure, allocation-free.

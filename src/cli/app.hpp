@@ -44,6 +44,10 @@ void add_catalog(CLI::App& app, Action& action);
 void add_validate(CLI::App& app, Action& action);
 void add_models(CLI::App& app, Action& action);
 
+/// A CLI11 parse error in rightsize's words (unknown command or option with did-you-mean, a
+/// missing value); `args` are the command-line arguments after the program name.
+std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args);
+
 /// True when NO_COLOR is unset and stdout is a terminal.
 bool use_color();
 /// Terminal width: $COLUMNS, else the tty width, else 100.

@@ -64,10 +64,8 @@ int main(int argc, char** argv) {
     fmt::print("rightsize {}\n", RIGHTSIZE_VERSION);
     return 0;
   } catch (const CLI::ParseError& e) {
-    // CLI11's own wording is kept short and lower-cased into our format.
-    std::string what = e.what();
-    if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
-    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n", what);
+    const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n", cli::usage_error_text(app, e, args));
     return static_cast<int>(ExitCode::usage);
   }
 

@@ -1,6 +1,7 @@
 #include "render.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,10 @@ double round_sig(double value, int digits) {
   if (value == 0.0 || !std::isfinite(value)) return std::isfinite(value) ? 0.0 : value;
   const double magnitude = std::ceil(std::log10(std::fabs(value)));
   const double scale = std::pow(10.0, static_cast<double>(digits) - magnitude);
+  if (!std::isfinite(scale) || !std::isfinite(value * scale)) {
+    // Below ~1e-302 the scale overflows (round_sig gave NaN): go through decimal text instead.
+    return std::strtod(fmt::format("{:.{}g}", value, digits).c_str(), nullptr);
+  }
   return std::round(value * scale) / scale;
 }
 
@@ -43,7 +48,11 @@ std::string format_usd_total(double usd) {
   return format_usd(usd);
 }
 
-std::string format_count(double value) { return with_commas(static_cast<std::int64_t>(std::llround(value))); }
+std::string format_count(double value) {
+  // llround is unspecified past the long long range (and for NaN): print those in exponent form.
+  if (!(std::fabs(value) < 9e18)) return fmt::format("{:.3g}", value);
+  return with_commas(static_cast<std::int64_t>(std::llround(value)));
+}
 
 std::string format_params(double params) {
   if (params >= 1e9) return fmt::format("{:.2f} B", params / 1e9);

@@ -77,7 +77,8 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
       {"gpu_hours", round_sig(t.gpu_hours)},
       {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
       {"bound", to_string(t.bound)},
-      {"precision_supported", t.precision_supported}};
+      {"precision_supported", t.precision_supported},
+      {"link_known", t.link_known}};
   json cost = {{"price_known", price_known}};
   if (price_known) {
     cost["usd_per_hour"] = round_sig(t.usd_per_hour);
@@ -138,6 +139,9 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>12}\n", "model TFLOP/s per GPU", fmt::format("{:.0f}", t.model_tflops_per_gpu));
   fmt::print("  {:<26}{:>12}\n", "MFU", fmt::format("{:.1f}%", t.mfu * 100.0));
   fmt::print("  {:<26}{:>12}\n", "bound", to_string(t.bound));
+  if (!t.link_known) {
+    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n", gpu.id);
+  }
   if (w.tokens > 0.0) {
     fmt::print("  {:<26}{:>12}\n", "time to train", format_hours(t.time_to_train_s));
     fmt::print("  {:<26}{:>12}\n", "GPU-hours (ideal)", format_count(t.gpu_hours));
@@ -163,6 +167,7 @@ std::string describe_training_rejection(const TrainingCandidate& c) {
     case RejectReason::deadline: return fmt::format("takes {:.0f} h > deadline {:g} h", r.value, r.limit);
     case RejectReason::budget: return fmt::format("costs {} > budget {}", format_usd_total(r.value), format_usd_total(r.limit));
     case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
+    case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
     default: return "meets every requirement";
   }
 }

@@ -205,8 +205,10 @@ const char* to_string(Bound bound) {
 }
 
 double experts_touched(double experts, double experts_per_token, double tokens) {
-  if (experts <= 0.0) return 0.0;
-  return experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+  if (experts <= 0.0 || experts_per_token <= 0.0 || tokens <= 0.0) return 0.0;
+  // k > E would put a negative base under a fractional power (NaN): every expert is touched.
+  const double miss = std::max(0.0, 1.0 - experts_per_token / experts);
+  return experts * (1.0 - std::pow(miss, tokens));
 }
 
 double collective_time_s(double message_bytes, int group_gpus, double link_gb_per_s, double efficiency,

@@ -1,6 +1,7 @@
 #include "rightsize/training_recommend.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "rightsize/units.hpp"
@@ -63,6 +64,10 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
       const double hours = e.time_to_train_s / k_seconds_per_hour;
       if (!e.precision_supported) {
         c.rejection = {RejectReason::precision_unsupported, 0.0, 0.0};
+      } else if (!e.link_known || !std::isfinite(e.time_to_train_s) || !std::isfinite(e.usd_total)) {
+        // GPUs spread over a link the catalog gives no bandwidth for (MI325X, T4: no PCIe figure):
+        // the collectives have no finite time. Rejected for the layout, as inference does.
+        c.rejection = {RejectReason::layout, 0.0, 0.0};
       } else if (!e.memory.fits) {
         c.rejection = {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
       } else if (sla.deadline_hours && hours > *sla.deadline_hours) {

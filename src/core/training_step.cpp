@@ -26,6 +26,7 @@ double hop_latency(const TrainingConfig& c, LinkKind link) {
 double collective(const TrainingContext& ctx, double bytes, int group, int span, bool all_reduce) {
   if (group <= 1 || bytes <= 0.0) return 0.0;
   const LinkKind link = link_for_group(*ctx.gpu, span);
+  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0;  // unknown link: left out, flagged by link_known
   return collective_time_s(bytes, group, link_gb_per_s(*ctx.gpu, link), ctx.gpu->efficiency.communication,
                            hop_latency(*ctx.config, link), ctx.config->collective_base_latency_s, all_reduce);
 }
@@ -33,6 +34,7 @@ double collective(const TrainingContext& ctx, double bytes, int group, int span,
 // Point-to-point send of `bytes` over the link a group spanning `span` ranks uses (methodology §5.1).
 double p2p(const TrainingContext& ctx, double bytes, int span) {
   const LinkKind link = link_for_group(*ctx.gpu, span);
+  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0;  // unknown link: left out, flagged by link_known
   return ctx.config->collective_base_latency_s + hop_latency(*ctx.config, link) +
          bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s(*ctx.gpu, link)) * ctx.gpu->efficiency.communication);
 }
@@ -165,6 +167,11 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.nodes = (est.gpus + per_node - 1) / per_node;
   est.trainable_params = ctx.trainable_params;
   est.precision_supported = ctx.precision_supported;
+  // Groups of 2, of a node and of the whole job cover every link kind a layout can use.
+  const int node_span = std::min(est.gpus, per_node);
+  for (int span : {2, node_span, est.gpus}) {
+    if (est.gpus > 1 && span > 1 && link_gb_per_s(*ctx.gpu, link_for_group(*ctx.gpu, span)) <= 0.0) est.link_known = false;
+  }
   // Gradient accumulation rounds up so that a step covers at least the global batch.
   const std::int64_t per_pass = static_cast<std::int64_t>(l.dp) * l.micro_batch;
   const std::int64_t gb = std::max<std::int64_t>(1, ctx.workload->global_batch);

@@ -145,14 +145,9 @@ void check_references(const FileContents& file, const std::map<std::string, std:
   }
 }
 
-// Reads one file onto `catalog`; on any error `catalog` is left unchanged and ErrorList is thrown.
-void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
-  nlohmann::json document;
-  try {
-    document = read_json_file(path);
-  } catch (const Error& e) {
-    throw ErrorList({e});
-  }
+// Applies one parsed catalog document onto `catalog`; on any error `catalog` is left unchanged and
+// ErrorList is thrown. `path` names the document in messages.
+void apply_document(Catalog& catalog, const nlohmann::json& document, const std::string& path, bool overlay) {
   std::vector<Error> errors;
   const JsonReader root(document, path);
   if (!attempt(errors, [&] { root.expect_object(); })) throw ErrorList(std::move(errors));
@@ -185,7 +180,26 @@ void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
   catalog = std::move(merged);
 }
 
+// Reads one file onto `catalog` (see apply_document).
+void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
+  nlohmann::json document;
+  try {
+    document = read_json_file(path);
+  } catch (const Error& e) {
+    throw ErrorList({e});
+  }
+  apply_document(catalog, document, path, overlay);
+}
+
 } // namespace
+
+Catalog parse_catalog(const nlohmann::json& document, const std::string& source) {
+  Catalog catalog;
+  apply_document(catalog, document, source, false);
+  catalog.schema_version = k_schema_version;
+  catalog.path = source;
+  return catalog;
+}
 
 Catalog load_catalog(const std::string& path) {
   Catalog catalog;

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "rightsize/gpu.hpp"
 
 namespace rightsize::io {
@@ -21,6 +23,10 @@ struct Catalog {
 
 /// Loads and validates a catalog file. Throws ErrorList with every problem found.
 Catalog load_catalog(const std::string& path);
+
+/// Validates an already-parsed catalog document (tests, fuzzing); `source` names it in messages.
+/// Throws ErrorList with every problem found, like load_catalog.
+Catalog parse_catalog(const nlohmann::json& document, const std::string& source);
 
 /// Adds the GPUs of `path` to `base`, replacing entries with the same id (a team's negotiated
 /// prices, a GPU we don't ship). A GPU entry in an overlay may give only the fields it changes

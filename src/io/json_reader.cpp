@@ -1,10 +1,10 @@
 #include "json_reader.hpp"
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -41,6 +41,10 @@ std::string read_text_file(const std::string& path) {
   if (fs::is_directory(status)) {
     throw Error(ErrorKind::input, path, "", "expected a file, got a directory");
   }
+  // A FIFO or a device (/dev/zero, /dev/stdin) would block or never end: only regular files.
+  if (!fs::is_regular_file(status)) {
+    throw Error(ErrorKind::input, path, "", "expected a regular file, got a pipe, socket or device");
+  }
   const std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > k_max_input_file_bytes) {
     throw Error(ErrorKind::input, path, "",
@@ -49,10 +53,19 @@ std::string read_text_file(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::input, path, "", "cannot open file: permission denied or unreadable");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read in chunks and stop one chunk past the limit, in case the file grew after it was measured.
+  std::string text;
+  std::array<char, 65536> chunk{};
+  while (in && text.size() <= k_max_input_file_bytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw Error(ErrorKind::input, path, "", "cannot read file");
-  std::string text = buffer.str();
+  if (text.size() > k_max_input_file_bytes) {
+    throw Error(ErrorKind::input, path, "",
+                fmt::format("file is too large (more than {} bytes; the limit is {} bytes)", k_max_input_file_bytes,
+                            k_max_input_file_bytes));
+  }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw Error(ErrorKind::input, path, "", "file is empty");
   }

@@ -149,8 +149,49 @@ JsonReader where(const JsonReader& model, std::string_view group, std::string_vi
   return model;
 }
 
-[[noreturn]] void inconsistent(const JsonReader& at, const std::string& expectation, i64 value) {
-  at.fail(fmt::format("expected {}, got {}", expectation, value));
+// Parameter count of an architecture in floating point, following count_params (methodology §1.2,
+// §1.3) term by term but never overflowing: io refuses models past k_max_params before the core's
+// exact 64-bit counts run. Small terms (biases, norms) are counted at their upper bound.
+double approximate_params(const ModelSpec& m) {
+  const auto d = [](i64 v) { return static_cast<double>(v); };
+  const double h = d(m.hidden_size);
+  double attention = 0.0;
+  if (m.attention.kind == AttentionKind::mla) {
+    const AttentionSpec& a = m.attention;
+    const double qk = d(a.qk_nope_head_dim) + d(a.rope_head_dim);
+    const double q_rank = d(a.q_lora_rank);
+    const double q = a.q_lora_rank > 0 ? h * q_rank + q_rank + q_rank * d(m.heads) * qk : h * d(m.heads) * qk;
+    const double kv = h * (d(a.kv_lora_rank) + d(a.rope_head_dim)) + d(a.kv_lora_rank) +
+                      d(a.kv_lora_rank) * d(m.heads) * (d(a.qk_nope_head_dim) + d(a.v_head_dim));
+    attention = q + kv + d(m.heads) * d(a.v_head_dim) * h;
+  } else {
+    const double h_q = d(m.heads) * d(m.head_dim);
+    const double h_kv = d(m.kv_heads) * d(m.head_dim);
+    attention = 2.0 * h * h_q + 2.0 * h * h_kv + h_q + 2.0 * h_kv + h + 2.0 * d(m.head_dim) + d(m.heads);
+  }
+  const auto ffn = [&](double width) { return 3.0 * h * width + 2.0 * width + h; };
+  const double norms = (d(m.norms_per_layer) + 1.0) * 2.0 * h + 2.0 * d(m.head_dim);
+  const bool moe = m.moe.experts > 0;
+  const double moe_layers = moe ? d(m.layers - m.moe.dense_layers) : 0.0;
+  const double shared_width = m.moe.shared_expert_ffn_size > 0 ? d(m.moe.shared_expert_ffn_size)
+                                                               : d(m.moe.expert_ffn_size);
+  const double moe_block = d(m.moe.experts) * ffn(d(m.moe.expert_ffn_size)) +
+                           d(m.moe.shared_experts) * ffn(shared_width) + (h + 1.0) * d(m.moe.experts) + h;
+  return d(m.layers) * (attention + norms) + (d(m.layers) - moe_layers) * ffn(d(m.ffn_size)) +
+         moe_layers * moe_block + 2.0 * d(m.vocab_size) * h + d(m.vocab_size);
+}
+
+// Fails at `path` ("kv_heads", "moe.dense_layers") under `model` when it was given there; when the
+// value came from a preset, hf_config or checkpoint the error points at `model` and names the field.
+[[noreturn]] void inconsistent(const JsonReader& model, std::string_view path, const std::string& expectation,
+                               i64 value) {
+  const auto dot = path.find('.');
+  const JsonReader at = dot == std::string_view::npos ? where(model, path)
+                                                      : where(model, path.substr(0, dot), path.substr(dot + 1));
+  std::string pointer = model.pointer() + "/" + std::string(path);
+  if (dot != std::string_view::npos) pointer[model.pointer().size() + 1 + dot] = '/';
+  const std::string field = at.pointer() == pointer ? "" : std::string(path) + " ";
+  at.fail(fmt::format("expected {}{}, got {}", field, expectation, value));
 }
 
 ResolvedModel from_checkpoint_only(const std::string& path, const JsonReader& model) {
@@ -262,29 +303,34 @@ ResolvedModel resolve_model(const JsonReader& r, const ModelContext& ctx) {
 }
 
 void validate_architecture(const ModelSpec& m, const JsonReader& r) {
-  if (m.kv_heads > m.heads) inconsistent(where(r, "kv_heads"), fmt::format("at most heads ({})", m.heads), m.kv_heads);
+  if (m.kv_heads > m.heads) inconsistent(r, "kv_heads", fmt::format("at most heads ({})", m.heads), m.kv_heads);
   if (m.heads % m.kv_heads != 0) {
-    inconsistent(where(r, "kv_heads"), fmt::format("a divisor of heads ({})", m.heads), m.kv_heads);
+    inconsistent(r, "kv_heads", fmt::format("a divisor of heads ({})", m.heads), m.kv_heads);
   }
-  if (m.head_dim <= 0) inconsistent(where(r, "head_dim"), "a positive head_dim", m.head_dim);
+  if (m.head_dim <= 0) inconsistent(r, "head_dim", "a positive value", m.head_dim);
   if (m.moe.experts > 0) {
     if (m.moe.experts_per_token < 1 || m.moe.experts_per_token > m.moe.experts) {
-      inconsistent(where(r, "moe", "experts_per_token"), fmt::format("1 to moe.experts ({})", m.moe.experts),
+      inconsistent(r, "moe.experts_per_token", fmt::format("1 to moe.experts ({})", m.moe.experts),
                    m.moe.experts_per_token);
     }
-    if (m.moe.expert_ffn_size <= 0) inconsistent(where(r, "moe", "expert_ffn_size"), "a positive width", 0);
+    if (m.moe.expert_ffn_size <= 0) inconsistent(r, "moe.expert_ffn_size", "a positive width", 0);
   } else if (m.moe.experts_per_token > 0) {
-    inconsistent(where(r, "moe", "experts_per_token"), "moe.experts to be given first", m.moe.experts_per_token);
+    inconsistent(r, "moe.experts_per_token", "moe.experts to be given first", m.moe.experts_per_token);
   }
   if (m.moe.dense_layers > m.layers) {
-    inconsistent(where(r, "moe", "dense_layers"), fmt::format("at most layers ({})", m.layers), m.moe.dense_layers);
+    inconsistent(r, "moe.dense_layers", fmt::format("at most layers ({})", m.layers), m.moe.dense_layers);
   }
   if (m.attention.sliding_window_layers > m.layers) {
-    inconsistent(where(r, "attention", "sliding_window_layers"), fmt::format("at most layers ({})", m.layers),
+    inconsistent(r, "attention.sliding_window_layers", fmt::format("at most layers ({})", m.layers),
                  m.attention.sliding_window_layers);
   }
   if (m.attention.kind == AttentionKind::mla && m.attention.kv_lora_rank <= 0) {
     where(r, "attention").fail("expected attention.kv_lora_rank for attention kind \"mla\", got none");
+  }
+  // Each field has its own limit, but their product can still be absurd (and overflow 64 bits).
+  if (const double params = approximate_params(m); params > k_max_params) {
+    r.fail(fmt::format("expected an architecture of at most {} parameters (more parameters is absurd), got about {:.3g}",
+                       with_commas(static_cast<i64>(k_max_params)), params));
   }
 }
 

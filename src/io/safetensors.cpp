@@ -18,19 +18,18 @@ namespace {
 namespace fs = std::filesystem;
 using i64 = std::int64_t;
 
+// Past these a header is hostile or corrupt, not a checkpoint: 1e15 elements in one tensor and
+// 1e17 bytes or parameters in all (the largest public checkpoints hold ~1e12).
+constexpr i64 k_max_tensor_elements = 1'000'000'000'000'000;
+constexpr i64 k_max_checkpoint_total = 100'000'000'000'000'000;
+
 [[noreturn]] void bad(const std::string& path, const std::string& message) {
   throw Error(ErrorKind::input, path, "", message);
 }
 
-void add_file(const std::string& path, CheckpointInfo& info) {
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) bad(path, "cannot open file: no such file");
+// Header length from the first 8 bytes (little-endian), checked against the file size.
+std::uint64_t header_length(const unsigned char* raw, std::uint64_t size, const std::string& path) {
   if (size < 8) bad(path, fmt::format("expected a safetensors file (8-byte header length first), got {} bytes", size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad(path, "cannot open file: permission denied or unreadable");
-  std::array<unsigned char, 8> raw{};
-  in.read(reinterpret_cast<char*>(raw.data()), 8);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
   std::uint64_t length = 0;
   for (std::size_t i = 0; i < 8; ++i) length |= static_cast<std::uint64_t>(raw[i]) << (8 * i);
   if (length > k_max_input_file_bytes) {
@@ -40,9 +39,25 @@ void add_file(const std::string& path, CheckpointInfo& info) {
     bad(path, fmt::format("expected a header length within the file size ({} bytes), got {}; truncated or not "
                           "safetensors", size, length));
   }
-  std::string header(static_cast<std::size_t>(length), '\0');
-  in.read(header.data(), static_cast<std::streamsize>(length));
-  if (!in) bad(path, "cannot read the safetensors header");
+  return length;
+}
+
+// Element count of a tensor: the product of its dimensions, refused past k_max_tensor_elements
+// (checked before multiplying, so a hostile shape cannot overflow).
+i64 element_count(const JsonReader& shape) {
+  i64 numel = 1;
+  for (const auto& d : shape.elements()) {
+    const i64 dim = d.as_int(0, k_max_tensor_elements);
+    if (dim != 0 && numel > k_max_tensor_elements / dim) {
+      shape.fail(fmt::format("expected a tensor of at most {} elements, got more", with_commas(k_max_tensor_elements)));
+    }
+    numel *= dim;
+  }
+  return numel;
+}
+
+// Adds one header's tensors to `info`. `data_size` is the byte count after the header.
+void add_header(const std::string& header, std::uint64_t data_size, const std::string& path, CheckpointInfo& info) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(header);
@@ -51,14 +66,12 @@ void add_file(const std::string& path, CheckpointInfo& info) {
   }
   const JsonReader root(doc, path);
   if (!root.is_object()) root.fail("expected a safetensors header object, got " + describe_value(doc));
-  const std::uint64_t data_size = size - 8 - length;
   for (const auto& item : doc.items()) {
     if (item.key() == "__metadata__") continue;
     const JsonReader t = root.at(item.key());
     t.expect_keys({"dtype", "shape", "data_offsets"});
     const std::string dtype = t.at("dtype").as_string();
-    i64 numel = 1;
-    for (const auto& d : t.at("shape").elements()) numel *= d.as_int(0, 1'000'000'000'000);
+    const i64 numel = element_count(t.at("shape"));
     const auto offsets = t.at("data_offsets").elements();
     if (offsets.size() != 2) t.at("data_offsets").fail("expected [begin, end], got " + describe_value(t.at("data_offsets").value()));
     const i64 begin = offsets[0].as_int(0, 1'000'000'000'000'000);
@@ -67,11 +80,33 @@ void add_file(const std::string& path, CheckpointInfo& info) {
     if (static_cast<std::uint64_t>(end) > data_size) {
       offsets[1].fail(fmt::format("expected an end offset within the {} data bytes; truncated file, got {}", data_size, end));
     }
+    // Tensors may overlap in a hostile header: cap the sums instead of overflowing.
+    if (info.weight_bytes > k_max_checkpoint_total - (end - begin) || info.parameter_count > k_max_checkpoint_total - numel) {
+      t.fail(fmt::format("expected a checkpoint of at most {} bytes and parameters, got more",
+                         with_commas(k_max_checkpoint_total)));
+    }
     info.weight_bytes += end - begin;
     info.parameter_count += numel;
     info.tensor_count += 1;
     info.bytes_by_dtype[dtype] += end - begin;
   }
+}
+
+void add_file(const std::string& path, CheckpointInfo& info) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) bad(path, "cannot open file: no such file");
+  if (size < 8) (void)header_length(nullptr, size, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad(path, "cannot open file: permission denied or unreadable");
+  std::array<unsigned char, 8> raw{};
+  in.read(reinterpret_cast<char*>(raw.data()), 8);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  if (!in) bad(path, "cannot read the safetensors header");
+  const std::uint64_t length = header_length(raw.data(), size, path);
+  std::string header(static_cast<std::size_t>(length), '\0');
+  in.read(header.data(), static_cast<std::streamsize>(length));
+  if (!in) bad(path, "cannot read the safetensors header");
+  add_header(header, size - 8 - length, path, info);
 }
 
 void add_index(const std::string& path, CheckpointInfo& info) {
@@ -101,6 +136,15 @@ void add_index(const std::string& path, CheckpointInfo& info) {
 }
 
 }  // namespace
+
+CheckpointInfo parse_safetensors(std::string_view bytes, const std::string& source) {
+  CheckpointInfo info;
+  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  const std::uint64_t length = header_length(raw, bytes.size(), source);
+  add_header(std::string(bytes.substr(8, static_cast<std::size_t>(length))), bytes.size() - 8 - length, source, info);
+  info.basis = "safetensors header";
+  return info;
+}
 
 CheckpointInfo read_checkpoint(const std::string& path) {
   CheckpointInfo info;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -56,5 +57,9 @@ struct CheckpointInfo {
 
 /// Reads a .safetensors file, a sharded index (model.safetensors.index.json) or a folder of them.
 CheckpointInfo read_checkpoint(const std::string& path);
+
+/// Parses a whole .safetensors file held in memory (tests, fuzzing) with the same checks and
+/// messages as read_checkpoint; `source` names it in messages. Throws Error on any problem.
+CheckpointInfo parse_safetensors(std::string_view bytes, const std::string& source);
 
 }  // namespace rightsize::io

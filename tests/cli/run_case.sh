@@ -1,19 +1,40 @@
 #!/usr/bin/env bash
 # Runs one golden CLI case: tests/cli/<case>/{args,stdout,stderr,code}.
-# args: one argument per line; the token @DATA@ expands to the source data dir, @CASE@ to the case dir.
+# args: one argument per line; the token @DATA@ expands to the source data dir, @CASE@ to the case
+# dir, @ROOT@ to the repository and @TMP@ to a fresh scratch folder. An optional `setup` script runs
+# first as `bash setup TMP` (it builds inputs that cannot be committed: FIFOs, unreadable or huge
+# files); exit 77 from it skips the case (CTest SKIP_RETURN_CODE).
 # Set RIGHTSIZE_UPDATE_GOLDEN=1 to rewrite the expected files from the actual output.
+# Under the sanitizer build a sanitizer report always fails the case (and is never written as golden).
 set -u
 bin=$1
 case_dir=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mapfile -t args < <(sed -e "s#@DATA@#$root/data#g" -e "s#@CASE@#$case_dir#g" -e "s#@ROOT@#$root#g" "$case_dir/args")
+tmp=$(mktemp -d)
 out=$(mktemp); err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp" "$out" "$err"' EXIT
+if [ -f "$case_dir/setup" ]; then
+  bash "$case_dir/setup" "$tmp"
+  setup_status=$?
+  if [ "$setup_status" = 77 ]; then echo "skipped: setup says this environment cannot run the case"; exit 77; fi
+  if [ "$setup_status" != 0 ]; then echo "setup failed with $setup_status"; exit 1; fi
+fi
+mapfile -t args < <(sed -e "s#@DATA@#$root/data#g" -e "s#@CASE@#$case_dir#g" -e "s#@ROOT@#$root#g" \
+                        -e "s#@TMP@#$tmp#g" "$case_dir/args")
+# Sanitizer options (only the ASan+UBSan build reads them): stop at the first report and exit 86,
+# a code rightsize never uses, so a report cannot pass for an expected exit code.
 (cd "$case_dir" && env -i PATH="$PATH" HOME="${HOME:-/tmp}" NO_COLOR=1 COLUMNS=120 LC_ALL=C \
-   RIGHTSIZE_DATA_DIR="$root/data" RIGHTSIZE_TODAY=2026-11-22 "$bin" "${args[@]}" </dev/null >"$out" 2>"$err")
+   RIGHTSIZE_DATA_DIR="$root/data" RIGHTSIZE_TODAY=2026-11-22 \
+   ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:exitcode=86}" \
+   UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:exitcode=86}" \
+   "$bin" "${args[@]}" </dev/null >"$out" 2>"$err")
 code=$?
+if [ "$code" = 86 ] || grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: [A-Za-z]+Sanitizer' "$err"; then
+  echo "sanitizer report (exit code $code):"; cat "$err"
+  exit 1
+fi
 # Paths in messages are made relative to the repository so goldens do not depend on the checkout.
-sed -i "s#$root/##g" "$out" "$err"
+sed -i -e "s#$tmp#@TMP@#g" -e "s#$root/##g" "$out" "$err"
 if [ "${RIGHTSIZE_UPDATE_GOLDEN:-0}" = 1 ]; then
   cp "$out" "$case_dir/stdout"; cp "$err" "$case_dir/stderr"; echo "$code" > "$case_dir/code"
   exit 0

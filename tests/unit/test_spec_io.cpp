@@ -79,7 +79,7 @@ TEST_CASE("spec errors: one line, exact pointer, expectation and value", "[io]")
   CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}}, {"workload", {{"concurrency", 0}}}}) ==
         "s.json: /workload/concurrency: expected a positive integer, got 0");
   CHECK(error_of({{"model", {{"preset", "mixtral-8x7b"}, {"moe", {{"experts", 1}}}}}}) ==
-        "s.json: /model/moe: expected 1 to moe.experts (1), got 2");
+        "s.json: /model/moe: expected moe.experts_per_token 1 to moe.experts (1), got 2");
   CHECK(error_of({{"model", {{"preset", "qwen3-8b"}}}, {"precision", {{"activations", "int4"}}}}) ==
         "s.json: /precision/activations: expected an activation format (fp32, bf16, fp16, fp8, int8, mxfp4, nvfp4), "
         "got \"int4\"");

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang in build-fuzz and runs each for a bounded time on its seed
+# corpus (tests/fuzz/corpus/<target>). Fails if any target finds a crash, UB, a leak, a timeout or
+# an unexpected exception; the inputs that did are left in build-fuzz/fuzz-crashes.
+#   bash scripts/fuzz.sh [SECONDS]            (default 30 seconds per target)
+# Environment: RIGHTSIZE_FUZZ_TARGETS (space-separated subset), RIGHTSIZE_FUZZ_BUILD_DIR (build-fuzz),
+# RIGHTSIZE_FUZZ_JOBS (build parallelism, default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+build=${RIGHTSIZE_FUZZ_BUILD_DIR:-build-fuzz}
+cxx=$(command -v clang++ || command -v clang++-14 || true)
+if [ -z "$cxx" ]; then
+  echo "rightsize: fuzz: clang++ not found (bash scripts/setup.sh installs it)" >&2
+  exit 1
+fi
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIGHTSIZE_FUZZ=ON \
+  -DRIGHTSIZE_TESTS=OFF >/dev/null
+cmake --build "$build" -j "${RIGHTSIZE_FUZZ_JOBS:-2}" --target fuzz_all
+
+all_targets=$(sed -n 's/^set(RIGHTSIZE_FUZZ_TARGETS \(.*\))$/\1/p' tests/fuzz/CMakeLists.txt)
+targets=${RIGHTSIZE_FUZZ_TARGETS:-$all_targets}
+crashes="$build/fuzz-crashes"
+mkdir -p "$crashes"
+failed=()
+for target in $targets; do
+  # New inputs go to a scratch corpus in the build folder; the committed seeds are read only.
+  work="$build/fuzz-corpus/$target"
+  mkdir -p "$work"
+  echo "== $target: ${seconds}s" >&2
+  log="$build/fuzz-$target.log"
+  if ! "$build/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$crashes/$target-" -print_final_stats=1 "$work" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
+    failed+=("$target")
+    tail -n 40 "$log" >&2
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$log" >&2 || true
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "rightsize: fuzz: findings in ${failed[*]}; inputs in $crashes" >&2
+  exit 1
+fi
+echo "rightsize: fuzz: no findings ($seconds s per target)" >&2
