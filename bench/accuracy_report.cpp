@@ -2,16 +2,16 @@
 // leave-one-out factors; prints per-case and per-kind errors; writes docs/accuracy.md and
 // data/calibration.json. `--check BASELINE` only compares median LOO APE per kind with a baseline
 // (fails when a kind regresses by more than 2 points) and writes nothing.
-#include <fmt/format.h>
-
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "catalog_io.hpp"
 #include "json_reader.hpp"
 #include "rightsize/calibration.hpp"
-#include "catalog_io.hpp"
 #include "validation_io.hpp"
 
 namespace {
@@ -26,7 +26,7 @@ struct Targets {
   double median_ape_pct;
 };
 // Issue 9 targets (median APE).
-constexpr Targets k_targets[] = {{"throughput", 15.0}, {"ttft", 25.0}, {"tpot", 25.0}, {"e2e", 25.0},
+constexpr Targets k_targets[] = {{"throughput", 15.0},          {"ttft", 25.0}, {"tpot", 25.0}, {"e2e", 25.0},
                                  {"training_throughput", 10.0}, {"memory", 5.0}};
 
 double target_for(const std::string& kind) {
@@ -40,22 +40,27 @@ std::string case_table(const std::vector<CaseResult>& results) {
   std::string s = "| case | kind | GPU | measured | default | fitted | LOO | error (fitted) | error (LOO) |\n"
                   "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const CaseResult& r : results) {
-    s += fmt::format("| {}{} | {} | {} | {:.4g} | {:.4g} | {:.4g} | {:.4g} | {:+.1f} % | {:+.1f} % |\n", r.id,
-                     r.scored ? "" : " (not scored)", to_string(r.kind), r.gpu_id, r.measured, r.predicted_default,
-                     r.predicted, r.predicted_loo, signed_error_pct(r.predicted, r.measured),
-                     signed_error_pct(r.predicted_loo, r.measured));
+    s +=
+        fmt::format("| {}{} | {} | {} | {:.4g} | {:.4g} | {:.4g} | {:.4g} | {:+.1f} % | {:+.1f} % |\n", r.id,
+                    r.scored ? "" : " (not scored)", to_string(r.kind), r.gpu_id, r.measured,
+                    r.predicted_default, r.predicted, r.predicted_loo,
+                    signed_error_pct(r.predicted, r.measured), signed_error_pct(r.predicted_loo, r.measured));
   }
   return s;
 }
 
 std::string summary_table(const std::vector<ErrorSummary>& rows, bool with_target) {
-  std::string s = with_target ? "| kind | cases | median APE default | median APE fitted | mean APE fitted | median APE LOO | "
-                                "mean APE LOO | target (median) | met (LOO) |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
-                              : "| kind/GPU | cases | median APE default | median APE fitted | mean APE fitted | median APE LOO | "
-                                "mean APE LOO |\n|---|---:|---:|---:|---:|---:|---:|\n";
+  std::string s =
+      with_target
+          ? "| kind | cases | median APE default | median APE fitted | mean APE fitted | median APE LOO | "
+            "mean APE LOO | target (median) | met (LOO) |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
+          : "| kind/GPU | cases | median APE default | median APE fitted | mean APE fitted | median APE LOO "
+            "| "
+            "mean APE LOO |\n|---|---:|---:|---:|---:|---:|---:|\n";
   for (const ErrorSummary& e : rows) {
     s += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:.1f} % | {:.1f} % | {:.1f} %", e.group, e.cases,
-                     e.median_ape_default_pct, e.median_ape_pct, e.mean_ape_pct, e.median_ape_loo_pct, e.mean_ape_loo_pct);
+                     e.median_ape_default_pct, e.median_ape_pct, e.mean_ape_pct, e.median_ape_loo_pct,
+                     e.mean_ape_loo_pct);
     if (with_target) {
       const double t = target_for(e.group);
       s += fmt::format(" | ≤ {:.0f} % | {}", t, e.median_ape_loo_pct <= t ? "yes" : "no");
@@ -66,39 +71,44 @@ std::string summary_table(const std::vector<ErrorSummary>& rows, bool with_targe
 }
 
 std::string factor_table(const Calibration& cal) {
-  std::string s = "| GPU | decode_bandwidth | prefill_compute | training_mfu | communication | cases (decode / prefill / training / comm) |\n"
+  std::string s = "| GPU | decode_bandwidth | prefill_compute | training_mfu | communication | cases (decode "
+                  "/ prefill / training / comm) |\n"
                   "|---|---|---|---|---|---|\n";
   for (const FittedEfficiency& f : cal.gpus) {
-    s += fmt::format("| {} | {:.3f} ({}) | {:.3f} ({}) | {:.3f} ({}) | {:.3f} ({}) | {} / {} / {} / {} |\n", f.gpu_id,
-                     f.efficiency.decode_bandwidth, f.decode_source, f.efficiency.prefill_compute, f.prefill_source,
-                     f.efficiency.training_mfu, f.training_source, f.efficiency.communication, f.communication_source,
-                     f.decode_cases.size(), f.prefill_cases.size(), f.training_cases.size(), f.communication_cases.size());
+    s += fmt::format("| {} | {:.3f} ({}) | {:.3f} ({}) | {:.3f} ({}) | {:.3f} ({}) | {} / {} / {} / {} |\n",
+                     f.gpu_id, f.efficiency.decode_bandwidth, f.decode_source, f.efficiency.prefill_compute,
+                     f.prefill_source, f.efficiency.training_mfu, f.training_source,
+                     f.efficiency.communication, f.communication_source, f.decode_cases.size(),
+                     f.prefill_cases.size(), f.training_cases.size(), f.communication_cases.size());
   }
   return s;
 }
 
 std::string band_table(const Calibration& cal) {
-  std::string s = "| kind | GPU | ratio low (p10) | ratio high (p90) | LOO cases | rule |\n|---|---|---:|---:|---:|---|\n";
+  std::string s = "| kind | GPU | ratio low (p10) | ratio high (p90) | LOO cases | rule "
+                  "|\n|---|---|---:|---:|---:|---|\n";
   for (const BandEntry& b : cal.bands) {
-    s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", to_string(b.kind), b.gpu_id, b.ratio_low, b.ratio_high,
-                     b.cases, b.rule);
+    s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", to_string(b.kind), b.gpu_id, b.ratio_low,
+                     b.ratio_high, b.cases, b.rule);
   }
   return s;
 }
 
-std::string report_markdown(const std::vector<CaseResult>& results, const Calibration& cal, const std::string& method,
-                            const std::string& discussion) {
-  std::string md = "# Accuracy of rightsize against published measurements\n\n"
-                   "Generated by `bench/accuracy_report` from `tests/validation/cases.json`; do not edit by hand "
-                   "(the method and discussion come from `tests/validation/method.md` and `discussion.md`).\n"
-                   "No GPU was available to this project: every measured value is a published one, cited per case in "
-                   "`tests/validation/cases.json`.\n\n";
+std::string report_markdown(const std::vector<CaseResult>& results, const Calibration& cal,
+                            const std::string& method, const std::string& discussion) {
+  std::string md =
+      "# Accuracy of rightsize against published measurements\n\n"
+      "Generated by `bench/accuracy_report` from `tests/validation/cases.json`; do not edit by hand "
+      "(the method and discussion come from `tests/validation/method.md` and `discussion.md`).\n"
+      "No GPU was available to this project: every measured value is a published one, cited per case in "
+      "`tests/validation/cases.json`.\n\n";
   md += "## Summary per figure kind\n\n" + summary_table(summarize(results, false), true) + "\n";
   md += discussion + "\n";
   md += "## Fitted efficiency factors\n\n" + factor_table(cal) + "\n";
   md += "## Error bands (ratio measured / predicted)\n\n" + band_table(cal) + "\n";
   md += "## Per kind and GPU\n\n" + summary_table(summarize(results, true), false) + "\n";
-  md += "## Every case\n\nUnits: tokens/s (whole deployment), seconds, bytes.\n\n" + case_table(results) + "\n";
+  md +=
+      "## Every case\n\nUnits: tokens/s (whole deployment), seconds, bytes.\n\n" + case_table(results) + "\n";
   md += method;
   return md;
 }
@@ -110,8 +120,8 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
     const auto it = baseline.find(e.group);
     if (it == baseline.end()) continue;
     const bool bad = e.median_ape_loo_pct > it->second + k_allowed_regression_points;
-    std::printf("%-20s median APE (LOO) %6.2f %%  baseline %6.2f %%  %s\n", e.group.c_str(), e.median_ape_loo_pct,
-                it->second, bad ? "REGRESSED" : "ok");
+    std::printf("%-20s median APE (LOO) %6.2f %%  baseline %6.2f %%  %s\n", e.group.c_str(),
+                e.median_ape_loo_pct, it->second, bad ? "REGRESSED" : "ok");
     failures += bad ? 1 : 0;
   }
   return failures == 0 ? 0 : 1;
@@ -130,7 +140,8 @@ int run(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  const std::vector<ValidationCase> cases = io::load_validation_cases(k_root + "/tests/validation/cases.json");
+  const std::vector<ValidationCase> cases =
+      io::load_validation_cases(k_root + "/tests/validation/cases.json");
   const std::vector<Gpu> gpus = io::load_catalog(k_root + "/data/gpus.json").gpus;
   const EngineConfig engine;
   const FitOptions options;
@@ -147,13 +158,14 @@ int run(const std::vector<std::string>& args) {
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
   if (write_baseline) {
     io::AccuracyBaseline b;
-    for (const ErrorSummary& e : summarize(results, false)) b[e.group] = e.median_ape_loo_pct;
+    for (const ErrorSummary& e : summarize(results, false))
+      b[e.group] = e.median_ape_loo_pct;
     io::write_text_file(k_root + "/tests/validation/baseline.json", io::baseline_to_json(b));
   }
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   try {

@@ -20,12 +20,13 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
   const std::string root = RIGHTSIZE_SOURCE_DIR;
-  const std::vector<std::string> examples = {"chat-8b", "chat-70b-fp8", "mixtral-moe", "deepseek-v3", "impossible-sla"};
+  const std::vector<std::string> examples = {"chat-8b", "chat-70b-fp8", "mixtral-moe", "deepseek-v3",
+                                             "impossible-sla"};
   std::printf("%-16s %10s %12s %14s\n", "example", "candidates", "search ms", "load+search ms");
   for (const auto& name : examples) {
     const std::string spec_path = root + "/data/examples/" + name + ".json";
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
       }
       const std::vector<PreparedModel> models = {prepare_model(spec.model, spec.precision)};
       const double s0 = now_s();
-      const Recommendation r = recommend(models, spec.inference, spec.sla, catalog.gpus, prices, SearchPolicy{});
+      const Recommendation r =
+          recommend(models, spec.inference, spec.sla, catalog.gpus, prices, SearchPolicy{});
       search_s += now_s() - s0;
       candidates = r.candidates.size() + r.rejected.size();
     }

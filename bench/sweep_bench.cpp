@@ -3,9 +3,9 @@
 // the whole run (CSV written to /dev/null) with 1 and 2 threads. docs/sweep.md quotes the figures.
 // Usage: sweep_bench [threads=2]
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include <fmt/format.h>
@@ -30,11 +30,12 @@ void report(const char* what, std::uint64_t points, const Stopwatch& start) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start.wall).count();
   const double cpu = static_cast<double>(std::clock() - start.cpu) / CLOCKS_PER_SEC;
   const auto n = static_cast<double>(points);
-  fmt::print("{:<42} {:>8} points  wall {:>6.2f} s {:>10.0f} points/s  cpu {:>6.2f} s {:>10.0f} points/cpu-s\n", what,
-             points, wall, n / wall, cpu, n / cpu);
+  fmt::print(
+      "{:<42} {:>8} points  wall {:>6.2f} s {:>10.0f} points/s  cpu {:>6.2f} s {:>10.0f} points/cpu-s\n",
+      what, points, wall, n / wall, cpu, n / cpu);
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
   plan.fixed.tp = 1;
   finish_plan(plan);
   const std::uint64_t total = plan.grid.size();
-  fmt::print("grid: concurrency 1..1024 x input_tokens 256..32768:+256 x output_tokens 128..4096:+128 = {} points\n",
-             total);
+  fmt::print(
+      "grid: concurrency 1..1024 x input_tokens 256..32768:+256 x output_tokens 128..4096:+128 = {} points\n",
+      total);
 
   PointResult p;
   double sink = 0.0;

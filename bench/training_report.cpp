@@ -53,7 +53,7 @@ Gpu a100_sxm_80gb() {
   g.scaleup_domain_gpus = 8;
   g.gpus_per_node = 8;
   g.nic_gb_per_s = 25.0;
-  g.efficiency.training_mfu = 0.50;  // the value docs/training.md recommends for the catalog
+  g.efficiency.training_mfu = 0.50; // the value docs/training.md recommends for the catalog
   return g;
 }
 
@@ -88,17 +88,19 @@ void validation() {
       {"megatron2021-gpt-1T-A100x3072", 128, 25600, 160, 3072, 8, 64, 6, 3072, 163.0},
   };
   const Gpu gpu = a100_sxm_80gb();
-  std::printf("training_throughput cases (validation-public.json), A100 GEMM efficiency %.2f, full recompute, ZeRO-0\n",
+  std::printf("training_throughput cases (validation-public.json), A100 GEMM efficiency %.2f, full "
+              "recompute, ZeRO-0\n",
               gpu.efficiency.training_mfu);
-  std::printf("%-34s %-22s %8s %9s %9s %8s %7s\n", "case", "layout", "step_s", "pred_TF", "meas_TF", "error", "fits");
+  std::printf("%-34s %-22s %8s %9s %9s %8s %7s\n", "case", "layout", "step_s", "pred_TF", "meas_TF", "error",
+              "fits");
   double abs_sum = 0.0;
   for (const Case& c : cases) {
     const PreparedModel pm = prepare_model(megatron_gpt(c.id, c.layers, c.hidden, c.heads), Precision{});
     TrainingWorkload w;
     w.seq_len = 2048;
     w.global_batch = c.global_batch;
-    w.zero_stage = 0;                // Megatron-LM 2021: no distributed optimizer
-    w.recompute = Recompute::full;   // the paper's runs recompute activations
+    w.zero_stage = 0;              // Megatron-LM 2021: no distributed optimizer
+    w.recompute = Recompute::full; // the paper's runs recompute activations
     LayoutPins pins;
     pins.tp = c.tp;
     pins.pp = c.pp;
@@ -135,25 +137,29 @@ void mfu_anchor() {
   const PreparedModel pm = prepare_model(llama31_70b(), Precision{});
   const Gpu gpu = h100_sxm();
   std::printf("Llama-3.1-70B pre-training on H100 SXM (methodology §4.5 band: MFU 38-48 %%), best layout\n");
-  std::printf("%6s %6s %-26s %9s %7s %7s %9s\n", "gpus", "seq", "layout", "tok/s/gpu", "MFU", "HFU", "search_ms");
+  std::printf("%6s %6s %-26s %9s %7s %7s %9s\n", "gpus", "seq", "layout", "tok/s/gpu", "MFU", "HFU",
+              "search_ms");
   for (const std::int64_t seq : {std::int64_t{4096}, std::int64_t{8192}}) {
     for (const int gpus : {64, 128, 256, 512}) {
       TrainingWorkload w;
       w.seq_len = seq;
-      w.global_batch = 4194304 / seq;  // 4 M tokens per step
+      w.global_batch = 4194304 / seq; // 4 M tokens per step
       const auto start = std::chrono::steady_clock::now();
-      const TrainingEstimate e = search_training_layout(pm, w, gpu, gpus, LayoutPins{}, TrainingConfig{}, 0.0);
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      const TrainingEstimate e =
+          search_training_layout(pm, w, gpu, gpus, LayoutPins{}, TrainingConfig{}, 0.0);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       char lay[64];
       std::snprintf(lay, sizeof lay, "t%d p%d d%d z%d mb%lld %s", e.layout.tp, e.layout.pp, e.layout.dp,
-                    e.layout.zero_stage, static_cast<long long>(e.layout.micro_batch), to_string(e.layout.recompute));
+                    e.layout.zero_stage, static_cast<long long>(e.layout.micro_batch),
+                    to_string(e.layout.recompute));
       std::printf("%6d %6lld %-26s %9.0f %6.1f%% %6.1f%% %9.2f\n", gpus, static_cast<long long>(seq), lay,
                   e.tokens_per_s_per_gpu, e.mfu * 100.0, e.hfu * 100.0, ms);
     }
   }
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   validation();

@@ -9,9 +9,9 @@
 
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
-#include "rightsize/pricing.hpp"  // median()
 #include "rightsize/model.hpp"
 #include "rightsize/precision.hpp"
+#include "rightsize/pricing.hpp" // median()
 #include "rightsize/spec.hpp"
 
 namespace rightsize {
@@ -35,15 +35,15 @@ struct ValidationCase {
   FigureKind kind = FigureKind::throughput;
   ModelSpec model;
   Precision precision;
-  std::string gpu_id;                   ///< catalog id, e.g. "H100-SXM"
-  Deployment deployment;                ///< gpus, tp, pp
-  InferenceWorkload workload;           ///< ISL, OSL, concurrency per replica (0 = auto)
-  std::int64_t training_seq_len = 0;    ///< training cases only
-  Recompute training_recompute = Recompute::full;  ///< training cases: the run's recompute mode
+  std::string gpu_id;                             ///< catalog id, e.g. "H100-SXM"
+  Deployment deployment;                          ///< gpus, tp, pp
+  InferenceWorkload workload;                     ///< ISL, OSL, concurrency per replica (0 = auto)
+  std::int64_t training_seq_len = 0;              ///< training cases only
+  Recompute training_recompute = Recompute::full; ///< training cases: the run's recompute mode
   MemoryScope memory_scope = MemoryScope::weights_per_gpu;
-  double measured = 0.0;                ///< in the unit of `kind`
-  bool scored = true;                   ///< false: reported but excluded from metrics and fits
-  std::string model_class;              ///< "dense-small" (< 20 B), "dense-large", "moe"
+  double measured = 0.0;   ///< in the unit of `kind`
+  bool scored = true;      ///< false: reported but excluded from metrics and fits
+  std::string model_class; ///< "dense-small" (< 20 B), "dense-large", "moe"
 };
 
 /// Model class used to widen bands: "moe", "dense-large" (≥ 20 B parameters) or "dense-small".
@@ -57,8 +57,8 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
 
 /// Closed-form training throughput (methodology §4.2), kept for the worked example in tests:
 /// tokens/s = gpus · F_bf16 · MFU / (6·N_mm + 6·L·n_h·d_h·s). Labelled "6ND fallback" in reports.
-double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, int gpus,
-                                 double peak_tflops, double mfu);
+double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, int gpus, double peak_tflops,
+                                 double mfu);
 
 /// Signed error in percent, (predicted − measured) / measured · 100.
 double signed_error_pct(double predicted, double measured);
@@ -75,7 +75,7 @@ double quantile(std::vector<double> values, double q);
 /// fewer than two cases on this GPU takes the cross-GPU value (`*_source` = "cross_gpu") or stays
 /// at the default when no GPU has cases ("default").
 struct FittedEfficiency {
-  std::string gpu_id;                   ///< "*" for the cross-GPU (pooled) fit
+  std::string gpu_id; ///< "*" for the cross-GPU (pooled) fit
   GpuEfficiency efficiency;
   std::vector<std::string> decode_cases, prefill_cases, training_cases, communication_cases;
   std::string decode_source = "default", prefill_source = "default", training_source = "default",
@@ -86,10 +86,10 @@ struct FittedEfficiency {
 struct BandEntry {
   FigureKind kind = FigureKind::throughput;
   std::string gpu_id;
-  double ratio_low = 1.0;               ///< p10 of measured / predicted, after widening
-  double ratio_high = 1.0;              ///< p90, after widening
-  int cases = 0;                        ///< leave-one-out residuals it was computed from
-  std::string rule;                     ///< "own", "own+pooled widened", "pooled widened", "default"
+  double ratio_low = 1.0;  ///< p10 of measured / predicted, after widening
+  double ratio_high = 1.0; ///< p90, after widening
+  int cases = 0;           ///< leave-one-out residuals it was computed from
+  std::string rule;        ///< "own", "own+pooled widened", "pooled widened", "default"
 };
 
 /// Extra widening of a band for a model class with few cases (multiplies ratio_high, divides low).
@@ -102,9 +102,9 @@ struct ClassWidening {
 /// A calibration: fitted factors per GPU and error bands (data/calibration.json).
 struct Calibration {
   int schema_version = 1;
-  std::vector<FittedEfficiency> gpus;   ///< sorted by id; "*" first
-  std::vector<BandEntry> bands;         ///< sorted by kind, then GPU id
-  std::vector<ClassWidening> classes;   ///< sorted by class
+  std::vector<FittedEfficiency> gpus; ///< sorted by id; "*" first
+  std::vector<BandEntry> bands;       ///< sorted by kind, then GPU id
+  std::vector<ClassWidening> classes; ///< sorted by class
 };
 
 /// A value with its band: low ≤ value ≤ high (all in the value's unit).
@@ -146,9 +146,9 @@ struct CaseResult {
   std::string model_class;
   bool scored = true;
   double measured = 0.0;
-  double predicted_default = 0.0;       ///< with methodology default factors
-  double predicted = 0.0;               ///< with factors fitted to all cases
-  double predicted_loo = 0.0;           ///< with factors fitted without this case
+  double predicted_default = 0.0; ///< with methodology default factors
+  double predicted = 0.0;         ///< with factors fitted to all cases
+  double predicted_loo = 0.0;     ///< with factors fitted without this case
 };
 
 /// Runs every case with default, fitted and leave-one-out factors.
@@ -156,19 +156,20 @@ std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases,
                                        const EngineConfig& engine, const FitOptions& options);
 
 /// Error bands from leave-one-out ratios (rule in tests/validation/README.md).
-Calibration build_calibration(const std::vector<FittedEfficiency>& fits, const std::vector<CaseResult>& results);
+Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
+                              const std::vector<CaseResult>& results);
 
 /// Median / mean APE of one group.
 struct ErrorSummary {
-  std::string group;                    ///< kind name, or "kind/gpu"
+  std::string group; ///< kind name, or "kind/gpu"
   int cases = 0;
-  double median_ape_pct = 0.0, mean_ape_pct = 0.0;          ///< fitted factors (in-sample)
-  double median_ape_loo_pct = 0.0, mean_ape_loo_pct = 0.0;  ///< leave-one-out
-  double median_ape_default_pct = 0.0;                      ///< default factors
+  double median_ape_pct = 0.0, mean_ape_pct = 0.0;         ///< fitted factors (in-sample)
+  double median_ape_loo_pct = 0.0, mean_ape_loo_pct = 0.0; ///< leave-one-out
+  double median_ape_default_pct = 0.0;                     ///< default factors
 };
 
 /// Summaries per kind (group = kind) and per kind and GPU (group = "kind/gpu"), scored cases only,
 /// sorted by group.
 std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool per_gpu);
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -14,7 +14,7 @@ enum class ErrorKind { usage, input, internal };
 /// The one error type of rightsize: kind, source (file, `<stdin>`, `--flag`), RFC 6901 JSON pointer
 /// (may be empty) and a finished lower-case message. Rendered as `source: pointer: message`.
 class Error : public std::runtime_error {
- public:
+public:
   Error(ErrorKind kind, std::string source, std::string pointer, std::string message);
 
   [[nodiscard]] ErrorKind kind() const { return m_kind; }
@@ -24,7 +24,7 @@ class Error : public std::runtime_error {
   /// The exit code main() uses for this error.
   [[nodiscard]] ExitCode exit_code() const;
 
- private:
+private:
   ErrorKind m_kind;
   std::string m_source;
   std::string m_pointer;
@@ -33,11 +33,11 @@ class Error : public std::runtime_error {
 
 /// Several input errors found together (a catalog is validated whole); what() joins them with '\n'.
 class ErrorList : public std::runtime_error {
- public:
+public:
   explicit ErrorList(std::vector<Error> errors);
   [[nodiscard]] const std::vector<Error>& errors() const { return m_errors; }
 
- private:
+private:
   std::vector<Error> m_errors;
 };
 
@@ -51,4 +51,4 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// else an empty string.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -11,56 +11,55 @@ namespace rightsize {
 /// Achieved fractions of peak, per phase (methodology §4.5). Defaults are the documented ones;
 /// the catalog may carry calibrated values per GPU.
 struct GpuEfficiency {
-  double prefill_compute = 0.60;    ///< η_f for large GEMMs (prefill)
-  double decode_bandwidth = 0.80;   ///< η_m for HBM reads (decode)
-  double training_mfu = 0.50;       ///< training GEMM efficiency (kernel level; comm and bubble are explicit, docs/training.md)
-  double communication = 0.75;      ///< η_l of link bandwidth for collectives
-  std::string provenance;           ///< where the factors come from ("methodology §4.5 defaults, ...")
+  double prefill_compute = 0.60;  ///< η_f for large GEMMs (prefill)
+  double decode_bandwidth = 0.80; ///< η_m for HBM reads (decode)
+  double training_mfu =
+      0.50; ///< training GEMM efficiency (kernel level; comm and bubble are explicit, docs/training.md)
+  double communication = 0.75; ///< η_l of link bandwidth for collectives
+  std::string provenance;      ///< where the factors come from ("methodology §4.5 defaults, ...")
 };
 
 /// One price observation.
 struct PriceQuote {
-  std::string provider;             ///< e.g. "aws", "lambda"
-  double usd_per_hour = 0.0;        ///< per GPU-hour
-  bool spot = false;                ///< spot / preemptible
-  std::string date;                 ///< ISO date the price was observed; empty when the source is undated
-  std::string source;               ///< tag into the catalog's `sources`
+  std::string provider;      ///< e.g. "aws", "lambda"
+  double usd_per_hour = 0.0; ///< per GPU-hour
+  bool spot = false;         ///< spot / preemptible
+  std::string date;          ///< ISO date the price was observed; empty when the source is undated
+  std::string source;        ///< tag into the catalog's `sources`
 };
 
 /// One GPU model from the catalog. Bandwidths are per GPU per direction, decimal GB/s.
 struct Gpu {
-  std::string id;                   ///< canonical id, e.g. "H100-SXM"
-  std::vector<std::string> aliases; ///< lower-case aliases, e.g. "h100"
-  std::string name;                 ///< display name
-  std::string vendor;               ///< "nvidia", "amd"
-  std::string architecture;         ///< "Hopper"
-  int release_year = 0;             ///< 0 = unknown
-  double memory_bytes = 0.0;        ///< vendor capacity as printed ("80 GB" -> 80e9)
-  std::string memory_type;          ///< "HBM3", "GDDR6", ...
-  double visible_memory_bytes = 0.0;  ///< capacity CUDA/ROCm reports; 0 = derive (visible_memory())
+  std::string id;                    ///< canonical id, e.g. "H100-SXM"
+  std::vector<std::string> aliases;  ///< lower-case aliases, e.g. "h100"
+  std::string name;                  ///< display name
+  std::string vendor;                ///< "nvidia", "amd"
+  std::string architecture;          ///< "Hopper"
+  int release_year = 0;              ///< 0 = unknown
+  double memory_bytes = 0.0;         ///< vendor capacity as printed ("80 GB" -> 80e9)
+  std::string memory_type;           ///< "HBM3", "GDDR6", ...
+  double visible_memory_bytes = 0.0; ///< capacity CUDA/ROCm reports; 0 = derive (visible_memory())
   double memory_bandwidth_gb_per_s = 0.0;
-  std::array<double, k_math_dtype_count> dense_tflops{};  ///< indexed by MathDtype; 0 = unsupported
+  std::array<double, k_math_dtype_count> dense_tflops{}; ///< indexed by MathDtype; 0 = unsupported
   double tdp_watts = 0.0;
-  std::string form_factor;          ///< "SXM", "PCIe", "OAM"
-  int pcie_generation = 0;          ///< 0 = unknown
-  double pcie_gb_per_s = 0.0;       ///< per direction; 0 = unknown
-  std::string scaleup_link;         ///< "NVLink 4", "Infinity Fabric", "" when none
-  double scaleup_gb_per_s = 0.0;    ///< per direction; 0 = no scale-up link
-  int scaleup_domain_gpus = 1;      ///< GPUs one scale-up domain connects (all-to-all)
-  int gpus_per_node = 8;            ///< GPUs in the common server
-  double nic_gb_per_s = 0.0;        ///< default scale-out NIC bandwidth per GPU per direction; 0 = unknown
+  std::string form_factor;       ///< "SXM", "PCIe", "OAM"
+  int pcie_generation = 0;       ///< 0 = unknown
+  double pcie_gb_per_s = 0.0;    ///< per direction; 0 = unknown
+  std::string scaleup_link;      ///< "NVLink 4", "Infinity Fabric", "" when none
+  double scaleup_gb_per_s = 0.0; ///< per direction; 0 = no scale-up link
+  int scaleup_domain_gpus = 1;   ///< GPUs one scale-up domain connects (all-to-all)
+  int gpus_per_node = 8;         ///< GPUs in the common server
+  double nic_gb_per_s = 0.0;     ///< default scale-out NIC bandwidth per GPU per direction; 0 = unknown
   GpuEfficiency efficiency;
   std::vector<PriceQuote> prices;
-  double purchase_usd = 0.0;        ///< purchase estimate per GPU (0 = unknown)
-  std::string purchase_source;      ///< tag into the catalog's `sources`
-  std::vector<std::string> spec_sources;  ///< tags into the catalog's `sources` for the spec figures
-  std::string confidence;           ///< "H", "M" or "L" (gpu-specs.md conventions)
-  std::vector<std::string> notes;   ///< caveats: conflicts, ranges, fields left out as unknown
+  double purchase_usd = 0.0;             ///< purchase estimate per GPU (0 = unknown)
+  std::string purchase_source;           ///< tag into the catalog's `sources`
+  std::vector<std::string> spec_sources; ///< tags into the catalog's `sources` for the spec figures
+  std::string confidence;                ///< "H", "M" or "L" (gpu-specs.md conventions)
+  std::vector<std::string> notes;        ///< caveats: conflicts, ranges, fields left out as unknown
 
   /// Dense peak for a math dtype in TFLOP/s (0 when unsupported).
-  [[nodiscard]] double tflops(MathDtype dtype) const {
-    return dense_tflops[static_cast<std::size_t>(dtype)];
-  }
+  [[nodiscard]] double tflops(MathDtype dtype) const { return dense_tflops[static_cast<std::size_t>(dtype)]; }
   /// Memory the runtime can allocate: `visible_memory_bytes` when the catalog gives it, else the
   /// vendor figure read as GiB (HBM/GDDR sizes are powers of two: an "80 GB" H100 has 80 GiB) times
   /// the fraction the driver exposes: 0.99 for HBM (79.19 of 80 GiB in vLLM logs, methodology §2.1),
@@ -81,4 +80,4 @@ double link_gb_per_s(const Gpu& gpu, LinkKind link);
 /// Name of the link, for output ("NVLink 4", "PCIe Gen4", "network").
 std::string link_name(const Gpu& gpu, LinkKind link);
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -14,15 +14,15 @@ struct EngineConfig {
   std::int64_t block_tokens = 16;         ///< paged-KV block size (vLLM default 16)
   std::int64_t max_batched_tokens = 8192; ///< chunked-prefill step size (vLLM API server default)
   std::int64_t max_num_seqs = 1024;       ///< engine cap on in-flight sequences
-  double runtime_reserve_bytes = 0.4 * 1073741824.0;  ///< non-torch memory (cuBLAS, allocator)
-  double nccl_reserve_bytes = 0.375 * 1073741824.0;   ///< NCCL buffers when a replica spans GPUs
-  double cuda_graph_bytes = 0.5 * 1073741824.0;       ///< captured CUDA graphs
-  double step_overhead_s = 0.5e-3;        ///< CPU scheduling/sampling per engine step
-  double collective_base_latency_s = 5e-6;  ///< fixed start-up of one collective (GenZ)
-  double scaleup_hop_latency_s = 0.8e-6;  ///< per ring step on NVLink / Infinity Fabric
-  double pcie_hop_latency_s = 4e-6;       ///< per ring step over PCIe
-  double network_hop_latency_s = 6e-6;    ///< per ring step across nodes
-  double max_ttft_queue_factor = 4.0;     ///< cap of the TTFT queueing multiplier
+  double runtime_reserve_bytes = 0.4 * 1073741824.0; ///< non-torch memory (cuBLAS, allocator)
+  double nccl_reserve_bytes = 0.375 * 1073741824.0;  ///< NCCL buffers when a replica spans GPUs
+  double cuda_graph_bytes = 0.5 * 1073741824.0;      ///< captured CUDA graphs
+  double step_overhead_s = 0.5e-3;                   ///< CPU scheduling/sampling per engine step
+  double collective_base_latency_s = 5e-6;           ///< fixed start-up of one collective (GenZ)
+  double scaleup_hop_latency_s = 0.8e-6;             ///< per ring step on NVLink / Infinity Fabric
+  double pcie_hop_latency_s = 4e-6;                  ///< per ring step over PCIe
+  double network_hop_latency_s = 6e-6;               ///< per ring step across nodes
+  double max_ttft_queue_factor = 4.0;                ///< cap of the TTFT queueing multiplier
   /// GEMM rows at which large-GEMM efficiency halves: η_f(M) = η_f·M/(M + M½). Thin GEMMs fill
   /// fewer tiles and waves (methodology §7.2 item 1); 0 disables the correction.
   double gemm_half_efficiency_tokens = 128.0;
@@ -33,7 +33,7 @@ struct Deployment {
   int gpus = 1;
   int tp = 1;
   int pp = 1;
-  int ep = 1;    ///< expert-parallel degree inside a replica (1 = experts split by TP)
+  int ep = 1; ///< expert-parallel degree inside a replica (1 = experts split by TP)
   [[nodiscard]] int gpus_per_replica() const { return tp * pp; }
   [[nodiscard]] int replicas() const { return gpus / (tp * pp); }
 };
@@ -45,14 +45,14 @@ const char* to_string(Bound bound);
 /// Per-GPU memory picture (bytes are per GPU, the most loaded one).
 struct MemoryEstimate {
   double weights_bytes = 0.0;
-  double kv_cache_bytes = 0.0;       ///< at the estimate's concurrency, full context per sequence
-  double activations_bytes = 0.0;    ///< prefill activation / workspace peak
-  double overhead_bytes = 0.0;       ///< runtime + NCCL + CUDA graphs (or training buffers)
-  double gradients_bytes = 0.0;      ///< training only
-  double optimizer_bytes = 0.0;      ///< training only
-  double per_gpu_bytes = 0.0;        ///< sum of the above
-  double capacity_per_gpu_bytes = 0.0;  ///< vendor capacity
-  double usable_per_gpu_bytes = 0.0;    ///< capacity × usable fraction
+  double kv_cache_bytes = 0.0;         ///< at the estimate's concurrency, full context per sequence
+  double activations_bytes = 0.0;      ///< prefill activation / workspace peak
+  double overhead_bytes = 0.0;         ///< runtime + NCCL + CUDA graphs (or training buffers)
+  double gradients_bytes = 0.0;        ///< training only
+  double optimizer_bytes = 0.0;        ///< training only
+  double per_gpu_bytes = 0.0;          ///< sum of the above
+  double capacity_per_gpu_bytes = 0.0; ///< vendor capacity
+  double usable_per_gpu_bytes = 0.0;   ///< capacity × usable fraction
   bool fits = false;
   /// Usable minus needed (negative when it does not fit).
   [[nodiscard]] double headroom_bytes() const { return usable_per_gpu_bytes - per_gpu_bytes; }
@@ -60,25 +60,25 @@ struct MemoryEstimate {
 
 /// Model facts derived once per (model, precision) so each estimate is plain arithmetic.
 struct PreparedModel {
-  ModelSpec model;                       ///< a copy: the prepared model owns its spec
+  ModelSpec model; ///< a copy: the prepared model owns its spec
   Precision precision;
   ParamCounts params;
-  double weight_bytes_total = 0.0;       ///< whole model
-  double layer_weight_bytes = 0.0;       ///< all transformer layers, excluding routed experts
-  double expert_weight_bytes = 0.0;      ///< all routed experts of all layers
-  double bytes_per_expert = 0.0;         ///< one routed expert of one layer
+  double weight_bytes_total = 0.0;  ///< whole model
+  double layer_weight_bytes = 0.0;  ///< all transformer layers, excluding routed experts
+  double expert_weight_bytes = 0.0; ///< all routed experts of all layers
+  double bytes_per_expert = 0.0;    ///< one routed expert of one layer
   double embedding_bytes = 0.0;
   double lm_head_bytes = 0.0;            ///< 0 when tied
   double kv_bytes_per_token_layer = 0.0; ///< one layer, whole (unsharded) model width
   std::int64_t full_attention_layers = 0;
   std::int64_t sliding_layers = 0;
-  double activation_bytes = 2.0;         ///< b_a
-  double kv_bytes_per_element = 2.0;     ///< b_kv
+  double activation_bytes = 2.0;     ///< b_a
+  double kv_bytes_per_element = 2.0; ///< b_kv
   MathDtype math = MathDtype::bf16;
-  double mm_flops_per_token = 0.0;       ///< 2·N_mm_active (incl. LM head)
-  double head_flops_per_token = 0.0;     ///< 2·V·h of the LM head
-  double attention_flops_per_pair = 0.0; ///< 4·n_h·d_h: one query-key pair in one layer
-  double ffn_width_for_activations = 0.0;  ///< I used in the activation-peak formula
+  double mm_flops_per_token = 0.0;        ///< 2·N_mm_active (incl. LM head)
+  double head_flops_per_token = 0.0;      ///< 2·V·h of the LM head
+  double attention_flops_per_pair = 0.0;  ///< 4·n_h·d_h: one query-key pair in one layer
+  double ffn_width_for_activations = 0.0; ///< I used in the activation-peak formula
 };
 
 /// Derives a PreparedModel (copies `model`).
@@ -87,31 +87,30 @@ PreparedModel prepare_model(const ModelSpec& model, const Precision& precision);
 /// Performance and memory at one concurrency (per replica) for one deployment.
 struct InferenceEstimate {
   MemoryEstimate memory;
-  std::int64_t concurrency = 0;        ///< in-flight sequences per replica
-  std::int64_t max_concurrency = 0;    ///< largest that fits per replica at the workload's context
-  double prefill_s = 0.0;              ///< one request's prefill, no contention
-  double decode_step_s = 0.0;          ///< pure decode step at `concurrency`
+  std::int64_t concurrency = 0;     ///< in-flight sequences per replica
+  std::int64_t max_concurrency = 0; ///< largest that fits per replica at the workload's context
+  double prefill_s = 0.0;           ///< one request's prefill, no contention
+  double decode_step_s = 0.0;       ///< pure decode step at `concurrency`
   double ttft_s = 0.0;
-  double tpot_s = 0.0;                 ///< effective, including prefill interference
+  double tpot_s = 0.0; ///< effective, including prefill interference
   double e2e_s = 0.0;
-  double output_tokens_per_s = 0.0;    ///< whole deployment
-  double requests_per_s = 0.0;         ///< whole deployment
-  double comm_s_per_token = 0.0;       ///< exposed TP/EP/PP communication per decode step
+  double output_tokens_per_s = 0.0; ///< whole deployment
+  double requests_per_s = 0.0;      ///< whole deployment
+  double comm_s_per_token = 0.0;    ///< exposed TP/EP/PP communication per decode step
   Bound bound = Bound::capacity;
-  double usd_per_hour = 0.0;           ///< whole deployment
+  double usd_per_hour = 0.0; ///< whole deployment
   double usd_per_million_output_tokens = 0.0;
   double usd_per_request = 0.0;
-  bool precision_supported = true;     ///< the GPU runs the GEMM dtype
-  bool link_known = true;              ///< the catalog gives the bandwidth of every link the replica uses
+  bool precision_supported = true; ///< the GPU runs the GEMM dtype
+  bool link_known = true;          ///< the catalog gives the bandwidth of every link the replica uses
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency
 /// that fits and, when `sla` is given, meets its latency targets). `usd_per_gpu_hour` may be 0.
 /// Pure and allocation-free.
 InferenceEstimate estimate_inference(const PreparedModel& model, const InferenceWorkload& workload,
-                                     const Gpu& gpu, const Deployment& deployment,
-                                     const EngineConfig& engine, const Sla* sla,
-                                     double usd_per_gpu_hour);
+                                     const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
+                                     const Sla* sla, double usd_per_gpu_hour);
 
 /// Time of one collective of `message_bytes` (full buffer) among `group_gpus` GPUs on `link`
 /// (α–β ring model, methodology §5.1). kind: 0 all-reduce, 1 all-gather / reduce-scatter / all-to-all.
@@ -122,4 +121,4 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
 /// (uniform independent routing): E·(1 − (1 − k/E)^tokens) (methodology §4.3).
 double experts_touched(double experts, double experts_per_token, double tokens);
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -16,53 +16,53 @@ enum class NormKind : std::uint8_t { rms, layer };
 
 /// Mixture-of-experts block (methodology §1.3). `experts == 0` means a dense model.
 struct MoeSpec {
-  std::int64_t experts = 0;              ///< routed experts E
-  std::int64_t experts_per_token = 0;    ///< k
-  std::int64_t shared_experts = 0;       ///< E_s
-  std::int64_t expert_ffn_size = 0;      ///< I_e, routed-expert FFN width
-  std::int64_t shared_expert_ffn_size = 0;  ///< I_s (0 = same as expert_ffn_size)
-  std::int64_t dense_layers = 0;         ///< leading layers with a dense FFN (DeepSeek first_k_dense)
-  bool shared_expert_gate = false;       ///< Qwen2-MoE h x 1 shared-expert gate
-  bool router_bias = false;              ///< router has E bias terms (gpt-oss)
-  bool expert_bias = false;              ///< expert linear layers carry biases (gpt-oss)
+  std::int64_t experts = 0;                ///< routed experts E
+  std::int64_t experts_per_token = 0;      ///< k
+  std::int64_t shared_experts = 0;         ///< E_s
+  std::int64_t expert_ffn_size = 0;        ///< I_e, routed-expert FFN width
+  std::int64_t shared_expert_ffn_size = 0; ///< I_s (0 = same as expert_ffn_size)
+  std::int64_t dense_layers = 0;           ///< leading layers with a dense FFN (DeepSeek first_k_dense)
+  bool shared_expert_gate = false;         ///< Qwen2-MoE h x 1 shared-expert gate
+  bool router_bias = false;                ///< router has E bias terms (gpt-oss)
+  bool expert_bias = false;                ///< expert linear layers carry biases (gpt-oss)
 };
 
 /// Attention details beyond head counts.
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::gqa;
-  std::int64_t q_lora_rank = 0;          ///< MLA query low-rank (0 = no q compression)
-  std::int64_t kv_lora_rank = 0;         ///< MLA latent width
-  std::int64_t qk_nope_head_dim = 0;     ///< MLA non-RoPE query/key head dim
-  std::int64_t rope_head_dim = 0;        ///< MLA decoupled RoPE head dim
-  std::int64_t v_head_dim = 0;           ///< MLA value head dim
-  std::int64_t sliding_window = 0;       ///< tokens a sliding layer attends to (0 = none)
-  std::int64_t sliding_window_layers = 0;  ///< how many of the layers use the sliding window
+  std::int64_t q_lora_rank = 0;           ///< MLA query low-rank (0 = no q compression)
+  std::int64_t kv_lora_rank = 0;          ///< MLA latent width
+  std::int64_t qk_nope_head_dim = 0;      ///< MLA non-RoPE query/key head dim
+  std::int64_t rope_head_dim = 0;         ///< MLA decoupled RoPE head dim
+  std::int64_t v_head_dim = 0;            ///< MLA value head dim
+  std::int64_t sliding_window = 0;        ///< tokens a sliding layer attends to (0 = none)
+  std::int64_t sliding_window_layers = 0; ///< how many of the layers use the sliding window
 };
 
 /// A resolved model architecture (methodology §1.1). Counts are exact integers.
 struct ModelSpec {
   std::string name;
   ModelKind kind = ModelKind::decoder;
-  std::int64_t layers = 0;               ///< L
-  std::int64_t hidden_size = 0;          ///< h
-  std::int64_t heads = 0;                ///< n_h
-  std::int64_t kv_heads = 0;             ///< n_kv
-  std::int64_t head_dim = 0;             ///< d_h
-  std::int64_t ffn_size = 0;             ///< I (dense FFN)
-  bool ffn_gated = true;                 ///< SwiGLU/GeGLU (3 matrices) vs plain (2)
-  std::int64_t vocab_size = 0;           ///< V
+  std::int64_t layers = 0;      ///< L
+  std::int64_t hidden_size = 0; ///< h
+  std::int64_t heads = 0;       ///< n_h
+  std::int64_t kv_heads = 0;    ///< n_kv
+  std::int64_t head_dim = 0;    ///< d_h
+  std::int64_t ffn_size = 0;    ///< I (dense FFN)
+  bool ffn_gated = true;        ///< SwiGLU/GeGLU (3 matrices) vs plain (2)
+  std::int64_t vocab_size = 0;  ///< V
   bool tied_embeddings = false;
   bool qkv_bias = false;
   bool o_bias = false;
   bool mlp_bias = false;
-  bool qk_norm = false;                  ///< per-head q/k RMSNorm (Qwen3)
+  bool qk_norm = false; ///< per-head q/k RMSNorm (Qwen3)
   NormKind norm = NormKind::rms;
   /// Norm layers per transformer layer: 2 for pre-norm decoders, 1 for GPT-J / Falcon-7B parallel
   /// blocks, 4 for Gemma-2/3 (pre and post norms around attention and FFN).
   std::int64_t norms_per_layer = 2;
-  bool lm_head_bias = false;             ///< LM head carries V bias terms (GPT-J)
-  bool attention_sinks = false;          ///< one learned sink logit per head per layer (gpt-oss)
-  std::int64_t max_position = 0;         ///< default context limit (0 = unknown)
+  bool lm_head_bias = false;     ///< LM head carries V bias terms (GPT-J)
+  bool attention_sinks = false;  ///< one learned sink logit per head per layer (gpt-oss)
+  std::int64_t max_position = 0; ///< default context limit (0 = unknown)
   MoeSpec moe;
   AttentionSpec attention;
 
@@ -77,22 +77,22 @@ struct ModelSpec {
 
   /// DiT/ViT: tokens one item (image) is processed as, and forward passes per item.
   std::int64_t tokens_per_item = 0;
-  std::int64_t passes_per_item = 1;      ///< DiT denoising steps x (1 + CFG passes)
+  std::int64_t passes_per_item = 1; ///< DiT denoising steps x (1 + CFG passes)
 };
 
 /// Parameter counts derived from a ModelSpec (methodology §1.2, §1.3).
 struct ParamCounts {
-  std::int64_t total = 0;          ///< all parameters
-  std::int64_t active = 0;         ///< parameters touched per token (MoE: k routed + shared)
-  std::int64_t embedding = 0;      ///< input embedding V·h
-  std::int64_t lm_head = 0;        ///< V·h when untied, else 0
-  std::int64_t per_layer_attention = 0;  ///< attention block of one layer
-  std::int64_t dense_ffn_per_layer = 0;  ///< dense FFN of one dense layer
-  std::int64_t expert_params = 0;        ///< one routed expert's FFN
-  std::int64_t moe_nonexpert_per_layer = 0;  ///< shared experts + router of one MoE layer
-  std::int64_t norms_total = 0;          ///< all norm weights
-  std::int64_t mm_active = 0;      ///< GEMM weights used per token, incl. LM head, excl. embedding (N_mm)
-  std::int64_t moe_layers = 0;     ///< layers with an MoE FFN
+  std::int64_t total = 0;                   ///< all parameters
+  std::int64_t active = 0;                  ///< parameters touched per token (MoE: k routed + shared)
+  std::int64_t embedding = 0;               ///< input embedding V·h
+  std::int64_t lm_head = 0;                 ///< V·h when untied, else 0
+  std::int64_t per_layer_attention = 0;     ///< attention block of one layer
+  std::int64_t dense_ffn_per_layer = 0;     ///< dense FFN of one dense layer
+  std::int64_t expert_params = 0;           ///< one routed expert's FFN
+  std::int64_t moe_nonexpert_per_layer = 0; ///< shared experts + router of one MoE layer
+  std::int64_t norms_total = 0;             ///< all norm weights
+  std::int64_t mm_active = 0;  ///< GEMM weights used per token, incl. LM head, excl. embedding (N_mm)
+  std::int64_t moe_layers = 0; ///< layers with an MoE FFN
 };
 
 /// Counts parameters of a model. Pure; assumes a validated spec.
@@ -115,8 +115,8 @@ double weight_bytes(const ModelSpec& model, const Precision& precision);
 
 /// A Llama-like architecture fitted to a bare parameter count, and the assumptions made.
 struct FittedArchitecture {
-  ModelSpec model;                        ///< params_override holds the requested count
-  std::vector<std::string> assumptions;   ///< one sentence per assumption, for the user
+  ModelSpec model;                      ///< params_override holds the requested count
+  std::vector<std::string> assumptions; ///< one sentence per assumption, for the user
 };
 
 /// Fits a dense Llama-like decoder to `params` (> 0): (layers, hidden) from a table of published
@@ -129,4 +129,4 @@ const char* to_string(ModelKind kind);
 const char* to_string(AttentionKind kind);
 const char* to_string(NormKind kind);
 
-}  // namespace rightsize
+} // namespace rightsize

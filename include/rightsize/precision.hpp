@@ -12,20 +12,34 @@ inline constexpr std::size_t k_math_dtype_count = 8;
 
 /// Storage formats for weights, activations and KV cache (methodology §2.2).
 enum class NumberFormat : std::uint8_t {
-  fp32, bf16, fp16, fp8, int8, int4, int4_awq, int4_gptq, nf4, mxfp4, nvfp4,
-  gguf_q8_0, gguf_q6_k, gguf_q5_k_m, gguf_q4_k_m, gguf_q4_0,
+  fp32,
+  bf16,
+  fp16,
+  fp8,
+  int8,
+  int4,
+  int4_awq,
+  int4_gptq,
+  nf4,
+  mxfp4,
+  nvfp4,
+  gguf_q8_0,
+  gguf_q6_k,
+  gguf_q5_k_m,
+  gguf_q4_k_m,
+  gguf_q4_0,
 };
 inline constexpr std::size_t k_number_format_count = 16;
 
 /// Static facts about a storage format.
 struct FormatInfo {
   NumberFormat format;
-  std::string_view name;           ///< spelling in specs and output, e.g. "int4-awq"
-  double bits_per_weight;          ///< effective bits per element including scales and zero points
-  MathDtype math;                  ///< GEMM dtype when this is the activation format
-  bool usable_for_activations;     ///< may appear as `precision.activations`
-  bool usable_for_kv_cache;        ///< may appear as `precision.kv_cache`
-  std::string_view quality_note;   ///< one line on the accuracy cost, for recommendation output
+  std::string_view name;         ///< spelling in specs and output, e.g. "int4-awq"
+  double bits_per_weight;        ///< effective bits per element including scales and zero points
+  MathDtype math;                ///< GEMM dtype when this is the activation format
+  bool usable_for_activations;   ///< may appear as `precision.activations`
+  bool usable_for_kv_cache;      ///< may appear as `precision.kv_cache`
+  std::string_view quality_note; ///< one line on the accuracy cost, for recommendation output
 };
 
 /// All formats, in enum order.
@@ -46,7 +60,7 @@ struct Precision {
   NumberFormat weights = NumberFormat::bf16;
   NumberFormat activations = NumberFormat::bf16;
   NumberFormat kv_cache = NumberFormat::bf16;
-  int group_size = 128;  ///< group size for int4-awq / int4-gptq
+  int group_size = 128; ///< group size for int4-awq / int4-gptq
 
   /// The GEMM dtype: the activation format's math (weight-only formats dequantize to it).
   [[nodiscard]] MathDtype math_dtype() const { return format_info(activations).math; }
@@ -63,4 +77,4 @@ struct Precision {
 /// (vLLM's `kv_cache_dtype=auto` keeps the model dtype).
 Precision precision_from_shorthand(NumberFormat format);
 
-}  // namespace rightsize
+} // namespace rightsize

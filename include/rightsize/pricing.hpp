@@ -19,14 +19,14 @@ std::optional<PricingModel> parse_pricing_model(std::string_view text);
 /// On-premises total cost of ownership inputs (methodology §6.4). Every field has a documented
 /// default in docs/methodology.md and can be set in the spec or on the command line.
 struct TcoParams {
-  double amortization_years = 4.0;     ///< straight-line (cost_of_capital 0) or annuity
-  double cost_of_capital = 0.0;        ///< yearly rate r; 0 = straight-line
-  double utilization = 0.70;           ///< fraction of hours the GPU does useful work
-  double power_usage_effectiveness = 1.3;  ///< PUE
+  double amortization_years = 4.0;        ///< straight-line (cost_of_capital 0) or annuity
+  double cost_of_capital = 0.0;           ///< yearly rate r; 0 = straight-line
+  double utilization = 0.70;              ///< fraction of hours the GPU does useful work
+  double power_usage_effectiveness = 1.3; ///< PUE
   double usd_per_kwh = 0.10;
-  double power_fraction_of_tdp = 0.80; ///< average draw as a fraction of TDP
-  double server_overhead_fraction = 0.25;  ///< host CPU/RAM/network share of the GPU price
-  double ops_fraction_per_year = 0.15; ///< maintenance, support, hosting, as a fraction of capex per year
+  double power_fraction_of_tdp = 0.80;    ///< average draw as a fraction of TDP
+  double server_overhead_fraction = 0.25; ///< host CPU/RAM/network share of the GPU price
+  double ops_fraction_per_year = 0.15;    ///< maintenance, support, hosting, as a fraction of capex per year
 };
 
 /// Hours in the 365-day year the TCO formula uses (methodology §6.4).
@@ -37,8 +37,8 @@ struct TcoResult {
   double capex_usd_per_year = 0.0;
   double power_usd_per_year = 0.0;
   double ops_usd_per_year = 0.0;
-  double usd_per_gpu_hour = 0.0;         ///< at 100 % allocation
-  double usd_per_useful_gpu_hour = 0.0;  ///< divided by utilization
+  double usd_per_gpu_hour = 0.0;        ///< at 100 % allocation
+  double usd_per_useful_gpu_hour = 0.0; ///< divided by utilization
 };
 
 /// On-prem cost of one GPU (purchase price `gpu_usd`, TDP `tdp_watts`). Methodology §6.4.
@@ -67,10 +67,10 @@ std::vector<PriceQuote> current_quotes(const Gpu& gpu, bool spot, std::string_vi
 
 /// A resolved price with where it came from.
 struct ResolvedPrice {
-  double usd_per_hour = 0.0;   ///< 0 when unknown
+  double usd_per_hour = 0.0; ///< 0 when unknown
   bool known = false;
-  std::string basis;           ///< e.g. "median of 12 providers", "aws", "on-prem TCO"
-  std::string date;            ///< newest date of the quotes used
+  std::string basis; ///< e.g. "median of 12 providers", "aws", "on-prem TCO"
+  std::string date;  ///< newest date of the quotes used
 };
 
 /// Price per GPU-hour under a pricing model. on_demand: the median of per-provider medians over
@@ -80,4 +80,4 @@ struct ResolvedPrice {
 ResolvedPrice resolve_price(const Gpu& gpu, PricingModel model, std::string_view provider,
                             const TcoParams& tco);
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -14,10 +14,10 @@ enum class WorkloadMode : std::uint8_t { inference, training };
 
 /// Serving workload (per request averages).
 struct InferenceWorkload {
-  std::int64_t input_tokens = 1024;     ///< prompt tokens per request (ISL)
-  std::int64_t output_tokens = 256;     ///< generated tokens per request (OSL)
-  std::int64_t concurrency = 0;         ///< in-flight requests per replica; 0 = "auto"
-  std::int64_t max_context = 0;         ///< longest context to admit; 0 = input + output
+  std::int64_t input_tokens = 1024; ///< prompt tokens per request (ISL)
+  std::int64_t output_tokens = 256; ///< generated tokens per request (OSL)
+  std::int64_t concurrency = 0;     ///< in-flight requests per replica; 0 = "auto"
+  std::int64_t max_context = 0;     ///< longest context to admit; 0 = input + output
   /// Context each sequence reserves KV for: max_context, or input + output.
   [[nodiscard]] std::int64_t context_tokens() const {
     return max_context > 0 ? max_context : input_tokens + output_tokens;
@@ -36,12 +36,12 @@ struct TrainingWorkload {
   TrainingMethod method = TrainingMethod::full;
   std::int64_t lora_rank = 16;
   std::int64_t seq_len = 4096;
-  std::int64_t global_batch = 1024;      ///< sequences per optimizer step
-  std::int64_t micro_batch = 0;          ///< sequences per micro-batch; 0 = search
-  double tokens = 0.0;                   ///< tokens to train on; 0 = one step only
+  std::int64_t global_batch = 1024; ///< sequences per optimizer step
+  std::int64_t micro_batch = 0;     ///< sequences per micro-batch; 0 = search
+  double tokens = 0.0;              ///< tokens to train on; 0 = one step only
   Optimizer optimizer = Optimizer::adamw;
-  int zero_stage = -1;                   ///< 0..3; -1 = search
-  std::optional<Recompute> recompute;    ///< unset = search
+  int zero_stage = -1;                ///< 0..3; -1 = search
+  std::optional<Recompute> recompute; ///< unset = search
   bool cpu_offload_optimizer = false;
 };
 
@@ -50,29 +50,29 @@ struct Sla {
   std::optional<double> ttft_ms;
   std::optional<double> tpot_ms;
   std::optional<double> e2e_ms;
-  std::optional<double> requests_per_s;        ///< peak load to serve
-  std::optional<double> average_requests_per_s;  ///< average load (capacity planning)
-  std::optional<double> growth_factor;         ///< expected load growth multiplier
+  std::optional<double> requests_per_s;         ///< peak load to serve
+  std::optional<double> average_requests_per_s; ///< average load (capacity planning)
+  std::optional<double> growth_factor;          ///< expected load growth multiplier
   std::optional<double> output_tokens_per_s;
-  std::optional<double> deadline_hours;        ///< training: finish within
-  std::optional<double> budget_usd;            ///< training: total cost cap; inference: per hour cap
+  std::optional<double> deadline_hours; ///< training: finish within
+  std::optional<double> budget_usd;     ///< training: total cost cap; inference: per hour cap
 };
 
 /// Limits on what may be recommended.
 struct Constraints {
-  std::vector<std::string> gpus;         ///< catalog ids allowed (empty = all)
+  std::vector<std::string> gpus; ///< catalog ids allowed (empty = all)
   int max_gpus_per_replica = 8;
   int max_nodes = 1;
   PricingModel pricing = PricingModel::on_demand;
-  std::string provider;                  ///< empty = median across providers
+  std::string provider; ///< empty = median across providers
   TcoParams tco;
 };
 
 /// A fixed deployment named in a spec or by `check --deployment 2xL40S`.
 struct DeploymentSpec {
-  std::string gpu;       ///< catalog id or alias
+  std::string gpu; ///< catalog id or alias
   int gpus = 1;
-  int tp = 0;            ///< 0 = choose
+  int tp = 0; ///< 0 = choose
   int pp = 0;
   int ep = 0;
 };
@@ -81,7 +81,7 @@ struct DeploymentSpec {
 struct Spec {
   int schema_version = 1;
   std::string name;
-  std::string source;                     ///< file it came from, for messages
+  std::string source; ///< file it came from, for messages
   ModelSpec model;
   Precision precision;
   WorkloadMode mode = WorkloadMode::inference;
@@ -90,7 +90,7 @@ struct Spec {
   Sla sla;
   Constraints constraints;
   std::optional<DeploymentSpec> deployment;
-  std::vector<std::string> assumptions;   ///< defaults the loader filled in, stated to the user
+  std::vector<std::string> assumptions; ///< defaults the loader filled in, stated to the user
 };
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -18,10 +18,10 @@ inline constexpr std::size_t k_max_sweep_axes = 16;
 
 /// The values of one grid axis, in the order given.
 struct AxisValues {
-  std::vector<std::string> texts;   ///< each value as written in output ("64", "fp8", "0.5")
-  std::vector<double> numbers;      ///< parallel to `texts` when `numeric`
-  bool numeric = false;             ///< every value is a finite number
-  bool integral = false;            ///< numeric and every value is a whole number
+  std::vector<std::string> texts; ///< each value as written in output ("64", "fp8", "0.5")
+  std::vector<double> numbers;    ///< parallel to `texts` when `numeric`
+  bool numeric = false;           ///< every value is a finite number
+  bool integral = false;          ///< numeric and every value is a whole number
 };
 
 /// A parsed value list, or the reason it is not one (`error` non-empty, a finished lower-case message).
@@ -41,7 +41,7 @@ std::uint64_t grid_points(std::span<const std::size_t> sizes, std::uint64_t limi
 /// A mixed-radix grid over axes of the given sizes. Point index i maps to one value per axis with
 /// the last axis varying fastest (the order of a nested loop over the axes as given).
 class GridShape {
- public:
+public:
   GridShape() = default;
   /// `sizes` must be non-empty entries, at most k_max_sweep_axes of them.
   explicit GridShape(std::span<const std::size_t> sizes);
@@ -51,7 +51,7 @@ class GridShape {
   /// Writes the value index of each axis for point `index` into `digits` (size >= axes()).
   void decode(std::uint64_t index, std::span<std::size_t> digits) const;
 
- private:
+private:
   std::array<std::uint64_t, k_max_sweep_axes> m_sizes{};
   std::size_t m_axes = 0;
   std::uint64_t m_size = 1;
@@ -74,18 +74,18 @@ std::vector<ParetoPoint> pareto_front(std::vector<ParetoPoint> points, Direction
 /// Keeps a running Pareto front of a stream of points in bounded memory: candidates are buffered
 /// and reduced to their front whenever the buffer doubles past the last front.
 class ParetoAccumulator {
- public:
+public:
   ParetoAccumulator(Direction x, Direction y) : m_x(x), m_y(y) {}
   /// Offers one point (non-finite values are ignored).
   void add(const ParetoPoint& point);
   /// The front of every point offered so far, sorted by index.
   [[nodiscard]] std::vector<ParetoPoint> front() const;
 
- private:
+private:
   Direction m_x;
   Direction m_y;
   std::vector<ParetoPoint> m_buffer;
   std::size_t m_threshold = 1 << 16;
 };
 
-}  // namespace rightsize
+} // namespace rightsize

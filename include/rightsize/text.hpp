@@ -8,4 +8,4 @@ namespace rightsize {
 /// An integer with thousands separators: 8030261248 -> "8,030,261,248".
 std::string with_commas(std::int64_t value);
 
-}  // namespace rightsize
+} // namespace rightsize

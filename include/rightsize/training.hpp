@@ -13,16 +13,16 @@ namespace rightsize {
 /// How one training job is split over GPUs. EP is carved out of DP (Megatron-core: ep divides dp),
 /// so it does not multiply the GPU count.
 struct TrainingLayout {
-  int tp = 1;                  ///< tensor-parallel degree t
-  int pp = 1;                  ///< pipeline stages p (1F1B schedule)
-  int dp = 1;                  ///< data-parallel replicas d
-  int ep = 1;                  ///< expert-parallel degree e (MoE only; divides dp)
-  int cp = 1;                  ///< context-parallel degree (splits each sequence)
-  int zero_stage = 0;          ///< ZeRO / FSDP stage 0..3 over the dp·cp ranks
-  std::int64_t micro_batch = 1;  ///< sequences per micro-batch per DP rank
+  int tp = 1;                   ///< tensor-parallel degree t
+  int pp = 1;                   ///< pipeline stages p (1F1B schedule)
+  int dp = 1;                   ///< data-parallel replicas d
+  int ep = 1;                   ///< expert-parallel degree e (MoE only; divides dp)
+  int cp = 1;                   ///< context-parallel degree (splits each sequence)
+  int zero_stage = 0;           ///< ZeRO / FSDP stage 0..3 over the dp·cp ranks
+  std::int64_t micro_batch = 1; ///< sequences per micro-batch per DP rank
   Recompute recompute = Recompute::selective;
-  bool sequence_parallel = true;  ///< Megatron sequence parallelism (only matters when tp > 1)
-  bool cpu_offload = false;       ///< optimizer states + fp32 master in host RAM (ZeRO-Offload)
+  bool sequence_parallel = true; ///< Megatron sequence parallelism (only matters when tp > 1)
+  bool cpu_offload = false;      ///< optimizer states + fp32 master in host RAM (ZeRO-Offload)
   /// GPUs the layout occupies.
   [[nodiscard]] int gpus() const { return tp * pp * dp * cp; }
 };
@@ -49,49 +49,49 @@ struct TrainingConfig {
   bool fp32_gradients = false;
   /// Host CPU Adam throughput per GPU's shard when the optimizer is offloaded, params/s (assumption).
   double cpu_optimizer_params_per_s = 1.0e9;
-  double collective_base_latency_s = 5e-6;  ///< fixed start-up of one collective (GenZ [GENZ])
-  double scaleup_hop_latency_s = 0.8e-6;    ///< per ring step on NVLink / Infinity Fabric
-  double pcie_hop_latency_s = 4e-6;         ///< per ring step over PCIe
-  double network_hop_latency_s = 6e-6;      ///< per ring step across nodes
+  double collective_base_latency_s = 5e-6; ///< fixed start-up of one collective (GenZ [GENZ])
+  double scaleup_hop_latency_s = 0.8e-6;   ///< per ring step on NVLink / Infinity Fabric
+  double pcie_hop_latency_s = 4e-6;        ///< per ring step over PCIe
+  double network_hop_latency_s = 6e-6;     ///< per ring step across nodes
 };
 
 /// Everything estimated for one layout. Times are per optimizer step unless named otherwise.
 struct TrainingEstimate {
-  MemoryEstimate memory;       ///< per GPU, the most loaded pipeline stage
+  MemoryEstimate memory; ///< per GPU, the most loaded pipeline stage
   TrainingLayout layout;
   int gpus = 0;
-  int nodes = 0;               ///< ceil(gpus / gpu.gpus_per_node)
-  std::int64_t micro_batches = 0;        ///< m: micro-batches per step per DP rank (rounded up)
-  std::int64_t global_batch_effective = 0;  ///< m·micro_batch·dp sequences actually run per step
+  int nodes = 0;                           ///< ceil(gpus / gpu.gpus_per_node)
+  std::int64_t micro_batches = 0;          ///< m: micro-batches per step per DP rank (rounded up)
+  std::int64_t global_batch_effective = 0; ///< m·micro_batch·dp sequences actually run per step
   double tokens_per_step = 0.0;
   double step_time_s = 0.0;
-  double compute_s = 0.0;      ///< m micro-batches of GEMM + attention work, recompute included
-  double comm_exposed_s = 0.0; ///< TP + EP + CP + PP p2p + DP/ZeRO not hidden under compute
-  double bubble_s = 0.0;       ///< pipeline fill and drain: (p − 1) micro-batch times
-  double offload_s = 0.0;      ///< PCIe traffic and CPU optimizer for an offloaded optimizer
-  double optimizer_step_s = 0.0;  ///< on-GPU optimizer update (HBM-bound)
+  double compute_s = 0.0;        ///< m micro-batches of GEMM + attention work, recompute included
+  double comm_exposed_s = 0.0;   ///< TP + EP + CP + PP p2p + DP/ZeRO not hidden under compute
+  double bubble_s = 0.0;         ///< pipeline fill and drain: (p − 1) micro-batch times
+  double offload_s = 0.0;        ///< PCIe traffic and CPU optimizer for an offloaded optimizer
+  double optimizer_step_s = 0.0; ///< on-GPU optimizer update (HBM-bound)
   double tokens_per_s = 0.0;
   double tokens_per_s_per_gpu = 0.0;
-  double model_tflops_per_gpu = 0.0;  ///< model FLOPs (no recompute) per second per GPU, TFLOP/s
-  double mfu = 0.0;            ///< model FLOPs / (step · gpus · dense peak of the math dtype)
-  double hfu = 0.0;            ///< as mfu, counting recompute
-  double time_to_train_s = 0.0;    ///< workload.tokens at tokens_per_s (one step when tokens == 0)
-  double gpu_hours = 0.0;          ///< ideal: time_to_train × gpus
-  double gpu_hours_planning = 0.0; ///< gpu_hours × planning_overhead_factor
-  double usd_per_hour = 0.0;       ///< whole job
-  double usd_total = 0.0;          ///< gpu_hours_planning × price per GPU-hour
-  double usd_total_ideal = 0.0;    ///< gpu_hours × price per GPU-hour
+  double model_tflops_per_gpu = 0.0; ///< model FLOPs (no recompute) per second per GPU, TFLOP/s
+  double mfu = 0.0;                  ///< model FLOPs / (step · gpus · dense peak of the math dtype)
+  double hfu = 0.0;                  ///< as mfu, counting recompute
+  double time_to_train_s = 0.0;      ///< workload.tokens at tokens_per_s (one step when tokens == 0)
+  double gpu_hours = 0.0;            ///< ideal: time_to_train × gpus
+  double gpu_hours_planning = 0.0;   ///< gpu_hours × planning_overhead_factor
+  double usd_per_hour = 0.0;         ///< whole job
+  double usd_total = 0.0;            ///< gpu_hours_planning × price per GPU-hour
+  double usd_total_ideal = 0.0;      ///< gpu_hours × price per GPU-hour
   std::int64_t trainable_params = 0;
   Bound bound = Bound::capacity;
-  bool precision_supported = true;  ///< the GPU runs the GEMM dtype (else bf16 peak is used)
+  bool precision_supported = true; ///< the GPU runs the GEMM dtype (else bf16 peak is used)
   /// False when a GPU group spans a link the catalog gives no bandwidth for (no PCIe figure, no
   /// NIC); that communication is then left out, so the times are finite but optimistic.
   bool link_known = true;
 };
 
 /// Estimates one layout (degrees < 1 are read as 1). `usd_per_gpu_hour` may be 0. Pure, allocation-free.
-TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
-                                   const TrainingLayout& layout, const TrainingConfig& config,
+TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload,
+                                   const Gpu& gpu, const TrainingLayout& layout, const TrainingConfig& config,
                                    double usd_per_gpu_hour);
 
 /// Fixed choices for the layout search; 0 / -1 / nullopt = search.
@@ -106,9 +106,9 @@ struct LayoutPins {
 /// maximizes tokens/s; workload fields that are set (zero_stage >= 0, micro_batch > 0, recompute) and
 /// pins are honoured (pins win). When nothing fits, returns the layout needing the least memory per
 /// GPU, with memory.fits == false. Ties go to the first layout in enumeration order. Pure.
-TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
-                                        int gpus, const LayoutPins& pins, const TrainingConfig& config,
-                                        double usd_per_gpu_hour);
+TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload,
+                                        const Gpu& gpu, int gpus, const LayoutPins& pins,
+                                        const TrainingConfig& config, double usd_per_gpu_hour);
 
 // ---- Building blocks (exposed for tests and reports) ----------------------------------------------
 
@@ -116,7 +116,7 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
 struct StateBytesPerParam {
   double weights = 2.0;
   double gradients = 2.0;
-  double optimizer = 12.0;  ///< K
+  double optimizer = 12.0; ///< K
 };
 /// Mixed precision: AdamW 2+2+12, 8-bit AdamW 2+2+(4+2), SGD+momentum 2+2+(4+4); grads 4 when fp32.
 StateBytesPerParam state_bytes_per_param(Optimizer optimizer, bool fp32_gradients);
@@ -139,13 +139,13 @@ double stored_activation_bytes(const PreparedModel& model, std::int64_t tokens, 
 
 /// FLOPs per trained token (methodology §4.1–4.2).
 struct TrainingFlops {
-  double model_per_token = 0.0;     ///< what MFU counts: 6·N_mm + 6·L·n_h·d_h·s (full); LoRA 4·N + 6·N_lora
-  double hardware_per_token = 0.0;  ///< model + recompute (what HFU counts)
-  double forward_per_token = 0.0;   ///< one forward pass (2·N_mm + attention)
+  double model_per_token = 0.0; ///< what MFU counts: 6·N_mm + 6·L·n_h·d_h·s (full); LoRA 4·N + 6·N_lora
+  double hardware_per_token = 0.0; ///< model + recompute (what HFU counts)
+  double forward_per_token = 0.0;  ///< one forward pass (2·N_mm + attention)
 };
-TrainingFlops training_flops_per_token(const PreparedModel& model, std::int64_t seq_len, TrainingMethod method,
-                                       Recompute recompute, std::int64_t lora_params);
+TrainingFlops training_flops_per_token(const PreparedModel& model, std::int64_t seq_len,
+                                       TrainingMethod method, Recompute recompute, std::int64_t lora_params);
 /// Idle share of a 1F1B / GPipe step: (p − 1)/(m + p − 1) (methodology §5.3 [NAR21]).
 double pipeline_bubble_fraction(int stages, std::int64_t micro_batches);
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -13,15 +13,15 @@ namespace rightsize {
 struct TrainingCandidate {
   std::size_t gpu_index = 0;
   TrainingEstimate estimate;
-  Rejection rejection;          ///< reason none when it fits, meets the deadline and the budget
+  Rejection rejection; ///< reason none when it fits, meets the deadline and the budget
   bool meets = false;
   bool price_known = true;
-  std::size_t rank = 0;         ///< 1-based among passing candidates
+  std::size_t rank = 0; ///< 1-based among passing candidates
 };
 
 struct TrainingRecommendation {
-  std::vector<TrainingCandidate> candidates;  ///< passing, by cost per run, then time, GPUs, id
-  std::vector<TrainingCandidate> rejected;    ///< closest first
+  std::vector<TrainingCandidate> candidates; ///< passing, by cost per run, then time, GPUs, id
+  std::vector<TrainingCandidate> rejected;   ///< closest first
 };
 
 /// GPU counts tried for one GPU type: 1, 2, 4, 8 within a node, then powers of two of whole nodes
@@ -30,8 +30,9 @@ std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes);
 
 /// Searches GPU types × counts (`prices` parallel to `gpus`; 0 = unknown). Deadline: sla.deadline_hours
 /// against time to train; budget: sla.budget_usd against the planning cost. Pure.
-TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload, const Sla& sla,
-                                          std::span<const Gpu> gpus, std::span<const double> prices,
-                                          const SearchPolicy& policy, const TrainingConfig& config);
+TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
+                                          const Sla& sla, std::span<const Gpu> gpus,
+                                          std::span<const double> prices, const SearchPolicy& policy,
+                                          const TrainingConfig& config);
 
-}  // namespace rightsize
+} // namespace rightsize

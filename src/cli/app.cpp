@@ -1,14 +1,13 @@
 #include "app.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "rightsize/error.hpp"
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 namespace rightsize::cli {
 namespace {
@@ -18,9 +17,11 @@ std::string& executable_path() {
   return path;
 }
 
-}  // namespace
+} // namespace
 
-void set_executable_path(const char* argv0) { executable_path() = argv0 == nullptr ? "" : argv0; }
+void set_executable_path(const char* argv0) {
+  executable_path() = argv0 == nullptr ? "" : argv0;
+}
 
 std::string data_dir() {
   namespace fs = std::filesystem;
@@ -36,10 +37,12 @@ std::string data_dir() {
 
 Format parse_format(const std::string& text, const std::vector<std::string>& allowed) {
   bool ok = false;
-  for (const auto& a : allowed) ok = ok || a == text;
+  for (const auto& a : allowed)
+    ok = ok || a == text;
   if (!ok) {
     std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    for (const auto& a : allowed)
+      list += (list.empty() ? "" : ", ") + a;
     throw Error(ErrorKind::usage, "--format", "",
                 fmt::format("unknown format \"{}\" (expected one of {})", text, list));
   }
@@ -53,8 +56,9 @@ Format parse_format(const std::string& text, const std::vector<std::string>& all
 void add_catalog_options(CLI::App* command, CatalogOptions& options) {
   command->add_option("--catalog", options.catalog, "GPU catalog file replacing the shipped data/gpus.json")
       ->group("Catalog and pricing");
-  command->add_option("--catalog-add", options.catalog_add,
-                      "catalog file whose GPUs add to or override the catalog (repeatable)")
+  command
+      ->add_option("--catalog-add", options.catalog_add,
+                   "catalog file whose GPUs add to or override the catalog (repeatable)")
       ->group("Catalog and pricing");
   command->add_option("--price", options.prices, "override a price: ID=USD_PER_GPU_HOUR (repeatable)")
       ->group("Catalog and pricing");
@@ -62,16 +66,20 @@ void add_catalog_options(CLI::App* command, CatalogOptions& options) {
       ->group("Catalog and pricing");
   command->add_option("--provider", options.provider, "use one provider's prices instead of the median")
       ->group("Catalog and pricing");
-  command->add_option("--tco", options.tco,
-                      "on-prem TCO parameter KEY=VALUE: years, cost_of_capital, utilization, pue, usd_per_kwh, "
-                      "power_fraction, server_overhead, ops_fraction (repeatable)")
+  command
+      ->add_option("--tco", options.tco,
+                   "on-prem TCO parameter KEY=VALUE: years, cost_of_capital, utilization, pue, usd_per_kwh, "
+                   "power_fraction, server_overhead, ops_fraction (repeatable)")
       ->group("Catalog and pricing");
-  command->add_flag("--no-calibration", options.no_calibration,
-                    "use the catalog's efficiency factors instead of data/calibration.json's fitted ones")
+  command
+      ->add_flag("--no-calibration", options.no_calibration,
+                 "use the catalog's efficiency factors instead of data/calibration.json's fitted ones")
       ->group("Catalog and pricing");
 }
 
-bool stdout_is_tty() { return isatty(STDOUT_FILENO) != 0; }
+bool stdout_is_tty() {
+  return isatty(STDOUT_FILENO) != 0;
+}
 
 bool use_color() {
   const char* no_color = std::getenv("NO_COLOR");
@@ -89,4 +97,4 @@ int terminal_width() {
   return 100;
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

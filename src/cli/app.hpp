@@ -25,13 +25,13 @@ void set_executable_path(const char* argv0);
 
 /// Options every catalog-using command shares.
 struct CatalogOptions {
-  std::string catalog;                   ///< --catalog FILE replaces data/gpus.json
-  std::vector<std::string> catalog_add;  ///< --catalog-add FILE adds/overrides entries
-  std::vector<std::string> prices;       ///< --price ID=USD (repeatable)
-  std::string pricing;                   ///< --pricing on_demand|spot|on_prem
-  std::string provider;                  ///< --provider NAME
-  std::vector<std::string> tco;          ///< --tco KEY=VALUE (repeatable)
-  bool no_calibration = false;           ///< --no-calibration: the catalog's own efficiency factors
+  std::string catalog;                  ///< --catalog FILE replaces data/gpus.json
+  std::vector<std::string> catalog_add; ///< --catalog-add FILE adds/overrides entries
+  std::vector<std::string> prices;      ///< --price ID=USD (repeatable)
+  std::string pricing;                  ///< --pricing on_demand|spot|on_prem
+  std::string provider;                 ///< --provider NAME
+  std::vector<std::string> tco;         ///< --tco KEY=VALUE (repeatable)
+  bool no_calibration = false;          ///< --no-calibration: the catalog's own efficiency factors
 };
 void add_catalog_options(CLI::App* command, CatalogOptions& options);
 
@@ -46,7 +46,8 @@ void add_models(CLI::App& app, Action& action);
 
 /// A CLI11 parse error in rightsize's words (unknown command or option with did-you-mean, a
 /// missing value); `args` are the command-line arguments after the program name.
-std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args);
+std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
+                             const std::vector<std::string>& args);
 
 /// True when NO_COLOR is unset and stdout is a terminal.
 bool use_color();
@@ -55,4 +56,4 @@ int terminal_width();
 /// True when stdout is a terminal.
 bool stdout_is_tty();
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

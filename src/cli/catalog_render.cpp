@@ -69,9 +69,10 @@ Table field_table(const Gpu& gpu) {
                                        format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
                                        format_number(gpu.memory_bytes / k_bytes_per_gb, 2))});
   table.add_row({"memory type", gpu.memory_type.empty() ? "unknown" : gpu.memory_type});
-  table.add_row({"visible to the runtime", fmt::format("{} GiB ({} GB; what estimates budget against)",
-                                                       format_number(gpu.visible_memory() / k_bytes_per_gib, 2),
-                                                       format_number(gpu.visible_memory() / k_bytes_per_gb, 2))});
+  table.add_row(
+      {"visible to the runtime", fmt::format("{} GiB ({} GB; what estimates budget against)",
+                                             format_number(gpu.visible_memory() / k_bytes_per_gib, 2),
+                                             format_number(gpu.visible_memory() / k_bytes_per_gb, 2))});
   table.add_row({"memory bandwidth", format_number(gpu.memory_bandwidth_gb_per_s, 2) + " GB/s"});
   for (const MathDtype dtype : k_dtypes) {
     const std::string unit = dtype == MathDtype::int8 ? " TOPS" : " TFLOPS";

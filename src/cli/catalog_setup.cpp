@@ -1,20 +1,18 @@
 #include "catalog_setup.hpp"
 
-#include <filesystem>
-
-#include "validation_io.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "rightsize/error.hpp"
+#include "validation_io.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -121,7 +119,7 @@ void apply_price_override(LoadedCatalog& loaded, const std::string& assignment) 
   loaded.prices[index] = ResolvedPrice{*value, true, "--price", ""};
 }
 
-}  // namespace
+} // namespace
 
 // Today as days since 1970-01-01: $RIGHTSIZE_TODAY (for reproducible runs) or the UTC clock.
 std::int64_t today_days() {
@@ -184,21 +182,24 @@ void apply_calibration(LoadedCatalog& loaded) {
   }
   for (Gpu& gpu : loaded.catalog.gpus) {
     const auto& prov = gpu.efficiency.provenance;
-    if (prov.rfind("defaults:", 0) != 0 && prov.rfind("methodology §4.5 defaults", 0) != 0) continue;  // the entry set its own
+    if (prov.rfind("defaults:", 0) != 0 && prov.rfind("methodology §4.5 defaults", 0) != 0)
+      continue; // the entry set its own
     const FittedEfficiency* fit = pooled;
     for (const auto& f : loaded.calibration.gpus) {
       if (f.gpu_id == gpu.id) fit = &f;
     }
     if (fit == nullptr) continue;
     gpu.efficiency = fit->efficiency;
-    gpu.efficiency.provenance = fmt::format(
-        "data/calibration.json: decode {} ({} cases), prefill {} ({}), training {} ({}), communication {} ({})",
-        fit->decode_source, fit->decode_cases.size(), fit->prefill_source, fit->prefill_cases.size(),
-        fit->training_source, fit->training_cases.size(), fit->communication_source, fit->communication_cases.size());
+    gpu.efficiency.provenance =
+        fmt::format("data/calibration.json: decode {} ({} cases), prefill {} ({}), training {} ({}), "
+                    "communication {} ({})",
+                    fit->decode_source, fit->decode_cases.size(), fit->prefill_source,
+                    fit->prefill_cases.size(), fit->training_source, fit->training_cases.size(),
+                    fit->communication_source, fit->communication_cases.size());
   }
 }
 
-}  // namespace
+} // namespace
 
 LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints) {
   LoadedCatalog loaded;

@@ -19,8 +19,8 @@ struct LoadedCatalog {
   std::string provider;
   TcoParams tco;
   std::vector<ResolvedPrice> prices; // parallel to catalog.gpus
-  Calibration calibration;            // data/calibration.json (empty with --no-calibration)
-  bool calibrated = false;            // efficiency factors and error bands come from it
+  Calibration calibration;           // data/calibration.json (empty with --no-calibration)
+  bool calibrated = false;           // efficiency factors and error bands come from it
 };
 
 /// Loads --catalog (or data_dir()/gpus.json), applies --catalog-add overlays, --price overrides,

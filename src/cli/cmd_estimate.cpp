@@ -32,7 +32,8 @@ struct EstimateOptions {
 
 void require_positive(int value, const char* flag) {
   if (value < 0 || value > 65536) {
-    throw Error(ErrorKind::usage, flag, "", fmt::format("expected a positive integer up to 65536, got {}", value));
+    throw Error(ErrorKind::usage, flag, "",
+                fmt::format("expected a positive integer up to 65536, got {}", value));
   }
 }
 
@@ -66,46 +67,56 @@ Deployment choose_layout(const PreparedModel& model, const InferenceWorkload& w,
   return fallback;
 }
 
-void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm, const Gpu& gpu,
-                           const Deployment& d, const InferenceEstimate& e, const ResolvedPrice& price,
-                           PricingModel pricing, const BandContext& bands) {
-  fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d), d.replicas(),
-             d.replicas() == 1 ? "" : "s");
-  fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n", format_params(static_cast<double>(pm.params.total)),
+void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm,
+                           const Gpu& gpu, const Deployment& d, const InferenceEstimate& e,
+                           const ResolvedPrice& price, PricingModel pricing, const BandContext& bands) {
+  fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
+             d.replicas(), d.replicas() == 1 ? "" : "s");
+  fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n",
+             format_params(static_cast<double>(pm.params.total)),
              format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
              format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
-  fmt::print("workload {} input / {} output tokens, concurrency {} per replica{} (fits up to {})\n\n", w.input_tokens,
-             w.output_tokens, e.concurrency, w.concurrency == 0 ? " (auto)" : "", e.max_concurrency);
+  fmt::print("workload {} input / {} output tokens, concurrency {} per replica{} (fits up to {})\n\n",
+             w.input_tokens, w.output_tokens, e.concurrency, w.concurrency == 0 ? " (auto)" : "",
+             e.max_concurrency);
   const MemoryEstimate& m = e.memory;
   fmt::print("memory per GPU (GB = 1e9 bytes)\n");
   fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
   fmt::print("  {:<26}{:>10}\n", "KV cache", format_gb(m.kv_cache_bytes));
   fmt::print("  {:<26}{:>10}\n", "activations (prefill peak)", format_gb(m.activations_bytes));
   fmt::print("  {:<26}{:>10}\n", "runtime overhead", format_gb(m.overhead_bytes));
-  fmt::print("  {:<26}{:>10}  of {} usable ({} visible × {:.2f}): {}\n\n", "total", format_gb(m.per_gpu_bytes),
-             format_gb(m.usable_per_gpu_bytes), format_gb(m.capacity_per_gpu_bytes),
+  fmt::print("  {:<26}{:>10}  of {} usable ({} visible × {:.2f}): {}\n\n", "total",
+             format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
+             format_gb(m.capacity_per_gpu_bytes),
              m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
   fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
   fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
-  fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(bands, FigureKind::tpot, e.tpot_s));
+  fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)",
+             format_ms_band(bands, FigureKind::tpot, e.tpot_s));
   fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(bands, FigureKind::e2e, e.e2e_s));
   const Band tput = bands.band(FigureKind::throughput, e.output_tokens_per_s);
   fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
-             bands.calibration != nullptr ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high)) : "");
+             bands.calibration != nullptr
+                 ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
+                 : "");
   fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
   fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
-  for (const auto& note : optimistic_only(bands, e, spec.sla)) fmt::print("  caution: {}\n", note);
+  for (const auto& note : optimistic_only(bands, e, spec.sla))
+    fmt::print("  caution: {}\n", note);
   if (!e.link_known) {
-    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n", gpu.id);
+    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+               gpu.id);
   }
-  if (!e.precision_supported) fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
+  if (!e.precision_supported)
+    fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
   fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
              price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
              price.date.empty() ? "" : ", " + price.date);
   fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
-  fmt::print("  {:<26}{:>10}\n", "per 1M output tokens", format_usd(e.usd_per_million_output_tokens, price.known));
+  fmt::print("  {:<26}{:>10}\n", "per 1M output tokens",
+             format_usd(e.usd_per_million_output_tokens, price.known));
   fmt::print("  {:<26}{:>10}\n", "per request", format_usd(e.usd_per_request, price.known));
   if (!spec.assumptions.empty()) {
     fmt::print("\nassumptions\n");
@@ -125,7 +136,9 @@ int run_estimate(const EstimateOptions& o) {
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
   std::string gpu_id = o.gpu;
   if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;
-  if (gpu_id.empty()) throw Error(ErrorKind::usage, "--gpu", "", "estimate needs a GPU: pass --gpu ID (see 'rightsize catalog list')");
+  if (gpu_id.empty())
+    throw Error(ErrorKind::usage, "--gpu", "",
+                "estimate needs a GPU: pass --gpu ID (see 'rightsize catalog list')");
   const Gpu& gpu = require_gpu(catalog.catalog, gpu_id, "--gpu");
   const ResolvedPrice& price = price_of(catalog, gpu);
   const EngineConfig engine = engine_config(o.engine);
@@ -142,8 +155,8 @@ int run_estimate(const EstimateOptions& o) {
     pins.tp = o.tp;
     pins.pp = o.pp;
     pins.ep = o.ep;
-    const TrainingEstimate t =
-        search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, price.known ? price.usd_per_hour : 0.0);
+    const TrainingEstimate t = search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{},
+                                                      price.known ? price.usd_per_hour : 0.0);
     if (format == Format::json) {
       nlohmann::json doc = training_json(pm, gpu.id, t, price.known);
       add_training_bands(doc, bands, t);
@@ -159,7 +172,8 @@ int run_estimate(const EstimateOptions& o) {
   InferenceWorkload w = spec.inference;
   if (o.concurrency >= 0) {
     if (o.concurrency < 1 || o.concurrency > 1'000'000) {
-      throw Error(ErrorKind::usage, "--concurrency", "", fmt::format("expected 1 to 1000000, got {}", o.concurrency));
+      throw Error(ErrorKind::usage, "--concurrency", "",
+                  fmt::format("expected 1 to 1000000, got {}", o.concurrency));
     }
     w.concurrency = o.concurrency;
   }
@@ -178,7 +192,8 @@ int run_estimate(const EstimateOptions& o) {
   for (const auto& a : spec.assumptions) {
     if (o.concurrency < 0 || a.rfind("concurrency:", 0) != 0) assumptions.push_back(a);
   }
-  const InferenceEstimate e = estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
     add_inference_bands(doc, bands, e);
@@ -195,22 +210,24 @@ int run_estimate(const EstimateOptions& o) {
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 void add_estimate(CLI::App& app, Action& action) {
   auto options = std::make_shared<EstimateOptions>();
-  auto* command = app.add_subcommand("estimate", "estimate memory, latency, throughput and cost of one deployment");
+  auto* command =
+      app.add_subcommand("estimate", "estimate memory, latency, throughput and cost of one deployment");
   command->add_option("spec", options->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", options->gpu, "GPU id or alias from the catalog, e.g. H100-SXM, l40s");
   command->add_option("--gpus", options->gpus, "GPUs in the deployment (replicas = gpus / (tp × pp))");
   command->add_option("--tp", options->tp, "tensor-parallel degree (default: smallest that fits)");
   command->add_option("--pp", options->pp, "pipeline-parallel degree");
   command->add_option("--ep", options->ep, "expert-parallel degree (MoE)");
-  command->add_option("--concurrency", options->concurrency, "in-flight requests per replica (default: the spec's)");
+  command->add_option("--concurrency", options->concurrency,
+                      "in-flight requests per replica (default: the spec's)");
   command->add_option("--format", options->format, "output: table or json")->default_str("table");
   add_catalog_options(command, options->catalog);
   add_engine_options(command, options->engine);
   command->callback([options, &action] { action = [options] { return run_estimate(*options); }; });
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -16,26 +16,32 @@ int run_models(const std::string& format_text) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& p : presets) {
       const ParamCounts c = count_params(p.model);
-      list.push_back({{"id", p.id}, {"name", p.display_name}, {"kind", to_string(p.model.kind)},
-                      {"total_params", c.total}, {"active_params", c.active},
-                      {"published_params", p.published_params}, {"layers", p.model.layers},
+      list.push_back({{"id", p.id},
+                      {"name", p.display_name},
+                      {"kind", to_string(p.model.kind)},
+                      {"total_params", c.total},
+                      {"active_params", c.active},
+                      {"published_params", p.published_params},
+                      {"layers", p.model.layers},
                       {"attention", to_string(p.model.attention.kind)},
-                      {"native_precision", format_info(p.precision.weights).name}, {"source", p.source}});
+                      {"native_precision", format_info(p.precision.weights).name},
+                      {"source", p.source}});
     }
     fmt::print("{}\n", nlohmann::json{{"schema_version", 1}, {"models", list}}.dump(2));
     return 0;
   }
-  fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", "ID", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION", "NATIVE",
-             "SOURCE");
+  fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", "ID", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION",
+             "NATIVE", "SOURCE");
   for (const auto& p : presets) {
     const ParamCounts c = count_params(p.model);
-    fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", p.id, short_count(c.total), short_count(c.active),
-               p.model.layers, to_string(p.model.attention.kind), format_info(p.precision.weights).name, p.source);
+    fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", p.id, short_count(c.total),
+               short_count(c.active), p.model.layers, to_string(p.model.attention.kind),
+               format_info(p.precision.weights).name, p.source);
   }
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 void add_models(CLI::App& app, Action& action) {
   auto format = std::make_shared<std::string>("table");
@@ -44,4 +50,4 @@ void add_models(CLI::App& app, Action& action) {
   command->callback([&action, format] { action = [format] { return run_models(*format); }; });
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

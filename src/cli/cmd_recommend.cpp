@@ -34,23 +34,28 @@ RankBy parse_rank_by(const std::string& text) {
   if (text == "cost_per_request") return RankBy::cost_per_request;
   if (text == "latency") return RankBy::latency;
   if (text == "gpus") return RankBy::gpus;
-  throw Error(ErrorKind::usage, "--rank-by", "",
-              fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency or gpus)", text));
+  throw Error(
+      ErrorKind::usage, "--rank-by", "",
+      fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency or gpus)",
+                  text));
 }
 
 int run_recommend(const RecommendOptions& o) {
   const Format format = parse_format(o.format, {"table", "json", "csv", "markdown"});
-  if (o.top < 1 || o.top > 1000) throw Error(ErrorKind::usage, "--top", "", fmt::format("expected 1 to 1000, got {}", o.top));
+  if (o.top < 1 || o.top > 1000)
+    throw Error(ErrorKind::usage, "--top", "", fmt::format("expected 1 to 1000, got {}", o.top));
   const Spec spec = load_spec_file(o.spec);
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions);
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
   policy.engine = engine_config(o.engine);
-  policy.max_gpus_per_replica = o.max_gpus_per_replica > 0 ? o.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
+  policy.max_gpus_per_replica =
+      o.max_gpus_per_replica > 0 ? o.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
   policy.max_nodes = o.max_nodes > 0 ? o.max_nodes : spec.constraints.max_nodes;
   if (o.headroom >= 0.0) {
-    if (o.headroom > 10.0) throw Error(ErrorKind::usage, "--headroom", "", fmt::format("expected 0 to 10, got {}", o.headroom));
+    if (o.headroom > 10.0)
+      throw Error(ErrorKind::usage, "--headroom", "", fmt::format("expected 0 to 10, got {}", o.headroom));
     policy.throughput_headroom = o.headroom;
   }
   RenderOptions ro;
@@ -59,28 +64,31 @@ int run_recommend(const RecommendOptions& o) {
   ro.explain = o.explain;
   ro.searched_precisions = !o.precisions.empty();
   if (spec.mode == WorkloadMode::training) {
-    const TrainingRecommendation r = recommend_training(in.models.front(), spec.training, spec.sla, in.gpus, in.usd_per_gpu_hour,
-                                                        policy, TrainingConfig{});
+    const TrainingRecommendation r = recommend_training(in.models.front(), spec.training, spec.sla, in.gpus,
+                                                        in.usd_per_gpu_hour, policy, TrainingConfig{});
     render_training_recommendation(spec, in, r, catalog, ro);
     return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
   }
-  const Recommendation r = recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+  const Recommendation r =
+      recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
   render_recommendation(spec, in, r, catalog, policy, ro);
   return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
 }
 
-}  // namespace
+} // namespace
 
 void add_recommend(CLI::App& app, Action& action) {
   auto o = std::make_shared<RecommendOptions>();
-  auto* command = app.add_subcommand("recommend", "rank GPU configurations for a spec by cost under its SLAs");
+  auto* command =
+      app.add_subcommand("recommend", "rank GPU configurations for a spec by cost under its SLAs");
   command->add_option("spec", o->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", o->gpus, "only these GPU ids (repeatable or comma-separated)")->delimiter(',');
   command->add_option("--precisions", o->precisions, "also search these precisions, e.g. bf16,fp8,int4-awq");
   command->add_option("--rank-by", o->rank_by, "cost_per_token (default), cost_per_request, latency or gpus");
   command->add_option("--top", o->top, "rows to show (default 5)");
   command->add_flag("--explain", o->explain, "list every rejected candidate and its reason");
-  command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica, "largest replica (default: the spec's, 8)");
+  command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,
+                      "largest replica (default: the spec's, 8)");
   command->add_option("--max-nodes", o->max_nodes, "nodes one replica may span (default: the spec's, 1)");
   command->add_option("--headroom", o->headroom, "throughput headroom over the peak load (default 0.2)");
   command->add_option("--format", o->format, "table, json, csv or markdown")->default_str("table");
@@ -89,4 +97,4 @@ void add_recommend(CLI::App& app, Action& action) {
   command->callback([o, &action] { action = [o] { return run_recommend(*o); }; });
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

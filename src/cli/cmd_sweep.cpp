@@ -45,14 +45,17 @@ struct SweepOptions {
 
 std::vector<std::string> preset_ids(const std::vector<std::string>& vary, const std::string& models_dir) {
   std::vector<std::string> ids;
-  const bool needed = std::any_of(vary.begin(), vary.end(), [](const auto& v) { return v.starts_with("model.preset="); });
+  const bool needed =
+      std::any_of(vary.begin(), vary.end(), [](const auto& v) { return v.starts_with("model.preset="); });
   if (!needed) return ids;
-  for (const auto& preset : io::load_presets(models_dir)) ids.push_back(preset.id);
+  for (const auto& preset : io::load_presets(models_dir))
+    ids.push_back(preset.id);
   return ids;
 }
 
 void parse_axes(SweepPlan& plan, const SweepOptions& o, const std::vector<std::string>& presets) {
-  if (o.vary.size() > k_max_sweep_axes) usage("--vary", fmt::format("expected at most {} keys, got {}", k_max_sweep_axes, o.vary.size()));
+  if (o.vary.size() > k_max_sweep_axes)
+    usage("--vary", fmt::format("expected at most {} keys, got {}", k_max_sweep_axes, o.vary.size()));
   std::vector<std::size_t> sizes;
   for (const auto& argument : o.vary) {
     SweepAxis axis = parse_sweep_axis(argument, presets);
@@ -80,7 +83,7 @@ void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& l
     for (std::size_t i = 0; i < axis.values.texts.size(); ++i) {
       const std::size_t g = index_of(axis.values.texts[i], "--vary");
       axis.numbers.push_back(static_cast<double>(g));
-      axis.values.texts[i] = gpus[g].id;  // the canonical id in the output
+      axis.values.texts[i] = gpus[g].id; // the canonical id in the output
       axis.csv_cells[i] = csv_cell(gpus[g].id);
       axis.json_values[i] = nlohmann::json(gpus[g].id).dump();
     }
@@ -93,7 +96,8 @@ void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& l
   std::vector<std::string> allowed = spec.constraints.gpus;
   if (!o.gpu.empty()) {
     if (plan.mode == SweepMode::estimate) {
-      if (o.gpu.find(',') != std::string::npos) usage("--gpu", "expected one GPU in estimate mode; use --vary gpu=A,B to compare GPUs");
+      if (o.gpu.find(',') != std::string::npos)
+        usage("--gpu", "expected one GPU in estimate mode; use --vary gpu=A,B to compare GPUs");
       plan.fixed.gpu = index_of(o.gpu, "--gpu");
     }
     allowed.clear();
@@ -105,9 +109,11 @@ void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& l
   } else if (spec.deployment && plan.mode == SweepMode::estimate) {
     plan.fixed.gpu = index_of(spec.deployment->gpu, spec.source);
   }
-  for (const auto& name : allowed) plan.search_gpus.push_back(index_of(name, o.gpu.empty() ? spec.source : "--gpu"));
+  for (const auto& name : allowed)
+    plan.search_gpus.push_back(index_of(name, o.gpu.empty() ? spec.source : "--gpu"));
   std::sort(plan.search_gpus.begin(), plan.search_gpus.end());
-  plan.search_gpus.erase(std::unique(plan.search_gpus.begin(), plan.search_gpus.end()), plan.search_gpus.end());
+  plan.search_gpus.erase(std::unique(plan.search_gpus.begin(), plan.search_gpus.end()),
+                         plan.search_gpus.end());
 }
 
 void check_mode(const SweepPlan& plan, const SweepOptions& o) {
@@ -125,7 +131,8 @@ void check_mode(const SweepPlan& plan, const SweepOptions& o) {
       usage("--vary", fmt::format("key \"{}\" fixes the layout: use --mode estimate", a.key->name));
     }
   }
-  if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0) usage("--mode", "--gpus/--tp/--pp/--ep need --mode estimate");
+  if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0)
+    usage("--mode", "--gpus/--tp/--pp/--ep need --mode estimate");
 }
 
 SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
@@ -133,7 +140,8 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   const nlohmann::json document = io::read_json_file(o.spec);
   spec = io::parse_spec(document, o.spec, std::filesystem::path(o.spec).parent_path().string(), models_dir);
   if (spec.mode != WorkloadMode::inference) {
-    throw Error(ErrorKind::input, o.spec, "/workload/mode", "expected an inference workload for sweep, got \"training\"");
+    throw Error(ErrorKind::input, o.spec, "/workload/mode",
+                "expected an inference workload for sweep, got \"training\"");
   }
   SweepPlan plan;
   if (o.mode != "estimate" && o.mode != "recommend") {
@@ -148,7 +156,8 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
     plan.fixed.pp = spec.deployment->pp;
     plan.fixed.ep = spec.deployment->ep;
   }
-  if (o.gpus > 0 || o.tp > 0 || o.pp > 0) plan.fixed = FixedDeployment{plan.fixed.gpu, o.gpus, o.tp, o.pp, o.ep};
+  if (o.gpus > 0 || o.tp > 0 || o.pp > 0)
+    plan.fixed = FixedDeployment{plan.fixed.gpu, o.gpus, o.tp, o.pp, o.ep};
   if (o.ep > 0) plan.fixed.ep = o.ep;
   resolve_gpus(plan, o, loaded, spec);
   check_mode(plan, o);
@@ -156,7 +165,8 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.sla = spec.sla;
   plan.policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;
   plan.policy.max_nodes = spec.constraints.max_nodes;
-  prepare_sweep_models(plan, document, {o.spec, std::filesystem::path(o.spec).parent_path().string(), models_dir});
+  prepare_sweep_models(plan, document,
+                       {o.spec, std::filesystem::path(o.spec).parent_path().string(), models_dir});
   finish_plan(plan);
   return plan;
 }
@@ -174,11 +184,14 @@ int run(const SweepOptions& o) {
   RunOptions options;
   options.format = parse_format(format_text, {"csv", "jsonl", "json", "table"});
   if (options.format == Format::table && plan.grid.size() > k_max_table_points) {
-    usage("--format", fmt::format("a table shows at most {} points, the grid has {}; use --format csv or --pareto",
-                                  k_max_table_points, plan.grid.size()));
+    usage("--format",
+          fmt::format("a table shows at most {} points, the grid has {}; use --format csv or --pareto",
+                      k_max_table_points, plan.grid.size()));
   }
-  if (o.threads < 0 || o.threads > 256) usage("--threads", fmt::format("expected 0 to 256, got {}", o.threads));
-  options.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.threads < 0 || o.threads > 256)
+    usage("--threads", fmt::format("expected 0 to 256, got {}", o.threads));
+  options.threads =
+      o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.table_width = terminal_width();
   options.x = find_metric(o.x, plan, "--x");
   options.y = find_metric(o.y, plan, "--y");
@@ -193,9 +206,10 @@ int run(const SweepOptions& o) {
   }
   std::string pareto_label;
   if (o.pareto) {
-    pareto_label = fmt::format("{{\"x\": \"{}\", \"x_direction\": \"{}\", \"y\": \"{}\", \"y_direction\": \"{}\"}}",
-                               options.x.name, options.x.direction == Direction::minimize ? "minimize" : "maximize",
-                               options.y.name, options.y.direction == Direction::minimize ? "minimize" : "maximize");
+    pareto_label =
+        fmt::format("{{\"x\": \"{}\", \"x_direction\": \"{}\", \"y\": \"{}\", \"y_direction\": \"{}\"}}",
+                    options.x.name, options.x.direction == Direction::minimize ? "minimize" : "maximize",
+                    options.y.name, options.y.direction == Direction::minimize ? "minimize" : "maximize");
   }
   const RowWriter writer(plan, options.format, spec.name, pareto_label);
   run_sweep(plan, writer, options, stdout);
@@ -206,30 +220,38 @@ int run(const SweepOptions& o) {
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 void add_sweep(CLI::App& app, Action& action) {
   auto options = std::make_shared<SweepOptions>();
-  auto* command = app.add_subcommand("sweep", "what-if grids over spec keys, GPUs and layouts (docs/sweep.md)");
+  auto* command =
+      app.add_subcommand("sweep", "what-if grids over spec keys, GPUs and layouts (docs/sweep.md)");
   command->add_option("spec", options->spec, "model spec file (docs/model-spec.md)")->required();
-  command->add_option("--vary", options->vary,
-                      "KEY=VALUES: a list (1,8,64 / bf16,fp8) or a range (1..256:x2, 1024..32768:+1024); repeatable, "
-                      "the last varies fastest")
+  command
+      ->add_option(
+          "--vary", options->vary,
+          "KEY=VALUES: a list (1,8,64 / bf16,fp8) or a range (1..256:x2, 1024..32768:+1024); repeatable, "
+          "the last varies fastest")
       ->required();
-  command->add_option("--gpu", options->gpu, "GPU id (estimate mode) or ids to consider (recommend mode, comma-separated)");
+  command->add_option("--gpu", options->gpu,
+                      "GPU id (estimate mode) or ids to consider (recommend mode, comma-separated)");
   command->add_option("--gpus", options->gpus, "GPUs in the deployment (estimate mode)");
-  command->add_option("--tp", options->tp, "tensor-parallel degree (estimate mode; default: smallest layout that fits)");
+  command->add_option("--tp", options->tp,
+                      "tensor-parallel degree (estimate mode; default: smallest layout that fits)");
   command->add_option("--pp", options->pp, "pipeline-parallel degree (estimate mode)");
   command->add_option("--ep", options->ep, "expert-parallel degree (estimate mode)");
-  command->add_option("--mode", options->mode, "estimate (fixed deployment per point, default) or recommend (search)");
-  command->add_option("--format", options->format, "csv (default when piped), jsonl, json or table (default on a terminal)");
+  command->add_option("--mode", options->mode,
+                      "estimate (fixed deployment per point, default) or recommend (search)");
+  command->add_option("--format", options->format,
+                      "csv (default when piped), jsonl, json or table (default on a terminal)");
   command->add_flag("--pareto", options->pareto, "write only the points on the Pareto front of --x and --y");
   command->add_option("--x", options->x, "x figure for --pareto and --plot (default inference.tpot_s)");
-  command->add_option("--y", options->y, "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens)");
+  command->add_option("--y", options->y,
+                      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens)");
   command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
   command->add_option("--threads", options->threads, "worker threads (default: hardware concurrency)");
   add_catalog_options(command, options->catalog);
   command->callback([&action, options] { action = [options] { return run(*options); }; });
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -31,16 +31,16 @@ std::string precision_text(const Precision& p) {
 std::string workload_text(const Spec& s) {
   if (s.mode == WorkloadMode::training) {
     const TrainingWorkload& t = s.training;
-    std::string text = fmt::format("training ({}): seq_len {}, global batch {}", to_string(t.method), t.seq_len,
-                                   t.global_batch);
+    std::string text = fmt::format("training ({}): seq_len {}, global batch {}", to_string(t.method),
+                                   t.seq_len, t.global_batch);
     if (t.method != TrainingMethod::full) text += fmt::format(", lora rank {}", t.lora_rank);
     if (t.tokens > 0) text += fmt::format(", {:.3g} tokens", t.tokens);
     return text + fmt::format(", optimizer {}", to_string(t.optimizer));
   }
   const InferenceWorkload& w = s.inference;
-  return fmt::format("inference: {} input + {} output tokens, concurrency {}, context {}", w.input_tokens,
-                     w.output_tokens, w.concurrency == 0 ? std::string("auto") : std::to_string(w.concurrency),
-                     w.context_tokens());
+  return fmt::format(
+      "inference: {} input + {} output tokens, concurrency {}, context {}", w.input_tokens, w.output_tokens,
+      w.concurrency == 0 ? std::string("auto") : std::to_string(w.concurrency), w.context_tokens());
 }
 
 std::string sla_text(const Sla& sla) {
@@ -66,14 +66,16 @@ void print_table(const Spec& s, const Resolved& r) {
       {"spec", s.name},
       {"model", m.name},
       {"kind", to_string(m.kind)},
-      {"parameters", fmt::format("{} total ({}), {} active ({})", with_commas(r.params.total), short_count(r.params.total),
-                                 with_commas(r.params.active), short_count(r.params.active))},
+      {"parameters",
+       fmt::format("{} total ({}), {} active ({})", with_commas(r.params.total), short_count(r.params.total),
+                   with_commas(r.params.active), short_count(r.params.active))},
       {"weights", fmt::format("{:.2f} GB = {:.2f} GiB ({} bytes; GB = 1e9, GiB = 2^30){}",
                               r.weight_bytes / k_bytes_per_gb, r.weight_bytes / k_bytes_per_gib,
                               with_commas(static_cast<std::int64_t>(r.weight_bytes)),
                               m.checkpoint_weight_bytes > 0 ? ", from the checkpoint" : "")},
       {"kv cache", m.kind == ModelKind::decoder
-                       ? fmt::format("{} bytes per token ({:.1f} KiB) at {}", with_commas(static_cast<std::int64_t>(r.kv_bytes_per_token)),
+                       ? fmt::format("{} bytes per token ({:.1f} KiB) at {}",
+                                     with_commas(static_cast<std::int64_t>(r.kv_bytes_per_token)),
                                      r.kv_bytes_per_token / 1024.0, format_info(s.precision.kv_cache).name)
                        : std::string("none (no KV cache)")},
       {"layers", std::to_string(m.layers)},
@@ -90,12 +92,14 @@ void print_table(const Spec& s, const Resolved& r) {
   }
   if (s.deployment) {
     const DeploymentSpec& d = *s.deployment;
-    rows.emplace_back("deployment", fmt::format("{} x {} (tp {}, pp {}, ep {})", d.gpus, d.gpu, d.tp, d.pp, d.ep));
+    rows.emplace_back("deployment",
+                      fmt::format("{} x {} (tp {}, pp {}, ep {})", d.gpus, d.gpu, d.tp, d.pp, d.ep));
   }
   print_rows(rows);
   fmt::print("assumptions\n");
   if (s.assumptions.empty()) fmt::print("  (none)\n");
-  for (const auto& a : s.assumptions) fmt::print("  - {}\n", a);
+  for (const auto& a : s.assumptions)
+    fmt::print("  - {}\n", a);
 }
 
 void print_json(const Spec& s, const Resolved& r) {
@@ -117,16 +121,20 @@ void print_json(const Spec& s, const Resolved& r) {
       {"attention", to_string(m.attention.kind)},
       {"sliding_window", m.attention.sliding_window},
       {"sliding_window_layers", m.attention.sliding_window_layers},
-      {"moe", {{"experts", m.moe.experts}, {"experts_per_token", m.moe.experts_per_token},
-               {"shared_experts", m.moe.shared_experts}, {"dense_layers", m.moe.dense_layers}}},
+      {"moe",
+       {{"experts", m.moe.experts},
+        {"experts_per_token", m.moe.experts_per_token},
+        {"shared_experts", m.moe.shared_experts},
+        {"dense_layers", m.moe.dense_layers}}},
   };
   nlohmann::json out = {
       {"schema_version", 1},
       {"spec", s.name},
       {"model", model},
-      {"precision", {{"weights", format_info(s.precision.weights).name},
-                     {"activations", format_info(s.precision.activations).name},
-                     {"kv_cache", format_info(s.precision.kv_cache).name}}},
+      {"precision",
+       {{"weights", format_info(s.precision.weights).name},
+        {"activations", format_info(s.precision.activations).name},
+        {"kv_cache", format_info(s.precision.kv_cache).name}}},
       {"workload", workload_text(s)},
       {"sla", sla_text(s.sla)},
       {"assumptions", s.assumptions},
@@ -149,14 +157,15 @@ int run_validate(const ValidateOptions& options) {
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 void add_validate(CLI::App& app, Action& action) {
   auto options = std::make_shared<ValidateOptions>();
-  auto* command = app.add_subcommand("validate", "check a spec file and print the resolved model and assumptions");
+  auto* command =
+      app.add_subcommand("validate", "check a spec file and print the resolved model and assumptions");
   command->add_option("spec", options->spec, "spec file (docs/model-spec.md)")->required();
   command->add_option("--format", options->format, "output format: table (default) or json");
   command->callback([&action, options] { action = [options] { return run_validate(*options); }; });
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

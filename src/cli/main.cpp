@@ -20,7 +20,7 @@ int report(const rightsize::Error& error) {
   return static_cast<int>(error.exit_code());
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   using namespace rightsize;
@@ -44,11 +44,12 @@ int main(int argc, char** argv) {
   // An unknown command word gets a clear message (CLI11 would only say a subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
-    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    for (const auto* sub : app.get_subcommands({}))
+      names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       const std::string hint = did_you_mean(argv[1], names);
-      fmt::print(stderr, "rightsize: error: unknown command \"{}\"{}\nrun 'rightsize --help' for usage\n", argv[1],
-                 hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint));
+      fmt::print(stderr, "rightsize: error: unknown command \"{}\"{}\nrun 'rightsize --help' for usage\n",
+                 argv[1], hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint));
       return static_cast<int>(ExitCode::usage);
     }
   }
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n", cli::usage_error_text(app, e, args));
+    fmt::print(stderr, "rightsize: error: {}\nrun 'rightsize --help' for usage\n",
+               cli::usage_error_text(app, e, args));
     return static_cast<int>(ExitCode::usage);
   }
 
@@ -74,7 +76,8 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     return report(e);
   } catch (const ErrorList& list) {
-    for (const auto& e : list.errors()) fmt::print(stderr, "rightsize: error: {}\n", format_error(e));
+    for (const auto& e : list.errors())
+      fmt::print(stderr, "rightsize: error: {}\n", format_error(e));
     return static_cast<int>(list.errors().empty() ? ExitCode::internal : list.errors().front().exit_code());
   } catch (const std::exception& e) {
     fmt::print(stderr, "rightsize: internal error: {}\nplease report this as a bug\n", e.what());

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "rightsize/text.hpp"
 #include "rightsize/model.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::cli {
 
@@ -23,4 +23,4 @@ std::string window_summary(const ModelSpec& model);
 /// Prints label/value rows with the labels padded to one width (until the shared table renderer lands).
 void print_rows(const std::vector<std::pair<std::string, std::string>>& rows);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

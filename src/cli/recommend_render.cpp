@@ -24,20 +24,21 @@ std::string gpus_label(const Candidate& c) {
   return fmt::format("{}×{}", c.layout.tp * c.layout.pp, c.replicas);
 }
 
-Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit, bool show_precision,
-                      bool with_reason) {
-  std::vector<Column> columns = {{"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right},
-                                 {"layout", Align::left}};
+Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
+                      bool show_precision, bool with_reason) {
+  std::vector<Column> columns = {
+      {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   if (show_precision) columns.push_back({"precision", Align::left});
-  for (const char* h : {"conc", "TTFT", "TPOT", "tok/s", "headroom", "$/h", "$/1M tok"}) columns.push_back({h, Align::right});
+  for (const char* h : {"conc", "TTFT", "TPOT", "tok/s", "headroom", "$/h", "$/1M tok"})
+    columns.push_back({h, Align::right});
   columns.push_back({"bound", Align::left, true});
   if (with_reason) columns.push_back({"reason", Align::left, true});
   Table t(std::move(columns));
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const Candidate& c = rows[i];
     const InferenceEstimate& e = c.estimate;
-    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id, gpus_label(c),
-                                      layout_label(c.layout)};
+    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
+                                      gpus_label(c), layout_label(c.layout)};
     if (show_precision) cells.push_back(precision_name(in.precisions[c.precision_index]));
     cells.push_back(std::to_string(e.concurrency));
     cells.push_back(format_ms(e.ttft_s));
@@ -67,10 +68,14 @@ std::vector<Candidate> closest_misses(const Recommendation& r, std::size_t count
 }
 
 nlohmann::json capacity_json(const CapacityPlan& plan) {
-  return {{"replicas_peak", plan.replicas_peak},   {"replicas_average", plan.replicas_average},
-          {"min_replicas", plan.min_replicas},     {"max_replicas", plan.max_replicas},
-          {"cold_start_s", round_sig(plan.cold_start_s, 4)}, {"scale_to_zero", plan.scale_to_zero},
-          {"scaling_signal", plan.scaling_signal}, {"tier", plan.tier},
+  return {{"replicas_peak", plan.replicas_peak},
+          {"replicas_average", plan.replicas_average},
+          {"min_replicas", plan.min_replicas},
+          {"max_replicas", plan.max_replicas},
+          {"cold_start_s", round_sig(plan.cold_start_s, 4)},
+          {"scale_to_zero", plan.scale_to_zero},
+          {"scaling_signal", plan.scaling_signal},
+          {"tier", plan.tier},
           {"why", plan.why}};
 }
 
@@ -79,24 +84,30 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
   const Gpu& gpu = in.gpus[w.gpu_index];
   std::string why;
   switch (rank_by) {
-    case RankBy::cost_per_token:
-      why = fmt::format("the lowest cost per 1M output tokens ({})", format_usd(w.estimate.usd_per_million_output_tokens, w.price_known));
-      break;
-    case RankBy::cost_per_request:
-      why = fmt::format("the lowest cost per request ({})", format_usd(w.estimate.usd_per_request, w.price_known));
-      break;
-    case RankBy::latency: why = fmt::format("the lowest end-to-end latency ({})", format_ms(w.estimate.e2e_s)); break;
-    case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
+  case RankBy::cost_per_token:
+    why = fmt::format("the lowest cost per 1M output tokens ({})",
+                      format_usd(w.estimate.usd_per_million_output_tokens, w.price_known));
+    break;
+  case RankBy::cost_per_request:
+    why = fmt::format("the lowest cost per request ({})",
+                      format_usd(w.estimate.usd_per_request, w.price_known));
+    break;
+  case RankBy::latency:
+    why = fmt::format("the lowest end-to-end latency ({})", format_ms(w.estimate.e2e_s));
+    break;
+  case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
   }
-  std::string line = fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(),
-                                 gpu.id, layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
-                                 describe_sla(spec.sla) == "none" ? "the memory requirement" : describe_sla(spec.sla));
+  std::string line =
+      fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
+                  layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
+                  describe_sla(spec.sla) == "none" ? "the memory requirement" : describe_sla(spec.sla));
   // How far ahead of the best alternative on another GPU type.
   for (std::size_t i = 1; i < r.candidates.size(); ++i) {
     const Candidate& n = r.candidates[i];
     if (n.gpu_index == w.gpu_index || !n.price_known || !w.price_known) continue;
     if (rank_by == RankBy::cost_per_token && w.estimate.usd_per_million_output_tokens > 0.0) {
-      const double pct = (n.estimate.usd_per_million_output_tokens / w.estimate.usd_per_million_output_tokens - 1.0) * 100.0;
+      const double pct =
+          (n.estimate.usd_per_million_output_tokens / w.estimate.usd_per_million_output_tokens - 1.0) * 100.0;
       line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
     }
     break;
@@ -104,7 +115,7 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
   return line;
 }
 
-}  // namespace
+} // namespace
 
 std::string describe_sla(const Sla& sla) {
   std::vector<std::string> parts;
@@ -116,7 +127,8 @@ std::string describe_sla(const Sla& sla) {
   if (sla.budget_usd) parts.push_back(fmt::format("≤ ${:g}/h", *sla.budget_usd));
   if (parts.empty()) return "none";
   std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  for (const auto& p : parts)
+    out += (out.empty() ? "" : ", ") + p;
   return out;
 }
 
@@ -138,7 +150,8 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({describe_rejection(c)});
   j["reject_reason"] = to_string(c.rejection.reason);
   j["precision"] = precision_name(in.precisions[c.precision_index]);
-  j["cost"]["usd_per_gpu_hour"] = c.price_known ? nlohmann::json(round_sig(in.usd_per_gpu_hour[c.gpu_index])) : nlohmann::json();
+  j["cost"]["usd_per_gpu_hour"] =
+      c.price_known ? nlohmann::json(round_sig(in.usd_per_gpu_hour[c.gpu_index])) : nlohmann::json();
   return j;
 }
 
@@ -167,7 +180,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       doc["candidates"].push_back(j);
     }
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : r.rejected) doc["rejected"].push_back(candidate_json(in, c));
+    for (const auto& c : r.rejected)
+      doc["rejected"].push_back(candidate_json(in, c));
     if (plan) {
       const Candidate& w = r.candidates.front();
       doc["winner"] = {{"gpu", in.gpus[w.gpu_index].id}, {"why", winner_line(in, r, spec, policy.rank_by)}};
@@ -178,7 +192,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     }
     if (o.searched_precisions) {
       nlohmann::json notes = nlohmann::json::object();
-      for (const auto& p : in.precisions) notes[precision_name(p)] = format_info(p.weights).quality_note;
+      for (const auto& p : in.precisions)
+        notes[precision_name(p)] = format_info(p.weights).quality_note;
       doc["precision_quality"] = notes;
     }
     doc["assumptions"] = assumptions_json(spec.assumptions);
@@ -196,36 +211,42 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     } else {
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}", spec.name.empty() ? first.model.name : spec.name,
                  first.model.name, describe_sla(spec.sla), t.render_markdown());
-      if (!r.candidates.empty()) fmt::print("\n**{}**\n", winner_line(in, r, spec, policy.rank_by));
-      else fmt::print("\n**No configuration meets the requirements.**\n");
+      if (!r.candidates.empty())
+        fmt::print("\n**{}**\n", winner_line(in, r, spec, policy.rank_by));
+      else
+        fmt::print("\n**No configuration meets the requirements.**\n");
     }
     return;
   }
   // Text table.
   const int width = terminal_width();
   const auto& w = spec.inference;
-  fmt::print("{}: {} ({} params, {}), {} in / {} out tokens\n", spec.name.empty() ? "spec" : spec.name, first.model.name,
-             format_params(static_cast<double>(first.params.total)), precision_name(in.precisions.front()),
-             w.input_tokens, w.output_tokens);
+  fmt::print("{}: {} ({} params, {}), {} in / {} out tokens\n", spec.name.empty() ? "spec" : spec.name,
+             first.model.name, format_params(static_cast<double>(first.params.total)),
+             precision_name(in.precisions.front()), w.input_tokens, w.output_tokens);
   fmt::print("SLA: {}; prices: {} ({} as of {})\n\n", describe_sla(spec.sla), to_string(catalog.pricing),
              catalog.catalog.path.empty() ? "catalog" : "catalog", catalog.catalog.prices_as_of);
   if (!r.candidates.empty()) {
     fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
     const Candidate& winner = r.candidates.front();
-    for (const auto& note : optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
+    for (const auto& note :
+         optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
       fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
     }
     const ResolvedPrice& wp = in.prices[winner.gpu_index];
     if (const std::int64_t age = price_age_days(wp); age > 90) {
-      fmt::print("note: the winner's price ({}/GPU-h, {}) is dated {}, {} days old; check it with --price {}=USD\n",
-                 format_usd(wp.usd_per_hour), wp.basis, wp.date, age, in.gpus[winner.gpu_index].id);
+      fmt::print(
+          "note: the winner's price ({}/GPU-h, {}) is dated {}, {} days old; check it with --price {}=USD\n",
+          format_usd(wp.usd_per_hour), wp.basis, wp.date, age, in.gpus[winner.gpu_index].id);
     }
     if (plan && spec.sla.requests_per_s) {
-      fmt::print("capacity: {} replica{} at peak, {} at average; autoscale {}–{} on {}; cold start ≈{:.0f} s; "
-                 "scale to zero: {}\n",
-                 plan->replicas_peak, plan->replicas_peak == 1 ? "" : "s", plan->replicas_average, plan->min_replicas,
-                 plan->max_replicas, plan->scaling_signal, plan->cold_start_s, plan->scale_to_zero ? "yes" : "no");
+      fmt::print(
+          "capacity: {} replica{} at peak, {} at average; autoscale {}–{} on {}; cold start ≈{:.0f} s; "
+          "scale to zero: {}\n",
+          plan->replicas_peak, plan->replicas_peak == 1 ? "" : "s", plan->replicas_average,
+          plan->min_replicas, plan->max_replicas, plan->scaling_signal, plan->cold_start_s,
+          plan->scale_to_zero ? "yes" : "no");
     }
     if (plan) fmt::print("tier: {} ({})\n", plan->tier, plan->why);
   } else {
@@ -235,46 +256,58 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   if (!misses.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");
     for (const auto& c : misses) {
-      fmt::print("  {} {} {}: {}\n", c.total_gpus(), in.gpus[c.gpu_index].id, layout_label(c.layout), describe_rejection(c));
+      fmt::print("  {} {} {}: {}\n", c.total_gpus(), in.gpus[c.gpu_index].id, layout_label(c.layout),
+                 describe_rejection(c));
     }
   }
   if (o.explain && !r.rejected.empty()) {
     fmt::print("\nrejected ({}):\n", r.rejected.size());
-    fmt::print("{}", candidate_table(in, r.rejected, r.rejected.size(), show_precision, true).render_text(std::max(width, 160)));
+    fmt::print("{}", candidate_table(in, r.rejected, r.rejected.size(), show_precision, true)
+                         .render_text(std::max(width, 160)));
   }
   if (o.searched_precisions) {
     fmt::print("\nprecision quality:\n");
-    for (const auto& p : in.precisions) fmt::print("  {}: {}\n", precision_name(p), format_info(p.weights).quality_note);
+    for (const auto& p : in.precisions)
+      fmt::print("  {}: {}\n", precision_name(p), format_info(p.weights).quality_note);
   }
-  fmt::print("\n{} candidates evaluated, {} meet the requirements{}\n", r.candidates.size() + r.rejected.size(),
-             r.candidates.size(), o.explain ? "" : "; --explain lists every rejection");
+  fmt::print("\n{} candidates evaluated, {} meet the requirements{}\n",
+             r.candidates.size() + r.rejected.size(), r.candidates.size(),
+             o.explain ? "" : "; --explain lists every rejection");
 }
 
 namespace {
 
-Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate>& rows, std::size_t limit, bool with_reason) {
-  std::vector<Column> columns = {{"rank", Align::right}, {"gpu", Align::left}, {"gpus", Align::right},
-                                 {"layout", Align::left, true}};
-  for (const char* h : {"MFU", "tok/s", "time", "$/h", "$/run", "mem/GPU"}) columns.push_back({h, Align::right});
+Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate>& rows, std::size_t limit,
+                     bool with_reason) {
+  std::vector<Column> columns = {
+      {"rank", Align::right}, {"gpu", Align::left}, {"gpus", Align::right}, {"layout", Align::left, true}};
+  for (const char* h : {"MFU", "tok/s", "time", "$/h", "$/run", "mem/GPU"})
+    columns.push_back({h, Align::right});
   if (with_reason) columns.push_back({"reason", Align::left, true});
   Table t(std::move(columns));
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const TrainingCandidate& c = rows[i];
     const TrainingEstimate& e = c.estimate;
     const double hours = e.time_to_train_s / k_seconds_per_hour;
-    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
-                                      std::to_string(e.gpus), training_layout_label(e.layout),
-                                      fmt::format("{:.1f}%", e.mfu * 100.0), format_count(e.tokens_per_s),
-                                      hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0) : fmt::format("{:.1f} h", hours),
+    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-",
+                                      in.gpus[c.gpu_index].id,
+                                      std::to_string(e.gpus),
+                                      training_layout_label(e.layout),
+                                      fmt::format("{:.1f}%", e.mfu * 100.0),
+                                      format_count(e.tokens_per_s),
+                                      hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0)
+                                                    : fmt::format("{:.1f} h", hours),
                                       format_usd(e.usd_per_hour, c.price_known),
-                                      c.price_known ? format_usd_total(e.usd_total) : "n/a", format_gb(e.memory.per_gpu_bytes)};
+                                      c.price_known ? format_usd_total(e.usd_total) : "n/a",
+                                      format_gb(e.memory.per_gpu_bytes)};
     if (with_reason) cells.push_back(describe_training_rejection(c));
     t.add_row(std::move(cells));
   }
   return t;
 }
 
-nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c, const LoadedCatalog& catalog) {
+nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
+                                       const LoadedCatalog& catalog) {
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, c.estimate, c.price_known);
   BandContext bands;
   bands.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
@@ -288,7 +321,7 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
   return j;
 }
 
-}  // namespace
+} // namespace
 
 void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
                                     const LoadedCatalog& catalog, const RenderOptions& o) {
@@ -303,9 +336,11 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     doc["rank_by"] = "cost_per_run";
     doc["pricing"] = to_string(catalog.pricing);
     doc["candidates"] = nlohmann::json::array();
-    for (const auto& c : r.candidates) doc["candidates"].push_back(training_candidate_json(in, c, catalog));
+    for (const auto& c : r.candidates)
+      doc["candidates"].push_back(training_candidate_json(in, c, catalog));
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : r.rejected) doc["rejected"].push_back(training_candidate_json(in, c, catalog));
+    for (const auto& c : r.rejected)
+      doc["rejected"].push_back(training_candidate_json(in, c, catalog));
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};
@@ -316,7 +351,8 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   if (o.format == Format::csv || o.format == Format::markdown) {
     std::vector<TrainingCandidate> all = r.candidates;
     if (o.format == Format::csv) all.insert(all.end(), r.rejected.begin(), r.rejected.end());
-    const Table t = training_table(in, all, o.format == Format::csv ? all.size() : o.top, o.format == Format::csv);
+    const Table t =
+        training_table(in, all, o.format == Format::csv ? all.size() : o.top, o.format == Format::csv);
     fmt::print("{}", o.format == Format::csv ? t.render_csv() : t.render_markdown());
     return;
   }
@@ -324,18 +360,20 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   if (spec.sla.deadline_hours) goals.push_back(fmt::format("finish within {:g} h", *spec.sla.deadline_hours));
   if (spec.sla.budget_usd) goals.push_back(fmt::format("cost at most ${:g}", *spec.sla.budget_usd));
   std::string goal_text;
-  for (const auto& g : goals) goal_text += (goal_text.empty() ? "" : ", ") + g;
+  for (const auto& g : goals)
+    goal_text += (goal_text.empty() ? "" : ", ") + g;
   fmt::print("{}: {} {} training ({} params), {:g} tokens at sequence {}, global batch {}\n",
              spec.name.empty() ? "spec" : spec.name, pm.model.name, to_string(w.method),
              format_params(static_cast<double>(pm.params.total)), w.tokens, w.seq_len, w.global_batch);
   fmt::print("goals: {}; prices: {} (as of {}); cost per run includes a planning overhead factor\n\n",
-             goal_text.empty() ? "none (cheapest run)" : goal_text, to_string(catalog.pricing), catalog.catalog.prices_as_of);
+             goal_text.empty() ? "none (cheapest run)" : goal_text, to_string(catalog.pricing),
+             catalog.catalog.prices_as_of);
   const int width = terminal_width();
   if (!r.candidates.empty()) {
     fmt::print("{}", training_table(in, r.candidates, o.top, false).render_text(width, use_color()));
     const TrainingCandidate& win = r.candidates.front();
-    fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n", win.estimate.gpus,
-               in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
+    fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
+               win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
                goal_text.empty() ? "fits" : "meets " + goal_text,
                win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
                win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
@@ -345,7 +383,8 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   std::vector<TrainingCandidate> misses;
   for (const auto& c : r.rejected) {
     bool seen = false;
-    for (const auto& m : misses) seen = seen || m.gpu_index == c.gpu_index;
+    for (const auto& m : misses)
+      seen = seen || m.gpu_index == c.gpu_index;
     if (!seen) misses.push_back(c);
     if (misses.size() == 3) break;
   }
@@ -356,10 +395,11 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     }
   }
   if (o.explain && !r.rejected.empty()) {
-    fmt::print("\nrejected ({}):\n{}", r.rejected.size(), training_table(in, r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
+    fmt::print("\nrejected ({}):\n{}", r.rejected.size(),
+               training_table(in, r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
   }
-  fmt::print("\n{} configurations evaluated, {} meet the requirements\n", r.candidates.size() + r.rejected.size(),
-             r.candidates.size());
+  fmt::print("\n{} configurations evaluated, {} meet the requirements\n",
+             r.candidates.size() + r.rejected.size(), r.candidates.size());
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

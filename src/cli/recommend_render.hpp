@@ -7,10 +7,10 @@
 
 #include "app.hpp"
 #include "catalog_setup.hpp"
+#include "render.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 #include "rightsize/training_recommend.hpp"
-#include "render.hpp"
 #include "run_context.hpp"
 
 namespace rightsize::cli {
@@ -33,10 +33,11 @@ std::string describe_sla(const Sla& sla);
 
 /// Prints a recommendation in the chosen format to stdout.
 void render_recommendation(const Spec& spec, const SearchInputs& in, const Recommendation& r,
-                           const LoadedCatalog& catalog, const SearchPolicy& policy, const RenderOptions& options);
+                           const LoadedCatalog& catalog, const SearchPolicy& policy,
+                           const RenderOptions& options);
 
 /// Prints a training recommendation in the chosen format to stdout.
 void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
                                     const LoadedCatalog& catalog, const RenderOptions& options);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

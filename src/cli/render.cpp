@@ -21,7 +21,9 @@ double round_sig(double value, int digits) {
   return std::round(value * scale) / scale;
 }
 
-std::string format_gb(double bytes) { return fmt::format("{:.2f} GB", bytes / k_bytes_per_gb); }
+std::string format_gb(double bytes) {
+  return fmt::format("{:.2f} GB", bytes / k_bytes_per_gb);
+}
 
 std::string format_ms(double seconds) {
   if (seconds <= 0.0) return "-";
@@ -70,23 +72,23 @@ std::string describe_rejection(const Candidate& c) {
   const Rejection& r = c.rejection;
   const auto conc = c.estimate.concurrency;
   switch (r.reason) {
-    case RejectReason::none: return "meets every requirement";
-    case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
-    case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
-    case RejectReason::does_not_fit:
-      return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb, r.limit / k_bytes_per_gb);
-    case RejectReason::ttft:
-      return fmt::format("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
-    case RejectReason::tpot:
-      return fmt::format("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
-    case RejectReason::e2e:
-      return fmt::format("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
-    case RejectReason::throughput:
-      return fmt::format("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s", r.value, r.limit);
-    case RejectReason::budget: return fmt::format("costs ${:.2f}/h > budget ${:g}/h", r.value, r.limit);
-    case RejectReason::no_price: return "no price known for this GPU";
-    case RejectReason::deadline:
-      return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
+  case RejectReason::none: return "meets every requirement";
+  case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
+  case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
+  case RejectReason::does_not_fit:
+    return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb,
+                       r.limit / k_bytes_per_gb);
+  case RejectReason::ttft:
+    return fmt::format("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
+  case RejectReason::tpot:
+    return fmt::format("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
+  case RejectReason::e2e:
+    return fmt::format("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
+  case RejectReason::throughput:
+    return fmt::format("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s", r.value, r.limit);
+  case RejectReason::budget: return fmt::format("costs ${:.2f}/h > budget ${:g}/h", r.value, r.limit);
+  case RejectReason::no_price: return "no price known for this GPU";
+  case RejectReason::deadline: return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
   }
   return "rejected";
 }
@@ -100,8 +102,8 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                   {"params", model.params.total},
                   {"active_params", model.params.active},
                   {"weight_bytes_total", bytes(model.weight_bytes_total)}};
-  doc["deployment"] = {{"gpu", gpu_id}, {"gpus", d.gpus},           {"tp", d.tp},
-                       {"pp", d.pp},    {"ep", d.ep},               {"replicas", d.replicas()}};
+  doc["deployment"] = {{"gpu", gpu_id}, {"gpus", d.gpus}, {"tp", d.tp},
+                       {"pp", d.pp},    {"ep", d.ep},     {"replicas", d.replicas()}};
   const MemoryEstimate& m = e.memory;
   doc["memory"] = {{"per_gpu_bytes", bytes(m.per_gpu_bytes)},
                    {"capacity_per_gpu_bytes", bytes(m.capacity_per_gpu_bytes)},
@@ -162,13 +164,15 @@ void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const In
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 
-std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& e, const Sla& sla) {
+std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& e,
+                                         const Sla& sla) {
   std::vector<std::string> out;
   auto check = [&](const char* name, FigureKind kind, double seconds, const std::optional<double>& limit_ms) {
     if (!limit_ms || seconds * 1e3 > *limit_ms) return;
     const double high_ms = bands.band(kind, seconds).high * 1e3;
     if (high_ms > *limit_ms) {
-      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its p90 is {:.1f} ms", name, seconds * 1e3, *limit_ms, high_ms));
+      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its p90 is {:.1f} ms", name, seconds * 1e3,
+                                *limit_ms, high_ms));
     }
   };
   check("TTFT", FigureKind::ttft, e.ttft_s, sla.ttft_ms);
@@ -177,7 +181,8 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
   if (sla.requests_per_s && e.requests_per_s >= *sla.requests_per_s) {
     const double low = bands.band(FigureKind::throughput, e.requests_per_s).low;
     if (low < *sla.requests_per_s) {
-      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its p10 is {:.1f}", e.requests_per_s, *sla.requests_per_s, low));
+      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its p10 is {:.1f}", e.requests_per_s,
+                                *sla.requests_per_s, low));
     }
   }
   return out;
@@ -193,4 +198,4 @@ nlohmann::json assumptions_json(const std::vector<std::string>& assumptions) {
   return nlohmann::json(assumptions);
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -39,8 +39,9 @@ std::string layout_label(const Deployment& layout);
 
 /// JSON of one inference estimate, the estimate document's body (model/deployment/memory/
 /// inference/cost). `gpu_id` names the GPU.
-nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& deployment,
-                             const InferenceEstimate& estimate, bool price_known);
+nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id,
+                             const Deployment& deployment, const InferenceEstimate& estimate,
+                             bool price_known);
 
 /// Where error bands come from for one estimate: the calibration (null = none loaded), the GPU and
 /// the model class (docs/accuracy.md, "Error bands").
@@ -58,7 +59,8 @@ void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const In
 
 /// SLA targets met by the point estimate but missed at the pessimistic end of the band, in words
 /// ("TPOT 49.9 ms meets 50 ms, but its p90 is 61.0 ms"). Empty when the SLA holds across the band.
-std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& estimate, const Sla& sla);
+std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& estimate,
+                                         const Sla& sla);
 
 /// "113 ms (72–286)" for a latency with its band.
 std::string format_ms_band(const BandContext& bands, FigureKind kind, double seconds);
@@ -66,4 +68,4 @@ std::string format_ms_band(const BandContext& bands, FigureKind kind, double sec
 /// The spec's assumptions as a JSON array (sorted as given).
 nlohmann::json assumptions_json(const std::vector<std::string>& assumptions);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

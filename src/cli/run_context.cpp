@@ -10,13 +10,16 @@
 namespace rightsize::cli {
 
 void add_engine_options(CLI::App* command, EngineOptions& options) {
-  command->add_option("--gpu-memory-utilization", options.gpu_memory_utilization,
-                      "fraction of GPU memory the engine may use (default 0.90, as vLLM)")
+  command
+      ->add_option("--gpu-memory-utilization", options.gpu_memory_utilization,
+                   "fraction of GPU memory the engine may use (default 0.90, as vLLM)")
       ->group("Engine");
-  command->add_option("--max-batched-tokens", options.max_batched_tokens,
-                      "chunked-prefill step size in tokens (default 8192)")
+  command
+      ->add_option("--max-batched-tokens", options.max_batched_tokens,
+                   "chunked-prefill step size in tokens (default 8192)")
       ->group("Engine");
-  command->add_option("--max-num-seqs", options.max_num_seqs, "engine cap on in-flight sequences (default 1024)")
+  command
+      ->add_option("--max-num-seqs", options.max_num_seqs, "engine cap on in-flight sequences (default 1024)")
       ->group("Engine");
 }
 
@@ -46,7 +49,9 @@ EngineConfig engine_config(const EngineOptions& options) {
   return engine;
 }
 
-Spec load_spec_file(const std::string& path) { return io::load_spec(path, data_dir() + "/models"); }
+Spec load_spec_file(const std::string& path) {
+  return io::load_spec(path, data_dir() + "/models");
+}
 
 std::size_t gpu_index(const LoadedCatalog& catalog, const Gpu& gpu) {
   return static_cast<std::size_t>(&gpu - catalog.catalog.gpus.data());
@@ -56,11 +61,13 @@ std::vector<Precision> precisions_to_search(const Spec& spec, const std::string&
   if (list.empty()) return {spec.precision};
   std::vector<Precision> out;
   std::vector<std::string> names;
-  for (const auto& f : all_formats()) names.emplace_back(f.name);
+  for (const auto& f : all_formats())
+    names.emplace_back(f.name);
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = list.find(',', start);
-    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto format = parse_number_format(item);
     if (!format) {
       const std::string hint = did_you_mean(item, names);
@@ -78,12 +85,13 @@ std::vector<Precision> precisions_to_search(const Spec& spec, const std::string&
   return out;
 }
 
-SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog, const std::vector<std::string>& gpu_flags,
-                           const std::string& precision_list) {
+SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
+                           const std::vector<std::string>& gpu_flags, const std::string& precision_list) {
   SearchInputs in;
   std::vector<const Gpu*> chosen;
   if (!gpu_flags.empty()) {
-    for (const auto& id : gpu_flags) chosen.push_back(&require_gpu(catalog.catalog, id, "--gpu"));
+    for (const auto& id : gpu_flags)
+      chosen.push_back(&require_gpu(catalog.catalog, id, "--gpu"));
   } else if (!spec.constraints.gpus.empty()) {
     for (std::size_t i = 0; i < spec.constraints.gpus.size(); ++i) {
       const std::string& id = spec.constraints.gpus[i];
@@ -97,7 +105,8 @@ SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog, const
       chosen.push_back(gpu);
     }
   } else {
-    for (const auto& gpu : catalog.catalog.gpus) chosen.push_back(&gpu);
+    for (const auto& gpu : catalog.catalog.gpus)
+      chosen.push_back(&gpu);
   }
   std::sort(chosen.begin(), chosen.end(), [](const Gpu* a, const Gpu* b) { return a->id < b->id; });
   chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
@@ -108,8 +117,9 @@ SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog, const
     in.usd_per_gpu_hour.push_back(price.known ? price.usd_per_hour : 0.0);
   }
   in.precisions = precisions_to_search(spec, precision_list);
-  for (const auto& p : in.precisions) in.models.push_back(prepare_model(spec.model, p));
+  for (const auto& p : in.precisions)
+    in.models.push_back(prepare_model(spec.model, p));
   return in;
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -29,18 +29,18 @@ std::size_t gpu_index(const LoadedCatalog& catalog, const Gpu& gpu);
 
 /// What a search runs over: the chosen GPUs with their prices, and one prepared model per precision.
 struct SearchInputs {
-  std::vector<Gpu> gpus;                 ///< sorted by id
-  std::vector<ResolvedPrice> prices;     ///< parallel to gpus
-  std::vector<double> usd_per_gpu_hour;  ///< parallel to gpus; 0 = unknown
+  std::vector<Gpu> gpus;                ///< sorted by id
+  std::vector<ResolvedPrice> prices;    ///< parallel to gpus
+  std::vector<double> usd_per_gpu_hour; ///< parallel to gpus; 0 = unknown
   std::vector<Precision> precisions;
-  std::vector<PreparedModel> models;     ///< parallel to precisions
+  std::vector<PreparedModel> models; ///< parallel to precisions
 };
 /// GPUs from --gpu (usage errors), else the spec's constraints.gpus (input errors with pointer),
 /// else the whole catalog.
-SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog, const std::vector<std::string>& gpu_flags,
-                           const std::string& precision_list);
+SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
+                           const std::vector<std::string>& gpu_flags, const std::string& precision_list);
 
 /// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
 std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

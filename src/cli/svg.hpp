@@ -16,28 +16,29 @@ struct SvgPoint {
 
 /// Text placement.
 struct SvgTextStyle {
-  std::string_view anchor = "start";  ///< start, middle, end
-  double size = 12.0;                 ///< font size, px
+  std::string_view anchor = "start"; ///< start, middle, end
+  double size = 12.0;                ///< font size, px
   bool bold = false;
-  double rotate = 0.0;                ///< degrees about the anchor point
+  double rotate = 0.0; ///< degrees about the anchor point
   std::string_view fill = "#222";
 };
 
 /// Builds one standalone SVG document.
 class SvgWriter {
- public:
+public:
   /// Starts a document of `width` × `height` px with a white background and `title` (<title>).
   SvgWriter(double width, double height, std::string_view title);
   void line(SvgPoint from, SvgPoint to, std::string_view stroke, double width, bool dashed = false);
   void rect(SvgPoint corner, double width, double height, std::string_view fill, std::string_view stroke);
   void circle(SvgPoint center, double radius, std::string_view fill, double opacity = 1.0);
   /// An open polyline; `css_class` names it (e.g. "pareto", "series").
-  void polyline(std::span<const SvgPoint> points, std::string_view stroke, double width, std::string_view css_class);
+  void polyline(std::span<const SvgPoint> points, std::string_view stroke, double width,
+                std::string_view css_class);
   void text(SvgPoint at, std::string_view text, const SvgTextStyle& style = {});
   /// Closes the document and returns it.
   [[nodiscard]] std::string finish();
 
- private:
+private:
   std::string m_out;
 };
 
@@ -51,4 +52,4 @@ std::vector<double> log_ticks(double lo, double hi);
 /// A short tick label: "0.5", "20", "1.5k", "2M", "1e-05".
 std::string tick_label(double value);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -32,22 +32,22 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
     const double v = axis.numbers[digit];
     const auto count = static_cast<std::int64_t>(v);
     switch (axis.key->field) {
-      case SweepField::model_json: break;
-      case SweepField::input_tokens: in.workload.input_tokens = count; break;
-      case SweepField::output_tokens: in.workload.output_tokens = count; break;
-      case SweepField::concurrency: in.workload.concurrency = count; break;
-      case SweepField::max_context: in.workload.max_context = count; break;
-      case SweepField::sla_ttft_ms: in.sla.ttft_ms = v; break;
-      case SweepField::sla_tpot_ms: in.sla.tpot_ms = v; break;
-      case SweepField::sla_e2e_ms: in.sla.e2e_ms = v; break;
-      case SweepField::sla_requests_per_s: in.sla.requests_per_s = v; break;
-      case SweepField::sla_output_tokens_per_s: in.sla.output_tokens_per_s = v; break;
-      case SweepField::sla_budget_usd: in.sla.budget_usd = v; break;
-      case SweepField::gpu: in.deployment.gpu = static_cast<std::size_t>(v); break;
-      case SweepField::gpus: in.deployment.gpus = static_cast<int>(count); break;
-      case SweepField::tp: in.deployment.tp = static_cast<int>(count); break;
-      case SweepField::pp: in.deployment.pp = static_cast<int>(count); break;
-      case SweepField::ep: in.deployment.ep = static_cast<int>(count); break;
+    case SweepField::model_json: break;
+    case SweepField::input_tokens: in.workload.input_tokens = count; break;
+    case SweepField::output_tokens: in.workload.output_tokens = count; break;
+    case SweepField::concurrency: in.workload.concurrency = count; break;
+    case SweepField::max_context: in.workload.max_context = count; break;
+    case SweepField::sla_ttft_ms: in.sla.ttft_ms = v; break;
+    case SweepField::sla_tpot_ms: in.sla.tpot_ms = v; break;
+    case SweepField::sla_e2e_ms: in.sla.e2e_ms = v; break;
+    case SweepField::sla_requests_per_s: in.sla.requests_per_s = v; break;
+    case SweepField::sla_output_tokens_per_s: in.sla.output_tokens_per_s = v; break;
+    case SweepField::sla_budget_usd: in.sla.budget_usd = v; break;
+    case SweepField::gpu: in.deployment.gpu = static_cast<std::size_t>(v); break;
+    case SweepField::gpus: in.deployment.gpus = static_cast<int>(count); break;
+    case SweepField::tp: in.deployment.tp = static_cast<int>(count); break;
+    case SweepField::pp: in.deployment.pp = static_cast<int>(count); break;
+    case SweepField::ep: in.deployment.ep = static_cast<int>(count); break;
     }
   }
   in.model = model;
@@ -57,7 +57,8 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
 // deployment: throughput SLAs are checked against what it serves instead of sizing replicas.
 Rejection judge(const InferenceEstimate& e, const Sla& sla, bool price_known) {
   if (!e.precision_supported) return {RejectReason::precision_unsupported, 0.0, 0.0};
-  if (!e.memory.fits) return {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
+  if (!e.memory.fits)
+    return {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
   if (sla.ttft_ms && e.ttft_s * 1e3 > *sla.ttft_ms) return {RejectReason::ttft, e.ttft_s * 1e3, *sla.ttft_ms};
   if (sla.tpot_ms && e.tpot_s * 1e3 > *sla.tpot_ms) return {RejectReason::tpot, e.tpot_s * 1e3, *sla.tpot_ms};
   if (sla.e2e_ms && e.e2e_s * 1e3 > *sla.e2e_ms) return {RejectReason::e2e, e.e2e_s * 1e3, *sla.e2e_ms};
@@ -77,8 +78,8 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
   const double price = plan.prices[out.gpu];
   out.price_known = price > 0.0;
   out.deployment = dep;
-  out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep, plan.policy.engine,
-                                    &in.sla, out.price_known ? price : 0.0);
+  out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep,
+                                    plan.policy.engine, &in.sla, out.price_known ? price : 0.0);
   out.rejection = judge(out.estimate, in.sla, out.price_known);
 }
 
@@ -164,7 +165,7 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
   out.price_known = best->price_known;
 }
 
-}  // namespace
+} // namespace
 
 void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out) {
   out.index = index;
@@ -192,4 +193,4 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   }
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

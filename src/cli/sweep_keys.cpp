@@ -14,8 +14,8 @@
 namespace rightsize::cli {
 namespace {
 
-constexpr double k_max_tokens = 10'000'000;      // the spec loader's bound on token counts
-constexpr double k_max_concurrency = 1'000'000;  // and on concurrency
+constexpr double k_max_tokens = 10'000'000;     // the spec loader's bound on token counts
+constexpr double k_max_concurrency = 1'000'000; // and on concurrency
 constexpr double k_max_gpus = 4096;
 
 std::optional<double> number_of(const std::string& text) {
@@ -25,11 +25,14 @@ std::optional<double> number_of(const std::string& text) {
   return value;
 }
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorKind::usage, "--vary", "", message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw Error(ErrorKind::usage, "--vary", "", message);
+}
 
 std::vector<std::string> key_names() {
   std::vector<std::string> names;
-  for (const auto& k : sweep_keys()) names.emplace_back(k.name);
+  for (const auto& k : sweep_keys())
+    names.emplace_back(k.name);
   return names;
 }
 
@@ -43,14 +46,16 @@ std::vector<std::string> format_names(bool (*usable)(const FormatInfo&)) {
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  for (const auto& s : items)
+    out += (out.empty() ? "" : ", ") + s;
   return out;
 }
 
 [[noreturn]] void unknown(const KeyInfo& key, const std::string& what, const std::string& value,
                           const std::vector<std::string>& choices) {
   const std::string hint = did_you_mean(value, choices);
-  if (!hint.empty()) fail(fmt::format("{}: unknown {} \"{}\"; did you mean \"{}\"?", key.name, what, value, hint));
+  if (!hint.empty())
+    fail(fmt::format("{}: unknown {} \"{}\"; did you mean \"{}\"?", key.name, what, value, hint));
   fail(fmt::format("{}: unknown {} \"{}\" (expected one of {})", key.name, what, value, join(choices)));
 }
 
@@ -78,42 +83,43 @@ void check_values(SweepAxis& axis, const std::vector<std::string>& presets) {
     const bool is_number = parsed.has_value();
     const double number = parsed.value_or(0.0);
     switch (key.kind) {
-      case ValueKind::count_auto:
-        if (text == "auto") {
-          axis.numbers.push_back(0.0);
-          break;
-        }
-        [[fallthrough]];
-      case ValueKind::count:
-        if (!is_number || number < 1.0 || number > key.max || number != std::floor(number)) {
-          fail(fmt::format("{}: expected whole numbers from 1 to {:g}{}, got \"{}\"", key.name, key.max,
-                           key.kind == ValueKind::count_auto ? " or \"auto\"" : "", text));
-        }
-        axis.numbers.push_back(number);
+    case ValueKind::count_auto:
+      if (text == "auto") {
+        axis.numbers.push_back(0.0);
         break;
-      case ValueKind::amount:
-        if (!is_number || number <= 0.0 || number > key.max) {
-          fail(fmt::format("{}: expected numbers above 0 and at most {:g}, got \"{}\"", key.name, key.max, text));
-        }
-        axis.numbers.push_back(number);
-        break;
-      case ValueKind::number:
-        if (!is_number) fail(fmt::format("{}: expected numbers, got \"{}\"", key.name, text));
-        break;
-      case ValueKind::precision:
-      case ValueKind::activations:
-      case ValueKind::kv_cache: check_format(key, text); break;
-      case ValueKind::preset:
-        if (is_number || std::find(presets.begin(), presets.end(), text) == presets.end()) {
-          unknown(key, "preset", text, presets);
-        }
-        break;
-      case ValueKind::gpu: break;  // resolved against the catalog by resolve_gpu_axis
+      }
+      [[fallthrough]];
+    case ValueKind::count:
+      if (!is_number || number < 1.0 || number > key.max || number != std::floor(number)) {
+        fail(fmt::format("{}: expected whole numbers from 1 to {:g}{}, got \"{}\"", key.name, key.max,
+                         key.kind == ValueKind::count_auto ? " or \"auto\"" : "", text));
+      }
+      axis.numbers.push_back(number);
+      break;
+    case ValueKind::amount:
+      if (!is_number || number <= 0.0 || number > key.max) {
+        fail(fmt::format("{}: expected numbers above 0 and at most {:g}, got \"{}\"", key.name, key.max,
+                         text));
+      }
+      axis.numbers.push_back(number);
+      break;
+    case ValueKind::number:
+      if (!is_number) fail(fmt::format("{}: expected numbers, got \"{}\"", key.name, text));
+      break;
+    case ValueKind::precision:
+    case ValueKind::activations:
+    case ValueKind::kv_cache: check_format(key, text); break;
+    case ValueKind::preset:
+      if (is_number || std::find(presets.begin(), presets.end(), text) == presets.end()) {
+        unknown(key, "preset", text, presets);
+      }
+      break;
+    case ValueKind::gpu: break; // resolved against the catalog by resolve_gpu_axis
     }
   }
 }
 
-}  // namespace
+} // namespace
 
 const std::vector<KeyInfo>& sweep_keys() {
   using F = SweepField;
@@ -186,4 +192,4 @@ SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::str
   return axis;
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

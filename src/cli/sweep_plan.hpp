@@ -19,31 +19,43 @@ namespace rightsize::cli {
 
 /// What a sweep key changes.
 enum class SweepField : std::uint8_t {
-  model_json,  ///< a model.* / precision.* field: edit the spec JSON, re-parse, re-prepare
-  input_tokens, output_tokens, concurrency, max_context,
-  sla_ttft_ms, sla_tpot_ms, sla_e2e_ms, sla_requests_per_s, sla_output_tokens_per_s, sla_budget_usd,
-  gpu, gpus, tp, pp, ep,
+  model_json, ///< a model.* / precision.* field: edit the spec JSON, re-parse, re-prepare
+  input_tokens,
+  output_tokens,
+  concurrency,
+  max_context,
+  sla_ttft_ms,
+  sla_tpot_ms,
+  sla_e2e_ms,
+  sla_requests_per_s,
+  sla_output_tokens_per_s,
+  sla_budget_usd,
+  gpu,
+  gpus,
+  tp,
+  pp,
+  ep,
 };
 
 /// Which values a key accepts.
 enum class ValueKind : std::uint8_t {
-  count,        ///< positive integers up to KeyInfo::max
-  count_auto,   ///< positive integers or "auto" (concurrency)
-  amount,       ///< positive numbers up to KeyInfo::max
-  number,       ///< any JSON number (model fields; parse_spec validates)
-  precision,    ///< a storage format name (precision, precision.weights)
-  activations,  ///< a format usable for activations
-  kv_cache,     ///< a format usable for the KV cache
-  preset,       ///< a preset id in data/models
-  gpu,          ///< a catalog GPU id or alias
+  count,       ///< positive integers up to KeyInfo::max
+  count_auto,  ///< positive integers or "auto" (concurrency)
+  amount,      ///< positive numbers up to KeyInfo::max
+  number,      ///< any JSON number (model fields; parse_spec validates)
+  precision,   ///< a storage format name (precision, precision.weights)
+  activations, ///< a format usable for activations
+  kv_cache,    ///< a format usable for the KV cache
+  preset,      ///< a preset id in data/models
+  gpu,         ///< a catalog GPU id or alias
 };
 
 /// One supported key.
 struct KeyInfo {
-  std::string_view name;      ///< as written after --vary, e.g. "workload.concurrency"
+  std::string_view name; ///< as written after --vary, e.g. "workload.concurrency"
   SweepField field;
   ValueKind kind;
-  double max = 0.0;           ///< upper bound for count/amount kinds
+  double max = 0.0; ///< upper bound for count/amount kinds
 };
 
 /// All supported keys, in the order docs/sweep.md lists them.
@@ -55,9 +67,9 @@ const KeyInfo* find_sweep_key(std::string_view name);
 struct SweepAxis {
   const KeyInfo* key = nullptr;
   AxisValues values;
-  std::vector<double> numbers;        ///< per value for fast keys: "auto" -> 0, gpu -> catalog index
-  std::vector<std::string> csv_cells; ///< RFC 4180-quoted where needed
-  std::vector<std::string> json_values;  ///< JSON literal (number or quoted string)
+  std::vector<double> numbers;          ///< per value for fast keys: "auto" -> 0, gpu -> catalog index
+  std::vector<std::string> csv_cells;   ///< RFC 4180-quoted where needed
+  std::vector<std::string> json_values; ///< JSON literal (number or quoted string)
 };
 
 /// Parses one `--vary` argument. `presets` lists preset ids (for model.preset did-you-mean).
@@ -69,7 +81,7 @@ enum class SweepMode : std::uint8_t { estimate, recommend };
 
 /// The deployment fields given by flags or the spec (0 / npos = not given).
 struct FixedDeployment {
-  std::size_t gpu = std::numeric_limits<std::size_t>::max();  ///< catalog index
+  std::size_t gpu = std::numeric_limits<std::size_t>::max(); ///< catalog index
   int gpus = 0;
   int tp = 0;
   int pp = 0;
@@ -81,12 +93,12 @@ struct SweepPlan {
   SweepMode mode = SweepMode::estimate;
   std::vector<SweepAxis> axes;
   GridShape grid;
-  std::vector<std::size_t> model_axes;   ///< indices into `axes` of the model keys, in order
-  GridShape model_grid;                  ///< over the model axes: one PreparedModel per point
+  std::vector<std::size_t> model_axes; ///< indices into `axes` of the model keys, in order
+  GridShape model_grid;                ///< over the model axes: one PreparedModel per point
   std::vector<PreparedModel> models;
-  std::vector<Gpu> gpus;                 ///< the catalog
-  std::vector<double> prices;            ///< USD per GPU-hour, parallel to gpus; <= 0 unknown
-  std::vector<std::size_t> search_gpus;  ///< recommend mode: catalog indices to consider
+  std::vector<Gpu> gpus;                ///< the catalog
+  std::vector<double> prices;           ///< USD per GPU-hour, parallel to gpus; <= 0 unknown
+  std::vector<std::size_t> search_gpus; ///< recommend mode: catalog indices to consider
   /// Auto layouts per (model combination, GPU): replica_layouts() computed up front.
   std::vector<std::vector<Deployment>> layouts;
   InferenceWorkload workload;
@@ -106,21 +118,23 @@ enum class PointIssue : std::uint8_t { none, max_context, layout_gpus, layout_he
 struct PointResult {
   std::uint64_t index = 0;
   std::array<std::size_t, k_max_sweep_axes> digits{};
-  std::size_t model = 0;              ///< model combination
-  std::size_t gpu = 0;                ///< catalog index
-  Deployment deployment;              ///< the whole deployment: gpus = replicas · tp · pp
+  std::size_t model = 0; ///< model combination
+  std::size_t gpu = 0;   ///< catalog index
+  Deployment deployment; ///< the whole deployment: gpus = replicas · tp · pp
   InferenceEstimate estimate;
-  Rejection rejection;                ///< reason none = meets everything
+  Rejection rejection; ///< reason none = meets everything
   PointIssue issue = PointIssue::none;
-  std::int64_t issue_value = 0;       ///< numbers for the issue message
+  std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;
   bool price_known = false;
   [[nodiscard]] bool has_estimate() const { return issue == PointIssue::none; }
-  [[nodiscard]] bool ok() const { return issue == PointIssue::none && rejection.reason == RejectReason::none; }
+  [[nodiscard]] bool ok() const {
+    return issue == PointIssue::none && rejection.reason == RejectReason::none;
+  }
 };
 
 /// Resolves the fast keys of point `index` and evaluates it (estimate or recommend mode).
 /// Estimate mode allocates nothing.
 void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

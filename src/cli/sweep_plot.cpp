@@ -17,9 +17,9 @@ namespace {
 constexpr double k_width = 860;
 constexpr double k_height = 540;
 constexpr double k_left = 80;
-constexpr double k_right = 650;   // plot area right edge; the legend sits beyond it
+constexpr double k_right = 650; // plot area right edge; the legend sits beyond it
 constexpr double k_top = 50;
-constexpr double k_bottom = 460;  // plot area bottom edge
+constexpr double k_bottom = 460; // plot area bottom edge
 constexpr std::size_t k_max_legend = 12;
 
 // Tableau 10: distinguishable and colour-blind aware.
@@ -36,7 +36,8 @@ struct Scale {
   std::vector<double> ticks;
 
   [[nodiscard]] double map(double v) const {
-    const double t = log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
+    const double t =
+        log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
     return px_lo + t * (px_hi - px_lo);
   }
 };
@@ -49,7 +50,7 @@ Scale make_scale(std::vector<double> values, double px_lo, double px_hi) {
   const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
   double lo = *mn;
   double hi = *mx;
-  s.log = lo > 0.0 && hi / lo > 100.0;  // more than two decades
+  s.log = lo > 0.0 && hi / lo > 100.0; // more than two decades
   if (s.log) {
     s.lo = std::pow(10.0, std::floor(std::log10(lo)));
     s.hi = std::pow(10.0, std::ceil(std::log10(hi)));
@@ -87,8 +88,10 @@ void draw_axes(SvgWriter& svg, const Scale& x, const Scale& y, const PlotData& p
     svg.line({k_left, py}, {k_right, py}, "#e0e0e0", 1);
     svg.text({k_left - 6, py + 4}, tick_label(t), {.anchor = "end", .size = 11});
   }
-  svg.text({(k_left + k_right) / 2, k_bottom + 42}, axis_title(plot.x, x.log), {.anchor = "middle", .size = 13});
-  svg.text({22, (k_top + k_bottom) / 2}, axis_title(plot.y, y.log), {.anchor = "middle", .size = 13, .rotate = -90});
+  svg.text({(k_left + k_right) / 2, k_bottom + 42}, axis_title(plot.x, x.log),
+           {.anchor = "middle", .size = 13});
+  svg.text({22, (k_top + k_bottom) / 2}, axis_title(plot.y, y.log),
+           {.anchor = "middle", .size = 13, .rotate = -90});
   svg.text({k_left, 28}, fmt::format("{} vs {}", plot.y.label, plot.x.label), {.size = 15, .bold = true});
 }
 
@@ -115,7 +118,7 @@ void draw_legend(SvgWriter& svg, const PlotData& plot, bool has_front) {
   }
 }
 
-}  // namespace
+} // namespace
 
 PlotData make_plot_data(const SweepPlan& plan, const Metric& x, const Metric& y) {
   PlotData plot;
@@ -148,36 +151,44 @@ std::string render_plot(const PlotData& plot) {
   }
   const Scale sx = make_scale(xs, k_left, k_right);
   const Scale sy = make_scale(ys, k_bottom, k_top);
-  auto at = [&](const PlotPoint& p) { return SvgPoint{sx.map(p.x * plot.x.scale), sy.map(p.y * plot.y.scale)}; };
+  auto at = [&](const PlotPoint& p) {
+    return SvgPoint{sx.map(p.x * plot.x.scale), sy.map(p.y * plot.y.scale)};
+  };
 
   SvgWriter svg(k_width, k_height, fmt::format("rightsize sweep: {} vs {}", plot.y.name, plot.x.name));
   draw_axes(svg, sx, sy, plot);
   if (plot.lines) {
     std::map<std::size_t, std::vector<const PlotPoint*>> series;
-    for (const PlotPoint& p : plot.points) series[p.series].push_back(&p);
+    for (const PlotPoint& p : plot.points)
+      series[p.series].push_back(&p);
     for (auto& [s, points] : series) {
-      std::stable_sort(points.begin(), points.end(), [](const PlotPoint* a, const PlotPoint* b) { return a->x < b->x; });
+      std::stable_sort(points.begin(), points.end(),
+                       [](const PlotPoint* a, const PlotPoint* b) { return a->x < b->x; });
       std::vector<SvgPoint> line;
-      for (const PlotPoint* p : points) line.push_back(at(*p));
+      for (const PlotPoint* p : points)
+        line.push_back(at(*p));
       svg.polyline(line, k_colors[s % k_colors.size()], 1.5, "series");
     }
   }
-  for (const PlotPoint& p : plot.points) svg.circle(at(p), 3, k_colors[p.series % k_colors.size()], 0.75);
+  for (const PlotPoint& p : plot.points)
+    svg.circle(at(p), 3, k_colors[p.series % k_colors.size()], 0.75);
   if (!plot.front.empty()) {
     std::vector<PlotPoint> front = plot.front;
     std::stable_sort(front.begin(), front.end(), [](const PlotPoint& a, const PlotPoint& b) {
       return a.x != b.x ? a.x < b.x : a.y < b.y;
     });
     std::vector<SvgPoint> line;
-    for (const PlotPoint& p : front) line.push_back(at(p));
+    for (const PlotPoint& p : front)
+      line.push_back(at(p));
     svg.polyline(line, "#222", 2.5, "pareto");
   }
   draw_legend(svg, plot, !plot.front.empty());
-  std::string caption = fmt::format("{} points, {} meet every requirement", format_count(static_cast<double>(plot.total_points)),
+  std::string caption = fmt::format("{} points, {} meet every requirement",
+                                    format_count(static_cast<double>(plot.total_points)),
                                     format_count(static_cast<double>(plot.ok_points)));
   if (plot.stride > 1) caption += fmt::format("; every {}th point drawn", plot.stride);
   svg.text({k_left, k_height - 14}, caption, {.size = 11, .fill = "#555"});
   return svg.finish();
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

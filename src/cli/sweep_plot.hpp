@@ -16,4 +16,4 @@ PlotData make_plot_data(const SweepPlan& plan, const Metric& x, const Metric& y)
 /// one colour per series with a legend, the Pareto front as a polyline, a caption with the counts.
 std::string render_plot(const PlotData& plot);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

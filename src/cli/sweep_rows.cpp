@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 
 #include <fmt/compile.h>
 
@@ -17,7 +17,9 @@ namespace {
 
 using Buffer = fmt::memory_buffer;
 
-void put(Buffer& out, std::string_view text) { out.append(text.data(), text.data() + text.size()); }
+void put(Buffer& out, std::string_view text) {
+  out.append(text.data(), text.data() + text.size());
+}
 
 // Integers into a local array and one append: fmt's iterator path pushes one char at a time.
 void put_int(Buffer& out, std::int64_t value) {
@@ -34,7 +36,9 @@ void put_int(Buffer& out, std::int64_t value) {
   out.append(p, end);
 }
 
-void put_bytes(Buffer& out, double bytes) { put_int(out, std::llround(bytes)); }
+void put_bytes(Buffer& out, double bytes) {
+  put_int(out, std::llround(bytes));
+}
 
 // 10^k: exact from a table for |k| <= 22, std::pow beyond (rare: values outside 1e-17..1e27).
 double pow10(int k) {
@@ -53,34 +57,42 @@ double pow10(int k) {
 void append_rejection(Buffer& out, const SweepPlan& plan, const Rejection& r, std::int64_t concurrency) {
   auto it = fmt::appender(out);
   switch (r.reason) {
-    case RejectReason::none: put(out, "meets every requirement"); return;
-    case RejectReason::precision_unsupported: put(out, "the GPU has no tensor-core support for this precision"); return;
-    case RejectReason::layout: put(out, "layout does not divide the model"); return;
-    case RejectReason::does_not_fit:
-      fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
-                     r.limit / k_bytes_per_gb);
-      return;
-    case RejectReason::ttft:
-      fmt::format_to(it, FMT_COMPILE("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit, concurrency);
-      return;
-    case RejectReason::tpot:
-      fmt::format_to(it, FMT_COMPILE("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit, concurrency);
-      return;
-    case RejectReason::e2e:
-      fmt::format_to(it, FMT_COMPILE("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit, concurrency);
-      return;
-    case RejectReason::throughput:
-      if (plan.mode == SweepMode::recommend) {
-        fmt::format_to(it, FMT_COMPILE("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s"), r.value, r.limit);
-      } else {
-        fmt::format_to(it, FMT_COMPILE("serves {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
-      }
-      return;
-    case RejectReason::budget: fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit); return;
-    case RejectReason::no_price: put(out, "no price known for this GPU"); return;
-    case RejectReason::deadline:  // training only: a sweep never sees it, worded as render.cpp does
-      fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
-      return;
+  case RejectReason::none: put(out, "meets every requirement"); return;
+  case RejectReason::precision_unsupported:
+    put(out, "the GPU has no tensor-core support for this precision");
+    return;
+  case RejectReason::layout: put(out, "layout does not divide the model"); return;
+  case RejectReason::does_not_fit:
+    fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
+                   r.limit / k_bytes_per_gb);
+    return;
+  case RejectReason::ttft:
+    fmt::format_to(it, FMT_COMPILE("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
+                   concurrency);
+    return;
+  case RejectReason::tpot:
+    fmt::format_to(it, FMT_COMPILE("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
+                   concurrency);
+    return;
+  case RejectReason::e2e:
+    fmt::format_to(it, FMT_COMPILE("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
+                   concurrency);
+    return;
+  case RejectReason::throughput:
+    if (plan.mode == SweepMode::recommend) {
+      fmt::format_to(it, FMT_COMPILE("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s"), r.value,
+                     r.limit);
+    } else {
+      fmt::format_to(it, FMT_COMPILE("serves {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
+    }
+    return;
+  case RejectReason::budget:
+    fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
+    return;
+  case RejectReason::no_price: put(out, "no price known for this GPU"); return;
+  case RejectReason::deadline: // training only: a sweep never sees it, worded as render.cpp does
+    fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
+    return;
   }
 }
 
@@ -89,15 +101,32 @@ bool needs_csv_quotes(const Buffer& b, std::size_t from) {
                      [](char c) { return c == ',' || c == '"' || c == '\n' || c == '\r'; });
 }
 
-}  // namespace
+} // namespace
 
 const std::vector<std::string_view>& sweep_figure_columns() {
-  static const std::vector<std::string_view> columns = {
-      "deployment.gpu", "deployment.gpus", "deployment.tp", "deployment.pp", "deployment.ep", "deployment.replicas",
-      "memory.per_gpu_bytes", "memory.usable_per_gpu_bytes", "memory.weights_bytes", "memory.kv_cache_bytes",
-      "memory.fits", "inference.concurrency", "inference.max_concurrency", "inference.ttft_s", "inference.tpot_s",
-      "inference.e2e_s", "inference.output_tokens_per_s", "inference.requests_per_s", "inference.bound",
-      "cost.usd_per_hour", "cost.usd_per_million_output_tokens", "cost.usd_per_request", "status"};
+  static const std::vector<std::string_view> columns = {"deployment.gpu",
+                                                        "deployment.gpus",
+                                                        "deployment.tp",
+                                                        "deployment.pp",
+                                                        "deployment.ep",
+                                                        "deployment.replicas",
+                                                        "memory.per_gpu_bytes",
+                                                        "memory.usable_per_gpu_bytes",
+                                                        "memory.weights_bytes",
+                                                        "memory.kv_cache_bytes",
+                                                        "memory.fits",
+                                                        "inference.concurrency",
+                                                        "inference.max_concurrency",
+                                                        "inference.ttft_s",
+                                                        "inference.tpot_s",
+                                                        "inference.e2e_s",
+                                                        "inference.output_tokens_per_s",
+                                                        "inference.requests_per_s",
+                                                        "inference.bound",
+                                                        "cost.usd_per_hour",
+                                                        "cost.usd_per_million_output_tokens",
+                                                        "cost.usd_per_request",
+                                                        "status"};
   return columns;
 }
 
@@ -119,7 +148,7 @@ void append_number(Buffer& out, double value) {
   if (a >= pow10(e10 + 1)) ++e10;
   if (a < pow10(e10)) --e10;
   auto m = static_cast<std::int64_t>((e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5)) + 0.5);
-  if (m >= 1'000'000) {  // rounded up to the next decade
+  if (m >= 1'000'000) { // rounded up to the next decade
     m /= 10;
     ++e10;
   }
@@ -129,11 +158,13 @@ void append_number(Buffer& out, double value) {
     m /= 10;
   }
   int n = 6;
-  while (n > 1 && digits[n - 1] == '0') --n;
+  while (n > 1 && digits[n - 1] == '0')
+    --n;
   if (e10 < -4 || e10 >= 16) {
     *p++ = digits[0];
     if (n > 1) *p++ = '.';
-    for (int i = 1; i < n; ++i) *p++ = digits[i];
+    for (int i = 1; i < n; ++i)
+      *p++ = digits[i];
     *p++ = 'e';
     *p++ = e10 < 0 ? '-' : '+';
     const int e = e10 < 0 ? -e10 : e10;
@@ -141,14 +172,18 @@ void append_number(Buffer& out, double value) {
     *p++ = static_cast<char>('0' + e / 10 % 10);
     *p++ = static_cast<char>('0' + e % 10);
   } else if (e10 >= 0) {
-    for (int i = 0; i <= e10; ++i) *p++ = i < n ? digits[i] : '0';
+    for (int i = 0; i <= e10; ++i)
+      *p++ = i < n ? digits[i] : '0';
     if (n > e10 + 1) *p++ = '.';
-    for (int i = e10 + 1; i < n; ++i) *p++ = digits[i];
+    for (int i = e10 + 1; i < n; ++i)
+      *p++ = digits[i];
   } else {
     *p++ = '0';
     *p++ = '.';
-    for (int i = 0; i < -e10 - 1; ++i) *p++ = '0';
-    for (int i = 0; i < n; ++i) *p++ = digits[i];
+    for (int i = 0; i < -e10 - 1; ++i)
+      *p++ = '0';
+    for (int i = 0; i < n; ++i)
+      *p++ = digits[i];
   }
   out.append(text, p);
 }
@@ -156,25 +191,29 @@ void append_number(Buffer& out, double value) {
 void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
   auto it = fmt::appender(out);
   switch (p.issue) {
-    case PointIssue::none: break;
-    case PointIssue::max_context:
-      fmt::format_to(it, FMT_COMPILE("invalid_workload: max_context {} is below input_tokens + output_tokens ({})"), p.issue_value,
+  case PointIssue::none: break;
+  case PointIssue::max_context:
+    fmt::format_to(it,
+                   FMT_COMPILE("invalid_workload: max_context {} is below input_tokens + output_tokens ({})"),
+                   p.issue_value, p.issue_limit);
+    return;
+  case PointIssue::layout_gpus:
+    fmt::format_to(it, FMT_COMPILE("layout: tp x pp ({}) does not divide gpus ({})"), p.issue_value,
+                   p.issue_limit);
+    return;
+  case PointIssue::layout_heads:
+    fmt::format_to(it, FMT_COMPILE("layout: tp {} does not divide the {} attention heads"), p.issue_value,
+                   p.issue_limit);
+    return;
+  case PointIssue::no_layout:
+    if (p.issue_limit > 0) {
+      fmt::format_to(it, FMT_COMPILE("layout: no replica layout within the search limits divides gpus ({})"),
                      p.issue_limit);
-      return;
-    case PointIssue::layout_gpus:
-      fmt::format_to(it, FMT_COMPILE("layout: tp x pp ({}) does not divide gpus ({})"), p.issue_value, p.issue_limit);
-      return;
-    case PointIssue::layout_heads:
-      fmt::format_to(it, FMT_COMPILE("layout: tp {} does not divide the {} attention heads"), p.issue_value, p.issue_limit);
-      return;
-    case PointIssue::no_layout:
-      if (p.issue_limit > 0) {
-        fmt::format_to(it, FMT_COMPILE("layout: no replica layout within the search limits divides gpus ({})"), p.issue_limit);
-      } else {
-        put(out, "layout: no replica layout to evaluate");
-      }
-      return;
-    case PointIssue::no_gpu: put(out, "no_gpu: no GPU given for this point"); return;
+    } else {
+      put(out, "layout: no replica layout to evaluate");
+    }
+    return;
+  case PointIssue::no_gpu: put(out, "no_gpu: no GPU given for this point"); return;
   }
   if (p.rejection.reason == RejectReason::none) {
     put(out, "ok");
@@ -212,7 +251,8 @@ void append_json_string(Buffer& out, std::string_view text) {
 }
 
 RowWriter::RowWriter(const SweepPlan& plan, Format format, std::string spec_name, std::string pareto_label)
-    : m_plan(&plan), m_format(format), m_spec_name(std::move(spec_name)), m_pareto_label(std::move(pareto_label)) {
+    : m_plan(&plan), m_format(format), m_spec_name(std::move(spec_name)),
+      m_pareto_label(std::move(pareto_label)) {
   for (const Gpu& g : plan.gpus) {
     m_gpu_csv.push_back(csv_cell(g.id));
     Buffer b;
@@ -311,7 +351,8 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     }
     out.push_back(',');
   } else {
-    for (std::size_t c = 1; c < sweep_figure_columns().size(); ++c) out.push_back(',');  // empty but status
+    for (std::size_t c = 1; c < sweep_figure_columns().size(); ++c)
+      out.push_back(','); // empty but status
   }
   const std::size_t start = out.size();
   append_status(out, *m_plan, p);
@@ -343,21 +384,26 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     put(out, p.price_known ? "true" : "false");
     const double unknown = std::nan("");
     number(", \"usd_per_hour\": ", p.price_known ? e.usd_per_hour : unknown);
-    number(", \"usd_per_million_output_tokens\": ", p.price_known ? e.usd_per_million_output_tokens : unknown);
+    number(", \"usd_per_million_output_tokens\": ",
+           p.price_known ? e.usd_per_million_output_tokens : unknown);
     number(", \"usd_per_request\": ", p.price_known ? e.usd_per_request : unknown);
-    fmt::format_to(it, FMT_COMPILE("}}, \"deployment\": {{\"ep\": {}, \"gpu\": {}, \"gpus\": {}, \"pp\": {}, \"replicas\": {}, \"tp\": {}}}"),
+    fmt::format_to(it,
+                   FMT_COMPILE("}}, \"deployment\": {{\"ep\": {}, \"gpu\": {}, \"gpus\": {}, \"pp\": {}, "
+                               "\"replicas\": {}, \"tp\": {}}}"),
                    d.ep, m_gpu_json[p.gpu], d.gpus, d.pp, d.replicas(), d.tp);
-    fmt::format_to(it, FMT_COMPILE(", \"inference\": {{\"bound\": \"{}\", \"concurrency\": {}"), to_string(e.bound), e.concurrency);
+    fmt::format_to(it, FMT_COMPILE(", \"inference\": {{\"bound\": \"{}\", \"concurrency\": {}"),
+                   to_string(e.bound), e.concurrency);
     number(", \"e2e_s\": ", e.e2e_s);
     fmt::format_to(it, FMT_COMPILE(", \"max_concurrency\": {}"), e.max_concurrency);
     number(", \"output_tokens_per_s\": ", e.output_tokens_per_s);
     number(", \"requests_per_s\": ", e.requests_per_s);
     number(", \"tpot_s\": ", e.tpot_s);
     number(", \"ttft_s\": ", e.ttft_s);
-    fmt::format_to(it, FMT_COMPILE("}}, \"memory\": {{\"fits\": {}, \"kv_cache_bytes\": {}, \"per_gpu_bytes\": {}, "), m.fits,
-                   std::llround(m.kv_cache_bytes), std::llround(m.per_gpu_bytes));
-    fmt::format_to(it, FMT_COMPILE("\"usable_per_gpu_bytes\": {}, \"weights_bytes\": {}}}"), std::llround(m.usable_per_gpu_bytes),
-                   std::llround(m.weights_bytes));
+    fmt::format_to(
+        it, FMT_COMPILE("}}, \"memory\": {{\"fits\": {}, \"kv_cache_bytes\": {}, \"per_gpu_bytes\": {}, "),
+        m.fits, std::llround(m.kv_cache_bytes), std::llround(m.per_gpu_bytes));
+    fmt::format_to(it, FMT_COMPILE("\"usable_per_gpu_bytes\": {}, \"weights_bytes\": {}}}"),
+                   std::llround(m.usable_per_gpu_bytes), std::llround(m.weights_bytes));
   } else {
     put(out, "{\"cost\": null, \"deployment\": null, \"inference\": null, \"memory\": null");
   }
@@ -370,8 +416,8 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     put(out, m_plan->axes[a].json_values[p.digits[a]]);
   }
   put(out, "}, \"status\": \"");
-  append_status(out, *m_plan, p);  // plain ASCII words without quotes or backslashes
+  append_status(out, *m_plan, p); // plain ASCII words without quotes or backslashes
   put(out, "\"}");
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -26,7 +26,7 @@ void append_status(fmt::memory_buffer& out, const SweepPlan& plan, const PointRe
 
 /// Writes rows of one format. Holds pre-rendered cells (GPU ids, keys) so rows are cheap.
 class RowWriter {
- public:
+public:
   /// `format` is csv, jsonl or json. `spec_name` goes into the json document.
   RowWriter(const SweepPlan& plan, Format format, std::string spec_name, std::string pareto_label);
   /// The CSV header line, or the opening of the json document; nothing for jsonl.
@@ -36,18 +36,18 @@ class RowWriter {
   /// The closing of the json document; nothing otherwise.
   void footer(fmt::memory_buffer& out) const;
 
- private:
+private:
   void csv_row(fmt::memory_buffer& out, const PointResult& point) const;
   void json_row(fmt::memory_buffer& out, const PointResult& point) const;
 
   const SweepPlan* m_plan;
   Format m_format;
   std::string m_spec_name;
-  std::string m_pareto_label;             ///< "" or the json "pareto" object
-  std::vector<std::string> m_gpu_csv;     ///< catalog ids, CSV-quoted
-  std::vector<std::string> m_gpu_json;    ///< catalog ids, JSON strings
-  std::vector<std::size_t> m_sorted_axes; ///< axes in key order, for the json "point" object
-  std::vector<std::string> m_axis_json_keys;  ///< "\"workload.concurrency\":" per axis
+  std::string m_pareto_label;                ///< "" or the json "pareto" object
+  std::vector<std::string> m_gpu_csv;        ///< catalog ids, CSV-quoted
+  std::vector<std::string> m_gpu_json;       ///< catalog ids, JSON strings
+  std::vector<std::size_t> m_sorted_axes;    ///< axes in key order, for the json "point" object
+  std::vector<std::string> m_axis_json_keys; ///< "\"workload.concurrency\":" per axis
 };
 
 /// Table cells for one point: varied values, then GPU, layout, TTFT, TPOT, tokens/s, $/M tokens,
@@ -62,4 +62,4 @@ std::string csv_cell(std::string_view text);
 /// Appends `text` as a JSON string literal (quotes and escapes).
 void append_json_string(fmt::memory_buffer& out, std::string_view text);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -17,8 +17,16 @@ namespace {
 constexpr std::size_t k_no_axis = std::numeric_limits<std::size_t>::max();
 
 enum Figure : int {
-  tpot, ttft, e2e, output_tokens_per_s, requests_per_s, usd_per_million, usd_per_hour, usd_per_request,
-  per_gpu_bytes, gpus,
+  tpot,
+  ttft,
+  e2e,
+  output_tokens_per_s,
+  requests_per_s,
+  usd_per_million,
+  usd_per_hour,
+  usd_per_request,
+  per_gpu_bytes,
+  gpus,
 };
 
 const std::vector<Metric>& figure_metrics() {
@@ -53,8 +61,8 @@ struct Slice {
   std::uint64_t end = 0;
 };
 
-void work(const SweepPlan& plan, const RowWriter& writer, const RunOptions& o, bool collect_front, Slice slice,
-          Worker& w) {
+void work(const SweepPlan& plan, const RowWriter& writer, const RunOptions& o, bool collect_front,
+          Slice slice, Worker& w) {
   PointResult p;
   const bool write_rows = !o.pareto && o.format != Format::table;
   for (std::uint64_t i = slice.begin; i < slice.end; ++i) {
@@ -76,9 +84,11 @@ PlotPoint plot_point(const PlotData& plot, const SweepPlan& plan, const PointRes
 }
 
 // Writes the table (the terminal format) of the given points.
-void write_table(const SweepPlan& plan, const std::vector<std::uint64_t>* only, const RunOptions& o, std::FILE* out) {
+void write_table(const SweepPlan& plan, const std::vector<std::uint64_t>* only, const RunOptions& o,
+                 std::FILE* out) {
   std::vector<Column> columns;
-  for (const auto& h : sweep_table_headers(plan)) columns.push_back({h, Align::left, h == "status"});
+  for (const auto& h : sweep_table_headers(plan))
+    columns.push_back({h, Align::left, h == "status"});
   Table table(std::move(columns));
   PointResult p;
   const std::uint64_t n = only != nullptr ? only->size() : plan.grid.size();
@@ -90,14 +100,15 @@ void write_table(const SweepPlan& plan, const std::vector<std::uint64_t>* only, 
   std::fwrite(text.data(), 1, text.size(), out);
 }
 
-}  // namespace
+} // namespace
 
 Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag) {
   for (const Metric& m : figure_metrics()) {
     if (m.name == name) return m;
   }
   std::vector<std::string> names;
-  for (const Metric& m : figure_metrics()) names.emplace_back(m.name);
+  for (const Metric& m : figure_metrics())
+    names.emplace_back(m.name);
   for (std::size_t a = 0; a < plan.axes.size(); ++a) {
     const SweepAxis& axis = plan.axes[a];
     if (axis.key->name == name) {
@@ -127,17 +138,17 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   if (!p.has_estimate()) return nan;
   const InferenceEstimate& e = p.estimate;
   switch (m.figure) {
-    case tpot: return e.tpot_s;
-    case ttft: return e.ttft_s;
-    case e2e: return e.e2e_s;
-    case output_tokens_per_s: return e.output_tokens_per_s;
-    case requests_per_s: return e.requests_per_s;
-    case usd_per_million: return p.price_known ? e.usd_per_million_output_tokens : nan;
-    case usd_per_hour: return p.price_known ? e.usd_per_hour : nan;
-    case usd_per_request: return p.price_known ? e.usd_per_request : nan;
-    case per_gpu_bytes: return e.memory.per_gpu_bytes;
-    case gpus: return static_cast<double>(p.deployment.gpus);
-    default: return nan;
+  case tpot: return e.tpot_s;
+  case ttft: return e.ttft_s;
+  case e2e: return e.e2e_s;
+  case output_tokens_per_s: return e.output_tokens_per_s;
+  case requests_per_s: return e.requests_per_s;
+  case usd_per_million: return p.price_known ? e.usd_per_million_output_tokens : nan;
+  case usd_per_hour: return p.price_known ? e.usd_per_hour : nan;
+  case usd_per_request: return p.price_known ? e.usd_per_request : nan;
+  case per_gpu_bytes: return e.memory.per_gpu_bytes;
+  case gpus: return static_cast<double>(p.deployment.gpus);
+  default: return nan;
   }
 }
 
@@ -155,7 +166,8 @@ void finish_plan(SweepPlan& plan) {
   plan.grid = GridShape(sizes);
   plan.model_grid = GridShape(model_sizes);
   if (plan.search_gpus.empty()) {
-    for (std::size_t g = 0; g < plan.gpus.size(); ++g) plan.search_gpus.push_back(g);
+    for (std::size_t g = 0; g < plan.gpus.size(); ++g)
+      plan.search_gpus.push_back(g);
   }
   plan.layouts.clear();
   for (const PreparedModel& model : plan.models) {
@@ -196,10 +208,12 @@ std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const Ru
         pool.emplace_back([&, slice] { work(plan, writer, o, collect_front, slice, w); });
       }
     }
-    for (auto& th : pool) th.join();
+    for (auto& th : pool)
+      th.join();
     for (Worker& w : workers) {
       std::fwrite(w.rows.data(), 1, w.rows.size(), out);
-      for (const ParetoPoint& p : w.front) front.add(p);
+      for (const ParetoPoint& p : w.front)
+        front.add(p);
     }
   }
   std::uint64_t written = total;
@@ -237,4 +251,4 @@ std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const Ru
   return written;
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

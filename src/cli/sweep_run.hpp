@@ -14,14 +14,14 @@ namespace rightsize::cli {
 
 /// A number per point for --x / --y / --pareto: an estimate figure or a numeric varied key.
 struct Metric {
-  std::string_view name;                 ///< "inference.tpot_s", or the varied key's name
-  std::string_view label;                ///< axis title, e.g. "TPOT"
-  std::string_view unit;                 ///< axis unit after scaling, e.g. "ms"
-  double scale = 1.0;                    ///< shown value = value · scale
-  bool has_direction = true;             ///< false for varied keys: not usable for --pareto
+  std::string_view name;     ///< "inference.tpot_s", or the varied key's name
+  std::string_view label;    ///< axis title, e.g. "TPOT"
+  std::string_view unit;     ///< axis unit after scaling, e.g. "ms"
+  double scale = 1.0;        ///< shown value = value · scale
+  bool has_direction = true; ///< false for varied keys: not usable for --pareto
   Direction direction = Direction::minimize;
-  std::size_t axis = std::numeric_limits<std::size_t>::max();  ///< varied key axis, else npos
-  int figure = -1;                       ///< which estimate figure (internal), -1 for a varied key
+  std::size_t axis = std::numeric_limits<std::size_t>::max(); ///< varied key axis, else npos
+  int figure = -1; ///< which estimate figure (internal), -1 for a varied key
 };
 
 /// The metric `name`: an estimate figure (directions: cost, latency and memory minimize;
@@ -32,9 +32,9 @@ double metric_value(const Metric& metric, const SweepPlan& plan, const PointResu
 
 /// A point kept for the plot.
 struct PlotPoint {
-  double x = 0.0;             ///< unscaled metric values
+  double x = 0.0; ///< unscaled metric values
   double y = 0.0;
-  std::size_t series = 0;     ///< value index of the series key (0 when there is none)
+  std::size_t series = 0; ///< value index of the series key (0 when there is none)
   std::uint64_t index = 0;
 };
 
@@ -42,12 +42,12 @@ struct PlotPoint {
 struct PlotData {
   Metric x;
   Metric y;
-  std::size_t series_axis = std::numeric_limits<std::size_t>::max();  ///< npos: one series
+  std::size_t series_axis = std::numeric_limits<std::size_t>::max(); ///< npos: one series
   std::string series_key;
   std::vector<std::string> series_names;
-  std::vector<PlotPoint> points;   ///< ok points, sampled with a fixed stride on huge grids
-  std::vector<PlotPoint> front;    ///< the Pareto front on (x, y), by index; empty without directions
-  bool lines = false;              ///< x is the only other varied key: connect each series
+  std::vector<PlotPoint> points; ///< ok points, sampled with a fixed stride on huge grids
+  std::vector<PlotPoint> front;  ///< the Pareto front on (x, y), by index; empty without directions
+  bool lines = false;            ///< x is the only other varied key: connect each series
   std::uint64_t total_points = 0;
   std::uint64_t ok_points = 0;
   std::uint64_t stride = 1;
@@ -57,11 +57,11 @@ struct PlotData {
 struct RunOptions {
   Format format = Format::csv;
   int threads = 1;
-  std::uint64_t chunk_points = 1 << 15;  ///< points per thread per round
-  bool pareto = false;                   ///< write only the front on (x, y)
-  Metric x;                              ///< Pareto / plot axes
+  std::uint64_t chunk_points = 1 << 15; ///< points per thread per round
+  bool pareto = false;                  ///< write only the front on (x, y)
+  Metric x;                             ///< Pareto / plot axes
   Metric y;
-  PlotData* plot = nullptr;              ///< collect plot data when not null
+  PlotData* plot = nullptr; ///< collect plot data when not null
   int table_width = 100;
 };
 
@@ -71,11 +71,12 @@ void finish_plan(SweepPlan& plan);
 
 /// Evaluates every point and writes the output to `out` in grid order (only the front with
 /// `pareto`). Byte-identical for any thread count. Returns the number of points written.
-std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& options, std::FILE* out);
+std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& options,
+                        std::FILE* out);
 
 /// Most points a table (the terminal format) may show.
 inline constexpr std::uint64_t k_max_table_points = 100'000;
 /// Most points drawn in a plot; larger grids are sampled with a fixed stride (the front always drawn).
 inline constexpr std::uint64_t k_max_plot_points = 20'000;
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

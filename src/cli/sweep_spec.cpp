@@ -35,7 +35,7 @@ void apply_model_keys(nlohmann::json& doc, const SweepPlan& plan, std::span<cons
       } else if (name == "model.preset") {
         nlohmann::json& model = doc["model"];
         if (!model.is_object()) model = nlohmann::json::object();
-        model.erase("hf_config");  // a preset replaces the model's source
+        model.erase("hf_config"); // a preset replaces the model's source
         model.erase("checkpoint");
         model["preset"] = value;
       } else if (name.starts_with("precision.")) {
@@ -45,7 +45,7 @@ void apply_model_keys(nlohmann::json& doc, const SweepPlan& plan, std::span<cons
         if (!p.is_object()) p = nlohmann::json::object();
         p[std::string(name.substr(10))] = value;
       } else {
-        std::string pointer(1, '/');  // appended: GCC 12 warns falsely (-Wrestrict) on "/" + string
+        std::string pointer(1, '/'); // appended: GCC 12 warns falsely (-Wrestrict) on "/" + string
         pointer.append(name);
         std::replace(pointer.begin(), pointer.end(), '.', '/');
         doc[nlohmann::json::json_pointer(pointer)] = value;
@@ -63,7 +63,7 @@ std::string combination_text(const SweepPlan& plan, std::span<const std::size_t>
   return out;
 }
 
-}  // namespace
+} // namespace
 
 void prepare_sweep_models(SweepPlan& plan, const nlohmann::json& document, const SpecSource& source) {
   plan.model_axes.clear();
@@ -75,8 +75,9 @@ void prepare_sweep_models(SweepPlan& plan, const nlohmann::json& document, const
   }
   const std::uint64_t combinations = grid_points(sizes, k_max_model_combinations);
   if (combinations == 0) {
-    throw Error(ErrorKind::usage, "--vary", "",
-                fmt::format("model and precision keys give more than {} combinations", k_max_model_combinations));
+    throw Error(
+        ErrorKind::usage, "--vary", "",
+        fmt::format("model and precision keys give more than {} combinations", k_max_model_combinations));
   }
   plan.model_grid = GridShape(sizes);
   plan.models.clear();
@@ -97,4 +98,4 @@ void prepare_sweep_models(SweepPlan& plan, const nlohmann::json& document, const
   }
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

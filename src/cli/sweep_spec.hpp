@@ -14,9 +14,9 @@ inline constexpr std::uint64_t k_max_model_combinations = 4096;
 
 /// Where the spec document came from, for parse_spec.
 struct SpecSource {
-  std::string path;        ///< the spec file, named in messages
-  std::string base_dir;    ///< its folder (relative hf_config / checkpoint paths)
-  std::string models_dir;  ///< data/models
+  std::string path;       ///< the spec file, named in messages
+  std::string base_dir;   ///< its folder (relative hf_config / checkpoint paths)
+  std::string models_dir; ///< data/models
 };
 
 /// Fills plan.model_axes, plan.model_grid and plan.models: for every combination of the model
@@ -24,4 +24,4 @@ struct SpecSource {
 /// fields inside them) and parsed again. A parse error keeps its pointer and names the values.
 void prepare_sweep_models(SweepPlan& plan, const nlohmann::json& document, const SpecSource& source);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -8,7 +8,8 @@ namespace rightsize::cli {
 
 std::vector<std::string> sweep_table_headers(const SweepPlan& plan) {
   std::vector<std::string> headers;
-  for (const auto& axis : plan.axes) headers.emplace_back(axis.key->name);
+  for (const auto& axis : plan.axes)
+    headers.emplace_back(axis.key->name);
   for (const char* h : {"GPU", "layout", "conc", "TTFT", "TPOT", "tok/s", "$/M tok", "mem/GPU", "status"}) {
     headers.emplace_back(h);
   }
@@ -17,7 +18,8 @@ std::vector<std::string> sweep_table_headers(const SweepPlan& plan) {
 
 std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointResult& p) {
   std::vector<std::string> cells;
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) cells.push_back(plan.axes[a].values.texts[p.digits[a]]);
+  for (std::size_t a = 0; a < plan.axes.size(); ++a)
+    cells.push_back(plan.axes[a].values.texts[p.digits[a]]);
   if (p.has_estimate()) {
     const InferenceEstimate& e = p.estimate;
     cells.push_back(plan.gpus[p.gpu].id);
@@ -39,4 +41,4 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
   return cells;
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

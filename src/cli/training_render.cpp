@@ -10,7 +10,9 @@
 namespace rightsize::cli {
 namespace {
 
-std::int64_t bytes(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+std::int64_t bytes(double b) {
+  return static_cast<std::int64_t>(std::llround(b));
+}
 
 std::string format_hours(double seconds) {
   const double hours = seconds / k_seconds_per_hour;
@@ -19,8 +21,7 @@ std::string format_hours(double seconds) {
   return fmt::format("{:.1f} min", seconds / 60.0);
 }
 
-
-}  // namespace
+} // namespace
 
 std::string training_layout_label(const TrainingLayout& l) {
   std::string out = fmt::format("TP{}", l.tp);
@@ -41,7 +42,7 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                   {"params", pm.params.total},
                   {"active_params", pm.params.active},
                   {"trainable_params", t.trainable_params}};
-  doc["deployment"] = {{"gpu", gpu_id}, {"gpus", t.gpus}, {"nodes", t.nodes}, {"tp", t.layout.tp},
+  doc["deployment"] = {{"gpu", gpu_id},     {"gpus", t.gpus},    {"nodes", t.nodes},  {"tp", t.layout.tp},
                        {"pp", t.layout.pp}, {"dp", t.layout.dp}, {"ep", t.layout.ep}, {"replicas", 1}};
   const MemoryEstimate& m = t.memory;
   doc["memory"] = {{"per_gpu_bytes", bytes(m.per_gpu_bytes)},
@@ -56,29 +57,36 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                    {"headroom_bytes", bytes(m.headroom_bytes())},
                    {"fits", m.fits}};
   const TrainingLayout& l = t.layout;
-  doc["training"] = {
-      {"layout", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"ep", l.ep}, {"cp", l.cp}, {"zero_stage", l.zero_stage},
-                  {"micro_batch", l.micro_batch}, {"recompute", to_string(l.recompute)},
-                  {"sequence_parallel", l.sequence_parallel}, {"cpu_offload", l.cpu_offload}}},
-      {"micro_batches", t.micro_batches},
-      {"global_batch_effective", t.global_batch_effective},
-      {"tokens_per_step", round_sig(t.tokens_per_step)},
-      {"step_time_s", round_sig(t.step_time_s)},
-      {"compute_s", round_sig(t.compute_s)},
-      {"comm_exposed_s", round_sig(t.comm_exposed_s)},
-      {"bubble_s", round_sig(t.bubble_s)},
-      {"offload_s", round_sig(t.offload_s)},
-      {"tokens_per_s", round_sig(t.tokens_per_s)},
-      {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
-      {"model_tflops_per_gpu", round_sig(t.model_tflops_per_gpu)},
-      {"mfu", round_sig(t.mfu, 4)},
-      {"hfu", round_sig(t.hfu, 4)},
-      {"time_to_train_s", round_sig(t.time_to_train_s)},
-      {"gpu_hours", round_sig(t.gpu_hours)},
-      {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
-      {"bound", to_string(t.bound)},
-      {"precision_supported", t.precision_supported},
-      {"link_known", t.link_known}};
+  doc["training"] = {{"layout",
+                      {{"tp", l.tp},
+                       {"pp", l.pp},
+                       {"dp", l.dp},
+                       {"ep", l.ep},
+                       {"cp", l.cp},
+                       {"zero_stage", l.zero_stage},
+                       {"micro_batch", l.micro_batch},
+                       {"recompute", to_string(l.recompute)},
+                       {"sequence_parallel", l.sequence_parallel},
+                       {"cpu_offload", l.cpu_offload}}},
+                     {"micro_batches", t.micro_batches},
+                     {"global_batch_effective", t.global_batch_effective},
+                     {"tokens_per_step", round_sig(t.tokens_per_step)},
+                     {"step_time_s", round_sig(t.step_time_s)},
+                     {"compute_s", round_sig(t.compute_s)},
+                     {"comm_exposed_s", round_sig(t.comm_exposed_s)},
+                     {"bubble_s", round_sig(t.bubble_s)},
+                     {"offload_s", round_sig(t.offload_s)},
+                     {"tokens_per_s", round_sig(t.tokens_per_s)},
+                     {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
+                     {"model_tflops_per_gpu", round_sig(t.model_tflops_per_gpu)},
+                     {"mfu", round_sig(t.mfu, 4)},
+                     {"hfu", round_sig(t.hfu, 4)},
+                     {"time_to_train_s", round_sig(t.time_to_train_s)},
+                     {"gpu_hours", round_sig(t.gpu_hours)},
+                     {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
+                     {"bound", to_string(t.bound)},
+                     {"precision_supported", t.precision_supported},
+                     {"link_known", t.link_known}};
   json cost = {{"price_known", price_known}};
   if (price_known) {
     cost["usd_per_hour"] = round_sig(t.usd_per_hour);
@@ -110,11 +118,11 @@ void add_training_bands(nlohmann::json& doc, const BandContext& bands, const Tra
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 
-void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu, const TrainingEstimate& t,
-                          const ResolvedPrice& price) {
+void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu,
+                          const TrainingEstimate& t, const ResolvedPrice& price) {
   const TrainingWorkload& w = spec.training;
-  fmt::print("{} training ({}) on {} × {} ({} node{})\n", pm.model.name, to_string(w.method), t.gpus, gpu.id, t.nodes,
-             t.nodes == 1 ? "" : "s");
+  fmt::print("{} training ({}) on {} × {} ({} node{})\n", pm.model.name, to_string(w.method), t.gpus, gpu.id,
+             t.nodes, t.nodes == 1 ? "" : "s");
   fmt::print("layout {}; {} micro-batches per step, {} sequences of {} tokens per step\n",
              training_layout_label(t.layout), t.micro_batches, t.global_batch_effective, w.seq_len);
   fmt::print("params {} total, {} trainable\n\n", format_params(static_cast<double>(pm.params.total)),
@@ -126,7 +134,8 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>10}\n", "optimizer states", format_gb(m.optimizer_bytes));
   fmt::print("  {:<26}{:>10}\n", "activations", format_gb(m.activations_bytes));
   fmt::print("  {:<26}{:>10}\n", "buffers and overhead", format_gb(m.overhead_bytes));
-  fmt::print("  {:<26}{:>10}  of {} usable: {}\n\n", "total", format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
+  fmt::print("  {:<26}{:>10}  of {} usable: {}\n\n", "total", format_gb(m.per_gpu_bytes),
+             format_gb(m.usable_per_gpu_bytes),
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
   fmt::print("time\n");
@@ -140,36 +149,42 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>12}\n", "MFU", fmt::format("{:.1f}%", t.mfu * 100.0));
   fmt::print("  {:<26}{:>12}\n", "bound", to_string(t.bound));
   if (!t.link_known) {
-    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n", gpu.id);
+    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+               gpu.id);
   }
   if (w.tokens > 0.0) {
     fmt::print("  {:<26}{:>12}\n", "time to train", format_hours(t.time_to_train_s));
     fmt::print("  {:<26}{:>12}\n", "GPU-hours (ideal)", format_count(t.gpu_hours));
     fmt::print("  {:<26}{:>12}\n", "GPU-hours (planning)", format_count(t.gpu_hours_planning));
   }
-  fmt::print("\ncost ({}, {})\n", price.basis, price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price");
+  fmt::print("\ncost ({}, {})\n", price.basis,
+             price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price");
   fmt::print("  {:<26}{:>12}\n", "per hour", format_usd(t.usd_per_hour, price.known));
   if (w.tokens > 0.0) {
     fmt::print("  {:<26}{:>12}\n", "per run (planning)", price.known ? format_usd_total(t.usd_total) : "n/a");
-    fmt::print("  {:<26}{:>12}\n", "per run (ideal)", price.known ? format_usd_total(t.usd_total_ideal) : "n/a");
+    fmt::print("  {:<26}{:>12}\n", "per run (ideal)",
+               price.known ? format_usd_total(t.usd_total_ideal) : "n/a");
   }
   if (!spec.assumptions.empty()) {
     fmt::print("\nassumptions\n");
-    for (const auto& a : spec.assumptions) fmt::print("  - {}\n", a);
+    for (const auto& a : spec.assumptions)
+      fmt::print("  - {}\n", a);
   }
 }
 
 std::string describe_training_rejection(const TrainingCandidate& c) {
   const Rejection& r = c.rejection;
   switch (r.reason) {
-    case RejectReason::does_not_fit:
-      return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb, r.limit / k_bytes_per_gb);
-    case RejectReason::deadline: return fmt::format("takes {:.0f} h > deadline {:g} h", r.value, r.limit);
-    case RejectReason::budget: return fmt::format("costs {} > budget {}", format_usd_total(r.value), format_usd_total(r.limit));
-    case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
-    case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
-    default: return "meets every requirement";
+  case RejectReason::does_not_fit:
+    return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb,
+                       r.limit / k_bytes_per_gb);
+  case RejectReason::deadline: return fmt::format("takes {:.0f} h > deadline {:g} h", r.value, r.limit);
+  case RejectReason::budget:
+    return fmt::format("costs {} > budget {}", format_usd_total(r.value), format_usd_total(r.limit));
+  case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
+  case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
+  default: return "meets every requirement";
   }
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

@@ -14,15 +14,15 @@ namespace rightsize::cli {
 
 /// The estimate document for a training run: model, deployment, memory (with gradients and
 /// optimizer), training {layout, step_time_s, tokens_per_s, ...}, cost {usd_per_hour, usd_total}.
-nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_id, const TrainingEstimate& estimate,
-                             bool price_known);
+nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_id,
+                             const TrainingEstimate& estimate, bool price_known);
 
 /// Adds `*_low` / `*_high` siblings for tokens/s, time to train and cost (training_throughput band).
 void add_training_bands(nlohmann::json& doc, const BandContext& bands, const TrainingEstimate& estimate);
 
 /// Human-readable training estimate.
-void print_training_table(const Spec& spec, const PreparedModel& model, const Gpu& gpu, const TrainingEstimate& estimate,
-                          const ResolvedPrice& price);
+void print_training_table(const Spec& spec, const PreparedModel& model, const Gpu& gpu,
+                          const TrainingEstimate& estimate, const ResolvedPrice& price);
 
 /// "needs 151.2 GB per GPU, has 72.0 GB usable", "takes 812 h > deadline 720 h", "costs $1.2M > budget $1M".
 std::string describe_training_rejection(const TrainingCandidate& candidate);
@@ -30,4 +30,4 @@ std::string describe_training_rejection(const TrainingCandidate& candidate);
 /// "TP8·PP2·DP4 ZeRO-1 mb1 selective".
 std::string training_layout_label(const TrainingLayout& layout);
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

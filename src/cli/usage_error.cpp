@@ -19,7 +19,8 @@ std::string lower_first(std::string text) {
 
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
   return names;
 }
 
@@ -29,20 +30,23 @@ std::vector<std::string> option_names(const CLI::App& app) {
   const CLI::App& command = parsed.empty() ? app : *parsed.front();
   std::vector<std::string> names;
   for (const CLI::Option* option : command.get_options()) {
-    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_lnames())
+      names.push_back("--" + name);
   }
   return names;
 }
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : ", ") + item;
   return out;
 }
 
-}  // namespace
+} // namespace
 
-std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args) {
+std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
+                             const std::vector<std::string>& args) {
   const std::string what = error.what();
   if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && app.get_subcommands().empty()) {
     const std::vector<std::string> commands = command_names(app);
@@ -50,12 +54,14 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, 
       return fmt::format("expected a command ({})", join(commands));
     }
     const std::string hint = did_you_mean(args.front(), commands);
-    return hint.empty() ? fmt::format("unknown command \"{}\" (expected one of {})", args.front(), join(commands))
-                        : fmt::format("unknown command \"{}\"; did you mean \"{}\"?", args.front(), hint);
+    return hint.empty()
+               ? fmt::format("unknown command \"{}\" (expected one of {})", args.front(), join(commands))
+               : fmt::format("unknown command \"{}\"; did you mean \"{}\"?", args.front(), hint);
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
     const auto colon = what.find(':');
-    if (colon != std::string::npos) return fmt::format("{}: expected a value, got none", what.substr(0, colon));
+    if (colon != std::string::npos)
+      return fmt::format("{}: expected a value, got none", what.substr(0, colon));
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
     // CLI11 lists the extras last first; an unknown option explains the rest, so report it first.
@@ -66,7 +72,8 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, 
       if (end > at) extras.push_back(what.substr(at, end - at));
       at = end + 1;
     }
-    const auto option = std::find_if(extras.begin(), extras.end(), [](const std::string& e) { return e[0] == '-'; });
+    const auto option =
+        std::find_if(extras.begin(), extras.end(), [](const std::string& e) { return e[0] == '-'; });
     const std::string extra = option != extras.end() ? *option : extras.empty() ? what : extras.back();
     if (!extra.empty() && extra[0] == '-') {
       const std::string name = extra.substr(0, extra.find('='));
@@ -88,4 +95,4 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, 
   return lower_first(what);
 }
 
-}  // namespace rightsize::cli
+} // namespace rightsize::cli

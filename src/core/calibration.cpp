@@ -1,17 +1,20 @@
 // Validation metrics, per-case prediction and error bands (methodology §4.5, §7.3). The fit itself
 // lives in calibration_fit.cpp.
 #include "rightsize/calibration.hpp"
-#include "rightsize/training.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
 
+#include "rightsize/training.hpp"
+
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 // Band widening rule (tests/validation/README.md): below this many leave-one-out residuals a
 // band borrows from the pooled one and its log-ratios are stretched by 10 % per missing case
@@ -22,16 +25,16 @@ constexpr double k_band_no_data_widen = 1.5;
 constexpr double k_default_ratio_low = 0.5;
 constexpr double k_default_ratio_high = 2.0;
 
-}  // namespace
+} // namespace
 
 const char* to_string(FigureKind kind) {
   switch (kind) {
-    case FigureKind::throughput: return "throughput";
-    case FigureKind::ttft: return "ttft";
-    case FigureKind::tpot: return "tpot";
-    case FigureKind::e2e: return "e2e";
-    case FigureKind::memory: return "memory";
-    case FigureKind::training_throughput: return "training_throughput";
+  case FigureKind::throughput: return "throughput";
+  case FigureKind::ttft: return "ttft";
+  case FigureKind::tpot: return "tpot";
+  case FigureKind::e2e: return "e2e";
+  case FigureKind::memory: return "memory";
+  case FigureKind::training_throughput: return "training_throughput";
   }
   return "throughput";
 }
@@ -56,7 +59,8 @@ double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, i
   // Methodology §4.2: C_train per token = 6·N_mm_active + 6·L·n_h·d_h·s (causal attention; MFU
   // counts model FLOPs, so no recompute term). Time = C / (gpus · F · MFU).
   const ParamCounts p = count_params(model);
-  const double per_token = 6.0 * d(p.mm_active) + 6.0 * d(model.layers) * d(model.heads) * d(model.head_dim) * d(seq_len);
+  const double per_token =
+      6.0 * d(p.mm_active) + 6.0 * d(model.layers) * d(model.heads) * d(model.head_dim) * d(seq_len);
   if (per_token <= 0.0) return 0.0;
   return static_cast<double>(gpus) * peak_tflops * 1e12 * mfu / per_token;
 }
@@ -86,12 +90,12 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
   }
   const InferenceEstimate e = estimate_inference(pm, c.workload, gpu, c.deployment, engine, nullptr, 0.0);
   switch (c.kind) {
-    case FigureKind::throughput: return e.output_tokens_per_s;
-    case FigureKind::ttft: return e.ttft_s;
-    case FigureKind::tpot: return e.tpot_s;
-    case FigureKind::e2e: return e.e2e_s;
-    case FigureKind::memory: return e.memory.weights_bytes;
-    case FigureKind::training_throughput: break;
+  case FigureKind::throughput: return e.output_tokens_per_s;
+  case FigureKind::ttft: return e.ttft_s;
+  case FigureKind::tpot: return e.tpot_s;
+  case FigureKind::e2e: return e.e2e_s;
+  case FigureKind::memory: return e.memory.weights_bytes;
+  case FigureKind::training_throughput: break;
   }
   return 0.0;
 }
@@ -100,7 +104,9 @@ double signed_error_pct(double predicted, double measured) {
   return measured == 0.0 ? 0.0 : (predicted - measured) / measured * 100.0;
 }
 
-double ape_pct(double predicted, double measured) { return std::fabs(signed_error_pct(predicted, measured)); }
+double ape_pct(double predicted, double measured) {
+  return std::fabs(signed_error_pct(predicted, measured));
+}
 
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
@@ -111,7 +117,6 @@ double quantile(std::vector<double> values, double q) {
   const std::size_t hi = std::min(lo + 1, values.size() - 1);
   return values[lo] + (h - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
-
 
 double mean(const std::vector<double>& values) {
   if (values.empty()) return 0.0;
@@ -159,12 +164,14 @@ BandEntry band_from(FigureKind kind, const std::string& gpu, const std::vector<d
   return b;
 }
 
-}  // namespace
+} // namespace
 
-Calibration build_calibration(const std::vector<FittedEfficiency>& fits, const std::vector<CaseResult>& results) {
+Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
+                              const std::vector<CaseResult>& results) {
   Calibration cal;
   cal.gpus = fits;
-  std::sort(cal.gpus.begin(), cal.gpus.end(), [](const auto& a, const auto& b) { return a.gpu_id < b.gpu_id; });
+  std::sort(cal.gpus.begin(), cal.gpus.end(),
+            [](const auto& a, const auto& b) { return a.gpu_id < b.gpu_id; });
   std::map<std::pair<int, std::string>, std::vector<double>> by_kind_gpu;
   std::map<int, std::vector<double>> by_kind;
   std::map<std::string, int> by_class;
@@ -179,14 +186,16 @@ Calibration build_calibration(const std::vector<FittedEfficiency>& fits, const s
   for (std::size_t k = 0; k < k_figure_kind_count; ++k) {
     const auto kind = static_cast<FigureKind>(k);
     const auto it = by_kind.find(static_cast<int>(k));
-    const BandEntry pooled = band_from(kind, "*", it == by_kind.end() ? std::vector<double>{} : it->second, nullptr);
+    const BandEntry pooled =
+        band_from(kind, "*", it == by_kind.end() ? std::vector<double>{} : it->second, nullptr);
     cal.bands.push_back(pooled);
     for (const auto& [key, ratios] : by_kind_gpu) {
       if (key.first == static_cast<int>(k)) cal.bands.push_back(band_from(kind, key.second, ratios, &pooled));
     }
   }
   for (const auto& [cls, n] : by_class) {
-    const double factor = 1.0 + k_band_widen_per_missing_case * static_cast<double>(std::max(0, k_band_min_cases - n));
+    const double factor =
+        1.0 + k_band_widen_per_missing_case * static_cast<double>(std::max(0, k_band_min_cases - n));
     cal.classes.push_back(ClassWidening{cls, n, factor});
   }
   return cal;
@@ -206,7 +215,7 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class) {
   Band b = band_for(calibration, kind, gpu_id, value);
-  double factor = 1.0 + k_band_widen_per_missing_case * k_band_min_cases;  // unseen class
+  double factor = 1.0 + k_band_widen_per_missing_case * k_band_min_cases; // unseen class
   for (const ClassWidening& c : calibration.classes) {
     if (c.model_class == model_class) factor = c.factor;
   }
@@ -247,4 +256,4 @@ std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool
   return out;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -23,10 +23,10 @@ struct Ready {
 
 double& slot(GpuEfficiency& e, Factor f) {
   switch (f) {
-    case Factor::decode: return e.decode_bandwidth;
-    case Factor::prefill: return e.prefill_compute;
-    case Factor::communication: return e.communication;
-    case Factor::training: return e.training_mfu;
+  case Factor::decode: return e.decode_bandwidth;
+  case Factor::prefill: return e.prefill_compute;
+  case Factor::communication: return e.communication;
+  case Factor::training: return e.training_mfu;
   }
   return e.decode_bandwidth;
 }
@@ -38,14 +38,15 @@ double value_of(const GpuEfficiency& e, Factor f) {
 
 double predict_ready(const Ready& r, const EngineConfig& engine) {
   const ValidationCase& c = *r.c;
-  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::memory) return predict_case(c, r.gpu, engine);
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::memory)
+    return predict_case(c, r.gpu, engine);
   const InferenceEstimate e = estimate_inference(r.pm, c.workload, r.gpu, c.deployment, engine, nullptr, 0.0);
   switch (c.kind) {
-    case FigureKind::throughput: return e.output_tokens_per_s;
-    case FigureKind::ttft: return e.ttft_s;
-    case FigureKind::tpot: return e.tpot_s;
-    case FigureKind::e2e: return e.e2e_s;
-    default: return 0.0;
+  case FigureKind::throughput: return e.output_tokens_per_s;
+  case FigureKind::ttft: return e.ttft_s;
+  case FigureKind::tpot: return e.tpot_s;
+  case FigureKind::e2e: return e.e2e_s;
+  default: return 0.0;
   }
 }
 
@@ -76,7 +77,8 @@ double elasticity(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig
 
 // Golden-section search of one factor in [lo, hi] (the objective is unimodal in practice: each
 // prediction is monotone in the factor). 24 iterations narrow the range by 0.618^24 ≈ 1e-5.
-double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, double hi, const EngineConfig& engine) {
+double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, double hi,
+               const EngineConfig& engine) {
   constexpr double k_phi = 0.6180339887498949;
   double a = lo;
   double b = hi;
@@ -114,12 +116,13 @@ bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& eng
   const FigureKind k = r.c->kind;
   bool kind_ok = false;
   switch (f) {
-    case Factor::training: kind_ok = k == FigureKind::training_throughput; break;
-    case Factor::prefill: kind_ok = k == FigureKind::ttft; break;
-    case Factor::communication:
-      kind_ok = r.c->deployment.tp > 1 && (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
-      break;
-    case Factor::decode: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
+  case Factor::training: kind_ok = k == FigureKind::training_throughput; break;
+  case Factor::prefill: kind_ok = k == FigureKind::ttft; break;
+  case Factor::communication:
+    kind_ok = r.c->deployment.tp > 1 &&
+              (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
+    break;
+  case Factor::decode: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
   }
   return kind_ok && std::fabs(elasticity(r, f, e, engine)) >= o.min_elasticity;
 }
@@ -130,30 +133,30 @@ struct Range {
 
 Range range_of(Factor f, const FitOptions& o) {
   switch (f) {
-    case Factor::decode: return {o.bandwidth_min, o.bandwidth_max};
-    case Factor::prefill: return {o.compute_min, o.compute_max};
-    case Factor::communication: return {o.communication_min, o.communication_max};
-    case Factor::training: return {o.mfu_min, o.mfu_max};
+  case Factor::decode: return {o.bandwidth_min, o.bandwidth_max};
+  case Factor::prefill: return {o.compute_min, o.compute_max};
+  case Factor::communication: return {o.communication_min, o.communication_max};
+  case Factor::training: return {o.mfu_min, o.mfu_max};
   }
   return {0.0, 1.0};
 }
 
 std::vector<std::string>& cases_of(FittedEfficiency& fe, Factor f) {
   switch (f) {
-    case Factor::decode: return fe.decode_cases;
-    case Factor::prefill: return fe.prefill_cases;
-    case Factor::communication: return fe.communication_cases;
-    case Factor::training: return fe.training_cases;
+  case Factor::decode: return fe.decode_cases;
+  case Factor::prefill: return fe.prefill_cases;
+  case Factor::communication: return fe.communication_cases;
+  case Factor::training: return fe.training_cases;
   }
   return fe.decode_cases;
 }
 
 std::string& source_of(FittedEfficiency& fe, Factor f) {
   switch (f) {
-    case Factor::decode: return fe.decode_source;
-    case Factor::prefill: return fe.prefill_source;
-    case Factor::communication: return fe.communication_source;
-    case Factor::training: return fe.training_source;
+  case Factor::decode: return fe.decode_source;
+  case Factor::prefill: return fe.prefill_source;
+  case Factor::communication: return fe.communication_source;
+  case Factor::training: return fe.training_source;
   }
   return fe.decode_source;
 }
@@ -163,7 +166,8 @@ constexpr Factor k_factors[] = {Factor::decode, Factor::prefill, Factor::communi
 // Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
 // supplies any factor with fewer than min_cases cases. Two passes.
 FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, const GpuEfficiency& start,
-                           const FittedEfficiency* fallback, const EngineConfig& engine, const FitOptions& o) {
+                           const FittedEfficiency* fallback, const EngineConfig& engine,
+                           const FitOptions& o) {
   FittedEfficiency fe;
   fe.gpu_id = id;
   fe.efficiency = start;
@@ -175,7 +179,8 @@ FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, con
       }
       std::vector<std::string>& ids = cases_of(fe, f);
       ids.clear();
-      for (Ready* r : set) ids.push_back(r->c->id);
+      for (Ready* r : set)
+        ids.push_back(r->c->id);
       std::sort(ids.begin(), ids.end());
       if (static_cast<int>(set.size()) >= o.min_cases_per_gpu) {
         const Range rg = range_of(f, o);
@@ -206,15 +211,18 @@ std::vector<Ready> make_ready(const std::vector<ValidationCase>& cases, const st
   return ready;
 }
 
-std::vector<FittedEfficiency> fit_except(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
-                                         const EngineConfig& engine, const FitOptions& o, const std::string& skip_id) {
+std::vector<FittedEfficiency> fit_except(const std::vector<ValidationCase>& cases,
+                                         const std::vector<Gpu>& gpus, const EngineConfig& engine,
+                                         const FitOptions& o, const std::string& skip_id) {
   std::vector<Ready> ready = make_ready(cases, gpus, skip_id);
   std::vector<Ready*> all;
-  for (Ready& r : ready) all.push_back(&r);
+  for (Ready& r : ready)
+    all.push_back(&r);
   std::vector<FittedEfficiency> out;
   out.push_back(fit_group("*", all, GpuEfficiency{}, nullptr, engine, o));
   std::set<std::string> ids;
-  for (const Gpu& g : gpus) ids.insert(g.id);
+  for (const Gpu& g : gpus)
+    ids.insert(g.id);
   for (const std::string& id : ids) {
     std::vector<Ready*> pool;
     for (Ready& r : ready) {
@@ -232,10 +240,11 @@ const GpuEfficiency& efficiency_for(const std::vector<FittedEfficiency>& fits, c
   return fits.front().efficiency;
 }
 
-}  // namespace
+} // namespace
 
-std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
-                                               const EngineConfig& engine, const FitOptions& options) {
+std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>& cases,
+                                               const std::vector<Gpu>& gpus, const EngineConfig& engine,
+                                               const FitOptions& options) {
   return fit_except(cases, gpus, engine, options, "");
 }
 
@@ -270,4 +279,4 @@ std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases,
   return out;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

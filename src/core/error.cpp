@@ -22,20 +22,17 @@ std::string join_errors(const std::vector<Error>& errors) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
 Error::Error(ErrorKind kind, std::string source, std::string pointer, std::string message)
-    : std::runtime_error(message),
-      m_kind(kind),
-      m_source(std::move(source)),
-      m_pointer(std::move(pointer)),
+    : std::runtime_error(message), m_kind(kind), m_source(std::move(source)), m_pointer(std::move(pointer)),
       m_message(std::move(message)) {}
 
 ExitCode Error::exit_code() const {
   switch (m_kind) {
-    case ErrorKind::usage: return ExitCode::usage;
-    case ErrorKind::input: return ExitCode::bad_input;
-    case ErrorKind::internal: return ExitCode::internal;
+  case ErrorKind::usage: return ExitCode::usage;
+  case ErrorKind::input: return ExitCode::bad_input;
+  case ErrorKind::internal: return ExitCode::internal;
   }
   return ExitCode::internal;
 }
@@ -53,7 +50,8 @@ std::string format_error(const Error& error) {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     std::size_t diagonal = row[0];
     row[0] = i;
@@ -87,4 +85,4 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return best_distance <= limit ? best : std::string();
 }
 
-}  // namespace rightsize
+} // namespace rightsize

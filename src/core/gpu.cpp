@@ -18,22 +18,22 @@ LinkKind link_for_group(const Gpu& gpu, int group_gpus) {
 
 double link_gb_per_s(const Gpu& gpu, LinkKind link) {
   switch (link) {
-    case LinkKind::scaleup: return gpu.scaleup_gb_per_s > 0.0 ? gpu.scaleup_gb_per_s : gpu.pcie_gb_per_s;
-    case LinkKind::pcie: return gpu.pcie_gb_per_s;
-    case LinkKind::network: return gpu.nic_gb_per_s;
+  case LinkKind::scaleup: return gpu.scaleup_gb_per_s > 0.0 ? gpu.scaleup_gb_per_s : gpu.pcie_gb_per_s;
+  case LinkKind::pcie: return gpu.pcie_gb_per_s;
+  case LinkKind::network: return gpu.nic_gb_per_s;
   }
   return gpu.pcie_gb_per_s;
 }
 
 std::string link_name(const Gpu& gpu, LinkKind link) {
   switch (link) {
-    case LinkKind::scaleup:
-      if (!gpu.scaleup_link.empty() && gpu.scaleup_gb_per_s > 0.0) return gpu.scaleup_link;
-      [[fallthrough]];
-    case LinkKind::pcie: return "PCIe Gen" + std::to_string(gpu.pcie_generation);
-    case LinkKind::network: return "network";
+  case LinkKind::scaleup:
+    if (!gpu.scaleup_link.empty() && gpu.scaleup_gb_per_s > 0.0) return gpu.scaleup_link;
+    [[fallthrough]];
+  case LinkKind::pcie: return "PCIe Gen" + std::to_string(gpu.pcie_generation);
+  case LinkKind::network: return "network";
   }
   return "PCIe";
 }
 
-}  // namespace rightsize
+} // namespace rightsize

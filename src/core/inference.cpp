@@ -10,7 +10,9 @@
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 // Everything about (model, GPU, deployment) that does not depend on the concurrency.
 struct Setup {
@@ -18,13 +20,13 @@ struct Setup {
   const ModelSpec* m;
   const Gpu* gpu;
   const EngineConfig* engine;
-  double t, p;                    // TP and PP degrees
+  double t, p; // TP and PP degrees
   int tp_int, ep_int;
-  double compute_flops_per_s;     // F·η_f for the GEMM dtype, one GPU
-  double bandwidth_bytes_per_s;   // BW·η_m, one GPU
-  double kv_fraction;             // share of KV heads a TP rank holds (replication past n_kv, MLA)
+  double compute_flops_per_s;   // F·η_f for the GEMM dtype, one GPU
+  double bandwidth_bytes_per_s; // BW·η_m, one GPU
+  double kv_fraction;           // share of KV heads a TP rank holds (replication past n_kv, MLA)
   double full_layers, sliding_layers, window;
-  double weights_gpu_bytes;       // resident weights on the most loaded GPU
+  double weights_gpu_bytes; // resident weights on the most loaded GPU
   double tp_link_gb_per_s, tp_hop_s;
   double pp_link_gb_per_s, pp_hop_s;
   double link_efficiency;
@@ -33,9 +35,9 @@ struct Setup {
 
 double hop_latency(const EngineConfig& e, LinkKind link) {
   switch (link) {
-    case LinkKind::scaleup: return e.scaleup_hop_latency_s;
-    case LinkKind::pcie: return e.pcie_hop_latency_s;
-    case LinkKind::network: return e.network_hop_latency_s;
+  case LinkKind::scaleup: return e.scaleup_hop_latency_s;
+  case LinkKind::pcie: return e.pcie_hop_latency_s;
+  case LinkKind::network: return e.network_hop_latency_s;
   }
   return e.pcie_hop_latency_s;
 }
@@ -57,7 +59,8 @@ double causal_pairs(double n, double window) {
 // in the step. MoE reads only the experts the batch touches (methodology §4.3).
 double weight_read_bytes(const Setup& s, double tokens) {
   const PreparedModel& pm = *s.pm;
-  double bytes = pm.layer_weight_bytes + pm.lm_head_bytes + (pm.lm_head_bytes > 0.0 ? 0.0 : pm.embedding_bytes);
+  double bytes =
+      pm.layer_weight_bytes + pm.lm_head_bytes + (pm.lm_head_bytes > 0.0 ? 0.0 : pm.embedding_bytes);
   if (s.m->moe.experts > 0) {
     const double touched = experts_touched(d(s.m->moe.experts), d(s.m->moe.experts_per_token), tokens);
     bytes += d(pm.params.moe_layers) * touched * pm.bytes_per_expert;
@@ -132,8 +135,9 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   const PreparedModel& pm = *s.pm;
   PhaseTime r;
   const double bm = std::max(1.0, batch / s.p);
-  const double kv_bytes = bm * seq_kv_bytes_gpu(s, mean_context) * s.p;  // column = all stages
-  const double attn_pairs = s.full_layers * mean_context + s.sliding_layers * std::min(mean_context, s.window);
+  const double kv_bytes = bm * seq_kv_bytes_gpu(s, mean_context) * s.p; // column = all stages
+  const double attn_pairs =
+      s.full_layers * mean_context + s.sliding_layers * std::min(mean_context, s.window);
   const double flops = bm * (pm.mm_flops_per_token + pm.attention_flops_per_pair * attn_pairs) / s.t;
   // A column reads its weights once per micro-batch: p micro-batches per round, each through p stages.
   r.memory_s = (weight_read_bytes(s, bm) + kv_bytes) / s.bandwidth_bytes_per_s;
@@ -163,7 +167,8 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double batch, const P
     const PhaseTime mixed = prefill_time(s, d(w.input_tokens), mixed_rows);
     pt.tpot_s = pt.decode.total_s + (batch / osl) * mixed.total_s / s.p;
     // TTFT queueing factor adapted from aiconfigurator's min(2 + (n − 3)/20, 4), n = concurrency.
-    const double q = batch <= 1.0 ? 1.0 : std::clamp(2.0 + (batch - 3.0) / 20.0, 1.0, s.engine->max_ttft_queue_factor);
+    const double q =
+        batch <= 1.0 ? 1.0 : std::clamp(2.0 + (batch - 3.0) / 20.0, 1.0, s.engine->max_ttft_queue_factor);
     pt.ttft_s = q * prefill.total_s;
     pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
     pt.tokens_per_s_replica = batch / pt.tpot_s;
@@ -193,14 +198,14 @@ bool meets_latency(const Point& pt, const Sla* sla) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
 const char* to_string(Bound bound) {
   switch (bound) {
-    case Bound::compute: return "compute";
-    case Bound::memory_bandwidth: return "memory_bandwidth";
-    case Bound::interconnect: return "interconnect";
-    case Bound::capacity: return "capacity";
+  case Bound::compute: return "compute";
+  case Bound::memory_bandwidth: return "memory_bandwidth";
+  case Bound::interconnect: return "interconnect";
+  case Bound::capacity: return "capacity";
   }
   return "capacity";
 }
@@ -240,13 +245,15 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.ep_int = dep.ep;
   s.decoder = m.kind == ModelKind::decoder;
   // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast.
-  const MathDtype math = (pm.math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
-                             ? MathDtype::fp16
-                             : pm.math;
+  const MathDtype math =
+      (pm.math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
+          ? MathDtype::fp16
+          : pm.math;
   est.precision_supported = gpu.supports(math);
   const double peak_tflops = est.precision_supported ? gpu.tflops(math) : gpu.tflops(MathDtype::bf16);
   s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * gpu.efficiency.prefill_compute;
-  s.bandwidth_bytes_per_s = gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * gpu.efficiency.decode_bandwidth;
+  s.bandwidth_bytes_per_s =
+      gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * gpu.efficiency.decode_bandwidth;
   // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated
   // on every rank (methodology §2.3, [LA], [VLLM-SRC]).
   if (m.attention.kind == AttentionKind::mla || m.kv_heads <= 0) {
@@ -260,7 +267,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   // Resident weights on the most loaded GPU: layers split over t·p; embedding and LM head are
   // vocab-parallel over t, on the first and last stage (methodology §2.2, [LA]).
   const double head = pm.lm_head_bytes > 0.0 ? pm.lm_head_bytes : pm.embedding_bytes;
-  const double edge = dep.pp == 1 ? pm.embedding_bytes + pm.lm_head_bytes : std::max(pm.embedding_bytes, head);
+  const double edge =
+      dep.pp == 1 ? pm.embedding_bytes + pm.lm_head_bytes : std::max(pm.embedding_bytes, head);
   s.weights_gpu_bytes = (pm.layer_weight_bytes + pm.expert_weight_bytes) / (s.t * s.p) + edge / s.t;
   const LinkKind tp_link = link_for_group(gpu, dep.tp);
   s.tp_link_gb_per_s = link_gb_per_s(gpu, tp_link);
@@ -285,20 +293,23 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   const double step_tokens = d(engine.max_batched_tokens);
   if (s.decoder) {
     // A_peak ≈ b_a·T_step·(h + 3·I/t) + 4 B·S_logit·V/t, S_logit = max_num_seqs rows of fp32 logits.
-    mem.activations_bytes = pm.activation_bytes * step_tokens * (d(m.hidden_size) + 3.0 * pm.ffn_width_for_activations / s.t) +
-                            4.0 * d(engine.max_num_seqs) * d(m.vocab_size) / s.t;
+    mem.activations_bytes =
+        pm.activation_bytes * step_tokens * (d(m.hidden_size) + 3.0 * pm.ffn_width_for_activations / s.t) +
+        4.0 * d(engine.max_num_seqs) * d(m.vocab_size) / s.t;
   }
   mem.overhead_bytes = engine.runtime_reserve_bytes + engine.cuda_graph_bytes +
                        (dep.tp * dep.pp > 1 ? engine.nccl_reserve_bytes : 0.0);
   const double block = d(std::max<std::int64_t>(1, engine.block_tokens));
-  const double context = std::ceil(d(w.context_tokens()) / block) * block;  // paged blocks (§2.4)
+  const double context = std::ceil(d(w.context_tokens()) / block) * block; // paged blocks (§2.4)
   const double per_seq_kv = seq_kv_bytes_gpu(s, context);
-  const double kv_budget = mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
+  const double kv_budget =
+      mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
 
   double max_conc = 0.0;
   if (!s.decoder) {
     // Items in flight are bounded by activations: T·b_a·(h + 3·I/t) per item per layer set.
-    const double per_item = d(m.tokens_per_item) * pm.activation_bytes * (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
+    const double per_item =
+        d(m.tokens_per_item) * pm.activation_bytes * (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
     max_conc = kv_budget > 0.0 && per_item > 0.0 ? std::floor(kv_budget / per_item) : 0.0;
     mem.activations_bytes = 0.0;
   } else if (kv_budget > 0.0 && per_seq_kv > 0.0) {
@@ -369,10 +380,12 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   // Cost (methodology §6.1): replica price over the tokens / requests it serves per hour.
   est.usd_per_hour = usd_per_gpu_hour * d(dep.gpus);
   if (est.output_tokens_per_s > 0.0) {
-    est.usd_per_million_output_tokens = est.usd_per_hour / (est.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+    est.usd_per_million_output_tokens =
+        est.usd_per_hour / (est.output_tokens_per_s * k_seconds_per_hour) * 1e6;
   }
-  if (est.requests_per_s > 0.0) est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.requests_per_s;
+  if (est.requests_per_s > 0.0)
+    est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.requests_per_s;
   return est;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

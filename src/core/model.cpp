@@ -29,7 +29,7 @@ i64 attention_params(const ModelSpec& m) {
   if (m.qkv_bias) p += h_q + 2 * h_kv;
   if (m.o_bias) p += h;
   if (m.qk_norm) p += 2 * m.head_dim;
-  if (m.attention_sinks) p += m.heads;  // gpt-oss: one sink logit per head
+  if (m.attention_sinks) p += m.heads; // gpt-oss: one sink logit per head
   return p;
 }
 
@@ -41,7 +41,7 @@ i64 ffn_params(const ModelSpec& m, i64 width, bool bias) {
   return p;
 }
 
-}  // namespace
+} // namespace
 
 ParamCounts count_params(const ModelSpec& m) {
   ParamCounts c;
@@ -60,7 +60,8 @@ ParamCounts count_params(const ModelSpec& m) {
   i64 moe_active = 0;
   if (moe) {
     // MoE layer, methodology §1.3: E·m·h·I_e + E_s·m·h·I_s + h·E (router) [+ small terms].
-    const i64 shared_width = m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size;
+    const i64 shared_width =
+        m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size;
     c.expert_params = ffn_params(m, m.moe.expert_ffn_size, m.moe.expert_bias);
     i64 nonexpert = m.moe.shared_experts * ffn_params(m, shared_width, false) + h * m.moe.experts;
     if (m.moe.router_bias) nonexpert += m.moe.experts;
@@ -75,8 +76,8 @@ ParamCounts count_params(const ModelSpec& m) {
   c.norms_total = m.layers * norm_per_layer + final_norm;
   if (m.qk_norm) c.norms_total += m.layers * 2 * m.head_dim;
 
-  const i64 common = m.layers * (c.per_layer_attention + norm_per_layer) + dense_layers * c.dense_ffn_per_layer +
-                     c.embedding + c.lm_head + final_norm;
+  const i64 common = m.layers * (c.per_layer_attention + norm_per_layer) +
+                     dense_layers * c.dense_ffn_per_layer + c.embedding + c.lm_head + final_norm;
   c.total = common + c.moe_layers * moe_total;
   c.active = common + c.moe_layers * moe_active;
   // N_mm (methodology §1.2): GEMM weights per token = active − embedding gather − norms, with the
@@ -106,21 +107,21 @@ double kv_cache_bytes_per_token(const ModelSpec& m, double kv_bytes_per_element)
 
 const char* to_string(ModelKind kind) {
   switch (kind) {
-    case ModelKind::decoder: return "decoder";
-    case ModelKind::dit: return "dit";
-    case ModelKind::vit: return "vit";
+  case ModelKind::decoder: return "decoder";
+  case ModelKind::dit: return "dit";
+  case ModelKind::vit: return "vit";
   }
   return "decoder";
 }
 
 const char* to_string(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::mha: return "mha";
-    case AttentionKind::gqa: return "gqa";
-    case AttentionKind::mqa: return "mqa";
-    case AttentionKind::mla: return "mla";
+  case AttentionKind::mha: return "mha";
+  case AttentionKind::gqa: return "gqa";
+  case AttentionKind::mqa: return "mqa";
+  case AttentionKind::mla: return "mla";
   }
   return "gqa";
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -15,15 +15,15 @@ using i64 = std::int64_t;
 // that already include the higher-precision embedding and head (methodology §2.2, [GGUF]).
 bool stores_everything_alike(NumberFormat format) {
   switch (format) {
-    case NumberFormat::fp32:
-    case NumberFormat::bf16:
-    case NumberFormat::fp16:
-    case NumberFormat::gguf_q8_0:
-    case NumberFormat::gguf_q6_k:
-    case NumberFormat::gguf_q5_k_m:
-    case NumberFormat::gguf_q4_k_m:
-    case NumberFormat::gguf_q4_0: return true;
-    default: return false;
+  case NumberFormat::fp32:
+  case NumberFormat::bf16:
+  case NumberFormat::fp16:
+  case NumberFormat::gguf_q8_0:
+  case NumberFormat::gguf_q6_k:
+  case NumberFormat::gguf_q5_k_m:
+  case NumberFormat::gguf_q4_k_m:
+  case NumberFormat::gguf_q4_0: return true;
+  default: return false;
   }
 }
 
@@ -63,8 +63,7 @@ ModelSpec llama_like(const Shape& shape) {
   return m;
 }
 
-
-}  // namespace
+} // namespace
 
 double embedding_bytes_per_param(const ModelSpec& model, const Precision& precision) {
   // GPTQ/AWQ, bitsandbytes, ModelOpt FP8 and MXFP4 checkpoints keep the embedding and LM head in
@@ -115,6 +114,8 @@ FittedArchitecture fit_dense_architecture(i64 params) {
   return fit;
 }
 
-const char* to_string(NormKind kind) { return kind == NormKind::rms ? "rms" : "layer"; }
+const char* to_string(NormKind kind) {
+  return kind == NormKind::rms ? "rms" : "layer";
+}
 
-}  // namespace rightsize
+} // namespace rightsize

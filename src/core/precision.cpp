@@ -33,24 +33,26 @@ constexpr std::array<FormatInfo, k_number_format_count> k_formats{{
     {NumberFormat::gguf_q8_0, "q8_0", 8.5, MathDtype::bf16, false, false, "GGUF Q8_0: near lossless"},
     {NumberFormat::gguf_q6_k, "q6_k", 6.56, MathDtype::bf16, false, false, "GGUF Q6_K: near lossless"},
     {NumberFormat::gguf_q5_k_m, "q5_k_m", 5.68, MathDtype::bf16, false, false, "GGUF Q5_K_M: small loss"},
-    {NumberFormat::gguf_q4_k_m, "q4_k_m", 4.84, MathDtype::bf16, false, false,
-     "GGUF Q4_K_M: moderate loss"},
+    {NumberFormat::gguf_q4_k_m, "q4_k_m", 4.84, MathDtype::bf16, false, false, "GGUF Q4_K_M: moderate loss"},
     {NumberFormat::gguf_q4_0, "q4_0", 4.5, MathDtype::bf16, false, false, "GGUF Q4_0: noticeable loss"},
 }};
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return c == '_' ? '-' : static_cast<char>(std::tolower(c));
-  });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return c == '_' ? '-' : static_cast<char>(std::tolower(c)); });
   return out;
 }
 
-}  // namespace
+} // namespace
 
-const std::array<FormatInfo, k_number_format_count>& all_formats() { return k_formats; }
+const std::array<FormatInfo, k_number_format_count>& all_formats() {
+  return k_formats;
+}
 
-const FormatInfo& format_info(NumberFormat format) { return k_formats[static_cast<std::size_t>(format)]; }
+const FormatInfo& format_info(NumberFormat format) {
+  return k_formats[static_cast<std::size_t>(format)];
+}
 
 std::optional<NumberFormat> parse_number_format(std::string_view name) {
   const std::string n = lower(name);
@@ -62,14 +64,22 @@ std::optional<NumberFormat> parse_number_format(std::string_view name) {
     NumberFormat format;
   };
   static constexpr Alias k_aliases[] = {
-      {"float32", NumberFormat::fp32},      {"bfloat16", NumberFormat::bf16},
-      {"float16", NumberFormat::fp16},      {"half", NumberFormat::fp16},
-      {"fp8-e4m3", NumberFormat::fp8},      {"e4m3", NumberFormat::fp8},
-      {"float8", NumberFormat::fp8},        {"w8a8", NumberFormat::int8},
-      {"awq", NumberFormat::int4_awq},      {"gptq", NumberFormat::int4_gptq},
-      {"bnb-nf4", NumberFormat::nf4},       {"fp4", NumberFormat::nvfp4},
-      {"gguf-q8-0", NumberFormat::gguf_q8_0}, {"gguf-q6-k", NumberFormat::gguf_q6_k},
-      {"gguf-q5-k-m", NumberFormat::gguf_q5_k_m}, {"gguf-q4-k-m", NumberFormat::gguf_q4_k_m},
+      {"float32", NumberFormat::fp32},
+      {"bfloat16", NumberFormat::bf16},
+      {"float16", NumberFormat::fp16},
+      {"half", NumberFormat::fp16},
+      {"fp8-e4m3", NumberFormat::fp8},
+      {"e4m3", NumberFormat::fp8},
+      {"float8", NumberFormat::fp8},
+      {"w8a8", NumberFormat::int8},
+      {"awq", NumberFormat::int4_awq},
+      {"gptq", NumberFormat::int4_gptq},
+      {"bnb-nf4", NumberFormat::nf4},
+      {"fp4", NumberFormat::nvfp4},
+      {"gguf-q8-0", NumberFormat::gguf_q8_0},
+      {"gguf-q6-k", NumberFormat::gguf_q6_k},
+      {"gguf-q5-k-m", NumberFormat::gguf_q5_k_m},
+      {"gguf-q4-k-m", NumberFormat::gguf_q4_k_m},
       {"gguf-q4-0", NumberFormat::gguf_q4_0},
   };
   for (const auto& a : k_aliases) {
@@ -79,7 +89,8 @@ std::optional<NumberFormat> parse_number_format(std::string_view name) {
 }
 
 std::string_view math_dtype_name(MathDtype dtype) {
-  static constexpr std::string_view k_names[] = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"};
+  static constexpr std::string_view k_names[] = {"fp64", "fp32", "tf32", "bf16",
+                                                 "fp16", "fp8",  "int8", "fp4"};
   return k_names[static_cast<std::size_t>(dtype)];
 }
 
@@ -92,10 +103,10 @@ double group_quantized_bits(double bits, int group_size) {
 
 double Precision::weight_bytes_per_param() const {
   switch (weights) {
-    case NumberFormat::int4:
-    case NumberFormat::int4_awq:
-    case NumberFormat::int4_gptq: return group_quantized_bits(4.0, group_size) / 8.0;
-    default: return format_info(weights).bits_per_weight / 8.0;
+  case NumberFormat::int4:
+  case NumberFormat::int4_awq:
+  case NumberFormat::int4_gptq: return group_quantized_bits(4.0, group_size) / 8.0;
+  default: return format_info(weights).bits_per_weight / 8.0;
   }
 }
 
@@ -115,4 +126,4 @@ Precision precision_from_shorthand(NumberFormat format) {
   return p;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -7,9 +7,11 @@
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
-}  // namespace
+} // namespace
 
 PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   PreparedModel pm;
@@ -21,13 +23,14 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   const double b_w = precision.weight_bytes_per_param();
   const double b_embed = embedding_bytes_per_param(m, precision);
   const double expert_params = d(c.moe_layers) * d(m.moe.experts) * d(c.expert_params);
-  ModelSpec unscaled = m;  // prepare_model runs once per spec, not in the hot path
+  ModelSpec unscaled = m; // prepare_model runs once per spec, not in the hot path
   unscaled.params_override = 0;
   const double raw_total = d(count_params(unscaled).total);
   // A bare parameter count scales the fitted layers to the user's figure (embeddings stay as fitted).
   const double embed_params = d(c.embedding) + d(c.lm_head);
-  const double body_scale =
-      (m.params_override > 0 && raw_total > embed_params) ? (d(c.total) - embed_params) / (raw_total - embed_params) : 1.0;
+  const double body_scale = (m.params_override > 0 && raw_total > embed_params)
+                                ? (d(c.total) - embed_params) / (raw_total - embed_params)
+                                : 1.0;
   const double layer_params = (raw_total - embed_params - expert_params) * body_scale;
 
   pm.embedding_bytes = d(c.embedding) * b_embed;
@@ -35,7 +38,8 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   pm.layer_weight_bytes = std::max(0.0, layer_params) * b_w;
   pm.expert_weight_bytes = expert_params * body_scale * b_w;
   pm.bytes_per_expert = d(c.expert_params) * body_scale * b_w;
-  pm.weight_bytes_total = pm.embedding_bytes + pm.lm_head_bytes + pm.layer_weight_bytes + pm.expert_weight_bytes;
+  pm.weight_bytes_total =
+      pm.embedding_bytes + pm.lm_head_bytes + pm.layer_weight_bytes + pm.expert_weight_bytes;
   if (m.checkpoint_weight_bytes > 0 && pm.weight_bytes_total > 0.0) {
     // Exact bytes from safetensors headers: keep the split, rescale to the measured total.
     const double s = d(m.checkpoint_weight_bytes) / pm.weight_bytes_total;
@@ -50,7 +54,8 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   pm.kv_bytes_per_element = precision.kv_bytes_per_element();
   pm.activation_bytes = precision.activation_bytes_per_element();
   pm.math = precision.math_dtype();
-  if (m.layers > 0) pm.kv_bytes_per_token_layer = kv_cache_bytes_per_token(m, pm.kv_bytes_per_element) / d(m.layers);
+  if (m.layers > 0)
+    pm.kv_bytes_per_token_layer = kv_cache_bytes_per_token(m, pm.kv_bytes_per_element) / d(m.layers);
   if (m.attention.sliding_window > 0) {
     pm.sliding_layers = m.attention.sliding_window_layers > 0 ? m.attention.sliding_window_layers : m.layers;
   }
@@ -65,11 +70,13 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   } else {
     pm.attention_flops_per_pair = 4.0 * d(m.heads) * d(m.head_dim);
   }
-  const double moe_width = d(m.moe.experts_per_token * m.moe.expert_ffn_size +
-                             m.moe.shared_experts * (m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size
-                                                                                      : m.moe.expert_ffn_size));
-  pm.ffn_width_for_activations = std::max(m.moe.experts > 0 && m.moe.dense_layers == 0 ? 0.0 : d(m.ffn_size), moe_width);
+  const double moe_width =
+      d(m.moe.experts_per_token * m.moe.expert_ffn_size +
+        m.moe.shared_experts *
+            (m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size));
+  pm.ffn_width_for_activations =
+      std::max(m.moe.experts > 0 && m.moe.dense_layers == 0 ? 0.0 : d(m.ffn_size), moe_width);
   return pm;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -13,16 +13,20 @@ namespace {
 constexpr int k_max_replicas = 100000;
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 double rank_key(const Candidate& c, RankBy rank_by) {
   switch (rank_by) {
-    case RankBy::cost_per_token:
-      return c.price_known && c.estimate.usd_per_million_output_tokens > 0.0 ? c.estimate.usd_per_million_output_tokens : k_inf;
-    case RankBy::cost_per_request:
-      return c.price_known && c.estimate.usd_per_request > 0.0 ? c.estimate.usd_per_request : k_inf;
-    case RankBy::latency: return c.estimate.e2e_s;
-    case RankBy::gpus: return static_cast<double>(c.total_gpus());
+  case RankBy::cost_per_token:
+    return c.price_known && c.estimate.usd_per_million_output_tokens > 0.0
+               ? c.estimate.usd_per_million_output_tokens
+               : k_inf;
+  case RankBy::cost_per_request:
+    return c.price_known && c.estimate.usd_per_request > 0.0 ? c.estimate.usd_per_request : k_inf;
+  case RankBy::latency: return c.estimate.e2e_s;
+  case RankBy::gpus: return static_cast<double>(c.total_gpus());
   }
   return k_inf;
 }
@@ -31,17 +35,17 @@ double rank_key(const Candidate& c, RankBy rank_by) {
 // miss, which is nearer than not fitting at all.
 int reason_order(RejectReason r) {
   switch (r) {
-    case RejectReason::none: return 0;
-    case RejectReason::no_price: return 1;
-    case RejectReason::deadline: return 3;
-    case RejectReason::budget: return 2;
-    case RejectReason::throughput: return 3;
-    case RejectReason::e2e: return 4;
-    case RejectReason::tpot: return 5;
-    case RejectReason::ttft: return 6;
-    case RejectReason::does_not_fit: return 7;
-    case RejectReason::layout: return 8;
-    case RejectReason::precision_unsupported: return 9;
+  case RejectReason::none: return 0;
+  case RejectReason::no_price: return 1;
+  case RejectReason::deadline: return 3;
+  case RejectReason::budget: return 2;
+  case RejectReason::throughput: return 3;
+  case RejectReason::e2e: return 4;
+  case RejectReason::tpot: return 5;
+  case RejectReason::ttft: return 6;
+  case RejectReason::does_not_fit: return 7;
+  case RejectReason::layout: return 8;
+  case RejectReason::precision_unsupported: return 9;
   }
   return 10;
 }
@@ -56,31 +60,31 @@ bool layout_before(const Candidate& a, const Candidate& b, std::span<const Gpu> 
   return a.precision_index < b.precision_index;
 }
 
-}  // namespace
+} // namespace
 
 const char* to_string(RankBy rank_by) {
   switch (rank_by) {
-    case RankBy::cost_per_token: return "cost_per_token";
-    case RankBy::cost_per_request: return "cost_per_request";
-    case RankBy::latency: return "latency";
-    case RankBy::gpus: return "gpus";
+  case RankBy::cost_per_token: return "cost_per_token";
+  case RankBy::cost_per_request: return "cost_per_request";
+  case RankBy::latency: return "latency";
+  case RankBy::gpus: return "gpus";
   }
   return "cost_per_token";
 }
 
 const char* to_string(RejectReason reason) {
   switch (reason) {
-    case RejectReason::none: return "none";
-    case RejectReason::precision_unsupported: return "precision_unsupported";
-    case RejectReason::layout: return "layout";
-    case RejectReason::does_not_fit: return "does_not_fit";
-    case RejectReason::ttft: return "ttft";
-    case RejectReason::tpot: return "tpot";
-    case RejectReason::e2e: return "e2e";
-    case RejectReason::throughput: return "throughput";
-    case RejectReason::budget: return "budget";
-    case RejectReason::no_price: return "no_price";
-    case RejectReason::deadline: return "deadline";
+  case RejectReason::none: return "none";
+  case RejectReason::precision_unsupported: return "precision_unsupported";
+  case RejectReason::layout: return "layout";
+  case RejectReason::does_not_fit: return "does_not_fit";
+  case RejectReason::ttft: return "ttft";
+  case RejectReason::tpot: return "tpot";
+  case RejectReason::e2e: return "e2e";
+  case RejectReason::throughput: return "throughput";
+  case RejectReason::budget: return "budget";
+  case RejectReason::no_price: return "no_price";
+  case RejectReason::deadline: return "deadline";
   }
   return "none";
 }
@@ -92,7 +96,7 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
   for (int n = 1; n <= limit; n *= 2) {
     for (int tp = 1; tp <= n && tp <= node; tp *= 2) {
       const int pp = n / tp;
-      if (model.heads > 0 && model.heads % tp != 0) continue;  // TP splits whole attention heads
+      if (model.heads > 0 && model.heads % tp != 0) continue; // TP splits whole attention heads
       if (pp > 1 && pp > model.layers) continue;
       // PP is only worth it where TP cannot go further (across nodes) or as an explicit option
       // at the node boundary; keep pp ≤ nodes·2 to avoid deep pipelines for serving.
@@ -103,7 +107,7 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
       dep.gpus = n;
       out.push_back(dep);
       if (model.moe.experts > 0 && tp > 1 && model.moe.experts % tp == 0) {
-        dep.ep = tp;  // expert parallel across the TP group (vLLM --enable-expert-parallel)
+        dep.ep = tp; // expert parallel across the TP group (vLLM --enable-expert-parallel)
         out.push_back(dep);
       }
     }
@@ -127,9 +131,12 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   };
   if (!e.precision_supported) return reject(RejectReason::precision_unsupported, 0.0, 0.0);
   if (!e.link_known) return reject(RejectReason::layout, 0.0, 0.0);
-  if (!e.memory.fits) return reject(RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes);
-  if (sla.ttft_ms && e.ttft_s * 1e3 > *sla.ttft_ms) return reject(RejectReason::ttft, e.ttft_s * 1e3, *sla.ttft_ms);
-  if (sla.tpot_ms && e.tpot_s * 1e3 > *sla.tpot_ms) return reject(RejectReason::tpot, e.tpot_s * 1e3, *sla.tpot_ms);
+  if (!e.memory.fits)
+    return reject(RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes);
+  if (sla.ttft_ms && e.ttft_s * 1e3 > *sla.ttft_ms)
+    return reject(RejectReason::ttft, e.ttft_s * 1e3, *sla.ttft_ms);
+  if (sla.tpot_ms && e.tpot_s * 1e3 > *sla.tpot_ms)
+    return reject(RejectReason::tpot, e.tpot_s * 1e3, *sla.tpot_ms);
   if (sla.e2e_ms && e.e2e_s * 1e3 > *sla.e2e_ms) return reject(RejectReason::e2e, e.e2e_s * 1e3, *sla.e2e_ms);
 
   // Replicas for the throughput SLA with headroom (methodology §6.3).
@@ -186,8 +193,9 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
   return layout_before(a, b, gpus);
 }
 
-Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload, const Sla& sla,
-                         std::span<const Gpu> gpus, std::span<const double> prices, const SearchPolicy& policy) {
+Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,
+                         const Sla& sla, std::span<const Gpu> gpus, std::span<const double> prices,
+                         const SearchPolicy& policy) {
   Recommendation out;
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
@@ -199,14 +207,18 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
       }
     }
   }
-  auto order = [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, policy.rank_by, gpus); };
+  auto order = [&](const Candidate& a, const Candidate& b) {
+    return ranks_before(a, b, policy.rank_by, gpus);
+  };
   std::sort(out.candidates.begin(), out.candidates.end(), order);
   std::sort(out.rejected.begin(), out.rejected.end(), order);
-  for (std::size_t i = 0; i < out.candidates.size(); ++i) out.candidates[i].rank = i + 1;
+  for (std::size_t i = 0; i < out.candidates.size(); ++i)
+    out.candidates[i].rank = i + 1;
   return out;
 }
 
-CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const Sla& sla, const CapacityPolicy& policy) {
+CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const Sla& sla,
+                           const CapacityPolicy& policy) {
   (void)model;
   CapacityPlan plan;
   const double per_replica_rps = c.estimate.requests_per_s / std::max(1, c.replicas);
@@ -214,18 +226,20 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   const double average = sla.average_requests_per_s.value_or(peak);
   const double growth = sla.growth_factor.value_or(1.0);
   const double capacity = std::max(1e-12, per_replica_rps * policy.target_utilization);
-  plan.replicas_peak = static_cast<int>(std::min<double>(k_max_replicas, std::ceil(peak * growth / capacity)));
+  plan.replicas_peak =
+      static_cast<int>(std::min<double>(k_max_replicas, std::ceil(peak * growth / capacity)));
   plan.replicas_average = static_cast<int>(std::min<double>(k_max_replicas, std::ceil(average / capacity)));
   // Cold start: each replica pulls its weights from storage, then starts the engine.
   const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.tp * c.layout.pp;
-  plan.cold_start_s = replica_weight_bytes / (policy.storage_gb_per_s * k_bytes_per_gb) + policy.engine_start_s;
+  plan.cold_start_s =
+      replica_weight_bytes / (policy.storage_gb_per_s * k_bytes_per_gb) + policy.engine_start_s;
   const bool latency_critical = sla.ttft_ms.has_value() || sla.tpot_ms.has_value() || sla.e2e_ms.has_value();
   // Scale to zero pays when the average load keeps less than a tenth of one replica busy and no
   // TTFT target forbids a cold start on the first request after idling.
   const bool ttft_allows_cold = !sla.ttft_ms || *sla.ttft_ms >= plan.cold_start_s * 1e3;
   plan.scale_to_zero = average < 0.1 * per_replica_rps && ttft_allows_cold;
   plan.min_replicas = plan.scale_to_zero ? 0 : std::max(1, plan.replicas_average);
-  plan.max_replicas = std::max(plan.min_replicas, plan.replicas_peak) + 1;  // +1 spare for availability
+  plan.max_replicas = std::max(plan.min_replicas, plan.replicas_peak) + 1; // +1 spare for availability
   plan.scaling_signal = peak >= 2.0 * average ? "queue_depth" : "kv_cache_utilization";
   if (latency_critical) {
     plan.tier = "on_demand";
@@ -237,4 +251,4 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   return plan;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

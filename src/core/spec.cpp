@@ -5,29 +5,29 @@ namespace rightsize {
 
 const char* to_string(TrainingMethod value) {
   switch (value) {
-    case TrainingMethod::full: return "full";
-    case TrainingMethod::lora: return "lora";
-    case TrainingMethod::qlora: return "qlora";
+  case TrainingMethod::full: return "full";
+  case TrainingMethod::lora: return "lora";
+  case TrainingMethod::qlora: return "qlora";
   }
   return "full";
 }
 
 const char* to_string(Optimizer value) {
   switch (value) {
-    case Optimizer::adamw: return "adamw";
-    case Optimizer::adamw_8bit: return "adamw-8bit";
-    case Optimizer::sgd: return "sgd";
+  case Optimizer::adamw: return "adamw";
+  case Optimizer::adamw_8bit: return "adamw-8bit";
+  case Optimizer::sgd: return "sgd";
   }
   return "adamw";
 }
 
 const char* to_string(Recompute value) {
   switch (value) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
+  case Recompute::none: return "none";
+  case Recompute::selective: return "selective";
+  case Recompute::full: return "full";
   }
   return "none";
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -10,11 +10,13 @@
 namespace rightsize {
 namespace {
 
-constexpr double k_relative_slack = 1e-9;  // a range end reached within rounding counts as reached
+constexpr double k_relative_slack = 1e-9; // a range end reached within rounding counts as reached
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -27,7 +29,9 @@ std::optional<double> parse_number(std::string_view s) {
   return value;
 }
 
-bool is_whole(double v) { return std::fabs(v) < 9e15 && v == std::floor(v); }
+bool is_whole(double v) {
+  return std::fabs(v) < 9e15 && v == std::floor(v);
+}
 
 std::string number_text(double v) {
   char buf[64];
@@ -51,7 +55,7 @@ double round_12_digits(double v) {
 }
 
 std::string quoted(std::string_view s) {
-  std::string out(1, '"');  // built by appending: GCC 12 warns falsely (-Wrestrict) on "\"" + string
+  std::string out(1, '"'); // built by appending: GCC 12 warns falsely (-Wrestrict) on "\"" + string
   out.append(s);
   out.push_back('"');
   return out;
@@ -126,12 +130,13 @@ AxisParse parse_range(std::string_view text, std::size_t dots, std::uint64_t max
   return r;
 }
 
-}  // namespace
+} // namespace
 
 AxisParse parse_axis_values(std::string_view text, std::uint64_t max_values) {
   text = trim(text);
   if (text.empty()) return {{}, "expected at least one value, got none"};
-  if (const auto dots = text.find(".."); dots != std::string_view::npos) return parse_range(text, dots, max_values);
+  if (const auto dots = text.find(".."); dots != std::string_view::npos)
+    return parse_range(text, dots, max_values);
   AxisParse r;
   std::vector<std::string_view> items;
   for (std::size_t start = 0;;) {
@@ -202,7 +207,7 @@ std::vector<ParetoPoint> pareto_front(std::vector<ParetoPoint> points, Direction
   double best_y = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < points.size();) {
     const double gx = sx * points[i].x;
-    const double gy = sy * points[i].y;  // the group's lowest y: sorted first
+    const double gy = sy * points[i].y; // the group's lowest y: sorted first
     std::size_t j = i;
     for (; j < points.size() && sx * points[j].x == gx; ++j) {
       if (sy * points[j].y == gy && gy < best_y) front.push_back(points[j]);
@@ -210,7 +215,8 @@ std::vector<ParetoPoint> pareto_front(std::vector<ParetoPoint> points, Direction
     best_y = std::min(best_y, gy);
     i = j;
   }
-  std::sort(front.begin(), front.end(), [](const ParetoPoint& a, const ParetoPoint& b) { return a.index < b.index; });
+  std::sort(front.begin(), front.end(),
+            [](const ParetoPoint& a, const ParetoPoint& b) { return a.index < b.index; });
   return front;
 }
 
@@ -224,6 +230,8 @@ void ParetoAccumulator::add(const ParetoPoint& point) {
   }
 }
 
-std::vector<ParetoPoint> ParetoAccumulator::front() const { return pareto_front(m_buffer, m_x, m_y); }
+std::vector<ParetoPoint> ParetoAccumulator::front() const {
+  return pareto_front(m_buffer, m_x, m_y);
+}
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -4,7 +4,8 @@ namespace rightsize {
 
 std::string with_commas(std::int64_t value) {
   // The magnitude as unsigned: -value overflows for the most negative int64.
-  const std::uint64_t magnitude = value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  const std::uint64_t magnitude =
+      value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
   const std::string digits = std::to_string(magnitude);
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -14,4 +15,4 @@ std::string with_commas(std::int64_t value) {
   return value < 0 ? "-" + out : out;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

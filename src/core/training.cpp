@@ -11,7 +11,9 @@
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 // Query-key pairs per token per layer of a causal sequence of s tokens counted as the half square
 // s/2 (Megatron's causal convention, methodology §4.1 [MEG]); sliding layers see at most W keys.
@@ -32,7 +34,7 @@ TrainingLayout normalized(const TrainingLayout& in) {
   return l;
 }
 
-}  // namespace
+} // namespace
 
 double pipeline_bubble_fraction(int stages, std::int64_t micro_batches) {
   // (p − 1)/(m + p − 1) for GPipe / 1F1B [NAR21] (recalled), methodology §5.3.
@@ -52,7 +54,7 @@ TrainingFlops training_flops_per_token(const PreparedModel& pm, std::int64_t seq
                                      d(pm.sliding_layers) * causal_pairs_per_token(s, window)
                                : d(pm.model.layers) * s;
   const double attn_fwd = pm.attention_flops_per_pair * pairs;
-  const double mm_fwd = pm.mm_flops_per_token;  // 2·N_mm_active, LM head included, embedding excluded
+  const double mm_fwd = pm.mm_flops_per_token; // 2·N_mm_active, LM head included, embedding excluded
   TrainingFlops f;
   f.forward_per_token = mm_fwd + attn_fwd;
   if (method == TrainingMethod::full) {
@@ -96,7 +98,7 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
     ctx.train_expert = body * expert_share;
     ctx.train_embedding = d(c.embedding);
     ctx.train_head_single = d(c.lm_head);
-    ctx.train_head_last = c.lm_head > 0 ? d(c.lm_head) : d(c.embedding);  // tied: the last stage keeps a copy
+    ctx.train_head_last = c.lm_head > 0 ? d(c.lm_head) : d(c.embedding); // tied: the last stage keeps a copy
     ctx.trainable_params = c.total;
   } else {
     const std::int64_t r = std::max<std::int64_t>(1, w.lora_rank);
@@ -115,7 +117,7 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
       ctx.base_head_single_bytes = pm.lm_head_bytes;
       ctx.base_head_last_bytes = pm.lm_head_bytes > 0.0 ? pm.lm_head_bytes : pm.embedding_bytes;
     } else {
-      const double nf4 = 4.127 / 8.0;  // NF4 + double quantization (methodology §2.2, §3.4)
+      const double nf4 = 4.127 / 8.0; // NF4 + double quantization (methodology §2.2, §3.4)
       ctx.base_dense_bytes = body * (1.0 - expert_share) * nf4;
       ctx.base_expert_bytes = body * expert_share * nf4;
       ctx.base_embedding_bytes = 2.0 * d(c.embedding);
@@ -126,7 +128,7 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
   return lora_total;
 }
 
-}  // namespace
+} // namespace
 
 TrainingContext make_training_context(const PreparedModel& pm, const TrainingWorkload& w, const Gpu& gpu,
                                       const TrainingConfig& cfg) {
@@ -159,24 +161,27 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
   ctx.precision_supported = gpu.supports(pm.math);
   const double peak_tflops = ctx.precision_supported ? gpu.tflops(pm.math) : gpu.tflops(MathDtype::bf16);
   ctx.peak_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop;
-  const double eff = cfg.gemm_efficiency_override > 0.0 ? cfg.gemm_efficiency_override : gpu.efficiency.training_mfu;
+  const double eff =
+      cfg.gemm_efficiency_override > 0.0 ? cfg.gemm_efficiency_override : gpu.efficiency.training_mfu;
   ctx.compute_flops_per_s = ctx.peak_flops_per_s * std::max(1e-3, eff);
   ctx.hbm_bytes_per_s = gb_per_s_to_bytes_per_s(std::max(1e-3, gpu.memory_bandwidth_gb_per_s)) *
                         std::max(1e-3, gpu.efficiency.decode_bandwidth);
   return ctx;
 }
 
-}  // namespace detail
+} // namespace detail
 
-TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
-                                   const TrainingLayout& layout, const TrainingConfig& config,
+TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload,
+                                   const Gpu& gpu, const TrainingLayout& layout, const TrainingConfig& config,
                                    double usd_per_gpu_hour) {
   const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
   return detail::evaluate_training(ctx, normalized(layout), usd_per_gpu_hour);
 }
 
 namespace detail {
-TrainingLayout normalized_layout(const TrainingLayout& layout) { return normalized(layout); }
-}  // namespace detail
+TrainingLayout normalized_layout(const TrainingLayout& layout) {
+  return normalized(layout);
+}
+} // namespace detail
 
-}  // namespace rightsize
+} // namespace rightsize

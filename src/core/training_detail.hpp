@@ -15,22 +15,22 @@ struct TrainingContext {
   const TrainingConfig* config = nullptr;
 
   double layers = 0.0, hidden = 0.0, q_width = 0.0, kv_width = 0.0;
-  double seq = 0.0;                 // s
+  double seq = 0.0; // s
   double moe_layers = 0.0, experts_per_token = 0.0;
-  bool lora = false;                // LoRA or QLoRA: frozen base + trainable adapters
+  bool lora = false; // LoRA or QLoRA: frozen base + trainable adapters
 
   // Trainable parameters: non-expert layer part, routed-expert part, edge (embedding, head).
   double train_dense = 0.0, train_expert = 0.0;
-  double train_embedding = 0.0;     // first stage (0 for LoRA)
-  double train_head_last = 0.0;     // last stage: LM head, or the tied embedding copy (0 for LoRA)
-  double train_head_single = 0.0;   // head on a single stage (0 when tied: shared with the embedding)
+  double train_embedding = 0.0;   // first stage (0 for LoRA)
+  double train_head_last = 0.0;   // last stage: LM head, or the tied embedding copy (0 for LoRA)
+  double train_head_single = 0.0; // head on a single stage (0 when tied: shared with the embedding)
   // Frozen base bytes (LoRA/QLoRA only; full training keeps its weights in `train_*`).
   double base_dense_bytes = 0.0, base_expert_bytes = 0.0;
   double base_embedding_bytes = 0.0, base_head_last_bytes = 0.0, base_head_single_bytes = 0.0;
 
-  StateBytesPerParam state;         // per trainable parameter
+  StateBytesPerParam state; // per trainable parameter
   std::int64_t trainable_params = 0;
-  std::array<TrainingFlops, 3> flops{};  // indexed by Recompute
+  std::array<TrainingFlops, 3> flops{}; // indexed by Recompute
 
   double peak_flops_per_s = 0.0;    // dense peak of the math dtype (MFU denominator)
   double compute_flops_per_s = 0.0; // peak × kernel-level GEMM efficiency
@@ -39,11 +39,12 @@ struct TrainingContext {
 };
 
 /// Derives the context; pointers refer to the arguments, which must outlive it.
-TrainingContext make_training_context(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
-                                      const TrainingConfig& config);
+TrainingContext make_training_context(const PreparedModel& model, const TrainingWorkload& workload,
+                                      const Gpu& gpu, const TrainingConfig& config);
 
 /// Per-GPU memory of the most loaded pipeline stage for `layout` with `micro_batches` per step.
-MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& layout, std::int64_t micro_batches);
+MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& layout,
+                               std::int64_t micro_batches);
 
 /// Trainable parameters on one GPU of a stage, split into non-expert (sharded over dp·cp) and expert
 /// (sharded over dp·cp/ep) parts; `last` picks the last stage's edge (head) instead of the first's.
@@ -56,7 +57,8 @@ struct StageParams {
 StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& layout, bool last);
 
 /// Estimate for one layout on a prepared context (estimate_training and the search share it).
-TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& layout, double usd_per_gpu_hour);
+TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& layout,
+                                   double usd_per_gpu_hour);
 
 /// The layout with degrees clamped to >= 1, ZeRO to 0..3 and micro_batch to >= 1.
 TrainingLayout normalized_layout(const TrainingLayout& layout);
@@ -64,4 +66,4 @@ TrainingLayout normalized_layout(const TrainingLayout& layout);
 /// Layers held by each pipeline stage: ceil(L / p).
 double layers_per_stage(const TrainingContext& ctx, int pp);
 
-}  // namespace rightsize::detail
+} // namespace rightsize::detail

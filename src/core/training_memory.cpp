@@ -9,7 +9,9 @@
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 // Per-token-per-layer activation bytes split into the tensors TP replicates (without sequence
 // parallelism) and the tensors TP shards. 16-bit; scaled by b_a/2 for other activation formats.
@@ -45,7 +47,7 @@ ActivationSplit activation_split(const PreparedModel& pm) {
   return a;
 }
 
-}  // namespace
+} // namespace
 
 StateBytesPerParam state_bytes_per_param(Optimizer optimizer, bool fp32_gradients) {
   // Methodology §3.1: 16-bit weights 2 B, gradients 2 B (4 B FP32 main grads, [MEG-DOC]); K = FP32
@@ -54,9 +56,9 @@ StateBytesPerParam state_bytes_per_param(Optimizer optimizer, bool fp32_gradient
   StateBytesPerParam b;
   b.gradients = fp32_gradients ? 4.0 : 2.0;
   switch (optimizer) {
-    case Optimizer::adamw: b.optimizer = 12.0; break;
-    case Optimizer::adamw_8bit: b.optimizer = 6.0; break;
-    case Optimizer::sgd: b.optimizer = 8.0; break;
+  case Optimizer::adamw: b.optimizer = 12.0; break;
+  case Optimizer::adamw_8bit: b.optimizer = 6.0; break;
+  case Optimizer::sgd: b.optimizer = 8.0; break;
   }
   return b;
 }
@@ -82,7 +84,8 @@ std::int64_t lora_trainable_params(const ModelSpec& m, std::int64_t r) {
     const i64 qk = m.heads * (a.qk_nope_head_dim + a.rope_head_dim);
     attention = a.q_lora_rank > 0 ? r * (h + a.q_lora_rank) + r * (a.q_lora_rank + qk) : r * (h + qk);
     attention += r * (h + a.kv_lora_rank + a.rope_head_dim) +
-                 r * (a.kv_lora_rank + m.heads * (a.qk_nope_head_dim + a.v_head_dim)) + r * (m.heads * a.v_head_dim + h);
+                 r * (a.kv_lora_rank + m.heads * (a.qk_nope_head_dim + a.v_head_dim)) +
+                 r * (m.heads * a.v_head_dim + h);
   } else {
     const i64 h_q = m.heads * m.head_dim;
     const i64 h_kv = m.kv_heads * m.head_dim;
@@ -90,7 +93,8 @@ std::int64_t lora_trainable_params(const ModelSpec& m, std::int64_t r) {
   }
   auto ffn = [&](i64 width) { return (m.ffn_gated ? 2 : 1) * r * (h + width) + r * (width + h); };
   const i64 moe_layers = m.moe.experts > 0 ? m.layers - m.moe.dense_layers : 0;
-  const i64 shared_width = m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size;
+  const i64 shared_width =
+      m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size;
   const i64 moe_ffn = m.moe.experts * ffn(m.moe.expert_ffn_size) + m.moe.shared_experts * ffn(shared_width);
   return m.layers * attention + (m.layers - moe_layers) * ffn(m.ffn_size) + moe_layers * moe_ffn;
 }
@@ -185,11 +189,13 @@ MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& la
   const double ls = layers_per_stage(ctx, lay.pp);
   const double tokens_mb = d(lay.micro_batch) * ctx.seq / std::max(1, lay.cp);
   const auto tokens_i = static_cast<std::int64_t>(std::ceil(tokens_mb));
-  const double in_flight = last ? 1.0 : std::min(d(std::max(1, lay.pp)), d(std::max<std::int64_t>(1, micro_batches)));
+  const double in_flight =
+      last ? 1.0 : std::min(d(std::max(1, lay.pp)), d(std::max<std::int64_t>(1, micro_batches)));
   const bool seq_par = lay.sequence_parallel && lay.tp > 1;
   double acts = in_flight * stored_activation_bytes(pm, tokens_i, ls, lay.tp, seq_par, lay.recompute);
   // Full recompute rebuilds one layer's activations at a time during backward (working set, derived).
-  if (lay.recompute == Recompute::full) acts += tokens_mb * activation_bytes_per_token_layer(pm, lay.tp, seq_par);
+  if (lay.recompute == Recompute::full)
+    acts += tokens_mb * activation_bytes_per_token_layer(pm, lay.tp, seq_par);
   if (last || lay.pp <= 1) acts += logits_bytes(pm, tokens_i, lay.tp);
   mem.activations_bytes = acts;
 
@@ -208,9 +214,10 @@ MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& la
   return mem;
 }
 
-}  // namespace
+} // namespace
 
-MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& lay, std::int64_t micro_batches) {
+MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& lay,
+                               std::int64_t micro_batches) {
   MemoryEstimate mem = stage_memory(ctx, lay, micro_batches, false);
   if (lay.pp > 1) {
     const MemoryEstimate last = stage_memory(ctx, lay, micro_batches, true);
@@ -222,5 +229,5 @@ MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout&
   return mem;
 }
 
-}  // namespace detail
-}  // namespace rightsize
+} // namespace detail
+} // namespace rightsize

@@ -15,43 +15,48 @@ double cost_key(const TrainingCandidate& c) {
 
 int order(RejectReason r) {
   switch (r) {
-    case RejectReason::budget: return 1;
-    case RejectReason::deadline: return 2;
-    case RejectReason::does_not_fit: return 3;
-    case RejectReason::precision_unsupported: return 4;
-    default: return 5;
+  case RejectReason::budget: return 1;
+  case RejectReason::deadline: return 2;
+  case RejectReason::does_not_fit: return 3;
+  case RejectReason::precision_unsupported: return 4;
+  default: return 5;
   }
 }
 
 bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus) {
   if (a.meets != b.meets) return a.meets;
   if (!a.meets) {
-    if (order(a.rejection.reason) != order(b.rejection.reason)) return order(a.rejection.reason) < order(b.rejection.reason);
+    if (order(a.rejection.reason) != order(b.rejection.reason))
+      return order(a.rejection.reason) < order(b.rejection.reason);
     const double ra = a.rejection.limit > 0.0 ? a.rejection.value / a.rejection.limit : 0.0;
     const double rb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
     if (ra != rb) return ra < rb;
   }
   if (cost_key(a) != cost_key(b)) return cost_key(a) < cost_key(b);
-  if (a.estimate.time_to_train_s != b.estimate.time_to_train_s) return a.estimate.time_to_train_s < b.estimate.time_to_train_s;
+  if (a.estimate.time_to_train_s != b.estimate.time_to_train_s)
+    return a.estimate.time_to_train_s < b.estimate.time_to_train_s;
   if (a.estimate.gpus != b.estimate.gpus) return a.estimate.gpus < b.estimate.gpus;
   return gpus[a.gpu_index].id < gpus[b.gpu_index].id;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes) {
   std::vector<int> out;
   const int node = std::max(1, gpu.gpus_per_node);
-  for (int n = 1; n <= node; n *= 2) out.push_back(n);
+  for (int n = 1; n <= node; n *= 2)
+    out.push_back(n);
   if (out.back() != node) out.push_back(node);
-  for (int nodes = 2; nodes <= std::max(1, max_nodes); nodes *= 2) out.push_back(nodes * node);
+  for (int nodes = 2; nodes <= std::max(1, max_nodes); nodes *= 2)
+    out.push_back(nodes * node);
   if (max_nodes > 1 && out.back() != max_nodes * node) out.push_back(max_nodes * node);
   return out;
 }
 
-TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload, const Sla& sla,
-                                          std::span<const Gpu> gpus, std::span<const double> prices,
-                                          const SearchPolicy& policy, const TrainingConfig& config) {
+TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
+                                          const Sla& sla, std::span<const Gpu> gpus,
+                                          std::span<const double> prices, const SearchPolicy& policy,
+                                          const TrainingConfig& config) {
   TrainingRecommendation out;
   for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
     const Gpu& gpu = gpus[gi];
@@ -83,8 +88,9 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
   auto cmp = [&](const TrainingCandidate& a, const TrainingCandidate& b) { return before(a, b, gpus); };
   std::sort(out.candidates.begin(), out.candidates.end(), cmp);
   std::sort(out.rejected.begin(), out.rejected.end(), cmp);
-  for (std::size_t i = 0; i < out.candidates.size(); ++i) out.candidates[i].rank = i + 1;
+  for (std::size_t i = 0; i < out.candidates.size(); ++i)
+    out.candidates[i].rank = i + 1;
   return out;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

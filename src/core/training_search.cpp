@@ -9,11 +9,13 @@
 namespace rightsize {
 namespace {
 
-constexpr int k_max_tp = 8;               // TP stays inside one NVLink/PCIe node (methodology §5.2)
+constexpr int k_max_tp = 8; // TP stays inside one NVLink/PCIe node (methodology §5.2)
 constexpr int k_max_pp = 16;
 constexpr std::int64_t k_max_micro_batch = 64;
 
-bool divides(std::int64_t divisor, std::int64_t value) { return divisor > 0 && value % divisor == 0; }
+bool divides(std::int64_t divisor, std::int64_t value) {
+  return divisor > 0 && value % divisor == 0;
+}
 
 bool tp_allowed(const ModelSpec& m, int tp, int gpus, const Gpu& gpu) {
   if (!divides(tp, gpus)) return false;
@@ -40,7 +42,7 @@ struct Choices {
   int zero_count = 0;
   std::array<Recompute, 3> recompute{};
   int recompute_count = 0;
-  std::int64_t micro_batch = 0;  // 0 = search
+  std::int64_t micro_batch = 0; // 0 = search
 };
 
 Choices choices(const TrainingWorkload& w, const LayoutPins& pins) {
@@ -110,17 +112,22 @@ struct Search {
   }
 };
 
-}  // namespace
+} // namespace
 
-TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload, const Gpu& gpu,
-                                        int gpus, const LayoutPins& pins, const TrainingConfig& config,
-                                        double usd_per_gpu_hour) {
+TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload,
+                                        const Gpu& gpu, int gpus, const LayoutPins& pins,
+                                        const TrainingConfig& config, double usd_per_gpu_hour) {
   const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
   const ModelSpec& m = model.model;
   gpus = std::max(1, gpus);
   const Choices ch = choices(workload, pins);
-  Search search{&ctx, &ch, std::max<std::int64_t>(1, workload.global_batch), workload.cpu_offload_optimizer,
-                usd_per_gpu_hour, TrainingEstimate{}, false};
+  Search search{&ctx,
+                &ch,
+                std::max<std::int64_t>(1, workload.global_batch),
+                workload.cpu_offload_optimizer,
+                usd_per_gpu_hour,
+                TrainingEstimate{},
+                false};
   for (int tp = 1; tp <= std::max(k_max_tp, pins.tp); ++tp) {
     if (pins.tp > 0 ? tp != pins.tp : !tp_allowed(m, tp, gpus, gpu)) continue;
     for (int pp = 1; pp <= std::max(k_max_pp, pins.pp); ++pp) {
@@ -130,7 +137,8 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
       if (pins.dp > 0 && dp != pins.dp) continue;
       // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts.
       for (int ep = 1; ep <= dp; ++ep) {
-        if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp)))) continue;
+        if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp))))
+          continue;
         search.split(tp, pp, dp, ep);
       }
     }
@@ -153,4 +161,4 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
   return e;
 }
 
-}  // namespace rightsize
+} // namespace rightsize

@@ -10,13 +10,15 @@
 namespace rightsize::detail {
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
 double hop_latency(const TrainingConfig& c, LinkKind link) {
   switch (link) {
-    case LinkKind::scaleup: return c.scaleup_hop_latency_s;
-    case LinkKind::pcie: return c.pcie_hop_latency_s;
-    case LinkKind::network: return c.network_hop_latency_s;
+  case LinkKind::scaleup: return c.scaleup_hop_latency_s;
+  case LinkKind::pcie: return c.pcie_hop_latency_s;
+  case LinkKind::network: return c.network_hop_latency_s;
   }
   return c.pcie_hop_latency_s;
 }
@@ -26,7 +28,7 @@ double hop_latency(const TrainingConfig& c, LinkKind link) {
 double collective(const TrainingContext& ctx, double bytes, int group, int span, bool all_reduce) {
   if (group <= 1 || bytes <= 0.0) return 0.0;
   const LinkKind link = link_for_group(*ctx.gpu, span);
-  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0;  // unknown link: left out, flagged by link_known
+  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0; // unknown link: left out, flagged by link_known
   return collective_time_s(bytes, group, link_gb_per_s(*ctx.gpu, link), ctx.gpu->efficiency.communication,
                            hop_latency(*ctx.config, link), ctx.config->collective_base_latency_s, all_reduce);
 }
@@ -34,7 +36,7 @@ double collective(const TrainingContext& ctx, double bytes, int group, int span,
 // Point-to-point send of `bytes` over the link a group spanning `span` ranks uses (methodology §5.1).
 double p2p(const TrainingContext& ctx, double bytes, int span) {
   const LinkKind link = link_for_group(*ctx.gpu, span);
-  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0;  // unknown link: left out, flagged by link_known
+  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0; // unknown link: left out, flagged by link_known
   return ctx.config->collective_base_latency_s + hop_latency(*ctx.config, link) +
          bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s(*ctx.gpu, link)) * ctx.gpu->efficiency.communication);
 }
@@ -42,20 +44,20 @@ double p2p(const TrainingContext& ctx, double bytes, int span) {
 // Work and exposed communication of one micro-batch on one pipeline stage.
 struct MicroBatch {
   double compute_s = 0.0;
-  double comm_s = 0.0;  // TP + EP + CP + PP p2p
+  double comm_s = 0.0; // TP + EP + CP + PP p2p
 };
 
 MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l, const TrainingFlops& fl) {
   const PreparedModel& pm = *ctx.pm;
   MicroBatch mb;
   const double t = l.tp, p = l.pp, cp = l.cp;
-  const double tokens = d(l.micro_batch) * ctx.seq;  // one DP rank's micro-batch
+  const double tokens = d(l.micro_batch) * ctx.seq; // one DP rank's micro-batch
   // The t·p·cp GPUs of a model replica share its FLOPs; stages are taken as balanced.
   mb.compute_s = fl.hardware_per_token * tokens / (t * p * cp) / ctx.compute_flops_per_s;
 
   const double ls = layers_per_stage(ctx, l.pp);
   const bool seq_par = l.sequence_parallel && l.tp > 1;
-  const double act_msg = tokens / cp * ctx.hidden * pm.activation_bytes;  // b·s·h·b_a
+  const double act_msg = tokens / cp * ctx.hidden * pm.activation_bytes; // b·s·h·b_a
   // Megatron TP: 2 all-reduces forward + 2 backward per layer (RS + AG pairs of the same volume with
   // SP), and full recompute repeats the forward's 2 [NAR21][KOR22], methodology §5.2.
   const double per_layer = l.recompute == Recompute::full ? 6.0 : 4.0;
@@ -66,7 +68,8 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l,
   double ep_s = 0.0;
   if (l.ep > 1 && ctx.moe_layers > 0.0) {
     const double msg = act_msg * ctx.experts_per_token / (seq_par ? t : 1.0);
-    ep_s = ctx.moe_layers * (ls / ctx.layers) * per_layer * collective(ctx, msg, l.ep, l.tp * l.cp * l.ep, false);
+    ep_s = ctx.moe_layers * (ls / ctx.layers) * per_layer *
+           collective(ctx, msg, l.ep, l.tp * l.cp * l.ep, false);
   }
   // CP ring attention: each rank passes its K and V shard cp − 1 times forward and K, V, dK, dV
   // backward (derived; charged fully, no overlap with the attention kernel assumed).
@@ -106,16 +109,19 @@ double dp_exposed_s(const TrainingContext& ctx, const TrainingLayout& l, const S
   // micro-batch, prefetched under that micro-batch's compute (§5.4 [LA]); the last micro-batch also
   // hides the gradient reduce-scatter under the same compute.
   const double passes = l.recompute == Recompute::full ? 3.0 : 2.0;
-  const double gather = passes * (collective(ctx, sp.frozen_dense_bytes + b.weights * sp.dense, n_d, span, false) +
-                                  collective(ctx, sp.frozen_expert_bytes + b.weights * sp.expert, n_e, span, false));
+  const double gather =
+      passes * (collective(ctx, sp.frozen_dense_bytes + b.weights * sp.dense, n_d, span, false) +
+                collective(ctx, sp.frozen_expert_bytes + b.weights * sp.expert, n_e, span, false));
   const double last_mb = gather + sync_s;
-  return (m - 1.0) * (gather - std::min(f * gather, mb.compute_s)) + (last_mb - std::min(f * last_mb, mb.compute_s));
+  return (m - 1.0) * (gather - std::min(f * gather, mb.compute_s)) +
+         (last_mb - std::min(f * last_mb, mb.compute_s));
 }
 
 // Optimizer update on the GPU's shard: HBM-bound, reads weights, grads and states and writes weights
 // and states, 2·(w + K) + g bytes per parameter (derived). Offloaded: PCIe 2Ψ down + 2Ψ up and a host
 // update (§3.5, [ZERO]).
-void update_time(const TrainingContext& ctx, const TrainingLayout& l, const StageParams& sp, TrainingEstimate& est) {
+void update_time(const TrainingContext& ctx, const TrainingLayout& l, const StageParams& sp,
+                 TrainingEstimate& est) {
   const double n_d = l.dp * l.cp;
   const double n_e = std::max(1.0, n_d / l.ep);
   const StateBytesPerParam& b = ctx.state;
@@ -132,7 +138,8 @@ void update_time(const TrainingContext& ctx, const TrainingLayout& l, const Stag
 
 // Throughput, utilisation (MFU counts model FLOPs, HFU adds recompute, §4.2), time and cost (§6.2:
 // GPU-hours already count every GPU, so cost = GPU-hours × price), and the bound.
-void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_gpu_hour, TrainingEstimate& est) {
+void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_gpu_hour,
+            TrainingEstimate& est) {
   const TrainingConfig& cfg = *ctx.config;
   const double gpus = est.gpus;
   est.tokens_per_s = est.tokens_per_step / est.step_time_s;
@@ -140,7 +147,8 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_
   est.model_tflops_per_gpu = fl.model_per_token * est.tokens_per_s_per_gpu / k_flops_per_tflop;
   est.mfu = fl.model_per_token * est.tokens_per_s_per_gpu / ctx.peak_flops_per_s;
   est.hfu = fl.hardware_per_token * est.tokens_per_s_per_gpu / ctx.peak_flops_per_s;
-  est.time_to_train_s = ctx.workload->tokens > 0.0 ? ctx.workload->tokens / est.tokens_per_s : est.step_time_s;
+  est.time_to_train_s =
+      ctx.workload->tokens > 0.0 ? ctx.workload->tokens / est.tokens_per_s : est.step_time_s;
   est.gpu_hours = est.time_to_train_s * gpus / k_seconds_per_hour;
   est.gpu_hours_planning = est.gpu_hours * cfg.planning_overhead_factor;
   est.usd_per_hour = usd_per_gpu_hour * gpus;
@@ -157,9 +165,10 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_
   }
 }
 
-}  // namespace
+} // namespace
 
-TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l, double usd_per_gpu_hour) {
+TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l,
+                                   double usd_per_gpu_hour) {
   TrainingEstimate est;
   est.layout = l;
   est.gpus = l.gpus();
@@ -170,7 +179,8 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   // Groups of 2, of a node and of the whole job cover every link kind a layout can use.
   const int node_span = std::min(est.gpus, per_node);
   for (int span : {2, node_span, est.gpus}) {
-    if (est.gpus > 1 && span > 1 && link_gb_per_s(*ctx.gpu, link_for_group(*ctx.gpu, span)) <= 0.0) est.link_known = false;
+    if (est.gpus > 1 && span > 1 && link_gb_per_s(*ctx.gpu, link_for_group(*ctx.gpu, span)) <= 0.0)
+      est.link_known = false;
   }
   // Gradient accumulation rounds up so that a step covers at least the global batch.
   const std::int64_t per_pass = static_cast<std::int64_t>(l.dp) * l.micro_batch;
@@ -196,4 +206,4 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   return est;
 }
 
-}  // namespace rightsize::detail
+} // namespace rightsize::detail

@@ -224,7 +224,8 @@ GpuEntry parse_gpu_entry(const JsonReader& entry, Gpu gpu, bool full, std::vecto
   });
   // Memory type decides the driver-visible fraction (Gpu::visible_memory); a catalog may state the
   // visible capacity directly when nvidia-smi's figure is known (gpu-specs.md §3).
-  read_field(entry, "memory_type", false, errors, [&](const JsonReader& v) { gpu.memory_type = v.as_string(); });
+  read_field(entry, "memory_type", false, errors,
+             [&](const JsonReader& v) { gpu.memory_type = v.as_string(); });
   read_field(entry, "visible_memory_gib", false, errors, [&](const JsonReader& v) {
     gpu.visible_memory_bytes = positive_in(v, k_min_memory_gb, k_max_memory_gb) * k_bytes_per_gib;
   });

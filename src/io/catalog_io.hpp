@@ -15,10 +15,10 @@ namespace rightsize::io {
 /// A loaded GPU catalog.
 struct Catalog {
   int schema_version = 1;
-  std::string prices_as_of;                     ///< ISO date of the newest price evidence
-  std::vector<Gpu> gpus;                        ///< sorted by id
-  std::map<std::string, std::string> sources;   ///< tag -> document
-  std::string path;                             ///< file it came from
+  std::string prices_as_of;                   ///< ISO date of the newest price evidence
+  std::vector<Gpu> gpus;                      ///< sorted by id
+  std::map<std::string, std::string> sources; ///< tag -> document
+  std::string path;                           ///< file it came from
 };
 
 /// Loads and validates a catalog file. Throws ErrorList with every problem found.
@@ -39,4 +39,4 @@ const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias);
 /// Ids of all GPUs, for did-you-mean messages.
 std::vector<std::string> gpu_ids(const Catalog& catalog);
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -16,28 +16,28 @@ std::string max_text(double max) {
 
 [[noreturn]] void too_large(const JsonReader& value, const std::string& expectation, double max,
                             std::string_view noun) {
-  value.fail(fmt::format("expected {} at most {} (more {} is absurd), got {}", expectation, max_text(max), noun,
-                         describe_value(value.value())));
+  value.fail(fmt::format("expected {} at most {} (more {} is absurd), got {}", expectation, max_text(max),
+                         noun, describe_value(value.value())));
 }
 
-}  // namespace
-
+} // namespace
 
 std::int64_t positive_count(const JsonReader& value, std::int64_t max, std::string_view noun) {
   const auto& v = value.value();
-  const bool integral = v.is_number() && std::isfinite(v.get<double>()) &&
-                        std::floor(v.get<double>()) == v.get<double>();
+  const bool integral =
+      v.is_number() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>();
   if (!integral || v.get<double>() < 1.0) {
     value.fail("expected a positive integer, got " + describe_value(v));
   }
-  if (v.get<double>() > static_cast<double>(max)) too_large(value, "a positive integer", static_cast<double>(max), noun);
+  if (v.get<double>() > static_cast<double>(max))
+    too_large(value, "a positive integer", static_cast<double>(max), noun);
   return static_cast<std::int64_t>(v.get<double>());
 }
 
 std::int64_t non_negative_count(const JsonReader& value, std::int64_t max, std::string_view noun) {
   const auto& v = value.value();
-  const bool integral = v.is_number() && std::isfinite(v.get<double>()) &&
-                        std::floor(v.get<double>()) == v.get<double>();
+  const bool integral =
+      v.is_number() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>();
   if (!integral || v.get<double>() < 0.0) {
     value.fail("expected a non-negative integer, got " + describe_value(v));
   }
@@ -64,4 +64,4 @@ double amount_in(const JsonReader& value, double min, double max) {
   return v.get<double>();
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

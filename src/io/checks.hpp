@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "rightsize/text.hpp"
 #include "json_reader.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::io {
 
@@ -21,5 +21,4 @@ double positive_amount(const JsonReader& value, double max, std::string_view nou
 double amount_in(const JsonReader& value, double min, double max);
 /// 1234567 -> "1,234,567".
 
-
-}  // namespace rightsize::io
+} // namespace rightsize::io

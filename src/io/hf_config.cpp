@@ -14,8 +14,8 @@ using i64 = std::int64_t;
 
 const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> types = {
-      "deepseek_v3", "falcon",    "gemma",     "gemma2", "gemma3",    "gemma3_text", "gpt_neox", "gpt_oss", "gptj",
-      "llama",       "mistral",   "mixtral",   "phi3",   "qwen2",     "qwen2_moe",   "qwen3",    "qwen3_moe"};
+      "deepseek_v3", "falcon",  "gemma",   "gemma2", "gemma3", "gemma3_text", "gpt_neox", "gpt_oss",  "gptj",
+      "llama",       "mistral", "mixtral", "phi3",   "qwen2",  "qwen2_moe",   "qwen3",    "qwen3_moe"};
   return types;
 }
 
@@ -28,7 +28,7 @@ i64 first_int(const JsonReader& r, std::initializer_list<std::string_view> keys)
 }
 i64 required_int(const JsonReader& r, std::initializer_list<std::string_view> keys) {
   const i64 v = first_int(r, keys);
-  if (v == 0) (void)r.at(*keys.begin());  // throws "missing required key"
+  if (v == 0) (void)r.at(*keys.begin()); // throws "missing required key"
   return v;
 }
 bool flag(const JsonReader& r, std::string_view key, bool fallback) {
@@ -39,14 +39,16 @@ bool flag(const JsonReader& r, std::string_view key, bool fallback) {
 // tie_word_embeddings when the key is absent: the Transformers base default is true; these
 // configuration classes default it to false (read from their __init__ signatures).
 bool default_tie(const std::string& type) {
-  static const std::vector<std::string> untied = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
-                                                  "qwen3_moe", "deepseek_v3", "phi3", "gpt_neox", "gptj", "gpt_oss"};
+  static const std::vector<std::string> untied = {"llama",     "mistral",  "mixtral",   "qwen2",
+                                                  "qwen2_moe", "qwen3",    "qwen3_moe", "deepseek_v3",
+                                                  "phi3",      "gpt_neox", "gptj",      "gpt_oss"};
   return std::find(untied.begin(), untied.end(), type) == untied.end();
 }
 
 i64 count_sliding(const JsonReader& types) {
   i64 n = 0;
-  for (const auto& t : types.elements()) n += t.as_string() == "sliding_attention" ? 1 : 0;
+  for (const auto& t : types.elements())
+    n += t.as_string() == "sliding_attention" ? 1 : 0;
   return n;
 }
 
@@ -61,12 +63,14 @@ void read_windows(const JsonReader& r, const std::string& type, ModelSpec& m) {
     layers = m.layers;
   } else if (type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") {
     // Qwen2: layers from max_window_layers upward use the window, only with use_sliding_window.
-    if (flag(r, "use_sliding_window", false)) layers = m.layers - std::min(m.layers, first_int(r, {"max_window_layers"}));
+    if (flag(r, "use_sliding_window", false))
+      layers = m.layers - std::min(m.layers, first_int(r, {"max_window_layers"}));
   } else if (type == "gemma2") {
-    layers = (m.layers + 1) / 2;  // even layers slide
+    layers = (m.layers + 1) / 2; // even layers slide
   } else if (type == "gemma3_text") {
-    const i64 pattern = std::max<i64>(1, first_int(r, {"sliding_window_pattern"}) == 0 ? 6 : first_int(r, {"sliding_window_pattern"}));
-    layers = m.layers - m.layers / pattern;  // every pattern-th layer is global
+    const i64 pattern = std::max<i64>(
+        1, first_int(r, {"sliding_window_pattern"}) == 0 ? 6 : first_int(r, {"sliding_window_pattern"}));
+    layers = m.layers - m.layers / pattern; // every pattern-th layer is global
   }
   if (layers > 0) {
     m.attention.sliding_window = window;
@@ -79,7 +83,7 @@ void read_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   if (m.moe.experts == 0) return;
   m.moe.experts_per_token = required_int(r, {"num_experts_per_tok", "experts_per_token"});
   m.moe.expert_ffn_size = first_int(r, {"moe_intermediate_size"});
-  if (m.moe.expert_ffn_size == 0) m.moe.expert_ffn_size = m.ffn_size;  // Mixtral, gpt-oss: per-expert width
+  if (m.moe.expert_ffn_size == 0) m.moe.expert_ffn_size = m.ffn_size; // Mixtral, gpt-oss: per-expert width
   if (type == "qwen2_moe") {
     m.moe.shared_expert_ffn_size = first_int(r, {"shared_expert_intermediate_size"});
     m.moe.shared_experts = m.moe.shared_expert_ffn_size > 0 ? 1 : 0;
@@ -89,14 +93,16 @@ void read_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
     m.moe.shared_experts = first_int(r, {"n_shared_experts"});
     m.moe.dense_layers = first_int(r, {"first_k_dense_replace"});
     // noaux_tc routing keeps an E-sized e_score_correction_bias parameter per MoE layer.
-    if (auto method = r.find("topk_method"); method && method->as_string() == "noaux_tc") m.moe.router_bias = true;
+    if (auto method = r.find("topk_method"); method && method->as_string() == "noaux_tc")
+      m.moe.router_bias = true;
   }
   if (type == "qwen2_moe" || type == "qwen3_moe") {
     // Non-MoE layers: mlp_only_layers, plus layers off the decoder_sparse_step grid.
     const i64 step = std::max<i64>(1, first_int(r, {"decoder_sparse_step"}));
     std::vector<i64> dense;
     if (auto only = r.find("mlp_only_layers")) {
-      for (const auto& e : only->elements()) dense.push_back(e.as_int(0, m.layers - 1));
+      for (const auto& e : only->elements())
+        dense.push_back(e.as_int(0, m.layers - 1));
     }
     for (i64 i = 0; i < m.layers; ++i) {
       if ((i + 1) % step != 0) dense.push_back(i);
@@ -113,7 +119,8 @@ void read_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
 void read_family(const JsonReader& r, const std::string& type, ModelSpec& m) {
   const bool gated = type != "gpt_neox" && type != "gptj" && type != "falcon";
   m.ffn_gated = gated;
-  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 q/k/v carry biases in the modeling code
+  if (type == "qwen2" || type == "qwen2_moe")
+    m.qkv_bias = true; // Qwen2 q/k/v carry biases in the modeling code
   if (type == "llama" || type == "qwen3" || type == "qwen3_moe" || type == "gemma" || type == "gemma2" ||
       type == "gemma3_text" || type == "gpt_oss") {
     m.qkv_bias = m.o_bias = flag(r, "attention_bias", type == "gpt_oss");
@@ -128,7 +135,7 @@ void read_family(const JsonReader& r, const std::string& type, ModelSpec& m) {
   }
   if (type == "gptj") {
     m.norm = NormKind::layer;
-    m.norms_per_layer = 1;  // one ln_1 feeds attention and MLP in parallel
+    m.norms_per_layer = 1; // one ln_1 feeds attention and MLP in parallel
     m.mlp_bias = true;
     m.lm_head_bias = true;
   }
@@ -136,8 +143,11 @@ void read_family(const JsonReader& r, const std::string& type, ModelSpec& m) {
     m.norm = NormKind::layer;
     m.qkv_bias = m.o_bias = m.mlp_bias = flag(r, "bias", false);
     const bool new_arch = flag(r, "new_decoder_architecture", false);
-    m.norms_per_layer = new_arch ? first_int(r, {"num_ln_in_parallel_attn"}) == 0 ? 2 : first_int(r, {"num_ln_in_parallel_attn"})
-                                 : flag(r, "parallel_attn", true) ? 1 : 2;
+    m.norms_per_layer =
+        new_arch
+            ? first_int(r, {"num_ln_in_parallel_attn"}) == 0 ? 2 : first_int(r, {"num_ln_in_parallel_attn"})
+        : flag(r, "parallel_attn", true) ? 1
+                                         : 2;
   }
 }
 
@@ -149,7 +159,7 @@ void read_mla(const JsonReader& r, ModelSpec& m) {
   m.attention.rope_head_dim = required_int(r, {"qk_rope_head_dim"});
   m.attention.v_head_dim = required_int(r, {"v_head_dim"});
   m.head_dim = m.attention.qk_nope_head_dim + m.attention.rope_head_dim;
-  m.kv_heads = m.heads;  // num_key_value_heads is meaningless under MLA
+  m.kv_heads = m.heads; // num_key_value_heads is meaningless under MLA
 }
 
 NumberFormat dtype_format(const JsonReader& r, std::vector<std::string>& assumptions) {
@@ -171,13 +181,17 @@ void read_quantization(const JsonReader& q, Precision& p, std::vector<std::strin
   const std::string method = q.at("quant_method").as_string();
   const i64 bits = first_int(q, {"bits", "w_bit"});
   const auto group = [&](i64 fallback) {
-    if (auto g = q.find("group_size"); g && g->as_number(-1, 1e6) > 0) return static_cast<int>(g->as_number(1, 1e6));
-    if (auto g = q.find("q_group_size"); g && g->as_number(-1, 1e6) > 0) return static_cast<int>(g->as_number(1, 1e6));
+    if (auto g = q.find("group_size"); g && g->as_number(-1, 1e6) > 0)
+      return static_cast<int>(g->as_number(1, 1e6));
+    if (auto g = q.find("q_group_size"); g && g->as_number(-1, 1e6) > 0)
+      return static_cast<int>(g->as_number(1, 1e6));
     return static_cast<int>(fallback);
   };
   if (method == "gptq" || method == "awq") {
     if (bits != 4 && bits != 8) q.at("bits").fail(fmt::format("expected 4 or 8 bits, got {}", bits));
-    p.weights = bits == 8 ? NumberFormat::int8 : method == "gptq" ? NumberFormat::int4_gptq : NumberFormat::int4_awq;
+    p.weights = bits == 8          ? NumberFormat::int8
+                : method == "gptq" ? NumberFormat::int4_gptq
+                                   : NumberFormat::int4_awq;
     p.group_size = group(128);
   } else if (method == "fp8") {
     p.weights = NumberFormat::fp8;
@@ -193,20 +207,24 @@ void read_quantization(const JsonReader& q, Precision& p, std::vector<std::strin
         const JsonReader w(q.value().at(ptr), q.source(), q.pointer() + path);
         const i64 nbits = first_int(w, {"num_bits"});
         const bool is_float = w.find("type") && w.at("type").as_string() == "float";
-        p.weights = nbits == 8 ? (is_float ? NumberFormat::fp8 : NumberFormat::int8) : NumberFormat::int4_gptq;
+        p.weights =
+            nbits == 8 ? (is_float ? NumberFormat::fp8 : NumberFormat::int8) : NumberFormat::int4_gptq;
         if (nbits == 4) p.group_size = static_cast<int>(std::max<i64>(first_int(w, {"group_size"}), 0));
       }
     }
   } else {
-    q.at("quant_method").fail(fmt::format(
-        "expected quant_method \"gptq\", \"awq\", \"fp8\", \"compressed-tensors\", \"mxfp4\" or \"bitsandbytes\", "
-        "got \"{}\"", method));
+    q.at("quant_method")
+        .fail(fmt::format("expected quant_method \"gptq\", \"awq\", \"fp8\", \"compressed-tensors\", "
+                          "\"mxfp4\" or \"bitsandbytes\", "
+                          "got \"{}\"",
+                          method));
   }
-  assumptions.push_back(fmt::format("quantization_config {}: weights stored as {}; embedding and LM head kept 16-bit",
-                                    method, format_info(p.weights).name));
+  assumptions.push_back(
+      fmt::format("quantization_config {}: weights stored as {}; embedding and LM head kept 16-bit", method,
+                  format_info(p.weights).name));
 }
 
-}  // namespace
+} // namespace
 
 ModelSpec import_hf_config(const nlohmann::json& config, const std::string& source, Precision& precision,
                            std::vector<std::string>& assumptions) {
@@ -223,7 +241,8 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   const auto& types = supported_types();
   if (std::find(types.begin(), types.end(), type) == types.end()) {
     std::string list;
-    for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
+    for (const auto& t : types)
+      list += (list.empty() ? "" : ", ") + t;
     root.at("model_type").fail(fmt::format("unsupported model_type \"{}\" (supported: {})", type, list));
   }
   ModelSpec m;
@@ -232,17 +251,19 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   m.heads = required_int(r, {"num_attention_heads", "n_head"});
   m.kv_heads = first_int(r, {"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num"});
   if (m.kv_heads == 0) m.kv_heads = m.heads;
-  if (type == "falcon" && flag(r, "multi_query", true) && !flag(r, "new_decoder_architecture", false)) m.kv_heads = 1;
+  if (type == "falcon" && flag(r, "multi_query", true) && !flag(r, "new_decoder_architecture", false))
+    m.kv_heads = 1;
   m.head_dim = first_int(r, {"head_dim", "hidden_size_per_head"});
   if (m.head_dim == 0) {
     if (m.hidden_size % m.heads != 0) {
-      r.at("num_attention_heads").fail(fmt::format("expected a head count that divides hidden_size {}, got {}",
-                                                   m.hidden_size, m.heads));
+      r.at("num_attention_heads")
+          .fail(fmt::format("expected a head count that divides hidden_size {}, got {}", m.hidden_size,
+                            m.heads));
     }
     m.head_dim = m.hidden_size / m.heads;
   }
   m.ffn_size = first_int(r, {"intermediate_size", "ffn_hidden_size", "n_inner"});
-  if (m.ffn_size == 0) m.ffn_size = 4 * m.hidden_size;  // GPT-J n_inner null, Falcon: 4h
+  if (m.ffn_size == 0) m.ffn_size = 4 * m.hidden_size; // GPT-J n_inner null, Falcon: 4h
   m.vocab_size = required_int(r, {"vocab_size", "padded_vocab_size"});
   m.max_position = first_int(r, {"max_position_embeddings", "n_positions", "max_sequence_length"});
   m.tied_embeddings = flag(r, "tie_word_embeddings", flag(root, "tie_word_embeddings", default_tie(type)));
@@ -251,8 +272,9 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   read_moe(r, type, m);
   read_windows(r, type, m);
   if (m.attention.kind != AttentionKind::mla) {
-    m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha : m.kv_heads == 1 ? AttentionKind::mqa
-                                                                                     : AttentionKind::gqa;
+    m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
+                       : m.kv_heads == 1     ? AttentionKind::mqa
+                                             : AttentionKind::gqa;
   }
   const NumberFormat dtype = dtype_format(r.find("torch_dtype") || r.find("dtype") ? r : root, assumptions);
   precision = precision_from_shorthand(dtype);
@@ -266,4 +288,4 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   return m;
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

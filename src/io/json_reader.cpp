@@ -29,7 +29,7 @@ std::string type_name(const nlohmann::json& value) {
   return "a number";
 }
 
-}  // namespace
+} // namespace
 
 std::string read_text_file(const std::string& path) {
   namespace fs = std::filesystem;
@@ -47,9 +47,9 @@ std::string read_text_file(const std::string& path) {
   }
   const std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > k_max_input_file_bytes) {
-    throw Error(ErrorKind::input, path, "",
-                fmt::format("file is too large ({} bytes; the limit is {} bytes)", size,
-                            k_max_input_file_bytes));
+    throw Error(
+        ErrorKind::input, path, "",
+        fmt::format("file is too large ({} bytes; the limit is {} bytes)", size, k_max_input_file_bytes));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::input, path, "", "cannot open file: permission denied or unreadable");
@@ -63,8 +63,8 @@ std::string read_text_file(const std::string& path) {
   if (in.bad()) throw Error(ErrorKind::input, path, "", "cannot read file");
   if (text.size() > k_max_input_file_bytes) {
     throw Error(ErrorKind::input, path, "",
-                fmt::format("file is too large (more than {} bytes; the limit is {} bytes)", k_max_input_file_bytes,
-                            k_max_input_file_bytes));
+                fmt::format("file is too large (more than {} bytes; the limit is {} bytes)",
+                            k_max_input_file_bytes, k_max_input_file_bytes));
   }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw Error(ErrorKind::input, path, "", "file is empty");
@@ -99,7 +99,9 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
   }
 }
 
-nlohmann::json read_json_file(const std::string& path) { return parse_json(read_text_file(path), path); }
+nlohmann::json read_json_file(const std::string& path) {
+  return parse_json(read_text_file(path), path);
+}
 
 std::string pointer_token(std::string_view key) {
   std::string out;
@@ -129,7 +131,9 @@ Error JsonReader::error(const std::string& message) const {
   return Error(ErrorKind::input, m_source, m_pointer.empty() ? "/" : m_pointer, message);
 }
 
-void JsonReader::fail(const std::string& message) const { throw error(message); }
+void JsonReader::fail(const std::string& message) const {
+  throw error(message);
+}
 
 void JsonReader::expect_object() const {
   if (!m_value->is_object()) fail("expected an object, got " + describe_value(*m_value));
@@ -137,7 +141,8 @@ void JsonReader::expect_object() const {
 
 void JsonReader::expect_keys(std::initializer_list<std::string_view> allowed) const {
   std::vector<std::string> list;
-  for (auto key : allowed) list.emplace_back(key);
+  for (auto key : allowed)
+    list.emplace_back(key);
   expect_keys(list);
 }
 
@@ -145,13 +150,14 @@ void JsonReader::expect_keys(const std::vector<std::string>& allowed) const {
   expect_object();
   for (const auto& item : m_value->items()) {
     bool known = false;
-    for (const auto& key : allowed) known = known || key == item.key();
+    for (const auto& key : allowed)
+      known = known || key == item.key();
     if (known) continue;
     const JsonReader child(item.value(), m_source, m_pointer + "/" + pointer_token(item.key()));
     const std::string hint = did_you_mean(item.key(), allowed);
-    child.fail(hint.empty() ? fmt::format("unknown key \"{}\" (expected one of {})", item.key(),
-                                          join_choices(allowed))
-                            : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", item.key(), hint));
+    child.fail(hint.empty()
+                   ? fmt::format("unknown key \"{}\" (expected one of {})", item.key(), join_choices(allowed))
+                   : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", item.key(), hint));
   }
 }
 
@@ -180,14 +186,16 @@ std::vector<JsonReader> JsonReader::elements() const {
   if (!m_value->is_array()) fail("expected an array, got " + describe_value(*m_value));
   std::vector<JsonReader> out;
   out.reserve(m_value->size());
-  for (std::size_t i = 0; i < m_value->size(); ++i) out.push_back(at(i));
+  for (std::size_t i = 0; i < m_value->size(); ++i)
+    out.push_back(at(i));
   return out;
 }
 
 std::vector<std::string> JsonReader::keys() const {
   expect_object();
   std::vector<std::string> out;
-  for (const auto& item : m_value->items()) out.push_back(item.key());
+  for (const auto& item : m_value->items())
+    out.push_back(item.key());
   return out;
 }
 
@@ -248,4 +256,4 @@ std::string JsonReader::as_choice(const std::vector<std::string>& choices) const
   fail(fmt::format("unknown value \"{}\" (expected one of {})", s, join_choices(choices)));
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

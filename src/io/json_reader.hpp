@@ -36,7 +36,7 @@ std::string describe_value(const nlohmann::json& value);
 /// A position in a JSON document with checked conversions. Cheap to copy; must not outlive the
 /// document it views.
 class JsonReader {
- public:
+public:
   JsonReader(const nlohmann::json& value, std::string source, std::string pointer = "");
 
   [[nodiscard]] const nlohmann::json& value() const { return *m_value; }
@@ -83,10 +83,10 @@ class JsonReader {
   /// A string that must be one of `choices`; fails with did-you-mean.
   [[nodiscard]] std::string as_choice(const std::vector<std::string>& choices) const;
 
- private:
+private:
   const nlohmann::json* m_value;
   std::string m_source;
   std::string m_pointer;
 };
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

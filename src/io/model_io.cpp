@@ -21,15 +21,38 @@ constexpr i64 k_max_heads = 100'000;
 constexpr i64 k_max_vocab = 10'000'000;
 constexpr i64 k_max_experts = 100'000;
 constexpr i64 k_max_context = 100'000'000;
-constexpr double k_max_params = 1e13;  // 10 trillion
+constexpr double k_max_params = 1e13; // 10 trillion
 constexpr double k_min_params = 1e6;
 
 const std::vector<std::string>& model_keys(bool allow_sources) {
-  static const std::vector<std::string> with_sources = {
-      "preset", "hf_config", "checkpoint", "params", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
-      "ffn_size", "ffn", "vocab_size", "tied_embeddings", "moe", "attention", "kind", "qkv_bias", "o_bias",
-      "mlp_bias", "qk_norm", "norm", "norms_per_layer", "lm_head_bias", "attention_sinks", "max_position",
-      "tokens_per_item", "passes_per_item", "keep_embeddings_16bit"};
+  static const std::vector<std::string> with_sources = {"preset",
+                                                        "hf_config",
+                                                        "checkpoint",
+                                                        "params",
+                                                        "layers",
+                                                        "hidden_size",
+                                                        "heads",
+                                                        "kv_heads",
+                                                        "head_dim",
+                                                        "ffn_size",
+                                                        "ffn",
+                                                        "vocab_size",
+                                                        "tied_embeddings",
+                                                        "moe",
+                                                        "attention",
+                                                        "kind",
+                                                        "qkv_bias",
+                                                        "o_bias",
+                                                        "mlp_bias",
+                                                        "qk_norm",
+                                                        "norm",
+                                                        "norms_per_layer",
+                                                        "lm_head_bias",
+                                                        "attention_sinks",
+                                                        "max_position",
+                                                        "tokens_per_item",
+                                                        "passes_per_item",
+                                                        "keep_embeddings_16bit"};
   static const std::vector<std::string> without = [] {
     std::vector<std::string> keys;
     for (const auto& k : with_sources) {
@@ -40,7 +63,9 @@ const std::vector<std::string>& model_keys(bool allow_sources) {
   return allow_sources ? with_sources : without;
 }
 
-bool has(const JsonReader& r, std::string_view key) { return r.find(key).has_value(); }
+bool has(const JsonReader& r, std::string_view key) {
+  return r.find(key).has_value();
+}
 
 void read_count(const JsonReader& r, std::string_view key, i64& out, i64 max, std::string_view noun) {
   if (auto v = r.find(key)) out = positive_count(*v, max, noun);
@@ -67,8 +92,8 @@ void apply_moe(const JsonReader& moe, ModelSpec& m) {
 }
 
 void apply_attention(const JsonReader& a, ModelSpec& m) {
-  a.expect_keys({"kind", "kv_lora_rank", "rope_head_dim", "sliding_window", "sliding_window_layers", "q_lora_rank",
-                 "qk_nope_head_dim", "v_head_dim"});
+  a.expect_keys({"kind", "kv_lora_rank", "rope_head_dim", "sliding_window", "sliding_window_layers",
+                 "q_lora_rank", "qk_nope_head_dim", "v_head_dim"});
   if (auto kind = a.find("kind")) {
     const std::string k = kind->as_choice({"mha", "gqa", "mqa", "mla"});
     m.attention.kind = k == "mha"   ? AttentionKind::mha
@@ -95,8 +120,9 @@ void apply_fields(const JsonReader& r, ModelSpec& m) {
     m.head_dim = positive_count(*v, k_max_width, "width");
   } else if (reshaped && m.heads > 0) {
     if (m.hidden_size % m.heads != 0) {
-      r.at("heads").fail(fmt::format("expected a head count that divides hidden_size {} (or give head_dim), got {}",
-                                     m.hidden_size, m.heads));
+      r.at("heads").fail(
+          fmt::format("expected a head count that divides hidden_size {} (or give head_dim), got {}",
+                      m.hidden_size, m.heads));
     }
     m.head_dim = m.hidden_size / m.heads;
   }
@@ -116,7 +142,8 @@ void apply_fields(const JsonReader& r, ModelSpec& m) {
   read_flag(r, "lm_head_bias", m.lm_head_bias);
   read_flag(r, "attention_sinks", m.attention_sinks);
   read_flag(r, "keep_embeddings_16bit", m.keep_embeddings_16bit);
-  if (auto v = r.find("norm")) m.norm = v->as_choice({"rms", "layer"}) == "rms" ? NormKind::rms : NormKind::layer;
+  if (auto v = r.find("norm"))
+    m.norm = v->as_choice({"rms", "layer"}) == "rms" ? NormKind::rms : NormKind::layer;
   read_count(r, "norms_per_layer", m.norms_per_layer, 16, "norms");
   read_non_negative(r, "max_position", m.max_position, k_max_context, "context");
   read_non_negative(r, "tokens_per_item", m.tokens_per_item, k_max_context, "tokens");
@@ -173,8 +200,8 @@ double approximate_params(const ModelSpec& m) {
   const double norms = (d(m.norms_per_layer) + 1.0) * 2.0 * h + 2.0 * d(m.head_dim);
   const bool moe = m.moe.experts > 0;
   const double moe_layers = moe ? d(m.layers - m.moe.dense_layers) : 0.0;
-  const double shared_width = m.moe.shared_expert_ffn_size > 0 ? d(m.moe.shared_expert_ffn_size)
-                                                               : d(m.moe.expert_ffn_size);
+  const double shared_width =
+      m.moe.shared_expert_ffn_size > 0 ? d(m.moe.shared_expert_ffn_size) : d(m.moe.expert_ffn_size);
   const double moe_block = d(m.moe.experts) * ffn(d(m.moe.expert_ffn_size)) +
                            d(m.moe.shared_experts) * ffn(shared_width) + (h + 1.0) * d(m.moe.experts) + h;
   return d(m.layers) * (attention + norms) + (d(m.layers) - moe_layers) * ffn(d(m.ffn_size)) +
@@ -186,8 +213,9 @@ double approximate_params(const ModelSpec& m) {
 [[noreturn]] void inconsistent(const JsonReader& model, std::string_view path, const std::string& expectation,
                                i64 value) {
   const auto dot = path.find('.');
-  const JsonReader at = dot == std::string_view::npos ? where(model, path)
-                                                      : where(model, path.substr(0, dot), path.substr(dot + 1));
+  const JsonReader at = dot == std::string_view::npos
+                            ? where(model, path)
+                            : where(model, path.substr(0, dot), path.substr(dot + 1));
   std::string pointer = model.pointer() + "/" + std::string(path);
   if (dot != std::string_view::npos) pointer[model.pointer().size() + 1 + dot] = '/';
   const std::string field = at.pointer() == pointer ? "" : std::string(path) + " ";
@@ -200,7 +228,8 @@ ResolvedModel from_checkpoint_only(const std::string& path, const JsonReader& mo
   std::error_code ec;
   const fs::path config = fs::path(path) / "config.json";
   if (fs::is_directory(path, ec) && fs::exists(config, ec)) {
-    out.model = import_hf_config(read_json_file(config.string()), config.string(), out.native, out.assumptions);
+    out.model =
+        import_hf_config(read_json_file(config.string()), config.string(), out.native, out.assumptions);
     out.native_known = true;
     out.origin = "checkpoint " + path;
     out.assumptions.push_back("architecture read from " + config.string());
@@ -208,9 +237,9 @@ ResolvedModel from_checkpoint_only(const std::string& path, const JsonReader& mo
   }
   const CheckpointInfo info = read_checkpoint(path);
   if (info.parameter_count < static_cast<i64>(k_min_params)) {
-    where(model, "checkpoint").fail(fmt::format("expected a checkpoint of at least {} parameters, got {}",
-                                                with_commas(static_cast<i64>(k_min_params)),
-                                                with_commas(info.parameter_count)));
+    where(model, "checkpoint")
+        .fail(fmt::format("expected a checkpoint of at least {} parameters, got {}",
+                          with_commas(static_cast<i64>(k_min_params)), with_commas(info.parameter_count)));
   }
   FittedArchitecture fit = fit_dense_architecture(info.parameter_count);
   out.model = fit.model;
@@ -242,7 +271,7 @@ ResolvedModel resolve_source(const JsonReader& r, const ModelContext& ctx) {
   }
   if (has(r, "layers") || has(r, "hidden_size")) {
     for (const char* key : {"layers", "hidden_size", "heads", "ffn_size"}) {
-      if (!has(r, key)) (void)r.at(key);  // "missing required key"
+      if (!has(r, key)) (void)r.at(key); // "missing required key"
     }
     if (!has(r, "vocab_size") && !has(r, "kind")) (void)r.at("vocab_size");
     out.origin = "explicit architecture";
@@ -250,24 +279,28 @@ ResolvedModel resolve_source(const JsonReader& r, const ModelContext& ctx) {
   }
   if (auto p = r.find("params")) {
     const double params = positive_amount(*p, k_max_params, "parameters");
-    if (params < k_min_params) p->fail("expected a parameter count of at least 1,000,000, got " + describe_value(p->value()));
+    if (params < k_min_params)
+      p->fail("expected a parameter count of at least 1,000,000, got " + describe_value(p->value()));
     FittedArchitecture fit = fit_dense_architecture(static_cast<i64>(params));
     out.model = fit.model;
     out.assumptions = fit.assumptions;
     out.origin = "fitted to " + with_commas(static_cast<i64>(params)) + " parameters";
     return out;
   }
-  r.fail(ctx.allow_sources
-             ? "expected \"preset\", \"hf_config\", \"checkpoint\", \"params\" or a full architecture (layers, "
-               "hidden_size, heads, ffn_size, vocab_size), got none of them"
-             : "expected a full architecture (layers, hidden_size, heads, ffn_size, vocab_size), got none of it");
+  r.fail(
+      ctx.allow_sources
+          ? "expected \"preset\", \"hf_config\", \"checkpoint\", \"params\" or a full architecture (layers, "
+            "hidden_size, heads, ffn_size, vocab_size), got none of them"
+          : "expected a full architecture (layers, hidden_size, heads, ffn_size, vocab_size), got none of "
+            "it");
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> format_names() {
   std::vector<std::string> names;
-  for (const auto& f : all_formats()) names.emplace_back(f.name);
+  for (const auto& f : all_formats())
+    names.emplace_back(f.name);
   return names;
 }
 
@@ -287,23 +320,27 @@ ResolvedModel resolve_model(const JsonReader& r, const ModelContext& ctx) {
   apply_fields(r, out.model);
   if (auto p = r.find("params"); p && out.origin.rfind("fitted to ", 0) != 0) {
     const double params = positive_amount(*p, k_max_params, "parameters");
-    if (params < k_min_params) p->fail("expected a parameter count of at least 1,000,000, got " + describe_value(p->value()));
+    if (params < k_min_params)
+      p->fail("expected a parameter count of at least 1,000,000, got " + describe_value(p->value()));
     out.model.params_override = static_cast<i64>(params);
-    out.assumptions.push_back("total parameters reported as given: " + with_commas(out.model.params_override));
+    out.assumptions.push_back("total parameters reported as given: " +
+                              with_commas(out.model.params_override));
   }
   if (auto c = r.find("checkpoint"); c && out.model.checkpoint_weight_bytes == 0) {
     const std::string path = resolve_path(ctx.base_dir, c->as_string());
     const CheckpointInfo info = read_checkpoint(path);
     out.model.checkpoint_weight_bytes = info.weight_bytes;
-    out.assumptions.push_back(fmt::format("weight bytes from the checkpoint ({}): {} bytes in {} tensors", info.basis,
-                                          with_commas(info.weight_bytes), with_commas(info.tensor_count)));
+    out.assumptions.push_back(fmt::format("weight bytes from the checkpoint ({}): {} bytes in {} tensors",
+                                          info.basis, with_commas(info.weight_bytes),
+                                          with_commas(info.tensor_count)));
   }
   validate_architecture(out.model, r);
   return out;
 }
 
 void validate_architecture(const ModelSpec& m, const JsonReader& r) {
-  if (m.kv_heads > m.heads) inconsistent(r, "kv_heads", fmt::format("at most heads ({})", m.heads), m.kv_heads);
+  if (m.kv_heads > m.heads)
+    inconsistent(r, "kv_heads", fmt::format("at most heads ({})", m.heads), m.kv_heads);
   if (m.heads % m.kv_heads != 0) {
     inconsistent(r, "kv_heads", fmt::format("a divisor of heads ({})", m.heads), m.kv_heads);
   }
@@ -329,14 +366,16 @@ void validate_architecture(const ModelSpec& m, const JsonReader& r) {
   }
   // Each field has its own limit, but their product can still be absurd (and overflow 64 bits).
   if (const double params = approximate_params(m); params > k_max_params) {
-    r.fail(fmt::format("expected an architecture of at most {} parameters (more parameters is absurd), got about {:.3g}",
-                       with_commas(static_cast<i64>(k_max_params)), params));
+    r.fail(fmt::format(
+        "expected an architecture of at most {} parameters (more parameters is absurd), got about {:.3g}",
+        with_commas(static_cast<i64>(k_max_params)), params));
   }
 }
 
 Precision parse_precision(const JsonReader& value, const Precision& native) {
   const auto format_at = [](const JsonReader& r) {
-    if (!r.is_string()) r.fail("expected a precision name such as \"bf16\", got " + describe_value(r.value()));
+    if (!r.is_string())
+      r.fail("expected a precision name such as \"bf16\", got " + describe_value(r.value()));
     const std::string name = r.as_string();
     if (auto f = parse_number_format(name)) return *f;
     const std::string hint = did_you_mean(name, format_names());
@@ -350,8 +389,9 @@ Precision parse_precision(const JsonReader& value, const Precision& native) {
   if (auto a = value.find("activations")) {
     p.activations = format_at(*a);
     if (!format_info(p.activations).usable_for_activations) {
-      a->fail(fmt::format("expected an activation format (fp32, bf16, fp16, fp8, int8, mxfp4, nvfp4), got \"{}\"",
-                          a->as_string()));
+      a->fail(
+          fmt::format("expected an activation format (fp32, bf16, fp16, fp8, int8, mxfp4, nvfp4), got \"{}\"",
+                      a->as_string()));
     }
   }
   if (auto k = value.find("kv_cache")) {
@@ -367,4 +407,4 @@ Precision parse_precision(const JsonReader& value, const Precision& native) {
   return p;
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -12,17 +12,17 @@ namespace rightsize::io {
 /// A model resolved from a `model` object, with its native precision and what was assumed.
 struct ResolvedModel {
   ModelSpec model;
-  Precision native;                      ///< the checkpoint's own precision (bf16 when unknown)
-  bool native_known = false;             ///< false: bf16 was assumed
-  std::string origin;                    ///< "preset llama-3.1-8b", "hf_config x.json", ...
+  Precision native;          ///< the checkpoint's own precision (bf16 when unknown)
+  bool native_known = false; ///< false: bf16 was assumed
+  std::string origin;        ///< "preset llama-3.1-8b", "hf_config x.json", ...
   std::vector<std::string> assumptions;
 };
 
 /// Where a spec's `model` object may look things up.
 struct ModelContext {
-  std::string base_dir;     ///< relative hf_config / checkpoint paths resolve here
-  std::string models_dir;   ///< presets (data/models)
-  bool allow_sources = true;  ///< false inside preset files: no preset / hf_config / checkpoint keys
+  std::string base_dir;      ///< relative hf_config / checkpoint paths resolve here
+  std::string models_dir;    ///< presets (data/models)
+  bool allow_sources = true; ///< false inside preset files: no preset / hf_config / checkpoint keys
 };
 
 /// Resolves a `model` object: its source (preset, hf_config, checkpoint or params) and then the
@@ -43,4 +43,4 @@ std::vector<std::string> format_names();
 /// Path `relative` resolved against `base_dir` unless absolute.
 std::string resolve_path(const std::string& base_dir, const std::string& relative);
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

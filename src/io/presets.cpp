@@ -23,22 +23,26 @@ std::vector<std::string> preset_ids(const std::string& models_dir) {
   return ids;
 }
 
-}  // namespace
+} // namespace
 
-Preset parse_preset(const nlohmann::json& document, const std::string& source, const std::string& models_dir) {
+Preset parse_preset(const nlohmann::json& document, const std::string& source,
+                    const std::string& models_dir) {
   const JsonReader root(document, source);
-  root.expect_keys({"schema_version", "id", "display_name", "source", "published_params", "published_active_params",
-                    "published_active_excludes_embedding", "published_source", "precision", "model", "notes"});
+  root.expect_keys({"schema_version", "id", "display_name", "source", "published_params",
+                    "published_active_params", "published_active_excludes_embedding", "published_source",
+                    "precision", "model", "notes"});
   if (auto v = root.find("schema_version"); v && v->as_int(1, 1) != 1) v->fail("expected 1");
   Preset p;
   p.id = root.at("id").as_string();
   p.display_name = root.find("display_name") ? root.at("display_name").as_string() : p.id;
   p.source = root.at("source").as_string();
   p.published_params = positive_count(root.at("published_params"), 10'000'000'000'000, "parameters");
-  p.published_active_params = root.find("published_active_params")
-                                  ? positive_count(root.at("published_active_params"), p.published_params, "parameters")
-                                  : p.published_params;
-  if (auto v = root.find("published_active_excludes_embedding")) p.published_active_excludes_embedding = v->as_bool();
+  p.published_active_params =
+      root.find("published_active_params")
+          ? positive_count(root.at("published_active_params"), p.published_params, "parameters")
+          : p.published_params;
+  if (auto v = root.find("published_active_excludes_embedding"))
+    p.published_active_excludes_embedding = v->as_bool();
   p.published_source = root.find("published_source") ? root.at("published_source").as_string() : p.source;
   ModelContext context{"", models_dir, false};
   ResolvedModel resolved = resolve_model(root.at("model"), context);
@@ -67,7 +71,8 @@ std::vector<Preset> load_presets(const std::string& models_dir) {
     const std::string path = (fs::path(models_dir) / (id + ".json")).string();
     Preset p = parse_preset(read_json_file(path), path, models_dir);
     if (p.id != id) {
-      JsonReader(nlohmann::json(p.id), path, "/id").fail(fmt::format("expected the file name \"{}\", got \"{}\"", id, p.id));
+      JsonReader(nlohmann::json(p.id), path, "/id")
+          .fail(fmt::format("expected the file name \"{}\", got \"{}\"", id, p.id));
     }
     presets.push_back(std::move(p));
   }
@@ -75,4 +80,4 @@ std::vector<Preset> load_presets(const std::string& models_dir) {
   return presets;
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

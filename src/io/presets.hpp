@@ -13,4 +13,4 @@ Preset parse_preset(const nlohmann::json& document, const std::string& source, c
 /// Loads preset `id` from `models_dir`; an unknown id fails at `at` with did-you-mean.
 Preset find_preset(const std::string& id, const std::string& models_dir, const JsonReader& at);
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

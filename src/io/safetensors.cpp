@@ -29,15 +29,20 @@ constexpr i64 k_max_checkpoint_total = 100'000'000'000'000'000;
 
 // Header length from the first 8 bytes (little-endian), checked against the file size.
 std::uint64_t header_length(const unsigned char* raw, std::uint64_t size, const std::string& path) {
-  if (size < 8) bad(path, fmt::format("expected a safetensors file (8-byte header length first), got {} bytes", size));
+  if (size < 8)
+    bad(path, fmt::format("expected a safetensors file (8-byte header length first), got {} bytes", size));
   std::uint64_t length = 0;
-  for (std::size_t i = 0; i < 8; ++i) length |= static_cast<std::uint64_t>(raw[i]) << (8 * i);
+  for (std::size_t i = 0; i < 8; ++i)
+    length |= static_cast<std::uint64_t>(raw[i]) << (8 * i);
   if (length > k_max_input_file_bytes) {
-    bad(path, fmt::format("expected a safetensors header of at most 64 MiB, got a header length of {}", length));
+    bad(path,
+        fmt::format("expected a safetensors header of at most 64 MiB, got a header length of {}", length));
   }
   if (length + 8 > size) {
-    bad(path, fmt::format("expected a header length within the file size ({} bytes), got {}; truncated or not "
-                          "safetensors", size, length));
+    bad(path,
+        fmt::format("expected a header length within the file size ({} bytes), got {}; truncated or not "
+                    "safetensors",
+                    size, length));
   }
   return length;
 }
@@ -49,7 +54,8 @@ i64 element_count(const JsonReader& shape) {
   for (const auto& d : shape.elements()) {
     const i64 dim = d.as_int(0, k_max_tensor_elements);
     if (dim != 0 && numel > k_max_tensor_elements / dim) {
-      shape.fail(fmt::format("expected a tensor of at most {} elements, got more", with_commas(k_max_tensor_elements)));
+      shape.fail(fmt::format("expected a tensor of at most {} elements, got more",
+                             with_commas(k_max_tensor_elements)));
     }
     numel *= dim;
   }
@@ -57,7 +63,8 @@ i64 element_count(const JsonReader& shape) {
 }
 
 // Adds one header's tensors to `info`. `data_size` is the byte count after the header.
-void add_header(const std::string& header, std::uint64_t data_size, const std::string& path, CheckpointInfo& info) {
+void add_header(const std::string& header, std::uint64_t data_size, const std::string& path,
+                CheckpointInfo& info) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(header);
@@ -73,15 +80,18 @@ void add_header(const std::string& header, std::uint64_t data_size, const std::s
     const std::string dtype = t.at("dtype").as_string();
     const i64 numel = element_count(t.at("shape"));
     const auto offsets = t.at("data_offsets").elements();
-    if (offsets.size() != 2) t.at("data_offsets").fail("expected [begin, end], got " + describe_value(t.at("data_offsets").value()));
+    if (offsets.size() != 2)
+      t.at("data_offsets").fail("expected [begin, end], got " + describe_value(t.at("data_offsets").value()));
     const i64 begin = offsets[0].as_int(0, 1'000'000'000'000'000);
     const i64 end = offsets[1].as_int(0, 1'000'000'000'000'000);
     if (end < begin) offsets[1].fail(fmt::format("expected an end offset >= {}, got {}", begin, end));
     if (static_cast<std::uint64_t>(end) > data_size) {
-      offsets[1].fail(fmt::format("expected an end offset within the {} data bytes; truncated file, got {}", data_size, end));
+      offsets[1].fail(fmt::format("expected an end offset within the {} data bytes; truncated file, got {}",
+                                  data_size, end));
     }
     // Tensors may overlap in a hostile header: cap the sums instead of overflowing.
-    if (info.weight_bytes > k_max_checkpoint_total - (end - begin) || info.parameter_count > k_max_checkpoint_total - numel) {
+    if (info.weight_bytes > k_max_checkpoint_total - (end - begin) ||
+        info.parameter_count > k_max_checkpoint_total - numel) {
       t.fail(fmt::format("expected a checkpoint of at most {} bytes and parameters, got more",
                          with_commas(k_max_checkpoint_total)));
     }
@@ -100,7 +110,7 @@ void add_file(const std::string& path, CheckpointInfo& info) {
   std::ifstream in(path, std::ios::binary);
   if (!in) bad(path, "cannot open file: permission denied or unreadable");
   std::array<unsigned char, 8> raw{};
-  in.read(reinterpret_cast<char*>(raw.data()), 8);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  in.read(reinterpret_cast<char*>(raw.data()), 8); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
   if (!in) bad(path, "cannot read the safetensors header");
   const std::uint64_t length = header_length(raw.data(), size, path);
   std::string header(static_cast<std::size_t>(length), '\0');
@@ -121,27 +131,31 @@ void add_index(const std::string& path, CheckpointInfo& info) {
   const fs::path dir = fs::path(path).parent_path();
   std::size_t present = 0;
   std::error_code ec;
-  for (const auto& s : shards) present += fs::exists(dir / s, ec) ? 1U : 0U;
+  for (const auto& s : shards)
+    present += fs::exists(dir / s, ec) ? 1U : 0U;
   if (present == shards.size() && !shards.empty()) {
-    for (const auto& s : shards) add_file((dir / s).string(), info);
+    for (const auto& s : shards)
+      add_file((dir / s).string(), info);
     info.basis = "shard headers";
     return;
   }
   auto total = root.find("metadata") ? root.at("metadata").find("total_size") : std::nullopt;
-  if (!total) (void)root.at("metadata").at("total_size");  // "missing required key"
+  if (!total) (void)root.at("metadata").at("total_size"); // "missing required key"
   info.weight_bytes = positive_count(*total, 100'000'000'000'000, "bytes");
   info.basis = present == 0 ? "index metadata.total_size; shards absent"
-                            : fmt::format("index metadata.total_size; {} of {} shards absent", shards.size() - present,
-                                          shards.size());
+                            : fmt::format("index metadata.total_size; {} of {} shards absent",
+                                          shards.size() - present, shards.size());
 }
 
-}  // namespace
+} // namespace
 
 CheckpointInfo parse_safetensors(std::string_view bytes, const std::string& source) {
   CheckpointInfo info;
-  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  const auto* raw = reinterpret_cast<const unsigned char*>(
+      bytes.data()); // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
   const std::uint64_t length = header_length(raw, bytes.size(), source);
-  add_header(std::string(bytes.substr(8, static_cast<std::size_t>(length))), bytes.size() - 8 - length, source, info);
+  add_header(std::string(bytes.substr(8, static_cast<std::size_t>(length))), bytes.size() - 8 - length,
+             source, info);
   info.basis = "safetensors header";
   return info;
 }
@@ -160,9 +174,11 @@ CheckpointInfo read_checkpoint(const std::string& path) {
     for (const auto& e : fs::directory_iterator(path, ec)) {
       if (e.path().extension() == ".safetensors") files.push_back(e.path().string());
     }
-    if (files.empty()) bad(path, "expected a folder with .safetensors files or model.safetensors.index.json, got none");
+    if (files.empty())
+      bad(path, "expected a folder with .safetensors files or model.safetensors.index.json, got none");
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) add_file(f, info);
+    for (const auto& f : files)
+      add_file(f, info);
     info.basis = files.size() == 1 ? "safetensors header" : "shard headers";
     return info;
   }
@@ -175,4 +191,4 @@ CheckpointInfo read_checkpoint(const std::string& path) {
   return info;
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

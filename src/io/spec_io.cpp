@@ -33,7 +33,8 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   if (c && c->is_string()) {
     (void)c->as_choice({"auto"});
   } else if (c) {
-    if (!c->is_number()) c->fail("expected a positive integer or \"auto\", got " + describe_value(c->value()));
+    if (!c->is_number())
+      c->fail("expected a positive integer or \"auto\", got " + describe_value(c->value()));
     in.concurrency = positive_count(*c, k_max_concurrency, "concurrent requests");
   }
   if (in.concurrency == 0) spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
@@ -47,30 +48,39 @@ void parse_inference(const JsonReader& w, Spec& spec) {
 }
 
 void parse_training(const JsonReader& w, Spec& spec) {
-  w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens", "optimizer",
-                 "zero_stage", "recompute", "cpu_offload"});
+  w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens",
+                 "optimizer", "zero_stage", "recompute", "cpu_offload"});
   TrainingWorkload& t = spec.training;
   if (auto v = w.find("method")) {
     const std::string m = v->as_choice({"full", "lora", "qlora"});
-    t.method = m == "lora" ? TrainingMethod::lora : m == "qlora" ? TrainingMethod::qlora : TrainingMethod::full;
+    t.method = m == "lora"    ? TrainingMethod::lora
+               : m == "qlora" ? TrainingMethod::qlora
+                              : TrainingMethod::full;
   } else {
     spec.assumptions.emplace_back("workload.method not given: full fine-tuning");
   }
   if (auto v = w.find("lora_rank")) {
-    if (t.method == TrainingMethod::full) v->fail("expected lora_rank only with method \"lora\" or \"qlora\", got it with \"full\"");
+    if (t.method == TrainingMethod::full)
+      v->fail("expected lora_rank only with method \"lora\" or \"qlora\", got it with \"full\"");
     t.lora_rank = positive_count(*v, 65536, "rank");
   } else if (t.method != TrainingMethod::full) {
     spec.assumptions.emplace_back("workload.lora_rank not given: 16");
   }
-  if (auto v = w.find("seq_len")) t.seq_len = positive_count(*v, k_max_tokens, "tokens");
-  else spec.assumptions.emplace_back("workload.seq_len not given: 4096");
-  if (auto v = w.find("global_batch")) t.global_batch = positive_count(*v, 100'000'000, "sequences");
-  else spec.assumptions.emplace_back("workload.global_batch not given: 1024 sequences");
+  if (auto v = w.find("seq_len"))
+    t.seq_len = positive_count(*v, k_max_tokens, "tokens");
+  else
+    spec.assumptions.emplace_back("workload.seq_len not given: 4096");
+  if (auto v = w.find("global_batch"))
+    t.global_batch = positive_count(*v, 100'000'000, "sequences");
+  else
+    spec.assumptions.emplace_back("workload.global_batch not given: 1024 sequences");
   if (auto v = w.find("micro_batch")) {
     t.micro_batch = positive_count(*v, t.global_batch, "sequences");
   }
-  if (auto v = w.find("tokens")) t.tokens = positive_amount(*v, 1e15, "tokens");
-  else spec.assumptions.emplace_back("workload.tokens not given: cost of one optimizer step only");
+  if (auto v = w.find("tokens"))
+    t.tokens = positive_amount(*v, 1e15, "tokens");
+  else
+    spec.assumptions.emplace_back("workload.tokens not given: cost of one optimizer step only");
   if (auto v = w.find("optimizer")) {
     const std::string o = v->as_choice({"adamw", "adamw-8bit", "sgd"});
     t.optimizer = o == "sgd" ? Optimizer::sgd : o == "adamw-8bit" ? Optimizer::adamw_8bit : Optimizer::adamw;
@@ -86,17 +96,22 @@ void parse_training(const JsonReader& w, Spec& spec) {
 void parse_workload(const JsonReader& root, Spec& spec) {
   auto w = root.find("workload");
   if (!w) {
-    spec.assumptions.emplace_back("no workload given: inference, 1024 input and 256 output tokens per request");
+    spec.assumptions.emplace_back(
+        "no workload given: inference, 1024 input and 256 output tokens per request");
     spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
     return;
   }
   w->expect_object();
   std::string mode = "inference";
-  if (auto m = w->find("mode")) mode = m->as_choice({"inference", "training"});
-  else spec.assumptions.emplace_back("workload.mode not given: inference");
+  if (auto m = w->find("mode"))
+    mode = m->as_choice({"inference", "training"});
+  else
+    spec.assumptions.emplace_back("workload.mode not given: inference");
   spec.mode = mode == "training" ? WorkloadMode::training : WorkloadMode::inference;
-  if (spec.mode == WorkloadMode::training) parse_training(*w, spec);
-  else parse_inference(*w, spec);
+  if (spec.mode == WorkloadMode::training)
+    parse_training(*w, spec);
+  else
+    parse_inference(*w, spec);
 }
 
 void parse_sla(const JsonReader& s, Sla& sla) {
@@ -122,8 +137,8 @@ void parse_sla(const JsonReader& s, Sla& sla) {
 }
 
 void parse_tco(const JsonReader& t, TcoParams& tco) {
-  t.expect_keys({"years", "cost_of_capital", "utilization", "pue", "usd_per_kwh", "power_fraction", "server_overhead",
-                 "ops_fraction"});
+  t.expect_keys({"years", "cost_of_capital", "utilization", "pue", "usd_per_kwh", "power_fraction",
+                 "server_overhead", "ops_fraction"});
   if (auto v = t.find("years")) tco.amortization_years = positive_amount(*v, 30, "years");
   if (auto v = t.find("cost_of_capital")) tco.cost_of_capital = amount_in(*v, 0, 1);
   if (auto v = t.find("utilization")) tco.utilization = positive_amount(*v, 1, "utilization");
@@ -137,14 +152,18 @@ void parse_tco(const JsonReader& t, TcoParams& tco) {
 void parse_constraints(const JsonReader& c, Constraints& out) {
   c.expect_keys({"gpus", "max_gpus_per_replica", "max_nodes", "pricing", "provider", "tco"});
   if (auto g = c.find("gpus")) {
-    for (const auto& e : g->elements()) out.gpus.push_back(e.as_string());
+    for (const auto& e : g->elements())
+      out.gpus.push_back(e.as_string());
     if (out.gpus.empty()) g->fail("expected at least one GPU id, got an empty array");
   }
-  if (auto v = c.find("max_gpus_per_replica")) out.max_gpus_per_replica = static_cast<int>(positive_count(*v, 4096, "GPUs"));
+  if (auto v = c.find("max_gpus_per_replica"))
+    out.max_gpus_per_replica = static_cast<int>(positive_count(*v, 4096, "GPUs"));
   if (auto v = c.find("max_nodes")) out.max_nodes = static_cast<int>(positive_count(*v, 1024, "nodes"));
   if (auto v = c.find("pricing")) {
     const std::string p = v->as_choice({"on_demand", "spot", "on_prem"});
-    out.pricing = p == "spot" ? PricingModel::spot : p == "on_prem" ? PricingModel::on_prem : PricingModel::on_demand;
+    out.pricing = p == "spot"      ? PricingModel::spot
+                  : p == "on_prem" ? PricingModel::on_prem
+                                   : PricingModel::on_demand;
   }
   if (auto v = c.find("provider")) out.provider = v->as_string();
   if (auto v = c.find("tco")) parse_tco(*v, out.tco);
@@ -168,17 +187,18 @@ DeploymentSpec parse_deployment(const JsonReader& d) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
 Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
                 const std::string& models_dir) {
   const JsonReader root(document, source);
-  root.expect_keys({"schema_version", "name", "description", "model", "precision", "workload", "sla", "constraints",
-                    "deployment"});
+  root.expect_keys({"schema_version", "name", "description", "model", "precision", "workload", "sla",
+                    "constraints", "deployment"});
   Spec spec;
   spec.source = source;
   if (auto v = root.find("schema_version")) {
-    if (!v->is_number() || v->value() != 1) v->fail("expected schema_version 1, got " + describe_value(v->value()));
+    if (!v->is_number() || v->value() != 1)
+      v->fail("expected schema_version 1, got " + describe_value(v->value()));
   } else {
     spec.assumptions.emplace_back("schema_version not given: read as version 1");
   }
@@ -210,4 +230,4 @@ Spec load_spec(const std::string& path, const std::string& models_dir) {
   return parse_spec(document, path, base, models_dir);
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -23,16 +23,16 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
 
 /// One shipped model preset (data/models/<id>.json).
 struct Preset {
-  std::string id;                     ///< e.g. "llama-3.1-8b"
+  std::string id; ///< e.g. "llama-3.1-8b"
   std::string display_name;
-  std::string source;                 ///< where the architecture came from (config URL)
+  std::string source; ///< where the architecture came from (config URL)
   ModelSpec model;
-  Precision precision;                ///< the checkpoint's native precision
-  std::int64_t published_params = 0;  ///< vendor total
-  std::int64_t published_active_params = 0;  ///< vendor active (MoE), else = total
+  Precision precision;                      ///< the checkpoint's native precision
+  std::int64_t published_params = 0;        ///< vendor total
+  std::int64_t published_active_params = 0; ///< vendor active (MoE), else = total
   /// The vendor's active figure leaves out the input embedding (a gather, no FLOPs): gpt-oss, DeepSeek.
   bool published_active_excludes_embedding = false;
-  std::string published_source;       ///< where the published figures come from
+  std::string published_source; ///< where the published figures come from
 };
 
 /// All presets in `models_dir`, sorted by id.
@@ -62,4 +62,4 @@ CheckpointInfo read_checkpoint(const std::string& path);
 /// messages as read_checkpoint; `source` names it in messages. Throws Error on any problem.
 CheckpointInfo parse_safetensors(std::string_view bytes, const std::string& source);
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -47,7 +47,8 @@ ModelSpec read_model(const JsonReader& r) {
   m.o_bias = bool_or(r, "o_bias", false);
   m.mlp_bias = bool_or(r, "mlp_bias", false);
   m.qk_norm = bool_or(r, "qk_norm", false);
-  m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha : (m.kv_heads == 1 ? AttentionKind::mqa : AttentionKind::gqa);
+  m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
+                                           : (m.kv_heads == 1 ? AttentionKind::mqa : AttentionKind::gqa);
   if (const auto moe = r.find("moe")) {
     m.moe.experts = moe->at("experts").as_int(1, 100000);
     m.moe.experts_per_token = moe->at("top_k").as_int(1, 100000);
@@ -82,14 +83,16 @@ ValidationCase read_case(const JsonReader& r) {
     c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
     if (auto rc = r.at("training").find("recompute")) {
       const std::string mode = rc->as_choice({"none", "selective", "full"});
-      c.training_recompute = mode == "none" ? Recompute::none : (mode == "selective" ? Recompute::selective : Recompute::full);
+      c.training_recompute =
+          mode == "none" ? Recompute::none : (mode == "selective" ? Recompute::selective : Recompute::full);
     }
   } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
     r.fail("inference cases need input_tokens and output_tokens >= 1");
   }
   if (const auto scope = r.find("memory_scope")) {
-    c.memory_scope = scope->as_choice({"weights_per_gpu", "peak_allocated"}) == "peak_allocated" ? MemoryScope::peak_allocated
-                                                                                                 : MemoryScope::weights_per_gpu;
+    c.memory_scope = scope->as_choice({"weights_per_gpu", "peak_allocated"}) == "peak_allocated"
+                         ? MemoryScope::peak_allocated
+                         : MemoryScope::weights_per_gpu;
   }
   c.measured = r.at("measured").at("value").as_positive(1e30);
   c.scored = bool_or(r, "scored", true);
@@ -103,16 +106,19 @@ double number_or_zero(const JsonReader& r, std::string_view key) {
 }
 
 // Rounds for stable, readable files: 4 significant decimals are far below the errors discussed.
-double rounded(double v) { return std::round(v * 1e4) / 1e4; }
+double rounded(double v) {
+  return std::round(v * 1e4) / 1e4;
+}
 
-}  // namespace
+} // namespace
 
 std::vector<ValidationCase> load_validation_cases(const std::string& path) {
   const nlohmann::json doc = read_json_file(path);
   const JsonReader root(doc, path);
   static_cast<void>(root.at("schema_version").as_int(1, 1));
   std::vector<ValidationCase> cases;
-  for (const JsonReader& c : root.at("cases").elements()) cases.push_back(read_case(c));
+  for (const JsonReader& c : root.at("cases").elements())
+    cases.push_back(read_case(c));
   return cases;
 }
 
@@ -145,8 +151,9 @@ std::vector<Gpu> load_fallback_gpus(const std::string& path) {
 std::string calibration_to_json(const Calibration& cal) {
   nlohmann::json doc;
   doc["schema_version"] = cal.schema_version;
-  doc["description"] = "Efficiency factors fitted to tests/validation/cases.json and error bands (ratio measured/predicted, "
-                       "p10/p90 of leave-one-out residuals). Written by bench/accuracy_report; see docs/accuracy.md.";
+  doc["description"] =
+      "Efficiency factors fitted to tests/validation/cases.json and error bands (ratio measured/predicted, "
+      "p10/p90 of leave-one-out residuals). Written by bench/accuracy_report; see docs/accuracy.md.";
   nlohmann::json gpus = nlohmann::json::array();
   for (const FittedEfficiency& f : cal.gpus) {
     nlohmann::json g;
@@ -155,17 +162,25 @@ std::string calibration_to_json(const Calibration& cal) {
                        {"prefill_compute", rounded(f.efficiency.prefill_compute)},
                        {"training_mfu", rounded(f.efficiency.training_mfu)},
                        {"communication", rounded(f.efficiency.communication)}};
-    g["source"] = {{"decode_bandwidth", f.decode_source}, {"prefill_compute", f.prefill_source},
-                   {"training_mfu", f.training_source}, {"communication", f.communication_source}};
-    g["fitted_to"] = {{"decode_bandwidth", f.decode_cases}, {"prefill_compute", f.prefill_cases},
-                      {"training_mfu", f.training_cases}, {"communication", f.communication_cases}};
+    g["source"] = {{"decode_bandwidth", f.decode_source},
+                   {"prefill_compute", f.prefill_source},
+                   {"training_mfu", f.training_source},
+                   {"communication", f.communication_source}};
+    g["fitted_to"] = {{"decode_bandwidth", f.decode_cases},
+                      {"prefill_compute", f.prefill_cases},
+                      {"training_mfu", f.training_cases},
+                      {"communication", f.communication_cases}};
     gpus.push_back(g);
   }
   doc["gpus"] = gpus;
   nlohmann::json bands = nlohmann::json::array();
   for (const BandEntry& b : cal.bands) {
-    bands.push_back({{"kind", to_string(b.kind)}, {"gpu", b.gpu_id}, {"ratio_low", rounded(b.ratio_low)},
-                     {"ratio_high", rounded(b.ratio_high)}, {"cases", b.cases}, {"rule", b.rule}});
+    bands.push_back({{"kind", to_string(b.kind)},
+                     {"gpu", b.gpu_id},
+                     {"ratio_low", rounded(b.ratio_low)},
+                     {"ratio_high", rounded(b.ratio_high)},
+                     {"cases", b.cases},
+                     {"rule", b.rule}});
   }
   doc["bands"] = bands;
   nlohmann::json classes = nlohmann::json::array();
@@ -180,7 +195,8 @@ Calibration load_calibration(const std::string& path) {
   const nlohmann::json doc = read_json_file(path);
   const JsonReader root(doc, path);
   Calibration cal;
-  cal.schema_version = static_cast<int>(root.at("schema_version").as_int(k_calibration_schema_version, k_calibration_schema_version));
+  cal.schema_version = static_cast<int>(
+      root.at("schema_version").as_int(k_calibration_schema_version, k_calibration_schema_version));
   for (const JsonReader& g : root.at("gpus").elements()) {
     FittedEfficiency f;
     f.gpu_id = g.at("gpu").as_string();
@@ -198,7 +214,8 @@ Calibration load_calibration(const std::string& path) {
     if (auto fitted = g.find("fitted_to")) {
       auto ids = [](const JsonReader& list) {
         std::vector<std::string> out;
-        for (const JsonReader& id : list.elements()) out.push_back(id.as_string());
+        for (const JsonReader& id : list.elements())
+          out.push_back(id.as_string());
         return out;
       };
       f.decode_cases = ids(fitted->at("decode_bandwidth"));
@@ -223,7 +240,8 @@ Calibration load_calibration(const std::string& path) {
   }
   if (const auto classes = root.find("model_classes")) {
     for (const JsonReader& c : classes->elements()) {
-      cal.classes.push_back(ClassWidening{c.at("model_class").as_string(), static_cast<int>(c.at("cases").as_int(0, 1'000'000)),
+      cal.classes.push_back(ClassWidening{c.at("model_class").as_string(),
+                                          static_cast<int>(c.at("cases").as_int(0, 1'000'000)),
                                           c.at("factor").as_positive(100.0)});
     }
   }
@@ -233,10 +251,12 @@ Calibration load_calibration(const std::string& path) {
 std::string baseline_to_json(const AccuracyBaseline& baseline) {
   nlohmann::json doc;
   doc["schema_version"] = 1;
-  doc["description"] = "Median APE (percent, leave-one-out) per figure kind; accuracy.regression fails when a kind "
-                       "gets worse by more than 2 points. Regenerate with accuracy_report --write-baseline.";
+  doc["description"] =
+      "Median APE (percent, leave-one-out) per figure kind; accuracy.regression fails when a kind "
+      "gets worse by more than 2 points. Regenerate with accuracy_report --write-baseline.";
   nlohmann::json m = nlohmann::json::object();
-  for (const auto& [kind, v] : baseline) m[kind] = std::round(v * 100.0) / 100.0;
+  for (const auto& [kind, v] : baseline)
+    m[kind] = std::round(v * 100.0) / 100.0;
   doc["median_ape_loo_pct"] = m;
   return doc.dump(1) + "\n";
 }
@@ -246,7 +266,8 @@ AccuracyBaseline load_baseline(const std::string& path) {
   const JsonReader root(doc, path);
   AccuracyBaseline b;
   const JsonReader m = root.at("median_ape_loo_pct");
-  for (const std::string& key : m.keys()) b[key] = m.at(key).as_number(0.0, 1e6);
+  for (const std::string& key : m.keys())
+    b[key] = m.at(key).as_number(0.0, 1e6);
   return b;
 }
 
@@ -256,4 +277,4 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out) throw Error(ErrorKind::input, path, "", "cannot write the file");
 }
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -36,4 +36,4 @@ AccuracyBaseline load_baseline(const std::string& path);
 /// Writes text to a file, replacing it. Throws Error (input) when the file cannot be written.
 void write_text_file(const std::string& path, const std::string& text);
 
-}  // namespace rightsize::io
+} // namespace rightsize::io

@@ -7,7 +7,8 @@
 
 namespace rightsize::fuzz {
 
-inline Gpu make_gpu(const char* id, double memory_gb, const char* memory_type, double bandwidth, double bf16_tflops) {
+inline Gpu make_gpu(const char* id, double memory_gb, const char* memory_type, double bandwidth,
+                    double bf16_tflops) {
   Gpu g;
   g.id = id;
   g.memory_bytes = memory_gb * 1e9;
@@ -46,6 +47,8 @@ inline std::vector<Gpu> fixed_gpus() {
   return {h100, a10, mi300, edge};
 }
 
-inline std::vector<double> fixed_prices() { return {3.0, 1.0, 0.0, 0.2}; }
+inline std::vector<double> fixed_prices() {
+  return {3.0, 1.0, 0.0, 0.2};
+}
 
-}  // namespace rightsize::fuzz
+} // namespace rightsize::fuzz

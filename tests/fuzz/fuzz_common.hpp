@@ -13,8 +13,7 @@ namespace rightsize::fuzz {
 
 /// Runs `body`; returns normally for rightsize errors, aborts (a libFuzzer crash) on any other
 /// exception after printing it.
-template <typename Body>
-void expect_only_rightsize_errors(Body&& body) {
+template <typename Body> void expect_only_rightsize_errors(Body&& body) {
   try {
     body();
   } catch (const Error& e) {
@@ -44,4 +43,4 @@ inline void require(bool ok, const char* what) {
   }
 }
 
-}  // namespace rightsize::fuzz
+} // namespace rightsize::fuzz

@@ -20,11 +20,14 @@ namespace {
 
 using namespace rightsize;
 
-bool ok(double v) { return std::isfinite(v) && v >= 0.0; }
+bool ok(double v) {
+  return std::isfinite(v) && v >= 0.0;
+}
 
 void check_estimate(const InferenceEstimate& e) {
   const MemoryEstimate& m = e.memory;
-  fuzz::require(ok(m.weights_bytes) && ok(m.kv_cache_bytes) && ok(m.activations_bytes) && ok(m.overhead_bytes),
+  fuzz::require(ok(m.weights_bytes) && ok(m.kv_cache_bytes) && ok(m.activations_bytes) &&
+                    ok(m.overhead_bytes),
                 "finite non-negative memory terms");
   fuzz::require(ok(m.per_gpu_bytes) && ok(m.usable_per_gpu_bytes) && ok(m.capacity_per_gpu_bytes),
                 "finite memory totals");
@@ -32,8 +35,10 @@ void check_estimate(const InferenceEstimate& e) {
   fuzz::require(e.concurrency >= 0 && e.max_concurrency >= 0, "non-negative concurrency");
   fuzz::require(ok(e.prefill_s) && ok(e.decode_step_s) && ok(e.ttft_s) && ok(e.tpot_s) && ok(e.e2e_s),
                 "finite non-negative latencies");
-  fuzz::require(ok(e.output_tokens_per_s) && ok(e.requests_per_s) && ok(e.comm_s_per_token), "finite throughput");
-  fuzz::require(ok(e.usd_per_hour) && ok(e.usd_per_million_output_tokens) && ok(e.usd_per_request), "finite cost");
+  fuzz::require(ok(e.output_tokens_per_s) && ok(e.requests_per_s) && ok(e.comm_s_per_token),
+                "finite throughput");
+  fuzz::require(ok(e.usd_per_hour) && ok(e.usd_per_million_output_tokens) && ok(e.usd_per_request),
+                "finite cost");
 }
 
 SearchPolicy policy_for(const Spec& spec) {
@@ -63,7 +68,9 @@ void run_estimates(const Spec& spec) {
     fuzz::require(!spec.sla.ttft_ms || c.estimate.ttft_s * 1e3 <= *spec.sla.ttft_ms, "winner meets TTFT");
     fuzz::require(!spec.sla.tpot_ms || c.estimate.tpot_s * 1e3 <= *spec.sla.tpot_ms, "winner meets TPOT");
     fuzz::require(c.replicas >= 1 && c.rank == i + 1, "ranks are 1..n");
-    if (i > 0) fuzz::require(!ranks_before(c, rec.candidates[i - 1], policy.rank_by, gpus), "candidates in rank order");
+    if (i > 0)
+      fuzz::require(!ranks_before(c, rec.candidates[i - 1], policy.rank_by, gpus),
+                    "candidates in rank order");
   }
   for (const Candidate& c : rec.rejected) {
     check_estimate(c.estimate);
@@ -71,7 +78,7 @@ void run_estimates(const Spec& spec) {
   }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
@@ -79,10 +86,11 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);  // NOLINT
+  const std::string text(reinterpret_cast<const char*>(data), size); // NOLINT
   rightsize::fuzz::expect_only_rightsize_errors([&] {
     const nlohmann::json doc = rightsize::io::parse_json(text, "fuzz.json");
-    const Spec spec = rightsize::io::parse_spec(doc, "fuzz.json", RIGHTSIZE_FUZZ_BASE_DIR, RIGHTSIZE_FUZZ_MODELS_DIR);
+    const Spec spec =
+        rightsize::io::parse_spec(doc, "fuzz.json", RIGHTSIZE_FUZZ_BASE_DIR, RIGHTSIZE_FUZZ_MODELS_DIR);
     if (spec.mode == WorkloadMode::inference) run_estimates(spec);
   });
   return 0;

@@ -15,7 +15,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rightsize;
-  const std::string text(reinterpret_cast<const char*>(data), size);  // NOLINT
+  const std::string text(reinterpret_cast<const char*>(data), size); // NOLINT
   fuzz::expect_only_rightsize_errors([&] {
     const nlohmann::json doc = io::parse_json(text, "config.json");
     Precision precision;
@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const ModelSpec model = io::import_hf_config(doc, "config.json", precision, assumptions);
     io::validate_architecture(model, io::JsonReader(doc, "config.json"));
     const ParamCounts counts = count_params(model);
-    fuzz::require(counts.total > 0 && counts.active > 0 && counts.active <= counts.total, "0 < active <= total");
+    fuzz::require(counts.total > 0 && counts.active > 0 && counts.active <= counts.total,
+                  "0 < active <= total");
     const PreparedModel pm = prepare_model(model, precision);
     fuzz::require(std::isfinite(pm.weight_bytes_total) && pm.weight_bytes_total > 0.0, "finite weight bytes");
     fuzz::require(std::isfinite(pm.kv_bytes_per_token_layer) && pm.kv_bytes_per_token_layer >= 0.0,

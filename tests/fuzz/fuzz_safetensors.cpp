@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rightsize;
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);  // NOLINT
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size); // NOLINT
   fuzz::expect_only_rightsize_errors([&] {
     const io::CheckpointInfo info = io::parse_safetensors(bytes, "model.safetensors");
     fuzz::require(info.weight_bytes >= 0 && info.parameter_count >= 0 && info.tensor_count >= 0,

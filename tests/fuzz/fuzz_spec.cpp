@@ -9,7 +9,7 @@
 #include "spec_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);  // NOLINT
+  const std::string text(reinterpret_cast<const char*>(data), size); // NOLINT
   rightsize::fuzz::expect_only_rightsize_errors([&] {
     const nlohmann::json doc = rightsize::io::parse_json(text, "fuzz.json");
     (void)rightsize::io::parse_spec(doc, "fuzz.json", RIGHTSIZE_FUZZ_BASE_DIR, RIGHTSIZE_FUZZ_MODELS_DIR);

@@ -124,4 +124,4 @@ inline Gpu a100_80gb_sxm() {
   return g;
 }
 
-}  // namespace rightsize::test
+} // namespace rightsize::test

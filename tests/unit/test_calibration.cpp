@@ -1,8 +1,8 @@
 // Calibration: error metrics, factor fitting on synthetic data with known factors, error bands
 // and leave-one-out (tests/validation/README.md describes the rules tested here).
-#include <catch2/catch.hpp>
-
 #include <cmath>
+
+#include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/calibration.hpp"
@@ -55,7 +55,7 @@ CaseResult result(FigureKind kind, const std::string& gpu, double measured, doub
   return r;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("error metrics", "[core]") {
   CHECK(signed_error_pct(110.0, 100.0) == Approx(10.0));
@@ -64,7 +64,7 @@ TEST_CASE("error metrics", "[core]") {
   CHECK(median({3.0, 1.0, 2.0}) == 2.0);
   CHECK(median({4.0, 1.0, 2.0, 3.0}) == 2.5);
   CHECK(mean({1.0, 2.0, 6.0}) == 3.0);
-  CHECK(std::isnan(median({})));  // the shared median (pricing.hpp) has no value for none
+  CHECK(std::isnan(median({}))); // the shared median (pricing.hpp) has no value for none
   // Type-7 quantiles of 1..5 (numpy.quantile): h = 4q → p10 = 1.4, p90 = 4.6.
   CHECK(quantile({5.0, 1.0, 3.0, 2.0, 4.0}, 0.10) == Approx(1.4));
   CHECK(quantile({5.0, 1.0, 3.0, 2.0, 4.0}, 0.90) == Approx(4.6));
@@ -77,7 +77,8 @@ TEST_CASE("closed-form 6ND training throughput matches methodology §4.2", "[cor
   // 40 % MFU: 8 · 989.5e12 · 0.4 / 48.25e9 ≈ 65,625 tokens/s.
   const double per_token = 6.0 * 7'504'658'432.0 + 6.0 * 32 * 32 * 128 * 4096.0;
   CHECK(per_token / 1e9 == Approx(48.25).epsilon(1e-3));
-  CHECK(training_tokens_per_s_6nd(llama31_8b(), 4096, 8, 989.5, 0.4) == Approx(8 * 989.5e12 * 0.4 / per_token));
+  CHECK(training_tokens_per_s_6nd(llama31_8b(), 4096, 8, 989.5, 0.4) ==
+        Approx(8 * 989.5e12 * 0.4 / per_token));
 }
 
 TEST_CASE("the fit recovers a known decode bandwidth and MFU from synthetic cases", "[core]") {
@@ -85,11 +86,11 @@ TEST_CASE("the fit recovers a known decode bandwidth and MFU from synthetic case
   truth.decode_bandwidth = 0.70;
   truth.training_mfu = 0.55;
   const std::vector<ValidationCase> cases = {
-      synthetic("a", 16, 128, 2048, truth), synthetic("b", 64, 128, 2048, truth), synthetic("c", 1, 64, 512, truth),
-      training_case("t1", 8, 0.55), training_case("t2", 64, 0.55)};
+      synthetic("a", 16, 128, 2048, truth), synthetic("b", 64, 128, 2048, truth),
+      synthetic("c", 1, 64, 512, truth), training_case("t1", 8, 0.55), training_case("t2", 64, 0.55)};
   const std::vector<Gpu> gpus = {h100_sxm()};
   const auto fits = fit_efficiencies(cases, gpus, EngineConfig{}, FitOptions{});
-  REQUIRE(fits.size() == 2);  // "*" and H100-SXM
+  REQUIRE(fits.size() == 2); // "*" and H100-SXM
   const FittedEfficiency& h100 = fits[1];
   CHECK(h100.gpu_id == "H100-SXM");
   CHECK(h100.efficiency.decode_bandwidth == Approx(0.70).margin(0.002));
@@ -103,8 +104,9 @@ TEST_CASE("the fit recovers a known decode bandwidth and MFU from synthetic case
 
 TEST_CASE("the fit stays inside the plausible range", "[core]") {
   GpuEfficiency truth;
-  truth.decode_bandwidth = 0.99;  // outside 0.5–0.95
-  const std::vector<ValidationCase> cases = {synthetic("a", 16, 128, 2048, truth), synthetic("b", 32, 128, 2048, truth)};
+  truth.decode_bandwidth = 0.99; // outside 0.5–0.95
+  const std::vector<ValidationCase> cases = {synthetic("a", 16, 128, 2048, truth),
+                                             synthetic("b", 32, 128, 2048, truth)};
   const auto fits = fit_efficiencies(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
   CHECK(fits[1].efficiency.decode_bandwidth <= 0.95);
   CHECK(fits[1].efficiency.decode_bandwidth == Approx(0.95).margin(0.002));
@@ -113,7 +115,8 @@ TEST_CASE("the fit stays inside the plausible range", "[core]") {
 TEST_CASE("leave-one-out predicts each case from the others", "[core]") {
   GpuEfficiency truth;
   truth.decode_bandwidth = 0.65;
-  const std::vector<ValidationCase> cases = {synthetic("a", 8, 128, 1024, truth), synthetic("b", 32, 128, 2048, truth),
+  const std::vector<ValidationCase> cases = {synthetic("a", 8, 128, 1024, truth),
+                                             synthetic("b", 32, 128, 2048, truth),
                                              synthetic("c", 64, 256, 2048, truth)};
   const auto results = evaluate_cases(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
   REQUIRE(results.size() == 3);
@@ -131,7 +134,8 @@ TEST_CASE("leave-one-out predicts each case from the others", "[core]") {
 TEST_CASE("bands: p10/p90 of the ratios, widened when a GPU has few cases", "[core]") {
   std::vector<CaseResult> rs;
   // GPU "X": ratios 0.8, 0.9, 1.0, 1.1, 1.2, 1.3 (measured / predicted).
-  for (double ratio : {0.8, 0.9, 1.0, 1.1, 1.2, 1.3}) rs.push_back(result(FigureKind::ttft, "X", ratio * 100.0, 100.0));
+  for (double ratio : {0.8, 0.9, 1.0, 1.1, 1.2, 1.3})
+    rs.push_back(result(FigureKind::ttft, "X", ratio * 100.0, 100.0));
   // GPU "Y": two cases, ratios 1.0 and 1.05.
   rs.push_back(result(FigureKind::ttft, "Y", 100.0, 100.0));
   rs.push_back(result(FigureKind::ttft, "Y", 105.0, 100.0));

@@ -1,15 +1,12 @@
 // Numeric robustness: extreme but valid inputs give finite answers; absurd ones are refused by the
 // io layer with a reason before any 64-bit count can overflow; hostile files end in clean errors.
-#include <catch2/catch.hpp>
-
-#include <sys/stat.h>
-
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
@@ -18,6 +15,7 @@
 #include "rightsize/inference.hpp"
 #include "rightsize/search.hpp"
 #include "spec_io.hpp"
+#include <sys/stat.h>
 
 using namespace rightsize;
 using namespace rightsize::test;
@@ -25,7 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string models_dir() { return std::string(RIGHTSIZE_DATA_DIR) + "/models"; }
+std::string models_dir() {
+  return std::string(RIGHTSIZE_DATA_DIR) + "/models";
+}
 
 std::string spec_error(const nlohmann::json& doc) {
   try {
@@ -37,20 +37,24 @@ std::string spec_error(const nlohmann::json& doc) {
 }
 
 bool finite_estimate(const InferenceEstimate& e) {
-  for (double v : {e.memory.per_gpu_bytes, e.memory.kv_cache_bytes, e.memory.weights_bytes, e.ttft_s, e.tpot_s,
-                   e.e2e_s, e.prefill_s, e.output_tokens_per_s, e.requests_per_s, e.usd_per_million_output_tokens,
-                   e.usd_per_request}) {
+  for (double v : {e.memory.per_gpu_bytes, e.memory.kv_cache_bytes, e.memory.weights_bytes, e.ttft_s,
+                   e.tpot_s, e.e2e_s, e.prefill_s, e.output_tokens_per_s, e.requests_per_s,
+                   e.usd_per_million_output_tokens, e.usd_per_request}) {
     if (!std::isfinite(v) || v < 0.0) return false;
   }
   return true;
 }
 
 nlohmann::json architecture(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t ffn) {
-  return {{"model", {{"layers", layers}, {"hidden_size", hidden}, {"heads", heads}, {"ffn_size", ffn},
-                     {"vocab_size", 128000}}}};
+  return {{"model",
+           {{"layers", layers},
+            {"hidden_size", hidden},
+            {"heads", heads},
+            {"ffn_size", ffn},
+            {"vocab_size", 128000}}}};
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("a 10T-parameter model is answered: finite, does not fit one GPU, capacity-bound", "[core]") {
   const Spec spec = io::parse_spec({{"model", {{"params", 1e13}}}}, "s.json", "", models_dir());
@@ -75,13 +79,15 @@ TEST_CASE("a 10M-token context at a million concurrent requests stays finite", "
   w.output_tokens = 1'000'000;
   w.max_context = 10'000'000;
   w.concurrency = 1'000'000;
-  const InferenceEstimate e = estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
   CHECK(finite_estimate(e));
   CHECK_FALSE(e.memory.fits);
   // 1e6 sequences x 10,000,000 tokens x 131,072 bytes per token (methodology §2.3).
   CHECK(e.memory.kv_cache_bytes == Approx(1e6 * 1e7 * 131072.0).epsilon(1e-6));
-  w.concurrency = 0;  // auto: nothing fits, concurrency falls back to 1
-  const InferenceEstimate a = estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
+  w.concurrency = 0; // auto: nothing fits, concurrency falls back to 1
+  const InferenceEstimate a =
+      estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
   CHECK(finite_estimate(a));
   CHECK(a.concurrency == 1);
 }
@@ -99,7 +105,8 @@ TEST_CASE("a tiny model on a large GPU at the concurrency cap stays finite", "[c
   InferenceWorkload w;
   w.input_tokens = 1;
   w.output_tokens = 1;
-  const InferenceEstimate e = estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
   CHECK(finite_estimate(e));
   CHECK(e.memory.fits);
   CHECK(e.concurrency == EngineConfig{}.max_num_seqs);
@@ -118,9 +125,10 @@ TEST_CASE("experts_touched and collective_time_s at their edges", "[core]") {
 
 TEST_CASE("architectures past 10T parameters are refused before they can overflow", "[io]") {
   // 1000 x (4·1e12 attention + 3·1e12 FFN) would overflow int64 in count_params.
-  CHECK(spec_error(architecture(1000, 1'000'000, 1000, 1'000'000)) ==
-        "s.json: /model: expected an architecture of at most 10,000,000,000,000 parameters (more parameters is "
-        "absurd), got about 7e+15");
+  CHECK(
+      spec_error(architecture(1000, 1'000'000, 1000, 1'000'000)) ==
+      "s.json: /model: expected an architecture of at most 10,000,000,000,000 parameters (more parameters is "
+      "absurd), got about 7e+15");
   // 96 x 12·65536² ≈ 4.9T: large but valid, counted exactly.
   const Spec big = io::parse_spec(architecture(96, 65536, 512, 4 * 65536), "s.json", "", models_dir());
   const ParamCounts c = count_params(big.model);
@@ -153,7 +161,8 @@ TEST_CASE("a FIFO or a device is refused without blocking", "[io]") {
 TEST_CASE("safetensors in memory: hostile shapes and sizes end in clean errors", "[io]") {
   const auto file = [](const std::string& header, std::size_t data) {
     std::string bytes;
-    for (int i = 0; i < 8; ++i) bytes += static_cast<char>((header.size() >> (8 * i)) & 0xffU);
+    for (int i = 0; i < 8; ++i)
+      bytes += static_cast<char>((header.size() >> (8 * i)) & 0xffU);
     return bytes + header + std::string(data, '\0');
   };
   const auto error_of = [](const std::string& bytes) {
@@ -164,15 +173,19 @@ TEST_CASE("safetensors in memory: hostile shapes and sizes end in clean errors",
     }
     return std::string("no error");
   };
-  CHECK(error_of(file(R"({"a":{"dtype":"BF16","shape":[1000000000,1000000000,1000000000],"data_offsets":[0,4]}})", 4)) ==
-        "m.safetensors: /a/shape: expected a tensor of at most 1,000,000,000,000,000 elements, got more");
+  CHECK(
+      error_of(file(
+          R"({"a":{"dtype":"BF16","shape":[1000000000,1000000000,1000000000],"data_offsets":[0,4]}})", 4)) ==
+      "m.safetensors: /a/shape: expected a tensor of at most 1,000,000,000,000,000 elements, got more");
   CHECK(error_of(std::string("\x01\x00", 2)) ==
         "m.safetensors: expected a safetensors file (8-byte header length first), got 2 bytes");
-  CHECK(error_of(std::string(8, '\xff')) ==
-        "m.safetensors: expected a safetensors header of at most 64 MiB, got a header length of 18446744073709551615");
+  CHECK(error_of(std::string(8, '\xff')) == "m.safetensors: expected a safetensors header of at most 64 MiB, "
+                                            "got a header length of 18446744073709551615");
   CHECK(error_of(file("[]", 0)) == "m.safetensors: /: expected a safetensors header object, got an array");
   const io::CheckpointInfo ok = io::parse_safetensors(
-      file(R"({"a":{"dtype":"BF16","shape":[0,5],"data_offsets":[0,0]},"b":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})", 4),
+      file(
+          R"({"a":{"dtype":"BF16","shape":[0,5],"data_offsets":[0,0]},"b":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})",
+          4),
       "m.safetensors");
   CHECK(ok.parameter_count == 1);
   CHECK(ok.weight_bytes == 4);
@@ -193,7 +206,8 @@ TEST_CASE("layouts over a link the catalog gives no bandwidth for: finite, rejec
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   for (const Gpu& gpu : {t4, no_nic}) {
     for (const Deployment& d : replica_layouts(pm.model, gpu, policy)) {
-      const InferenceEstimate e = estimate_inference(pm, InferenceWorkload{}, gpu, d, EngineConfig{}, nullptr, 1.0);
+      const InferenceEstimate e =
+          estimate_inference(pm, InferenceWorkload{}, gpu, d, EngineConfig{}, nullptr, 1.0);
       CHECK(finite_estimate(e));
       const Candidate c = evaluate_candidate(pm, InferenceWorkload{}, Sla{}, gpu, d, 1.0, policy);
       if (!e.link_known) CHECK(c.rejection.reason == RejectReason::layout);
@@ -214,6 +228,7 @@ TEST_CASE("a DiT of zero tokens per item stays finite (thin-GEMM shape term)", "
   const PreparedModel pm = prepare_model(m, Precision{});
   InferenceWorkload w;
   w.concurrency = 16;
-  const InferenceEstimate e = estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.0);
   CHECK(finite_estimate(e));
 }

@@ -1,7 +1,7 @@
 // Hugging Face config.json import (methodology §1.4) against real configs in tests/io/hf/.
-#include <catch2/catch.hpp>
-
 #include <string>
+
+#include <catch2/catch.hpp>
 
 #include "json_reader.hpp"
 #include "rightsize/model.hpp"
@@ -24,29 +24,29 @@ Imported import(const std::string& file) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("HF import reproduces published parameter counts, one config per model_type", "[io]") {
   struct Case {
     const char* file;
-    std::int64_t total;   // hand-derived with methodology §1.2/§1.3, equal to the preset where one exists
+    std::int64_t total; // hand-derived with methodology §1.2/§1.3, equal to the preset where one exists
     std::int64_t active;
   };
   const Case cases[] = {
-      {"Llama-3.1-8B.json", 8'030'261'248, 8'030'261'248},          // llama (published exactly)
-      {"Mistral-7B-v0.3.json", 7'248'023'552, 7'248'023'552},       // mistral: v0.1 + 2·768·4096
-      {"Mixtral-8x7B-v0.1.json", 46'702'792'704, 12'879'925'248},   // mixtral (published total exactly)
-      {"Qwen2.5-7B.json", 7'615'616'512, 7'615'616'512},            // qwen2: "7.61B"
-      {"Qwen3-8B.json", 8'190'735'360, 8'190'735'360},              // qwen3: "8.2B"
-      {"Qwen3-30B-A3B.json", 30'532'122'624, 3'353'032'704},        // qwen3_moe: "30.5B / 3.3B"
-      {"gemma-2b.json", 2'506'172'416, 2'506'172'416},              // gemma: tied by default, "2.51B"
-      {"gemma-2-9b.json", 9'241'705'984, 9'241'705'984},            // gemma2: 4 norms per layer, "9.24B"
-      {"gemma-3-1b-it.json", 999'885'952, 999'885'952},             // gemma3_text: qk-norm
-      {"gemma-3-27b-it.json", 27'009'346'304, 27'009'346'304},      // gemma3 nested text_config
-      {"Phi-3-mini-4k-instruct.json", 3'821'079'552, 3'821'079'552},  // phi3: "3.8B"
-      {"gpt-j-6b.json", 6'050'882'784, 6'050'882'784},              // gptj: model card 6,053,381,344
-      {"gpt-oss-20b.json", 20'914'757'184, 4'187'440'704},          // gpt_oss: "20.91B", sinks and biases
-      {"DeepSeek-V3.json", 671'026'419'200, 37'552'297'472},        // deepseek_v3: "671B"
+      {"Llama-3.1-8B.json", 8'030'261'248, 8'030'261'248},           // llama (published exactly)
+      {"Mistral-7B-v0.3.json", 7'248'023'552, 7'248'023'552},        // mistral: v0.1 + 2·768·4096
+      {"Mixtral-8x7B-v0.1.json", 46'702'792'704, 12'879'925'248},    // mixtral (published total exactly)
+      {"Qwen2.5-7B.json", 7'615'616'512, 7'615'616'512},             // qwen2: "7.61B"
+      {"Qwen3-8B.json", 8'190'735'360, 8'190'735'360},               // qwen3: "8.2B"
+      {"Qwen3-30B-A3B.json", 30'532'122'624, 3'353'032'704},         // qwen3_moe: "30.5B / 3.3B"
+      {"gemma-2b.json", 2'506'172'416, 2'506'172'416},               // gemma: tied by default, "2.51B"
+      {"gemma-2-9b.json", 9'241'705'984, 9'241'705'984},             // gemma2: 4 norms per layer, "9.24B"
+      {"gemma-3-1b-it.json", 999'885'952, 999'885'952},              // gemma3_text: qk-norm
+      {"gemma-3-27b-it.json", 27'009'346'304, 27'009'346'304},       // gemma3 nested text_config
+      {"Phi-3-mini-4k-instruct.json", 3'821'079'552, 3'821'079'552}, // phi3: "3.8B"
+      {"gpt-j-6b.json", 6'050'882'784, 6'050'882'784},               // gptj: model card 6,053,381,344
+      {"gpt-oss-20b.json", 20'914'757'184, 4'187'440'704},           // gpt_oss: "20.91B", sinks and biases
+      {"DeepSeek-V3.json", 671'026'419'200, 37'552'297'472},         // deepseek_v3: "671B"
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -76,23 +76,23 @@ TEST_CASE("HF import: families without a preset", "[io]") {
 
 TEST_CASE("HF import: head_dim, KV heads, windows, dtype and quantization rules", "[io]") {
   const Imported qwen3 = import("Qwen3-30B-A3B.json");
-  CHECK(qwen3.model.head_dim == 128);  // explicit, h_q = 4096 != h = 2048
+  CHECK(qwen3.model.head_dim == 128); // explicit, h_q = 4096 != h = 2048
   CHECK(qwen3.model.kv_heads == 4);
   CHECK(qwen3.model.attention.kind == AttentionKind::gqa);
   const Imported oss = import("gpt-oss-20b.json");
   CHECK(oss.model.attention.sliding_window == 128);
-  CHECK(oss.model.attention.sliding_window_layers == 12);  // layer_types
+  CHECK(oss.model.attention.sliding_window_layers == 12); // layer_types
   const Imported gemma3 = import("gemma-3-1b-it.json");
-  CHECK(gemma3.model.attention.sliding_window_layers == 26 - 26 / 6);  // 5 local : 1 global
+  CHECK(gemma3.model.attention.sliding_window_layers == 26 - 26 / 6); // 5 local : 1 global
   const Imported qwen25 = import("Qwen2.5-7B.json");
-  CHECK(qwen25.model.attention.sliding_window == 0);  // use_sliding_window false
+  CHECK(qwen25.model.attention.sliding_window == 0); // use_sliding_window false
   CHECK(qwen25.model.qkv_bias);
   const Imported ds = import("DeepSeek-V3.json");
   CHECK(ds.model.attention.kind == AttentionKind::mla);
   CHECK(ds.precision.weights == NumberFormat::fp8);
-  CHECK(kv_cache_bytes_per_token(ds.model, 2.0) == 70272.0);  // methodology §2.3
+  CHECK(kv_cache_bytes_per_token(ds.model, 2.0) == 70272.0); // methodology §2.3
   const Imported gemma = import("gemma-2b.json");
-  CHECK(gemma.model.tied_embeddings);  // key absent: Gemma default true
+  CHECK(gemma.model.tied_embeddings); // key absent: Gemma default true
   CHECK(gemma.model.attention.kind == AttentionKind::mqa);
 }
 
@@ -104,15 +104,17 @@ TEST_CASE("HF import: unsupported model_type lists the supported ones", "[io]") 
     (void)io::import_hf_config(config, "c.json", p, a);
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(format_error(e) ==
-          "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, falcon, gemma, gemma2, "
-          "gemma3, gemma3_text, gpt_neox, gpt_oss, gptj, llama, mistral, mixtral, phi3, qwen2, qwen2_moe, qwen3, "
-          "qwen3_moe)");
+    CHECK(format_error(e) == "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, "
+                             "falcon, gemma, gemma2, "
+                             "gemma3, gemma3_text, gpt_neox, gpt_oss, gptj, llama, mistral, mixtral, phi3, "
+                             "qwen2, qwen2_moe, qwen3, "
+                             "qwen3_moe)");
   }
 }
 
 TEST_CASE("HF import: quantization_config picks the weight format", "[io]") {
-  nlohmann::json config = io::read_json_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/Llama-3.1-8B.json");
+  nlohmann::json config =
+      io::read_json_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/Llama-3.1-8B.json");
   const auto format_of = [&](const nlohmann::json& q) {
     config["quantization_config"] = q;
     Precision p;
@@ -120,7 +122,8 @@ TEST_CASE("HF import: quantization_config picks the weight format", "[io]") {
     (void)io::import_hf_config(config, "c.json", p, a);
     return p;
   };
-  CHECK(format_of({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}}).weights == NumberFormat::int4_awq);
+  CHECK(format_of({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}}).weights ==
+        NumberFormat::int4_awq);
   CHECK(format_of({{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 32}}).group_size == 32);
   CHECK(format_of({{"quant_method", "fp8"}}).weights == NumberFormat::fp8);
   CHECK(format_of({{"quant_method", "mxfp4"}}).weights == NumberFormat::mxfp4);

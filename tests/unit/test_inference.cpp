@@ -1,8 +1,8 @@
 // Inference estimator against hand-computed worked examples (methodology §2.2, §2.7, §4.3, §4.4, §5.1,
 // §6.1) and its monotonicity properties.
-#include <catch2/catch.hpp>
-
 #include <random>
+
+#include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/inference.hpp"
@@ -22,12 +22,13 @@ InferenceWorkload chat(std::int64_t concurrency) {
   return w;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("weight bytes by precision match methodology §2.2", "[core]") {
   const ModelSpec m = llama31_8b();
   // BF16: 8,030,261,248 × 2 B = 16.06 GB.
-  CHECK(prepare_model(m, precision_from_shorthand(NumberFormat::bf16)).weight_bytes_total == 16'060'522'496.0);
+  CHECK(prepare_model(m, precision_from_shorthand(NumberFormat::bf16)).weight_bytes_total ==
+        16'060'522'496.0);
   // FP8 linear layers, 16-bit embedding + head: 6,979,588,096 × 1 + 1,050,673,152 × 2 = 9.08 GB.
   CHECK(prepare_model(m, precision_from_shorthand(NumberFormat::fp8)).weight_bytes_total == 9'080'934'400.0);
   // INT4 g128 (4.15625 bits): 6,979,588,096 × 4.15625 / 8 + 2,101,346,304 = 5.73 GB.
@@ -68,21 +69,22 @@ TEST_CASE("max concurrency of Llama-3.1-8B BF16 on one H100 (methodology §2.7)"
   CHECK(e.memory.usable_per_gpu_bytes == Approx(usable));
   CHECK(e.memory.activations_bytes == Approx(1'297'088'512.0));
   CHECK(e.max_concurrency == static_cast<std::int64_t>(budget / 268'435'456.0));
-  CHECK(e.max_concurrency == 216);  // methodology's table gives 219 with 0.55 GiB less reserve
+  CHECK(e.max_concurrency == 216); // methodology's table gives 219 with 0.55 GiB less reserve
   CHECK(e.memory.fits);
 }
 
 TEST_CASE("decode step of Llama-3.1-8B BF16 on one H100, worked by hand (methodology §4.4)", "[core]") {
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const InferenceEstimate e = estimate_inference(pm, chat(1), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, chat(1), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 0.0);
   // Bytes per step at B = 1, mean context c̄ = 1024 + 256/2 = 1152: every layer weight and the LM
   // head are read; the input embedding is a gather of one row, not a full read.
   // layer bytes = (8,030,261,248 − 2 × 525,336,576) × 2 = 13,959,176,192; head = 1,050,673,152.
   const double weights_read = 13'959'176'192.0 + 1'050'673'152.0;
   const double kv = 131072.0 * 1152.0;
-  const double memory_s = (weights_read + kv) / (3350e9 * 0.8);  // 5.657 ms
+  const double memory_s = (weights_read + kv) / (3350e9 * 0.8); // 5.657 ms
   CHECK(memory_s * 1e3 == Approx(5.657).epsilon(0.001));
-  CHECK(e.decode_step_s == Approx(memory_s + 0.5e-3));  // + 0.5 ms step overhead
+  CHECK(e.decode_step_s == Approx(memory_s + 0.5e-3)); // + 0.5 ms step overhead
   CHECK(e.bound == Bound::memory_bandwidth);
   // Prefill of 1,024 tokens: (2·N_mm − 2·V·h)·1024 + 2·V·h + 4·n_h·d_h·L·(1024·1025/2), at 989.5 × 0.6.
   const double flops = (2.0 * 7'504'658'432.0 - 1'050'673'152.0) * 1024.0 + 1'050'673'152.0 +
@@ -91,12 +93,13 @@ TEST_CASE("decode step of Llama-3.1-8B BF16 on one H100, worked by hand (methodo
   const double shape = 1024.0 / (1024.0 + 128.0);
   CHECK(e.prefill_s == Approx(flops / (989.5e12 * 0.6 * shape) + 0.5e-3));
   CHECK(e.prefill_s * 1e3 == Approx(28.10).epsilon(0.002));
-  CHECK(e.ttft_s == Approx(e.prefill_s));  // concurrency 1: no queueing
+  CHECK(e.ttft_s == Approx(e.prefill_s)); // concurrency 1: no queueing
 }
 
 TEST_CASE("continuous batching at B = 64 reproduces methodology §6.1 within 5 %", "[core]") {
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const InferenceEstimate e = estimate_inference(pm, chat(64), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.32);
+  const InferenceEstimate e =
+      estimate_inference(pm, chat(64), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 4.32);
   // Methodology: TPOT_eff 16.7 ms, 3,835 output tok/s, $0.31 per 1M output tokens at $4.32/h.
   CHECK(e.tpot_s * 1e3 == Approx(16.7).epsilon(0.05));
   CHECK(e.output_tokens_per_s == Approx(3835).epsilon(0.06));

@@ -7,7 +7,6 @@
 using namespace rightsize;
 using namespace rightsize::test;
 
-
 TEST_CASE("dense decoder parameter count matches the published Llama-3.1 figures", "[core]") {
   // methodology §1.2: 8,030,261,248 and 70,553,706,496.
   const ParamCounts c8 = count_params(llama31_8b());
@@ -26,7 +25,7 @@ TEST_CASE("dense decoder parameter count matches the published Llama-3.1 figures
 
 TEST_CASE("MLA + MoE parameter count matches DeepSeek-V3 (671.03 B total, 37.55 B active)", "[core]") {
   const ParamCounts c = count_params(deepseek_v3());
-  CHECK(c.per_layer_attention == 187'107'328);  // methodology §1.3: MLA 187.1 M per layer
+  CHECK(c.per_layer_attention == 187'107'328); // methodology §1.3: MLA 187.1 M per layer
   CHECK(static_cast<double>(c.total) / 1e9 == Approx(671.03).epsilon(0.001));
   CHECK(static_cast<double>(c.active) / 1e9 == Approx(37.55).epsilon(0.002));
 }
@@ -38,5 +37,5 @@ TEST_CASE("KV bytes per token: GQA and MLA worked examples", "[core]") {
   m70.layers = 80;
   CHECK(kv_cache_bytes_per_token(m70, 2.0) == 327680.0);
   CHECK(kv_cache_bytes_per_token(deepseek_v3(), 2.0) == 70272.0);
-  CHECK(kv_cache_bytes_per_token(llama31_8b(), 1.0) == 65536.0);  // fp8 KV halves it
+  CHECK(kv_cache_bytes_per_token(llama31_8b(), 1.0) == 65536.0); // fp8 KV halves it
 }

@@ -20,17 +20,19 @@ ModelSpec llama31_8b() {
   return m;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("weight bytes follow methodology §2.2 worked examples for Llama-3.1-8B", "[core]") {
   const ModelSpec m = llama31_8b();
   // BF16 16.06 GB; FP8 with 16-bit embedding/head 9.08 GB; INT4 g128 (4.156 b) 5.73 GB.
   CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::bf16)) == 2.0 * 8'030'261'248);
-  CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::fp8)) / k_bytes_per_gb == Approx(9.08).epsilon(0.001));
+  CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::fp8)) / k_bytes_per_gb ==
+        Approx(9.08).epsilon(0.001));
   CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::int4_awq)) / k_bytes_per_gb ==
         Approx(5.73).epsilon(0.002));
   // GGUF figures are whole-file mixes: everything at the format's bits.
-  CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::gguf_q4_k_m)) == Approx(8'030'261'248 * 4.84 / 8));
+  CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::gguf_q4_k_m)) ==
+        Approx(8'030'261'248 * 4.84 / 8));
   ModelSpec from_checkpoint = m;
   from_checkpoint.checkpoint_weight_bytes = 123;
   CHECK(weight_bytes(from_checkpoint, Precision{}) == 123.0);
@@ -40,7 +42,7 @@ TEST_CASE("a bare parameter count fits the nearest published dense shape", "[cor
   const FittedArchitecture f8 = fit_dense_architecture(8'000'000'000);
   CHECK(f8.model.layers == 32);
   CHECK(f8.model.hidden_size == 4096);
-  CHECK(f8.model.ffn_size == 14336);  // 3.5 x 4096
+  CHECK(f8.model.ffn_size == 14336); // 3.5 x 4096
   CHECK(count_params(f8.model).total == 8'000'000'000);
   const FittedArchitecture f70 = fit_dense_architecture(70'000'000'000);
   CHECK(f70.model.layers == 80);

@@ -1,10 +1,10 @@
 // Every shipped preset's derived parameter count against its published figure (docs/model-spec.md,
 // "presets"): within 0.5 %, or equal to the published figure at the precision it was published with
 // (a vendor's "3.3B" is any count from 3.25B to 3.35B).
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
+
+#include <catch2/catch.hpp>
 
 #include "rightsize/model.hpp"
 #include "spec_io.hpp"
@@ -16,7 +16,8 @@ namespace {
 // Significant digits a published figure was given with (3,300,000,000 -> 2).
 int significant_digits(std::int64_t value) {
   std::string digits = std::to_string(value);
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  while (digits.size() > 1 && digits.back() == '0')
+    digits.pop_back();
   return static_cast<int>(digits.size());
 }
 
@@ -30,7 +31,7 @@ bool matches_published(std::int64_t derived, std::int64_t published) {
   return std::round(d / unit) * unit == p || std::floor(d / unit) * unit == p;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("every preset's parameter count matches its published figure", "[io]") {
   const auto presets = io::load_presets(std::string(RIGHTSIZE_DATA_DIR) + "/models");
@@ -59,7 +60,8 @@ TEST_CASE("presets reproduce the exact published counts of the reference models"
   CHECK(find("llama-3.1-70b").total == 70'553'706'496);
   CHECK(find("llama-2-7b").total == 6'738'415'616);
   CHECK(find("mixtral-8x7b").total == 46'702'792'704);
-  CHECK(find("mixtral-8x7b").active == 12'879'925'248);  // 32·(41,943,040 + 2·176,160,768 + 32,768 + 8,192) + 2·V·h + h
+  CHECK(find("mixtral-8x7b").active ==
+        12'879'925'248); // 32·(41,943,040 + 2·176,160,768 + 32,768 + 8,192) + 2·V·h + h
   CHECK(find("mistral-7b").total == 7'241'732'096);
   CHECK(find("llama-3.2-1b").total == 1'235'814'400);
   CHECK(find("llama-3.2-3b").total == 3'212'749'824);

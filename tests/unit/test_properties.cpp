@@ -2,8 +2,6 @@
 // architectures, not only Llama: memory is monotone in parameters, context and concurrency; the
 // recommend winner meets every SLA and no cheaper passing candidate exists; results do not depend
 // on catalog order and are deterministic; formats round-trip.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "checks.hpp"
@@ -35,7 +34,9 @@ i64 pick(std::mt19937_64& rng, std::initializer_list<i64> values) {
   return *(values.begin() + static_cast<std::ptrdiff_t>(d(rng)));
 }
 
-i64 between(std::mt19937_64& rng, i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng); }
+i64 between(std::mt19937_64& rng, i64 lo, i64 hi) {
+  return std::uniform_int_distribution<i64>(lo, hi)(rng);
+}
 
 // A random valid decoder: MHA/GQA/MQA or MLA, dense or MoE, optional sliding window, gated or
 // plain FFN, tied or not. Sizes span 10M to ~100B parameters.
@@ -51,7 +52,9 @@ ModelSpec random_model(std::mt19937_64& rng) {
     if (m.heads % k == 0) divisors.push_back(k);
   }
   m.kv_heads = divisors[static_cast<std::size_t>(between(rng, 0, static_cast<i64>(divisors.size()) - 1))];
-  m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha : m.kv_heads == 1 ? AttentionKind::mqa : AttentionKind::gqa;
+  m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
+                     : m.kv_heads == 1     ? AttentionKind::mqa
+                                           : AttentionKind::gqa;
   m.ffn_size = between(rng, 1, 4) * m.hidden_size;
   m.ffn_gated = rng() % 2 == 0;
   m.vocab_size = pick(rng, {1000, 32000, 128256, 262144});
@@ -96,16 +99,22 @@ InferenceWorkload workload(i64 input, i64 output, i64 concurrency) {
   return w;
 }
 
-double per_gpu(const ModelSpec& m, const Precision& p, const InferenceWorkload& w, const Gpu& gpu, const Deployment& d) {
-  return estimate_inference(prepare_model(m, p), w, gpu, d, EngineConfig{}, nullptr, 1.0).memory.per_gpu_bytes;
+double per_gpu(const ModelSpec& m, const Precision& p, const InferenceWorkload& w, const Gpu& gpu,
+               const Deployment& d) {
+  return estimate_inference(prepare_model(m, p), w, gpu, d, EngineConfig{}, nullptr, 1.0)
+      .memory.per_gpu_bytes;
 }
 
-std::vector<Gpu> gpus() { return {h100_sxm(), l40s(), a100_80gb_sxm()}; }
+std::vector<Gpu> gpus() {
+  return {h100_sxm(), l40s(), a100_80gb_sxm()};
+}
 const std::vector<double> k_prices = {4.32, 1.50, 2.70};
 
-double cost_key(const Candidate& c) { return c.estimate.usd_per_million_output_tokens; }
+double cost_key(const Candidate& c) {
+  return c.estimate.usd_per_million_output_tokens;
+}
 
-}  // namespace
+} // namespace
 
 TEST_CASE("memory never shrinks with more parameters, context or concurrency (random architectures)",
           "[core][property]") {
@@ -120,7 +129,8 @@ TEST_CASE("memory never shrinks with more parameters, context or concurrency (ra
     const InferenceWorkload w = workload(between(rng, 1, 32768), between(rng, 1, 4096), between(rng, 1, 512));
     const double base = per_gpu(m, p, w, gpu, d);
     REQUIRE(std::isfinite(base));
-    INFO("model " << i << ": L=" << m.layers << " h=" << m.hidden_size << " heads=" << m.heads << " tp=" << d.tp);
+    INFO("model " << i << ": L=" << m.layers << " h=" << m.hidden_size << " heads=" << m.heads
+                  << " tp=" << d.tp);
     ModelSpec deeper = m;
     deeper.layers += between(rng, 1, 16);
     CHECK(count_params(deeper).total >= count_params(m).total);
@@ -138,12 +148,14 @@ TEST_CASE("memory never shrinks with more parameters, context or concurrency (ra
   }
 }
 
-TEST_CASE("recommend: the winner meets every SLA and no cheaper passing candidate exists", "[core][property]") {
+TEST_CASE("recommend: the winner meets every SLA and no cheaper passing candidate exists",
+          "[core][property]") {
   std::mt19937_64 rng(k_seed + 1);
   const auto list = gpus();
   for (int i = 0; i < 40; ++i) {
     const ModelSpec m = random_model(rng);
-    const std::vector<PreparedModel> models = {prepare_model(m, Precision{}), prepare_model(m, random_precision(rng))};
+    const std::vector<PreparedModel> models = {prepare_model(m, Precision{}),
+                                               prepare_model(m, random_precision(rng))};
     const InferenceWorkload w = workload(between(rng, 64, 8192), between(rng, 16, 1024), 0);
     Sla sla;
     sla.tpot_ms = std::uniform_real_distribution<double>(5.0, 120.0)(rng);
@@ -237,9 +249,9 @@ TEST_CASE("every estimate of a random valid model is finite and non-negative", "
     const Gpu& gpu = list[rng() % list.size()];
     const InferenceEstimate e = estimate_inference(pm, w, gpu, d, EngineConfig{}, nullptr, 2.0);
     INFO("case " << i);
-    for (double v : {e.memory.per_gpu_bytes, e.memory.kv_cache_bytes, e.ttft_s, e.tpot_s, e.e2e_s, e.prefill_s,
-                     e.output_tokens_per_s, e.requests_per_s, e.usd_per_hour, e.usd_per_million_output_tokens,
-                     e.usd_per_request}) {
+    for (double v : {e.memory.per_gpu_bytes, e.memory.kv_cache_bytes, e.ttft_s, e.tpot_s, e.e2e_s,
+                     e.prefill_s, e.output_tokens_per_s, e.requests_per_s, e.usd_per_hour,
+                     e.usd_per_million_output_tokens, e.usd_per_request}) {
       CHECK(std::isfinite(v));
       CHECK(v >= 0.0);
     }
@@ -251,7 +263,8 @@ TEST_CASE("round trips: precision names, JSON pointer tokens, grouped counts, ro
   for (const auto& info : all_formats()) {
     CHECK(parse_number_format(info.name) == info.format);
     std::string upper(info.name);
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    std::transform(upper.begin(), upper.end(), upper.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     CHECK(parse_number_format(upper) == info.format);
   }
   std::mt19937_64 rng(k_seed + 4);
@@ -259,7 +272,8 @@ TEST_CASE("round trips: precision names, JSON pointer tokens, grouped counts, ro
   for (int i = 0; i < 500; ++i) {
     std::string key;
     const auto length = between(rng, 0, 8);
-    for (i64 k = 0; k < length; ++k) key += alphabet[rng() % alphabet.size()];
+    for (i64 k = 0; k < length; ++k)
+      key += alphabet[rng() % alphabet.size()];
     const nlohmann::json doc = {{key, i}};
     std::string text = "/";
     text.append(io::pointer_token(key));
@@ -272,7 +286,8 @@ TEST_CASE("round trips: precision names, JSON pointer tokens, grouped counts, ro
     text.erase(std::remove(text.begin(), text.end(), ','), text.end());
     CHECK(std::stoll(text) == v);
   }
-  for (i64 v : {std::numeric_limits<i64>::min(), std::numeric_limits<i64>::max(), i64{0}, i64{-1}, i64{999}, i64{1000}}) {
+  for (i64 v : {std::numeric_limits<i64>::min(), std::numeric_limits<i64>::max(), i64{0}, i64{-1}, i64{999},
+                i64{1000}}) {
     std::string text = with_commas(v);
     text.erase(std::remove(text.begin(), text.end(), ','), text.end());
     CHECK(std::stoll(text) == v);

@@ -1,10 +1,10 @@
 // safetensors header reading with generated files: good, sharded, index-only and corrupt ones.
-#include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <catch2/catch.hpp>
 
 #include "rightsize/error.hpp"
 #include "spec_io.hpp"
@@ -21,9 +21,11 @@ fs::path temp_dir(const std::string& name) {
   return dir;
 }
 
-void write_raw(const fs::path& path, std::uint64_t length, const std::string& header, std::size_t data_bytes) {
+void write_raw(const fs::path& path, std::uint64_t length, const std::string& header,
+               std::size_t data_bytes) {
   std::ofstream out(path, std::ios::binary);
-  for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xffU));
+  for (int i = 0; i < 8; ++i)
+    out.put(static_cast<char>((length >> (8 * i)) & 0xffU));
   out << header << std::string(data_bytes, '\0');
 }
 
@@ -40,7 +42,7 @@ std::string error_of(const std::string& path) {
   return "no error";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("safetensors: bytes per dtype from the header only", "[io]") {
   const fs::path dir = temp_dir("single");
@@ -82,7 +84,8 @@ TEST_CASE("safetensors: corrupt files give clean errors", "[io]") {
   CHECK(error_of((dir / "huge.safetensors").string()) ==
         "expected a safetensors header of at most 64 MiB, got a header length of 1099511627776");
   write_file(dir / "json.safetensors", "{oops", 0);
-  CHECK(error_of((dir / "json.safetensors").string()) == "expected a JSON safetensors header, got malformed JSON");
+  CHECK(error_of((dir / "json.safetensors").string()) ==
+        "expected a JSON safetensors header, got malformed JSON");
   write_file(dir / "trunc.safetensors", R"({"x":{"dtype":"BF16","shape":[8],"data_offsets":[0,16]}})", 4);
   CHECK(error_of((dir / "trunc.safetensors").string()) ==
         "expected an end offset within the 4 data bytes; truncated file, got 16");

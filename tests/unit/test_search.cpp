@@ -1,8 +1,8 @@
 // recommend(): filters with reasons, ranking and its invariants (issue: recommend and check).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <random>
+
+#include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/search.hpp"
@@ -12,8 +12,10 @@ using namespace rightsize::test;
 
 namespace {
 
-std::vector<Gpu> three_gpus() { return {h100_sxm(), l40s(), a100_80gb_sxm()}; }
-const std::vector<double> k_prices = {4.32, 1.50, 2.70};  // gpu-specs.md §1 medians
+std::vector<Gpu> three_gpus() {
+  return {h100_sxm(), l40s(), a100_80gb_sxm()};
+}
+const std::vector<double> k_prices = {4.32, 1.50, 2.70}; // gpu-specs.md §1 medians
 
 InferenceWorkload chat() {
   InferenceWorkload w;
@@ -22,9 +24,10 @@ InferenceWorkload chat() {
   return w;
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected for cost", "[core][property]") {
+TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected for cost",
+          "[core][property]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> tpot(8.0, 80.0);
   std::uniform_real_distribution<double> rps(0.5, 200.0);
@@ -49,7 +52,8 @@ TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected f
       CHECK(r.candidates[k - 1].estimate.usd_per_million_output_tokens <=
             r.candidates[k].estimate.usd_per_million_output_tokens);
     }
-    for (const auto& c : r.rejected) CHECK(c.rejection.reason != RejectReason::none);
+    for (const auto& c : r.rejected)
+      CHECK(c.rejection.reason != RejectReason::none);
   }
 }
 

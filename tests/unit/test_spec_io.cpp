@@ -1,10 +1,10 @@
 // Spec parsing (docs/model-spec.md): defaults become assumptions, errors carry exact pointers.
-#include <catch2/catch.hpp>
-
 #include <string>
 
-#include "rightsize/units.hpp"
+#include <catch2/catch.hpp>
+
 #include "rightsize/error.hpp"
+#include "rightsize/units.hpp"
 #include "spec_io.hpp"
 
 using namespace rightsize;
@@ -14,7 +14,9 @@ namespace {
 
 const std::string k_models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
 
-Spec parse(const json& doc) { return io::parse_spec(doc, "s.json", "", k_models); }
+Spec parse(const json& doc) {
+  return io::parse_spec(doc, "s.json", "", k_models);
+}
 
 std::string error_of(const json& doc) {
   try {
@@ -25,7 +27,7 @@ std::string error_of(const json& doc) {
   return "no error";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("a preset spec resolves with the documented defaults as assumptions", "[io]") {
   const Spec s = parse({{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}});
@@ -35,10 +37,10 @@ TEST_CASE("a preset spec resolves with the documented defaults as assumptions", 
   CHECK(s.inference.output_tokens == 256);
   CHECK(s.inference.concurrency == 0);
   CHECK(s.precision.weights == NumberFormat::bf16);
-  CHECK(s.assumptions == std::vector<std::string>{
-                             "precision not given: the model's native bf16",
-                             "no workload given: inference, 1024 input and 256 output tokens per request",
-                             "concurrency: auto (the search chooses it)"});
+  CHECK(s.assumptions ==
+        std::vector<std::string>{"precision not given: the model's native bf16",
+                                 "no workload given: inference, 1024 input and 256 output tokens per request",
+                                 "concurrency: auto (the search chooses it)"});
   // methodology §2.2 worked example: Llama-3.1-8B BF16 = 16.06 GB, FP8 with 16-bit head = 9.08 GB.
   CHECK(weight_bytes(s.model, s.precision) / k_bytes_per_gb == Approx(16.06).epsilon(0.001));
   CHECK(weight_bytes(s.model, precision_from_shorthand(NumberFormat::fp8)) / k_bytes_per_gb ==
@@ -51,18 +53,19 @@ TEST_CASE("explicit fields override a preset and params alone fits an architectu
   CHECK(s.precision.weights == NumberFormat::int4_awq);
   const Spec p = parse({{"model", {{"params", 7.0e9}}}});
   CHECK(count_params(p.model).total == 7'000'000'000);
-  CHECK(p.model.layers == 32);  // Llama-3.1-8B shape is nearest to 7B
+  CHECK(p.model.layers == 32); // Llama-3.1-8B shape is nearest to 7B
   CHECK(p.model.kv_heads == 8);
   CHECK(p.assumptions.front().find("fitted a dense Llama-like decoder") != std::string::npos);
 }
 
 TEST_CASE("precision objects, workloads, SLA, constraints and deployment", "[io]") {
-  const Spec s = parse({{"model", {{"preset", "llama-3.1-70b"}}},
-                        {"precision", {{"weights", "int4-gptq"}, {"kv_cache", "fp8"}, {"group_size", 64}}},
-                        {"workload", {{"mode", "training"}, {"method", "qlora"}, {"seq_len", 2048}, {"zero_stage", 2}}},
-                        {"sla", {{"deadline_hours", 24}}},
-                        {"constraints", {{"gpus", {"H100-SXM"}}, {"pricing", "spot"}, {"tco", {{"years", 5}}}}},
-                        {"deployment", {{"gpu", "H100-SXM"}, {"gpus", 4}, {"tp", 4}}}});
+  const Spec s =
+      parse({{"model", {{"preset", "llama-3.1-70b"}}},
+             {"precision", {{"weights", "int4-gptq"}, {"kv_cache", "fp8"}, {"group_size", 64}}},
+             {"workload", {{"mode", "training"}, {"method", "qlora"}, {"seq_len", 2048}, {"zero_stage", 2}}},
+             {"sla", {{"deadline_hours", 24}}},
+             {"constraints", {{"gpus", {"H100-SXM"}}, {"pricing", "spot"}, {"tco", {{"years", 5}}}}},
+             {"deployment", {{"gpu", "H100-SXM"}, {"gpus", 4}, {"tp", 4}}}});
   CHECK(s.precision.kv_cache == NumberFormat::fp8);
   CHECK(s.precision.group_size == 64);
   CHECK(s.mode == WorkloadMode::training);
@@ -81,10 +84,12 @@ TEST_CASE("spec errors: one line, exact pointer, expectation and value", "[io]")
   CHECK(error_of({{"model", {{"preset", "mixtral-8x7b"}, {"moe", {{"experts", 1}}}}}}) ==
         "s.json: /model/moe: expected moe.experts_per_token 1 to moe.experts (1), got 2");
   CHECK(error_of({{"model", {{"preset", "qwen3-8b"}}}, {"precision", {{"activations", "int4"}}}}) ==
-        "s.json: /precision/activations: expected an activation format (fp32, bf16, fp16, fp8, int8, mxfp4, nvfp4), "
+        "s.json: /precision/activations: expected an activation format (fp32, bf16, fp16, fp8, int8, mxfp4, "
+        "nvfp4), "
         "got \"int4\"");
-  CHECK(error_of({{"model", {{"params", 5}}}}) == "s.json: /model/params: expected a parameter count of at least "
-                                                  "1,000,000, got 5");
+  CHECK(error_of({{"model", {{"params", 5}}}}) ==
+        "s.json: /model/params: expected a parameter count of at least "
+        "1,000,000, got 5");
   CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}}, {"sla", {{"ttft_ms", "fast"}}}}) ==
         "s.json: /sla/ttft_ms: expected a positive number, got \"fast\"");
 }

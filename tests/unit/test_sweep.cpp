@@ -1,7 +1,7 @@
 // Sweep core: value lists and ranges, grid indexing, Pareto front (docs/sweep.md).
-#include <catch2/catch.hpp>
-
 #include <random>
+
+#include <catch2/catch.hpp>
 
 #include "rightsize/sweep.hpp"
 
@@ -22,7 +22,7 @@ std::string error_of(std::string_view text, std::uint64_t max_values = k_max_swe
 
 using V = std::vector<std::string>;
 
-}  // namespace
+} // namespace
 
 TEST_CASE("value lists keep their order and detect numbers", "[core][sweep]") {
   CHECK(texts("1,8,64") == V{"1", "8", "64"});
@@ -54,12 +54,16 @@ TEST_CASE("bad value lists and ranges say what was expected", "[core][sweep]") {
   CHECK(error_of("") == "expected at least one value, got none");
   CHECK(error_of("1,,2") == "expected a comma-separated list without empty values, got \"1,,2\"");
   CHECK(error_of("256..1") == "expected a range start at most its end, got \"256..1\"");
-  CHECK(error_of("a..b") == "expected a range of numbers such as 1..256:x2 or 1024..32768:+1024, got \"a..b\"");
+  CHECK(error_of("a..b") ==
+        "expected a range of numbers such as 1..256:x2 or 1024..32768:+1024, got \"a..b\"");
   CHECK(error_of("1..8:2") == "expected a range step \"+S\" (arithmetic) or \"xF\" (geometric), got \"2\"");
   CHECK(error_of("1..8:+0") == "expected a positive arithmetic step, got \"+0\"");
-  CHECK(error_of("0..8:x2") == "expected a geometric range with a start above 0 and a factor above 1, got \"0..8:x2\"");
-  CHECK(error_of("1..8:x1") == "expected a geometric range with a start above 0 and a factor above 1, got \"1..8:x1\"");
-  CHECK(error_of("1..1e12") == "range \"1..1e12\" has 1000000000000 values, more than the limit of 100000000");
+  CHECK(error_of("0..8:x2") ==
+        "expected a geometric range with a start above 0 and a factor above 1, got \"0..8:x2\"");
+  CHECK(error_of("1..8:x1") ==
+        "expected a geometric range with a start above 0 and a factor above 1, got \"1..8:x1\"");
+  CHECK(error_of("1..1e12") ==
+        "range \"1..1e12\" has 1000000000000 values, more than the limit of 100000000");
   CHECK(error_of("1..100", 10) == "range \"1..100\" has 100 values, more than the limit of 10");
 }
 
@@ -93,13 +97,15 @@ TEST_CASE("Pareto front of a hand-made example", "[core][sweep]") {
   const std::vector<ParetoPoint> points = {{1, 9, 0}, {2, 5, 1}, {2, 6, 2}, {3, 5, 3},
                                            {4, 2, 4}, {5, 2, 5}, {4, 2, 6}, {6, 1, 7}};
   std::vector<std::uint64_t> kept;
-  for (const auto& p : pareto_front(points, Direction::minimize, Direction::minimize)) kept.push_back(p.index);
+  for (const auto& p : pareto_front(points, Direction::minimize, Direction::minimize))
+    kept.push_back(p.index);
   CHECK(kept == std::vector<std::uint64_t>{0, 1, 4, 6, 7});
 
   // Throughput (y) maximized against cost minimized: high y is good.
   const std::vector<ParetoPoint> tput = {{1, 100, 0}, {2, 300, 1}, {3, 200, 2}, {1, 50, 3}, {4, 300, 4}};
   kept.clear();
-  for (const auto& p : pareto_front(tput, Direction::minimize, Direction::maximize)) kept.push_back(p.index);
+  for (const auto& p : pareto_front(tput, Direction::minimize, Direction::maximize))
+    kept.push_back(p.index);
   CHECK(kept == std::vector<std::uint64_t>{0, 1});
 }
 
@@ -113,7 +119,7 @@ TEST_CASE("non-finite points never reach the front", "[core][sweep]") {
 
 TEST_CASE("the running front equals the front of all points", "[core][sweep][property]") {
   std::mt19937 rng(11);
-  std::uniform_int_distribution<int> coord(0, 2000);  // integers: many ties
+  std::uniform_int_distribution<int> coord(0, 2000); // integers: many ties
   std::vector<ParetoPoint> all;
   ParetoAccumulator acc(Direction::minimize, Direction::maximize);
   for (std::uint64_t i = 0; i < 300000; ++i) {
@@ -124,5 +130,6 @@ TEST_CASE("the running front equals the front of all points", "[core][sweep][pro
   const auto expected = pareto_front(all, Direction::minimize, Direction::maximize);
   const auto got = acc.front();
   REQUIRE(got.size() == expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i].index == expected[i].index);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    CHECK(got[i].index == expected[i].index);
 }

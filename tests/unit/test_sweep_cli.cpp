@@ -1,10 +1,10 @@
 // Sweep engine in the CLI layer: key checks, rows (CSV parses, expected columns), thread
 // independence, number formatting, status words, SVG well-formedness (docs/sweep.md).
-#include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <random>
 #include <sstream>
+
+#include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "render.hpp"
@@ -25,12 +25,13 @@ SweepPlan fixture_plan(std::initializer_list<const char*> vary, std::size_t gpu 
     plan.axes.push_back(parse_sweep_axis(v, {}));
     SweepAxis& axis = plan.axes.back();
     if (axis.key->field == SweepField::gpu) {
-      for (const auto& t : axis.values.texts) axis.numbers.push_back(t == "L40S" ? 1.0 : 0.0);
+      for (const auto& t : axis.values.texts)
+        axis.numbers.push_back(t == "L40S" ? 1.0 : 0.0);
     }
   }
   plan.models.push_back(prepare_model(test::llama31_8b(), Precision{}));
   plan.gpus = {test::h100_sxm(), test::l40s()};
-  plan.prices = {4.32, 0.0};  // the L40S has no price: cost cells stay empty
+  plan.prices = {4.32, 0.0}; // the L40S has no price: cost cells stay empty
   plan.fixed.gpu = gpu;
   plan.workload.input_tokens = 1024;
   plan.workload.output_tokens = 256;
@@ -79,7 +80,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
       field += c;
     }
   }
-  rows.pop_back();  // after the final newline
+  rows.pop_back(); // after the final newline
   return rows;
 }
 
@@ -93,22 +94,26 @@ std::string usage_error(const char* argument) {
   return "no error";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("sweep keys and values are checked with the flag named", "[cli][sweep]") {
   CHECK(usage_error("workload.concurency=1,2") ==
         "--vary: unknown key \"workload.concurency\"; did you mean \"workload.concurrency\"?");
-  CHECK(usage_error("precision=fp9") == "--vary: precision: unknown precision \"fp9\"; did you mean \"fp8\"?");
-  CHECK(usage_error("precision.kv_cache=int4") ==
-        "--vary: precision.kv_cache: unknown KV-cache format \"int4\" (expected one of fp32, bf16, fp16, fp8)");
+  CHECK(usage_error("precision=fp9") ==
+        "--vary: precision: unknown precision \"fp9\"; did you mean \"fp8\"?");
+  CHECK(
+      usage_error("precision.kv_cache=int4") ==
+      "--vary: precision.kv_cache: unknown KV-cache format \"int4\" (expected one of fp32, bf16, fp16, fp8)");
   CHECK(usage_error("workload.input_tokens=0.5,2") ==
         "--vary: workload.input_tokens: expected whole numbers from 1 to 1e+07, got \"0.5\"");
   CHECK(usage_error("workload.concurrency=1,many") ==
         "--vary: workload.concurrency: expected whole numbers from 1 to 1e+06 or \"auto\", got \"many\"");
-  CHECK(usage_error("sla.tpot_ms=-1") == "--vary: sla.tpot_ms: expected numbers above 0 and at most 1e+09, got \"-1\"");
+  CHECK(usage_error("sla.tpot_ms=-1") ==
+        "--vary: sla.tpot_ms: expected numbers above 0 and at most 1e+09, got \"-1\"");
   CHECK(usage_error("model.preset=llama-3.1-8") ==
         "--vary: model.preset: unknown preset \"llama-3.1-8\"; did you mean \"llama-3.1-8b\"?");
-  CHECK(usage_error("tp") == "--vary: expected KEY=VALUES such as workload.concurrency=1..256:x2, got \"tp\"");
+  CHECK(usage_error("tp") ==
+        "--vary: expected KEY=VALUES such as workload.concurrency=1..256:x2, got \"tp\"");
   CHECK(usage_error("tp=8..1") == "--vary: tp: expected a range start at most its end, got \"8..1\"");
   const SweepAxis auto_axis = parse_sweep_axis("workload.concurrency=auto,8", {});
   CHECK(auto_axis.numbers == std::vector<double>{0.0, 8.0});
@@ -134,9 +139,10 @@ TEST_CASE("numbers are written as round_sig(v, 6) in shortest form", "[cli][swee
       if (c >= '1' && c <= '9') leading = false;
       if (!leading && c >= '0' && c <= '9') ++digits;
     }
-    std::size_t trailing = 0;  // zeros only placing the decimal point (1234570) are not significant
+    std::size_t trailing = 0; // zeros only placing the decimal point (1234570) are not significant
     if (digits_text.find('.') == std::string::npos) {
-      for (auto it = digits_text.rbegin(); it != digits_text.rend() && *it == '0'; ++it) ++trailing;
+      for (auto it = digits_text.rbegin(); it != digits_text.rend() && *it == '0'; ++it)
+        ++trailing;
     }
     CHECK(digits - trailing <= 6);
     if (std::fabs(v) < 1e9) CHECK(text == fmt::format("{}", round_sig(v)));
@@ -148,15 +154,19 @@ TEST_CASE("numbers are written as round_sig(v, 6) in shortest form", "[cli][swee
   }
 }
 
-TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep their reason", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan({"gpu=H100-SXM,L40S", "workload.concurrency=1,64", "workload.input_tokens=1024,200000"});
+TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep their reason",
+          "[cli][sweep]") {
+  const SweepPlan plan =
+      fixture_plan({"gpu=H100-SXM,L40S", "workload.concurrency=1,64", "workload.input_tokens=1024,200000"});
   RunOptions options;
   const auto rows = parse_csv(run_to_string(plan, options));
   REQUIRE(rows.size() == 1 + 8);
   std::vector<std::string> header = {"gpu", "workload.concurrency", "workload.input_tokens"};
-  for (const auto c : sweep_figure_columns()) header.emplace_back(c);
+  for (const auto c : sweep_figure_columns())
+    header.emplace_back(c);
   CHECK(rows[0] == header);
-  for (const auto& row : rows) CHECK(row.size() == header.size());
+  for (const auto& row : rows)
+    CHECK(row.size() == header.size());
   // Row order: last --vary fastest.
   CHECK(rows[1][0] == "H100-SXM");
   CHECK(rows[1][1] == "1");
@@ -177,15 +187,15 @@ TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep 
 }
 
 TEST_CASE("output bytes do not depend on the thread count", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan({"workload.concurrency=1..300", "workload.output_tokens=64..1024:x2",
-                                       "sla.tpot_ms=20,50"});
+  const SweepPlan plan = fixture_plan(
+      {"workload.concurrency=1..300", "workload.output_tokens=64..1024:x2", "sla.tpot_ms=20,50"});
   for (const Format format : {Format::csv, Format::jsonl, Format::json}) {
     RunOptions one;
     one.format = format;
     one.threads = 1;
     RunOptions two = one;
     two.threads = 2;
-    two.chunk_points = 97;  // many rounds, slices not aligned to the axes
+    two.chunk_points = 97; // many rounds, slices not aligned to the axes
     RunOptions three = two;
     three.threads = 3;
     const std::string a = run_to_string(plan, one);
@@ -203,7 +213,7 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
   options.pareto = true;
   const auto front = parse_csv(run_to_string(plan, options));
   REQUIRE(front.size() > 2);
-  const std::size_t tpot = 2 + 14;  // two keys, then inference.tpot_s (figure column 14)
+  const std::size_t tpot = 2 + 14; // two keys, then inference.tpot_s (figure column 14)
   const std::size_t cost = 2 + 20;
   REQUIRE(all[0][tpot] == "inference.tpot_s");
   REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens");
@@ -251,9 +261,10 @@ TEST_CASE("status words match describe_rejection", "[cli][sweep]") {
   SweepPlan plan = fixture_plan({"workload.concurrency=1"});
   PointResult p;
   p.estimate.concurrency = 16;
-  for (const Rejection r : {Rejection{RejectReason::does_not_fit, 151.2e9, 76.5e9}, Rejection{RejectReason::tpot, 71.0, 50.0},
-                            Rejection{RejectReason::ttft, 1200.0, 1000.0}, Rejection{RejectReason::budget, 20.0, 10.0},
-                            Rejection{RejectReason::precision_unsupported, 0, 0}}) {
+  for (const Rejection r :
+       {Rejection{RejectReason::does_not_fit, 151.2e9, 76.5e9}, Rejection{RejectReason::tpot, 71.0, 50.0},
+        Rejection{RejectReason::ttft, 1200.0, 1000.0}, Rejection{RejectReason::budget, 20.0, 10.0},
+        Rejection{RejectReason::precision_unsupported, 0, 0}}) {
     p.rejection = r;
     Candidate c;
     c.rejection = r;
@@ -272,7 +283,7 @@ TEST_CASE("the SVG plot is well-formed with one colour per series and the front"
   PlotData plot = make_plot_data(plan, options.x, options.y);
   options.plot = &plot;
   (void)run_to_string(plan, options);
-  plot.series_names[0] = "tp <1> & \"one\"";  // escaping
+  plot.series_names[0] = "tp <1> & \"one\""; // escaping
   const std::string svg = render_plot(plot);
   // Balanced tags: a stack of open elements, self-closing ones skipped.
   std::vector<std::string> stack;
@@ -292,17 +303,18 @@ TEST_CASE("the SVG plot is well-formed with one colour per series and the front"
   CHECK(stack.empty());
   const auto count = [&](std::string_view needle) {
     std::size_t n = 0;
-    for (std::size_t i = svg.find(needle); i != std::string::npos; i = svg.find(needle, i + 1)) ++n;
+    for (std::size_t i = svg.find(needle); i != std::string::npos; i = svg.find(needle, i + 1))
+      ++n;
     return n;
   };
   CHECK(plot.series_key == "tp");
-  CHECK(count("<circle") == plot.points.size() + 3);  // points + one legend swatch per series
+  CHECK(count("<circle") == plot.points.size() + 3); // points + one legend swatch per series
   CHECK(plot.points.size() == plot.ok_points);
   CHECK(count("<polyline class=\"pareto\"") == 1);
   CHECK(svg.find("tp &lt;1&gt; &amp; &quot;one&quot;") != std::string::npos);
   CHECK(svg.find("TPOT (ms)") != std::string::npos);
   CHECK(svg.find("Pareto front") != std::string::npos);
-  CHECK(render_plot(plot) == svg);  // deterministic bytes
+  CHECK(render_plot(plot) == svg); // deterministic bytes
 }
 
 TEST_CASE("a numeric x key with one series draws lines", "[cli][sweep]") {
@@ -320,7 +332,9 @@ TEST_CASE("a numeric x key with one series draws lines", "[cli][sweep]") {
   (void)run_to_string(plan, options);
   const std::string svg = render_plot(plot);
   std::size_t lines = 0;
-  for (std::size_t i = svg.find("class=\"series\""); i != std::string::npos; i = svg.find("class=\"series\"", i + 1)) ++lines;
+  for (std::size_t i = svg.find("class=\"series\""); i != std::string::npos;
+       i = svg.find("class=\"series\"", i + 1))
+    ++lines;
   CHECK(lines == 2);
 }
 

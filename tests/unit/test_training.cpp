@@ -1,8 +1,8 @@
 // Training estimator against hand-computed worked examples (methodology §3.1–3.5, §4.1–4.2, §5.3–5.4,
 // §6.2) and its invariants (seeded property tests).
-#include <catch2/catch.hpp>
-
 #include <random>
+
+#include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/training.hpp"
@@ -12,7 +12,7 @@ using namespace rightsize::test;
 
 namespace {
 
-constexpr double k_8b = 8'030'261'248.0;   // methodology §1.2
+constexpr double k_8b = 8'030'261'248.0; // methodology §1.2
 constexpr double k_70b = 70'553'706'496.0;
 
 TrainingWorkload pretrain(std::int64_t seq, std::int64_t global_batch) {
@@ -39,19 +39,19 @@ Gpu h100_training() {
   return g;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("bytes per parameter by optimizer (methodology §3.1)", "[core]") {
   const auto adam = state_bytes_per_param(Optimizer::adamw, false);
   CHECK(adam.weights + adam.gradients + adam.optimizer == 16.0);
-  CHECK(model_state_bytes(k_8b, adam, 0, 1) / 1e9 == Approx(128.48).epsilon(1e-4));  // "128.5 GB"
+  CHECK(model_state_bytes(k_8b, adam, 0, 1) / 1e9 == Approx(128.48).epsilon(1e-4)); // "128.5 GB"
   const auto megatron = state_bytes_per_param(Optimizer::adamw, true);
-  CHECK(model_state_bytes(k_8b, megatron, 0, 1) / 1e9 == Approx(144.54).epsilon(1e-4));  // 18 B: "144.5 GB"
+  CHECK(model_state_bytes(k_8b, megatron, 0, 1) / 1e9 == Approx(144.54).epsilon(1e-4)); // 18 B: "144.5 GB"
   const auto bnb = state_bytes_per_param(Optimizer::adamw_8bit, false);
-  CHECK(bnb.weights + bnb.gradients + bnb.optimizer == 10.0);  // 2 + 2 + 4 + 2
+  CHECK(bnb.weights + bnb.gradients + bnb.optimizer == 10.0); // 2 + 2 + 4 + 2
   const auto sgd = state_bytes_per_param(Optimizer::sgd, false);
-  CHECK(sgd.weights + sgd.gradients + sgd.optimizer == 12.0);  // 2 + 2 + 4 + 4
-  CHECK(model_state_bytes(k_70b, adam, 0, 1) / 1e9 == Approx(1128.9).epsilon(1e-4));  // "1,129 GB"
+  CHECK(sgd.weights + sgd.gradients + sgd.optimizer == 12.0);                        // 2 + 2 + 4 + 4
+  CHECK(model_state_bytes(k_70b, adam, 0, 1) / 1e9 == Approx(1128.9).epsilon(1e-4)); // "1,129 GB"
 }
 
 TEST_CASE("ZeRO stages shard model states per methodology §3.2 table", "[core]") {
@@ -87,16 +87,21 @@ TEST_CASE("activation bytes per layer, recompute modes and logits (methodology �
   CHECK(activation_bytes_per_token_layer(p8, 8, false) == 49'664.0);
   CHECK(activation_bytes_per_token_layer(p8, 8, true) == 20'992.0);
   // 8B, s = 8192, b = 1: 32 × 8192 × 167,936 = 44.0 GB; full recompute 32 × 8192 × 2 × 4096 = 2.15 GB.
-  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::none) / 1e9 == Approx(44.02).epsilon(1e-3));
-  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::full) / 1e9 == Approx(2.147).epsilon(1e-3));
+  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::none) / 1e9 ==
+        Approx(44.02).epsilon(1e-3));
+  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::full) / 1e9 ==
+        Approx(2.147).epsilon(1e-3));
   // FlashAttention: no s² term, so selective stores what "none" stores.
   CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::selective) ==
         stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::none));
   CHECK(stored_activation_bytes(p8, 4096, 32, 1, false, Recompute::none) / 1e9 == Approx(22.0).epsilon(2e-3));
   // 70B, s = 8192: 217 GB, 27.2 GB per GPU at TP8 + SP; full recompute 10.7 GB.
-  CHECK(stored_activation_bytes(p70, 8192, 80, 1, false, Recompute::none) / 1e9 == Approx(217.4).epsilon(1e-3));
-  CHECK(stored_activation_bytes(p70, 8192, 80, 8, true, Recompute::none) / 1e9 == Approx(27.17).epsilon(1e-3));
-  CHECK(stored_activation_bytes(p70, 8192, 80, 1, false, Recompute::full) / 1e9 == Approx(10.74).epsilon(1e-3));
+  CHECK(stored_activation_bytes(p70, 8192, 80, 1, false, Recompute::none) / 1e9 ==
+        Approx(217.4).epsilon(1e-3));
+  CHECK(stored_activation_bytes(p70, 8192, 80, 8, true, Recompute::none) / 1e9 ==
+        Approx(27.17).epsilon(1e-3));
+  CHECK(stored_activation_bytes(p70, 8192, 80, 1, false, Recompute::full) / 1e9 ==
+        Approx(10.74).epsilon(1e-3));
   // Logits: 8192 × 128,256 × 6 = 6.30 GB; vocab-parallel over 8 → 0.79 GB.
   CHECK(logits_bytes(p8, 8192, 1) == 8192.0 * 128256.0 * 6.0);
   CHECK(logits_bytes(p8, 8192, 1) / 1e9 == Approx(6.30).epsilon(1e-3));
@@ -108,14 +113,16 @@ TEST_CASE("LoRA parameters and the QLoRA base (methodology §3.4)", "[core]") {
   // = 1,310,720 per layer × 32 = 41,943,040 (0.52 %); 70B: 2,588,672 × 80 = 207,093,760.
   CHECK(lora_trainable_params(llama31_8b(), 16) == 41'943'040);
   CHECK(lora_trainable_params(llama31_70b(), 16) == 207'093'760);
-  CHECK(static_cast<double>(lora_trainable_params(llama31_8b(), 16)) * 16.0 / 1e9 == Approx(0.67).epsilon(0.01));  // states
+  CHECK(static_cast<double>(lora_trainable_params(llama31_8b(), 16)) * 16.0 / 1e9 ==
+        Approx(0.67).epsilon(0.01)); // states
   // QLoRA: (8,030,261,248 − 1,050,673,152) × 4.127/8 + 1,050,673,152 × 2 ≈ 5.70 GB.
   const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
   CHECK(qlora_base_weight_bytes(p8) == Approx(6'979'588'096.0 * 4.127 / 8.0 + 2'101'346'304.0));
   CHECK(qlora_base_weight_bytes(p8) / 1e9 == Approx(5.70).epsilon(0.005));
   // 70B: 68,452,360,192 × 4.127/8 + 2,101,346,304 × 2 = 39.5 GB. (Methodology §3.4 prints 37.4 GB: it
   // adds the 8B's 2.1 GB of embedding + head; the 70B's are 4.2 GB at 16 bit.)
-  CHECK(qlora_base_weight_bytes(prepare_model(llama31_70b(), Precision{})) / 1e9 == Approx(39.52).epsilon(0.001));
+  CHECK(qlora_base_weight_bytes(prepare_model(llama31_70b(), Precision{})) / 1e9 ==
+        Approx(39.52).epsilon(0.001));
 }
 
 TEST_CASE("LoRA memory: frozen base plus adapter states only", "[core]") {
@@ -140,10 +147,10 @@ TEST_CASE("training FLOPs and GPU-hours reproduce methodology §4.2", "[core]") 
   const auto f = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::none, 0);
   CHECK(f.model_per_token == Approx(51'470'401'536.0));
   CHECK(f.hardware_per_token == f.model_per_token);
-  const double c = 100e9 * f.model_per_token;  // 100 B tokens
+  const double c = 100e9 * f.model_per_token; // 100 B tokens
   CHECK(c == Approx(5.15e21).epsilon(1e-3));
-  CHECK(c / (989e12 * 0.40 * 3600.0) == Approx(3614.0).epsilon(1e-3));  // H100-hours at MFU 40 %
-  CHECK(c / (989e12 * 0.40 * 3600.0) * 4.32 == Approx(15.6e3).epsilon(2e-3));  // §6.2: $15.6 k
+  CHECK(c / (989e12 * 0.40 * 3600.0) == Approx(3614.0).epsilon(1e-3));        // H100-hours at MFU 40 %
+  CHECK(c / (989e12 * 0.40 * 3600.0) * 4.32 == Approx(15.6e3).epsilon(2e-3)); // §6.2: $15.6 k
   // Forward: 2 × 7,504,658,432 + 16,384 × 32 × 4096 = 17,156,800,512. Full recompute re-runs it minus
   // the LM head (2·V·h = 1,050,673,152); selective re-runs only the attention core (2,147,483,648).
   CHECK(f.forward_per_token == Approx(17'156'800'512.0));
@@ -173,13 +180,14 @@ TEST_CASE("estimate GPU-hours equal FLOPs / (peak × MFU); cost counts GPU-hours
 }
 
 TEST_CASE("pipeline bubble (methodology §5.3)", "[core]") {
-  CHECK(pipeline_bubble_fraction(8, 32) == Approx(7.0 / 39.0));  // 17.9 %
-  CHECK(pipeline_bubble_fraction(8, 8) == Approx(7.0 / 15.0));   // 46.7 %
-  CHECK(pipeline_bubble_fraction(4, 16) == Approx(3.0 / 19.0));  // 15.8 %
+  CHECK(pipeline_bubble_fraction(8, 32) == Approx(7.0 / 39.0)); // 17.9 %
+  CHECK(pipeline_bubble_fraction(8, 8) == Approx(7.0 / 15.0));  // 46.7 %
+  CHECK(pipeline_bubble_fraction(4, 16) == Approx(3.0 / 19.0)); // 15.8 %
   CHECK(pipeline_bubble_fraction(1, 4) == 0.0);
   // In the estimate: p = 8, m = 32 micro-batches, one DP rank → the idle share of the step is 7/39.
   const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
-  const auto e = estimate_training(p8, pretrain(4096, 32), h100_training(), layout(1, 8, 1, 0), TrainingConfig{}, 0.0);
+  const auto e =
+      estimate_training(p8, pretrain(4096, 32), h100_training(), layout(1, 8, 1, 0), TrainingConfig{}, 0.0);
   CHECK(e.micro_batches == 32);
   CHECK(e.bubble_s / (e.compute_s + e.comm_exposed_s + e.bubble_s) == Approx(7.0 / 39.0));
 }
@@ -187,7 +195,7 @@ TEST_CASE("pipeline bubble (methodology §5.3)", "[core]") {
 TEST_CASE("DP gradient all-reduce of the 8B on 8 NVLink GPUs ≈ 0.08 s (methodology §5.4)", "[core]") {
   const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
   Gpu g = h100_training();
-  g.efficiency.communication = 0.8;  // 450 × 0.8 = 360 GB/s as in the worked example
+  g.efficiency.communication = 0.8; // 450 × 0.8 = 360 GB/s as in the worked example
   TrainingConfig cfg;
   cfg.dp_overlap_fraction = 0.0;
   const auto e = estimate_training(p8, pretrain(2048, 8), g, layout(1, 1, 8, 0), cfg, 0.0);
@@ -207,15 +215,15 @@ TEST_CASE("per-GPU memory of full fine-tuning adds states, activations, reserve 
   const TrainingConfig cfg;
   const auto e = estimate_training(p8, pretrain(8192, 8), h100_training(), layout(1, 1, 8, 3), cfg, 0.0);
   const MemoryEstimate& m = e.memory;
-  CHECK(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes == Approx(2.0 * k_8b));  // 16.1 GB (§3.2)
-  CHECK(m.activations_bytes == Approx(44'023'414'784.0 + 8192.0 * 128256.0 * 6.0));  // 44.0 + 6.3 GB
+  CHECK(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes == Approx(2.0 * k_8b)); // 16.1 GB (§3.2)
+  CHECK(m.activations_bytes == Approx(44'023'414'784.0 + 8192.0 * 128256.0 * 6.0));     // 44.0 + 6.3 GB
   // ZeRO-3 gather buffer: 2 layers × 218,112,000 params × 2 B (methodology §3.2).
   const double gather = 2.0 * 2.0 * (k_8b - 2.0 * 525'336'576.0) / 32.0;
   const double itemized = 2.0 * k_8b + m.activations_bytes + gather;
   CHECK(m.overhead_bytes == Approx(cfg.runtime_reserve_bytes + gather + 0.08 * itemized));
   CHECK(m.per_gpu_bytes == Approx(itemized * 1.08 + cfg.runtime_reserve_bytes));
   CHECK(m.per_gpu_bytes / 1e9 == Approx(74.8).epsilon(0.002));
-  CHECK(m.usable_per_gpu_bytes == Approx(80.0 * 1073741824.0 * 0.99 * 0.95));  // 80.8 GB
+  CHECK(m.usable_per_gpu_bytes == Approx(80.0 * 1073741824.0 * 0.99 * 0.95)); // 80.8 GB
   CHECK(m.fits);
   // Two sequences per micro-batch double the 50 GB of activations: only full recompute fits then.
   auto two = layout(1, 1, 8, 3);
@@ -247,10 +255,11 @@ TEST_CASE("MFU of a Megatron-like Llama-70B run on 64+ H100 lands in the 38–48
     CHECK(e.mfu >= 0.38);
     CHECK(e.mfu <= 0.48);
   }
-  LayoutPins pins;  // the classic Megatron split: TP8 inside the node, PP4 across nodes
+  LayoutPins pins; // the classic Megatron split: TP8 inside the node, PP4 across nodes
   pins.tp = 8;
   pins.pp = 4;
-  const auto m = search_training_layout(p70, pretrain(4096, 1024), h100_training(), 64, pins, TrainingConfig{}, 0.0);
+  const auto m =
+      search_training_layout(p70, pretrain(4096, 1024), h100_training(), 64, pins, TrainingConfig{}, 0.0);
   CHECK(m.layout.tp == 8);
   CHECK(m.layout.pp == 4);
   CHECK(m.layout.dp == 2);
@@ -388,7 +397,8 @@ TEST_CASE("Megatron-LM 2021 A100 throughput cases stay within ±25 % (validation
     pins.tp = c.tp;
     pins.pp = c.pp;
     pins.dp = c.dp;
-    const auto e = search_training_layout(prepare_model(m, Precision{}), w, g, c.gpus, pins, TrainingConfig{}, 0.0);
+    const auto e =
+        search_training_layout(prepare_model(m, Precision{}), w, g, c.gpus, pins, TrainingConfig{}, 0.0);
     const double l = c.layers, h = c.hidden;
     const double per_token = 96.0 * l * h * h * (1.0 + 2048.0 / (6.0 * h) + 51200.0 / (16.0 * l * h));
     CAPTURE(c.layers);
