@@ -2,10 +2,14 @@
 // Small text helpers shared by every layer (the core builds its assumption strings with them).
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace rightsize {
 
 /// An integer with thousands separators: 8030261248 -> "8,030,261,248".
 std::string with_commas(std::int64_t value);
+
+/// ASCII lower-case copy, for case-insensitive names (GPU ids, formats, did-you-mean).
+std::string to_lower(std::string_view text);
 
 } // namespace rightsize

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 #include "validation_io.hpp"
 
 namespace rightsize::cli {
@@ -20,12 +21,6 @@ namespace {
 // Prices older than this trigger a warning (gpu-specs.md caveat 5: prices moved 18-42 % in six
 // months of 2026; a quarter-old figure can mislead a purchase decision).
 constexpr std::int64_t k_stale_price_days = 90;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
   std::string out;
@@ -98,7 +93,7 @@ void apply_tco(TcoParams& tco, const std::string& assignment) {
 void check_provider(const LoadedCatalog& loaded, bool from_flag) {
   if (loaded.provider.empty()) return;
   const std::vector<std::string> providers = catalog_providers(loaded.catalog);
-  if (std::find(providers.begin(), providers.end(), lower(loaded.provider)) != providers.end()) return;
+  if (std::find(providers.begin(), providers.end(), to_lower(loaded.provider)) != providers.end()) return;
   const std::string hint = did_you_mean(loaded.provider, providers);
   const std::string message =
       fmt::format("unknown provider \"{}\"{} (providers in this catalog: {})", loaded.provider,
@@ -151,7 +146,7 @@ std::vector<std::string> catalog_providers(const io::Catalog& catalog) {
   std::set<std::string> names;
   for (const auto& gpu : catalog.gpus) {
     for (const auto& q : gpu.prices)
-      names.insert(lower(q.provider));
+      names.insert(to_lower(q.provider));
   }
   return {names.begin(), names.end()};
 }

@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "rightsize/text.hpp"
+
 namespace rightsize {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string join_errors(const std::vector<Error>& errors) {
   std::string out;
@@ -66,11 +61,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string needle = lower(word);
+  const std::string needle = to_lower(word);
   std::string best;
   std::size_t best_distance = std::string::npos;
   for (const auto& candidate : candidates) {
-    const std::string hay = lower(candidate);
+    const std::string hay = to_lower(candidate);
     std::size_t d = edit_distance(needle, hay);
     // A prefix or substring match ("h100" in "h100-sxm") counts as close.
     if (!needle.empty() && (hay.find(needle) != std::string::npos || needle.find(hay) != std::string::npos)) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "rightsize/text.hpp"
+
 namespace rightsize {
 namespace {
 
@@ -37,10 +39,10 @@ constexpr std::array<FormatInfo, k_number_format_count> k_formats{{
     {NumberFormat::gguf_q4_0, "q4_0", 4.5, MathDtype::bf16, false, false, "GGUF Q4_0: noticeable loss"},
 }};
 
+// Format names compare case-insensitively with '_' and '-' alike ("Q4_K_M" == "q4-k-m").
 std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return c == '_' ? '-' : static_cast<char>(std::tolower(c)); });
+  std::string out = to_lower(text);
+  std::replace(out.begin(), out.end(), '_', '-');
   return out;
 }
 

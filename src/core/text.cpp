@@ -1,5 +1,8 @@
 #include "rightsize/text.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace rightsize {
 
 std::string with_commas(std::int64_t value) {
@@ -13,6 +16,13 @@ std::string with_commas(std::int64_t value) {
     out += digits[i];
   }
   return value < 0 ? "-" + out : out;
+}
+
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
 }
 
 } // namespace rightsize

@@ -8,18 +8,12 @@
 #include "catalog_entry.hpp"
 #include "json_reader.hpp"
 #include "rightsize/pricing.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::io {
 namespace {
 
 constexpr int k_schema_version = 1;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::vector<std::string> keys_of(const std::map<std::string, std::string>& map) {
   std::vector<std::string> out;
@@ -30,9 +24,9 @@ std::vector<std::string> keys_of(const std::map<std::string, std::string>& map) 
 
 // Index of the GPU with this id (case-insensitive), or -1.
 std::ptrdiff_t index_of(const std::vector<Gpu>& gpus, std::string_view id) {
-  const std::string needle = lower(id);
+  const std::string needle = to_lower(id);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (lower(gpus[i].id) == needle) return static_cast<std::ptrdiff_t>(i);
+    if (to_lower(gpus[i].id) == needle) return static_cast<std::ptrdiff_t>(i);
   }
   return -1;
 }
@@ -98,17 +92,18 @@ void check_names(const std::vector<Gpu>& base, const FileContents& file, const s
                  std::vector<Error>& errors) {
   std::map<std::string, std::string> owner; // lower-case name -> id
   for (const auto& gpu : base) {
-    const bool replaced = std::any_of(file.entries.begin(), file.entries.end(),
-                                      [&](const GpuEntry& e) { return lower(e.gpu.id) == lower(gpu.id); });
+    const bool replaced = std::any_of(file.entries.begin(), file.entries.end(), [&](const GpuEntry& e) {
+      return to_lower(e.gpu.id) == to_lower(gpu.id);
+    });
     if (replaced) continue;
-    owner[lower(gpu.id)] = gpu.id;
+    owner[to_lower(gpu.id)] = gpu.id;
     for (const auto& alias : gpu.aliases)
-      owner[lower(alias)] = gpu.id;
+      owner[to_lower(alias)] = gpu.id;
   }
   const auto claim = [&](const std::string& name, const std::string& id, const std::string& pointer) {
-    const auto [it, inserted] = owner.emplace(lower(name), id);
+    const auto [it, inserted] = owner.emplace(to_lower(name), id);
     if (inserted) return;
-    const std::string message = lower(it->second) == lower(id) && lower(name) == lower(id)
+    const std::string message = to_lower(it->second) == to_lower(id) && to_lower(name) == to_lower(id)
                                     ? fmt::format("duplicate id \"{}\"", id)
                                     : fmt::format("\"{}\" is already used by \"{}\"", name, it->second);
     errors.emplace_back(ErrorKind::input, source, pointer, message);
@@ -214,9 +209,9 @@ void overlay_catalog(Catalog& base, const std::string& path) {
 }
 
 const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias) {
-  const std::string needle = lower(id_or_alias);
+  const std::string needle = to_lower(id_or_alias);
   for (const auto& gpu : catalog.gpus) {
-    if (lower(gpu.id) == needle) return &gpu;
+    if (to_lower(gpu.id) == needle) return &gpu;
     for (const auto& alias : gpu.aliases) {
       if (alias == needle) return &gpu;
     }
