@@ -7,6 +7,8 @@
 
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/judge.hpp"
+#include "rightsize/pricing.hpp"
 #include "rightsize/spec.hpp"
 
 namespace rightsize {
@@ -22,28 +24,10 @@ struct SearchPolicy {
   double throughput_headroom = 0.20; ///< replicas are sized for peak load × (1 + headroom)
   RankBy rank_by = RankBy::cost_per_token;
   EngineConfig engine;
-};
-
-/// Why a candidate failed, with the numbers to say so ("TPOT 71 ms > SLA 50 ms at concurrency 1").
-enum class RejectReason : std::uint8_t {
-  none,
-  precision_unsupported,
-  layout,
-  does_not_fit,
-  ttft,
-  tpot,
-  e2e,
-  throughput,
-  budget,
-  no_price,
-  deadline,
-};
-const char* to_string(RejectReason reason);
-
-struct Rejection {
-  RejectReason reason = RejectReason::none;
-  double value = 0.0; ///< what the candidate achieves / needs (ms, bytes, req/s, $/h)
-  double limit = 0.0; ///< what was allowed / required
+  /// Which end of the error band the SLA must hold at, and the calibration whose bands say so
+  /// (null: no bands, the point estimate is judged).
+  Confidence confidence = Confidence::p90;
+  const Calibration* calibration = nullptr;
 };
 
 /// One configuration: `replicas` replicas of `layout` (tp·pp GPUs each) of one GPU type.
@@ -52,8 +36,21 @@ struct Candidate {
   std::size_t precision_index = 0; ///< into the model list given to recommend()
   Deployment layout;               ///< one replica: gpus = tp·pp
   int replicas = 1;
-  InferenceEstimate estimate; ///< for the whole deployment (replicas × layout)
-  Rejection rejection;        ///< reason == none when it meets everything
+  InferenceEstimate estimate; ///< for the whole deployment (replicas × layout); costs at full capacity
+  Verdict verdict;            ///< core::judge on `estimate` (docs/ARCHITECTURE.md "One decision point")
+  Rejection rejection;        ///< verdict.first: reason == none when it meets everything
+  /// Served load and the cost over it: the SLA's load (capped at capacity) when one is given, else
+  /// full capacity. `usd_per_million_output_tokens_at_load` is what the ranking uses.
+  double served_requests_per_s = 0.0;
+  /// Requests/s one replica is sized on: its capacity at the judged end of the band.
+  double sizing_requests_per_s_per_replica = 0.0;
+  double served_output_tokens_per_s = 0.0;
+  double usd_per_million_output_tokens_at_load = 0.0;
+  double usd_per_request_at_load = 0.0;
+  /// Latency at the load each replica actually carries (Little's law, methodology "Latency at
+  /// load"); what --rank-by latency ranks by. Equal to the estimate's when no load is given.
+  double e2e_at_load_s = 0.0;
+  std::int64_t concurrency_at_load = 0;
   bool meets_sla = false;
   bool price_known = true;
   std::size_t rank = 0; ///< 1-based among passing candidates; 0 for rejected
@@ -70,12 +67,15 @@ struct Recommendation {
 /// Replica layouts to try for a GPU: tp·pp ∈ {1, 2, 4, 8, ...} within limits, TP inside a node
 /// dividing the attention heads, PP for what spans nodes; EP = TP for MoE models as an extra option.
 std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, const SearchPolicy& policy);
+/// The rule replica_layouts applies to one tp × pp (fit_layout applies it too).
+bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp, const SearchPolicy& policy);
 
 /// Evaluates one layout of one GPU against the workload and SLA and sizes the replicas.
 /// `usd_per_gpu_hour` <= 0 means the price is unknown.
+/// `bands` are the pessimistic multipliers of --confidence (band_factors); {} judges the point.
 Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
                              const Gpu& gpu, const Deployment& layout, double usd_per_gpu_hour,
-                             const SearchPolicy& policy);
+                             const SearchPolicy& policy, const BandFactors& bands = {});
 
 /// Runs the whole search. `models` holds one PreparedModel per precision to consider; `gpus` and
 /// `prices_usd_per_gpu_hour` are parallel. The result does not depend on the order of `gpus`.
@@ -86,11 +86,23 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
 /// True when `a` ranks before `b` (the ranking key, then the documented tie-breaks).
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus);
 
+/// Cost over the load a deployment actually serves (docs/output-schema.md "Cost"): the SLA's
+/// requests/s (or output tokens/s), at most the estimate's capacity; full capacity without a load.
+/// The estimate's own usd_per_million_output_tokens is the cost at full capacity.
+struct CostAtLoad {
+  double served_requests_per_s = 0.0;
+  double served_output_tokens_per_s = 0.0;
+  double usd_per_request = 0.0;
+  double usd_per_million_output_tokens = 0.0;
+};
+CostAtLoad cost_at_load(const InferenceEstimate& estimate, const Sla& sla, const InferenceWorkload& workload);
+
 /// Capacity plan for serving a load with one candidate (docs/methodology.md "Capacity planning").
 struct CapacityPolicy {
   double storage_gb_per_s = 2.0;    ///< weight load bandwidth at cold start (NVMe / object store)
   double engine_start_s = 60.0;     ///< process start, CUDA graph capture, warm-up
-  double target_utilization = 0.80; ///< keep replicas below this share of their capacity
+  double throughput_headroom = 0.20; ///< the search's (SearchPolicy::throughput_headroom)
+  PricingModel pricing = PricingModel::on_demand; ///< the tier follows the prices asked for
 };
 struct CapacityPlan {
   int replicas_peak = 0;

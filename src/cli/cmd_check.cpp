@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -21,9 +22,11 @@ struct CheckOptions {
   int tp = 0;
   int pp = 0;
   std::string max_overspend = "20%";
+  std::vector<std::string> alternatives; ///< --gpu: GPUs the overspend test compares against
   std::string format = "table";
   CatalogOptions catalog;
   EngineOptions engine;
+  JudgeOptions judging;
 };
 
 // "2xL40S", "8 x H100-SXM", "L4" -> (count, id).
@@ -54,21 +57,35 @@ DeploymentSpec parse_deployment(const std::string& text) {
   return d;
 }
 
-double parse_percent(const std::string& text) {
+// One rule for shares on the command line and in JSON: "20%" is a percentage, a bare number is a
+// fraction (0.2 = 20%, as JSON writes it). A bare number above 10 is refused as ambiguous.
+double parse_share(const std::string& text, const char* flag) {
   std::string t = text;
-  if (!t.empty() && t.back() == '%') t.pop_back();
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || end == nullptr || *end != '\0' || !std::isfinite(v) || v < 0.0 || v > 1000.0) {
-    throw Error(ErrorKind::usage, "--max-overspend", "",
-                fmt::format("expected a percentage like 20%, got \"{}\"", text));
+  const double share = percent ? v / 100.0 : v;
+  if (t.empty() || end == nullptr || *end != '\0' || !std::isfinite(v) || share < 0.0 || share > 10.0) {
+    throw Error(ErrorKind::usage, flag, "",
+                fmt::format("expected a percentage like 20% or a fraction like 0.2 (at most 10), got \"{}\"{}",
+                            text, !percent && std::isfinite(v) && v > 10.0 ? fmt::format(" (did you mean {}%?)", t) : ""));
   }
-  return v / 100.0;
+  return share;
 }
+
+struct CheckResult {
+  Candidate current;                 ///< the deployment as checked (replicas of the chosen layout)
+  Verdict verdict;                   ///< core::judge on it, load included
+  std::optional<Candidate> cheaper;  ///< the cheapest alternative that meets everything
+  double saving = 0.0;               ///< 1 − cheaper $/h ÷ current $/h
+  std::optional<Candidate> would_pass; ///< when it fails: the cheapest passing deployment of the same GPU
+  std::vector<std::string> compared; ///< GPU ids the overspend test compared against
+};
 
 int run_check(const CheckOptions& o) {
   const Format format = parse_format(o.format, {"table", "json"});
-  const double max_overspend = parse_percent(o.max_overspend);
+  const double max_overspend = parse_share(o.max_overspend, "--max-overspend");
   const Spec spec = load_spec_file(o.spec);
   if (spec.mode == WorkloadMode::training) {
     throw Error(ErrorKind::usage, "check", "",
@@ -92,126 +109,135 @@ int run_check(const CheckOptions& o) {
   policy.engine = engine_config(o.engine);
   policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
   policy.max_nodes = spec.constraints.max_nodes;
+  policy.confidence = confidence_of(o.judging);
+  policy.calibration = band_calibration(catalog);
 
-  // The current deployment: the smallest replica layout that fits within the given GPUs (or the pinned one).
+  // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
   SearchInputs current_in = search_inputs(spec, catalog, {gpu.id}, "");
   const PreparedModel& pm = current_in.models.front();
   const double price = current_in.usd_per_gpu_hour.front();
-  Candidate current;
-  bool have_current = false;
-  SearchPolicy layout_policy = policy;
-  layout_policy.max_gpus_per_replica = want.gpus;
-  for (Deployment layout : replica_layouts(pm.model, gpu, layout_policy)) {
-    if (want.gpus % (layout.tp * layout.pp) != 0) continue;
-    if (want.tp > 0 && layout.tp != want.tp) continue;
-    if (want.pp > 0 && layout.pp != want.pp) continue;
-    if (layout.ep > 1 && want.ep <= 1) continue;
+  LayoutRequest request{want.gpus, want.tp, want.pp, want.ep};
+  const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, request, policy.engine);
+  if (choice.issue != LayoutIssue::none) {
+    throw Error(ErrorKind::usage, "--deployment", "",
+                fmt::format("{} × {} cannot be split into replicas of TP{} × PP{} that divide the GPUs and the "
+                            "model's {} heads",
+                            want.gpus, gpu.id, choice.deployment.tp, choice.deployment.pp, pm.model.heads));
+  }
+  CheckResult res;
+  const BandFactors bands = band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model));
+  {
+    // Per replica: its concurrency (auto meets latency at the judged end of the band); then the
+    // whole deployment at that concurrency, judged with its load.
+    Deployment replica = choice.deployment;
+    replica.gpus = replica.tp * replica.pp;
     Sla latency_only = spec.sla;
     latency_only.requests_per_s.reset();
     latency_only.output_tokens_per_s.reset();
     latency_only.budget_usd.reset();
-    Candidate c = evaluate_candidate(pm, spec.inference, latency_only, gpu, layout, price, policy);
-    c.replicas = want.gpus / (layout.tp * layout.pp);
-    Deployment whole = layout;
-    whole.gpus = want.gpus;
+    res.current = evaluate_candidate(pm, spec.inference, latency_only, gpu, replica, price, policy, bands);
+    res.current.replicas = want.gpus / replica.gpus;
     InferenceWorkload fixed = spec.inference;
-    fixed.concurrency = c.estimate.concurrency;
-    c.estimate = estimate_inference(pm, fixed, gpu, whole, policy.engine, &spec.sla, price);
-    if (!have_current || (c.meets_sla && !current.meets_sla)) {
-      current = c;
-      have_current = true;
-    }
-    if (current.meets_sla) break;
+    fixed.concurrency = std::max<std::int64_t>(1, res.current.estimate.concurrency);
+    res.current.estimate = estimate_inference(pm, fixed, gpu, choice.deployment, policy.engine, nullptr, price);
+    JudgeRules rules;
+    rules.bands = bands;
+    rules.price_known = res.current.price_known;
+    res.verdict = judge(res.current.estimate, spec.sla, rules);
+    res.current.verdict = res.verdict;
+    res.current.rejection = res.verdict.first;
+    res.current.meets_sla = res.verdict.passes();
   }
-  if (!have_current) {
-    throw Error(ErrorKind::usage, "--deployment", "",
-                fmt::format("{} × {} cannot be split into replicas that divide the model's {} heads",
-                            want.gpus, gpu.id, pm.model.heads));
-  }
-  // Which SLA does it miss, and by how much?
-  std::vector<std::string> misses;
-  const InferenceEstimate& e = current.estimate;
-  if (!e.memory.fits) misses.push_back(describe_rejection(current));
-  auto over = [&](const char* name, double value_ms, const std::optional<double>& limit) {
-    if (limit && value_ms > *limit) {
-      misses.push_back(fmt::format("{} {:.1f} ms > SLA {:g} ms ({:+.0f}%) at concurrency {}", name, value_ms,
-                                   *limit, (value_ms / *limit - 1.0) * 100.0, e.concurrency));
-    }
-  };
-  if (e.memory.fits) {
-    over("TTFT", e.ttft_s * 1e3, spec.sla.ttft_ms);
-    over("TPOT", e.tpot_s * 1e3, spec.sla.tpot_ms);
-    over("end-to-end", e.e2e_s * 1e3, spec.sla.e2e_ms);
-    if (spec.sla.requests_per_s && e.requests_per_s < *spec.sla.requests_per_s) {
-      misses.push_back(fmt::format("serves {:.2f} req/s < SLA {:g} req/s ({:.1f}% short)", e.requests_per_s,
-                                   *spec.sla.requests_per_s,
-                                   (1.0 - e.requests_per_s / *spec.sla.requests_per_s) * 100.0));
-    }
-    if (spec.sla.output_tokens_per_s && e.output_tokens_per_s < *spec.sla.output_tokens_per_s) {
-      misses.push_back(fmt::format("serves {:.0f} output tok/s < SLA {:g}", e.output_tokens_per_s,
-                                   *spec.sla.output_tokens_per_s));
-    }
-  }
-  const bool meets = misses.empty();
+  const bool meets = res.verdict.passes();
+  const InferenceEstimate& e = res.current.estimate;
 
-  // Is something cheaper that also meets everything?
-  SearchInputs all = search_inputs(spec, catalog, {}, "");
-  const Recommendation r =
-      recommend(all.models, spec.inference, spec.sla, all.gpus, all.usd_per_gpu_hour, policy);
-  std::optional<Candidate> cheaper;
-  double saving = 0.0;
-  if (!r.candidates.empty() && current.price_known && e.usd_per_hour > 0.0) {
+  // The alternatives: --gpu, else the spec's constraints.gpus, else the whole catalog.
+  std::vector<std::string> alternatives = o.alternatives;
+  SearchInputs all = search_inputs(spec, catalog, alternatives, "");
+  for (const Gpu& g : all.gpus)
+    res.compared.push_back(g.id);
+  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.usd_per_gpu_hour, policy);
+  if (!r.candidates.empty() && res.current.price_known && e.usd_per_hour > 0.0) {
     const Candidate& best = r.candidates.front();
     if (best.price_known && best.estimate.usd_per_hour < e.usd_per_hour) {
-      cheaper = best;
-      saving = 1.0 - best.estimate.usd_per_hour / e.usd_per_hour;
+      res.cheaper = best;
+      res.saving = 1.0 - best.estimate.usd_per_hour / e.usd_per_hour;
     }
   }
-  const bool over_provisioned = meets && cheaper && saving > max_overspend;
+  if (!meets) {
+    // What would pass on the same GPU type: the search restricted to it.
+    const Recommendation same =
+        recommend(current_in.models, spec.inference, spec.sla, current_in.gpus, current_in.usd_per_gpu_hour, policy);
+    if (!same.candidates.empty()) res.would_pass = same.candidates.front();
+  }
+  const bool over_provisioned = meets && res.cheaper && res.saving > max_overspend;
   const bool pass = meets && !over_provisioned;
+  const int replicas = want.gpus / (choice.deployment.tp * choice.deployment.pp);
 
+  auto describe = [](const SearchInputs& in, const Candidate& c) {
+    return fmt::format("{} × {} ({}, {} replica{}) for {}/h", c.total_gpus(), in.gpus[c.gpu_index].id,
+                       layout_label(c.layout), c.replicas, c.replicas == 1 ? "" : "s",
+                       format_usd(c.estimate.usd_per_hour, c.price_known));
+  };
   if (format == Format::json) {
     nlohmann::json doc;
     doc["schema_version"] = k_output_schema_version;
     doc["deployment"] = {{"gpu", gpu.id},
                          {"gpus", want.gpus},
-                         {"tp", current.layout.tp},
-                         {"pp", current.layout.pp},
-                         {"replicas", want.gpus / (current.layout.tp * current.layout.pp)}};
-    doc["estimate"] = candidate_json(current_in, current);
-    const BandContext bands = candidate_bands(current_in, current, catalog);
-    add_inference_bands(doc["estimate"], bands, current.estimate);
-    doc["sla_optimistic_only"] = optimistic_only(bands, current.estimate, spec.sla);
+                         {"tp", choice.deployment.tp},
+                         {"pp", choice.deployment.pp},
+                         {"ep", choice.deployment.ep},
+                         {"replicas", replicas}};
+    if (res.verdict.feasible()) {
+      doc["estimate"] = candidate_json(current_in, res.current);
+      add_inference_bands(doc["estimate"], candidate_bands(current_in, res.current, catalog), e);
+      add_cost_at_load(doc["estimate"]["cost"], cost_at_load(e, spec.sla, spec.inference), res.current.price_known);
+    } else {
+      doc["estimate"] = nullptr;
+    }
+    doc["judgement"] = verdict_json(res.verdict, policy.confidence, e.concurrency);
     doc["meets_sla"] = meets;
+    std::vector<std::string> misses;
+    if (!res.verdict.feasible()) misses.push_back(describe_rejection(res.verdict.first, e.concurrency));
+    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+      if (!res.verdict.terms[i].met) misses.push_back(describe_term(res.verdict.terms[i]));
+    }
     doc["misses"] = misses;
     doc["over_provisioned"] = over_provisioned;
     doc["max_overspend"] = max_overspend;
-    doc["saving_fraction"] = round_sig(saving, 4);
-    doc["cheaper"] = cheaper ? candidate_json(all, *cheaper) : nlohmann::json();
+    doc["saving_fraction"] = round_sig(res.saving, 4);
+    doc["compared_gpus"] = res.compared;
+    doc["cheaper"] = res.cheaper ? candidate_json(all, *res.cheaper) : nlohmann::json();
+    doc["would_pass"] = res.would_pass ? candidate_json(current_in, *res.would_pass) : nlohmann::json();
     doc["verdict"] = pass ? "pass" : "fail";
     fmt::print("{}\n", doc.dump(2));
   } else {
     fmt::print("deployment: {} × {} ({}, {} replica{}), concurrency {} per replica\n", want.gpus, gpu.id,
-               layout_label(current.layout), want.gpus / (current.layout.tp * current.layout.pp),
-               want.gpus / (current.layout.tp * current.layout.pp) == 1 ? "" : "s", e.concurrency);
-    fmt::print("SLA: {}\n", describe_sla(spec.sla));
-    fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
-               e.requests_per_s, format_usd(e.usd_per_hour, current.price_known));
+               layout_label(choice.deployment), replicas, replicas == 1 ? "" : "s", e.concurrency);
+    fmt::print("SLA: {} (judged at --confidence {})\n", describe_sla(spec.sla), to_string(policy.confidence));
+    if (res.verdict.feasible()) {
+      fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
+                 e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
+    }
     if (meets) {
       fmt::print("meets the SLA\n");
-      for (const auto& note : optimistic_only(candidate_bands(current_in, current, catalog), e, spec.sla)) {
-        fmt::print("  caution: only at the optimistic end of the error band: {}\n", note);
-      }
     } else {
       fmt::print("under-provisioned: misses the SLA\n");
-      for (const auto& m : misses)
-        fmt::print("  - {}\n", m);
+      if (!res.verdict.feasible()) fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency));
+      for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", describe_term(res.verdict.terms[i]));
+      }
+      if (res.would_pass) {
+        fmt::print("would pass: {}\n", describe(current_in, *res.would_pass));
+      } else {
+        fmt::print("would pass: no deployment of {} meets it within the search limits\n", gpu.id);
+      }
     }
-    if (cheaper) {
-      fmt::print("{}: {} × {} ({}) meets it for {}/h, {:.0f}% less (threshold {:.0f}%)\n",
-                 over_provisioned ? "over-provisioned" : "a cheaper option", cheaper->total_gpus(),
-                 all.gpus[cheaper->gpu_index].id, layout_label(cheaper->layout),
-                 format_usd(cheaper->estimate.usd_per_hour), saving * 100.0, max_overspend * 100.0);
+    if (res.cheaper) {
+      fmt::print("{}: {} meets it, {:.0f}% less (threshold {:.0f}%; compared against {} GPU type{})\n",
+                 over_provisioned ? "over-provisioned" : "a cheaper option", describe(all, *res.cheaper),
+                 res.saving * 100.0, max_overspend * 100.0, res.compared.size(),
+                 res.compared.size() == 1 ? "" : "s");
     }
     fmt::print("verdict: {}\n", pass ? "pass" : "fail");
   }
@@ -230,10 +256,15 @@ void add_check(CLI::App& app, Action& action) {
   command->add_option("--tp", o->tp, "tensor-parallel degree of each replica (default: smallest that fits)");
   command->add_option("--pp", o->pp, "pipeline-parallel degree of each replica");
   command->add_option("--max-overspend", o->max_overspend,
-                      "fail when a cheaper option saves more than this (default 20%)");
+                      "fail when a cheaper option saves more than this: 20% or 0.2 (default 20%)");
+  command->add_option("--gpu", o->alternatives,
+                      "GPU ids to compare against for overspend (default: the spec's constraints.gpus, else "
+                      "the catalog)")
+      ->delimiter(',');
   command->add_option("--format", o->format, "table or json")->default_str("table");
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);
+  add_judge_options(command, o->judging);
   command->callback([o, &action] { action = [o] { return run_check(*o); }; });
 }
 

@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "judge_options.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/exit_codes.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/training.hpp"
 #include "rightsize/units.hpp"
@@ -28,6 +31,7 @@ struct EstimateOptions {
   std::string format = "table";
   CatalogOptions catalog;
   EngineOptions engine;
+  JudgeOptions judging;
 };
 
 void require_positive(int value, const char* flag) {
@@ -37,39 +41,11 @@ void require_positive(int value, const char* flag) {
   }
 }
 
-// Picks the replica layout for `gpus` GPUs when --tp/--pp are not given: the smallest replica
-// (tp·pp dividing gpus) that fits, TP inside the node first.
-Deployment choose_layout(const PreparedModel& model, const InferenceWorkload& w, const Gpu& gpu, int gpus,
-                         const EstimateOptions& o, const EngineConfig& engine) {
-  Deployment pinned;
-  pinned.gpus = gpus;
-  pinned.tp = o.tp > 0 ? o.tp : 0;
-  pinned.pp = o.pp > 0 ? o.pp : 0;
-  pinned.ep = o.ep > 0 ? o.ep : 1;
-  if (pinned.tp > 0 && pinned.pp > 0) return pinned;
-  SearchPolicy policy;
-  policy.max_gpus_per_replica = gpus;
-  policy.max_nodes = std::max(1, (gpus + gpu.gpus_per_node - 1) / std::max(1, gpu.gpus_per_node));
-  Deployment fallback;
-  fallback.gpus = gpus;
-  fallback.tp = pinned.tp > 0 ? pinned.tp : std::min(gpus, std::max(1, gpu.gpus_per_node));
-  fallback.pp = pinned.pp > 0 ? pinned.pp : std::max(1, gpus / fallback.tp);
-  fallback.ep = pinned.ep;
-  for (Deployment d : replica_layouts(model.model, gpu, policy)) {
-    if (gpus % (d.tp * d.pp) != 0) continue;
-    if (pinned.tp > 0 && d.tp != pinned.tp) continue;
-    if (pinned.pp > 0 && d.pp != pinned.pp) continue;
-    if (d.ep != pinned.ep && !(o.ep == 0 && d.ep == 1)) continue;
-    d.gpus = gpus;
-    const InferenceEstimate e = estimate_inference(model, w, gpu, d, engine, nullptr, 0.0);
-    if (e.memory.fits) return d;
-  }
-  return fallback;
-}
-
 void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm,
                            const Gpu& gpu, const Deployment& d, const InferenceEstimate& e,
-                           const ResolvedPrice& price, PricingModel pricing, const BandContext& bands) {
+                           const ResolvedPrice& price, PricingModel pricing, const BandContext& bands,
+                           const Verdict& verdict, const CostAtLoad& at_load,
+                           Confidence confidence) {
   fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
              d.replicas(), d.replicas() == 1 ? "" : "s");
   fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n",
@@ -91,33 +67,57 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
-  fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
-  fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
-  fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)",
-             format_ms_band(bands, FigureKind::tpot, e.tpot_s));
-  fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(bands, FigureKind::e2e, e.e2e_s));
-  const Band tput = bands.band(FigureKind::throughput, e.output_tokens_per_s);
-  fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
-             bands.calibration != nullptr
-                 ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
-                 : "");
-  fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
-  fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
-  for (const auto& note : optimistic_only(bands, e, spec.sla))
-    fmt::print("  caution: {}\n", note);
-  if (!e.link_known) {
-    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
-               gpu.id);
+  if (!verdict.feasible()) {
+    // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
+    fmt::print("verdict: not feasible — {}\n", describe_rejection(verdict.first, e.concurrency));
+    if (!verdict.precision_supported) {
+      fmt::print("  {} has no tensor-core support for {} GEMMs: serve a precision it runs (e.g. bf16) or pick a "
+                 "GPU that supports it\n",
+                 gpu.id, math_dtype_name(pm.math));
+    } else if (!verdict.fits && e.max_concurrency >= 1 && e.concurrency > e.max_concurrency) {
+      fmt::print("  at most {} sequences of {} tokens fit per replica; lower --concurrency or add GPUs\n",
+                 e.max_concurrency, w.context_tokens());
+    } else if (!verdict.fits) {
+      fmt::print("  add GPUs (--gpus, --tp), a smaller precision, or a GPU with more memory\n");
+    }
+  } else {
+    fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
+    fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
+    fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)",
+               format_ms_band(bands, FigureKind::tpot, e.tpot_s));
+    fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(bands, FigureKind::e2e, e.e2e_s));
+    const Band tput = bands.band(FigureKind::throughput, e.output_tokens_per_s);
+    fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
+               bands.calibration != nullptr
+                   ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
+                   : "");
+    fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
+    fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
+    for (const auto& note : optimistic_only(bands, e, spec.sla))
+      fmt::print("  caution: {}\n", note);
+    if (!e.link_known) {
+      fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+                 gpu.id);
+    }
+    if (!e.precision_supported)
+      fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
+    fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
+               price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
+               price.date.empty() ? "" : ", " + price.date);
+    fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
+    fmt::print("  {:<26}{:>10}\n", "per 1M output tok (cap.)",
+               format_usd(e.usd_per_million_output_tokens, price.known));
+    if (at_load.served_requests_per_s > 0.0 && at_load.served_requests_per_s < e.requests_per_s) {
+      fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
+                 format_usd(at_load.usd_per_million_output_tokens, price.known), at_load.served_requests_per_s);
+    }
+    fmt::print("  {:<26}{:>10}\n", "per request (capacity)", format_usd(e.usd_per_request, price.known));
+    if (verdict.term_count > 0) {
+      fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
+      for (std::size_t i = 0; i < verdict.term_count; ++i)
+        fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
+    }
   }
-  if (!e.precision_supported)
-    fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
-  fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
-             price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
-             price.date.empty() ? "" : ", " + price.date);
-  fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
-  fmt::print("  {:<26}{:>10}\n", "per 1M output tokens",
-             format_usd(e.usd_per_million_output_tokens, price.known));
-  fmt::print("  {:<26}{:>10}\n", "per request", format_usd(e.usd_per_request, price.known));
   if (!spec.assumptions.empty()) {
     fmt::print("\nassumptions\n");
     for (const auto& a : spec.assumptions) {
@@ -177,16 +177,30 @@ int run_estimate(const EstimateOptions& o) {
     }
     w.concurrency = o.concurrency;
   }
-  const Deployment d = choose_layout(pm, w, gpu, gpus, o, engine);
-  if (d.tp * d.pp > gpus || gpus % (d.tp * d.pp) != 0) {
+  LayoutRequest request;
+  request.gpus = gpus;
+  request.tp = o.tp;
+  request.pp = o.pp;
+  request.ep = o.ep;
+  const LayoutChoice choice = fit_layout(pm, w, gpu, request, engine);
+  const Deployment d = choice.deployment;
+  if (choice.issue == LayoutIssue::gpus_not_divisible) {
     throw Error(ErrorKind::usage, "--gpus", "",
                 fmt::format("{} GPUs cannot hold whole replicas of TP{} × PP{}", gpus, d.tp, d.pp));
   }
-  if (pm.model.heads > 0 && pm.model.heads % d.tp != 0) {
+  if (choice.issue == LayoutIssue::heads_not_divisible) {
     throw Error(ErrorKind::usage, "--tp", "",
                 fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));
   }
-  const Sla* sla = w.concurrency == 0 ? &spec.sla : nullptr;
+  const Confidence confidence = confidence_of(o.judging);
+  // An "auto" concurrency meets the latency SLA at the judged end of its band (core::judge).
+  const BandFactors factors =
+      band_factors(band_calibration(catalog), confidence, gpu.id, model_class_of(spec.model));
+  Sla auto_sla = spec.sla;
+  if (auto_sla.ttft_ms) *auto_sla.ttft_ms /= factors.ttft_high;
+  if (auto_sla.tpot_ms) *auto_sla.tpot_ms /= factors.tpot_high;
+  if (auto_sla.e2e_ms) *auto_sla.e2e_ms /= factors.e2e_high;
+  const Sla* sla = w.concurrency == 0 ? &auto_sla : nullptr;
   // A --concurrency flag replaces the spec's "auto" and the assumption that came with it.
   std::vector<std::string> assumptions;
   for (const auto& a : spec.assumptions) {
@@ -194,20 +208,32 @@ int run_estimate(const EstimateOptions& o) {
   }
   const InferenceEstimate e =
       estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
+  JudgeRules rules;
+  rules.bands = factors;
+  rules.price_known = price.known;
+  const Verdict verdict = judge(e, spec.sla, rules);
+  const CostAtLoad at_load = cost_at_load(e, spec.sla, w);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
-    add_inference_bands(doc, bands, e);
-    doc["sla_optimistic_only"] = optimistic_only(bands, e, spec.sla);
+    if (verdict.feasible()) {
+      add_inference_bands(doc, bands, e);
+      doc["sla_optimistic_only"] = optimistic_only(bands, e, spec.sla);
+      doc["cost"]["pricing"] = to_string(catalog.pricing);
+      doc["cost"]["price_basis"] = price.basis;
+      doc["cost"]["price_date"] = price.date;
+      add_cost_at_load(doc["cost"], at_load, price.known);
+    } else {
+      doc["inference"] = nullptr; // not feasible: no performance or cost (docs/output-schema.md)
+      doc["cost"] = nullptr;
+    }
+    doc["judgement"] = verdict_json(verdict, confidence, e.concurrency);
     doc["schema_version"] = k_output_schema_version;
-    doc["cost"]["pricing"] = to_string(catalog.pricing);
-    doc["cost"]["price_basis"] = price.basis;
-    doc["cost"]["price_date"] = price.date;
     doc["assumptions"] = assumptions_json(assumptions);
     fmt::print("{}\n", doc.dump(2));
   } else {
-    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing, bands);
+    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing, bands, verdict, at_load, confidence);
   }
-  return 0;
+  return verdict.feasible() ? 0 : static_cast<int>(ExitCode::not_met);
 }
 
 } // namespace
@@ -227,6 +253,7 @@ void add_estimate(CLI::App& app, Action& action) {
   command->add_option("--format", options->format, "output: table or json")->default_str("table");
   add_catalog_options(command, options->catalog);
   add_engine_options(command, options->engine);
+  add_judge_options(command, options->judging);
   command->callback([options, &action] { action = [options] { return run_estimate(*options); }; });
 }
 

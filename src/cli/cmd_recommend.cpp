@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -27,6 +28,7 @@ struct RecommendOptions {
   double headroom = -1.0;
   CatalogOptions catalog;
   EngineOptions engine;
+  JudgeOptions judging;
 };
 
 RankBy parse_rank_by(const std::string& text) {
@@ -50,6 +52,8 @@ int run_recommend(const RecommendOptions& o) {
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
   policy.engine = engine_config(o.engine);
+  policy.confidence = confidence_of(o.judging);
+  policy.calibration = band_calibration(catalog);
   policy.max_gpus_per_replica =
       o.max_gpus_per_replica > 0 ? o.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
   policy.max_nodes = o.max_nodes > 0 ? o.max_nodes : spec.constraints.max_nodes;
@@ -94,6 +98,7 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("--format", o->format, "table, json, csv or markdown")->default_str("table");
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);
+  add_judge_options(command, o->judging);
   command->callback([o, &action] { action = [o] { return run_recommend(*o); }; });
 }
 

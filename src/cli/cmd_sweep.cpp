@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "judge_options.hpp"
 #include "catalog_setup.hpp"
 #include "json_reader.hpp"
 #include "rightsize/error.hpp"
@@ -33,10 +34,11 @@ struct SweepOptions {
   std::string format;
   bool pareto = false;
   std::string x = "inference.tpot_s";
-  std::string y = "cost.usd_per_million_output_tokens";
+  std::string y = "cost.usd_per_million_output_tokens_at_load";
   std::string plot;
   int threads = 0;
   CatalogOptions catalog;
+  JudgeOptions judging;
 };
 
 [[noreturn]] void usage(const std::string& flag, const std::string& message) {
@@ -165,6 +167,9 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.sla = spec.sla;
   plan.policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;
   plan.policy.max_nodes = spec.constraints.max_nodes;
+  plan.policy.confidence = confidence_of(o.judging);
+  plan.calibrated = loaded.calibrated;
+  if (loaded.calibrated) plan.calibration = loaded.calibration;
   prepare_sweep_models(plan, document,
                        {o.spec, std::filesystem::path(o.spec).parent_path().string(), models_dir});
   finish_plan(plan);
@@ -247,10 +252,11 @@ void add_sweep(CLI::App& app, Action& action) {
   command->add_flag("--pareto", options->pareto, "write only the points on the Pareto front of --x and --y");
   command->add_option("--x", options->x, "x figure for --pareto and --plot (default inference.tpot_s)");
   command->add_option("--y", options->y,
-                      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens)");
+                      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load)");
   command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
   command->add_option("--threads", options->threads, "worker threads (default: hardware concurrency)");
   add_catalog_options(command, options->catalog);
+  add_judge_options(command, options->judging);
   command->callback([&action, options] { action = [options] { return run(*options); }; });
 }
 

@@ -1,5 +1,7 @@
 #include "recommend_render.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "render.hpp"
@@ -29,7 +31,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   std::vector<Column> columns = {
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   if (show_precision) columns.push_back({"precision", Align::left});
-  for (const char* h : {"conc", "TTFT", "TPOT", "tok/s", "headroom", "$/h", "$/1M tok"})
+  for (const char* h : {"conc", "TTFT", "TPOT", "served tok/s", "headroom", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
   columns.push_back({"bound", Align::left, true});
   if (with_reason) columns.push_back({"reason", Align::left, true});
@@ -43,13 +45,42 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     cells.push_back(std::to_string(e.concurrency));
     cells.push_back(format_ms(e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
-    cells.push_back(format_count(e.output_tokens_per_s));
+    cells.push_back(format_count(c.served_output_tokens_per_s));
     cells.push_back(fmt::format("{:.1f} GB", e.memory.headroom_bytes() / k_bytes_per_gb));
     cells.push_back(format_usd(e.usd_per_hour, c.price_known));
-    cells.push_back(format_usd(e.usd_per_million_output_tokens, c.price_known));
+    cells.push_back(format_usd(c.usd_per_million_output_tokens_at_load, c.price_known));
     cells.push_back(to_string(e.bound));
     if (with_reason) cells.push_back(describe_rejection(c));
     t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+// CSV: one row per candidate (passing, then rejected), plain numbers in the units their names say
+// (same conventions as sweep's CSV: docs/output-schema.md "recommend CSV"); empty = unknown.
+Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) {
+  std::vector<Column> columns;
+  for (const char* h :
+       {"rank", "gpu", "precision", "gpus_per_replica", "replicas", "tp", "pp", "ep", "concurrency", "ttft_s",
+        "tpot_s", "e2e_s", "capacity_output_tokens_per_s", "served_output_tokens_per_s", "served_requests_per_s",
+        "per_gpu_bytes", "headroom_bytes", "usd_per_hour", "usd_per_million_output_tokens_at_load",
+        "usd_per_million_output_tokens_at_capacity", "bound", "meets_sla", "reject_reason", "reason"})
+    columns.push_back({h, Align::left});
+  Table t(std::move(columns));
+  auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:g}", round_sig(v)) : std::string(); };
+  auto usd = [&](double v, bool known) { return known ? num(v) : std::string(); };
+  for (const Candidate& c : rows) {
+    const InferenceEstimate& e = c.estimate;
+    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "", in.gpus[c.gpu_index].id,
+               precision_name(in.precisions[c.precision_index]), std::to_string(c.layout.tp * c.layout.pp),
+               std::to_string(c.replicas), std::to_string(c.layout.tp), std::to_string(c.layout.pp),
+               std::to_string(c.layout.ep), std::to_string(e.concurrency), num(e.ttft_s), num(e.tpot_s),
+               num(e.e2e_s), num(e.output_tokens_per_s), num(c.served_output_tokens_per_s),
+               num(c.served_requests_per_s), fmt::format("{:.0f}", e.memory.per_gpu_bytes),
+               fmt::format("{:.0f}", e.memory.headroom_bytes()), usd(e.usd_per_hour, c.price_known),
+               usd(c.usd_per_million_output_tokens_at_load, c.price_known),
+               usd(e.usd_per_million_output_tokens, c.price_known), to_string(e.bound),
+               c.meets_sla ? "true" : "false", to_string(c.rejection.reason), c.meets_sla ? "" : describe_rejection(c)});
   }
   return t;
 }
@@ -85,15 +116,16 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
   std::string why;
   switch (rank_by) {
   case RankBy::cost_per_token:
-    why = fmt::format("the lowest cost per 1M output tokens ({})",
-                      format_usd(w.estimate.usd_per_million_output_tokens, w.price_known));
+    why = fmt::format("the lowest cost per 1M output tokens at the served load ({})",
+                      format_usd(w.usd_per_million_output_tokens_at_load, w.price_known));
     break;
   case RankBy::cost_per_request:
-    why = fmt::format("the lowest cost per request ({})",
-                      format_usd(w.estimate.usd_per_request, w.price_known));
+    why = fmt::format("the lowest cost per request at the served load ({})",
+                      format_usd(w.usd_per_request_at_load, w.price_known));
     break;
   case RankBy::latency:
-    why = fmt::format("the lowest end-to-end latency ({})", format_ms(w.estimate.e2e_s));
+    why = fmt::format("the lowest end-to-end latency at the served load ({} at concurrency {} per replica)",
+                      format_ms(w.e2e_at_load_s), w.concurrency_at_load);
     break;
   case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
   }
@@ -105,9 +137,9 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
   for (std::size_t i = 1; i < r.candidates.size(); ++i) {
     const Candidate& n = r.candidates[i];
     if (n.gpu_index == w.gpu_index || !n.price_known || !w.price_known) continue;
-    if (rank_by == RankBy::cost_per_token && w.estimate.usd_per_million_output_tokens > 0.0) {
+    if (rank_by == RankBy::cost_per_token && w.usd_per_million_output_tokens_at_load > 0.0) {
       const double pct =
-          (n.estimate.usd_per_million_output_tokens / w.estimate.usd_per_million_output_tokens - 1.0) * 100.0;
+          (n.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) * 100.0;
       line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
     }
     break;
@@ -152,6 +184,12 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   j["precision"] = precision_name(in.precisions[c.precision_index]);
   j["cost"]["usd_per_gpu_hour"] =
       c.price_known ? nlohmann::json(round_sig(in.usd_per_gpu_hour[c.gpu_index])) : nlohmann::json();
+  add_cost_at_load(j["cost"],
+                   {c.served_requests_per_s, c.served_output_tokens_per_s, c.usd_per_request_at_load,
+                    c.usd_per_million_output_tokens_at_load},
+                   c.price_known);
+  j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
+  j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
   return j;
 }
 
@@ -162,7 +200,10 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   std::optional<CapacityPlan> plan;
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
-    plan = plan_capacity(w, in.models[w.precision_index], spec.sla, CapacityPolicy{});
+    CapacityPolicy cp;
+    cp.throughput_headroom = policy.throughput_headroom;
+    cp.pricing = catalog.pricing;
+    plan = plan_capacity(w, in.models[w.precision_index], spec.sla, cp);
   }
   if (o.format == Format::json) {
     nlohmann::json doc;
@@ -170,9 +211,15 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     doc["spec"] = spec.name;
     doc["model"] = first.model.name;
     doc["rank_by"] = to_string(policy.rank_by);
+    doc["confidence"] = to_string(policy.confidence);
     doc["pricing"] = to_string(catalog.pricing);
+    // The same rows as every format (docs/output-schema.md "Rows"): the top --top passing
+    // candidates; the closest miss per GPU, or every rejection with --explain.
+    doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
+    doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (const auto& c : r.candidates) {
+    for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i) {
+      const Candidate& c = r.candidates[i];
       nlohmann::json j = candidate_json(in, c);
       const BandContext bands = candidate_bands(in, c, catalog);
       add_inference_bands(j, bands, c.estimate);
@@ -180,11 +227,15 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       doc["candidates"].push_back(j);
     }
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : r.rejected)
+    for (const auto& c : o.explain ? r.rejected : closest_misses(r, 3))
       doc["rejected"].push_back(candidate_json(in, c));
     if (plan) {
       const Candidate& w = r.candidates.front();
-      doc["winner"] = {{"gpu", in.gpus[w.gpu_index].id}, {"why", winner_line(in, r, spec, policy.rank_by)}};
+      nlohmann::json winner = candidate_json(in, w);
+      winner["gpu"] = in.gpus[w.gpu_index].id;
+      winner["replicas"] = w.replicas;
+      winner["why"] = winner_line(in, r, spec, policy.rank_by);
+      doc["winner"] = winner;
       doc["capacity_plan"] = capacity_json(*plan);
     } else {
       doc["winner"] = nullptr;
@@ -202,13 +253,16 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   }
   std::vector<Candidate> rows = r.candidates;
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<Candidate> all = r.candidates;
-    if (o.format == Format::csv) all.insert(all.end(), r.rejected.begin(), r.rejected.end());
-    const std::size_t limit = o.format == Format::csv ? all.size() : o.top;
-    const Table t = candidate_table(in, all, limit, show_precision, o.format == Format::csv);
+    std::vector<Candidate> all(r.candidates.begin(),
+                               r.candidates.begin() + static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
     if (o.format == Format::csv) {
-      fmt::print("{}", t.render_csv());
-    } else {
+      const std::vector<Candidate> misses = o.explain ? r.rejected : closest_misses(r, 3);
+      all.insert(all.end(), misses.begin(), misses.end());
+      fmt::print("{}", candidate_csv(in, all).render_csv());
+      return;
+    }
+    const Table t = candidate_table(in, all, all.size(), show_precision, false);
+    {
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}", spec.name.empty() ? first.model.name : spec.name,
                  first.model.name, describe_sla(spec.sla), t.render_markdown());
       if (!r.candidates.empty())
@@ -224,15 +278,18 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   fmt::print("{}: {} ({} params, {}), {} in / {} out tokens\n", spec.name.empty() ? "spec" : spec.name,
              first.model.name, format_params(static_cast<double>(first.params.total)),
              precision_name(in.precisions.front()), w.input_tokens, w.output_tokens);
-  fmt::print("SLA: {}; prices: {} ({} as of {})\n\n", describe_sla(spec.sla), to_string(catalog.pricing),
-             catalog.catalog.path.empty() ? "catalog" : "catalog", catalog.catalog.prices_as_of);
+  fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n", describe_sla(spec.sla),
+             to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
+  fmt::print("$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
+             "it at full capacity\n\n");
   if (!r.candidates.empty()) {
     fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
     const Candidate& winner = r.candidates.front();
-    for (const auto& note :
-         optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
-      fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
+    if (policy.confidence == Confidence::p50) {
+      for (const auto& note : optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
+        fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
+      }
     }
     const ResolvedPrice& wp = in.prices[winner.gpu_index];
     if (const std::int64_t age = price_age_days(wp); age > 90) {
@@ -306,6 +363,19 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
   return t;
 }
 
+// The closest training misses: the best-placed rejection of each GPU, at most three.
+std::vector<TrainingCandidate> training_misses(const TrainingRecommendation& r) {
+  std::vector<TrainingCandidate> misses;
+  for (const auto& c : r.rejected) {
+    bool seen = false;
+    for (const auto& m : misses)
+      seen = seen || m.gpu_index == c.gpu_index;
+    if (!seen) misses.push_back(c);
+    if (misses.size() == 3) break;
+  }
+  return misses;
+}
+
 nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
                                        const LoadedCatalog& catalog) {
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, c.estimate, c.price_known);
@@ -335,11 +405,13 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     doc["mode"] = "training";
     doc["rank_by"] = "cost_per_run";
     doc["pricing"] = to_string(catalog.pricing);
+    doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
+    doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (const auto& c : r.candidates)
-      doc["candidates"].push_back(training_candidate_json(in, c, catalog));
+    for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i)
+      doc["candidates"].push_back(training_candidate_json(in, r.candidates[i], catalog));
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : r.rejected)
+    for (const auto& c : o.explain ? r.rejected : training_misses(r))
       doc["rejected"].push_back(training_candidate_json(in, c, catalog));
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
@@ -349,10 +421,13 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<TrainingCandidate> all = r.candidates;
-    if (o.format == Format::csv) all.insert(all.end(), r.rejected.begin(), r.rejected.end());
-    const Table t =
-        training_table(in, all, o.format == Format::csv ? all.size() : o.top, o.format == Format::csv);
+    std::vector<TrainingCandidate> all(
+        r.candidates.begin(), r.candidates.begin() + static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
+    if (o.format == Format::csv) {
+      const std::vector<TrainingCandidate> misses = o.explain ? r.rejected : training_misses(r);
+      all.insert(all.end(), misses.begin(), misses.end());
+    }
+    const Table t = training_table(in, all, all.size(), o.format == Format::csv);
     fmt::print("{}", o.format == Format::csv ? t.render_csv() : t.render_markdown());
     return;
   }
@@ -380,14 +455,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   } else {
     fmt::print("no configuration meets the requirements\n");
   }
-  std::vector<TrainingCandidate> misses;
-  for (const auto& c : r.rejected) {
-    bool seen = false;
-    for (const auto& m : misses)
-      seen = seen || m.gpu_index == c.gpu_index;
-    if (!seen) misses.push_back(c);
-    if (misses.size() == 3) break;
-  }
+  const std::vector<TrainingCandidate> misses = training_misses(r);
   if (!misses.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");
     for (const auto& c : misses) {

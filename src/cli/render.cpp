@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "rightsize/text.hpp"
@@ -68,29 +69,97 @@ std::string layout_label(const Deployment& layout) {
   return out;
 }
 
-std::string describe_rejection(const Candidate& c) {
-  const Rejection& r = c.rejection;
-  const auto conc = c.estimate.concurrency;
+void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency) {
+  auto it = fmt::appender(out);
+  auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
   switch (r.reason) {
-  case RejectReason::none: return "meets every requirement";
-  case RejectReason::precision_unsupported: return "the GPU has no tensor-core support for this precision";
-  case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
+  case RejectReason::none: put("meets every requirement"); return;
+  case RejectReason::precision_unsupported: put("the GPU has no tensor-core support for this precision"); return;
+  case RejectReason::layout: put("the catalog gives no link bandwidth between these GPUs"); return;
   case RejectReason::does_not_fit:
-    return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb,
-                       r.limit / k_bytes_per_gb);
+    fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
+                   r.limit / k_bytes_per_gb);
+    return;
   case RejectReason::ttft:
-    return fmt::format("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
+    fmt::format_to(it, FMT_COMPILE("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
+                   concurrency);
+    return;
   case RejectReason::tpot:
-    return fmt::format("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
+    fmt::format_to(it, FMT_COMPILE("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
+                   concurrency);
+    return;
   case RejectReason::e2e:
-    return fmt::format("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}", r.value, r.limit, conc);
+    fmt::format_to(it, FMT_COMPILE("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
+                   concurrency);
+    return;
   case RejectReason::throughput:
-    return fmt::format("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s", r.value, r.limit);
-  case RejectReason::budget: return fmt::format("costs ${:.2f}/h > budget ${:g}/h", r.value, r.limit);
-  case RejectReason::no_price: return "no price known for this GPU";
-  case RejectReason::deadline: return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
+    fmt::format_to(it, FMT_COMPILE("serves at most {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
+    return;
+  case RejectReason::budget:
+    fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
+    return;
+  case RejectReason::no_price: put("no price known for this GPU"); return;
+  case RejectReason::deadline:
+    fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
+    return;
   }
-  return "rejected";
+  put("rejected");
+}
+
+std::string describe_rejection(const Rejection& r, std::int64_t concurrency) {
+  fmt::memory_buffer out;
+  append_rejection(out, r, concurrency);
+  return fmt::to_string(out);
+}
+
+std::string describe_rejection(const Candidate& c) {
+  return describe_rejection(c.rejection, c.estimate.concurrency);
+}
+
+nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_t concurrency) {
+  nlohmann::json terms = nlohmann::json::array();
+  for (std::size_t i = 0; i < v.term_count; ++i) {
+    const TermCheck& t = v.terms[i];
+    terms.push_back({{"term", to_string(t.term)},
+                     {"value", round_sig(t.value)},
+                     {"point_value", round_sig(t.point_value)},
+                     {"limit", round_sig(t.limit)},
+                     {"met", t.met},
+                     {"margin", round_sig(t.margin(), 4)}});
+  }
+  return {{"passes", v.passes()},
+          {"feasible", v.feasible()},
+          {"precision_supported", v.precision_supported},
+          {"link_known", v.link_known},
+          {"fits", v.fits},
+          {"memory_needed_bytes", static_cast<std::int64_t>(std::llround(v.memory_needed_bytes))},
+          {"memory_usable_bytes", static_cast<std::int64_t>(std::llround(v.memory_usable_bytes))},
+          {"confidence", to_string(confidence)},
+          {"terms", terms},
+          {"reason", to_string(v.first.reason)},
+          {"message", describe_rejection(v.first, concurrency)}};
+}
+
+std::string describe_term(const TermCheck& t) {
+  switch (t.term) {
+  case SlaTerm::ttft:
+  case SlaTerm::tpot:
+  case SlaTerm::e2e: {
+    const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
+    std::string judged = t.value != t.point_value ? fmt::format(" (p90 {:.1f} ms)", t.value) : "";
+    return fmt::format("{} {:.1f} ms{} {} {:g} ms", name, t.point_value, judged, t.met ? "≤" : ">", t.limit);
+  }
+  case SlaTerm::requests_per_s:
+  case SlaTerm::output_tokens_per_s: {
+    const char* unit = t.term == SlaTerm::requests_per_s ? "req/s" : "output tok/s";
+    std::string judged = t.value != t.point_value ? fmt::format(" (p10 {:.2f})", t.value) : "";
+    return fmt::format("serves {:.2f} {}{} {} {:g} needed", t.point_value, unit, judged, t.met ? "≥" : "<",
+                       t.limit);
+  }
+  case SlaTerm::budget:
+    return fmt::format("costs ${:.2f}/h {} budget ${:g}/h", t.value, t.met ? "≤" : ">", t.limit);
+  }
+  return "";
 }
 
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& d,
@@ -130,15 +199,24 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
   json cost = {{"price_known", price_known}};
   if (price_known) {
     cost["usd_per_hour"] = round_sig(e.usd_per_hour);
-    cost["usd_per_million_output_tokens"] = round_sig(e.usd_per_million_output_tokens);
-    cost["usd_per_request"] = round_sig(e.usd_per_request);
+    cost["usd_per_million_output_tokens_at_capacity"] = round_sig(e.usd_per_million_output_tokens);
+    cost["usd_per_request_at_capacity"] = round_sig(e.usd_per_request);
   } else {
     cost["usd_per_hour"] = nullptr;
-    cost["usd_per_million_output_tokens"] = nullptr;
-    cost["usd_per_request"] = nullptr;
+    cost["usd_per_million_output_tokens_at_capacity"] = nullptr;
+    cost["usd_per_request_at_capacity"] = nullptr;
   }
   doc["cost"] = cost;
   return doc;
+}
+
+void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool price_known) {
+  cost["served_requests_per_s"] = round_sig(at_load.served_requests_per_s);
+  cost["served_output_tokens_per_s"] = round_sig(at_load.served_output_tokens_per_s);
+  cost["usd_per_million_output_tokens_at_load"] =
+      price_known ? nlohmann::json(round_sig(at_load.usd_per_million_output_tokens)) : nlohmann::json();
+  cost["usd_per_request_at_load"] =
+      price_known ? nlohmann::json(round_sig(at_load.usd_per_request)) : nlohmann::json();
 }
 
 Band BandContext::band(FigureKind kind, double value) const {

@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 
@@ -31,8 +33,15 @@ std::string format_count(double value);
 /// "7.50 B" parameter counts.
 std::string format_params(double params);
 
-/// The rejection in words with its numbers, e.g. "TPOT 71.0 ms > SLA 50 ms at concurrency 1".
+/// The rejection in words with its numbers, e.g. "TPOT 71.0 ms > SLA 50 ms at concurrency 1": the
+/// one wording of every reason, for every command and format (sweep appends it allocation-free).
+void append_rejection(fmt::memory_buffer& out, const Rejection& rejection, std::int64_t concurrency);
+std::string describe_rejection(const Rejection& rejection, std::int64_t concurrency);
 std::string describe_rejection(const Candidate& candidate);
+/// One judged SLA term in words: "TPOT 41.2 ms (p90 44.0 ms) ≤ 50 ms".
+std::string describe_term(const TermCheck& term);
+/// The verdict as JSON (docs/output-schema.md "verdict").
+nlohmann::json verdict_json(const Verdict& verdict, Confidence confidence, std::int64_t concurrency);
 
 /// Layout label "TP2", "TP4·PP2", "TP8 EP8".
 std::string layout_label(const Deployment& layout);
@@ -42,6 +51,10 @@ std::string layout_label(const Deployment& layout);
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id,
                              const Deployment& deployment, const InferenceEstimate& estimate,
                              bool price_known);
+
+/// Adds the served load and the cost over it to a "cost" object (docs/output-schema.md "Cost"):
+/// `*_at_load` next to the estimate's `*_at_capacity`.
+void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool price_known);
 
 /// Where error bands come from for one estimate: the calibration (null = none loaded), the GPU and
 /// the model class (docs/accuracy.md, "Error bands").

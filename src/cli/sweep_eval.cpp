@@ -53,34 +53,38 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
   in.model = model;
 }
 
-// The same filters, in the same order, as evaluate_candidate (src/core/search.cpp), for a fixed
-// deployment: throughput SLAs are checked against what it serves instead of sizing replicas.
-Rejection judge(const InferenceEstimate& e, const Sla& sla, bool price_known) {
-  if (!e.precision_supported) return {RejectReason::precision_unsupported, 0.0, 0.0};
-  if (!e.memory.fits)
-    return {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
-  if (sla.ttft_ms && e.ttft_s * 1e3 > *sla.ttft_ms) return {RejectReason::ttft, e.ttft_s * 1e3, *sla.ttft_ms};
-  if (sla.tpot_ms && e.tpot_s * 1e3 > *sla.tpot_ms) return {RejectReason::tpot, e.tpot_s * 1e3, *sla.tpot_ms};
-  if (sla.e2e_ms && e.e2e_s * 1e3 > *sla.e2e_ms) return {RejectReason::e2e, e.e2e_s * 1e3, *sla.e2e_ms};
-  if (sla.requests_per_s && e.requests_per_s < *sla.requests_per_s) {
-    return {RejectReason::throughput, e.requests_per_s, *sla.requests_per_s};
-  }
-  if (sla.output_tokens_per_s && e.output_tokens_per_s < *sla.output_tokens_per_s) {
-    return {RejectReason::throughput, e.output_tokens_per_s, *sla.output_tokens_per_s};
-  }
-  if (sla.budget_usd && price_known && e.usd_per_hour > *sla.budget_usd) {
-    return {RejectReason::budget, e.usd_per_hour, *sla.budget_usd};
-  }
-  return {};
-}
-
+// A fixed deployment, judged as a whole: its replicas serve the load (core::judge).
 void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment& dep, PointResult& out) {
   const double price = plan.prices[out.gpu];
+  const BandFactors& bands = plan.bands_for(in.model, out.gpu);
   out.price_known = price > 0.0;
   out.deployment = dep;
+  Sla auto_sla = in.sla; // an auto concurrency meets latency at the judged end of the band
+  if (auto_sla.ttft_ms) *auto_sla.ttft_ms /= bands.ttft_high;
+  if (auto_sla.tpot_ms) *auto_sla.tpot_ms /= bands.tpot_high;
+  if (auto_sla.e2e_ms) *auto_sla.e2e_ms /= bands.e2e_high;
   out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep,
-                                    plan.policy.engine, &in.sla, out.price_known ? price : 0.0);
-  out.rejection = judge(out.estimate, in.sla, out.price_known);
+                                    plan.policy.engine, &auto_sla, out.price_known ? price : 0.0);
+  JudgeRules rules;
+  rules.bands = bands;
+  rules.price_known = out.price_known;
+  out.rejection = judge(out.estimate, in.sla, rules).first;
+  out.at_load = cost_at_load(out.estimate, in.sla, in.workload);
+}
+
+// No GPU count given and a load to serve: replicas sized as recommend sizes them
+// (core::evaluate_candidate on the layout fit_layout chose).
+void size_replicas(const SweepPlan& plan, const PointInputs& in, const Deployment& replica, PointResult& out) {
+  const double price = plan.prices[out.gpu];
+  const Candidate c = evaluate_candidate(plan.models[in.model], in.workload, in.sla, plan.gpus[out.gpu], replica,
+                                         price, plan.policy, plan.bands_for(in.model, out.gpu));
+  out.price_known = c.price_known;
+  out.deployment = c.layout;
+  out.deployment.gpus = c.total_gpus();
+  out.estimate = c.estimate;
+  out.rejection = c.rejection;
+  out.at_load = {c.served_requests_per_s, c.served_output_tokens_per_s, c.usd_per_request_at_load,
+                 c.usd_per_million_output_tokens_at_load};
 }
 
 void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
@@ -90,45 +94,37 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
     return;
   }
   out.gpu = f.gpu;
-  const ModelSpec& model = plan.models[in.model].model;
-  if (f.tp > 0 || f.pp > 0) {
-    Deployment dep;
-    dep.tp = std::max(1, f.tp);
-    dep.pp = std::max(1, f.pp);
-    dep.ep = std::max(1, f.ep);
-    dep.gpus = f.gpus > 0 ? f.gpus : dep.tp * dep.pp;
-    if (dep.gpus % (dep.tp * dep.pp) != 0) {
-      out.issue = PointIssue::layout_gpus;
-      out.issue_value = dep.tp * dep.pp;
-      out.issue_limit = dep.gpus;
-      return;
-    }
-    if (model.heads > 0 && model.heads % dep.tp != 0) {
-      out.issue = PointIssue::layout_heads;
-      out.issue_value = dep.tp;
-      out.issue_limit = model.heads;
-      return;
-    }
-    estimate_at(plan, in, dep, out);
+  const PreparedModel& model = plan.models[in.model];
+  // The one layout rule (core::fit_layout): pinned degrees kept, else the smallest replica that fits.
+  LayoutRequest request;
+  request.tp = f.tp;
+  request.pp = f.pp;
+  request.ep = f.ep;
+  // No count given: one replica, the smallest that fits within the search limits.
+  request.gpus = f.gpus > 0 ? f.gpus : 0;
+  request.max_gpus_per_replica = plan.policy.max_gpus_per_replica;
+  request.max_nodes = plan.policy.max_nodes;
+  const bool size_for_load = f.gpus == 0 && (in.sla.requests_per_s || in.sla.output_tokens_per_s);
+  const LayoutChoice choice = fit_layout(model, in.workload, plan.gpus[out.gpu], request, plan.policy.engine);
+  if (choice.issue == LayoutIssue::gpus_not_divisible) {
+    out.issue = f.tp > 0 || f.pp > 0 ? PointIssue::layout_gpus : PointIssue::no_layout;
+    out.issue_value = choice.deployment.tp * choice.deployment.pp;
+    out.issue_limit = request.gpus;
     return;
   }
-  // No TP/PP given: the smallest replica layout that fits (and divides --gpus when given).
-  bool tried = false;
-  for (const Deployment& layout : plan.layouts_for(in.model, out.gpu)) {
-    const int per_replica = layout.tp * layout.pp;
-    if (f.gpus > 0 && f.gpus % per_replica != 0) continue;
-    if (f.ep > 0 && layout.ep != f.ep) continue;
-    Deployment dep = layout;
-    dep.gpus = f.gpus > 0 ? f.gpus : per_replica;
-    estimate_at(plan, in, dep, out);
-    tried = true;
-    // More GPUs cannot help a precision the GPU lacks: report it at the smallest layout.
-    if (!out.estimate.precision_supported || out.estimate.memory.fits) return;
+  if (choice.issue == LayoutIssue::heads_not_divisible) {
+    out.issue = PointIssue::layout_heads;
+    out.issue_value = choice.deployment.tp;
+    out.issue_limit = model.model.heads;
+    return;
   }
-  if (!tried) {
-    out.issue = PointIssue::no_layout;
-    out.issue_limit = f.gpus;
+  if (size_for_load && choice.fits) {
+    Deployment replica = choice.deployment;
+    replica.gpus = replica.tp * replica.pp;
+    size_replicas(plan, in, replica, out);
+    return;
   }
+  estimate_at(plan, in, choice.deployment, out);
 }
 
 void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
@@ -149,7 +145,7 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
     catalog_index.push_back(in.deployment.gpu);
   }
   const std::span<const PreparedModel> models(&plan.models[in.model], 1);
-  const Recommendation r = recommend(models, in.workload, in.sla, gpus, prices, plan.policy);
+  const Recommendation r = recommend(models, in.workload, in.sla, gpus, prices, plan.search_policy());
   const Candidate* best = !r.candidates.empty() ? &r.candidates.front()
                           : !r.rejected.empty() ? &r.rejected.front()
                                                 : nullptr;
@@ -163,6 +159,8 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
   out.estimate = best->estimate;
   out.rejection = best->rejection;
   out.price_known = best->price_known;
+  out.at_load = {best->served_requests_per_s, best->served_output_tokens_per_s, best->usd_per_request_at_load,
+                 best->usd_per_million_output_tokens_at_load};
 }
 
 } // namespace
@@ -173,6 +171,7 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   out.issue = PointIssue::none;
   out.rejection = {};
   out.estimate = {};
+  out.at_load = {};
   out.deployment = {};
   out.price_known = false;
   out.gpu = 0;

@@ -104,7 +104,20 @@ struct SweepPlan {
   InferenceWorkload workload;
   Sla sla;
   FixedDeployment fixed;
-  SearchPolicy policy;
+  SearchPolicy policy; ///< its calibration pointer is unset: see search_policy()
+  Calibration calibration; ///< the bands --confidence judges at (owned: the plan outlives the catalog)
+  bool calibrated = false;
+  /// --confidence multipliers per (model combination, GPU), computed by finish_plan.
+  std::vector<BandFactors> bands;
+
+  [[nodiscard]] SearchPolicy search_policy() const {
+    SearchPolicy p = policy;
+    p.calibration = calibrated ? &calibration : nullptr;
+    return p;
+  }
+  [[nodiscard]] const BandFactors& bands_for(std::size_t model, std::size_t gpu) const {
+    return bands[model * gpus.size() + gpu];
+  }
 
   [[nodiscard]] const std::vector<Deployment>& layouts_for(std::size_t model, std::size_t gpu) const {
     return layouts[model * gpus.size() + gpu];
@@ -121,8 +134,9 @@ struct PointResult {
   std::size_t model = 0; ///< model combination
   std::size_t gpu = 0;   ///< catalog index
   Deployment deployment; ///< the whole deployment: gpus = replicas · tp · pp
-  InferenceEstimate estimate;
-  Rejection rejection; ///< reason none = meets everything
+  InferenceEstimate estimate; ///< costs at full capacity
+  CostAtLoad at_load;         ///< served load and the cost over it (core::cost_at_load)
+  Rejection rejection; ///< reason none = meets everything (core::judge)
   PointIssue issue = PointIssue::none;
   std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;

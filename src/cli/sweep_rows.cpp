@@ -52,50 +52,6 @@ double pow10(int k) {
   return std::pow(10.0, k);
 }
 
-// The reason's words, matching describe_rejection() (src/cli/render.cpp) for the reasons both
-// produce; a fixed deployment's throughput miss says what it serves.
-void append_rejection(Buffer& out, const SweepPlan& plan, const Rejection& r, std::int64_t concurrency) {
-  auto it = fmt::appender(out);
-  switch (r.reason) {
-  case RejectReason::none: put(out, "meets every requirement"); return;
-  case RejectReason::precision_unsupported:
-    put(out, "the GPU has no tensor-core support for this precision");
-    return;
-  case RejectReason::layout: put(out, "layout does not divide the model"); return;
-  case RejectReason::does_not_fit:
-    fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
-                   r.limit / k_bytes_per_gb);
-    return;
-  case RejectReason::ttft:
-    fmt::format_to(it, FMT_COMPILE("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
-                   concurrency);
-    return;
-  case RejectReason::tpot:
-    fmt::format_to(it, FMT_COMPILE("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
-                   concurrency);
-    return;
-  case RejectReason::e2e:
-    fmt::format_to(it, FMT_COMPILE("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
-                   concurrency);
-    return;
-  case RejectReason::throughput:
-    if (plan.mode == SweepMode::recommend) {
-      fmt::format_to(it, FMT_COMPILE("at most {:.1f}/s with 100,000 replicas, SLA needs {:g}/s"), r.value,
-                     r.limit);
-    } else {
-      fmt::format_to(it, FMT_COMPILE("serves {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
-    }
-    return;
-  case RejectReason::budget:
-    fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
-    return;
-  case RejectReason::no_price: put(out, "no price known for this GPU"); return;
-  case RejectReason::deadline: // training only: a sweep never sees it, worded as render.cpp does
-    fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
-    return;
-  }
-}
-
 bool needs_csv_quotes(const Buffer& b, std::size_t from) {
   return std::any_of(b.data() + from, b.data() + b.size(),
                      [](char c) { return c == ',' || c == '"' || c == '\n' || c == '\r'; });
@@ -124,8 +80,9 @@ const std::vector<std::string_view>& sweep_figure_columns() {
                                                         "inference.requests_per_s",
                                                         "inference.bound",
                                                         "cost.usd_per_hour",
-                                                        "cost.usd_per_million_output_tokens",
-                                                        "cost.usd_per_request",
+                                                        "cost.usd_per_million_output_tokens_at_capacity",
+                                                        "cost.usd_per_request_at_capacity",
+                                                        "cost.usd_per_million_output_tokens_at_load",
                                                         "status"};
   return columns;
 }
@@ -188,7 +145,7 @@ void append_number(Buffer& out, double value) {
   out.append(text, p);
 }
 
-void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
+void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const PointResult& p) {
   auto it = fmt::appender(out);
   switch (p.issue) {
   case PointIssue::none: break;
@@ -221,7 +178,7 @@ void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
   }
   put(out, to_string(p.rejection.reason));
   put(out, ": ");
-  append_rejection(out, plan, p.rejection, p.estimate.concurrency);
+  append_rejection(out, p.rejection, p.estimate.concurrency);
 }
 
 std::string csv_cell(std::string_view text) {
@@ -345,7 +302,8 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
       out.push_back(',');
     }
     put(out, to_string(e.bound));
-    for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request}) {
+    for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request,
+                           p.at_load.usd_per_million_output_tokens}) {
       out.push_back(',');
       if (p.price_known) append_number(out, v);
     }
@@ -384,9 +342,11 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     put(out, p.price_known ? "true" : "false");
     const double unknown = std::nan("");
     number(", \"usd_per_hour\": ", p.price_known ? e.usd_per_hour : unknown);
-    number(", \"usd_per_million_output_tokens\": ",
+    number(", \"usd_per_million_output_tokens_at_capacity\": ",
            p.price_known ? e.usd_per_million_output_tokens : unknown);
-    number(", \"usd_per_request\": ", p.price_known ? e.usd_per_request : unknown);
+    number(", \"usd_per_million_output_tokens_at_load\": ",
+           p.price_known ? p.at_load.usd_per_million_output_tokens : unknown);
+    number(", \"usd_per_request_at_capacity\": ", p.price_known ? e.usd_per_request : unknown);
     fmt::format_to(it,
                    FMT_COMPILE("}}, \"deployment\": {{\"ep\": {}, \"gpu\": {}, \"gpus\": {}, \"pp\": {}, "
                                "\"replicas\": {}, \"tp\": {}}}"),

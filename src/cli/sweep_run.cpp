@@ -23,6 +23,7 @@ enum Figure : int {
   output_tokens_per_s,
   requests_per_s,
   usd_per_million,
+  usd_per_million_capacity,
   usd_per_hour,
   usd_per_request,
   per_gpu_bytes,
@@ -39,10 +40,12 @@ const std::vector<Metric>& figure_metrics() {
        output_tokens_per_s},
       {"inference.requests_per_s", "request throughput", "requests/s", 1.0, true, D::maximize, k_no_axis,
        requests_per_s},
-      {"cost.usd_per_million_output_tokens", "cost per million output tokens", "USD", 1.0, true, D::minimize,
-       k_no_axis, usd_per_million},
+      {"cost.usd_per_million_output_tokens_at_load", "cost per million output tokens at the served load", "USD",
+       1.0, true, D::minimize, k_no_axis, usd_per_million},
+      {"cost.usd_per_million_output_tokens_at_capacity", "cost per million output tokens at full capacity",
+       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million_capacity},
       {"cost.usd_per_hour", "cost per hour", "USD/h", 1.0, true, D::minimize, k_no_axis, usd_per_hour},
-      {"cost.usd_per_request", "cost per request", "USD", 1.0, true, D::minimize, k_no_axis, usd_per_request},
+      {"cost.usd_per_request_at_capacity", "cost per request at full capacity", "USD", 1.0, true, D::minimize, k_no_axis, usd_per_request},
       {"memory.per_gpu_bytes", "memory per GPU", "GB", 1e-9, true, D::minimize, k_no_axis, per_gpu_bytes},
       {"deployment.gpus", "GPUs", "GPUs", 1.0, true, D::minimize, k_no_axis, gpus},
   };
@@ -143,7 +146,8 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   case e2e: return e.e2e_s;
   case output_tokens_per_s: return e.output_tokens_per_s;
   case requests_per_s: return e.requests_per_s;
-  case usd_per_million: return p.price_known ? e.usd_per_million_output_tokens : nan;
+  case usd_per_million: return p.price_known ? p.at_load.usd_per_million_output_tokens : nan;
+  case usd_per_million_capacity: return p.price_known ? e.usd_per_million_output_tokens : nan;
   case usd_per_hour: return p.price_known ? e.usd_per_hour : nan;
   case usd_per_request: return p.price_known ? e.usd_per_request : nan;
   case per_gpu_bytes: return e.memory.per_gpu_bytes;
@@ -170,8 +174,12 @@ void finish_plan(SweepPlan& plan) {
       plan.search_gpus.push_back(g);
   }
   plan.layouts.clear();
+  plan.bands.clear();
   for (const PreparedModel& model : plan.models) {
+    const std::string model_class = model_class_of(model.model);
     for (const Gpu& gpu : plan.gpus) {
+      plan.bands.push_back(band_factors(plan.calibrated ? &plan.calibration : nullptr, plan.policy.confidence,
+                                        gpu.id, model_class));
       plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
                                                               : std::vector<Deployment>{});
     }

@@ -30,7 +30,7 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
     cells.push_back(format_ms(e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
     cells.push_back(format_count(e.output_tokens_per_s));
-    cells.push_back(p.price_known ? fmt::format("${:.3f}", e.usd_per_million_output_tokens) : "n/a");
+    cells.push_back(p.price_known ? fmt::format("${:.3f}", p.at_load.usd_per_million_output_tokens) : "n/a");
     cells.push_back(format_gb(e.memory.per_gpu_bytes));
   } else {
     cells.insert(cells.end(), 8, "-");

@@ -20,12 +20,11 @@ double d(std::int64_t v) {
 double rank_key(const Candidate& c, RankBy rank_by) {
   switch (rank_by) {
   case RankBy::cost_per_token:
-    return c.price_known && c.estimate.usd_per_million_output_tokens > 0.0
-               ? c.estimate.usd_per_million_output_tokens
-               : k_inf;
+    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0 ? c.usd_per_million_output_tokens_at_load
+                                                                            : k_inf;
   case RankBy::cost_per_request:
-    return c.price_known && c.estimate.usd_per_request > 0.0 ? c.estimate.usd_per_request : k_inf;
-  case RankBy::latency: return c.estimate.e2e_s;
+    return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
+  case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
   case RankBy::gpus: return static_cast<double>(c.total_gpus());
   }
   return k_inf;
@@ -89,6 +88,16 @@ const char* to_string(RejectReason reason) {
   return "none";
 }
 
+bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp, const SearchPolicy& policy) {
+  const int node = std::max(1, gpu.gpus_per_node);
+  if (tp < 1 || pp < 1 || tp > node) return false;
+  if (model.heads > 0 && model.heads % tp != 0) return false; // TP splits whole attention heads
+  if (pp > 1 && pp > model.layers) return false;
+  // PP is only worth it where TP cannot go further (across nodes) or as an explicit option
+  // at the node boundary; keep pp ≤ nodes·2 to avoid deep pipelines for serving.
+  return !(pp > 2 * std::max(1, policy.max_nodes) && tp < node);
+}
+
 std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, const SearchPolicy& policy) {
   std::vector<Deployment> out;
   const int node = std::max(1, gpu.gpus_per_node);
@@ -96,11 +105,7 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
   for (int n = 1; n <= limit; n *= 2) {
     for (int tp = 1; tp <= n && tp <= node; tp *= 2) {
       const int pp = n / tp;
-      if (model.heads > 0 && model.heads % tp != 0) continue; // TP splits whole attention heads
-      if (pp > 1 && pp > model.layers) continue;
-      // PP is only worth it where TP cannot go further (across nodes) or as an explicit option
-      // at the node boundary; keep pp ≤ nodes·2 to avoid deep pipelines for serving.
-      if (pp > 2 * std::max(1, policy.max_nodes) && tp < node) continue;
+      if (!valid_replica_layout(model, gpu, tp, pp, policy)) continue;
       Deployment dep;
       dep.tp = tp;
       dep.pp = pp;
@@ -115,62 +120,118 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
   return out;
 }
 
+namespace {
+
+// The SLA the auto concurrency must meet so that the pessimistic end of each latency band meets the
+// real one: limits divided by the band's high multiplier (1 for --confidence p50).
+Sla tightened(const Sla& sla, const BandFactors& b) {
+  Sla t = sla;
+  if (t.ttft_ms) *t.ttft_ms /= b.ttft_high;
+  if (t.tpot_ms) *t.tpot_ms /= b.tpot_high;
+  if (t.e2e_ms) *t.e2e_ms /= b.e2e_high;
+  return t;
+}
+
+// Latency at the load each replica carries (methodology "Latency at load"): by Little's law a
+// replica serving λ req/s with end-to-end time E(C) holds C = λ·E(C) requests; a few fixed-point
+// steps from C = 1 settle it (E rises with C, so the iteration climbs monotonically to the fixed
+// point, which is at most the sized concurrency).
+void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
+                     const EngineConfig& engine, double load_rps_per_replica) {
+  c.e2e_at_load_s = c.estimate.e2e_s;
+  c.concurrency_at_load = c.estimate.concurrency;
+  if (load_rps_per_replica <= 0.0) return;
+  Deployment one = c.layout;
+  one.gpus = c.layout.tp * c.layout.pp;
+  InferenceWorkload w = workload;
+  double conc = 1.0;
+  for (int i = 0; i < 8; ++i) {
+    w.concurrency = static_cast<std::int64_t>(conc);
+    const InferenceEstimate e = estimate_inference(model, w, gpu, one, engine, nullptr, 0.0);
+    c.e2e_at_load_s = e.e2e_s;
+    c.concurrency_at_load = w.concurrency;
+    const double next = std::clamp(std::ceil(load_rps_per_replica * e.e2e_s), 1.0, d(c.estimate.concurrency));
+    if (next <= conc) break;
+    conc = next;
+  }
+}
+
+} // namespace
+
+CostAtLoad cost_at_load(const InferenceEstimate& e, const Sla& sla, const InferenceWorkload& workload) {
+  CostAtLoad out;
+  const double out_tokens = d(std::max<std::int64_t>(0, workload.output_tokens));
+  out.served_requests_per_s = e.requests_per_s;
+  if (sla.requests_per_s) {
+    out.served_requests_per_s = std::min(*sla.requests_per_s, e.requests_per_s);
+  } else if (sla.output_tokens_per_s && out_tokens > 0.0) {
+    out.served_requests_per_s = std::min(*sla.output_tokens_per_s / out_tokens, e.requests_per_s);
+  }
+  out.served_output_tokens_per_s = out.served_requests_per_s * out_tokens;
+  if (out.served_requests_per_s > 0.0) {
+    // methodology §6.1 at the served load: $/h ÷ (3,600 s/h × served req/s).
+    out.usd_per_request = e.usd_per_hour / k_seconds_per_hour / out.served_requests_per_s;
+    if (out_tokens > 0.0) out.usd_per_million_output_tokens = out.usd_per_request / out_tokens * 1e6;
+  }
+  return out;
+}
+
 Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
                              const Gpu& gpu, const Deployment& layout, double usd_per_gpu_hour,
-                             const SearchPolicy& policy) {
+                             const SearchPolicy& policy, const BandFactors& bands) {
   Candidate c;
   c.layout = layout;
   c.layout.gpus = layout.tp * layout.pp;
   c.price_known = usd_per_gpu_hour > 0.0;
   const double price = c.price_known ? usd_per_gpu_hour : 0.0;
-  c.estimate = estimate_inference(model, workload, gpu, c.layout, policy.engine, &sla, price);
+  const Sla auto_sla = tightened(sla, bands);
+  c.estimate = estimate_inference(model, workload, gpu, c.layout, policy.engine, &auto_sla, price);
   InferenceEstimate& e = c.estimate;
-  auto reject = [&](RejectReason r, double value, double limit) {
-    c.rejection = {r, value, limit};
-    return c;
-  };
-  if (!e.precision_supported) return reject(RejectReason::precision_unsupported, 0.0, 0.0);
-  if (!e.link_known) return reject(RejectReason::layout, 0.0, 0.0);
-  if (!e.memory.fits)
-    return reject(RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes);
-  if (sla.ttft_ms && e.ttft_s * 1e3 > *sla.ttft_ms)
-    return reject(RejectReason::ttft, e.ttft_s * 1e3, *sla.ttft_ms);
-  if (sla.tpot_ms && e.tpot_s * 1e3 > *sla.tpot_ms)
-    return reject(RejectReason::tpot, e.tpot_s * 1e3, *sla.tpot_ms);
-  if (sla.e2e_ms && e.e2e_s * 1e3 > *sla.e2e_ms) return reject(RejectReason::e2e, e.e2e_s * 1e3, *sla.e2e_ms);
+  JudgeRules rules;
+  rules.bands = bands;
+  rules.price_known = c.price_known;
+  // One replica first, load aside: a replica that misses a latency target or does not fit is
+  // rejected before any replicas are sized.
+  rules.check_load = false;
+  c.verdict = judge(e, sla, rules);
+  c.rejection = c.verdict.first;
+  if (!c.verdict.passes()) return c;
 
-  // Replicas for the throughput SLA with headroom (methodology §6.3).
+  // Replicas for the load with headroom, sized on the pessimistic throughput (methodology §6.3).
   const double headroom = 1.0 + policy.throughput_headroom;
+  const double rps = e.requests_per_s * bands.throughput_low;
+  const double tps = e.output_tokens_per_s * bands.throughput_low;
   double replicas = 1.0;
-  if (sla.requests_per_s && e.requests_per_s > 0.0) {
-    replicas = std::max(replicas, std::ceil(*sla.requests_per_s * headroom / e.requests_per_s));
+  if (sla.requests_per_s && rps > 0.0) replicas = std::max(replicas, std::ceil(*sla.requests_per_s * headroom / rps));
+  if (sla.output_tokens_per_s && tps > 0.0) {
+    replicas = std::max(replicas, std::ceil(*sla.output_tokens_per_s * headroom / tps));
   }
-  if (sla.output_tokens_per_s && e.output_tokens_per_s > 0.0) {
-    replicas = std::max(replicas, std::ceil(*sla.output_tokens_per_s * headroom / e.output_tokens_per_s));
-  }
-  if (replicas > k_max_replicas) {
-    const double served = sla.requests_per_s ? e.requests_per_s : e.output_tokens_per_s;
-    const double wanted = sla.requests_per_s ? *sla.requests_per_s : *sla.output_tokens_per_s;
-    return reject(RejectReason::throughput, served * k_max_replicas, wanted);
-  }
-  c.replicas = static_cast<int>(replicas);
+  c.replicas = static_cast<int>(std::min<double>(replicas, k_max_replicas));
+  c.sizing_requests_per_s_per_replica = rps;
   if (c.replicas > 1) {
     Deployment whole = c.layout;
     whole.gpus = c.total_gpus();
     InferenceWorkload fixed = workload;
     fixed.concurrency = e.concurrency;
-    e = estimate_inference(model, fixed, gpu, whole, policy.engine, &sla, price);
+    e = estimate_inference(model, fixed, gpu, whole, policy.engine, &auto_sla, price);
   }
-  // At a stated load, cost is what the deployment costs over the tokens it actually serves.
-  if (sla.requests_per_s && c.price_known) {
-    const double served_rps = std::min(*sla.requests_per_s, e.requests_per_s);
-    e.usd_per_request = e.usd_per_hour / k_seconds_per_hour / served_rps;
-    e.usd_per_million_output_tokens = e.usd_per_request / d(workload.output_tokens) * 1e6;
+  rules.check_load = true;
+  c.verdict = judge(e, sla, rules);
+  c.rejection = c.verdict.first;
+
+  // Cost over the load actually served, and at full capacity in the estimate: two figures, each
+  // named in the output (docs/output-schema.md "Cost").
+  const CostAtLoad at_load = cost_at_load(e, sla, workload);
+  c.served_requests_per_s = at_load.served_requests_per_s;
+  c.served_output_tokens_per_s = at_load.served_output_tokens_per_s;
+  if (c.price_known) {
+    c.usd_per_request_at_load = at_load.usd_per_request;
+    c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
   }
-  if (sla.budget_usd && c.price_known && e.usd_per_hour > *sla.budget_usd) {
-    return reject(RejectReason::budget, e.usd_per_hour, *sla.budget_usd);
-  }
-  c.meets_sla = true;
+  const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
+  latency_at_load(c, model, workload, gpu, policy.engine,
+                  has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
+  c.meets_sla = c.verdict.passes();
   return c;
 }
 
@@ -187,6 +248,11 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
   const double ka = rank_key(a, rank_by);
   const double kb = rank_key(b, rank_by);
   if (ka != kb) return ka < kb;
+  if (rank_by == RankBy::latency) {
+    const double ca = rank_key(a, RankBy::cost_per_token);
+    const double cb = rank_key(b, RankBy::cost_per_token);
+    if (ca != cb) return ca < cb;
+  }
   if (a.estimate.tpot_s != b.estimate.tpot_s) return a.estimate.tpot_s < b.estimate.tpot_s;
   if (a.estimate.ttft_s != b.estimate.ttft_s) return a.estimate.ttft_s < b.estimate.ttft_s;
   if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
@@ -198,9 +264,12 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
                          const SearchPolicy& policy) {
   Recommendation out;
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
+    const std::string model_class = model_class_of(models[pi].model);
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+      const BandFactors bands = band_factors(policy.calibration, policy.confidence, gpus[gi].id, model_class);
       for (const Deployment& layout : replica_layouts(models[pi].model, gpus[gi], policy)) {
-        Candidate c = evaluate_candidate(models[pi], workload, sla, gpus[gi], layout, prices[gi], policy);
+        Candidate c =
+            evaluate_candidate(models[pi], workload, sla, gpus[gi], layout, prices[gi], policy, bands);
         c.gpu_index = gi;
         c.precision_index = pi;
         (c.meets_sla ? out.candidates : out.rejected).push_back(c);
@@ -221,14 +290,19 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
                            const CapacityPolicy& policy) {
   (void)model;
   CapacityPlan plan;
-  const double per_replica_rps = c.estimate.requests_per_s / std::max(1, c.replicas);
-  const double peak = sla.requests_per_s.value_or(per_replica_rps * policy.target_utilization);
-  const double average = sla.average_requests_per_s.value_or(peak);
-  const double growth = sla.growth_factor.value_or(1.0);
-  const double capacity = std::max(1e-12, per_replica_rps * policy.target_utilization);
-  plan.replicas_peak =
-      static_cast<int>(std::min<double>(k_max_replicas, std::ceil(peak * growth / capacity)));
-  plan.replicas_average = static_cast<int>(std::min<double>(k_max_replicas, std::ceil(average / capacity)));
+  // One sizing rule with the search (methodology "Capacity planning"): a replica is planned for
+  // the throughput it was sized on (pessimistic end at --confidence p90) divided by 1 + headroom,
+  // so the peak replica count IS the costed one.
+  const double per_replica = std::max(1e-12, c.sizing_requests_per_s_per_replica);
+  const double headroom = 1.0 + policy.throughput_headroom;
+  const double peak = sla.requests_per_s.value_or(c.served_requests_per_s);
+  const double average = std::min(peak, sla.average_requests_per_s.value_or(peak));
+  const double growth = std::max(1.0, sla.growth_factor.value_or(1.0));
+  auto replicas_for = [&](double rps) {
+    return static_cast<int>(std::clamp(std::ceil(rps * headroom / per_replica), 1.0, d(k_max_replicas)));
+  };
+  plan.replicas_peak = c.replicas;
+  plan.replicas_average = std::min(c.replicas, replicas_for(average));
   // Cold start: each replica pulls its weights from storage, then starts the engine.
   const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.tp * c.layout.pp;
   plan.cold_start_s =
@@ -237,16 +311,33 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   // Scale to zero pays when the average load keeps less than a tenth of one replica busy and no
   // TTFT target forbids a cold start on the first request after idling.
   const bool ttft_allows_cold = !sla.ttft_ms || *sla.ttft_ms >= plan.cold_start_s * 1e3;
-  plan.scale_to_zero = average < 0.1 * per_replica_rps && ttft_allows_cold;
-  plan.min_replicas = plan.scale_to_zero ? 0 : std::max(1, plan.replicas_average);
-  plan.max_replicas = std::max(plan.min_replicas, plan.replicas_peak) + 1; // +1 spare for availability
+  plan.scale_to_zero = average < 0.1 * per_replica && ttft_allows_cold;
+  plan.min_replicas = plan.scale_to_zero ? 0 : plan.replicas_average;
+  // Growth is planned on top of today's peak: the autoscaler may grow to it (not costed today).
+  plan.max_replicas = std::max({plan.min_replicas, plan.replicas_peak, replicas_for(peak * growth)});
   plan.scaling_signal = peak >= 2.0 * average ? "queue_depth" : "kv_cache_utilization";
-  if (latency_critical) {
-    plan.tier = "on_demand";
-    plan.why = "latency targets are set: use dedicated on-demand capacity, spot preemption would break them";
-  } else {
+  switch (policy.pricing) {
+  case PricingModel::on_prem:
+    plan.tier = "on_prem";
+    plan.why = "priced as owned hardware (--pricing on_prem): buy for the peak replicas, autoscaling frees GPUs "
+               "for other work";
+    break;
+  case PricingModel::spot:
     plan.tier = "spot";
-    plan.why = "no latency target: batch work tolerates preemption, so spot capacity is cheaper";
+    plan.why = latency_critical ? "priced at spot (--pricing spot); latency targets are set, so keep the "
+                                  "average replicas on on-demand capacity: preemption would break them"
+                                : "priced at spot (--pricing spot): batch work tolerates preemption";
+    break;
+  case PricingModel::on_demand:
+    if (latency_critical) {
+      plan.tier = "on_demand";
+      plan.why = "latency targets are set: use dedicated on-demand capacity, spot preemption would break them";
+    } else {
+      plan.tier = "on_demand";
+      plan.why = "priced on demand; no latency target is set, so spot capacity (--pricing spot) would be "
+                 "cheaper for this batch work";
+    }
+    break;
   }
   return plan;
 }

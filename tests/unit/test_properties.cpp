@@ -111,7 +111,7 @@ std::vector<Gpu> gpus() {
 const std::vector<double> k_prices = {4.32, 1.50, 2.70};
 
 double cost_key(const Candidate& c) {
-  return c.estimate.usd_per_million_output_tokens;
+  return c.usd_per_million_output_tokens_at_load;
 }
 
 } // namespace

@@ -49,8 +49,8 @@ TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected f
       CHECK(c.estimate.memory.fits);
     }
     for (std::size_t k = 1; k < r.candidates.size(); ++k) {
-      CHECK(r.candidates[k - 1].estimate.usd_per_million_output_tokens <=
-            r.candidates[k].estimate.usd_per_million_output_tokens);
+      CHECK(r.candidates[k - 1].usd_per_million_output_tokens_at_load <=
+            r.candidates[k].usd_per_million_output_tokens_at_load);
     }
     for (const auto& c : r.rejected)
       CHECK(c.rejection.reason != RejectReason::none);
@@ -124,9 +124,14 @@ TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   const Candidate c = evaluate_candidate(pm, chat(), sla, gpus[0], one, 4.32, SearchPolicy{});
   REQUIRE(c.meets_sla);
   const CapacityPlan plan = plan_capacity(c, pm, sla, CapacityPolicy{});
+  // One sizing rule with the search: the peak plan IS the costed replica count, sized at
+  // 100 req/s × 1.2 headroom; the average at 30 req/s × 1.2 on the same per-replica capacity.
   const double per_replica = c.estimate.requests_per_s / c.replicas;
-  CHECK(plan.replicas_peak == static_cast<int>(std::ceil(100.0 / (per_replica * 0.8))));
-  CHECK(plan.replicas_average == static_cast<int>(std::ceil(30.0 / (per_replica * 0.8))));
+  CHECK(c.sizing_requests_per_s_per_replica == Approx(per_replica));
+  CHECK(plan.replicas_peak == c.replicas);
+  CHECK(c.replicas == static_cast<int>(std::ceil(100.0 * 1.2 / per_replica)));
+  CHECK(plan.replicas_average == static_cast<int>(std::ceil(30.0 * 1.2 / per_replica)));
+  CHECK(plan.max_replicas == plan.replicas_peak); // no growth factor: the autoscaler tops out at the costed count
   // 16.06 GB of weights at 2 GB/s + 60 s engine start.
   CHECK(plan.cold_start_s == Approx(16.060522496 / 2.0 + 60.0));
   CHECK(std::string(plan.tier) == "on_demand");

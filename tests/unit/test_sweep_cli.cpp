@@ -183,7 +183,7 @@ TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep 
   };
   CHECK(rows[5][col("cost.usd_per_hour")].empty());
   CHECK_FALSE(rows[5][col("inference.tpot_s")].empty());
-  CHECK_FALSE(rows[1][col("cost.usd_per_million_output_tokens")].empty());
+  CHECK_FALSE(rows[1][col("cost.usd_per_million_output_tokens_at_capacity")].empty());
 }
 
 TEST_CASE("output bytes do not depend on the thread count", "[cli][sweep]") {
@@ -208,15 +208,15 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
   const SweepPlan plan = fixture_plan({"workload.concurrency=1..512:x2", "tp=1,2,4"});
   RunOptions options;
   options.x = find_metric("inference.tpot_s", plan, "--x");
-  options.y = find_metric("cost.usd_per_million_output_tokens", plan, "--y");
+  options.y = find_metric("cost.usd_per_million_output_tokens_at_load", plan, "--y");
   const auto all = parse_csv(run_to_string(plan, options));
   options.pareto = true;
   const auto front = parse_csv(run_to_string(plan, options));
   REQUIRE(front.size() > 2);
   const std::size_t tpot = 2 + 14; // two keys, then inference.tpot_s (figure column 14)
-  const std::size_t cost = 2 + 20;
+  const std::size_t cost = 2 + 22; // cost.usd_per_million_output_tokens_at_load (figure column 22)
   REQUIRE(all[0][tpot] == "inference.tpot_s");
-  REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens");
+  REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens_at_load");
   for (std::size_t i = 1; i < front.size(); ++i) {
     CHECK(front[i].back() == "ok");
     const double t = std::stod(front[i][tpot]);
@@ -244,7 +244,7 @@ TEST_CASE("jsonl rows carry the estimate document's field names", "[cli][sweep]"
     CHECK(doc["deployment"]["gpu"] == "H100-SXM");
     CHECK(doc["inference"].contains("tpot_s"));
     CHECK(doc["memory"].contains("per_gpu_bytes"));
-    CHECK(doc["cost"].contains("usd_per_million_output_tokens"));
+    CHECK(doc["cost"].contains("usd_per_million_output_tokens_at_capacity"));
     ++n;
   }
   CHECK(n == 2);
@@ -279,7 +279,7 @@ TEST_CASE("the SVG plot is well-formed with one colour per series and the front"
   const SweepPlan plan = fixture_plan({"tp=1,2,4", "workload.concurrency=1..256:x2"});
   RunOptions options;
   options.x = find_metric("inference.tpot_s", plan, "--x");
-  options.y = find_metric("cost.usd_per_million_output_tokens", plan, "--y");
+  options.y = find_metric("cost.usd_per_million_output_tokens_at_load", plan, "--y");
   PlotData plot = make_plot_data(plan, options.x, options.y);
   options.plot = &plot;
   (void)run_to_string(plan, options);

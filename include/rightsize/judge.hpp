@@ -1,0 +1,128 @@
+#pragma once
+// The one decision point (docs/ARCHITECTURE.md "One decision point"): every command that says
+// whether a deployment is acceptable (estimate, check, recommend, sweep) asks `judge`, and every
+// command that picks a replica layout for a GPU count asks `fit_layout`. Nothing else compares an
+// estimate with an SLA or decides feasibility.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "rightsize/calibration.hpp"
+#include "rightsize/inference.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize {
+
+/// Why a candidate failed, with the numbers to say so ("TPOT 71 ms > SLA 50 ms at concurrency 1").
+enum class RejectReason : std::uint8_t {
+  none,
+  precision_unsupported,
+  layout,
+  does_not_fit,
+  ttft,
+  tpot,
+  e2e,
+  throughput,
+  budget,
+  no_price,
+  deadline,
+};
+const char* to_string(RejectReason reason);
+
+struct Rejection {
+  RejectReason reason = RejectReason::none;
+  double value = 0.0; ///< what the candidate achieves / needs (ms, bytes, req/s, $/h)
+  double limit = 0.0; ///< what was allowed / required
+};
+
+/// Which end of the error band an SLA must hold at (docs/cli.md "--confidence").
+/// p50: the point estimate (the median of the calibration residuals). p90: latencies at the p90 of
+/// their band and throughput at its p10, so nine in ten real deployments still meet the SLA.
+enum class Confidence : std::uint8_t { p50, p90 };
+const char* to_string(Confidence confidence);
+std::optional<Confidence> parse_confidence(std::string_view text);
+
+/// Multipliers from the point estimate to the pessimistic end of its band (1 = no band).
+struct BandFactors {
+  double ttft_high = 1.0;
+  double tpot_high = 1.0;
+  double e2e_high = 1.0;
+  double throughput_low = 1.0;
+};
+
+/// The factors of one GPU and model class from a calibration (all 1 without one, or for p50).
+BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
+                         std::string_view model_class);
+
+/// One SLA term as judged: the value compared (pessimistic end when asked) against the limit.
+enum class SlaTerm : std::uint8_t { ttft, tpot, e2e, requests_per_s, output_tokens_per_s, budget };
+const char* to_string(SlaTerm term);
+
+struct TermCheck {
+  SlaTerm term = SlaTerm::ttft;
+  double value = 0.0;       ///< the judged value (ms, req/s, tok/s, $/h)
+  double point_value = 0.0; ///< the point estimate of the same figure
+  double limit = 0.0;
+  bool met = true;
+  /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
+  [[nodiscard]] double margin() const;
+};
+
+/// What the judge is asked to check.
+struct JudgeRules {
+  bool check_load = true; ///< compare served requests/s and tokens/s with the SLA's load
+  BandFactors bands;      ///< pessimistic multipliers (from band_factors) for --confidence p90
+  bool price_known = true;
+};
+
+/// The verdict on one deployment: each feasibility test and SLA term with its margin, and the first
+/// failure in the canonical order precision → link → memory → TTFT → TPOT → end-to-end → load → budget.
+struct Verdict {
+  bool precision_supported = true;
+  bool link_known = true;
+  bool fits = true;
+  double memory_needed_bytes = 0.0; ///< per GPU
+  double memory_usable_bytes = 0.0; ///< per GPU
+  std::array<TermCheck, 6> terms{};
+  std::size_t term_count = 0;
+  Rejection first; ///< reason == none when every test passes
+  [[nodiscard]] bool passes() const { return first.reason == RejectReason::none; }
+  /// Precision, link and memory pass: performance figures mean something.
+  [[nodiscard]] bool feasible() const { return precision_supported && link_known && fits; }
+};
+
+/// Judges one estimate (for the deployment as a whole: served load = all replicas). Pure, no
+/// allocation.
+Verdict judge(const InferenceEstimate& estimate, const Sla& sla, const JudgeRules& rules);
+
+/// Pins for a layout choice: 0 = free.
+struct LayoutRequest {
+  /// GPUs of the whole deployment (replicas = gpus / (tp·pp)); 0 = one replica of any size up to
+  /// the limits below (the smallest that fits).
+  int gpus = 1;
+  int max_gpus_per_replica = 8; ///< with gpus = 0
+  int max_nodes = 1;            ///< with gpus = 0
+  int tp = 0;
+  int pp = 0;
+  int ep = 0;
+};
+
+/// Why no layout could be formed at all (distinct from "formed, but does not fit").
+enum class LayoutIssue : std::uint8_t { none, gpus_not_divisible, heads_not_divisible };
+
+struct LayoutChoice {
+  Deployment deployment; ///< the smallest replica that fits; else the largest one tried
+  bool fits = false;
+  LayoutIssue issue = LayoutIssue::none;
+};
+
+/// The smallest replica layout for `request.gpus` GPUs that fits: replicas of tp·pp GPUs with tp·pp
+/// dividing the count, fewer GPUs per replica first and, at the same size, TP inside the node before
+/// PP (docs/methodology.md "Search"). Pinned degrees are kept; an unpinned EP stays 1. When nothing
+/// fits, the largest layout tried is returned with fits = false so the memory verdict can be shown.
+LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
+                        const LayoutRequest& request, const EngineConfig& engine);
+
+} // namespace rightsize

@@ -1,0 +1,27 @@
+#include "judge_options.hpp"
+
+#include <fmt/format.h>
+
+#include "rightsize/error.hpp"
+
+namespace rightsize::cli {
+
+void add_judge_options(CLI::App* command, JudgeOptions& options) {
+  command
+      ->add_option("--confidence", options.confidence,
+                   "p90 (default): SLAs must hold at the pessimistic end of the error band; p50: at the "
+                   "point estimate")
+      ->group("Judging");
+}
+
+Confidence confidence_of(const JudgeOptions& options) {
+  if (const auto c = parse_confidence(options.confidence)) return *c;
+  throw Error(ErrorKind::usage, "--confidence", "",
+              fmt::format("expected p50 or p90, got \"{}\"", options.confidence));
+}
+
+const Calibration* band_calibration(const LoadedCatalog& catalog) {
+  return catalog.calibrated ? &catalog.calibration : nullptr;
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,21 @@
+#pragma once
+// --confidence, shared by every command that judges a deployment (estimate, check, recommend, sweep).
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "catalog_setup.hpp"
+#include "rightsize/judge.hpp"
+
+namespace rightsize::cli {
+
+struct JudgeOptions {
+  std::string confidence = "p90"; ///< --confidence p50|p90 (docs/cli.md)
+};
+void add_judge_options(CLI::App* command, JudgeOptions& options);
+/// The parsed level; a bad value is a usage error naming --confidence.
+Confidence confidence_of(const JudgeOptions& options);
+/// The calibration whose bands --confidence reads (null with --no-calibration or none loaded).
+const Calibration* band_calibration(const LoadedCatalog& catalog);
+
+} // namespace rightsize::cli

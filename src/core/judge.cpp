@@ -1,0 +1,181 @@
+// The one decision point: judge (feasibility + SLA terms) and fit_layout (smallest layout that fits).
+// docs/ARCHITECTURE.md "One decision point"; docs/methodology.md "Search" and "Error bands".
+#include "rightsize/judge.hpp"
+#include "rightsize/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rightsize {
+namespace {
+
+bool above(double value, const std::optional<double>& limit) {
+  return limit.has_value() && value > *limit;
+}
+
+} // namespace
+
+const char* to_string(Confidence confidence) {
+  switch (confidence) {
+  case Confidence::p50: return "p50";
+  case Confidence::p90: return "p90";
+  }
+  return "p50";
+}
+
+std::optional<Confidence> parse_confidence(std::string_view text) {
+  if (text == "p50") return Confidence::p50;
+  if (text == "p90") return Confidence::p90;
+  return std::nullopt;
+}
+
+const char* to_string(SlaTerm term) {
+  switch (term) {
+  case SlaTerm::ttft: return "ttft";
+  case SlaTerm::tpot: return "tpot";
+  case SlaTerm::e2e: return "e2e";
+  case SlaTerm::requests_per_s: return "requests_per_s";
+  case SlaTerm::output_tokens_per_s: return "output_tokens_per_s";
+  case SlaTerm::budget: return "budget";
+  }
+  return "ttft";
+}
+
+double TermCheck::margin() const {
+  if (limit <= 0.0) return 0.0;
+  switch (term) {
+  case SlaTerm::requests_per_s:
+  case SlaTerm::output_tokens_per_s: return value / limit - 1.0; // more is better
+  default: return 1.0 - value / limit;                            // less is better
+  }
+}
+
+BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
+                         std::string_view model_class) {
+  BandFactors f;
+  if (calibration == nullptr || confidence == Confidence::p50) return f;
+  // Ratios of the band's ends to a unit value (band_for scales linearly with the value).
+  f.ttft_high = std::max(1.0, band_for(*calibration, FigureKind::ttft, gpu_id, 1.0, model_class).high);
+  f.tpot_high = std::max(1.0, band_for(*calibration, FigureKind::tpot, gpu_id, 1.0, model_class).high);
+  f.e2e_high = std::max(1.0, band_for(*calibration, FigureKind::e2e, gpu_id, 1.0, model_class).high);
+  f.throughput_low =
+      std::clamp(band_for(*calibration, FigureKind::throughput, gpu_id, 1.0, model_class).low, 1e-3, 1.0);
+  return f;
+}
+
+Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
+  Verdict v;
+  v.precision_supported = e.precision_supported;
+  v.link_known = e.link_known;
+  v.fits = e.memory.fits;
+  v.memory_needed_bytes = e.memory.per_gpu_bytes;
+  v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
+  auto fail_once = [&](RejectReason reason, double value, double limit) {
+    if (v.first.reason == RejectReason::none) v.first = {reason, value, limit};
+  };
+  if (!v.precision_supported) fail_once(RejectReason::precision_unsupported, 0.0, 0.0);
+  if (!v.link_known) fail_once(RejectReason::layout, 0.0, 0.0);
+  if (!v.fits) fail_once(RejectReason::does_not_fit, v.memory_needed_bytes, v.memory_usable_bytes);
+  // Performance is only judged where it means something (the precision runs, the replica fits).
+  if (!v.feasible()) return v;
+
+  auto add = [&](SlaTerm term, double value, double point, double limit, bool met, RejectReason reason) {
+    v.terms[v.term_count++] = TermCheck{term, value, point, limit, met};
+    if (!met) fail_once(reason, value, limit);
+  };
+  const BandFactors& b = rules.bands;
+  if (sla.ttft_ms) {
+    const double ms = e.ttft_s * 1e3 * b.ttft_high;
+    add(SlaTerm::ttft, ms, e.ttft_s * 1e3, *sla.ttft_ms, !above(ms, sla.ttft_ms), RejectReason::ttft);
+  }
+  if (sla.tpot_ms) {
+    const double ms = e.tpot_s * 1e3 * b.tpot_high;
+    add(SlaTerm::tpot, ms, e.tpot_s * 1e3, *sla.tpot_ms, !above(ms, sla.tpot_ms), RejectReason::tpot);
+  }
+  if (sla.e2e_ms) {
+    const double ms = e.e2e_s * 1e3 * b.e2e_high;
+    add(SlaTerm::e2e, ms, e.e2e_s * 1e3, *sla.e2e_ms, !above(ms, sla.e2e_ms), RejectReason::e2e);
+  }
+  if (rules.check_load && sla.requests_per_s) {
+    const double rps = e.requests_per_s * b.throughput_low;
+    add(SlaTerm::requests_per_s, rps, e.requests_per_s, *sla.requests_per_s, rps >= *sla.requests_per_s,
+        RejectReason::throughput);
+  }
+  if (rules.check_load && sla.output_tokens_per_s) {
+    const double tps = e.output_tokens_per_s * b.throughput_low;
+    add(SlaTerm::output_tokens_per_s, tps, e.output_tokens_per_s, *sla.output_tokens_per_s,
+        tps >= *sla.output_tokens_per_s, RejectReason::throughput);
+  }
+  if (sla.budget_usd && rules.price_known) {
+    add(SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd, e.usd_per_hour <= *sla.budget_usd,
+        RejectReason::budget);
+  }
+  return v;
+}
+
+LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
+                        const LayoutRequest& request, const EngineConfig& engine) {
+  LayoutChoice out;
+  const bool one_replica = request.gpus <= 0;
+  const int node = std::max(1, gpu.gpus_per_node);
+  if (one_replica && request.tp > 0 && request.pp > 0) {
+    LayoutRequest pinned = request;
+    pinned.gpus = request.tp * request.pp;
+    return fit_layout(model, workload, gpu, pinned, engine);
+  }
+  const int gpus = std::max(1, request.gpus);
+  if (request.tp > 0 && request.pp > 0) {
+    // Fully pinned: judged as given (the caller checks divisibility by heads and GPUs).
+    out.deployment = Deployment{gpus, request.tp, request.pp, std::max(1, request.ep)};
+    if (gpus % (request.tp * request.pp) != 0) {
+      out.issue = LayoutIssue::gpus_not_divisible;
+      return out;
+    }
+    if (model.model.heads > 0 && model.model.heads % request.tp != 0) {
+      out.issue = LayoutIssue::heads_not_divisible;
+      return out;
+    }
+    out.fits = estimate_inference(model, workload, gpu, out.deployment, engine, nullptr, 0.0).memory.fits;
+    return out;
+  }
+  SearchPolicy policy;
+  policy.max_gpus_per_replica = one_replica ? std::max(1, request.max_gpus_per_replica) : gpus;
+  policy.max_nodes = one_replica ? std::max(1, request.max_nodes) : std::max(1, (gpus + node - 1) / node);
+  // Fewer GPUs per replica first; at one size, the widest TP (NVLink inside the node beats a
+  // pipeline: PP adds a bubble per step and no memory bandwidth per token). Generated in that
+  // order without a list, so the sweep's hot path stays allocation-free.
+  bool tried = false;
+  const bool heads_blocked = request.tp > 0 && model.model.heads > 0 && model.model.heads % request.tp != 0;
+  const int limit = std::min(policy.max_gpus_per_replica, node * policy.max_nodes);
+  const int ep = std::max(1, request.ep);
+  Deployment fallback;
+  for (int n = 1; n <= limit; n *= 2) {
+    if (!one_replica && gpus % n != 0) continue;
+    for (int tp = std::min(n, node); tp >= 1; tp /= 2) {
+      const int pp = n / tp;
+      if (tp * pp != n || !valid_replica_layout(model.model, gpu, tp, pp, policy)) continue;
+      if (request.tp > 0 && tp != request.tp) continue;
+      if (request.pp > 0 && pp != request.pp) continue;
+      // EP spans the TP group of an MoE model (as replica_layouts offers it).
+      if (ep > 1 && !(ep == tp && model.model.moe.experts > 0 && model.model.moe.experts % tp == 0)) continue;
+      const Deployment d{one_replica ? n : gpus, tp, pp, ep};
+      if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
+      tried = true;
+      if (estimate_inference(model, workload, gpu, d, engine, nullptr, 0.0).memory.fits) {
+        out.deployment = d;
+        out.fits = true;
+        return out;
+      }
+    }
+  }
+  out.deployment = fallback;
+  if (!tried) {
+    out.issue = heads_blocked ? LayoutIssue::heads_not_divisible : LayoutIssue::gpus_not_divisible;
+    const int tp = std::max(1, request.tp);
+    const int pp = std::max(1, request.pp);
+    out.deployment = Deployment{one_replica ? tp * pp : gpus, tp, pp, std::max(1, request.ep)};
+  }
+  return out;
+}
+
+} // namespace rightsize
