@@ -102,11 +102,11 @@ struct LayoutRequest {
   /// GPUs of the whole deployment (replicas = gpus / (tp·pp)); 0 = one replica of any size up to
   /// the limits below (the smallest that fits).
   int gpus = 1;
-  int max_gpus_per_replica = 8; ///< with gpus = 0
-  int max_nodes = 1;            ///< with gpus = 0
   int tp = 0;
   int pp = 0;
   int ep = 0;
+  int max_gpus_per_replica = 8; ///< with gpus = 0
+  int max_nodes = 1;            ///< with gpus = 0
 };
 
 /// Why no layout could be formed at all (distinct from "formed, but does not fit").

@@ -1,0 +1,193 @@
+// core::judge, core::fit_layout, cost_at_load and the capacity plan: hand-computed worked examples
+// (docs/ARCHITECTURE.md "One decision point", docs/methodology.md "Judging").
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "rightsize/judge.hpp"
+#include "rightsize/search.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+namespace {
+
+// A fitting estimate with round numbers: TTFT 400 ms, TPOT 40 ms, 10 req/s, 2,560 tok/s, $8/h.
+InferenceEstimate round_estimate() {
+  InferenceEstimate e;
+  e.memory.per_gpu_bytes = 60e9;
+  e.memory.usable_per_gpu_bytes = 76.5e9;
+  e.memory.fits = true;
+  e.ttft_s = 0.400;
+  e.tpot_s = 0.040;
+  e.e2e_s = 0.400 + 255 * 0.040; // 10.6 s
+  e.requests_per_s = 10.0;
+  e.output_tokens_per_s = 2560.0;
+  e.usd_per_hour = 8.0;
+  e.concurrency = 106;
+  return e;
+}
+
+InferenceWorkload chat() {
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  return w;
+}
+
+} // namespace
+
+TEST_CASE("judge: every term with its margin, the first failure in canonical order", "[core][judge]") {
+  const InferenceEstimate e = round_estimate();
+  Sla sla;
+  sla.ttft_ms = 500.0;
+  sla.tpot_ms = 50.0;
+  sla.requests_per_s = 8.0;
+  sla.budget_usd = 10.0;
+  const Verdict v = judge(e, sla, JudgeRules{});
+  REQUIRE(v.passes());
+  REQUIRE(v.term_count == 4);
+  // TTFT 400 vs 500: margin 1 − 400/500 = 0.2; TPOT 40 vs 50: 0.2; 10 vs 8 req/s: 10/8 − 1 = 0.25;
+  // $8 vs $10/h: 0.2.
+  CHECK(v.terms[0].term == SlaTerm::ttft);
+  CHECK(v.terms[0].margin() == Approx(0.2));
+  CHECK(v.terms[1].margin() == Approx(0.2));
+  CHECK(v.terms[2].term == SlaTerm::requests_per_s);
+  CHECK(v.terms[2].margin() == Approx(0.25));
+  CHECK(v.terms[3].margin() == Approx(0.2));
+
+  // TPOT and load both miss: the first in canonical order (TPOT) is the reason.
+  sla.tpot_ms = 30.0;
+  sla.requests_per_s = 12.0;
+  const Verdict miss = judge(e, sla, JudgeRules{});
+  CHECK_FALSE(miss.passes());
+  CHECK(miss.first.reason == RejectReason::tpot);
+  CHECK(miss.first.value == Approx(40.0));
+  CHECK(miss.first.limit == Approx(30.0));
+  CHECK_FALSE(miss.terms[2].met); // the load term is still reported
+
+  // Load checks can be left out (one replica before sizing).
+  JudgeRules no_load;
+  no_load.check_load = false;
+  sla.tpot_ms = 50.0;
+  CHECK(judge(e, sla, no_load).passes());
+}
+
+TEST_CASE("judge: p90 confidence judges latency at the band's high end and load at its low end",
+          "[core][judge]") {
+  const InferenceEstimate e = round_estimate();
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  sla.requests_per_s = 8.0;
+  JudgeRules rules;
+  rules.bands.tpot_high = 1.3;      // p90 TPOT = 40 × 1.3 = 52 ms > 50 ms
+  rules.bands.throughput_low = 0.7; // p10 = 10 × 0.7 = 7 req/s < 8
+  const Verdict v = judge(e, sla, rules);
+  CHECK(v.first.reason == RejectReason::tpot);
+  CHECK(v.terms[0].value == Approx(52.0));
+  CHECK(v.terms[0].point_value == Approx(40.0));
+  CHECK_FALSE(v.terms[1].met);
+  CHECK(v.terms[1].value == Approx(7.0));
+}
+
+TEST_CASE("judge: infeasible deployments are judged on feasibility only", "[core][judge]") {
+  InferenceEstimate e = round_estimate();
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  e.precision_supported = false;
+  e.memory.fits = false;
+  const Verdict v = judge(e, sla, JudgeRules{});
+  CHECK(v.first.reason == RejectReason::precision_unsupported);
+  CHECK_FALSE(v.feasible());
+  CHECK(v.term_count == 0); // no latency is judged for what cannot run
+  e.precision_supported = true;
+  const Verdict w = judge(e, sla, JudgeRules{});
+  CHECK(w.first.reason == RejectReason::does_not_fit);
+  CHECK(w.first.value == Approx(60e9));
+  CHECK(w.first.limit == Approx(76.5e9));
+}
+
+TEST_CASE("band factors: identity at p50 or without a calibration", "[core][judge]") {
+  const BandFactors none = band_factors(nullptr, Confidence::p90, "H100-SXM", "dense-small");
+  CHECK(none.tpot_high == 1.0);
+  CHECK(none.throughput_low == 1.0);
+  Calibration cal;
+  BandEntry b;
+  b.kind = FigureKind::tpot;
+  b.gpu_id = "*";
+  b.ratio_low = 0.8;
+  b.ratio_high = 1.25;
+  cal.bands.push_back(b);
+  ClassWidening c;
+  c.model_class = "dense-small";
+  c.factor = 1.0;
+  cal.classes.push_back(c);
+  CHECK(band_factors(&cal, Confidence::p50, "H100-SXM", "dense-small").tpot_high == 1.0);
+  CHECK(band_factors(&cal, Confidence::p90, "H100-SXM", "dense-small").tpot_high == Approx(1.25));
+  CHECK(parse_confidence("p90") == Confidence::p90);
+  CHECK_FALSE(parse_confidence("p99").has_value());
+}
+
+TEST_CASE("cost at load: $/h over the load served, capped at capacity", "[core][judge]") {
+  const InferenceEstimate e = round_estimate();
+  Sla sla;
+  sla.requests_per_s = 5.0;
+  // $8/h ÷ (3,600 s/h × 5 req/s) = $4.444e-4 per request; ÷ 256 tokens × 1e6 = $1.736 per 1M.
+  const CostAtLoad c = cost_at_load(e, sla, chat());
+  CHECK(c.served_requests_per_s == Approx(5.0));
+  CHECK(c.served_output_tokens_per_s == Approx(1280.0));
+  CHECK(c.usd_per_request == Approx(8.0 / 3600.0 / 5.0));
+  CHECK(c.usd_per_million_output_tokens == Approx(8.0 / 3600.0 / 5.0 / 256.0 * 1e6));
+  // Above capacity the deployment serves only its 10 req/s.
+  sla.requests_per_s = 50.0;
+  CHECK(cost_at_load(e, sla, chat()).served_requests_per_s == Approx(10.0));
+  // Without a load: full capacity, the estimate's own figure ($8/h ÷ 2,560 tok/s = $0.868 per 1M).
+  CHECK(cost_at_load(e, Sla{}, chat()).usd_per_million_output_tokens == Approx(8.0 / (2560.0 * 3600.0) * 1e6));
+}
+
+TEST_CASE("fit_layout: the smallest replica that fits, TP before PP", "[core][judge]") {
+  const PreparedModel pm = prepare_model(llama31_70b(), Precision{}); // 141 GB of bf16 weights
+  const Gpu gpu = h100_sxm();                                         // 76.5 GB usable
+  InferenceWorkload w = chat();
+  w.concurrency = 8;
+  // 8 GPUs: TP1 cannot hold 141 GB; TP2 holds 70.6 GB of weights + 1.3 GB overhead + 8 × 1,280 ×
+  // 163,840 B of KV (1.7 GB) + activations in 76.5 GB: 4 replicas of TP2.
+  const LayoutChoice c = fit_layout(pm, w, gpu, LayoutRequest{8, 0, 0, 0}, EngineConfig{});
+  REQUIRE(c.fits);
+  CHECK(c.deployment.tp == 2);
+  CHECK(c.deployment.pp == 1);
+  CHECK(c.deployment.gpus == 8);
+  CHECK(c.deployment.replicas() == 4);
+  // One replica of any size (gpus = 0): TP2 on 2 GPUs, before TP1·PP2.
+  const LayoutChoice one = fit_layout(pm, w, gpu, LayoutRequest{0, 0, 0, 0, 8, 1}, EngineConfig{});
+  CHECK(one.deployment.gpus == 2);
+  CHECK(one.deployment.tp == 2);
+  // Pinned PP 2: the smallest such replica is TP1·PP2 (2 GPUs), twice on 4 GPUs.
+  const LayoutChoice pinned = fit_layout(pm, w, gpu, LayoutRequest{4, 0, 2, 0}, EngineConfig{});
+  CHECK(pinned.deployment.tp == 1);
+  CHECK(pinned.deployment.pp == 2);
+  CHECK(pinned.deployment.replicas() == 2);
+  // Nothing fits on 1 GPU: the largest layout tried comes back with fits = false.
+  const LayoutChoice none = fit_layout(pm, w, gpu, LayoutRequest{1, 0, 0, 0}, EngineConfig{});
+  CHECK_FALSE(none.fits);
+  CHECK(none.issue == LayoutIssue::none);
+  // TP 3 divides neither 8 GPUs nor 64 heads.
+  CHECK(fit_layout(pm, w, gpu, LayoutRequest{8, 3, 0, 0}, EngineConfig{}).issue != LayoutIssue::none);
+}
+
+TEST_CASE("latency at load: Little's law settles below the sized concurrency", "[core][judge]") {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  sla.requests_per_s = 5.0;
+  Deployment one;
+  const Candidate c = evaluate_candidate(pm, chat(), sla, h100_sxm(), one, 4.32, SearchPolicy{});
+  REQUIRE(c.meets_sla);
+  // One replica serving 5 req/s holds C = 5 × E(C) requests; E(C) ≥ 256 × TPOT(1) ≈ 2 s, so C ≥ 10,
+  // and C stays below the max-throughput concurrency the SLA allows.
+  CHECK(c.concurrency_at_load >= 10);
+  CHECK(c.concurrency_at_load < c.estimate.concurrency);
+  CHECK(c.e2e_at_load_s < c.estimate.e2e_s);
+  CHECK(c.concurrency_at_load <= static_cast<std::int64_t>(std::ceil(5.0 * c.e2e_at_load_s)) + 1);
+}
