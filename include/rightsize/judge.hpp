@@ -56,6 +56,10 @@ struct BandFactors {
 BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
                          std::string_view model_class);
 
+/// The latency limits an auto concurrency must meet so that the judged (pessimistic) end meets the
+/// real ones: each limit divided by its band's high multiplier (unchanged at p50).
+Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);
+
 /// One SLA term as judged: the value compared (pessimistic end when asked) against the limit.
 enum class SlaTerm : std::uint8_t { ttft, tpot, e2e, requests_per_s, output_tokens_per_s, budget };
 const char* to_string(SlaTerm term);
@@ -96,6 +100,11 @@ struct Verdict {
 /// Judges one estimate (for the deployment as a whole: served load = all replicas). Pure, no
 /// allocation.
 Verdict judge(const InferenceEstimate& estimate, const Sla& sla, const JudgeRules& rules);
+
+/// The SLA terms the point estimate meets but the pessimistic end of the band (`bands`) misses:
+/// the cautions of --confidence p50. Returns how many were written to `out` (in judge's order).
+std::size_t optimistic_only_terms(const InferenceEstimate& estimate, const Sla& sla, const BandFactors& bands,
+                                  std::array<TermCheck, 6>& out);
 
 /// Pins for a layout choice: 0 = free.
 struct LayoutRequest {

@@ -196,10 +196,7 @@ int run_estimate(const EstimateOptions& o) {
   // An "auto" concurrency meets the latency SLA at the judged end of its band (core::judge).
   const BandFactors factors =
       band_factors(band_calibration(catalog), confidence, gpu.id, model_class_of(spec.model));
-  Sla auto_sla = spec.sla;
-  if (auto_sla.ttft_ms) *auto_sla.ttft_ms /= factors.ttft_high;
-  if (auto_sla.tpot_ms) *auto_sla.tpot_ms /= factors.tpot_high;
-  if (auto_sla.e2e_ms) *auto_sla.e2e_ms /= factors.e2e_high;
+  const Sla auto_sla = auto_concurrency_sla(spec.sla, factors); // judged end of the band
   const Sla* sla = w.concurrency == 0 ? &auto_sla : nullptr;
   // A --concurrency flag replaces the spec's "auto" and the assumption that came with it.
   std::vector<std::string> assumptions;

@@ -245,22 +245,31 @@ void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const In
 std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& e,
                                          const Sla& sla) {
   std::vector<std::string> out;
-  auto check = [&](const char* name, FigureKind kind, double seconds, const std::optional<double>& limit_ms) {
-    if (!limit_ms || seconds * 1e3 > *limit_ms) return;
-    const double high_ms = bands.band(kind, seconds).high * 1e3;
-    if (high_ms > *limit_ms) {
-      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its p90 is {:.1f} ms", name, seconds * 1e3,
-                                *limit_ms, high_ms));
+  if (bands.calibration == nullptr) return out;
+  // The comparison is core's (core::optimistic_only_terms); only the words are here.
+  const BandFactors factors = band_factors(bands.calibration, Confidence::p90, bands.gpu_id, bands.model_class);
+  std::array<TermCheck, 6> terms{};
+  const std::size_t n = optimistic_only_terms(e, sla, factors, terms);
+  for (std::size_t i = 0; i < n; ++i) {
+    const TermCheck& t = terms[i];
+    switch (t.term) {
+    case SlaTerm::ttft:
+    case SlaTerm::tpot:
+    case SlaTerm::e2e: {
+      const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
+      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its p90 is {:.1f} ms", name, t.point_value,
+                                t.limit, t.value));
+      break;
     }
-  };
-  check("TTFT", FigureKind::ttft, e.ttft_s, sla.ttft_ms);
-  check("TPOT", FigureKind::tpot, e.tpot_s, sla.tpot_ms);
-  check("end-to-end", FigureKind::e2e, e.e2e_s, sla.e2e_ms);
-  if (sla.requests_per_s && e.requests_per_s >= *sla.requests_per_s) {
-    const double low = bands.band(FigureKind::throughput, e.requests_per_s).low;
-    if (low < *sla.requests_per_s) {
-      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its p10 is {:.1f}", e.requests_per_s,
-                                *sla.requests_per_s, low));
+    case SlaTerm::requests_per_s:
+      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its p10 is {:.1f}", t.point_value, t.limit,
+                                t.value));
+      break;
+    case SlaTerm::output_tokens_per_s:
+      out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its p10 is {:.0f}", t.point_value, t.limit,
+                                t.value));
+      break;
+    case SlaTerm::budget: break;
     }
   }
   return out;

@@ -59,10 +59,7 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
   const BandFactors& bands = plan.bands_for(in.model, out.gpu);
   out.price_known = price > 0.0;
   out.deployment = dep;
-  Sla auto_sla = in.sla; // an auto concurrency meets latency at the judged end of the band
-  if (auto_sla.ttft_ms) *auto_sla.ttft_ms /= bands.ttft_high;
-  if (auto_sla.tpot_ms) *auto_sla.tpot_ms /= bands.tpot_high;
-  if (auto_sla.e2e_ms) *auto_sla.e2e_ms /= bands.e2e_high;
+  const Sla auto_sla = auto_concurrency_sla(in.sla, bands); // judged end of the band
   out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep,
                                     plan.policy.engine, &auto_sla, out.price_known ? price : 0.0);
   JudgeRules rules;

@@ -63,6 +63,14 @@ BandFactors band_factors(const Calibration* calibration, Confidence confidence, 
   return f;
 }
 
+Sla auto_concurrency_sla(const Sla& sla, const BandFactors& b) {
+  Sla t = sla;
+  if (t.ttft_ms) *t.ttft_ms /= b.ttft_high;
+  if (t.tpot_ms) *t.tpot_ms /= b.tpot_high;
+  if (t.e2e_ms) *t.e2e_ms /= b.e2e_high;
+  return t;
+}
+
 Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
   Verdict v;
   v.precision_supported = e.precision_supported;
@@ -111,6 +119,20 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
         RejectReason::budget);
   }
   return v;
+}
+
+std::size_t optimistic_only_terms(const InferenceEstimate& e, const Sla& sla, const BandFactors& bands,
+                                  std::array<TermCheck, 6>& out) {
+  JudgeRules point;
+  JudgeRules pessimistic;
+  pessimistic.bands = bands;
+  const Verdict at_point = judge(e, sla, point);
+  const Verdict at_band = judge(e, sla, pessimistic);
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < at_point.term_count && i < at_band.term_count; ++i) {
+    if (at_point.terms[i].met && !at_band.terms[i].met) out[n++] = at_band.terms[i];
+  }
+  return n;
 }
 
 LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,

@@ -122,16 +122,6 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
 
 namespace {
 
-// The SLA the auto concurrency must meet so that the pessimistic end of each latency band meets the
-// real one: limits divided by the band's high multiplier (1 for --confidence p50).
-Sla tightened(const Sla& sla, const BandFactors& b) {
-  Sla t = sla;
-  if (t.ttft_ms) *t.ttft_ms /= b.ttft_high;
-  if (t.tpot_ms) *t.tpot_ms /= b.tpot_high;
-  if (t.e2e_ms) *t.e2e_ms /= b.e2e_high;
-  return t;
-}
-
 // Latency at the load each replica carries (methodology "Latency at load"): by Little's law a
 // replica serving λ req/s with end-to-end time E(C) holds C = λ·E(C) requests; a few fixed-point
 // steps from C = 1 settle it (E rises with C, so the iteration climbs monotonically to the fixed
@@ -184,7 +174,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   c.layout.gpus = layout.tp * layout.pp;
   c.price_known = usd_per_gpu_hour > 0.0;
   const double price = c.price_known ? usd_per_gpu_hour : 0.0;
-  const Sla auto_sla = tightened(sla, bands);
+  const Sla auto_sla = auto_concurrency_sla(sla, bands);
   c.estimate = estimate_inference(model, workload, gpu, c.layout, policy.engine, &auto_sla, price);
   InferenceEstimate& e = c.estimate;
   JudgeRules rules;
