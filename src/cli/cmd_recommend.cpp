@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "emit/emit.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -27,6 +28,7 @@ struct RecommendOptions {
   double headroom = -1.0;
   CatalogOptions catalog;
   EngineOptions engine;
+  EmitOptions emit;
 };
 
 RankBy parse_rank_by(const std::string& text) {
@@ -45,6 +47,7 @@ int run_recommend(const RecommendOptions& o) {
   if (o.top < 1 || o.top > 1000)
     throw Error(ErrorKind::usage, "--top", "", fmt::format("expected 1 to 1000, got {}", o.top));
   const Spec spec = load_spec_file(o.spec);
+  check_emit_options(o.emit, spec);
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions);
   SearchPolicy policy;
@@ -71,6 +74,7 @@ int run_recommend(const RecommendOptions& o) {
   }
   const Recommendation r =
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+  if (!o.emit.kind.empty()) return emit_artifact(o.emit, spec, in, r, policy);
   render_recommendation(spec, in, r, catalog, policy, ro);
   return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
 }
@@ -94,6 +98,7 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("--format", o->format, "table, json, csv or markdown")->default_str("table");
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);
+  add_emit_options(command, o->emit);
   command->callback([o, &action] { action = [o] { return run_recommend(*o); }; });
 }
 
