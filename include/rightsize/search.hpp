@@ -12,7 +12,7 @@
 namespace rightsize {
 
 /// What candidates are ranked by (ties: lower TPOT, then TTFT, then fewer GPUs, then GPU id).
-enum class RankBy : std::uint8_t { cost_per_token, cost_per_request, latency, gpus };
+enum class RankBy : std::uint8_t { cost_per_token, cost_per_request, latency, gpus, energy };
 const char* to_string(RankBy rank_by);
 
 /// Search limits and policy.
@@ -22,6 +22,7 @@ struct SearchPolicy {
   double throughput_headroom = 0.20; ///< replicas are sized for peak load × (1 + headroom)
   RankBy rank_by = RankBy::cost_per_token;
   EngineConfig engine;
+  double max_power_kw = 0.0; ///< GPU board power cap of a deployment at peak load; 0 = none (energy.hpp)
 };
 
 /// Why a candidate failed, with the numbers to say so ("TPOT 71 ms > SLA 50 ms at concurrency 1").
@@ -37,6 +38,7 @@ enum class RejectReason : std::uint8_t {
   budget,
   no_price,
   deadline,
+  power, ///< board power at peak load above constraints.max_power_kw (value, limit in kW)
 };
 const char* to_string(RejectReason reason);
 
@@ -57,6 +59,8 @@ struct Candidate {
   bool meets_sla = false;
   bool price_known = true;
   std::size_t rank = 0; ///< 1-based among passing candidates; 0 for rejected
+  double power_watts = 0.0;             ///< board power at peak load (energy.hpp); 0 = TDP unknown
+  double joules_per_output_token = 0.0; ///< board energy per served output token; 0 = unknown
   [[nodiscard]] int total_gpus() const { return replicas * layout.tp * layout.pp; }
 };
 

@@ -36,9 +36,10 @@ RankBy parse_rank_by(const std::string& text) {
   if (text == "cost_per_request") return RankBy::cost_per_request;
   if (text == "latency") return RankBy::latency;
   if (text == "gpus") return RankBy::gpus;
+  if (text == "energy") return RankBy::energy;
   throw Error(
       ErrorKind::usage, "--rank-by", "",
-      fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency or gpus)",
+      fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency, gpus or energy)",
                   text));
 }
 
@@ -53,6 +54,7 @@ int run_recommend(const RecommendOptions& o) {
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
   policy.engine = engine_config(o.engine);
+  policy.max_power_kw = spec.constraints.max_power_kw;
   policy.max_gpus_per_replica =
       o.max_gpus_per_replica > 0 ? o.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
   policy.max_nodes = o.max_nodes > 0 ? o.max_nodes : spec.constraints.max_nodes;
@@ -88,7 +90,7 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("spec", o->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", o->gpus, "only these GPU ids (repeatable or comma-separated)")->delimiter(',');
   command->add_option("--precisions", o->precisions, "also search these precisions, e.g. bf16,fp8,int4-awq");
-  command->add_option("--rank-by", o->rank_by, "cost_per_token (default), cost_per_request, latency or gpus");
+  command->add_option("--rank-by", o->rank_by, "cost_per_token (default), cost_per_request, latency, gpus or energy");
   command->add_option("--top", o->top, "rows to show (default 5)");
   command->add_flag("--explain", o->explain, "list every rejected candidate and its reason");
   command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,

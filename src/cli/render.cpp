@@ -89,6 +89,9 @@ std::string describe_rejection(const Candidate& c) {
   case RejectReason::budget: return fmt::format("costs ${:.2f}/h > budget ${:g}/h", r.value, r.limit);
   case RejectReason::no_price: return "no price known for this GPU";
   case RejectReason::deadline: return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
+  case RejectReason::power:
+    return r.value > 0.0 ? fmt::format("draws {:.2f} kW at peak load > cap {:g} kW", r.value, r.limit)
+                         : fmt::format("TDP unknown: cannot check the {:g} kW power cap", r.limit);
   }
   return "rejected";
 }

@@ -90,6 +90,9 @@ void append_rejection(Buffer& out, const SweepPlan& plan, const Rejection& r, st
     fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
     return;
   case RejectReason::no_price: put(out, "no price known for this GPU"); return;
+  case RejectReason::power: // recommend's power cap: a sweep never sees it, worded as render.cpp does
+    fmt::format_to(it, FMT_COMPILE("draws {:.2f} kW at peak load > cap {:g} kW"), r.value, r.limit);
+    return;
   case RejectReason::deadline: // training only: a sweep never sees it, worded as render.cpp does
     fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
     return;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
@@ -27,6 +28,7 @@ double rank_key(const Candidate& c, RankBy rank_by) {
     return c.price_known && c.estimate.usd_per_request > 0.0 ? c.estimate.usd_per_request : k_inf;
   case RankBy::latency: return c.estimate.e2e_s;
   case RankBy::gpus: return static_cast<double>(c.total_gpus());
+  case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
   }
   return k_inf;
 }
@@ -39,6 +41,7 @@ int reason_order(RejectReason r) {
   case RejectReason::no_price: return 1;
   case RejectReason::deadline: return 3;
   case RejectReason::budget: return 2;
+  case RejectReason::power: return 2;
   case RejectReason::throughput: return 3;
   case RejectReason::e2e: return 4;
   case RejectReason::tpot: return 5;
@@ -68,6 +71,7 @@ const char* to_string(RankBy rank_by) {
   case RankBy::cost_per_request: return "cost_per_request";
   case RankBy::latency: return "latency";
   case RankBy::gpus: return "gpus";
+  case RankBy::energy: return "energy";
   }
   return "cost_per_token";
 }
@@ -85,6 +89,7 @@ const char* to_string(RejectReason reason) {
   case RejectReason::budget: return "budget";
   case RejectReason::no_price: return "no_price";
   case RejectReason::deadline: return "deadline";
+  case RejectReason::power: return "power";
   }
   return "none";
 }
@@ -170,6 +175,11 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   if (sla.budget_usd && c.price_known && e.usd_per_hour > *sla.budget_usd) {
     return reject(RejectReason::budget, e.usd_per_hour, *sla.budget_usd);
   }
+  const CandidateEnergy energy = candidate_energy(c, gpu, sla, PowerModel{});
+  c.power_watts = energy.power_watts;
+  c.joules_per_output_token = energy.joules_per_output_token;
+  if (!meets_power_cap(c.power_watts, policy.max_power_kw))
+    return reject(RejectReason::power, c.power_watts / 1e3, policy.max_power_kw);
   c.meets_sla = true;
   return c;
 }
