@@ -37,7 +37,7 @@ struct DeployPlan {
   /// In-flight requests (running + waiting) per replica at which to add one: max_num_seqs × the
   /// capacity plan's target utilization, at least 1.
   double target_inflight_per_replica = 1.0;
-  int cold_start_s = 0;       ///< rounded up
+  int cold_start_s = 0;        ///< rounded up
   int scale_down_window_s = 0; ///< do not drop a replica faster than one can come back
   int idle_before_zero_s = 0;  ///< KEDA cooldownPeriod: idle time before scaling to zero
 };

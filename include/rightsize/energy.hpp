@@ -22,8 +22,8 @@ struct PowerModel {
 double gpu_power_watts(double tdp_watts, double load, const PowerModel& model);
 
 struct CandidateEnergy {
-  double load = 0.0;                       ///< served / capacity of the whole deployment, [0, 1]
-  double power_watts = 0.0;                ///< all GPUs of the deployment (board power, no PUE); 0 = TDP unknown
+  double load = 0.0;        ///< served / capacity of the whole deployment, [0, 1]
+  double power_watts = 0.0; ///< all GPUs of the deployment (board power, no PUE); 0 = TDP unknown
   double served_output_tokens_per_s = 0.0; ///< at the stated load (capacity when none is stated)
   double joules_per_output_token = 0.0;    ///< board energy; 0 when power or tokens are unknown
 };

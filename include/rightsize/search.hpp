@@ -58,7 +58,7 @@ struct Candidate {
   Rejection rejection;        ///< reason == none when it meets everything
   bool meets_sla = false;
   bool price_known = true;
-  std::size_t rank = 0; ///< 1-based among passing candidates; 0 for rejected
+  std::size_t rank = 0;                 ///< 1-based among passing candidates; 0 for rejected
   double power_watts = 0.0;             ///< board power at peak load (energy.hpp); 0 = TDP unknown
   double joules_per_output_token = 0.0; ///< board energy per served output token; 0 = unknown
   [[nodiscard]] int total_gpus() const { return replicas * layout.tp * layout.pp; }

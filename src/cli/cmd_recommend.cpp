@@ -39,8 +39,9 @@ RankBy parse_rank_by(const std::string& text) {
   if (text == "energy") return RankBy::energy;
   throw Error(
       ErrorKind::usage, "--rank-by", "",
-      fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency, gpus or energy)",
-                  text));
+      fmt::format(
+          "unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency, gpus or energy)",
+          text));
 }
 
 int run_recommend(const RecommendOptions& o) {
@@ -90,7 +91,8 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("spec", o->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", o->gpus, "only these GPU ids (repeatable or comma-separated)")->delimiter(',');
   command->add_option("--precisions", o->precisions, "also search these precisions, e.g. bf16,fp8,int4-awq");
-  command->add_option("--rank-by", o->rank_by, "cost_per_token (default), cost_per_request, latency, gpus or energy");
+  command->add_option("--rank-by", o->rank_by,
+                      "cost_per_token (default), cost_per_request, latency, gpus or energy");
   command->add_option("--top", o->top, "rows to show (default 5)");
   command->add_flag("--explain", o->explain, "list every rejected candidate and its reason");
   command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,

@@ -126,11 +126,12 @@ void print_energy_line(const Candidate& w, const TcoParams& tco) {
     fmt::print("energy: TDP unknown for the winner; no power estimate\n");
     return;
   }
-  const EnergyCost cost = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness, tco.usd_per_kwh,
-                                      tco.grid_g_co2e_per_kwh);
+  const EnergyCost cost = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness,
+                                      tco.usd_per_kwh, tco.grid_g_co2e_per_kwh);
   std::string carbon;
   if (tco.grid_g_co2e_per_kwh > 0.0)
-    carbon = fmt::format(", {:.0f} g CO2e at {:g} g/kWh", cost.g_co2e_per_million_tokens, tco.grid_g_co2e_per_kwh);
+    carbon =
+        fmt::format(", {:.0f} g CO2e at {:g} g/kWh", cost.g_co2e_per_million_tokens, tco.grid_g_co2e_per_kwh);
   fmt::print("energy: {:.2f} kW of GPU power at peak load, {:.3g} J per output token; per 1M output tokens "
              "{:.3g} kWh (PUE {:g}), ${:.3f} of electricity at ${:g}/kWh{}\n",
              w.power_watts / 1e3, w.joules_per_output_token, cost.kwh_per_million_tokens,

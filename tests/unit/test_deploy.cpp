@@ -1,16 +1,16 @@
 // Deployment settings (core plan_deployment) and the emitted engine commands / Kubernetes YAML,
 // parsed back with yaml-cpp (docs/deploy.md).
-#include <catch2/catch.hpp>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "emit/engine_command.hpp"
 #include "emit/k8s_manifest.hpp"
 #include "fixtures.hpp"
 #include "rightsize/deploy.hpp"
+#include <yaml-cpp/yaml.h>
 
 using namespace rightsize;
 
@@ -95,8 +95,8 @@ TEST_CASE("plan_deployment: a one-sequence replica still gets a target of one", 
   Candidate c = tp2_candidate();
   c.estimate.concurrency = 1;
   const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
-  const DeployPlan d =
-      plan_deployment(c, pm, test::h100_sxm(), InferenceWorkload{}, EngineConfig{}, capacity(), CapacityPolicy{});
+  const DeployPlan d = plan_deployment(c, pm, test::h100_sxm(), InferenceWorkload{}, EngineConfig{},
+                                       capacity(), CapacityPolicy{});
   CHECK(d.max_num_seqs == 1);
   CHECK(d.target_inflight_per_replica == 1.0); // floor(0.8) = 0, raised to 1
   CHECK_FALSE(d.kv_cache_fp8);
@@ -151,7 +151,8 @@ TEST_CASE("k8s manifests parse back with yaml-cpp and carry the required fields"
   CHECK(dep["spec"]["replicas"].as<int>() == 3);
   CHECK(dep["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>() == "chat-8b");
   const YAML::Node pod = dep["spec"]["template"]["spec"];
-  CHECK(dep["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"].as<std::string>() == "chat-8b");
+  CHECK(dep["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"].as<std::string>() ==
+        "chat-8b");
   CHECK(pod["nodeSelector"]["rightsize.io/gpu"].as<std::string>() == "H100-SXM");
   const YAML::Node ctr = pod["containers"][0];
   CHECK(ctr["image"].as<std::string>() == "vllm/vllm-openai:latest");
@@ -195,8 +196,8 @@ TEST_CASE("the k8s goldens on the shipped examples parse as a Deployment and a S
     const std::vector<YAML::Node> docs = YAML::LoadAllFromFile(path);
     REQUIRE(docs.size() == 2);
     CHECK(docs[0]["kind"].as<std::string>() == "Deployment");
-    CHECK(docs[0]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>() >=
-          1);
+    CHECK(docs[0]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]
+              .as<int>() >= 1);
     CHECK(docs[1]["kind"].as<std::string>() == "ScaledObject");
     const int min_replicas = docs[1]["spec"]["minReplicaCount"].as<int>();
     CHECK(docs[1]["spec"]["maxReplicaCount"].as<int>() > min_replicas);

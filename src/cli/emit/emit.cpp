@@ -37,8 +37,9 @@ void write_artifact(const EmitOptions& o, const std::string& file_name, const st
 } // namespace
 
 void add_emit_options(CLI::App* command, EmitOptions& o) {
-  command->add_option("--emit", o.kind, "write a deployment artifact instead of the table: vllm, sglang, "
-                                        "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)");
+  command->add_option("--emit", o.kind,
+                      "write a deployment artifact instead of the table: vllm, sglang, "
+                      "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)");
   command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory");
   command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
   command->add_option("--model-path", o.model_path,
@@ -54,11 +55,11 @@ void check_emit_options(const EmitOptions& o, const Spec& spec) {
   if (!o.kind.empty() && o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm" && o.kind != "k8s")
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("unknown artifact \"{}\" (expected {})", o.kind, k_kinds));
-  if (o.kind.empty() && !o.out_dir.empty())
-    throw Error(ErrorKind::usage, "--out", "", "needs --emit KIND");
+  if (o.kind.empty() && !o.out_dir.empty()) throw Error(ErrorKind::usage, "--out", "", "needs --emit KIND");
   if (!o.kind.empty() && spec.mode == WorkloadMode::training)
     throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
-  if (o.rank < 1) throw Error(ErrorKind::usage, "--rank", "", fmt::format("expected 1 or more, got {}", o.rank));
+  if (o.rank < 1)
+    throw Error(ErrorKind::usage, "--rank", "", fmt::format("expected 1 or more, got {}", o.rank));
 }
 
 int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Recommendation& r,
@@ -80,14 +81,17 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
   const DeployPlan plan =
       plan_deployment(c, model, gpu, spec.inference, policy.engine, capacity, capacity_policy);
   if (o.kind == "trtllm" && gpu.vendor != "nvidia")
-    throw Error(ErrorKind::usage, "--emit", "",
-                fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and rank {} is {} ({}); choose NVIDIA GPUs "
-                            "with --gpu or another --rank",
-                            o.rank, gpu.id, gpu.vendor));
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and rank {} is {} ({}); choose NVIDIA GPUs "
+                    "with --gpu or another --rank",
+                    o.rank, gpu.id, gpu.vendor));
   const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
   if (o.model_path.empty())
-    fmt::print(stderr, "rightsize: note: --model-path not given; serving \"{}\" (the spec's model name): "
-                       "set it to the Hugging Face id or local path\n", model_path);
+    fmt::print(stderr,
+               "rightsize: note: --model-path not given; serving \"{}\" (the spec's model name): "
+               "set it to the Hugging Face id or local path\n",
+               model_path);
   const std::string header = fmt::format(
       "# rightsize: {} on {} × {} (TP{} PP{}{}), rank {}; {} replica{} at average load, {}–{} autoscaled\n",
       spec.name, plan.gpus_per_replica, gpu.id, plan.tensor_parallel, plan.pipeline_parallel,
@@ -104,7 +108,9 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
     k.name = base;
     k.gpu_id = gpu.id;
     k.gpu_vendor = gpu.vendor;
-    k.image = !o.image.empty() ? o.image : gpu.vendor == "amd" ? "rocm/vllm:latest" : "vllm/vllm-openai:latest";
+    k.image = !o.image.empty()      ? o.image
+              : gpu.vendor == "amd" ? "rocm/vllm:latest"
+                                    : "vllm/vllm-openai:latest";
     k.prometheus_url = o.prometheus_url;
     k.model_name = model_path;
     k.command = engine_command(Engine::vllm, plan, model_path);
@@ -112,7 +118,9 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
     write_artifact(o, base + ".k8s.yaml", header + k8s_manifests(k));
     return 0;
   }
-  const Engine engine = o.kind == "vllm" ? Engine::vllm : o.kind == "sglang" ? Engine::sglang : Engine::trtllm;
+  const Engine engine = o.kind == "vllm"     ? Engine::vllm
+                        : o.kind == "sglang" ? Engine::sglang
+                                             : Engine::trtllm;
   const EngineCommand command = engine_command(engine, plan, model_path);
   write_artifact(o, base + "." + o.kind + ".sh", shell_script(command, header));
   return 0;

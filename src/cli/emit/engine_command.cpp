@@ -49,8 +49,10 @@ std::string shell_word(const std::string& w) {
   if (safe) return w;
   std::string out(1, '\'');
   for (char ch : w) {
-    if (ch == '\'') out.append("'\\''");
-    else out.push_back(ch);
+    if (ch == '\'')
+      out.append("'\\''");
+    else
+      out.push_back(ch);
   }
   out.push_back('\'');
   return out;

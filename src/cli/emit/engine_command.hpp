@@ -12,9 +12,9 @@ namespace rightsize::cli {
 enum class Engine { vllm, sglang, trtllm };
 
 struct EngineCommand {
-  std::vector<std::string> program;                        ///< e.g. {"vllm", "serve"}
-  std::vector<std::string> args;                           ///< model first, then flag/value pairs
-  std::vector<std::string> notes;                          ///< caveats to print as comments
+  std::vector<std::string> program; ///< e.g. {"vllm", "serve"}
+  std::vector<std::string> args;    ///< model first, then flag/value pairs
+  std::vector<std::string> notes;   ///< caveats to print as comments
   int port = 8000;
   std::string metrics_path = "/metrics";
 };

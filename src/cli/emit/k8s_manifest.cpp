@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+
 #include <yaml-cpp/yaml.h>
 
 namespace rightsize::cli {
@@ -140,8 +141,10 @@ std::string k8s_name(const std::string& text) {
     if (out.size() >= 63) break;
     const char c = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (ok) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if (ok)
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-')
     out.pop_back();
