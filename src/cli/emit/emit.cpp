@@ -55,7 +55,15 @@ void check_emit_options(const EmitOptions& o, const Spec& spec) {
   if (!o.kind.empty() && o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm" && o.kind != "k8s")
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("unknown artifact \"{}\" (expected {})", o.kind, k_kinds));
-  if (o.kind.empty() && !o.out_dir.empty()) throw Error(ErrorKind::usage, "--out", "", "needs --emit KIND");
+  if (o.kind.empty()) {
+    // The --emit companions do nothing on their own; say so rather than ignore them.
+    const char* lone = !o.out_dir.empty()      ? "--out"
+                       : o.rank != 1           ? "--rank"
+                       : !o.model_path.empty() ? "--model-path"
+                       : !o.image.empty()      ? "--image"
+                                               : nullptr;
+    if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
+  }
   if (!o.kind.empty() && spec.mode == WorkloadMode::training)
     throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
   if (o.rank < 1)
