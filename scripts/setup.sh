@@ -3,7 +3,7 @@
 # On Debian/Ubuntu it installs the packages with apt-get; elsewhere it prints what to install.
 set -euo pipefail
 
-packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2)
+packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev catch2)
 # clang + compiler-rt give the libFuzzer targets (optional: skipped if unavailable).
 optional=(clang libclang-rt-dev)
 

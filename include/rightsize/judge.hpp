@@ -28,6 +28,7 @@ enum class RejectReason : std::uint8_t {
   budget,
   no_price,
   deadline,
+  power, ///< board power at peak load above constraints.max_power_kw (value, limit in kW)
 };
 const char* to_string(RejectReason reason);
 
@@ -61,7 +62,7 @@ BandFactors band_factors(const Calibration* calibration, Confidence confidence, 
 Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);
 
 /// One SLA term as judged: the value compared (pessimistic end when asked) against the limit.
-enum class SlaTerm : std::uint8_t { ttft, tpot, e2e, requests_per_s, output_tokens_per_s, budget };
+enum class SlaTerm : std::uint8_t { ttft, tpot, e2e, requests_per_s, output_tokens_per_s, budget, power };
 const char* to_string(SlaTerm term);
 
 struct TermCheck {
@@ -79,17 +80,20 @@ struct JudgeRules {
   bool check_load = true; ///< compare served requests/s and tokens/s with the SLA's load
   BandFactors bands;      ///< pessimistic multipliers (from band_factors) for --confidence p90
   bool price_known = true;
+  double max_power_kw = 0.0; ///< constraints.max_power_kw; 0 = no cap
+  double power_kw = 0.0;     ///< the deployment's board power at its load (energy.hpp); 0 = unknown
 };
 
 /// The verdict on one deployment: each feasibility test and SLA term with its margin, and the first
-/// failure in the canonical order precision → link → memory → TTFT → TPOT → end-to-end → load → budget.
+/// failure in the canonical order precision → link → memory → TTFT → TPOT → end-to-end → load → budget
+/// → power.
 struct Verdict {
   bool precision_supported = true;
   bool link_known = true;
   bool fits = true;
   double memory_needed_bytes = 0.0; ///< per GPU
   double memory_usable_bytes = 0.0; ///< per GPU
-  std::array<TermCheck, 6> terms{};
+  std::array<TermCheck, 7> terms{};
   std::size_t term_count = 0;
   Rejection first; ///< reason == none when every test passes
   [[nodiscard]] bool passes() const { return first.reason == RejectReason::none; }
@@ -104,7 +108,7 @@ Verdict judge(const InferenceEstimate& estimate, const Sla& sla, const JudgeRule
 /// The SLA terms the point estimate meets but the pessimistic end of the band (`bands`) misses:
 /// the cautions of --confidence p50. Returns how many were written to `out` (in judge's order).
 std::size_t optimistic_only_terms(const InferenceEstimate& estimate, const Sla& sla, const BandFactors& bands,
-                                  std::array<TermCheck, 6>& out);
+                                  std::array<TermCheck, 7>& out);
 
 /// Pins for a layout choice: 0 = free.
 struct LayoutRequest {

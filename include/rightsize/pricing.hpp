@@ -25,6 +25,7 @@ struct TcoParams {
   double power_usage_effectiveness = 1.3; ///< PUE
   double usd_per_kwh = 0.10;
   double power_fraction_of_tdp = 0.80;    ///< average draw as a fraction of TDP
+  double grid_g_co2e_per_kwh = 0.0;       ///< grid carbon intensity for energy reports; 0 = not stated
   double server_overhead_fraction = 0.25; ///< host CPU/RAM/network share of the GPU price
   double ops_fraction_per_year = 0.15;    ///< maintenance, support, hosting, as a fraction of capex per year
 };

@@ -14,7 +14,7 @@
 namespace rightsize {
 
 /// What candidates are ranked by (ties: lower TPOT, then TTFT, then fewer GPUs, then GPU id).
-enum class RankBy : std::uint8_t { cost_per_token, cost_per_request, latency, gpus };
+enum class RankBy : std::uint8_t { cost_per_token, cost_per_request, latency, gpus, energy };
 const char* to_string(RankBy rank_by);
 
 /// Search limits and policy.
@@ -28,6 +28,7 @@ struct SearchPolicy {
   /// (null: no bands, the point estimate is judged).
   Confidence confidence = Confidence::p90;
   const Calibration* calibration = nullptr;
+  double max_power_kw = 0.0; ///< GPU board power cap of a deployment at peak load; 0 = none (energy.hpp)
 };
 
 /// One configuration: `replicas` replicas of `layout` (tp·pp GPUs each) of one GPU type.
@@ -53,7 +54,9 @@ struct Candidate {
   std::int64_t concurrency_at_load = 0;
   bool meets_sla = false;
   bool price_known = true;
-  std::size_t rank = 0; ///< 1-based among passing candidates; 0 for rejected
+  std::size_t rank = 0;                 ///< 1-based among passing candidates; 0 for rejected
+  double power_watts = 0.0;             ///< board power at peak load (energy.hpp); 0 = TDP unknown
+  double joules_per_output_token = 0.0; ///< board energy per served output token; 0 = unknown
   [[nodiscard]] int total_gpus() const { return replicas * layout.tp * layout.pp; }
 };
 
@@ -115,6 +118,9 @@ struct CapacityPlan {
   const char* tier = "";           ///< "on_demand" (dedicated) or "spot"
   const char* why = "";            ///< one line on the tier / scale-to-zero choice
 };
+/// The capacity policy of a search: its headroom, and the prices the tier follows (one place, so the
+/// plan recommend prints and the one deploy artifacts use are the same).
+CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pricing);
 CapacityPlan plan_capacity(const Candidate& candidate, const PreparedModel& model, const Sla& sla,
                            const CapacityPolicy& policy);
 

@@ -66,6 +66,7 @@ struct Constraints {
   PricingModel pricing = PricingModel::on_demand;
   std::string provider; ///< empty = median across providers
   TcoParams tco;
+  double max_power_kw = 0.0; ///< GPU board power cap per deployment at peak load; 0 = none
 };
 
 /// A fixed deployment named in a spec or by `check --deployment 2xL40S`.

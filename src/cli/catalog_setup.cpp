@@ -66,6 +66,7 @@ constexpr TcoKey k_tco_keys[] = {
     {"power_fraction", &TcoParams::power_fraction_of_tdp, 0.0, 2.0, true},
     {"server_overhead", &TcoParams::server_overhead_fraction, 0.0, 10.0, false},
     {"ops_fraction", &TcoParams::ops_fraction_per_year, 0.0, 1.0, false},
+    {"grid_gco2e_per_kwh", &TcoParams::grid_g_co2e_per_kwh, 0.0, 5000.0, false},
 };
 
 void apply_tco(TcoParams& tco, const std::string& assignment) {

@@ -6,6 +6,7 @@
 
 #include "app.hpp"
 #include "judge_options.hpp"
+#include "emit/emit.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -29,6 +30,7 @@ struct RecommendOptions {
   CatalogOptions catalog;
   EngineOptions engine;
   JudgeOptions judging;
+  EmitOptions emit;
 };
 
 RankBy parse_rank_by(const std::string& text) {
@@ -36,10 +38,12 @@ RankBy parse_rank_by(const std::string& text) {
   if (text == "cost_per_request") return RankBy::cost_per_request;
   if (text == "latency") return RankBy::latency;
   if (text == "gpus") return RankBy::gpus;
+  if (text == "energy") return RankBy::energy;
   throw Error(
       ErrorKind::usage, "--rank-by", "",
-      fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency or gpus)",
-                  text));
+      fmt::format(
+          "unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency, gpus or energy)",
+          text));
 }
 
 int run_recommend(const RecommendOptions& o) {
@@ -47,6 +51,7 @@ int run_recommend(const RecommendOptions& o) {
   if (o.top < 1 || o.top > 1000)
     throw Error(ErrorKind::usage, "--top", "", fmt::format("expected 1 to 1000, got {}", o.top));
   const Spec spec = load_spec_file(o.spec);
+  check_emit_options(o.emit, spec);
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions);
   SearchPolicy policy;
@@ -54,6 +59,7 @@ int run_recommend(const RecommendOptions& o) {
   policy.engine = engine_config(o.engine);
   policy.confidence = confidence_of(o.judging);
   policy.calibration = band_calibration(catalog);
+  policy.max_power_kw = spec.constraints.max_power_kw;
   policy.max_gpus_per_replica =
       o.max_gpus_per_replica > 0 ? o.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
   policy.max_nodes = o.max_nodes > 0 ? o.max_nodes : spec.constraints.max_nodes;
@@ -75,6 +81,7 @@ int run_recommend(const RecommendOptions& o) {
   }
   const Recommendation r =
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+  if (!o.emit.kind.empty()) return emit_artifact(o.emit, spec, in, r, policy, catalog.pricing);
   render_recommendation(spec, in, r, catalog, policy, ro);
   return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
 }
@@ -88,7 +95,8 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("spec", o->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", o->gpus, "only these GPU ids (repeatable or comma-separated)")->delimiter(',');
   command->add_option("--precisions", o->precisions, "also search these precisions, e.g. bf16,fp8,int4-awq");
-  command->add_option("--rank-by", o->rank_by, "cost_per_token (default), cost_per_request, latency or gpus");
+  command->add_option("--rank-by", o->rank_by,
+                      "cost_per_token (default), cost_per_request, latency, gpus or energy");
   command->add_option("--top", o->top, "rows to show (default 5)");
   command->add_flag("--explain", o->explain, "list every rejected candidate and its reason");
   command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,
@@ -99,6 +107,7 @@ void add_recommend(CLI::App& app, Action& action) {
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);
   add_judge_options(command, o->judging);
+  add_emit_options(command, o->emit);
   command->callback([o, &action] { action = [o] { return run_recommend(*o); }; });
 }
 

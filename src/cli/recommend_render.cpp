@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "render.hpp"
+#include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
 #include "table.hpp"
 #include "training_render.hpp"
@@ -128,6 +129,9 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
                       format_ms(w.e2e_at_load_s), w.concurrency_at_load);
     break;
   case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
+  case RankBy::energy:
+    why = fmt::format("the least GPU energy per output token ({:.3g} J)", w.joules_per_output_token);
+    break;
   }
   std::string line =
       fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
@@ -145,6 +149,25 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
     break;
   }
   return line;
+}
+
+// Energy of the winner (methodology §9): board power at peak load, J per output token, and per
+// 1M tokens the facility kWh (× PUE), electricity $ and, when a grid intensity is given, CO2e.
+void print_energy_line(const Candidate& w, const TcoParams& tco) {
+  if (w.power_watts <= 0.0) {
+    fmt::print("energy: TDP unknown for the winner; no power estimate\n");
+    return;
+  }
+  const EnergyCost cost = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness,
+                                      tco.usd_per_kwh, tco.grid_g_co2e_per_kwh);
+  std::string carbon;
+  if (tco.grid_g_co2e_per_kwh > 0.0)
+    carbon =
+        fmt::format(", {:.0f} g CO2e at {:g} g/kWh", cost.g_co2e_per_million_tokens, tco.grid_g_co2e_per_kwh);
+  fmt::print("energy: {:.2f} kW of GPU power at peak load, {:.3g} J per output token; per 1M output tokens "
+             "{:.3g} kWh (PUE {:g}), ${:.3f} of electricity at ${:g}/kWh{}\n",
+             w.power_watts / 1e3, w.joules_per_output_token, cost.kwh_per_million_tokens,
+             tco.power_usage_effectiveness, cost.usd_per_million_tokens, tco.usd_per_kwh, carbon);
 }
 
 } // namespace
@@ -200,10 +223,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   std::optional<CapacityPlan> plan;
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
-    CapacityPolicy cp;
-    cp.throughput_headroom = policy.throughput_headroom;
-    cp.pricing = catalog.pricing;
-    plan = plan_capacity(w, in.models[w.precision_index], spec.sla, cp);
+    plan = plan_capacity(w, in.models[w.precision_index], spec.sla, capacity_policy_for(policy, catalog.pricing));
   }
   if (o.format == Format::json) {
     nlohmann::json doc;
@@ -306,6 +326,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
           plan->scale_to_zero ? "yes" : "no");
     }
     if (plan) fmt::print("tier: {} ({})\n", plan->tier, plan->why);
+    if (policy.max_power_kw > 0.0 || policy.rank_by == RankBy::energy) print_energy_line(winner, catalog.tco);
   } else {
     fmt::print("no configuration meets the requirements\n");
   }

@@ -102,6 +102,13 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
   case RejectReason::deadline:
     fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
     return;
+  case RejectReason::power:
+    if (r.value > 0.0) {
+      fmt::format_to(it, FMT_COMPILE("draws {:.2f} kW at peak load > cap {:g} kW"), r.value, r.limit);
+    } else {
+      fmt::format_to(it, FMT_COMPILE("TDP unknown: cannot check the {:g} kW power cap"), r.limit);
+    }
+    return;
   }
   put("rejected");
 }
@@ -158,6 +165,8 @@ std::string describe_term(const TermCheck& t) {
   }
   case SlaTerm::budget:
     return fmt::format("costs ${:.2f}/h {} budget ${:g}/h", t.value, t.met ? "≤" : ">", t.limit);
+  case SlaTerm::power:
+    return fmt::format("draws {:.2f} kW {} cap {:g} kW", t.value, t.met ? "≤" : ">", t.limit);
   }
   return "";
 }
@@ -248,7 +257,7 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
   if (bands.calibration == nullptr) return out;
   // The comparison is core's (core::optimistic_only_terms); only the words are here.
   const BandFactors factors = band_factors(bands.calibration, Confidence::p90, bands.gpu_id, bands.model_class);
-  std::array<TermCheck, 6> terms{};
+  std::array<TermCheck, 7> terms{};
   const std::size_t n = optimistic_only_terms(e, sla, factors, terms);
   for (std::size_t i = 0; i < n; ++i) {
     const TermCheck& t = terms[i];
@@ -269,7 +278,8 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
       out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its p10 is {:.0f}", t.point_value, t.limit,
                                 t.value));
       break;
-    case SlaTerm::budget: break;
+    case SlaTerm::budget:
+    case SlaTerm::power: break;
     }
   }
   return out;

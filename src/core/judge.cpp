@@ -37,6 +37,7 @@ const char* to_string(SlaTerm term) {
   case SlaTerm::requests_per_s: return "requests_per_s";
   case SlaTerm::output_tokens_per_s: return "output_tokens_per_s";
   case SlaTerm::budget: return "budget";
+  case SlaTerm::power: return "power";
   }
   return "ttft";
 }
@@ -118,11 +119,16 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     add(SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd, e.usd_per_hour <= *sla.budget_usd,
         RejectReason::budget);
   }
+  if (rules.max_power_kw > 0.0) {
+    // Unknown power (no TDP in the catalog) cannot be shown to meet a cap.
+    const bool met = rules.power_kw > 0.0 && rules.power_kw <= rules.max_power_kw;
+    add(SlaTerm::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met, RejectReason::power);
+  }
   return v;
 }
 
 std::size_t optimistic_only_terms(const InferenceEstimate& e, const Sla& sla, const BandFactors& bands,
-                                  std::array<TermCheck, 6>& out) {
+                                  std::array<TermCheck, 7>& out) {
   JudgeRules point;
   JudgeRules pessimistic;
   pessimistic.bands = bands;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
@@ -26,6 +27,7 @@ double rank_key(const Candidate& c, RankBy rank_by) {
     return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
   case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
   case RankBy::gpus: return static_cast<double>(c.total_gpus());
+  case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
   }
   return k_inf;
 }
@@ -38,6 +40,7 @@ int reason_order(RejectReason r) {
   case RejectReason::no_price: return 1;
   case RejectReason::deadline: return 3;
   case RejectReason::budget: return 2;
+  case RejectReason::power: return 2;
   case RejectReason::throughput: return 3;
   case RejectReason::e2e: return 4;
   case RejectReason::tpot: return 5;
@@ -67,6 +70,7 @@ const char* to_string(RankBy rank_by) {
   case RankBy::cost_per_request: return "cost_per_request";
   case RankBy::latency: return "latency";
   case RankBy::gpus: return "gpus";
+  case RankBy::energy: return "energy";
   }
   return "cost_per_token";
 }
@@ -84,6 +88,7 @@ const char* to_string(RejectReason reason) {
   case RejectReason::budget: return "budget";
   case RejectReason::no_price: return "no_price";
   case RejectReason::deadline: return "deadline";
+  case RejectReason::power: return "power";
   }
   return "none";
 }
@@ -218,6 +223,16 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     c.usd_per_request_at_load = at_load.usd_per_request;
     c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
   }
+  const CandidateEnergy energy = candidate_energy(c, gpu, sla, PowerModel{});
+  c.power_watts = energy.power_watts;
+  c.joules_per_output_token = energy.joules_per_output_token;
+  if (policy.max_power_kw > 0.0) {
+    // The power cap is one more term of the one verdict (core::judge).
+    rules.power_kw = c.power_watts / 1e3;
+    rules.max_power_kw = policy.max_power_kw;
+    c.verdict = judge(e, sla, rules);
+    c.rejection = c.verdict.first;
+  }
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
   latency_at_load(c, model, workload, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
@@ -274,6 +289,13 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
   for (std::size_t i = 0; i < out.candidates.size(); ++i)
     out.candidates[i].rank = i + 1;
   return out;
+}
+
+CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pricing) {
+  CapacityPolicy p;
+  p.throughput_headroom = search.throughput_headroom;
+  p.pricing = pricing;
+  return p;
 }
 
 CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const Sla& sla,

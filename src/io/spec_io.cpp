@@ -138,7 +138,7 @@ void parse_sla(const JsonReader& s, Sla& sla) {
 
 void parse_tco(const JsonReader& t, TcoParams& tco) {
   t.expect_keys({"years", "cost_of_capital", "utilization", "pue", "usd_per_kwh", "power_fraction",
-                 "server_overhead", "ops_fraction"});
+                 "server_overhead", "ops_fraction", "grid_gco2e_per_kwh"});
   if (auto v = t.find("years")) tco.amortization_years = positive_amount(*v, 30, "years");
   if (auto v = t.find("cost_of_capital")) tco.cost_of_capital = amount_in(*v, 0, 1);
   if (auto v = t.find("utilization")) tco.utilization = positive_amount(*v, 1, "utilization");
@@ -147,10 +147,11 @@ void parse_tco(const JsonReader& t, TcoParams& tco) {
   if (auto v = t.find("power_fraction")) tco.power_fraction_of_tdp = positive_amount(*v, 1.5, "power");
   if (auto v = t.find("server_overhead")) tco.server_overhead_fraction = amount_in(*v, 0, 10);
   if (auto v = t.find("ops_fraction")) tco.ops_fraction_per_year = amount_in(*v, 0, 1);
+  if (auto v = t.find("grid_gco2e_per_kwh")) tco.grid_g_co2e_per_kwh = amount_in(*v, 0, 5000);
 }
 
 void parse_constraints(const JsonReader& c, Constraints& out) {
-  c.expect_keys({"gpus", "max_gpus_per_replica", "max_nodes", "pricing", "provider", "tco"});
+  c.expect_keys({"gpus", "max_gpus_per_replica", "max_nodes", "pricing", "provider", "tco", "max_power_kw"});
   if (auto g = c.find("gpus")) {
     for (const auto& e : g->elements())
       out.gpus.push_back(e.as_string());
@@ -167,6 +168,7 @@ void parse_constraints(const JsonReader& c, Constraints& out) {
   }
   if (auto v = c.find("provider")) out.provider = v->as_string();
   if (auto v = c.find("tco")) parse_tco(*v, out.tco);
+  if (auto v = c.find("max_power_kw")) out.max_power_kw = positive_amount(*v, 1e6, "kW");
 }
 
 DeploymentSpec parse_deployment(const JsonReader& d) {

@@ -1,0 +1,51 @@
+#pragma once
+// From a ranked candidate to the numbers a deployment needs: engine limits (max in-flight
+// sequences, batched tokens, context, memory fraction, KV dtype, quantization) and autoscaler
+// settings (replica bounds, per-replica load target, cooldowns). Plain values only: the engine
+// command lines and Kubernetes manifests are written from this struct in src/cli/emit
+// (docs/deploy.md, docs/methodology.md "Deployment settings").
+#include <cstdint>
+
+#include "rightsize/inference.hpp"
+#include "rightsize/search.hpp"
+
+namespace rightsize {
+
+struct DeployPlan {
+  // One replica.
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int expert_parallel = 1; ///< 1 = experts split by TP
+  int gpus_per_replica = 1;
+  int nodes_per_replica = 1;
+  // Engine limits.
+  std::int64_t max_num_seqs = 1;           ///< in-flight sequences per replica: the SLA-meeting concurrency
+  std::int64_t kv_capacity_seqs = 1;       ///< sequences the KV cache holds at max_model_len
+  std::int64_t max_num_batched_tokens = 1; ///< tokens per engine step (chunked prefill)
+  std::int64_t max_model_len_tokens = 1;   ///< longest context admitted
+  double gpu_memory_fraction = 0.9;        ///< share of GPU memory the engine may use
+  /// The same budget as a share of the memory left after weights, activations and runtime buffers
+  /// (TensorRT-LLM's kv_cache_free_gpu_memory_fraction).
+  double kv_free_memory_fraction = 0.9;
+  bool kv_cache_fp8 = false;
+  NumberFormat weights = NumberFormat::bf16;
+  // Autoscaling (from plan_capacity).
+  int initial_replicas = 1;
+  int min_replicas = 1;
+  int max_replicas = 2;
+  bool scale_to_zero = false;
+  /// In-flight requests (running + waiting) per replica at which to add one: max_num_seqs × the
+  /// capacity plan's target utilization, at least 1.
+  double target_inflight_per_replica = 1.0;
+  int cold_start_s = 0;        ///< rounded up
+  int scale_down_window_s = 0; ///< do not drop a replica faster than one can come back
+  int idle_before_zero_s = 0;  ///< KEDA cooldownPeriod: idle time before scaling to zero
+};
+
+/// Deployment settings for `candidate` (its layout and estimate at the SLA-meeting concurrency)
+/// under `plan` (plan_capacity's result for it). Pure.
+DeployPlan plan_deployment(const Candidate& candidate, const PreparedModel& model, const Gpu& gpu,
+                           const InferenceWorkload& workload, const EngineConfig& engine,
+                           const CapacityPlan& plan, const CapacityPolicy& policy);
+
+} // namespace rightsize

@@ -1,0 +1,137 @@
+// recommend --emit: candidate -> capacity plan -> deploy plan -> command / manifests (docs/deploy.md).
+#include "emit/emit.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "emit/engine_command.hpp"
+#include "emit/k8s_manifest.hpp"
+#include "rightsize/deploy.hpp"
+#include "rightsize/error.hpp"
+#include "rightsize/exit_codes.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+constexpr const char* k_kinds = "vllm, sglang, trtllm or k8s";
+
+void write_artifact(const EmitOptions& o, const std::string& file_name, const std::string& text) {
+  if (o.out_dir.empty()) {
+    fmt::print("{}", text);
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec)
+    throw Error(ErrorKind::usage, "--out", "",
+                fmt::format("cannot create directory \"{}\": {}", o.out_dir, ec.message()));
+  const std::string path = (std::filesystem::path(o.out_dir) / file_name).string();
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error(ErrorKind::usage, "--out", "", fmt::format("cannot write \"{}\"", path));
+  fmt::print("wrote {}\n", path);
+}
+
+} // namespace
+
+void add_emit_options(CLI::App* command, EmitOptions& o) {
+  command->add_option("--emit", o.kind,
+                      "write a deployment artifact instead of the table: vllm, sglang, "
+                      "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)");
+  command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory");
+  command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
+  command->add_option("--model-path", o.model_path,
+                      "with --emit: Hugging Face id or path to serve (default: the spec's model name)");
+  command->add_option("--image", o.image,
+                      "with --emit k8s: engine container image (default vllm/vllm-openai:latest, "
+                      "rocm/vllm:latest for AMD GPUs)");
+  command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
+      ->default_str("http://prometheus-operated.monitoring.svc:9090");
+}
+
+void check_emit_options(const EmitOptions& o, const Spec& spec) {
+  if (!o.kind.empty() && o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm" && o.kind != "k8s")
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("unknown artifact \"{}\" (expected {})", o.kind, k_kinds));
+  if (o.kind.empty()) {
+    // The --emit companions do nothing on their own; say so rather than ignore them.
+    const char* lone = !o.out_dir.empty()      ? "--out"
+                       : o.rank != 1           ? "--rank"
+                       : !o.model_path.empty() ? "--model-path"
+                       : !o.image.empty()      ? "--image"
+                                               : nullptr;
+    if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
+  }
+  if (!o.kind.empty() && spec.mode == WorkloadMode::training)
+    throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
+  if (o.rank < 1)
+    throw Error(ErrorKind::usage, "--rank", "", fmt::format("expected 1 or more, got {}", o.rank));
+}
+
+int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Recommendation& r,
+                  const SearchPolicy& policy, PricingModel pricing) {
+  if (r.candidates.empty()) {
+    fmt::print(stderr, "rightsize: nothing meets the requirements; no {} artifact written\n", o.kind);
+    return static_cast<int>(ExitCode::not_met);
+  }
+  if (static_cast<std::size_t>(o.rank) > r.candidates.size())
+    throw Error(ErrorKind::usage, "--rank", "",
+                fmt::format("only {} candidate{} meet the requirements, got rank {}", r.candidates.size(),
+                            r.candidates.size() == 1 ? "" : "s", o.rank));
+  const Candidate& c = r.candidates[static_cast<std::size_t>(o.rank) - 1];
+  const PreparedModel& model = in.models[c.precision_index];
+  const Gpu& gpu = in.gpus[c.gpu_index];
+  const CapacityPolicy capacity_policy = capacity_policy_for(policy, pricing);
+  // The same capacity plan `recommend` prints for its winner.
+  const CapacityPlan capacity = plan_capacity(c, model, spec.sla, capacity_policy);
+  const DeployPlan plan =
+      plan_deployment(c, model, gpu, spec.inference, policy.engine, capacity, capacity_policy);
+  if (o.kind == "trtllm" && gpu.vendor != "nvidia")
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and rank {} is {} ({}); choose NVIDIA GPUs "
+                    "with --gpu or another --rank",
+                    o.rank, gpu.id, gpu.vendor));
+  const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
+  if (o.model_path.empty())
+    fmt::print(stderr,
+               "rightsize: note: --model-path not given; serving \"{}\" (the spec's model name): "
+               "set it to the Hugging Face id or local path\n",
+               model_path);
+  const std::string header = fmt::format(
+      "# rightsize: {} on {} × {} (TP{} PP{}{}), rank {}; {} replica{} at average load, {}–{} autoscaled\n",
+      spec.name, plan.gpus_per_replica, gpu.id, plan.tensor_parallel, plan.pipeline_parallel,
+      plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(), o.rank,
+      plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s", plan.min_replicas, plan.max_replicas);
+  const std::string base = k8s_name(spec.name);
+  if (o.kind == "k8s") {
+    if (plan.nodes_per_replica > 1)
+      throw Error(ErrorKind::usage, "--emit", "",
+                  fmt::format("rank {} spans {} nodes per replica; multi-node manifests (LeaderWorkerSet) "
+                              "are not written yet: use --max-nodes 1 or --emit vllm",
+                              o.rank, plan.nodes_per_replica));
+    K8sInputs k;
+    k.name = base;
+    k.gpu_id = gpu.id;
+    k.gpu_vendor = gpu.vendor;
+    k.image = !o.image.empty()      ? o.image
+              : gpu.vendor == "amd" ? "rocm/vllm:latest"
+                                    : "vllm/vllm-openai:latest";
+    k.prometheus_url = o.prometheus_url;
+    k.model_name = model_path;
+    k.command = engine_command(Engine::vllm, plan, model_path);
+    k.plan = plan;
+    write_artifact(o, base + ".k8s.yaml", header + k8s_manifests(k));
+    return 0;
+  }
+  const Engine engine = o.kind == "vllm"     ? Engine::vllm
+                        : o.kind == "sglang" ? Engine::sglang
+                                             : Engine::trtllm;
+  const EngineCommand command = engine_command(engine, plan, model_path);
+  write_artifact(o, base + "." + o.kind + ".sh", shell_script(command, header));
+  return 0;
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,31 @@
+#pragma once
+// `recommend --emit KIND`: write an engine launch command or Kubernetes manifests for a ranked
+// candidate instead of the table (docs/deploy.md).
+#include <string>
+
+#include "app.hpp"
+#include "rightsize/search.hpp"
+#include "run_context.hpp"
+
+namespace rightsize::cli {
+
+struct EmitOptions {
+  std::string kind;       ///< "" = no artifact; vllm, sglang, trtllm or k8s
+  std::string out_dir;    ///< "" = stdout
+  std::string model_path; ///< "" = the spec's model name
+  std::string image;      ///< "" = vLLM's CUDA image, or its ROCm image for AMD GPUs
+  std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
+  int rank = 1;
+};
+void add_emit_options(CLI::App* command, EmitOptions& options);
+
+/// Writes the artifact for the candidate of rank `options.rank` (exit 0), or returns 1 when
+/// nothing meets the requirements. Bad flags are usage errors naming the flag.
+int emit_artifact(const EmitOptions& options, const Spec& spec, const SearchInputs& in,
+                  const Recommendation& r, const SearchPolicy& policy,
+                  PricingModel pricing);
+
+/// Checks the flags against the spec before the search (usage errors naming the flag).
+void check_emit_options(const EmitOptions& options, const Spec& spec);
+
+} // namespace rightsize::cli

@@ -1,0 +1,54 @@
+// Deployment settings from a candidate and its capacity plan (docs/methodology.md "Deployment
+// settings", docs/deploy.md).
+#include "rightsize/deploy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rightsize {
+
+DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const Gpu& gpu,
+                           const InferenceWorkload& workload, const EngineConfig& engine,
+                           const CapacityPlan& plan, const CapacityPolicy& policy) {
+  DeployPlan d;
+  d.tensor_parallel = c.layout.tp;
+  d.pipeline_parallel = c.layout.pp;
+  d.expert_parallel = c.layout.ep;
+  d.gpus_per_replica = c.layout.tp * c.layout.pp;
+  const int node = std::max(1, gpu.gpus_per_node);
+  d.nodes_per_replica = (d.gpus_per_replica + node - 1) / node;
+  // The engine admits no more sequences than the estimate met the SLA with, and never more than
+  // the KV cache holds at the full context (a larger cap would preempt, methodology §2.4).
+  d.kv_capacity_seqs = std::max<std::int64_t>(1, c.estimate.max_concurrency);
+  d.max_num_seqs = std::clamp<std::int64_t>(c.estimate.concurrency, 1, d.kv_capacity_seqs);
+  d.max_num_batched_tokens = engine.max_batched_tokens;
+  d.max_model_len_tokens = workload.context_tokens();
+  d.gpu_memory_fraction = engine.usable_fraction;
+  // TensorRT-LLM sizes its KV pool as a share of the memory free after the model is loaded:
+  // (usable − non-KV) / (capacity − non-KV), so both engines get the same KV budget.
+  const MemoryEstimate& m = c.estimate.memory;
+  const double non_kv_bytes = m.weights_bytes + m.activations_bytes + m.overhead_bytes;
+  const double free_bytes = m.capacity_per_gpu_bytes - non_kv_bytes;
+  d.kv_free_memory_fraction =
+      free_bytes > 0.0 ? std::clamp((m.usable_per_gpu_bytes - non_kv_bytes) / free_bytes, 0.05, 0.95) : 0.05;
+  d.kv_cache_fp8 = model.precision.kv_cache == NumberFormat::fp8;
+  d.weights = model.precision.weights;
+  d.min_replicas = plan.min_replicas;
+  d.max_replicas = plan.max_replicas;
+  d.initial_replicas = std::max(1, plan.replicas_average);
+  d.scale_to_zero = plan.scale_to_zero;
+  // Little's law: at a fixed per-request latency, in-flight requests are proportional to the
+  // request rate. The capacity plan loads a replica to 1 / (1 + headroom) of the rate it was sized
+  // on, so the same share of its in-flight sequences is the scaling threshold (methodology
+  // "Deployment settings").
+  d.target_inflight_per_replica = std::max(
+      1.0, std::floor(static_cast<double>(d.max_num_seqs) / (1.0 + std::max(0.0, policy.throughput_headroom))));
+  d.cold_start_s = static_cast<int>(std::ceil(plan.cold_start_s));
+  d.scale_down_window_s = d.cold_start_s;
+  // Idle for at least five cold starts before releasing the last replica, so one cold start costs
+  // at most a fifth of the idle time it saves; never below KEDA's 300 s default.
+  d.idle_before_zero_s = std::max(300, 5 * d.cold_start_s);
+  return d;
+}
+
+} // namespace rightsize
