@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "diagnostics.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/text.hpp"
 #include "validation_io.hpp"
@@ -135,10 +136,9 @@ void warn_if_stale(const io::Catalog& catalog) {
   if (!as_of) return;
   const std::int64_t age = today_days() - *as_of;
   if (age <= k_stale_price_days) return;
-  fmt::print(stderr,
-             "rightsize: warning: {}: prices are as of {}, {} days ago; cloud prices move fast, pass current "
-             "ones with --price or --catalog-add\n",
-             catalog.path, catalog.prices_as_of, age);
+  warn("{}: prices are as of {}, {} days ago; cloud prices move fast, pass current ones with --price or "
+       "--catalog-add",
+       catalog.path, catalog.prices_as_of, age);
 }
 
 } // namespace

@@ -1,10 +1,12 @@
 // rightsize recommend SPEC: what should I run this on, and what will it cost? (docs/cli.md)
 // Flow: load spec + priced catalog -> core search -> render (table / json / csv / markdown).
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "diagnostics.hpp"
 #include "judge_options.hpp"
 #include "emit/emit.hpp"
 #include "recommend_render.hpp"
@@ -46,13 +48,40 @@ RankBy parse_rank_by(const std::string& text) {
           text));
 }
 
+// --verbose: what the search considered per GPU, what passed and why the rest were pruned.
+void trace_search(const SearchInputs& in, const Recommendation& r, const SearchPolicy& policy) {
+  if (!diagnostics().should_log(spdlog::level::debug)) return;
+  trace("search: {} GPU types × {} precision(s), ranked by {} at --confidence {}; {} candidates, {} pass",
+        in.gpus.size(), in.models.size(), to_string(policy.rank_by), to_string(policy.confidence),
+        r.candidates.size() + r.rejected.size(), r.candidates.size());
+  for (std::size_t g = 0; g < in.gpus.size(); ++g) {
+    std::size_t pass = 0;
+    std::map<std::string, std::size_t> reasons;
+    for (const Candidate& c : r.candidates)
+      pass += c.gpu_index == g ? 1 : 0;
+    for (const Candidate& c : r.rejected) {
+      if (c.gpu_index == g) ++reasons[to_string(c.rejection.reason)];
+    }
+    std::string pruned;
+    for (const auto& [reason, count] : reasons)
+      pruned += fmt::format("{}{} {}", pruned.empty() ? "" : ", ", reason, count);
+    trace("search: {}: {} pass{}{}", in.gpus[g].id, pass, pruned.empty() ? "" : "; pruned: ", pruned);
+  }
+}
+
 int run_recommend(const RecommendOptions& o) {
   const Format format = parse_format(o.format, {"table", "json", "csv", "markdown"});
   if (o.top < 1 || o.top > 1000)
     throw Error(ErrorKind::usage, "--top", "", fmt::format("expected 1 to 1000, got {}", o.top));
-  const Spec spec = load_spec_file(o.spec);
+  const Spec spec = [&] {
+    const StageTimer timer("load spec");
+    return load_spec_file(o.spec);
+  }();
   check_emit_options(o.emit, spec);
-  const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
+  const LoadedCatalog catalog = [&] {
+    const StageTimer timer("load catalog");
+    return load_catalog(o.catalog, &spec.constraints);
+  }();
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions);
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
@@ -79,10 +108,17 @@ int run_recommend(const RecommendOptions& o) {
     render_training_recommendation(spec, in, r, catalog, ro);
     return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
   }
-  const Recommendation r =
-      recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+  Recommendation r;
+  {
+    const StageTimer timer("search");
+    r = recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+  }
+  trace_search(in, r, policy);
   if (!o.emit.kind.empty()) return emit_artifact(o.emit, spec, in, r, policy, catalog.pricing);
-  render_recommendation(spec, in, r, catalog, policy, ro);
+  {
+    const StageTimer timer("render");
+    render_recommendation(spec, in, r, catalog, policy, ro);
+  }
   return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
 }
 

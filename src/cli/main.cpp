@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "diagnostics.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
 
@@ -32,6 +33,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.footer("Exit codes: 0 ok, 1 requirements not met, 2 usage error, 3 bad input, 4 internal error.\n"
              "Docs: docs/cli.md, docs/model-spec.md, docs/methodology.md");
+  app.fallthrough(); // -v / -q are accepted after the command too
+  bool verbose = false;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbose, "trace the search (candidates, rejections, time per stage) on stderr")
+      ->group("Diagnostics");
+  app.add_flag("-q,--quiet", quiet, "errors only on stderr (no warnings or notes); or RIGHTSIZE_LOG=quiet")
+      ->group("Diagnostics");
+  app.parse_complete_callback([&] {
+    cli::init_diagnostics(verbose ? cli::Verbosity::verbose : quiet ? cli::Verbosity::quiet : cli::Verbosity::normal,
+                          verbose || quiet);
+  });
   cli::Action action;
   cli::add_recommend(app, action);
   cli::add_estimate(app, action);

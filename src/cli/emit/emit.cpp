@@ -1,6 +1,8 @@
 // recommend --emit: candidate -> capacity plan -> deploy plan -> command / manifests (docs/deploy.md).
 #include "emit/emit.hpp"
 
+#include "diagnostics.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -73,7 +75,7 @@ void check_emit_options(const EmitOptions& o, const Spec& spec) {
 int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Recommendation& r,
                   const SearchPolicy& policy, PricingModel pricing) {
   if (r.candidates.empty()) {
-    fmt::print(stderr, "rightsize: nothing meets the requirements; no {} artifact written\n", o.kind);
+    note("nothing meets the requirements; no {} artifact written", o.kind);
     return static_cast<int>(ExitCode::not_met);
   }
   if (static_cast<std::size_t>(o.rank) > r.candidates.size())
@@ -96,10 +98,9 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
                     o.rank, gpu.id, gpu.vendor));
   const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
   if (o.model_path.empty())
-    fmt::print(stderr,
-               "rightsize: note: --model-path not given; serving \"{}\" (the spec's model name): "
-               "set it to the Hugging Face id or local path\n",
-               model_path);
+    note("--model-path not given; serving \"{}\" (the spec's model name): set it to the Hugging Face id "
+         "or local path",
+         model_path);
   const std::string header = fmt::format(
       "# rightsize: {} on {} × {} (TP{} PP{}{}), rank {}; {} replica{} at average load, {}–{} autoscaled\n",
       spec.name, plan.gpus_per_replica, gpu.id, plan.tensor_parallel, plan.pipeline_parallel,
