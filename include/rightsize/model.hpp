@@ -98,6 +98,10 @@ struct ParamCounts {
 /// Counts parameters of a model. Pure; assumes a validated spec.
 ParamCounts count_params(const ModelSpec& model);
 
+/// count_params' total in double arithmetic (the same formula, no integer overflow): what io checks
+/// against its size limit before the exact count runs.
+double params_upper_bound(const ModelSpec& model);
+
 /// KV-cache bytes per token for the whole model at `kv_bytes_per_element`, all layers holding the
 /// token (methodology §2.3): 2·L·n_kv·d_h·b for MHA/GQA/MQA, L·(kv_lora_rank + rope)·b for MLA.
 double kv_cache_bytes_per_token(const ModelSpec& model, double kv_bytes_per_element);

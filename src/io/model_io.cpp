@@ -176,38 +176,6 @@ JsonReader where(const JsonReader& model, std::string_view group, std::string_vi
   return model;
 }
 
-// Parameter count of an architecture in floating point, following count_params (methodology §1.2,
-// §1.3) term by term but never overflowing: io refuses models past k_max_params before the core's
-// exact 64-bit counts run. Small terms (biases, norms) are counted at their upper bound.
-double approximate_params(const ModelSpec& m) {
-  const auto d = [](i64 v) { return static_cast<double>(v); };
-  const double h = d(m.hidden_size);
-  double attention = 0.0;
-  if (m.attention.kind == AttentionKind::mla) {
-    const AttentionSpec& a = m.attention;
-    const double qk = d(a.qk_nope_head_dim) + d(a.rope_head_dim);
-    const double q_rank = d(a.q_lora_rank);
-    const double q = a.q_lora_rank > 0 ? h * q_rank + q_rank + q_rank * d(m.heads) * qk : h * d(m.heads) * qk;
-    const double kv = h * (d(a.kv_lora_rank) + d(a.rope_head_dim)) + d(a.kv_lora_rank) +
-                      d(a.kv_lora_rank) * d(m.heads) * (d(a.qk_nope_head_dim) + d(a.v_head_dim));
-    attention = q + kv + d(m.heads) * d(a.v_head_dim) * h;
-  } else {
-    const double h_q = d(m.heads) * d(m.head_dim);
-    const double h_kv = d(m.kv_heads) * d(m.head_dim);
-    attention = 2.0 * h * h_q + 2.0 * h * h_kv + h_q + 2.0 * h_kv + h + 2.0 * d(m.head_dim) + d(m.heads);
-  }
-  const auto ffn = [&](double width) { return 3.0 * h * width + 2.0 * width + h; };
-  const double norms = (d(m.norms_per_layer) + 1.0) * 2.0 * h + 2.0 * d(m.head_dim);
-  const bool moe = m.moe.experts > 0;
-  const double moe_layers = moe ? d(m.layers - m.moe.dense_layers) : 0.0;
-  const double shared_width =
-      m.moe.shared_expert_ffn_size > 0 ? d(m.moe.shared_expert_ffn_size) : d(m.moe.expert_ffn_size);
-  const double moe_block = d(m.moe.experts) * ffn(d(m.moe.expert_ffn_size)) +
-                           d(m.moe.shared_experts) * ffn(shared_width) + (h + 1.0) * d(m.moe.experts) + h;
-  return d(m.layers) * (attention + norms) + (d(m.layers) - moe_layers) * ffn(d(m.ffn_size)) +
-         moe_layers * moe_block + 2.0 * d(m.vocab_size) * h + d(m.vocab_size);
-}
-
 // Fails at `path` ("kv_heads", "moe.dense_layers") under `model` when it was given there; when the
 // value came from a preset, hf_config or checkpoint the error points at `model` and names the field.
 [[noreturn]] void inconsistent(const JsonReader& model, std::string_view path, const std::string& expectation,
@@ -365,7 +333,7 @@ void validate_architecture(const ModelSpec& m, const JsonReader& r) {
     where(r, "attention").fail("expected attention.kv_lora_rank for attention kind \"mla\", got none");
   }
   // Each field has its own limit, but their product can still be absurd (and overflow 64 bits).
-  if (const double params = approximate_params(m); params > k_max_params) {
+  if (const double params = params_upper_bound(m); params > k_max_params) {
     r.fail(fmt::format(
         "expected an architecture of at most {} parameters (more parameters is absurd), got about {:.3g}",
         with_commas(static_cast<i64>(k_max_params)), params));

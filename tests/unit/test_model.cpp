@@ -1,4 +1,6 @@
 // Parameter and KV-cache counts against methodology §1.2, §1.3, §2.3 worked examples.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
@@ -38,4 +40,19 @@ TEST_CASE("KV bytes per token: GQA and MLA worked examples", "[core]") {
   CHECK(kv_cache_bytes_per_token(m70, 2.0) == 327680.0);
   CHECK(kv_cache_bytes_per_token(deepseek_v3(), 2.0) == 70272.0);
   CHECK(kv_cache_bytes_per_token(llama31_8b(), 1.0) == 65536.0); // fp8 KV halves it
+}
+
+TEST_CASE("params_upper_bound is count_params' formula in double arithmetic", "[core]") {
+  // One parameter counter: io's overflow guard and the exact count agree to the parameter.
+  for (const ModelSpec& m : {llama31_8b(), llama31_70b()}) {
+    CHECK(params_upper_bound(m) == Approx(static_cast<double>(count_params(m).total)).epsilon(1e-12));
+  }
+  // Where the 64-bit count would overflow, the bound stays finite and above the io limit.
+  ModelSpec huge = llama31_8b();
+  huge.hidden_size = 4'000'000;
+  huge.ffn_size = 16'000'000;
+  huge.layers = 100'000;
+  const double bound = params_upper_bound(huge);
+  CHECK(std::isfinite(bound));
+  CHECK(bound > 9.3e18); // past INT64_MAX: the exact count cannot be taken, io refuses first
 }
