@@ -12,6 +12,7 @@
 #include "catalog_io.hpp"
 #include "json_reader.hpp"
 #include "rightsize/calibration.hpp"
+#include "serving_score.hpp"
 #include "validation_io.hpp"
 
 namespace {
@@ -127,7 +128,52 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
   return failures == 0 ? 0 : 1;
 }
 
+// The measured serving runs (tests/validation/serving): tables overall and per engine, GPU, model,
+// precision and concurrency bucket, and the rows that cannot be expressed, by reason.
+std::string serving_markdown(const bench::ServingScore& score) {
+  using R = const ServingResult&;
+  std::string md = bench::serving_table("set", bench::group_by(score.results, [](R) { return std::string("all"); }));
+  md += "\n" + bench::serving_table("engine", bench::group_by(score.results, [](R r) { return r.run->engine; }));
+  md += "\n" + bench::serving_table("GPU", bench::group_by(score.results, [](R r) { return r.run->gpu_id; }));
+  md += "\n" + bench::serving_table("model", bench::group_by(score.results, [](R r) { return r.run->preset; }));
+  md += "\n" + bench::serving_table("precision", bench::group_by(score.results, [](R r) {
+          return r.run->precision.empty() ? std::string("bf16") : r.run->precision;
+        }));
+  md += "\n" + bench::serving_table("concurrency", bench::group_by(score.results, [](R r) {
+          return std::string(concurrency_bucket(r.run->concurrency));
+        }));
+  int skipped = 0;
+  for (const auto& [reason, n] : score.skipped) skipped += n;
+  md += fmt::format("\nRows scored: {} of {}; not expressible: {}\n\n| reason | rows |\n|---|---:|\n",
+                    score.results.size(), score.runs.size(), skipped);
+  for (const auto& [reason, n] : score.skipped) md += fmt::format("| {} | {} |\n", reason, n);
+  return md;
+}
+
+bench::ServingScore score_serving_runs() {
+  const cli::LoadedCatalog loaded = cli::load_catalog(cli::CatalogOptions{}, nullptr);
+  return bench::score_serving(k_root + "/tests/validation/serving/serving-measurements.csv",
+                              k_root + "/data/models", loaded);
+}
+
 int run(const std::vector<std::string>& args) {
+  if (args.size() == 1 && args[0] == "--serving") {
+    std::fputs(serving_markdown(score_serving_runs()).c_str(), stdout);
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "--serving-rows") {
+    // One line per scored row, for residual analysis.
+    const bench::ServingScore score = score_serving_runs();
+    std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,tp,pp,ep,ttft_s,ttft_pred_s,tpot_s,tpot_pred_s");
+    for (const ServingResult& r : score.results) {
+      const ServingRun& u = *r.run;
+      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", u.id.c_str(), u.engine.c_str(),
+                  u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(), static_cast<long long>(u.input_tokens),
+                  static_cast<long long>(u.output_tokens), static_cast<long long>(u.concurrency), u.tp, u.pp,
+                  u.moe_ep, u.ttft_s, r.ttft_pred_s, u.tpot_s, r.tpot_pred_s);
+    }
+    return 0;
+  }
   std::string baseline;
   bool write_baseline = false;
   for (std::size_t i = 0; i < args.size(); ++i) {

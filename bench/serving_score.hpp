@@ -1,0 +1,108 @@
+#pragma once
+// Scores the measured serving runs (tests/validation/serving/serving-measurements.csv): each
+// aggregated row becomes the spec and flags a user would write (preset, precision, GPU, tp/pp/ep,
+// engine, closed-loop concurrency, ISL/OSL) and goes through the same estimator as `estimate`.
+// Rows it cannot express are counted by reason. Used by bench/accuracy_report.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "catalog_setup.hpp"
+#include "rightsize/calibration.hpp"
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/serving_validation.hpp"
+#include "serving_csv.hpp"
+#include "spec_io.hpp"
+
+namespace rightsize::bench {
+
+struct ServingScore {
+  std::vector<ServingRun> runs;
+  std::vector<ServingResult> results;         ///< scored rows (pointers into `runs`)
+  std::map<std::string, int> skipped;         ///< reason -> rows
+};
+
+inline std::string unexpressible_reason(const ServingRun& run, const std::vector<io::Preset>& presets,
+                                        const io::Catalog& catalog) {
+  if (run.mode != "agg") return "disaggregated prefill/decode pools (issue 17)";
+  if (run.attention_dp > 1) return "attention data parallelism (issue 17)";
+  if (run.preset.empty()) return "no preset for the model (issue 19)";
+  bool found = false;
+  for (const io::Preset& p : presets) found = found || p.id == run.preset;
+  if (!found) return "preset not shipped";
+  if (io::find_gpu(catalog, run.gpu_id) == nullptr) return "GPU not in the catalog";
+  if (!parse_engine_kind(run.engine)) return "unknown engine";
+  return "";
+}
+
+/// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
+/// the returned runs.
+inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
+                                  const cli::LoadedCatalog& loaded) {
+  ServingScore out;
+  out.runs = io::load_serving_csv(csv_path);
+  const std::vector<io::Preset> presets = io::load_presets(models_dir);
+  std::map<std::string, PreparedModel> prepared; // preset|precision -> model
+  out.results.reserve(out.runs.size());
+  for (const ServingRun& run : out.runs) {
+    const std::string reason = unexpressible_reason(run, presets, loaded.catalog);
+    if (!reason.empty()) {
+      ++out.skipped[reason];
+      continue;
+    }
+    const Precision precision = precision_of(run);
+    const std::string key = run.preset + "|" + std::to_string(static_cast<int>(precision.weights));
+    auto it = prepared.find(key);
+    if (it == prepared.end()) {
+      for (const io::Preset& p : presets) {
+        if (p.id == run.preset) it = prepared.emplace(key, prepare_model(p.model, precision)).first;
+      }
+    }
+    const Gpu& gpu = *io::find_gpu(loaded.catalog, run.gpu_id);
+    const ServingPrediction pred = predict_serving(it->second, gpu, run, loaded.calibration);
+    if (!pred.reason.empty()) {
+      ++out.skipped[pred.reason];
+      continue;
+    }
+    ServingResult r;
+    r.run = &run;
+    r.ttft_pred_s = pred.ttft.value;
+    r.ttft_low_s = pred.ttft.low;
+    r.ttft_high_s = pred.ttft.high;
+    r.tpot_pred_s = pred.tpot.value;
+    r.tpot_low_s = pred.tpot.low;
+    r.tpot_high_s = pred.tpot.high;
+    out.results.push_back(r);
+  }
+  return out;
+}
+
+/// Rows grouped by a key (engine, GPU, model, precision, concurrency bucket), sorted by key.
+template <typename Key>
+std::map<std::string, std::vector<const ServingResult*>> group_by(const std::vector<ServingResult>& results,
+                                                                  Key key) {
+  std::map<std::string, std::vector<const ServingResult*>> groups;
+  for (const ServingResult& r : results) groups[key(r)].push_back(&r);
+  return groups;
+}
+
+inline std::string serving_table(const std::string& title,
+                                 const std::map<std::string, std::vector<const ServingResult*>>& groups) {
+  std::string s = fmt::format("| {} | rows | TTFT median abs | TTFT median signed | TTFT within 25 % | TTFT "
+                              "in band | TPOT median abs | TPOT median signed | TPOT within 25 % | TPOT in "
+                              "band |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+                              title);
+  for (const auto& [name, rows] : groups) {
+    const ServingErrorSummary t = summarize_serving(name, rows, true);
+    const ServingErrorSummary p = summarize_serving(name, rows, false);
+    s += fmt::format("| {} | {} | {:.0f} % | {:+.0f} % | {:.0f} % | {:.0f} % | {:.0f} % | {:+.0f} % | {:.0f} % | "
+                     "{:.0f} % |\n",
+                     name, t.rows, t.median_ape_pct, t.median_signed_pct, t.within_25_pct, t.band_coverage_pct,
+                     p.median_ape_pct, p.median_signed_pct, p.within_25_pct, p.band_coverage_pct);
+  }
+  return s;
+}
+
+} // namespace rightsize::bench

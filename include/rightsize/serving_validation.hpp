@@ -1,0 +1,74 @@
+#pragma once
+// Measured serving runs (tests/validation/serving/serving-measurements.csv, docs/accuracy.md):
+// one closed-loop benchmark run per row, scored on mean TTFT and TPOT. Pure: rows come in as values.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rightsize/calibration.hpp"
+#include "rightsize/inference.hpp"
+
+namespace rightsize {
+
+/// One measured run, as the CSV gives it (column names in tests/validation/serving/README.md).
+struct ServingRun {
+  std::string id;
+  std::string engine;   ///< "trtllm", "vllm", "sglang"
+  std::string gpu_id;   ///< catalog id
+  std::string model;    ///< Hugging Face id
+  std::string preset;   ///< shipped preset, empty when none
+  std::string precision, gemm_quant, moe_quant;
+  std::string mode;     ///< "agg" or "disagg"
+  std::int64_t input_tokens = 0, output_tokens = 0, concurrency = 0;
+  int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
+  double ttft_s = 0.0; ///< measured mean time to first token
+  double tpot_s = 0.0; ///< measured mean time per output token
+};
+
+/// Concurrency bucket of the report: "1", "2-8", "9-32", "33-128", ">128".
+std::string_view concurrency_bucket(std::int64_t concurrency);
+
+/// The Deployment one aggregated replica of a run maps to: tp, pp and the MoE expert-parallel degree.
+Deployment deployment_of(const ServingRun& run);
+
+/// The precision a run's quantization columns name: fp8 (weights, activations and KV cache fp8),
+/// fp4 (nvfp4 weights and activations, fp8 KV cache), int4 weight-only (int4 weights, bf16 math,
+/// bf16 KV), bf16 otherwise. The KV formats are the engines' defaults for these checkpoints
+/// (TensorRT-LLM and SGLang quantized recipes store fp8 KV; tests/validation/serving/README.md).
+Precision precision_of(const ServingRun& run);
+
+/// The estimate of one run: the run's engine profile on `gpu`, its published layout and its
+/// closed-loop concurrency, bands from `calibration`. `reason` is non-empty when the run cannot be
+/// expressed (unknown engine).
+struct ServingPrediction {
+  std::string reason;
+  bool fits = true; ///< the estimator's memory model admits the published layout and concurrency
+  Band ttft{0.0, 0.0, 0.0}, tpot{0.0, 0.0, 0.0};
+};
+ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
+                                  const Calibration& calibration);
+
+/// One scored row: measured and predicted TTFT and TPOT in seconds.
+struct ServingResult {
+  const ServingRun* run = nullptr;
+  double ttft_pred_s = 0.0, tpot_pred_s = 0.0;
+  double ttft_low_s = 0.0, ttft_high_s = 0.0; ///< p10–p90 band
+  double tpot_low_s = 0.0, tpot_high_s = 0.0;
+};
+
+/// Error figures of one group of results for one figure.
+struct ServingErrorSummary {
+  std::string group;
+  int rows = 0;
+  double median_ape_pct = 0.0;
+  double median_signed_pct = 0.0;
+  double within_25_pct = 0.0;   ///< share of rows with |error| ≤ 25 %, in percent
+  double band_coverage_pct = 0.0; ///< share of rows whose measurement lies inside the band, in percent
+};
+
+/// Summary of TTFT (ttft = true) or TPOT over the results.
+ServingErrorSummary summarize_serving(const std::string& group, const std::vector<const ServingResult*>& rows,
+                                      bool ttft);
+
+} // namespace rightsize

@@ -1,0 +1,100 @@
+// Measured serving runs: layout and precision of a row, error summaries (docs/accuracy.md).
+#include "rightsize/serving_validation.hpp"
+
+#include <cmath>
+
+#include "rightsize/calibration.hpp"
+#include "rightsize/engine_profile.hpp"
+
+namespace rightsize {
+
+std::string_view concurrency_bucket(std::int64_t concurrency) {
+  if (concurrency <= 1) return "1";
+  if (concurrency <= 8) return "2-8";
+  if (concurrency <= 32) return "9-32";
+  if (concurrency <= 128) return "33-128";
+  return ">128";
+}
+
+Deployment deployment_of(const ServingRun& run) {
+  Deployment d;
+  d.tp = run.tp;
+  d.pp = run.pp;
+  d.gpus = run.tp * run.pp;
+  // Experts split moe_tp ways inside each of moe_ep expert groups; the estimator's ep is the
+  // number of groups the experts are distributed over (methodology §5.5).
+  d.ep = run.moe_ep > 1 ? run.moe_ep : 1;
+  return d;
+}
+
+Precision precision_of(const ServingRun& run) {
+  const std::string& q = run.gemm_quant.empty() ? run.precision : run.gemm_quant;
+  Precision p;
+  if (q == "nvfp4" || run.precision == "fp4") {
+    p = precision_from_shorthand(NumberFormat::nvfp4);
+    p.kv_cache = NumberFormat::fp8;
+  } else if (q == "fp8" || q == "fp8_block" || run.precision == "fp8") {
+    p = precision_from_shorthand(NumberFormat::fp8);
+    p.kv_cache = NumberFormat::fp8;
+  } else if (q == "int4_wo" || run.precision == "int4") {
+    p = precision_from_shorthand(NumberFormat::int4_awq);
+  } else {
+    p = precision_from_shorthand(NumberFormat::bf16);
+  }
+  return p;
+}
+
+ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
+                                  const Calibration& calibration) {
+  ServingPrediction out;
+  const auto kind = parse_engine_kind(run.engine);
+  if (!kind) {
+    out.reason = "unknown engine";
+    return out;
+  }
+  const EngineConfig engine = engine_profile(*kind, gpu);
+  InferenceWorkload w;
+  w.input_tokens = run.input_tokens;
+  w.output_tokens = run.output_tokens;
+  w.concurrency = run.concurrency;
+  const Deployment dep = deployment_of(run);
+  const InferenceEstimate e = estimate_inference(model, w, gpu, dep, engine, nullptr, 0.0);
+  out.fits = e.memory.fits;
+  const std::string cls = model_class_of(model.model);
+  out.ttft = band_for(calibration, FigureKind::ttft, gpu.id, e.ttft_s, cls);
+  out.tpot = band_for(calibration, FigureKind::tpot, gpu.id, e.tpot_s, cls);
+  return out;
+}
+
+ServingErrorSummary summarize_serving(const std::string& group, const std::vector<const ServingResult*>& rows,
+                                      bool ttft) {
+  ServingErrorSummary s;
+  s.group = group;
+  s.rows = static_cast<int>(rows.size());
+  if (rows.empty()) return s;
+  std::vector<double> ape;
+  std::vector<double> signed_err;
+  ape.reserve(rows.size());
+  signed_err.reserve(rows.size());
+  int within = 0;
+  int covered = 0;
+  for (const ServingResult* r : rows) {
+    const double measured = ttft ? r->run->ttft_s : r->run->tpot_s;
+    const double predicted = ttft ? r->ttft_pred_s : r->tpot_pred_s;
+    const double low = ttft ? r->ttft_low_s : r->tpot_low_s;
+    const double high = ttft ? r->ttft_high_s : r->tpot_high_s;
+    const double e = signed_error_pct(predicted, measured);
+    signed_err.push_back(e);
+    ape.push_back(std::fabs(e));
+    within += std::fabs(e) <= 25.0 ? 1 : 0;
+    covered += measured >= low && measured <= high ? 1 : 0;
+  }
+  const double n = static_cast<double>(rows.size());
+  s.median_ape_pct = quantile(ape, 0.5);
+  s.median_signed_pct = quantile(signed_err, 0.5);
+  s.within_25_pct = 100.0 * within / n;
+  s.band_coverage_pct = 100.0 * covered / n;
+  return s;
+}
+
+} // namespace rightsize
