@@ -3,6 +3,8 @@
 // data/calibration.json. `--check BASELINE` only compares median LOO APE per kind with a baseline
 // (fails when a kind regresses by more than 2 points) and writes nothing.
 #include <cstdio>
+#include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -150,27 +152,94 @@ std::string serving_markdown(const bench::ServingScore& score) {
   return md;
 }
 
-bench::ServingScore score_serving_runs() {
-  const cli::LoadedCatalog loaded = cli::load_catalog(cli::CatalogOptions{}, nullptr);
-  return bench::score_serving(k_root + "/tests/validation/serving/serving-measurements.csv",
-                              k_root + "/data/models", loaded);
+const std::string k_serving_csv = k_root + "/tests/validation/serving/serving-measurements.csv";
+
+// The calibrated catalog as the CLI sees it under `cal`.
+cli::LoadedCatalog calibrated_catalog(const Calibration& cal) {
+  cli::CatalogOptions options;
+  options.no_calibration = true;
+  cli::LoadedCatalog loaded = cli::load_catalog(options, nullptr);
+  apply_calibration(cal, loaded.catalog.gpus);
+  loaded.calibration = cal;
+  loaded.calibrated = true;
+  return loaded;
+}
+
+// GPUs with serving rows but no decode/prefill fit of their own get factors fitted to the dense
+// serving rows (bench/serving_score.hpp); each records the rows it came from.
+void add_serving_factors(Calibration& cal) {
+  cli::LoadedCatalog loaded = calibrated_catalog(cal);
+  std::vector<std::string> only;
+  for (const Gpu& g : loaded.catalog.gpus) {
+    bool own = false;
+    for (const FittedEfficiency& f : cal.gpus)
+      own = own || (f.gpu_id == g.id && f.decode_source == "fitted");
+    if (!own) only.push_back(g.id);
+  }
+  const auto used = bench::fit_serving_factors(loaded, k_serving_csv, k_root + "/data/models", "", "", only);
+  for (const auto& [id, rows] : used) {
+    const Gpu* g = io::find_gpu(loaded.catalog, id);
+    auto it = std::find_if(cal.gpus.begin(), cal.gpus.end(), [&](const FittedEfficiency& f) { return f.gpu_id == id; });
+    if (it == cal.gpus.end()) {
+      FittedEfficiency f;
+      f.gpu_id = id;
+      it = cal.gpus.insert(std::upper_bound(cal.gpus.begin(), cal.gpus.end(), f,
+                                            [](const FittedEfficiency& a, const FittedEfficiency& b) {
+                                              return a.gpu_id < b.gpu_id;
+                                            }),
+                           f);
+    }
+    it->efficiency.decode_bandwidth = g->efficiency.decode_bandwidth;
+    it->efficiency.prefill_compute = g->efficiency.prefill_compute;
+    it->decode_source = "serving";
+    it->prefill_source = "serving";
+    const std::string label = fmt::format("serving-measurements.csv: {} dense-model rows on {}", rows, id);
+    it->decode_cases = {label};
+    it->prefill_cases = {label};
+  }
+}
+
+bench::ServingScore score_serving_runs(const Calibration& cal) {
+  return bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
+}
+
+Calibration shipped_calibration() {
+  return io::load_calibration(k_root + "/data/calibration.json");
 }
 
 int run(const std::vector<std::string>& args) {
   if (args.size() == 1 && args[0] == "--serving") {
-    std::fputs(serving_markdown(score_serving_runs()).c_str(), stdout);
+    std::fputs(serving_markdown(score_serving_runs(shipped_calibration())).c_str(), stdout);
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "--scan") {
+    const cli::LoadedCatalog loaded = cli::load_catalog(cli::CatalogOptions{}, nullptr);
+    for (double fixed : {0.0, 0.02, 0.05, 0.1}) {
+      for (double phi = 0.0; phi <= 1.001; phi += 0.1) {
+        const bench::ServingScore sc = bench::score_serving(k_root + "/tests/validation/serving/serving-measurements.csv",
+                                                            k_root + "/data/models", loaded, phi, fixed);
+        for (const char* eng : {"sglang", "trtllm", "vllm"}) {
+          std::vector<const ServingResult*> rows;
+          for (const ServingResult& r : sc.results)
+            if (r.run->engine == eng) rows.push_back(&r);
+          const ServingErrorSummary t = summarize_serving(eng, rows, true);
+          std::printf("fixed %.2f phi %.1f %-7s ttft abs %5.1f signed %+6.1f within %4.1f\n", fixed, phi, eng,
+                      t.median_ape_pct, t.median_signed_pct, t.within_25_pct);
+        }
+      }
+    }
     return 0;
   }
   if (args.size() == 1 && args[0] == "--serving-rows") {
     // One line per scored row, for residual analysis.
-    const bench::ServingScore score = score_serving_runs();
-    std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,tp,pp,ep,ttft_s,ttft_pred_s,tpot_s,tpot_pred_s");
+    const bench::ServingScore score = score_serving_runs(shipped_calibration());
+    std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,tp,pp,ep,ttft_s,ttft_pred_s,tpot_s,tpot_pred_s,prefill_s,decode_s");
     for (const ServingResult& r : score.results) {
       const ServingRun& u = *r.run;
-      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", u.id.c_str(), u.engine.c_str(),
+      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", u.id.c_str(), u.engine.c_str(),
                   u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(), static_cast<long long>(u.input_tokens),
                   static_cast<long long>(u.output_tokens), static_cast<long long>(u.concurrency), u.tp, u.pp,
-                  u.moe_ep, u.ttft_s, r.ttft_pred_s, u.tpot_s, r.tpot_pred_s);
+                  u.moe_ep, u.ttft_s, r.ttft_pred_s, u.tpot_s, r.tpot_pred_s, r.prefill_s, r.decode_step_s);
     }
     return 0;
   }
@@ -194,13 +263,17 @@ int run(const std::vector<std::string>& args) {
   const std::vector<CaseResult> results = evaluate_cases(cases, gpus, engine, options);
   if (!baseline.empty()) return check(results, baseline);
 
-  const Calibration cal = build_calibration(fit_efficiencies(cases, gpus, engine, options), results);
+  Calibration cal = build_calibration(fit_efficiencies(cases, gpus, engine, options), results);
+  add_serving_factors(cal);
+  const bench::ServingScore serving = score_serving_runs(cal);
   std::fputs(case_table(results).c_str(), stdout);
   std::fputs(("\n" + summary_table(summarize(results, false), true)).c_str(), stdout);
   std::fputs(("\n" + factor_table(cal)).c_str(), stdout);
   const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
   const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
-  io::write_text_file(k_root + "/docs/accuracy.md", report_markdown(results, cal, method, discussion));
+  io::write_text_file(k_root + "/docs/accuracy.md",
+                      report_markdown(results, cal, method, discussion) +
+                          "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
   if (write_baseline) {
     io::AccuracyBaseline b;

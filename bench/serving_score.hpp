@@ -3,6 +3,7 @@
 // aggregated row becomes the spec and flags a user would write (preset, precision, GPU, tp/pp/ep,
 // engine, closed-loop concurrency, ISL/OSL) and goes through the same estimator as `estimate`.
 // Rows it cannot express are counted by reason. Used by bench/accuracy_report.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
 /// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
 /// the returned runs.
 inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
-                                  const cli::LoadedCatalog& loaded) {
+                                  const cli::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0) {
   ServingScore out;
   out.runs = io::load_serving_csv(csv_path);
   const std::vector<io::Preset> presets = io::load_presets(models_dir);
@@ -61,7 +62,10 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
       }
     }
     const Gpu& gpu = *io::find_gpu(loaded.catalog, run.gpu_id);
-    const ServingPrediction pred = predict_serving(it->second, gpu, run, loaded.calibration);
+    EngineConfig engine = engine_profile(*parse_engine_kind(run.engine));
+    if (phi >= 0.0) engine.wave_synchrony = phi;
+    if (fixed_s >= 0.0) engine.ttft_fixed_s = fixed_s;
+    const ServingPrediction pred = predict_serving(it->second, gpu, run, loaded.calibration, &engine);
     if (!pred.reason.empty()) {
       ++out.skipped[pred.reason];
       continue;
@@ -74,6 +78,9 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
     r.tpot_pred_s = pred.tpot.value;
     r.tpot_low_s = pred.tpot.low;
     r.tpot_high_s = pred.tpot.high;
+    r.model_class = model_class_of(it->second.model);
+    r.prefill_s = pred.prefill_s;
+    r.decode_step_s = pred.decode_step_s;
     out.results.push_back(r);
   }
   return out;
@@ -103,6 +110,50 @@ inline std::string serving_table(const std::string& title,
                      p.median_ape_pct, p.median_signed_pct, p.within_25_pct, p.band_coverage_pct);
   }
   return s;
+}
+
+} // namespace rightsize::bench
+
+namespace rightsize::bench {
+
+/// Per-GPU efficiency factors fitted to the serving rows (methodology §4.5): decode bandwidth from
+/// the median TPOT ratio, prefill compute from the median TTFT ratio of rows at concurrency ≤ 8
+/// (little queueing), two coordinate passes, clamped to the plausible ranges of FitOptions.
+/// `exclude` (model preset, GPU) leaves one pair out. Returns the catalog with the factors applied
+/// and, per GPU, the number of rows used.
+inline std::map<std::string, int> fit_serving_factors(cli::LoadedCatalog& loaded, const std::string& csv,
+                                                      const std::string& models_dir,
+                                                      const std::string& exclude_preset = "",
+                                                      const std::string& exclude_gpu = "",
+                                                      const std::vector<std::string>& only = {}) {
+  std::map<std::string, int> used;
+  const FitOptions bounds;
+  for (int pass = 0; pass < 2; ++pass) {
+    const ServingScore sc = score_serving(csv, models_dir, loaded);
+    std::map<std::string, std::vector<double>> tpot_ratio, ttft_ratio;
+    for (const ServingResult& r : sc.results) {
+      if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
+      // Dense models only: their decode is a clean read of weights and KV, their prefill a plain
+      // GEMM chain, so the GPU factor does not absorb MoE structure.
+      if (r.model_class == "moe") continue;
+      tpot_ratio[r.run->gpu_id].push_back(r.tpot_pred_s / r.run->tpot_s);
+      if (r.run->concurrency <= 8) ttft_ratio[r.run->gpu_id].push_back(r.ttft_pred_s / r.run->ttft_s);
+    }
+    for (Gpu& gpu : loaded.catalog.gpus) {
+      if (!only.empty() && std::find(only.begin(), only.end(), gpu.id) == only.end()) continue;
+      const auto t = tpot_ratio.find(gpu.id);
+      if (t == tpot_ratio.end() || t->second.size() < 20) continue;
+      used[gpu.id] = static_cast<int>(t->second.size());
+      gpu.efficiency.decode_bandwidth = std::clamp(gpu.efficiency.decode_bandwidth * quantile(t->second, 0.5),
+                                                   bounds.bandwidth_min, bounds.bandwidth_max);
+      const auto f = ttft_ratio.find(gpu.id);
+      if (f != ttft_ratio.end() && f->second.size() >= 10) {
+        gpu.efficiency.prefill_compute = std::clamp(gpu.efficiency.prefill_compute * quantile(f->second, 0.5),
+                                                    bounds.compute_min, bounds.compute_max);
+      }
+    }
+  }
+  return used;
 }
 
 } // namespace rightsize::bench

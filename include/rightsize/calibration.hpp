@@ -119,6 +119,18 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class);
 
+/// Calibration family of a GPU: the first word of its architecture ("Hopper", "Blackwell", "CDNA",
+/// "Ada", "Ampere", ...).
+std::string gpu_family(const Gpu& gpu);
+
+/// Applies a calibration to catalog GPUs whose efficiency is still the methodology default
+/// (provenance starting "defaults:" or "methodology §4.5 defaults"): a factor fitted on the GPU's
+/// own cases is used as is; an unmeasured factor takes the cross-GPU value, but never better than
+/// the lowest measured value of its family, or, with no measured sibling, than the lowest measured
+/// value of any GPU (methodology §4.5, "no unmeasured GPU better than a measured sibling").
+/// Provenance says which factors are extrapolated.
+void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus);
+
 /// Fit settings: plausible ranges (methodology §4.5) and the minimum cases for a per-GPU fit.
 struct FitOptions {
   double bandwidth_min = 0.5, bandwidth_max = 0.95;

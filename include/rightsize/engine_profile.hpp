@@ -5,12 +5,10 @@
 #include <optional>
 #include <string_view>
 
-#include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
 
 namespace rightsize {
 
-enum class EngineKind : std::uint8_t { vllm, sglang, trtllm };
 inline constexpr std::size_t k_engine_kind_count = 3;
 
 /// "vllm", "sglang", "trtllm".
@@ -18,9 +16,9 @@ const char* to_string(EngineKind kind);
 /// Parses an engine name (case-sensitive; also "tensorrt-llm" and "trt-llm").
 std::optional<EngineKind> parse_engine_kind(std::string_view name);
 
-/// The engine's defaults on `gpu` (some depend on the GPU's memory): chunked-prefill budget,
-/// sequence cap, memory fraction, KV block size, CUDA-graph batch limit, per-step CPU overhead.
+/// The engine's defaults: chunked-prefill budget, sequence cap, memory fraction, KV block size,
+/// CUDA-graph batch limit, per-step CPU overhead, wave synchrony and fixed TTFT overhead.
 /// Sources per field in methodology §4.6.
-EngineConfig engine_profile(EngineKind kind, const Gpu& gpu);
+EngineConfig engine_profile(EngineKind kind);
 
 } // namespace rightsize

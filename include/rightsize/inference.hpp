@@ -22,7 +22,16 @@ struct EngineConfig {
   double scaleup_hop_latency_s = 0.8e-6;             ///< per ring step on NVLink / Infinity Fabric
   double pcie_hop_latency_s = 4e-6;                  ///< per ring step over PCIe
   double network_hop_latency_s = 6e-6;               ///< per ring step across nodes
-  double max_ttft_queue_factor = 4.0;                ///< cap of the TTFT queueing multiplier
+  /// Largest batch the engine captures CUDA graphs for; decode steps above it run eagerly and
+  /// pay `eager_step_overhead_s` more per step (methodology §4.6).
+  std::int64_t cuda_graph_max_batch = 512;
+  /// Closed loop: how much of a wave of simultaneous requests the scheduler keeps together
+  /// (1 = every wave intact, 0 = fully desynchronised arrivals); fitted per engine (§4.6).
+  double wave_synchrony = 0.1;
+  /// Fixed time from a request's arrival to its first streamed token outside the GPU work (HTTP,
+  /// tokenization, scheduling, detokenization); engine profile (§4.6).
+  double ttft_fixed_s = 0.0;
+  double eager_step_overhead_s = 2e-3;
   /// GEMM rows at which large-GEMM efficiency halves: η_f(M) = η_f·M/(M + M½). Thin GEMMs fill
   /// fewer tiles and waves (methodology §7.2 item 1); 0 disables the correction.
   double gemm_half_efficiency_tokens = 128.0;
@@ -41,6 +50,11 @@ struct Deployment {
 /// What limits a configuration.
 enum class Bound : std::uint8_t { compute, memory_bandwidth, interconnect, capacity };
 const char* to_string(Bound bound);
+
+/// Latency percentiles of one figure (seconds).
+struct Percentiles {
+  double p50_s = 0.0, p90_s = 0.0, p99_s = 0.0;
+};
 
 /// Per-GPU memory picture (bytes are per GPU, the most loaded one).
 struct MemoryEstimate {
@@ -77,6 +91,7 @@ struct PreparedModel {
   MathDtype math = MathDtype::bf16;
   double mm_flops_per_token = 0.0;        ///< 2·N_mm_active (incl. LM head)
   double head_flops_per_token = 0.0;      ///< 2·V·h of the LM head
+  double expert_flops_per_token = 0.0;    ///< 2·k·N_expert·L_moe: routed-expert GEMMs (in mm_flops)
   double attention_flops_per_pair = 0.0;  ///< 4·n_h·d_h: one query-key pair in one layer
   double ffn_width_for_activations = 0.0; ///< I used in the activation-peak formula
 };
@@ -91,9 +106,16 @@ struct InferenceEstimate {
   std::int64_t max_concurrency = 0; ///< largest that fits per replica at the workload's context
   double prefill_s = 0.0;           ///< one request's prefill, no contention
   double decode_step_s = 0.0;       ///< pure decode step at `concurrency`
-  double ttft_s = 0.0;
-  double tpot_s = 0.0; ///< effective, including prefill interference
-  double e2e_s = 0.0;
+  double ttft_s = 0.0; ///< mean, including queueing (methodology §4.7)
+  double tpot_s = 0.0; ///< mean, effective, including prefill interference
+  double e2e_s = 0.0;  ///< mean
+  Percentiles ttft, tpot, e2e;
+  double queue_wait_s = 0.0;      ///< mean wait before a request's prefill starts (slot + prefill queue)
+  double in_flight = 0.0;         ///< mean sequences decoding per replica
+  double prefill_utilization = 0.0; ///< share of time the replica spends on prefill work
+  bool clients_exceed_kv = false; ///< closed loop: more clients than the KV cache holds; the rest queue
+  bool open_loop = false;  ///< estimated at an arrival rate (Arrival::poisson), not at a concurrency
+  bool overloaded = false; ///< open loop: the arrival rate exceeds what the replica can serve
   double output_tokens_per_s = 0.0; ///< whole deployment
   double requests_per_s = 0.0;      ///< whole deployment
   double comm_s_per_token = 0.0;    ///< exposed TP/EP/PP communication per decode step
@@ -111,6 +133,9 @@ struct InferenceEstimate {
 InferenceEstimate estimate_inference(const PreparedModel& model, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
                                      const Sla* sla, double usd_per_gpu_hour);
+
+/// The value of a latency figure's statistic: figure 0 TTFT, 1 TPOT, 2 end-to-end.
+double latency_stat_s(const InferenceEstimate& estimate, int figure, Statistic statistic);
 
 /// Time of one collective of `message_bytes` (full buffer) among `group_gpus` GPUs on `link`
 /// (α–β ring model, methodology §5.1). kind: 0 all-reduce, 1 all-gather / reduce-scatter / all-to-all.

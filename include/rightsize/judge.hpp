@@ -71,6 +71,7 @@ struct TermCheck {
   double point_value = 0.0; ///< the point estimate of the same figure
   double limit = 0.0;
   bool met = true;
+  Statistic stat = Statistic::mean; ///< latency terms: the statistic the target is about
   /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
   [[nodiscard]] double margin() const;
 };

@@ -45,9 +45,11 @@ struct ServingPrediction {
   std::string reason;
   bool fits = true; ///< the estimator's memory model admits the published layout and concurrency
   Band ttft{0.0, 0.0, 0.0}, tpot{0.0, 0.0, 0.0};
+  double prefill_s = 0.0;     ///< one request's prefill on an idle replica
+  double decode_step_s = 0.0; ///< decode step at the run's in-flight batch
 };
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                  const Calibration& calibration);
+                                  const Calibration& calibration, const EngineConfig* engine_override = nullptr);
 
 /// One scored row: measured and predicted TTFT and TPOT in seconds.
 struct ServingResult {
@@ -55,6 +57,8 @@ struct ServingResult {
   double ttft_pred_s = 0.0, tpot_pred_s = 0.0;
   double ttft_low_s = 0.0, ttft_high_s = 0.0; ///< p10–p90 band
   double tpot_low_s = 0.0, tpot_high_s = 0.0;
+  double prefill_s = 0.0, decode_step_s = 0.0;
+  std::string model_class; ///< model_class_of the run's model
 };
 
 /// Error figures of one group of results for one figure.

@@ -12,12 +12,30 @@ namespace rightsize {
 
 enum class WorkloadMode : std::uint8_t { inference, training };
 
+/// How requests meet the scheduler (methodology §4.7): a fixed number of clients that each send
+/// the next request when the last one finishes (benchmarks), or open-loop arrivals at a rate.
+enum class Arrival : std::uint8_t { closed_loop, poisson };
+const char* to_string(Arrival value);
+
+/// The statistic a latency figure or SLA target is about.
+enum class Statistic : std::uint8_t { mean, p50, p90, p99 };
+const char* to_string(Statistic value);
+
+/// The serving engine whose scheduler behaviour the estimate assumes (methodology §4.6).
+enum class EngineKind : std::uint8_t { vllm, sglang, trtllm };
+
 /// Serving workload (per request averages).
 struct InferenceWorkload {
   std::int64_t input_tokens = 1024; ///< prompt tokens per request (ISL)
   std::int64_t output_tokens = 256; ///< generated tokens per request (OSL)
   std::int64_t concurrency = 0;     ///< in-flight requests per replica; 0 = "auto"
   std::int64_t max_context = 0;     ///< longest context to admit; 0 = input + output
+  Arrival arrival = Arrival::closed_loop;
+  /// Open loop: requests per second for the whole deployment (each replica carries its share).
+  double request_rate_per_s = 0.0;
+  /// Open loop: coefficient of variation of inter-arrival times (1 = Poisson; > 1 bursty, as a
+  /// gamma renewal process).
+  double arrival_cv = 1.0;
   /// Context each sequence reserves KV for: max_context, or input + output.
   [[nodiscard]] std::int64_t context_tokens() const {
     return max_context > 0 ? max_context : input_tokens + output_tokens;
@@ -47,9 +65,12 @@ struct TrainingWorkload {
 
 /// Service-level objectives; unset = no requirement.
 struct Sla {
-  std::optional<double> ttft_ms;
+  std::optional<double> ttft_ms; ///< target for the statistic `ttft_stat` (ttft_ms, ttft_p99_ms, ...)
   std::optional<double> tpot_ms;
   std::optional<double> e2e_ms;
+  Statistic ttft_stat = Statistic::mean;
+  Statistic tpot_stat = Statistic::mean;
+  Statistic e2e_stat = Statistic::mean;
   std::optional<double> requests_per_s;         ///< peak load to serve
   std::optional<double> average_requests_per_s; ///< average load (capacity planning)
   std::optional<double> growth_factor;          ///< expected load growth multiplier
@@ -91,6 +112,7 @@ struct Spec {
   Sla sla;
   Constraints constraints;
   std::optional<DeploymentSpec> deployment;
+  std::optional<EngineKind> engine; ///< workload.engine; unset = vLLM's defaults
   std::vector<std::string> assumptions; ///< defaults the loader filled in, stated to the user
 };
 

@@ -172,27 +172,7 @@ void apply_calibration(LoadedCatalog& loaded) {
   if (!std::filesystem::exists(path, ec)) return;
   loaded.calibration = io::load_calibration(path);
   loaded.calibrated = true;
-  const FittedEfficiency* pooled = nullptr;
-  for (const auto& f : loaded.calibration.gpus) {
-    if (f.gpu_id == "*") pooled = &f;
-  }
-  for (Gpu& gpu : loaded.catalog.gpus) {
-    const auto& prov = gpu.efficiency.provenance;
-    if (prov.rfind("defaults:", 0) != 0 && prov.rfind("methodology §4.5 defaults", 0) != 0)
-      continue; // the entry set its own
-    const FittedEfficiency* fit = pooled;
-    for (const auto& f : loaded.calibration.gpus) {
-      if (f.gpu_id == gpu.id) fit = &f;
-    }
-    if (fit == nullptr) continue;
-    gpu.efficiency = fit->efficiency;
-    gpu.efficiency.provenance =
-        fmt::format("data/calibration.json: decode {} ({} cases), prefill {} ({}), training {} ({}), "
-                    "communication {} ({})",
-                    fit->decode_source, fit->decode_cases.size(), fit->prefill_source,
-                    fit->prefill_cases.size(), fit->training_source, fit->training_cases.size(),
-                    fit->communication_source, fit->communication_cases.size());
-  }
+  rightsize::apply_calibration(loaded.calibration, loaded.catalog.gpus);
 }
 
 } // namespace

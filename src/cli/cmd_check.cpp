@@ -106,7 +106,7 @@ int run_check(const CheckOptions& o) {
   const Gpu& gpu =
       require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
   SearchPolicy policy;
-  policy.engine = engine_config(o.engine);
+  policy.engine = engine_config(o.engine, spec.engine);
   policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
   policy.max_nodes = spec.constraints.max_nodes;
   policy.confidence = confidence_of(o.judging);

@@ -45,16 +45,25 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
                            const Gpu& gpu, const Deployment& d, const InferenceEstimate& e,
                            const ResolvedPrice& price, PricingModel pricing, const BandContext& bands,
                            const Verdict& verdict, const CostAtLoad& at_load,
-                           Confidence confidence) {
+                           Confidence confidence, const std::string& engine_name) {
   fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
              d.replicas(), d.replicas() == 1 ? "" : "s");
   fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n",
              format_params(static_cast<double>(pm.params.total)),
              format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
              format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
-  fmt::print("workload {} input / {} output tokens, concurrency {} per replica{} (fits up to {})\n\n",
-             w.input_tokens, w.output_tokens, e.concurrency, w.concurrency == 0 ? " (auto)" : "",
+  fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n", w.input_tokens,
+             w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
+             e.open_loop ? " (Little's law at the arrival rate)" : w.concurrency == 0 ? " (auto)" : "",
              e.max_concurrency);
+  if (w.arrival == Arrival::poisson) {
+    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} (methodology §4.7)\n\n",
+               engine_name, w.request_rate_per_s,
+               w.arrival_cv != 1.0 ? fmt::format(", inter-arrival CV {:g}", w.arrival_cv) : "");
+  } else {
+    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths (methodology §4.7)\n\n",
+               engine_name, e.concurrency);
+  }
   const MemoryEstimate& m = e.memory;
   fmt::print("memory per GPU (GB = 1e9 bytes)\n");
   fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
@@ -82,9 +91,21 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     }
   } else {
     fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
-    fmt::print("  {:<26}{:>10}\n", "TTFT", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
+    fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
+    fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
+               fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s), format_ms(e.ttft.p99_s)));
+    fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
     fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)",
                format_ms_band(bands, FigureKind::tpot, e.tpot_s));
+    fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
+               fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s), format_ms(e.tpot.p99_s)));
+    if (e.overloaded) {
+      fmt::print("  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
+    }
+    if (e.clients_exceed_kv) {
+      fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",
+                 e.concurrency, e.max_concurrency);
+    }
     fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(bands, FigureKind::e2e, e.e2e_s));
     const Band tput = bands.band(FigureKind::throughput, e.output_tokens_per_s);
     fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
@@ -141,7 +162,7 @@ int run_estimate(const EstimateOptions& o) {
                 "estimate needs a GPU: pass --gpu ID (see 'rightsize catalog list')");
   const Gpu& gpu = require_gpu(catalog.catalog, gpu_id, "--gpu");
   const ResolvedPrice& price = price_of(catalog, gpu);
-  const EngineConfig engine = engine_config(o.engine);
+  const EngineConfig engine = engine_config(o.engine, spec.engine);
   int gpus = o.gpus > 0 ? o.gpus : (spec.deployment && o.gpu.empty() ? spec.deployment->gpus : 0);
   if (gpus == 0) gpus = std::max(1, o.tp) * std::max(1, o.pp);
   const PreparedModel pm = prepare_model(spec.model, spec.precision);
@@ -212,6 +233,7 @@ int run_estimate(const EstimateOptions& o) {
   const CostAtLoad at_load = cost_at_load(e, spec.sla, w);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    doc["load"] = load_json(w, engine_name(o.engine, spec.engine));
     if (verdict.feasible()) {
       add_inference_bands(doc, bands, e);
       doc["sla_optimistic_only"] = optimistic_only(bands, e, spec.sla);
@@ -228,7 +250,8 @@ int run_estimate(const EstimateOptions& o) {
     doc["assumptions"] = assumptions_json(assumptions);
     fmt::print("{}\n", doc.dump(2));
   } else {
-    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing, bands, verdict, at_load, confidence);
+    print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing, bands, verdict, at_load, confidence,
+                          engine_name(o.engine, spec.engine));
   }
   return verdict.feasible() ? 0 : static_cast<int>(ExitCode::not_met);
 }

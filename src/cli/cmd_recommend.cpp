@@ -85,7 +85,7 @@ int run_recommend(const RecommendOptions& o) {
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions);
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
-  policy.engine = engine_config(o.engine);
+  policy.engine = engine_config(o.engine, spec.engine);
   policy.confidence = confidence_of(o.judging);
   policy.calibration = band_calibration(catalog);
   policy.max_power_kw = spec.constraints.max_power_kw;

@@ -11,6 +11,7 @@
 
 #include "app.hpp"
 #include "judge_options.hpp"
+#include "run_context.hpp"
 #include "catalog_setup.hpp"
 #include "json_reader.hpp"
 #include "rightsize/error.hpp"
@@ -39,6 +40,7 @@ struct SweepOptions {
   int threads = 0;
   CatalogOptions catalog;
   JudgeOptions judging;
+  EngineOptions engine;
 };
 
 [[noreturn]] void usage(const std::string& flag, const std::string& message) {
@@ -168,6 +170,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;
   plan.policy.max_nodes = spec.constraints.max_nodes;
   plan.policy.confidence = confidence_of(o.judging);
+  plan.policy.engine = engine_config(o.engine, spec.engine);
   plan.calibrated = loaded.calibrated;
   if (loaded.calibrated) plan.calibration = loaded.calibration;
   prepare_sweep_models(plan, document,
@@ -257,6 +260,7 @@ void add_sweep(CLI::App& app, Action& action) {
   command->add_option("--threads", options->threads, "worker threads (default: hardware concurrency)");
   add_catalog_options(command, options->catalog);
   add_judge_options(command, options->judging);
+  add_engine_options(command, options->engine);
   command->callback([&action, options] { action = [options] { return run(*options); }; });
 }
 

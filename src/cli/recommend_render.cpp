@@ -174,9 +174,10 @@ void print_energy_line(const Candidate& w, const TcoParams& tco) {
 
 std::string describe_sla(const Sla& sla) {
   std::vector<std::string> parts;
-  if (sla.ttft_ms) parts.push_back(fmt::format("TTFT ≤ {:g} ms", *sla.ttft_ms));
-  if (sla.tpot_ms) parts.push_back(fmt::format("TPOT ≤ {:g} ms", *sla.tpot_ms));
-  if (sla.e2e_ms) parts.push_back(fmt::format("E2E ≤ {:g} ms", *sla.e2e_ms));
+  const auto stat = [](Statistic st) { return st == Statistic::mean ? std::string() : std::string(" ") + to_string(st); };
+  if (sla.ttft_ms) parts.push_back(fmt::format("TTFT{} ≤ {:g} ms", stat(sla.ttft_stat), *sla.ttft_ms));
+  if (sla.tpot_ms) parts.push_back(fmt::format("TPOT{} ≤ {:g} ms", stat(sla.tpot_stat), *sla.tpot_ms));
+  if (sla.e2e_ms) parts.push_back(fmt::format("E2E{} ≤ {:g} ms", stat(sla.e2e_stat), *sla.e2e_ms));
   if (sla.requests_per_s) parts.push_back(fmt::format("{:g} req/s peak", *sla.requests_per_s));
   if (sla.output_tokens_per_s) parts.push_back(fmt::format("{:g} output tok/s", *sla.output_tokens_per_s));
   if (sla.budget_usd) parts.push_back(fmt::format("≤ ${:g}/h", *sla.budget_usd));

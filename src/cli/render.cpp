@@ -128,6 +128,7 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
   for (std::size_t i = 0; i < v.term_count; ++i) {
     const TermCheck& t = v.terms[i];
     terms.push_back({{"term", to_string(t.term)},
+                     {"statistic", to_string(t.stat)},
                      {"value", round_sig(t.value)},
                      {"point_value", round_sig(t.point_value)},
                      {"limit", round_sig(t.limit)},
@@ -153,8 +154,10 @@ std::string describe_term(const TermCheck& t) {
   case SlaTerm::tpot:
   case SlaTerm::e2e: {
     const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
+    const std::string stat = t.stat == Statistic::mean ? "" : std::string(" ") + to_string(t.stat);
     std::string judged = t.value != t.point_value ? fmt::format(" (p90 {:.1f} ms)", t.value) : "";
-    return fmt::format("{} {:.1f} ms{} {} {:g} ms", name, t.point_value, judged, t.met ? "≤" : ">", t.limit);
+    return fmt::format("{}{} {:.1f} ms{} {} {:g} ms", name, stat, t.point_value, judged, t.met ? "≤" : ">",
+                       t.limit);
   }
   case SlaTerm::requests_per_s:
   case SlaTerm::output_tokens_per_s: {
@@ -169,6 +172,22 @@ std::string describe_term(const TermCheck& t) {
     return fmt::format("draws {:.2f} kW {} cap {:g} kW", t.value, t.met ? "≤" : ">", t.limit);
   }
   return "";
+}
+
+namespace {
+using nlohmann::json;
+json percentiles(const Percentiles& p) {
+  return json{{"p50", round_sig(p.p50_s)}, {"p90", round_sig(p.p90_s)}, {"p99", round_sig(p.p99_s)}};
+}
+} // namespace
+
+nlohmann::json load_json(const InferenceWorkload& w, const std::string& engine_name) {
+  nlohmann::json out = {{"engine", engine_name}, {"arrival", to_string(w.arrival)}};
+  if (w.arrival == Arrival::poisson) {
+    out["request_rate_per_s"] = round_sig(w.request_rate_per_s);
+    out["arrival_cv"] = round_sig(w.arrival_cv);
+  }
+  return out;
 }
 
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& d,
@@ -199,6 +218,12 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                       {"ttft_s", round_sig(e.ttft_s)},
                       {"tpot_s", round_sig(e.tpot_s)},
                       {"e2e_s", round_sig(e.e2e_s)},
+                      {"ttft_percentiles_s", percentiles(e.ttft)},
+                      {"tpot_percentiles_s", percentiles(e.tpot)},
+                      {"e2e_percentiles_s", percentiles(e.e2e)},
+                      {"queue_wait_s", round_sig(e.queue_wait_s)},
+                      {"overloaded", e.overloaded},
+                      {"clients_exceed_kv", e.clients_exceed_kv},
                       {"output_tokens_per_s", round_sig(e.output_tokens_per_s)},
                       {"requests_per_s", round_sig(e.requests_per_s)},
                       {"comm_s_per_token", round_sig(e.comm_s_per_token)},

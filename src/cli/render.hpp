@@ -48,6 +48,9 @@ std::string layout_label(const Deployment& layout);
 
 /// JSON of one inference estimate, the estimate document's body (model/deployment/memory/
 /// inference/cost). `gpu_id` names the GPU.
+/// The load an estimate assumes: engine profile, arrival model and rate (docs/output-schema.md).
+nlohmann::json load_json(const InferenceWorkload& workload, const std::string& engine_name);
+
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id,
                              const Deployment& deployment, const InferenceEstimate& estimate,
                              bool price_known);

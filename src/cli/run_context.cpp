@@ -4,12 +4,17 @@
 
 #include <fmt/format.h>
 
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 #include "spec_io.hpp"
 
 namespace rightsize::cli {
 
 void add_engine_options(CLI::App* command, EngineOptions& options) {
+  command
+      ->add_option("--engine", options.engine,
+                   "serving engine profile: vllm, sglang or trtllm (default: the spec's workload.engine, else vllm)")
+      ->group("Engine");
   command
       ->add_option("--gpu-memory-utilization", options.gpu_memory_utilization,
                    "fraction of GPU memory the engine may use (default 0.90, as vLLM)")
@@ -23,8 +28,17 @@ void add_engine_options(CLI::App* command, EngineOptions& options) {
       ->group("Engine");
 }
 
-EngineConfig engine_config(const EngineOptions& options) {
-  EngineConfig engine;
+EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKind> spec_engine) {
+  EngineKind kind = spec_engine.value_or(EngineKind::vllm);
+  if (!options.engine.empty()) {
+    const auto parsed = parse_engine_kind(options.engine);
+    if (!parsed) {
+      throw Error(ErrorKind::usage, "--engine", "",
+                  fmt::format("expected vllm, sglang or trtllm, got \"{}\"", options.engine));
+    }
+    kind = *parsed;
+  }
+  EngineConfig engine = engine_profile(kind);
   if (options.gpu_memory_utilization != 0.0) {
     if (!(options.gpu_memory_utilization > 0.05 && options.gpu_memory_utilization <= 1.0)) {
       throw Error(ErrorKind::usage, "--gpu-memory-utilization", "",
@@ -47,6 +61,11 @@ EngineConfig engine_config(const EngineOptions& options) {
     engine.max_num_seqs = options.max_num_seqs;
   }
   return engine;
+}
+
+std::string engine_name(const EngineOptions& options, std::optional<EngineKind> spec_engine) {
+  if (!options.engine.empty()) return to_string(*parse_engine_kind(options.engine)); // checked by engine_config
+  return to_string(spec_engine.value_or(EngineKind::vllm));
 }
 
 Spec load_spec_file(const std::string& path) {

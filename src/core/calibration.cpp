@@ -3,6 +3,7 @@
 #include "rightsize/calibration.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -254,6 +255,87 @@ std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool
     out.push_back(s);
   }
   return out;
+}
+
+} // namespace rightsize
+
+namespace rightsize {
+
+std::string gpu_family(const Gpu& gpu) {
+  const std::size_t space = gpu.architecture.find(' ');
+  return gpu.architecture.substr(0, space);
+}
+
+namespace {
+
+bool measured(const std::string& source) {
+  return source == "fitted" || source == "serving";
+}
+
+struct FactorView {
+  double GpuEfficiency::*field;
+  std::string FittedEfficiency::*source;
+  const char* name;
+};
+constexpr FactorView k_factors[] = {
+    {&GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source, "decode"},
+    {&GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source, "prefill"},
+    {&GpuEfficiency::training_mfu, &FittedEfficiency::training_source, "training"},
+    {&GpuEfficiency::communication, &FittedEfficiency::communication_source, "communication"},
+};
+
+} // namespace
+
+void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
+  const FittedEfficiency* pooled = nullptr;
+  for (const auto& f : calibration.gpus)
+    if (f.gpu_id == "*") pooled = &f;
+  const auto fit_of = [&](const std::string& id) -> const FittedEfficiency* {
+    for (const auto& f : calibration.gpus)
+      if (f.gpu_id == id) return &f;
+    return nullptr;
+  };
+  // Lowest measured value of each factor per family and over all GPUs.
+  std::map<std::string, std::array<double, 4>> family_low;
+  std::array<double, 4> any_low{2.0, 2.0, 2.0, 2.0};
+  for (const Gpu& gpu : gpus) {
+    const FittedEfficiency* f = fit_of(gpu.id);
+    if (f == nullptr) continue;
+    auto& low = family_low.try_emplace(gpu_family(gpu), std::array<double, 4>{2.0, 2.0, 2.0, 2.0}).first->second;
+    for (std::size_t i = 0; i < 4; ++i) {
+      if (!measured((*f).*(k_factors[i].source))) continue;
+      low[i] = std::min(low[i], f->efficiency.*(k_factors[i].field));
+      any_low[i] = std::min(any_low[i], f->efficiency.*(k_factors[i].field));
+    }
+  }
+  for (Gpu& gpu : gpus) {
+    const auto& prov = gpu.efficiency.provenance;
+    if (prov.rfind("defaults:", 0) != 0 && prov.rfind("methodology §4.5 defaults", 0) != 0)
+      continue; // the entry set its own
+    const FittedEfficiency* own = fit_of(gpu.id);
+    const FittedEfficiency* base = own != nullptr ? own : pooled;
+    if (base == nullptr) continue;
+    gpu.efficiency = base->efficiency;
+    std::string text = "data/calibration.json:";
+    const auto family = family_low.find(gpu_family(gpu));
+    for (std::size_t i = 0; i < 4; ++i) {
+      const FactorView& v = k_factors[i];
+      if (own != nullptr && measured((*own).*(v.source))) {
+        const auto& cases = i == 0 ? own->decode_cases : i == 1 ? own->prefill_cases
+                                                     : i == 2 ? own->training_cases : own->communication_cases;
+        text += std::string(" ") + v.name + " fitted (" + std::to_string(cases.size()) + " cases);";
+        continue;
+      }
+      const bool sibling = family != family_low.end() && family->second[i] <= 1.0;
+      const double cap = sibling ? family->second[i] : any_low[i];
+      if (cap <= 1.0 && gpu.efficiency.*(v.field) > cap) gpu.efficiency.*(v.field) = cap;
+      text += std::string(" ") + v.name + (sibling ? " extrapolated from " + gpu_family(gpu) + " siblings;"
+                                                   : cap <= 1.0 ? " extrapolated (no measured sibling);"
+                                                                : " default;");
+    }
+    text.pop_back();
+    gpu.efficiency.provenance = text;
+  }
 }
 
 } // namespace rightsize

@@ -19,13 +19,21 @@ std::optional<EngineKind> parse_engine_kind(std::string_view name) {
   return std::nullopt;
 }
 
-EngineConfig engine_profile(EngineKind kind, const Gpu& gpu) {
+EngineConfig engine_profile(EngineKind kind) {
   EngineConfig e; // vLLM defaults (inference.hpp)
-  (void)gpu;
   switch (kind) {
-  case EngineKind::vllm: break;
-  case EngineKind::sglang: break;
-  case EngineKind::trtllm: break;
+  case EngineKind::vllm:
+    e.wave_synchrony = 0.1;
+    e.ttft_fixed_s = 0.05;
+    break;
+  case EngineKind::sglang:
+    e.wave_synchrony = 0.6;
+    e.ttft_fixed_s = 0.1;
+    break;
+  case EngineKind::trtllm:
+    e.wave_synchrony = 0.1;
+    e.ttft_fixed_s = 0.05;
+    break;
   }
   return e;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "load_model.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
@@ -122,7 +123,18 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   // At least one row: a DiT/ViT item of 0 tokens gave 0/0 = NaN here (found by fuzz_estimate).
   const double rows = std::max({1.0, chunk_tokens, gemm_rows});
   const double shape = m_half > 0.0 ? rows / (rows + m_half) : 1.0;
-  r.compute_s = flops / (s.t * s.compute_flops_per_s * shape);
+  // Routed experts run grouped GEMMs of rows·k/E rows each: thin per-expert GEMMs run at their own
+  // M/(M + M½) efficiency (methodology §4.3, item "grouped GEMM").
+  double expert_flops = 0.0;
+  double expert_shape = shape;
+  if (s.decoder && s.m->moe.experts > 0 && pm.expert_flops_per_token > 0.0) {
+    expert_flops = pm.expert_flops_per_token * n;
+    const double expert_rows =
+        std::max(1.0, rows * d(s.m->moe.experts_per_token) / d(s.m->moe.experts));
+    expert_shape = m_half > 0.0 ? expert_rows / (expert_rows + m_half) : 1.0;
+  }
+  r.compute_s = (flops - expert_flops) / (s.t * s.compute_flops_per_s * shape) +
+                expert_flops / (s.t * s.compute_flops_per_s * expert_shape);
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
   r.total_s = std::max(r.compute_s, r.memory_s) + r.comm_s + chunks * s.engine->step_overhead_s;
@@ -151,54 +163,225 @@ struct Point {
   PhaseTime decode;
   PhaseTime prefill;
   double ttft_s, tpot_s, e2e_s, tokens_per_s_replica;
+  Percentiles ttft, tpot, e2e;
+  double wait_s = 0.0, in_flight = 0.0, prefill_utilization = 0.0, ttft_fixed_s = 0.0;
+  bool overloaded = false;
 };
 
-Point evaluate(const Setup& s, const InferenceWorkload& w, double batch, const PhaseTime& prefill) {
-  Point pt;
-  pt.prefill = prefill;
+constexpr double k_quantiles[3] = {0.5, 0.9, 0.99};
+
+// Decode of `batch` in-flight sequences with prefill interference (methodology §4.4): each round
+// carries batch/OSL prefills of `service_s` each (their chunks ride in mixed steps), spread over
+// the p stages. Returns TPOT; `decode` and `service_s` are filled.
+double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, PhaseTime& decode,
+                   double& service_s) {
   const double osl = d(w.output_tokens);
-  if (s.decoder) {
-    const double mean_context = d(w.input_tokens) + osl / 2.0;
-    pt.decode = decode_time(s, batch, mean_context);
-    // Continuous batching with chunked prefill (methodology §4.4): each round also carries
-    // B/OSL prefills, spread over the p stages.
-    // The interfering prefills run inside mixed steps of up to max_batched_tokens rows.
-    const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (d(w.input_tokens) + 1.0));
-    const PhaseTime mixed = prefill_time(s, d(w.input_tokens), mixed_rows);
-    pt.tpot_s = pt.decode.total_s + (batch / osl) * mixed.total_s / s.p;
-    // TTFT queueing factor adapted from aiconfigurator's min(2 + (n − 3)/20, 4), n = concurrency.
-    const double q =
-        batch <= 1.0 ? 1.0 : std::clamp(2.0 + (batch - 3.0) / 20.0, 1.0, s.engine->max_ttft_queue_factor);
-    pt.ttft_s = q * prefill.total_s;
-    pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
-    pt.tokens_per_s_replica = batch / pt.tpot_s;
-  } else {
-    // DiT / ViT: a batch of items runs passes_per_item forward passes together.
-    const double passes = d(std::max<std::int64_t>(1, s.m->passes_per_item));
-    const double tokens = d(s.m->tokens_per_item);
-    PhaseTime one = prefill_time(s, tokens, tokens * batch);
-    const double compute = batch * one.compute_s;
-    const double step = std::max(compute, one.memory_s) + one.comm_s * batch + s.engine->step_overhead_s;
-    pt.decode = one;
-    pt.decode.compute_s = compute;
-    pt.decode.total_s = step;
-    pt.ttft_s = passes * step;
-    pt.tpot_s = 0.0;
-    pt.e2e_s = pt.ttft_s;
-    pt.tokens_per_s_replica = 0.0;
+  const double isl = d(w.input_tokens);
+  decode = decode_time(s, batch, isl + osl / 2.0);
+  // Above the largest CUDA-graph batch the step runs eagerly (methodology §4.6).
+  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) {
+    decode.total_s += s.engine->eager_step_overhead_s;
   }
+  const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (isl + 1.0));
+  service_s = prefill_time(s, isl, mixed_rows).total_s;
+  return decode.total_s + (batch / osl) * service_s / s.p;
+}
+
+// Percentiles from the mean wait (exponential tail, methodology §4.7) and the spread of the
+// number of prefills a request's decode overlaps (Poisson, normal approximation).
+void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_wait_s, double p_wait,
+                      double batch, double osl, double p) {
+  double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
+  double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
+  double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
+  const double interference = pt.tpot_s - pt.decode.total_s; // (batch/osl)·S/p
+  for (int i = 0; i < 3; ++i) {
+    const double q = k_quantiles[i];
+    *ttft[i] = fixed_s + service_s + load::wait_quantile_s(mean_wait_s, p_wait, q) + pt.ttft_fixed_s;
+    const double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
+    *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
+    *e2e[i] = *ttft[i] + (osl - 1.0) * *tpot[i];
+  }
+  (void)p;
+}
+
+// Closed loop with equal lengths (methodology §4.7): the clients' requests start together and,
+// with equal output lengths, finish together, so they arrive in waves. A wave of n = min(clients,
+// slots) requests is prefilled in steps of up to max_batched_tokens tokens; request i (FCFS) has its
+// first token when the step holding its last prompt token ends. Requests prefilled early wait for
+// the rest of the wave inside their decode (TPOT). Clients beyond the slots wait whole waves.
+Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
+  Point pt{};
+  const double osl = d(w.output_tokens);
+  const double isl = d(w.input_tokens);
+  const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
+  const int n = static_cast<int>(batch);
+  pt.decode = decode_time(s, batch, isl + osl / 2.0);
+  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) pt.decode.total_s += s.engine->eager_step_overhead_s;
+  pt.prefill = prefill_time(s, isl, 0.0);
+  const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
+  const double wave_tokens = batch * isl;
+  const double full_steps = std::floor(wave_tokens / budget);
+  const double last_tokens = wave_tokens - full_steps * budget;
+  // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
+  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
+  const double last_step_s = last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
+  const double fill_s = s.p > 1.0 ? pt.prefill.total_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
+  const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
+  const double wave_s = full_steps * full_step_s + last_step_s + fill_s;
+  double ttft_sum = 0.0;
+  double ttft_q[3] = {0.0, 0.0, 0.0};
+  for (int i = 1; i <= n; ++i) {
+    const double step = std::ceil(d(i) * isl / budget - 1e-9); // 1-based step holding its last token
+    const double t = (step < steps_total || last_tokens <= 0.0) ? step * full_step_s
+                                                                : (step - 1.0) * full_step_s + last_step_s;
+    const double ttft_i = t + fill_s;
+    ttft_sum += ttft_i;
+    for (int k = 0; k < 3; ++k) {
+      if (ttft_q[k] == 0.0 && d(i) >= k_quantiles[k] * batch) ttft_q[k] = ttft_i;
+    }
+  }
+  const double wave_ttft = ttft_sum / batch;
+  const double tokens_after_first = std::max(1.0, osl - 1.0);
+  const double wave_tpot = pt.decode.total_s + (wave_s - wave_ttft) / tokens_after_first;
+  // Desynchronised arrivals: exact MVA of the prefill queue among the n in flight, decode as
+  // think time; each round carries n/OSL prefills of `service` (methodology §4.4).
+  // A mixed step holds this prompt and one decode token of each other sequence in flight.
+  const double mixed_rows = std::min(budget, batch * isl + (batch - 1.0));
+  const double service = prefill_time(s, isl, mixed_rows).total_s;
+  const double mva_tpot = pt.decode.total_s + (batch / osl) * service / s.p;
+  const load::ClosedResult q = load::closed_mva(service / s.p, (osl - 1.0) * mva_tpot, n);
+  const double mva_wait = std::max(0.0, q.response_s - service / s.p);
+  const double mva_ttft = service + mva_wait;
+  // How much of the wave an engine keeps together (engine profile, methodology §4.6): 1 = every
+  // wave intact, 0 = fully desynchronised.
+  const double phi = std::clamp(s.engine->wave_synchrony, 0.0, 1.0);
+  const double inside_ttft = phi * wave_ttft + (1.0 - phi) * mva_ttft;
+  pt.tpot_s = phi * wave_tpot + (1.0 - phi) * mva_tpot;
+  const double think = (osl - 1.0) * pt.tpot_s;
+  const double cycle = inside_ttft + think;
+  const double slot_wait = clients > batch ? (clients / batch - 1.0) * cycle : 0.0;
+  pt.ttft_s = slot_wait + inside_ttft + s.engine->ttft_fixed_s;
+  pt.e2e_s = pt.ttft_s + think;
+  pt.wait_s = std::max(0.0, pt.ttft_s - pt.prefill.total_s);
+  pt.in_flight = batch;
+  pt.prefill_utilization = phi * wave_s / (wave_s + osl * pt.decode.total_s) + (1.0 - phi) * q.utilization;
+  pt.tokens_per_s_replica = batch * osl / cycle;
+  // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
+  for (int k = 0; k < 3; ++k) {
+    const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
+    const double v = slot_wait + phi * ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s;
+    (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
+  }
+  // The first request of a wave waits longest inside its decode; under desynchronised arrivals
+  // the prefills a decode overlaps are Poisson around n (normal approximation).
+  const double first_tpot = pt.decode.total_s + wave_s / tokens_after_first;
+  const double interference = mva_tpot - pt.decode.total_s;
+  for (int k = 0; k < 3; ++k) {
+    const double z = load::normal_quantile(k_quantiles[k]);
+    const double wave_k = wave_tpot + (first_tpot - wave_tpot) * (k == 0 ? 0.0 : k == 1 ? 0.8 : 0.98);
+    const double mva_k = pt.decode.total_s + interference * std::max(0.0, 1.0 + z / std::sqrt(batch));
+    (k == 0 ? pt.tpot.p50_s : k == 1 ? pt.tpot.p90_s : pt.tpot.p99_s) = phi * wave_k + (1.0 - phi) * mva_k;
+  }
+  pt.e2e = {pt.ttft.p50_s + think, pt.ttft.p90_s + (osl - 1.0) * pt.tpot.p90_s,
+            pt.ttft.p99_s + (osl - 1.0) * pt.tpot.p99_s};
   return pt;
 }
 
+// Open loop at w.request_rate_per_s (methodology §4.7): the prefill queue is G/G/1 (Kingman) with
+// deterministic service; in-flight sequences follow from Little's law, solved by fixed point.
+Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
+  Point pt{};
+  pt.ttft_fixed_s = s.engine->ttft_fixed_s;
+  const double osl = d(w.output_tokens);
+  const double rate = w.request_rate_per_s;
+  pt.prefill = prefill_time(s, d(w.input_tokens), 0.0);
+  double batch = std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
+  double service = 0.0;
+  double wait = 0.0;
+  double rho = 0.0;
+  bool kv_bound = false;
+  for (int i = 0; i < 40; ++i) {
+    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
+    rho = rate * service / s.p;
+    wait = load::kingman_wait_s(service / s.p, rho, w.arrival_cv, 0.0);
+    if (!std::isfinite(wait)) break;
+    // Little's law; the KV cache holds at most `slots` sequences, so more would queue without end.
+    const double wanted = std::max(1.0, rate * (service + wait + (osl - 1.0) * pt.tpot_s));
+    kv_bound = wanted > std::max(1.0, slots) * 1.0001;
+    const double next = std::min(wanted, std::max(1.0, slots));
+    if (std::fabs(next - batch) < 1e-3 * batch) {
+      batch = next;
+      break;
+    }
+    batch = 0.5 * (batch + next);
+  }
+  pt.overloaded = !std::isfinite(wait) || kv_bound;
+  if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
+  pt.ttft_s = service + wait + s.engine->ttft_fixed_s;
+  pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
+  pt.wait_s = wait;
+  pt.in_flight = batch;
+  pt.prefill_utilization = std::min(1.0, rho);
+  pt.tokens_per_s_replica = rate * osl;
+  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl, s.p);
+  return pt;
+}
+
+Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, double slots,
+               const PhaseTime& prefill) {
+  if (s.decoder) {
+    return w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0 ? evaluate_open(s, w, slots)
+                                                                       : evaluate_closed(s, w, clients, slots);
+  }
+  Point pt{};
+  const double batch = clients;
+  pt.prefill = prefill;
+  // DiT / ViT: a batch of items runs passes_per_item forward passes together.
+  const double passes = d(std::max<std::int64_t>(1, s.m->passes_per_item));
+  const double tokens = d(s.m->tokens_per_item);
+  PhaseTime one = prefill_time(s, tokens, tokens * batch);
+  const double compute = batch * one.compute_s;
+  const double step = std::max(compute, one.memory_s) + one.comm_s * batch + s.engine->step_overhead_s;
+  pt.decode = one;
+  pt.decode.compute_s = compute;
+  pt.decode.total_s = step;
+  pt.ttft_s = passes * step;
+  pt.tpot_s = 0.0;
+  pt.e2e_s = pt.ttft_s;
+  pt.tokens_per_s_replica = 0.0;
+  pt.in_flight = batch;
+  pt.ttft = {pt.ttft_s, pt.ttft_s, pt.ttft_s};
+  pt.e2e = pt.ttft;
+  return pt;
+}
+
+double stat_of(double mean, const Percentiles& p, Statistic stat) {
+  switch (stat) {
+  case Statistic::mean: return mean;
+  case Statistic::p50: return p.p50_s;
+  case Statistic::p90: return p.p90_s;
+  case Statistic::p99: return p.p99_s;
+  }
+  return mean;
+}
+
 bool meets_latency(const Point& pt, const Sla* sla) {
-  if (sla == nullptr) return true;
-  if (sla->ttft_ms && pt.ttft_s * 1e3 > *sla->ttft_ms) return false;
-  if (sla->tpot_ms && pt.tpot_s * 1e3 > *sla->tpot_ms) return false;
-  if (sla->e2e_ms && pt.e2e_s * 1e3 > *sla->e2e_ms) return false;
+  if (sla == nullptr) return !pt.overloaded;
+  if (pt.overloaded) return false;
+  if (sla->ttft_ms && stat_of(pt.ttft_s, pt.ttft, sla->ttft_stat) * 1e3 > *sla->ttft_ms) return false;
+  if (sla->tpot_ms && stat_of(pt.tpot_s, pt.tpot, sla->tpot_stat) * 1e3 > *sla->tpot_ms) return false;
+  if (sla->e2e_ms && stat_of(pt.e2e_s, pt.e2e, sla->e2e_stat) * 1e3 > *sla->e2e_ms) return false;
   return true;
 }
 
 } // namespace
+
+double latency_stat_s(const InferenceEstimate& e, int figure, Statistic statistic) {
+  if (figure == 0) return stat_of(e.ttft_s, e.ttft, statistic);
+  if (figure == 1) return stat_of(e.tpot_s, e.tpot, statistic);
+  return stat_of(e.e2e_s, e.e2e, statistic);
+}
 
 const char* to_string(Bound bound) {
   switch (bound) {
@@ -229,10 +412,13 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
          factor * message_bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s) * efficiency);
 }
 
-InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& w, const Gpu& gpu,
+InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
                                      const Deployment& dep, const EngineConfig& engine, const Sla* sla,
                                      double usd_per_gpu_hour) {
   InferenceEstimate est;
+  // The arrival rate is the deployment's; each replica carries its share.
+  InferenceWorkload w = workload;
+  w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas()));
   const ModelSpec& m = pm.model;
   Setup s{};
   s.pm = &pm;
@@ -319,16 +505,17 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   est.max_concurrency = static_cast<std::int64_t>(max_conc);
 
   const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(m.tokens_per_item), 0.0);
+  const double slots = std::max(1.0, max_conc);
   // Concurrency: the given one, or the largest that fits and meets the latency SLA (throughput
   // B/TPOT(B) rises with B, and latency is monotone in B, so a binary search finds it).
   double batch = d(w.concurrency);
   if (w.concurrency <= 0) {
     double lo = 1.0;
     double hi = std::max(1.0, max_conc);
-    if (!meets_latency(evaluate(s, w, hi, prefill), sla)) {
+    if (!meets_latency(evaluate(s, w, hi, slots, prefill), sla)) {
       while (hi - lo > 1.0) {
         const double mid = std::floor((lo + hi) / 2.0);
-        if (meets_latency(evaluate(s, w, mid, prefill), sla)) {
+        if (meets_latency(evaluate(s, w, mid, slots, prefill), sla)) {
           lo = mid;
         } else {
           hi = mid;
@@ -339,8 +526,11 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
       batch = hi;
     }
   }
+  const Point pt = evaluate(s, w, batch, slots, prefill);
+  if (s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0) batch = std::ceil(pt.in_flight);
   est.concurrency = static_cast<std::int64_t>(batch);
-  const Point pt = evaluate(s, w, batch, prefill);
+  // The KV the requested concurrency needs (a closed loop beyond the slots would queue: the timing
+  // says so through clients_exceed_kv, the memory verdict through `fits`).
   mem.kv_cache_bytes = s.decoder ? batch * per_seq_kv : 0.0;
   if (!s.decoder) {
     mem.activations_bytes = batch * d(m.tokens_per_item) * pm.activation_bytes *
@@ -355,6 +545,15 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   est.ttft_s = pt.ttft_s;
   est.tpot_s = pt.tpot_s;
   est.e2e_s = pt.e2e_s;
+  est.ttft = pt.ttft;
+  est.tpot = pt.tpot;
+  est.e2e = pt.e2e;
+  est.queue_wait_s = pt.wait_s;
+  est.in_flight = pt.in_flight;
+  est.prefill_utilization = pt.prefill_utilization;
+  est.overloaded = pt.overloaded;
+  est.open_loop = s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
+  est.clients_exceed_kv = s.decoder && w.arrival == Arrival::closed_loop && batch > std::max(1.0, max_conc);
   est.comm_s_per_token = pt.decode.comm_s;
   if (s.decoder) {
     est.output_tokens_per_s = pt.tokens_per_s_replica * replicas;

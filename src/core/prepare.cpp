@@ -63,6 +63,8 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
 
   pm.mm_flops_per_token = 2.0 * d(c.mm_active);
   pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);
+  // The routed experts' share: 2·k·N_expert per MoE layer (grouped GEMMs, methodology §4.3).
+  pm.expert_flops_per_token = 2.0 * d(m.moe.experts_per_token) * d(c.expert_params) * d(c.moe_layers);
   // Attention per query-key pair per layer (methodology §4.1): QKᵀ 2·n_h·d_qk + softmax·V 2·n_h·d_v.
   if (m.attention.kind == AttentionKind::mla) {
     const auto& a = m.attention;

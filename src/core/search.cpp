@@ -179,8 +179,21 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   c.layout.gpus = layout.tp * layout.pp;
   c.price_known = usd_per_gpu_hour > 0.0;
   const double price = c.price_known ? usd_per_gpu_hour : 0.0;
-  const Sla auto_sla = auto_concurrency_sla(sla, bands);
-  c.estimate = estimate_inference(model, workload, gpu, c.layout, policy.engine, &auto_sla, price);
+  // Open loop: a replica's capacity is its throughput at the largest concurrency that fits; the
+  // latency targets (any statistic) are judged at the arrival rate below, where they are defined.
+  Sla capacity_sla = sla;
+  if (workload.arrival == Arrival::poisson) {
+    capacity_sla.ttft_ms.reset();
+    capacity_sla.tpot_ms.reset();
+    capacity_sla.e2e_ms.reset();
+  }
+  const Sla auto_sla = auto_concurrency_sla(capacity_sla, bands);
+  // Capacity is found in closed loop (the largest concurrency that meets the latency targets);
+  // open-loop arrivals are judged at their rate once the replicas are sized (below).
+  InferenceWorkload capacity_workload = workload;
+  capacity_workload.arrival = Arrival::closed_loop;
+  capacity_workload.request_rate_per_s = 0.0;
+  c.estimate = estimate_inference(model, capacity_workload, gpu, c.layout, policy.engine, &auto_sla, price);
   InferenceEstimate& e = c.estimate;
   JudgeRules rules;
   rules.bands = bands;
@@ -188,7 +201,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   // One replica first, load aside: a replica that misses a latency target or does not fit is
   // rejected before any replicas are sized.
   rules.check_load = false;
-  c.verdict = judge(e, sla, rules);
+  c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
   if (!c.verdict.passes()) return c;
 
@@ -206,13 +219,33 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   if (c.replicas > 1) {
     Deployment whole = c.layout;
     whole.gpus = c.total_gpus();
-    InferenceWorkload fixed = workload;
+    InferenceWorkload fixed = capacity_workload;
     fixed.concurrency = e.concurrency;
     e = estimate_inference(model, fixed, gpu, whole, policy.engine, &auto_sla, price);
   }
   rules.check_load = true;
-  c.verdict = judge(e, sla, rules);
+  c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
+  // Open-loop traffic (methodology §4.7): latency is judged at the peak rate each replica carries;
+  // a replica more while a latency percentile misses at that load.
+  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
+    const int first = c.replicas;
+    while (true) {
+      Deployment whole = c.layout;
+      whole.gpus = c.layout.tp * c.layout.pp * c.replicas;
+      InferenceWorkload open = workload;
+      open.request_rate_per_s = *sla.requests_per_s / c.replicas;
+      InferenceEstimate at_rate = estimate_inference(model, open, gpu, whole, policy.engine, nullptr, price);
+      const Verdict v = judge(at_rate, sla, rules);
+      if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
+        e = at_rate;
+        c.verdict = v;
+        c.rejection = v.first;
+        break;
+      }
+      ++c.replicas;
+    }
+  }
 
   // Cost over the load actually served, and at full capacity in the estimate: two figures, each
   // named in the output (docs/output-schema.md "Cost").
@@ -234,7 +267,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     c.rejection = c.verdict.first;
   }
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
-  latency_at_load(c, model, workload, gpu, policy.engine,
+  latency_at_load(c, model, capacity_workload, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
   c.meets_sla = c.verdict.passes();
   return c;

@@ -45,14 +45,14 @@ Precision precision_of(const ServingRun& run) {
 }
 
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                  const Calibration& calibration) {
+                                  const Calibration& calibration, const EngineConfig* engine_override) {
   ServingPrediction out;
   const auto kind = parse_engine_kind(run.engine);
   if (!kind) {
     out.reason = "unknown engine";
     return out;
   }
-  const EngineConfig engine = engine_profile(*kind, gpu);
+  const EngineConfig engine = engine_override != nullptr ? *engine_override : engine_profile(*kind);
   InferenceWorkload w;
   w.input_tokens = run.input_tokens;
   w.output_tokens = run.output_tokens;
@@ -60,6 +60,8 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
   const Deployment dep = deployment_of(run);
   const InferenceEstimate e = estimate_inference(model, w, gpu, dep, engine, nullptr, 0.0);
   out.fits = e.memory.fits;
+  out.prefill_s = e.prefill_s;
+  out.decode_step_s = e.decode_step_s;
   const std::string cls = model_class_of(model.model);
   out.ttft = band_for(calibration, FigureKind::ttft, gpu.id, e.ttft_s, cls);
   out.tpot = band_for(calibration, FigureKind::tpot, gpu.id, e.tpot_s, cls);

@@ -21,6 +21,20 @@ const char* to_string(Optimizer value) {
   return "adamw";
 }
 
+const char* to_string(Arrival value) {
+  return value == Arrival::poisson ? "poisson" : "closed_loop";
+}
+
+const char* to_string(Statistic value) {
+  switch (value) {
+  case Statistic::mean: return "mean";
+  case Statistic::p50: return "p50";
+  case Statistic::p90: return "p90";
+  case Statistic::p99: return "p99";
+  }
+  return "mean";
+}
+
 const char* to_string(Recompute value) {
   switch (value) {
   case Recompute::none: return "none";

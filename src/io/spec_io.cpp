@@ -17,7 +17,8 @@ constexpr i64 k_max_tokens = 10'000'000;
 constexpr i64 k_max_concurrency = 1'000'000;
 
 void parse_inference(const JsonReader& w, Spec& spec) {
-  w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context"});
+  w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context", "engine", "arrival",
+                 "request_rate_per_s", "arrival_cv"});
   InferenceWorkload& in = spec.inference;
   if (auto v = w.find("input_tokens")) {
     in.input_tokens = positive_count(*v, k_max_tokens, "tokens");
@@ -44,6 +45,21 @@ void parse_inference(const JsonReader& w, Spec& spec) {
       v->fail(fmt::format("expected at least input_tokens + output_tokens ({}), got {}",
                           in.input_tokens + in.output_tokens, in.max_context));
     }
+  }
+  if (auto v = w.find("engine")) {
+    const std::string e = v->as_choice({"vllm", "sglang", "trtllm"});
+    spec.engine = e == "sglang" ? EngineKind::sglang : e == "trtllm" ? EngineKind::trtllm : EngineKind::vllm;
+  }
+  if (auto v = w.find("arrival")) {
+    in.arrival = v->as_choice({"closed_loop", "poisson"}) == "poisson" ? Arrival::poisson : Arrival::closed_loop;
+  }
+  if (auto v = w.find("request_rate_per_s")) {
+    if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
+    in.request_rate_per_s = v->as_positive(1e7);
+  }
+  if (auto v = w.find("arrival_cv")) {
+    if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
+    in.arrival_cv = v->as_positive(100.0);
   }
 }
 
@@ -115,14 +131,30 @@ void parse_workload(const JsonReader& root, Spec& spec) {
 }
 
 void parse_sla(const JsonReader& s, Sla& sla) {
-  s.expect_keys({"ttft_ms", "tpot_ms", "e2e_ms", "requests_per_s", "average_requests_per_s", "growth_factor",
+  s.expect_keys({"ttft_ms", "tpot_ms", "e2e_ms", "ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms",
+                 "tpot_p90_ms", "tpot_p99_ms", "e2e_p50_ms", "e2e_p90_ms", "e2e_p99_ms", "requests_per_s", "average_requests_per_s", "growth_factor",
                  "output_tokens_per_s", "deadline_hours", "budget_usd"});
   const auto read = [&](std::string_view key, std::optional<double>& out, double max, std::string_view noun) {
     if (auto v = s.find(key)) out = positive_amount(*v, max, noun);
   };
-  read("ttft_ms", sla.ttft_ms, 3.6e6, "milliseconds");
-  read("tpot_ms", sla.tpot_ms, 3.6e6, "milliseconds");
-  read("e2e_ms", sla.e2e_ms, 8.64e7, "milliseconds");
+  // One target per latency figure: the mean (ttft_ms) or one percentile (ttft_p99_ms, ...).
+  const auto latency = [&](std::string_view figure, std::optional<double>& out, Statistic& stat, double max) {
+    const std::pair<const char*, Statistic> keys[] = {
+        {"_ms", Statistic::mean}, {"_p50_ms", Statistic::p50}, {"_p90_ms", Statistic::p90}, {"_p99_ms", Statistic::p99}};
+    std::string first;
+    for (const auto& [suffix, st] : keys) {
+      const std::string key = std::string(figure) + suffix;
+      if (auto v = s.find(key)) {
+        if (!first.empty()) v->fail(fmt::format("expected one target for {}, got \"{}\" and \"{}\"", figure, first, key));
+        first = key;
+        out = positive_amount(*v, max, "milliseconds");
+        stat = st;
+      }
+    }
+  };
+  latency("ttft", sla.ttft_ms, sla.ttft_stat, 3.6e6);
+  latency("tpot", sla.tpot_ms, sla.tpot_stat, 3.6e6);
+  latency("e2e", sla.e2e_ms, sla.e2e_stat, 8.64e7);
   read("requests_per_s", sla.requests_per_s, 1e7, "requests per second");
   read("average_requests_per_s", sla.average_requests_per_s, 1e7, "requests per second");
   read("growth_factor", sla.growth_factor, 1000, "growth");
@@ -221,6 +253,20 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
   }
   parse_workload(root, spec);
   if (auto s = root.find("sla")) parse_sla(*s, spec.sla);
+  InferenceWorkload& in = spec.inference;
+  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson && in.request_rate_per_s <= 0.0) {
+    // Open loop needs a rate: the workload's own, else the SLA's peak.
+    if (!spec.sla.requests_per_s) {
+      root.at("workload").at("arrival").fail(
+          "expected workload.request_rate_per_s or sla.requests_per_s with \"poisson\" arrivals");
+    }
+    in.request_rate_per_s = *spec.sla.requests_per_s;
+    spec.assumptions.emplace_back(fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
+  }
+  if (in.arrival == Arrival::poisson) {
+    // Open loop: the in-flight count follows from the rate (Little's law), not from a concurrency.
+    std::erase_if(spec.assumptions, [](const std::string& a) { return a.rfind("concurrency:", 0) == 0; });
+  }
   if (auto c = root.find("constraints")) parse_constraints(*c, spec.constraints);
   if (auto d = root.find("deployment")) spec.deployment = parse_deployment(*d);
   return spec;

@@ -79,6 +79,13 @@ ValidationCase read_case(const JsonReader& r) {
   c.workload.concurrency = int_or(r, "concurrency", 0);
   c.workload.input_tokens = int_or(r, "input_tokens", 0);
   c.workload.output_tokens = int_or(r, "output_tokens", 0);
+  // Open-loop runs (MLPerf Server): Poisson arrivals at the deployment's request rate.
+  if (const auto arrival = r.find("arrival")) {
+    if (arrival->as_choice({"closed_loop", "poisson"}) == "poisson") {
+      c.workload.arrival = Arrival::poisson;
+      c.workload.request_rate_per_s = r.at("request_rate_per_s").as_positive(1e9); // whole deployment
+    }
+  }
   if (c.kind == FigureKind::training_throughput) {
     c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
     if (auto rc = r.at("training").find("recompute")) {

@@ -1,0 +1,30 @@
+#pragma once
+// Queueing formulas of the arrival model (methodology §4.7). Core-private; pure and allocation-free.
+
+namespace rightsize::load {
+
+/// Result of exact mean-value analysis of a closed network: one queueing station (service
+/// `service_s` per visit) and one delay station (think time `think_s`), `customers` customers.
+struct ClosedResult {
+  double response_s = 0.0;    ///< mean time at the queueing station (wait + service)
+  double throughput_per_s = 0.0;
+  double utilization = 0.0;   ///< throughput · service
+};
+
+/// Exact MVA (Reiser & Lavenberg 1980): R(k) = S·(1 + Q(k−1)), X(k) = k/(R(k) + Z), Q(k) = X(k)·R(k),
+/// for k = 1..customers.
+ClosedResult closed_mva(double service_s, double think_s, int customers);
+
+/// Mean wait in a G/G/1 queue by Kingman's approximation: (c_a² + c_s²)/2 · ρ/(1 − ρ) · S.
+/// ρ ≥ 1 returns +infinity.
+double kingman_wait_s(double service_s, double utilization, double arrival_cv, double service_cv);
+
+/// Quantile q of a wait that is 0 with probability 1 − p_wait and otherwise exponential with the
+/// mean that makes the overall mean `mean_wait_s` (the heavy-traffic form of the waiting-time tail,
+/// Kingman 1962): max(0, (mean/p_wait)·ln(p_wait/(1 − q))).
+double wait_quantile_s(double mean_wait_s, double p_wait, double q);
+
+/// Standard-normal quantile for q in {0.5, 0.9, 0.99} (others interpolate a small table).
+double normal_quantile(double q);
+
+} // namespace rightsize::load
