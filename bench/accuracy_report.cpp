@@ -116,6 +116,9 @@ std::string report_markdown(const std::vector<CaseResult>& results, const Calibr
   return md;
 }
 
+bench::ServingScore score_serving_runs(const Calibration& cal);
+Calibration shipped_calibration();
+
 int check(const std::vector<CaseResult>& results, const std::string& baseline_path) {
   const io::AccuracyBaseline baseline = io::load_baseline(baseline_path);
   int failures = 0;
@@ -125,6 +128,20 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
     const bool bad = e.median_ape_loo_pct > it->second + k_allowed_regression_points;
     std::printf("%-20s median APE (LOO) %6.2f %%  baseline %6.2f %%  %s\n", e.group.c_str(),
                 e.median_ape_loo_pct, it->second, bad ? "REGRESSED" : "ok");
+    failures += bad ? 1 : 0;
+  }
+  // The measured serving runs, scored with the shipped calibration: median APE over all rows.
+  const bench::ServingScore serving = score_serving_runs(shipped_calibration());
+  std::vector<const ServingResult*> rows;
+  for (const ServingResult& r : serving.results) rows.push_back(&r);
+  for (const bool ttft : {true, false}) {
+    const std::string key = ttft ? "serving_ttft" : "serving_tpot";
+    const auto it = baseline.find(key);
+    if (it == baseline.end()) continue;
+    const double ape = summarize_serving(key, rows, ttft).median_ape_pct;
+    const bool bad = ape > it->second + k_allowed_regression_points;
+    std::printf("%-20s median APE        %6.2f %%  baseline %6.2f %%  %s\n", key.c_str(), ape, it->second,
+                bad ? "REGRESSED" : "ok");
     failures += bad ? 1 : 0;
   }
   return failures == 0 ? 0 : 1;
@@ -143,7 +160,7 @@ std::string serving_markdown(const bench::ServingScore& score) {
         }));
   md += "\n" + bench::serving_table("concurrency", bench::group_by(score.results, [](R r) {
           return std::string(concurrency_bucket(r.run->concurrency));
-        }));
+        }, {"1", "2-8", "9-32", "33-128", ">128"}));
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped) skipped += n;
   md += fmt::format("\nRows scored: {} of {}; not expressible: {}\n\n| reason | rows |\n|---|---:|\n",
@@ -167,7 +184,8 @@ cli::LoadedCatalog calibrated_catalog(const Calibration& cal) {
 
 // GPUs with serving rows but no decode/prefill fit of their own get factors fitted to the dense
 // serving rows (bench/serving_score.hpp); each records the rows it came from.
-void add_serving_factors(Calibration& cal) {
+void add_serving_factors(Calibration& cal, const std::string& exclude_preset = "",
+                         const std::string& exclude_gpu = "") {
   cli::LoadedCatalog loaded = calibrated_catalog(cal);
   std::vector<std::string> only;
   for (const Gpu& g : loaded.catalog.gpus) {
@@ -176,7 +194,8 @@ void add_serving_factors(Calibration& cal) {
       own = own || (f.gpu_id == g.id && f.decode_source == "fitted");
     if (!own) only.push_back(g.id);
   }
-  const auto used = bench::fit_serving_factors(loaded, k_serving_csv, k_root + "/data/models", "", "", only);
+  const auto used =
+      bench::fit_serving_factors(loaded, k_serving_csv, k_root + "/data/models", exclude_preset, exclude_gpu, only);
   for (const auto& [id, rows] : used) {
     const Gpu* g = io::find_gpu(loaded.catalog, id);
     auto it = std::find_if(cal.gpus.begin(), cal.gpus.end(), [&](const FittedEfficiency& f) { return f.gpu_id == id; });
@@ -197,6 +216,40 @@ void add_serving_factors(Calibration& cal) {
     it->decode_cases = {label};
     it->prefill_cases = {label};
   }
+}
+
+// Serving factors and bands on top of the validation-case calibration `base`, optionally leaving
+// one (model, GPU) pair out of both.
+Calibration serving_calibration(const Calibration& base, const std::string& exclude_preset = "",
+                                const std::string& exclude_gpu = "") {
+  Calibration cal = base;
+  add_serving_factors(cal, exclude_preset, exclude_gpu);
+  const bench::ServingScore sc = bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
+  bench::add_serving_bands(cal, sc, exclude_preset, exclude_gpu);
+  return cal;
+}
+
+// Leave-one-(model, GPU)-pair-out: each pair's rows predicted with factors and bands fitted
+// without them (the engine profiles' wave synchrony and fixed TTFT stay fitted on all rows).
+bench::ServingScore serving_loo(const Calibration& base, const bench::ServingScore& all) {
+  bench::ServingScore out;
+  out.runs = all.runs;
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const ServingResult& r : all.results) {
+    const std::pair<std::string, std::string> p{r.run->preset, r.run->gpu_id};
+    if (std::find(pairs.begin(), pairs.end(), p) == pairs.end()) pairs.push_back(p);
+  }
+  for (const auto& [preset, gpu] : pairs) {
+    const Calibration cal = serving_calibration(base, preset, gpu);
+    const bench::ServingScore sc = bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
+    for (const ServingResult& r : sc.results) {
+      if (r.run->preset != preset || r.run->gpu_id != gpu) continue;
+      ServingResult copy = r;
+      copy.run = &out.runs[static_cast<std::size_t>(r.run - sc.runs.data())];
+      out.results.push_back(copy);
+    }
+  }
+  return out;
 }
 
 bench::ServingScore score_serving_runs(const Calibration& cal) {
@@ -263,9 +316,10 @@ int run(const std::vector<std::string>& args) {
   const std::vector<CaseResult> results = evaluate_cases(cases, gpus, engine, options);
   if (!baseline.empty()) return check(results, baseline);
 
-  Calibration cal = build_calibration(fit_efficiencies(cases, gpus, engine, options), results);
-  add_serving_factors(cal);
+  const Calibration base = build_calibration(fit_efficiencies(cases, gpus, engine, options), results);
+  const Calibration cal = serving_calibration(base);
   const bench::ServingScore serving = score_serving_runs(cal);
+  const bench::ServingScore loo = serving_loo(base, serving);
   std::fputs(case_table(results).c_str(), stdout);
   std::fputs(("\n" + summary_table(summarize(results, false), true)).c_str(), stdout);
   std::fputs(("\n" + factor_table(cal)).c_str(), stdout);
@@ -273,7 +327,10 @@ int run(const std::vector<std::string>& args) {
   const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
   io::write_text_file(k_root + "/docs/accuracy.md",
                       report_markdown(results, cal, method, discussion) +
-                          "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving));
+                          "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving) +
+                          "\n### Leave one (model, GPU) pair out\n\nEach pair's rows predicted with GPU factors "
+                          "and bands fitted without that pair.\n\n" +
+                          serving_markdown(loo));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
   if (write_baseline) {
     io::AccuracyBaseline b;

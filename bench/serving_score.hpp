@@ -86,17 +86,25 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
   return out;
 }
 
-/// Rows grouped by a key (engine, GPU, model, precision, concurrency bucket), sorted by key.
+/// Rows grouped by a key (engine, GPU, model, precision), sorted by key; with `order`, in that order.
 template <typename Key>
-std::map<std::string, std::vector<const ServingResult*>> group_by(const std::vector<ServingResult>& results,
-                                                                  Key key) {
+std::vector<std::pair<std::string, std::vector<const ServingResult*>>>
+group_by(const std::vector<ServingResult>& results, Key key, const std::vector<std::string>& order = {}) {
   std::map<std::string, std::vector<const ServingResult*>> groups;
   for (const ServingResult& r : results) groups[key(r)].push_back(&r);
-  return groups;
+  std::vector<std::pair<std::string, std::vector<const ServingResult*>>> out;
+  for (const std::string& k : order) {
+    auto it = groups.find(k);
+    if (it != groups.end()) out.emplace_back(it->first, std::move(it->second));
+    if (it != groups.end()) groups.erase(it);
+  }
+  for (auto& [k, v] : groups) out.emplace_back(k, std::move(v));
+  return out;
 }
 
-inline std::string serving_table(const std::string& title,
-                                 const std::map<std::string, std::vector<const ServingResult*>>& groups) {
+using ServingGroups = std::vector<std::pair<std::string, std::vector<const ServingResult*>>>;
+
+inline std::string serving_table(const std::string& title, const ServingGroups& groups) {
   std::string s = fmt::format("| {} | rows | TTFT median abs | TTFT median signed | TTFT within 25 % | TTFT "
                               "in band | TPOT median abs | TPOT median signed | TPOT within 25 % | TPOT in "
                               "band |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -115,6 +123,42 @@ inline std::string serving_table(const std::string& title,
 } // namespace rightsize::bench
 
 namespace rightsize::bench {
+
+/// TTFT and TPOT bands per GPU from the serving residuals: p10 and p90 of measured / predicted
+/// over the GPU's rows (rows of the excluded pair left out); replaces that GPU's case-based
+/// entries. Rule "serving rows".
+inline void add_serving_bands(Calibration& cal, const ServingScore& score, const std::string& exclude_preset,
+                              const std::string& exclude_gpu) {
+  std::map<std::string, std::vector<double>> ttft, tpot;
+  for (const ServingResult& r : score.results) {
+    if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
+    ttft[r.run->gpu_id].push_back(r.run->ttft_s / r.ttft_pred_s);
+    tpot[r.run->gpu_id].push_back(r.run->tpot_s / r.tpot_pred_s);
+  }
+  const auto put = [&cal](FigureKind kind, const std::string& gpu, const std::vector<double>& ratios) {
+    if (ratios.size() < 20) return;
+    BandEntry b;
+    b.kind = kind;
+    b.gpu_id = gpu;
+    b.ratio_low = std::min(1.0, quantile(ratios, 0.10));
+    b.ratio_high = std::max(1.0, quantile(ratios, 0.90));
+    b.cases = static_cast<int>(ratios.size());
+    b.rule = "serving rows";
+    auto it = std::find_if(cal.bands.begin(), cal.bands.end(),
+                           [&](const BandEntry& e) { return e.kind == kind && e.gpu_id == gpu; });
+    if (it != cal.bands.end()) {
+      *it = b;
+    } else {
+      cal.bands.insert(std::upper_bound(cal.bands.begin(), cal.bands.end(), b,
+                                        [](const BandEntry& x, const BandEntry& y) {
+                                          return std::pair(x.kind, x.gpu_id) < std::pair(y.kind, y.gpu_id);
+                                        }),
+                       b);
+    }
+  };
+  for (const auto& [gpu, r] : ttft) put(FigureKind::ttft, gpu, r);
+  for (const auto& [gpu, r] : tpot) put(FigureKind::tpot, gpu, r);
+}
 
 /// Per-GPU efficiency factors fitted to the serving rows (methodology §4.5): decode bandwidth from
 /// the median TPOT ratio, prefill compute from the median TTFT ratio of rows at concurrency ≤ 8
