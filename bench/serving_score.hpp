@@ -35,6 +35,10 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   if (!found) return "preset not shipped";
   if (io::find_gpu(catalog, run.gpu_id) == nullptr) return "GPU not in the catalog";
   if (!parse_engine_kind(run.engine)) return "unknown engine";
+  const Gpu* gpu = io::find_gpu(catalog, run.gpu_id);
+  if (run.tp * run.pp > gpu->scaleup_domain_gpus) {
+    return "replica wider than the catalog GPU's scale-up domain (NVL72-class runs; issue 17)";
+  }
   return "";
 }
 
@@ -66,6 +70,10 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
     if (phi >= 0.0) engine.wave_synchrony = phi;
     if (fixed_s >= 0.0) engine.ttft_fixed_s = fixed_s;
     const ServingPrediction pred = predict_serving(it->second, gpu, run, loaded.calibration, &engine);
+    if (pred.reason.empty() && pred.weights_exceed_memory) {
+      ++out.skipped["the weights alone exceed GPU memory at the published layout"];
+      continue;
+    }
     if (!pred.reason.empty()) {
       ++out.skipped[pred.reason];
       continue;

@@ -35,6 +35,9 @@ struct EngineConfig {
   /// GEMM rows at which large-GEMM efficiency halves: η_f(M) = η_f·M/(M + M½). Thin GEMMs fill
   /// fewer tiles and waves (methodology §7.2 item 1); 0 disables the correction.
   double gemm_half_efficiency_tokens = 128.0;
+  /// GEMM columns (per-GPU expert width) at which efficiency halves, for routed experts split by
+  /// TP: η·N/(N + N½); 0 disables (methodology §4.3).
+  double gemm_half_efficiency_cols = 128.0;
 };
 
 /// A deployment of one GPU type: `gpus` GPUs split into replicas of tp·pp GPUs each.

@@ -44,6 +44,7 @@ Precision precision_of(const ServingRun& run);
 struct ServingPrediction {
   std::string reason;
   bool fits = true; ///< the estimator's memory model admits the published layout and concurrency
+  bool weights_exceed_memory = false; ///< the layout cannot hold the weights: the row is not expressible
   Band ttft{0.0, 0.0, 0.0}, tpot{0.0, 0.0, 0.0};
   double prefill_s = 0.0;     ///< one request's prefill on an idle replica
   double decode_step_s = 0.0; ///< decode step at the run's in-flight batch

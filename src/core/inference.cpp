@@ -132,6 +132,11 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
     const double expert_rows =
         std::max(1.0, rows * d(s.m->moe.experts_per_token) / d(s.m->moe.experts));
     expert_shape = m_half > 0.0 ? expert_rows / (expert_rows + m_half) : 1.0;
+    // Without expert parallelism TP splits each expert's intermediate width t ways: a narrow N
+    // fills fewer tiles too, N/(N + N½) (methodology §4.3; DeepSeek-R1 TP8 vs EP8 rows).
+    const double n_half = s.engine->gemm_half_efficiency_cols;
+    const double cols = d(s.m->moe.expert_ffn_size) / (s.ep_int > 1 ? 1.0 : s.t);
+    if (n_half > 0.0 && cols > 0.0) expert_shape *= cols / (cols + n_half);
   }
   r.compute_s = (flops - expert_flops) / (s.t * s.compute_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);

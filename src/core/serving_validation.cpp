@@ -60,6 +60,7 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
   const Deployment dep = deployment_of(run);
   const InferenceEstimate e = estimate_inference(model, w, gpu, dep, engine, nullptr, 0.0);
   out.fits = e.memory.fits;
+  out.weights_exceed_memory = e.memory.weights_bytes > e.memory.capacity_per_gpu_bytes;
   out.prefill_s = e.prefill_s;
   out.decode_step_s = e.decode_step_s;
   const std::string cls = model_class_of(model.model);
