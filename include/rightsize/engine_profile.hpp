@@ -21,4 +21,9 @@ std::optional<EngineKind> parse_engine_kind(std::string_view name);
 /// Sources per field in methodology §4.6.
 EngineConfig engine_profile(EngineKind kind);
 
+/// The profile resolved for one GPU and TP degree: where `gpu_memory_tiers` is set, SGLang's
+/// memory-tiered defaults (chunked prefill 2,048 / 8,192 / 16,384 tokens below 35 GiB / below
+/// 160 GiB / above; CUDA graphs up to 256 sequences below TP4, 512 from TP4). Otherwise unchanged.
+EngineConfig engine_for_gpu(const EngineConfig& engine, const Gpu& gpu, int tp);
+
 } // namespace rightsize

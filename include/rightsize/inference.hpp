@@ -38,6 +38,9 @@ struct EngineConfig {
   /// GEMM columns (per-GPU expert width) at which efficiency halves, for routed experts split by
   /// TP: η·N/(N + N½); 0 disables (methodology §4.3).
   double gemm_half_efficiency_cols = 128.0;
+  /// SGLang's rule: the chunked-prefill budget and the CUDA-graph batch limit follow the GPU's
+  /// memory and the TP degree (`engine_for_gpu`, methodology §4.6). An explicit budget turns it off.
+  bool gpu_memory_tiers = false;
 };
 
 /// A deployment of one GPU type: `gpus` GPUs split into replicas of tp·pp GPUs each.

@@ -52,6 +52,7 @@ EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKin
                   fmt::format("expected 16 to 10000000 tokens, got {}", options.max_batched_tokens));
     }
     engine.max_batched_tokens = options.max_batched_tokens;
+    engine.gpu_memory_tiers = false; // an explicit budget wins over SGLang's memory tiers
   }
   if (options.max_num_seqs != 0) {
     if (options.max_num_seqs < 1 || options.max_num_seqs > 1'000'000) {

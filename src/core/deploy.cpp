@@ -1,6 +1,7 @@
 // Deployment settings from a candidate and its capacity plan (docs/methodology.md "Deployment
 // settings", docs/deploy.md).
 #include "rightsize/deploy.hpp"
+#include "rightsize/engine_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   // the KV cache holds at the full context (a larger cap would preempt, methodology §2.4).
   d.kv_capacity_seqs = std::max<std::int64_t>(1, c.estimate.max_concurrency);
   d.max_num_seqs = std::clamp<std::int64_t>(c.estimate.concurrency, 1, d.kv_capacity_seqs);
-  d.max_num_batched_tokens = engine.max_batched_tokens;
+  d.max_num_batched_tokens = engine_for_gpu(engine, gpu, c.layout.tp).max_batched_tokens;
   d.max_model_len_tokens = workload.context_tokens();
   d.gpu_memory_fraction = engine.usable_fraction;
   // TensorRT-LLM sizes its KV pool as a share of the memory free after the model is loaded:

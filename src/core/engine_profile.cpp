@@ -20,21 +20,40 @@ std::optional<EngineKind> parse_engine_kind(std::string_view name) {
 }
 
 EngineConfig engine_profile(EngineKind kind) {
-  EngineConfig e; // vLLM defaults (inference.hpp)
+  EngineConfig e; // vLLM defaults (inference.hpp): 8,192-token budget, 1,024 sequences, u = 0.90
   switch (kind) {
   case EngineKind::vllm:
+    // Fitted on the vLLM rows of tests/validation/serving (methodology §4.6).
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
     break;
   case EngineKind::sglang:
+    // server_args.py: chunked_prefill_size and cuda_graph_max_bs tiered by GPU memory and TP
+    // (engine_for_gpu); mem_fraction_static 0.88 when it cannot size it from the GPU [SGL-SRC].
+    e.gpu_memory_tiers = true;
+    e.usable_fraction = 0.88;
     e.wave_synchrony = 0.6;
     e.ttft_fixed_s = 0.1;
     break;
   case EngineKind::trtllm:
+    // trtllm-serve: max_num_tokens 8,192 [TRT-DOC]; the KV pool is a fraction of the memory free
+    // after loading, which plan_deployment converts (methodology §8).
+    e.max_batched_tokens = 8192;
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
     break;
   }
+  return e;
+}
+
+EngineConfig engine_for_gpu(const EngineConfig& engine, const Gpu& gpu, int tp) {
+  if (!engine.gpu_memory_tiers) return engine;
+  EngineConfig e = engine;
+  // SGLang server_args.py compares the GPU's total memory in MiB with 35·1024 and 160·1024 [SGL-SRC].
+  const double gib = gpu.visible_memory() / 1073741824.0;
+  e.max_batched_tokens = gib < 35.0 ? 2048 : gib < 160.0 ? 8192 : 16384;
+  e.cuda_graph_max_batch = tp < 4 ? 256 : 512;
+  if (gib < 35.0) e.cuda_graph_max_batch = tp < 4 ? 8 : 80;
   return e;
 }
 

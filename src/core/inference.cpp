@@ -1,6 +1,7 @@
 // Inference estimate for one deployment (methodology §2 memory, §4 roofline, §5 interconnect,
 // §6.1 cost). Pure arithmetic on a PreparedModel: no allocation, no I/O.
 #include "rightsize/inference.hpp"
+#include "rightsize/engine_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -418,13 +419,15 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
 }
 
 InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
-                                     const Deployment& dep, const EngineConfig& engine, const Sla* sla,
+                                     const Deployment& dep, const EngineConfig& engine_in, const Sla* sla,
                                      double usd_per_gpu_hour) {
   InferenceEstimate est;
   // The arrival rate is the deployment's; each replica carries its share.
   InferenceWorkload w = workload;
   w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas()));
   const ModelSpec& m = pm.model;
+  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §4.6).
+  const EngineConfig engine = engine_for_gpu(engine_in, gpu, dep.tp);
   Setup s{};
   s.pm = &pm;
   s.m = &m;
