@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "load_model.hpp"
+#include "rightsize/load_model.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {

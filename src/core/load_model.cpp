@@ -1,5 +1,5 @@
 // Queueing formulas of the arrival model (methodology §4.7).
-#include "load_model.hpp"
+#include "rightsize/load_model.hpp"
 
 #include <algorithm>
 #include <cmath>

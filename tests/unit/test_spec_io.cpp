@@ -93,3 +93,35 @@ TEST_CASE("spec errors: one line, exact pointer, expectation and value", "[io]")
   CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}}, {"sla", {{"ttft_ms", "fast"}}}}) ==
         "s.json: /sla/ttft_ms: expected a positive number, got \"fast\"");
 }
+
+TEST_CASE("arrival, engine and percentile SLA keys parse to the core's types", "[io]") {
+  const Spec s = parse({{"schema_version", 1},
+                        {"model", {{"preset", "llama-3.1-8b"}}},
+                        {"workload",
+                         {{"engine", "sglang"}, {"arrival", "poisson"}, {"request_rate_per_s", 12.5}, {"arrival_cv", 2.0}}},
+                        {"sla", {{"ttft_p99_ms", 300}, {"tpot_p90_ms", 60}}}});
+  CHECK(s.inference.arrival == Arrival::poisson);
+  CHECK(s.inference.request_rate_per_s == 12.5);
+  CHECK(s.inference.arrival_cv == 2.0);
+  REQUIRE(s.engine.has_value());
+  CHECK(*s.engine == EngineKind::sglang);
+  REQUIRE(s.sla.ttft_ms.has_value());
+  CHECK(*s.sla.ttft_ms == 300.0);
+  CHECK(s.sla.ttft_stat == Statistic::p99);
+  CHECK(s.sla.tpot_stat == Statistic::p90);
+  CHECK(s.sla.e2e_stat == Statistic::mean);
+}
+
+TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
+  const json base = {{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}};
+  json bad = base;
+  bad["workload"] = {{"arrival", "bursty"}};
+  CHECK(error_of(bad).find("/workload/arrival") != std::string::npos);
+  bad["workload"] = {{"engine", "tgi"}};
+  CHECK(error_of(bad).find("/workload/engine") != std::string::npos);
+  bad["workload"] = {{"arrival", "poisson"}};
+  CHECK(error_of(bad).find("request_rate_per_s") != std::string::npos);
+  bad = base;
+  bad["sla"] = {{"ttft_ms", 500}, {"ttft_p99_ms", 900}};
+  CHECK(error_of(bad).find("/sla") != std::string::npos);
+}

@@ -1,0 +1,100 @@
+// Arrival-model formulas (methodology §4.7) and engine profiles (§4.6) against hand-computed values.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "fixtures.hpp"
+#include "rightsize/calibration.hpp"
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/load_model.hpp"
+
+using namespace rightsize;
+
+TEST_CASE("exact MVA of one queue and a think time, by hand", "[load]") {
+  // S = 1 s, Z = 1 s. k = 1: R = 1, X = 1/(1+1) = 0.5, Q = 0.5.
+  // k = 2: R = 1·(1 + 0.5) = 1.5, X = 2/(1.5 + 1) = 0.8, Q = 1.2; U = X·S = 0.8.
+  const load::ClosedResult r = load::closed_mva(1.0, 1.0, 2);
+  CHECK(r.response_s == Approx(1.5));
+  CHECK(r.throughput_per_s == Approx(0.8));
+  CHECK(r.utilization == Approx(0.8));
+  // No think time: two customers always queue, R = S·(1 + 1) = 2, X = 1, U = 1.
+  const load::ClosedResult busy = load::closed_mva(1.0, 0.0, 2);
+  CHECK(busy.response_s == Approx(2.0));
+  CHECK(busy.utilization == Approx(1.0));
+  CHECK(load::closed_mva(1.0, 1.0, 0).throughput_per_s == 0.0);
+}
+
+TEST_CASE("Kingman's G/G/1 wait, by hand", "[load]") {
+  // (c_a² + c_s²)/2 · ρ/(1 − ρ) · S: Poisson arrivals (c_a = 1), deterministic service (c_s = 0).
+  CHECK(load::kingman_wait_s(0.1, 0.5, 1.0, 0.0) == Approx(0.05)); // 0.5 · 1 · 0.1
+  CHECK(load::kingman_wait_s(0.1, 0.8, 1.0, 0.0) == Approx(0.2));  // 0.5 · 4 · 0.1
+  CHECK(load::kingman_wait_s(0.1, 0.8, 2.0, 0.0) == Approx(0.8));  // bursty: 2 · 4 · 0.1
+  CHECK(std::isinf(load::kingman_wait_s(0.1, 1.0, 1.0, 0.0)));
+  CHECK(load::kingman_wait_s(0.1, 0.0, 1.0, 0.0) == 0.0);
+}
+
+TEST_CASE("wait quantiles of an exponential tail, by hand", "[load]") {
+  // Mean 0.2 s, P(wait) = 0.5: conditional mean 0.4 s; q-quantile 0.4·ln(0.5/(1 − q)).
+  CHECK(load::wait_quantile_s(0.2, 0.5, 0.5) == Approx(0.0));
+  CHECK(load::wait_quantile_s(0.2, 0.5, 0.9) == Approx(0.4 * std::log(5.0)));   // 0.6438 s
+  CHECK(load::wait_quantile_s(0.2, 0.5, 0.99) == Approx(0.4 * std::log(50.0))); // 1.5648 s
+  CHECK(load::wait_quantile_s(0.0, 0.5, 0.99) == 0.0);
+  CHECK(load::normal_quantile(0.5) == 0.0);
+  CHECK(load::normal_quantile(0.9) == Approx(1.2816));
+  CHECK(load::normal_quantile(0.99) == Approx(2.3263));
+}
+
+TEST_CASE("SGLang's defaults follow GPU memory and TP; vLLM's do not", "[engine]") {
+  const EngineConfig sglang = engine_profile(EngineKind::sglang);
+  Gpu h100 = test::h100_sxm(); // 80 GB → 73.7 GiB visible: the 35–160 GiB tier
+  CHECK(engine_for_gpu(sglang, h100, 2).max_batched_tokens == 8192);
+  CHECK(engine_for_gpu(sglang, h100, 2).cuda_graph_max_batch == 256);
+  CHECK(engine_for_gpu(sglang, h100, 8).cuda_graph_max_batch == 512);
+  Gpu b200 = h100;
+  b200.memory_bytes = 180e9; // 165.9 GiB visible: above 160 GiB
+  CHECK(engine_for_gpu(sglang, b200, 1).max_batched_tokens == 16384);
+  Gpu l4 = test::l40s();
+  l4.memory_bytes = 24e9; // 21.1 GiB: below 35 GiB
+  CHECK(engine_for_gpu(sglang, l4, 1).max_batched_tokens == 2048);
+  CHECK(engine_for_gpu(sglang, l4, 1).cuda_graph_max_batch == 8);
+  const EngineConfig vllm = engine_profile(EngineKind::vllm);
+  CHECK(engine_for_gpu(vllm, b200, 1).max_batched_tokens == vllm.max_batched_tokens);
+  EngineConfig pinned = sglang;
+  pinned.gpu_memory_tiers = false; // what --max-batched-tokens does
+  pinned.max_batched_tokens = 4096;
+  CHECK(engine_for_gpu(pinned, b200, 1).max_batched_tokens == 4096);
+  CHECK(parse_engine_kind("tensorrt-llm") == EngineKind::trtllm);
+  CHECK_FALSE(parse_engine_kind("TGI").has_value());
+}
+
+TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling", "[calibration]") {
+  Gpu measured = test::h100_sxm();
+  measured.architecture = "Hopper";
+  measured.efficiency.provenance = "defaults: methodology §4.5";
+  Gpu sibling = measured;
+  sibling.id = "H200-SXM";
+  Gpu stranger = measured;
+  stranger.id = "MI300X";
+  stranger.architecture = "CDNA 3";
+  Calibration cal;
+  FittedEfficiency pooled;
+  pooled.gpu_id = "*";
+  pooled.efficiency.decode_bandwidth = 0.79;
+  pooled.efficiency.prefill_compute = 0.50;
+  FittedEfficiency own;
+  own.gpu_id = "H100-SXM";
+  own.efficiency.decode_bandwidth = 0.70;
+  own.efficiency.prefill_compute = 0.36;
+  own.decode_source = own.prefill_source = "fitted";
+  own.decode_cases = {"a", "b"};
+  own.prefill_cases = {"c"};
+  cal.gpus = {pooled, own};
+  std::vector<Gpu> gpus{measured, sibling, stranger};
+  apply_calibration(cal, gpus);
+  CHECK(gpus[0].efficiency.decode_bandwidth == Approx(0.70)); // its own fit
+  CHECK(gpus[1].efficiency.decode_bandwidth == Approx(0.70)); // pooled 0.79 capped at the Hopper sibling
+  CHECK(gpus[1].efficiency.prefill_compute == Approx(0.36));
+  CHECK(gpus[2].efficiency.prefill_compute == Approx(0.36)); // no CDNA sibling: lowest measured anywhere
+  CHECK(gpus[1].efficiency.provenance.find("extrapolated from Hopper siblings") != std::string::npos);
+  CHECK(gpus[2].efficiency.provenance.find("extrapolated (no measured sibling)") != std::string::npos);
+}
