@@ -119,6 +119,16 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class);
 
+/// The bands of one inference estimate's figures (methodology §3.5): TTFT and TPOT from their
+/// calibrated bands, never below the estimate's physical floors; end-to-end from those two
+/// (low = TTFT low + (OSL − 1)·TPOT low, likewise high), so the three agree; throughput from its
+/// band, never above what the TPOT floor allows.
+struct InferenceBands {
+  Band ttft, tpot, e2e, output_tokens_per_s, requests_per_s;
+};
+InferenceBands inference_bands(const Calibration& calibration, const std::string& gpu_id,
+                               std::string_view model_class, const InferenceEstimate& estimate);
+
 /// Calibration family of a GPU: the first word of its architecture ("Hopper", "Blackwell", "CDNA",
 /// "Ada", "Ampere", ...).
 std::string gpu_family(const Gpu& gpu);

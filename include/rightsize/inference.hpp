@@ -116,6 +116,9 @@ struct InferenceEstimate {
   double tpot_s = 0.0; ///< mean, effective, including prefill interference
   double e2e_s = 0.0;  ///< mean
   Percentiles ttft, tpot, e2e;
+  /// Physical lower bounds: one idle prefill and one decode step at the catalog's peak bandwidth
+  /// and FLOP/s (efficiency 1), no communication or CPU overhead. No band goes below them.
+  double ttft_floor_s = 0.0, tpot_floor_s = 0.0;
   double queue_wait_s = 0.0;      ///< mean wait before a request's prefill starts (slot + prefill queue)
   double in_flight = 0.0;         ///< mean sequences decoding per replica
   double prefill_utilization = 0.0; ///< share of time the replica spends on prefill work

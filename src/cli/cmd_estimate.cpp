@@ -57,11 +57,11 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              e.open_loop ? " (Little's law at the arrival rate)" : w.concurrency == 0 ? " (auto)" : "",
              e.max_concurrency);
   if (w.arrival == Arrival::poisson) {
-    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} (methodology §4.7)\n\n",
+    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} (docs/methodology.md §3.1)\n\n",
                engine_name, w.request_rate_per_s,
                w.arrival_cv != 1.0 ? fmt::format(", inter-arrival CV {:g}", w.arrival_cv) : "");
   } else {
-    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths (methodology §4.7)\n\n",
+    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths (docs/methodology.md §3.1)\n\n",
                engine_name, e.concurrency);
   }
   const MemoryEstimate& m = e.memory;
@@ -91,12 +91,14 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     }
   } else {
     fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
-    fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(bands, FigureKind::ttft, e.ttft_s));
+    const InferenceBands ib = bands.of(e);
+    const bool calibrated = bands.calibration != nullptr;
+    fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
                fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s), format_ms(e.ttft.p99_s)));
     fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
     fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)",
-               format_ms_band(bands, FigureKind::tpot, e.tpot_s));
+               format_ms_band(ib.tpot, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
                fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s), format_ms(e.tpot.p99_s)));
     if (e.overloaded) {
@@ -106,10 +108,10 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
       fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",
                  e.concurrency, e.max_concurrency);
     }
-    fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(bands, FigureKind::e2e, e.e2e_s));
-    const Band tput = bands.band(FigureKind::throughput, e.output_tokens_per_s);
+    fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(ib.e2e, calibrated));
+    const Band tput = ib.output_tokens_per_s;
     fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
-               bands.calibration != nullptr
+               bands.calibration != nullptr && tput.high > tput.low
                    ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
                    : "");
     fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
@@ -126,13 +128,15 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
                price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
                price.date.empty() ? "" : ", " + price.date);
     fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
-    fmt::print("  {:<26}{:>10}\n", "per 1M output tok (cap.)",
+    // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
+    fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
                format_usd(e.usd_per_million_output_tokens, price.known));
-    if (at_load.served_requests_per_s > 0.0 && at_load.served_requests_per_s < e.requests_per_s) {
+    if (!e.open_loop && at_load.served_requests_per_s > 0.0 && at_load.served_requests_per_s < e.requests_per_s) {
       fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
                  format_usd(at_load.usd_per_million_output_tokens, price.known), at_load.served_requests_per_s);
     }
-    fmt::print("  {:<26}{:>10}\n", "per request (capacity)", format_usd(e.usd_per_request, price.known));
+    fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
+               format_usd(e.usd_per_request, price.known));
     if (verdict.term_count > 0) {
       fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
       for (std::size_t i = 0; i < verdict.term_count; ++i)

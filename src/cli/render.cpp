@@ -155,14 +155,14 @@ std::string describe_term(const TermCheck& t) {
   case SlaTerm::e2e: {
     const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
     const std::string stat = t.stat == Statistic::mean ? "" : std::string(" ") + to_string(t.stat);
-    std::string judged = t.value != t.point_value ? fmt::format(" (p90 {:.1f} ms)", t.value) : "";
+    std::string judged = t.value != t.point_value ? fmt::format(" (band p90 {:.1f} ms)", t.value) : "";
     return fmt::format("{}{} {:.1f} ms{} {} {:g} ms", name, stat, t.point_value, judged, t.met ? "≤" : ">",
                        t.limit);
   }
   case SlaTerm::requests_per_s:
   case SlaTerm::output_tokens_per_s: {
     const char* unit = t.term == SlaTerm::requests_per_s ? "req/s" : "output tok/s";
-    std::string judged = t.value != t.point_value ? fmt::format(" (p10 {:.2f})", t.value) : "";
+    std::string judged = t.value != t.point_value ? fmt::format(" (band p10 {:.2f})", t.value) : "";
     return fmt::format("serves {:.2f} {}{} {} {:g} needed", t.point_value, unit, judged, t.met ? "≥" : "<",
                        t.limit);
   }
@@ -258,17 +258,27 @@ Band BandContext::band(FigureKind kind, double value) const {
   return band_for(*calibration, kind, gpu_id, value, model_class);
 }
 
+InferenceBands BandContext::of(const InferenceEstimate& e) const {
+  if (calibration == nullptr) {
+    return InferenceBands{Band{e.ttft_s, e.ttft_s, e.ttft_s}, Band{e.tpot_s, e.tpot_s, e.tpot_s},
+                          Band{e.e2e_s, e.e2e_s, e.e2e_s},
+                          Band{e.output_tokens_per_s, e.output_tokens_per_s, e.output_tokens_per_s},
+                          Band{e.requests_per_s, e.requests_per_s, e.requests_per_s}};
+  }
+  return inference_bands(*calibration, gpu_id, model_class, e);
+}
+
 void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& e) {
-  auto put = [&](const char* section, const char* key, FigureKind kind, double value) {
-    const Band b = bands.band(kind, value);
+  const InferenceBands ib = bands.of(e);
+  auto put = [&](const char* section, const char* key, const Band& b) {
     doc[section][std::string(key) + "_low"] = round_sig(b.low);
     doc[section][std::string(key) + "_high"] = round_sig(b.high);
   };
-  put("inference", "ttft_s", FigureKind::ttft, e.ttft_s);
-  put("inference", "tpot_s", FigureKind::tpot, e.tpot_s);
-  put("inference", "e2e_s", FigureKind::e2e, e.e2e_s);
-  put("inference", "output_tokens_per_s", FigureKind::throughput, e.output_tokens_per_s);
-  put("inference", "requests_per_s", FigureKind::throughput, e.requests_per_s);
+  put("inference", "ttft_s", ib.ttft);
+  put("inference", "tpot_s", ib.tpot);
+  put("inference", "e2e_s", ib.e2e);
+  put("inference", "output_tokens_per_s", ib.output_tokens_per_s);
+  put("inference", "requests_per_s", ib.requests_per_s);
   const Band m = bands.band(FigureKind::memory, e.memory.per_gpu_bytes);
   doc["memory"]["per_gpu_bytes_low"] = static_cast<std::int64_t>(std::llround(m.low));
   doc["memory"]["per_gpu_bytes_high"] = static_cast<std::int64_t>(std::llround(m.high));
@@ -291,16 +301,16 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
     case SlaTerm::tpot:
     case SlaTerm::e2e: {
       const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
-      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its p90 is {:.1f} ms", name, t.point_value,
+      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its band's p90 is {:.1f} ms", name, t.point_value,
                                 t.limit, t.value));
       break;
     }
     case SlaTerm::requests_per_s:
-      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its p10 is {:.1f}", t.point_value, t.limit,
+      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its band's p10 is {:.1f}", t.point_value, t.limit,
                                 t.value));
       break;
     case SlaTerm::output_tokens_per_s:
-      out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its p10 is {:.0f}", t.point_value, t.limit,
+      out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its band's p10 is {:.0f}", t.point_value, t.limit,
                                 t.value));
       break;
     case SlaTerm::budget:
@@ -310,10 +320,9 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
   return out;
 }
 
-std::string format_ms_band(const BandContext& bands, FigureKind kind, double seconds) {
-  if (bands.calibration == nullptr || seconds <= 0.0) return format_ms(seconds);
-  const Band b = bands.band(kind, seconds);
-  return fmt::format("{} ({}–{})", format_ms(seconds), format_ms(b.low), format_ms(b.high));
+std::string format_ms_band(const Band& b, bool calibrated) {
+  if (!calibrated || b.value <= 0.0) return format_ms(b.value);
+  return fmt::format("{} ({}–{})", format_ms(b.value), format_ms(b.low), format_ms(b.high));
 }
 
 nlohmann::json assumptions_json(const std::vector<std::string>& assumptions) {

@@ -67,6 +67,9 @@ struct BandContext {
   std::string model_class;
   /// The band of a figure (p10/p90 of measured/predicted); value ± nothing without a calibration.
   [[nodiscard]] Band band(FigureKind kind, double value) const;
+  /// The bands of an inference estimate's figures (core::inference_bands: physical floors, E2E
+  /// from TTFT and TPOT); value ± nothing without a calibration.
+  [[nodiscard]] InferenceBands of(const InferenceEstimate& estimate) const;
 };
 
 /// Adds `*_low` / `*_high` siblings to the performance and memory figures of an estimate document
@@ -74,12 +77,13 @@ struct BandContext {
 void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& estimate);
 
 /// SLA targets met by the point estimate but missed at the pessimistic end of the band, in words
-/// ("TPOT 49.9 ms meets 50 ms, but its p90 is 61.0 ms"). Empty when the SLA holds across the band.
+/// ("TPOT 49.9 ms meets 50 ms, but its band's p90 is 61.0 ms"). Empty when the SLA holds across the band.
 std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& estimate,
                                          const Sla& sla);
 
 /// "113 ms (72–286)" for a latency with its band.
-std::string format_ms_band(const BandContext& bands, FigureKind kind, double seconds);
+/// "12.3 ms (10.1 ms–20.4 ms)" from a band already computed.
+std::string format_ms_band(const Band& band, bool calibrated);
 
 /// The spec's assumptions as a JSON array (sorted as given).
 nlohmann::json assumptions_json(const std::vector<std::string>& assumptions);

@@ -228,6 +228,35 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
   return b;
 }
 
+InferenceBands inference_bands(const Calibration& calibration, const std::string& gpu_id,
+                               std::string_view model_class, const InferenceEstimate& e) {
+  InferenceBands out;
+  const auto clamp_low = [](Band b, double floor_s) {
+    b.low = std::min(b.value, std::max(b.low, floor_s));
+    return b;
+  };
+  out.ttft = clamp_low(band_for(calibration, FigureKind::ttft, gpu_id, e.ttft_s, model_class), e.ttft_floor_s);
+  out.tpot = clamp_low(band_for(calibration, FigureKind::tpot, gpu_id, e.tpot_s, model_class), e.tpot_floor_s);
+  // E2E = TTFT + (OSL − 1)·TPOT, so its band is built from theirs (methodology §3.5).
+  const double steps = e.tpot_s > 0.0 ? std::max(0.0, (e.e2e_s - e.ttft_s) / e.tpot_s) : 0.0;
+  out.e2e = Band{out.ttft.low + steps * out.tpot.low, e.e2e_s, out.ttft.high + steps * out.tpot.high};
+  if (e.tpot_s <= 0.0) out.e2e = band_for(calibration, FigureKind::e2e, gpu_id, e.e2e_s, model_class);
+  out.output_tokens_per_s = band_for(calibration, FigureKind::throughput, gpu_id, e.output_tokens_per_s, model_class);
+  out.requests_per_s = band_for(calibration, FigureKind::throughput, gpu_id, e.requests_per_s, model_class);
+  if (e.open_loop && !e.overloaded) {
+    // Open loop serves its arrival rate by construction: no band on what it serves.
+    out.output_tokens_per_s = Band{e.output_tokens_per_s, e.output_tokens_per_s, e.output_tokens_per_s};
+    out.requests_per_s = Band{e.requests_per_s, e.requests_per_s, e.requests_per_s};
+  } else if (e.tpot_floor_s > 0.0 && e.tpot_s > 0.0) {
+    // Tokens/s at the same concurrency cannot beat the decode step at the peaks.
+    const double cap = e.tpot_s / e.tpot_floor_s;
+    out.output_tokens_per_s.high = std::max(e.output_tokens_per_s, std::min(out.output_tokens_per_s.high,
+                                                                            e.output_tokens_per_s * cap));
+    out.requests_per_s.high = std::max(e.requests_per_s, std::min(out.requests_per_s.high, e.requests_per_s * cap));
+  }
+  return out;
+}
+
 std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool per_gpu) {
   struct Acc {
     std::vector<double> fit, loo, def;

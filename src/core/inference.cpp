@@ -550,6 +550,10 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   const double replicas = d(dep.replicas());
   est.prefill_s = prefill.total_s;
   est.decode_step_s = pt.decode.total_s;
+  // Undo the efficiencies: the time the same bytes and FLOPs take at the catalog's peaks.
+  const double eta_m = gpu.efficiency.decode_bandwidth, eta_f = gpu.efficiency.prefill_compute;
+  est.ttft_floor_s = std::max(prefill.memory_s * eta_m, prefill.compute_s * eta_f);
+  est.tpot_floor_s = s.decoder ? std::max(pt.decode.memory_s * eta_m, pt.decode.compute_s * eta_f) : 0.0;
   est.ttft_s = pt.ttft_s;
   est.tpot_s = pt.tpot_s;
   est.e2e_s = pt.e2e_s;

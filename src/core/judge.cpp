@@ -108,7 +108,9 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   }
   if (sla.e2e_ms) {
     const double point_ms = latency_stat_s(e, 2, sla.e2e_stat) * 1e3;
-    const double ms = point_ms * b.e2e_high;
+    // E2E = TTFT + decode time: its pessimistic end is theirs (methodology §3.5).
+    const double ttft_part_ms = std::min(point_ms, latency_stat_s(e, 0, sla.e2e_stat) * 1e3);
+    const double ms = ttft_part_ms * b.ttft_high + (point_ms - ttft_part_ms) * b.tpot_high;
     add(SlaTerm::e2e, ms, point_ms, *sla.e2e_ms, !above(ms, sla.e2e_ms) && !e.overloaded, RejectReason::e2e);
     v.terms[v.term_count - 1].stat = sla.e2e_stat;
   }

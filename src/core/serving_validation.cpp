@@ -64,8 +64,9 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
   out.prefill_s = e.prefill_s;
   out.decode_step_s = e.decode_step_s;
   const std::string cls = model_class_of(model.model);
-  out.ttft = band_for(calibration, FigureKind::ttft, gpu.id, e.ttft_s, cls);
-  out.tpot = band_for(calibration, FigureKind::tpot, gpu.id, e.tpot_s, cls);
+  const InferenceBands bands = inference_bands(calibration, gpu.id, cls, e);
+  out.ttft = bands.ttft;
+  out.tpot = bands.tpot;
   return out;
 }
 

@@ -98,3 +98,31 @@ TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling"
   CHECK(gpus[1].efficiency.provenance.find("extrapolated from Hopper siblings") != std::string::npos);
   CHECK(gpus[2].efficiency.provenance.find("extrapolated (no measured sibling)") != std::string::npos);
 }
+
+TEST_CASE("inference bands respect the physical floors and build E2E from TTFT and TPOT", "[calibration]") {
+  Calibration cal;
+  BandEntry ttft{FigureKind::ttft, "X", 0.5, 2.0, 100, "own"};
+  BandEntry tpot{FigureKind::tpot, "X", 0.5, 2.0, 100, "own"};
+  BandEntry tput{FigureKind::throughput, "X", 0.5, 2.0, 100, "own"};
+  cal.bands = {ttft, tpot, tput};
+  cal.classes = {ClassWidening{"dense", 10, 1.0}};
+  InferenceEstimate e;
+  e.ttft_s = 0.1;
+  e.tpot_s = 0.02;
+  e.e2e_s = 0.1 + 99 * 0.02; // OSL 100
+  e.ttft_floor_s = 0.08;     // above 0.5 × 0.1: the floor wins
+  e.tpot_floor_s = 0.015;    // above 0.5 × 0.02
+  e.output_tokens_per_s = 1000.0;
+  e.requests_per_s = 10.0;
+  const InferenceBands b = inference_bands(cal, "X", "dense", e);
+  CHECK(b.ttft.low == Approx(0.08));
+  CHECK(b.ttft.high == Approx(0.2));
+  CHECK(b.tpot.low == Approx(0.015));
+  CHECK(b.e2e.low == Approx(0.08 + 99 * 0.015));  // 1.565 s
+  CHECK(b.e2e.high == Approx(0.2 + 99 * 0.04));   // 4.16 s
+  // Tokens/s at this concurrency cannot beat the decode floor: ≤ 1000 × 0.02/0.015 = 1,333.
+  CHECK(b.output_tokens_per_s.high == Approx(1000.0 * 0.02 / 0.015));
+  CHECK(b.output_tokens_per_s.low == Approx(500.0));
+  e.open_loop = true; // an open loop serves its rate by construction
+  CHECK(inference_bands(cal, "X", "dense", e).requests_per_s.high == Approx(10.0));
+}
