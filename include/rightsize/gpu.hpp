@@ -28,6 +28,13 @@ struct PriceQuote {
   std::string source;        ///< tag into the catalog's `sources`
 };
 
+/// Market class of a GPU (docs/catalog.md): consumer cards' driver licence (GeForce EULA) excludes
+/// data-centre deployment, so searches leave them out unless asked (`--include-consumer`).
+enum class GpuClass : std::uint8_t { datacenter, workstation, consumer };
+const char* to_string(GpuClass value);
+/// Whether a search over the whole catalog considers this GPU (methodology §6).
+bool searched_by_default(GpuClass value, bool include_consumer);
+
 /// One GPU model from the catalog. Bandwidths are per GPU per direction, decimal GB/s.
 struct Gpu {
   std::string id;                    ///< canonical id, e.g. "H100-SXM"
@@ -35,6 +42,7 @@ struct Gpu {
   std::string name;                  ///< display name
   std::string vendor;                ///< "nvidia", "amd"
   std::string architecture;          ///< "Hopper"
+  GpuClass gpu_class = GpuClass::datacenter; ///< catalog `class`
   int release_year = 0;              ///< 0 = unknown
   double memory_bytes = 0.0;         ///< vendor capacity as printed ("80 GB" -> 80e9)
   std::string memory_type;           ///< "HBM3", "GDDR6", ...

@@ -93,7 +93,8 @@ int terminal_width() {
     if (w >= 40 && w <= 1000) return w;
   }
   winsize ws{};
-  if (stdout_is_tty() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+  if (!stdout_is_tty()) return 1000; // a pipe or file: never cut a cell (issue 15 item 12)
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
   return 100;
 }
 

@@ -64,6 +64,7 @@ Table field_table(const Gpu& gpu) {
   table.add_row({"aliases", gpu.aliases.empty() ? "-" : join(gpu.aliases)});
   table.add_row({"vendor", gpu.vendor});
   table.add_row({"architecture", gpu.architecture});
+  table.add_row({"class", to_string(gpu.gpu_class)});
   table.add_row({"release year", gpu.release_year > 0 ? std::to_string(gpu.release_year) : "unknown"});
   table.add_row({"memory", fmt::format("{} GB as the vendor states it (HBM/GDDR parts are binary: {} GiB)",
                                        format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
@@ -183,6 +184,7 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu) {
                       {"name", gpu.name},
                       {"vendor", gpu.vendor},
                       {"architecture", gpu.architecture},
+                      {"class", to_string(gpu.gpu_class)},
                       {"form_factor", gpu.form_factor},
                       {"spec_sources", gpu.spec_sources},
                       {"confidence", gpu.confidence},

@@ -26,6 +26,7 @@ struct RecommendOptions {
   std::string format = "table";
   int top = 5;
   bool explain = false;
+  bool include_consumer = false;
   int max_gpus_per_replica = 0;
   int max_nodes = 0;
   double headroom = -1.0;
@@ -82,7 +83,7 @@ int run_recommend(const RecommendOptions& o) {
     const StageTimer timer("load catalog");
     return load_catalog(o.catalog, &spec.constraints);
   }();
-  SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions);
+  SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions, o.include_consumer);
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
   policy.engine = engine_config(o.engine, spec.engine);
@@ -135,6 +136,8 @@ void add_recommend(CLI::App& app, Action& action) {
                       "cost_per_token (default), cost_per_request, latency, gpus or energy");
   command->add_option("--top", o->top, "rows to show (default 5)");
   command->add_flag("--explain", o->explain, "list every rejected candidate and its reason");
+  command->add_flag("--include-consumer", o->include_consumer,
+                    "also search consumer GPUs (RTX-4090: its driver licence excludes data-centre use)");
   command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,
                       "largest replica (default: the spec's, 8)");
   command->add_option("--max-nodes", o->max_nodes, "nodes one replica may span (default: the spec's, 1)");

@@ -237,6 +237,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     // The same rows as every format (docs/output-schema.md "Rows"): the top --top passing
     // candidates; the closest miss per GPU, or every rejection with --explain.
     doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
+    doc["not_searched_consumer"] = in.excluded_consumer;
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i) {
@@ -352,6 +353,11 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   fmt::print("\n{} candidates evaluated, {} meet the requirements{}\n",
              r.candidates.size() + r.rejected.size(), r.candidates.size(),
              o.explain ? "" : "; --explain lists every rejection");
+  if (!in.excluded_consumer.empty()) {
+    fmt::print("not searched: {} (consumer parts, whose driver licence excludes data-centre use; "
+               "--include-consumer or --gpu searches them)\n",
+               fmt::join(in.excluded_consumer, ", "));
+  }
 }
 
 namespace {

@@ -106,7 +106,8 @@ std::vector<Precision> precisions_to_search(const Spec& spec, const std::string&
 }
 
 SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
-                           const std::vector<std::string>& gpu_flags, const std::string& precision_list) {
+                           const std::vector<std::string>& gpu_flags, const std::string& precision_list,
+                           bool include_consumer) {
   SearchInputs in;
   std::vector<const Gpu*> chosen;
   if (!gpu_flags.empty()) {
@@ -125,8 +126,15 @@ SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
       chosen.push_back(gpu);
     }
   } else {
-    for (const auto& gpu : catalog.catalog.gpus)
-      chosen.push_back(&gpu);
+    // Named GPUs are the user's choice; the whole catalog leaves consumer parts out (docs/catalog.md).
+    for (const auto& gpu : catalog.catalog.gpus) {
+      if (searched_by_default(gpu.gpu_class, include_consumer)) {
+        chosen.push_back(&gpu);
+      } else {
+        in.excluded_consumer.push_back(gpu.id);
+      }
+    }
+    std::sort(in.excluded_consumer.begin(), in.excluded_consumer.end());
   }
   std::sort(chosen.begin(), chosen.end(), [](const Gpu* a, const Gpu* b) { return a->id < b->id; });
   chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());

@@ -39,11 +39,13 @@ struct SearchInputs {
   std::vector<double> usd_per_gpu_hour; ///< parallel to gpus; 0 = unknown
   std::vector<Precision> precisions;
   std::vector<PreparedModel> models; ///< parallel to precisions
+  std::vector<std::string> excluded_consumer; ///< consumer GPUs a whole-catalog search left out
 };
 /// GPUs from --gpu (usage errors), else the spec's constraints.gpus (input errors with pointer),
-/// else the whole catalog.
+/// else the whole catalog without consumer parts unless `include_consumer` (searched_by_default).
 SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
-                           const std::vector<std::string>& gpu_flags, const std::string& precision_list);
+                           const std::vector<std::string>& gpu_flags, const std::string& precision_list,
+                           bool include_consumer = false);
 
 /// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
 std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);

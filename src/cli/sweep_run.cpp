@@ -170,8 +170,9 @@ void finish_plan(SweepPlan& plan) {
   plan.grid = GridShape(sizes);
   plan.model_grid = GridShape(model_sizes);
   if (plan.search_gpus.empty()) {
+    // The whole catalog, as recommend searches it: consumer parts only when named (docs/catalog.md).
     for (std::size_t g = 0; g < plan.gpus.size(); ++g)
-      plan.search_gpus.push_back(g);
+      if (searched_by_default(plan.gpus[g].gpu_class, false)) plan.search_gpus.push_back(g);
   }
   plan.layouts.clear();
   plan.bands.clear();

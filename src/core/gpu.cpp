@@ -2,6 +2,19 @@
 
 namespace rightsize {
 
+const char* to_string(GpuClass value) {
+  switch (value) {
+  case GpuClass::datacenter: return "datacenter";
+  case GpuClass::workstation: return "workstation";
+  case GpuClass::consumer: return "consumer";
+  }
+  return "datacenter";
+}
+
+bool searched_by_default(GpuClass value, bool include_consumer) {
+  return value != GpuClass::consumer || include_consumer;
+}
+
 double Gpu::visible_memory() const {
   if (visible_memory_bytes > 0.0) return visible_memory_bytes;
   const double gib = memory_bytes / 1e9;

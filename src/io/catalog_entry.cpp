@@ -30,6 +30,7 @@ const std::vector<std::string>& gpu_keys() {
                                                 "name",
                                                 "vendor",
                                                 "architecture",
+                                                "class",
                                                 "release_year",
                                                 "memory_gb",
                                                 "memory_type",
@@ -217,6 +218,11 @@ GpuEntry parse_gpu_entry(const JsonReader& entry, Gpu gpu, bool full, std::vecto
   read_field(entry, "vendor", full, errors, [&](const JsonReader& v) { gpu.vendor = v.as_string(); });
   read_field(entry, "architecture", full, errors,
              [&](const JsonReader& v) { gpu.architecture = v.as_string(); });
+  read_field(entry, "class", false, errors, [&](const JsonReader& v) {
+    const std::string c = v.as_choice({"datacenter", "workstation", "consumer"});
+    gpu.gpu_class = c == "consumer" ? GpuClass::consumer : c == "workstation" ? GpuClass::workstation
+                                                                           : GpuClass::datacenter;
+  });
   read_field(entry, "release_year", false, errors,
              [&](const JsonReader& v) { gpu.release_year = static_cast<int>(v.as_int(1990, 2100)); });
   read_field(entry, "memory_gb", full, errors, [&](const JsonReader& v) {
