@@ -1,6 +1,7 @@
 #include "rightsize/error.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cctype>
 
 #include "rightsize/text.hpp"
@@ -44,40 +45,50 @@ std::string format_error(const Error& error) {
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
+  // Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent
+  // transpositions ("bf61" → "bf16") cost 1 each. Three rolling rows.
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
+    prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-      diagonal = up;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
+    std::swap(prev, row);
   }
-  return row[b.size()];
+  return prev[b.size()];
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  // Names longer than any id are not typos of one; comparing them would cost O(n·m) for nothing.
+  if (word.size() > 64) return std::string();
   const std::string needle = to_lower(word);
   std::string best;
-  std::size_t best_distance = std::string::npos;
+  // Ranked by (distance, raw edit distance): the raw distance breaks ties, so "L40SS" finds "L40S"
+  // before "L4".
+  std::pair<std::size_t, std::size_t> best_key{std::string::npos, std::string::npos};
   for (const auto& candidate : candidates) {
     const std::string hay = to_lower(candidate);
-    std::size_t d = edit_distance(needle, hay);
-    // A prefix or substring match ("h100" in "h100-sxm") counts as close.
-    if (!needle.empty() && (hay.find(needle) != std::string::npos || needle.find(hay) != std::string::npos)) {
+    const std::size_t raw = edit_distance(needle, hay);
+    std::size_t d = raw;
+    // A whole leading token counts as close ("h100" names "h100-sxm"); a longer model number does
+    // not ("h20" is not "h200-nvl").
+    if (!needle.empty() && hay.size() > needle.size() && hay.compare(0, needle.size(), needle) == 0 &&
+        (hay[needle.size()] == '-' || hay[needle.size()] == '_' || hay[needle.size()] == '.')) {
       d = std::min<std::size_t>(d, 1);
     }
-    if (d < best_distance) {
-      best_distance = d;
+    const std::pair<std::size_t, std::size_t> key{d, raw};
+    if (key < best_key) {
+      best_key = key;
       best = candidate;
     }
   }
-  const std::size_t limit = std::max<std::size_t>(2, needle.size() / 3);
-  return best_distance <= limit ? best : std::string();
+  const std::size_t limit = std::max<std::size_t>(1, needle.size() / 3); // short ids: one edit
+  return best_key.first <= limit ? best : std::string();
 }
 
 } // namespace rightsize

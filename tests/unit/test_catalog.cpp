@@ -142,6 +142,10 @@ TEST_CASE("GPUs are found by id or alias, case-insensitively", "[io]") {
   CHECK(io::find_gpu(shipped(), "H100-SMX") == nullptr);
   CHECK(did_you_mean("H100-SMX", io::gpu_ids(shipped())) == "H100-SXM");
   CHECK(did_you_mean("MI3OOX", io::gpu_ids(shipped())) == "MI300X");
+  // Edit distance decides; a substring does not ("L4" is inside "L40SS", "H200" starts with "H20").
+  CHECK(did_you_mean("L40SS", io::gpu_ids(shipped())) == "L40S");
+  CHECK(did_you_mean("H20", io::gpu_ids(shipped())).empty());
+  CHECK(did_you_mean("h100", {"H100-SXM", "H200-SXM"}) == "H100-SXM"); // a whole leading token
 }
 
 TEST_CASE("a bad catalog reports every error with its pointer", "[io]") {
@@ -164,7 +168,7 @@ TEST_CASE("a bad catalog reports every error with its pointer", "[io]") {
             "/gpus/0/memory_bandwidth_gb_per_s: expected a number at most 20000, got 2000000",
             "/gpus/0/tdp_watts: missing required key",
             "/gpus/0/prices/0/date: expected a date YYYY-MM-DD, got \"2026-13-01\"",
-            "/gpus/0/confidence: unknown value \"high\"; did you mean \"H\"?",
+            "/gpus/0/confidence: unknown value \"high\" (expected one of \"H\", \"M\", \"L\")",
             "/gpus/0/dense_tflops/bf16: expected at least the fp32 figure (50), got 20",
             "/gpus/1/aliases/0: \"tg\" is already used by \"TEST-GPU\"",
             "/gpus/0/prices/0/source: unknown source tag \"EE\"; did you mean \"E\"?",
