@@ -74,6 +74,10 @@ struct ResolvedPrice {
   std::string date;  ///< newest date of the quotes used
 };
 
+/// Removes quotes dated before `oldest_day` (days since 1970-01-01; see parse_iso_date) and undated
+/// ones, for every GPU alike (`--max-price-age`). Returns how many quotes it removed.
+std::size_t drop_quotes_before(Gpu& gpu, std::int64_t oldest_day);
+
 /// Price per GPU-hour under a pricing model. on_demand: the median of per-provider medians over
 /// current_quotes(), or the named provider's median; spot: same over spot quotes; on_prem: TCO per
 /// useful GPU-hour (unknown without a purchase price). An unknown provider gives known = false; the

@@ -32,6 +32,7 @@ struct CatalogOptions {
   std::string provider;                 ///< --provider NAME
   std::vector<std::string> tco;         ///< --tco KEY=VALUE (repeatable)
   bool no_calibration = false;          ///< --no-calibration: the catalog's own efficiency factors
+  int max_price_age_days = -1;          ///< --max-price-age DAYS: ignore older quotes; -1 = keep all
 };
 void add_catalog_options(CLI::App* command, CatalogOptions& options);
 

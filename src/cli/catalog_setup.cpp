@@ -203,6 +203,19 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
     apply_tco(loaded.tco, assignment);
   check_provider(loaded, !options.provider.empty());
 
+  if (options.max_price_age_days >= 0) {
+    if (options.max_price_age_days > 36500) {
+      throw Error(ErrorKind::usage, "--max-price-age", "",
+                  fmt::format("expected 0 to 36500 days, got {}", options.max_price_age_days));
+    }
+    const std::int64_t oldest = today_days() - options.max_price_age_days;
+    for (auto& gpu : loaded.catalog.gpus) {
+      if (drop_quotes_before(gpu, oldest) > 0 && gpu.prices.empty()) {
+        note("{}: every price quote is older than --max-price-age {} days; it has no price", gpu.id,
+             options.max_price_age_days);
+      }
+    }
+  }
   loaded.prices.reserve(loaded.catalog.gpus.size());
   for (const auto& gpu : loaded.catalog.gpus) {
     loaded.prices.push_back(resolve_price(gpu, loaded.pricing, loaded.provider, loaded.tco));

@@ -176,6 +176,15 @@ std::vector<PriceQuote> current_quotes(const Gpu& gpu, bool spot, std::string_vi
   return out;
 }
 
+std::size_t drop_quotes_before(Gpu& gpu, std::int64_t oldest_day) {
+  const std::size_t before = gpu.prices.size();
+  std::erase_if(gpu.prices, [&](const PriceQuote& q) {
+    const auto day = parse_iso_date(q.date);
+    return !day || *day < oldest_day;
+  });
+  return before - gpu.prices.size();
+}
+
 ResolvedPrice resolve_price(const Gpu& gpu, PricingModel model, std::string_view provider,
                             const TcoParams& tco) {
   if (model != PricingModel::on_prem) return resolve_cloud(gpu, model == PricingModel::spot, provider);
