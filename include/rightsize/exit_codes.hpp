@@ -9,6 +9,7 @@ enum class ExitCode : int {
   usage = 2,     ///< bad command line
   bad_input = 3, ///< bad spec, catalog, config or checkpoint file
   internal = 4,  ///< a bug in rightsize
+  environment = 5, ///< the environment failed: stdout or an output file could not be written
 };
 
 } // namespace rightsize
