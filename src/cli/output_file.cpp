@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diagnostics.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {
@@ -83,7 +84,10 @@ void write_file_atomically(const std::string& flag, const std::string& path, con
     fail(error_number != 0 ? error_number : EIO);
   }
   if (!flushed) fail(error_number != 0 ? error_number : EIO);
+  struct stat existing {};
+  const bool replacing = ::stat(path.c_str(), &existing) == 0;
   if (std::rename(temp.c_str(), path.c_str()) != 0) fail(errno);
+  if (replacing) note("{}: replaced the existing file \"{}\"", flag, path); // never silently
 }
 
 } // namespace rightsize::cli

@@ -14,7 +14,7 @@ int stdout_write_error(int known = 0);
 void check_output_path(const std::string& flag, const std::string& path);
 
 /// Writes `text` to `path` through a temp file and rename (an existing file is replaced whole or
-/// not at all). A failed write is an environment Error (exit 5) with the reason.
+/// not at all; a note says so). A failed write is an environment Error (exit 5) with the reason.
 void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text);
 
 } // namespace rightsize::cli
