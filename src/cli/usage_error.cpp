@@ -123,12 +123,25 @@ CLI::Validator fraction_validator() {
       "", "strict fraction");
 }
 
+// --headroom: a plain decimal from 0 to 10 (CLI11 would take "nan", "inf" or hex floats).
+CLI::Validator headroom_validator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (!is_decimal_number(value)) return fmt::format("expected 0 to 10 in decimal digits, got \"{}\"", value);
+        const double f = std::strtod(value.c_str(), nullptr);
+        if (!(f >= 0.0 && f <= 10.0)) return fmt::format("expected 0 to 10, got {}", value);
+        return "";
+      },
+      "", "strict headroom");
+}
+
 void add_number_checks(CLI::App& command) {
   for (CLI::Option* option : command.get_options()) {
     for (const IntegerFlag& flag : k_integer_flags) {
       if (option->check_lname(flag.name + 2)) option->check(integer_validator(flag));
     }
     if (option->check_lname("gpu-memory-utilization")) option->check(fraction_validator());
+    if (option->check_lname("headroom")) option->check(headroom_validator());
   }
   for (CLI::App* sub : command.get_subcommands([](const CLI::App*) { return true; }))
     add_number_checks(*sub);
