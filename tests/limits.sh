@@ -88,6 +88,7 @@ tensor_header 200000 >"$tmp/header.json"
 len=$(wc -c <"$tmp/header.json")
 if [ "$len" -le 16777216 ]; then
   {
+    # shellcheck disable=SC2059 # the format is the escaped byte itself
     for i in 0 1 2 3 4 5 6 7; do printf "\\x$(printf '%02x' $(((len >> (8 * i)) & 255)))"; done
     cat "$tmp/header.json"
     head -c 400000 /dev/zero

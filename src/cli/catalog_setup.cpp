@@ -85,8 +85,8 @@ void apply_tco(TcoParams& tco, const std::string& assignment) {
     const bool low = value && (k.min_exclusive ? *value <= k.min : *value < k.min);
     if (!value || low || *value > k.max) {
       throw Error(ErrorKind::usage, "--tco", "",
-                  k.min_exclusive ? fmt::format("{}: expected a number above {} and at most {}, got \"{}\"", key,
-                                                k.min, k.max, text)
+                  k.min_exclusive ? fmt::format("{}: expected a number above {} and at most {}, got \"{}\"",
+                                                key, k.min, k.max, text)
                                   : fmt::format("{}: expected a number from {} to {}, got \"{}\"", key, k.min,
                                                 k.max, text));
     }

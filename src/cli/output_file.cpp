@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "diagnostics.hpp"
 #include "rightsize/error.hpp"
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace rightsize::cli {
 namespace {
@@ -54,7 +54,8 @@ void check_output_path(const std::string& flag, const std::string& path) {
   if (::stat(path.c_str(), &file) == 0) {
     if (S_ISDIR(file.st_mode)) refuse(flag, fmt::format("cannot write \"{}\": it is a folder", path));
     if (!S_ISREG(file.st_mode)) {
-      refuse(flag, fmt::format("cannot write \"{}\": expected a regular file, got a pipe, socket or device", path));
+      refuse(flag,
+             fmt::format("cannot write \"{}\": expected a regular file, got a pipe, socket or device", path));
     }
     struct stat out {};
     if (::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == file.st_dev && out.st_ino == file.st_ino) {
@@ -62,7 +63,8 @@ void check_output_path(const std::string& flag, const std::string& path) {
     }
   }
   if (::access(folder.c_str(), W_OK) != 0) {
-    refuse(flag, fmt::format("cannot write \"{}\": the folder \"{}\" is not writable", path, folder.string()));
+    refuse(flag,
+           fmt::format("cannot write \"{}\": the folder \"{}\" is not writable", path, folder.string()));
   }
 }
 

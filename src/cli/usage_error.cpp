@@ -57,7 +57,8 @@ bool is_decimal_number(const std::string& text) {
   std::size_t i = 0;
   const auto digits = [&] {
     const std::size_t from = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+      ++i;
     return i - from;
   };
   if (i < text.size() && text[i] == '-') ++i;
@@ -127,7 +128,8 @@ CLI::Validator fraction_validator() {
 CLI::Validator headroom_validator() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        if (!is_decimal_number(value)) return fmt::format("expected 0 to 10 in decimal digits, got \"{}\"", value);
+        if (!is_decimal_number(value))
+          return fmt::format("expected 0 to 10 in decimal digits, got \"{}\"", value);
         const double f = std::strtod(value.c_str(), nullptr);
         if (!(f >= 0.0 && f <= 10.0)) return fmt::format("expected 0 to 10, got {}", value);
         return "";
@@ -149,7 +151,9 @@ void add_number_checks(CLI::App& command) {
 
 } // namespace
 
-void strict_number_flags(CLI::App& app) { add_number_checks(app); }
+void strict_number_flags(CLI::App& app) {
+  add_number_checks(app);
+}
 
 std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
                              const std::vector<std::string>& args) {
@@ -174,8 +178,8 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
       if (word.empty() || word[0] == '-')
         return fmt::format("{}: expected a subcommand ({})", command.get_name(), join(subs));
       const std::string hint = did_you_mean(word, subs);
-      return hint.empty() ? fmt::format("{}: unknown subcommand \"{}\" (expected one of {})", command.get_name(),
-                                        word, join(subs))
+      return hint.empty() ? fmt::format("{}: unknown subcommand \"{}\" (expected one of {})",
+                                        command.get_name(), word, join(subs))
                           : fmt::format("{}: unknown subcommand \"{}\"; did you mean \"{}\"?",
                                         command.get_name(), word, hint);
     }

@@ -48,9 +48,12 @@ std::string format_error(const Error& error) {
   if (raw.size() > k_max_error_line) {
     std::size_t head = k_kept_end;
     std::size_t tail = raw.size() - k_kept_end;
-    while (head > 0 && (static_cast<unsigned char>(raw[head]) & 0xC0U) == 0x80U) --head; // UTF-8 start
-    while (tail < raw.size() && (static_cast<unsigned char>(raw[tail]) & 0xC0U) == 0x80U) ++tail;
-    raw = raw.substr(0, head) + "[... " + std::to_string(tail - head) + " bytes left out ...]" + raw.substr(tail);
+    while (head > 0 && (static_cast<unsigned char>(raw[head]) & 0xC0U) == 0x80U)
+      --head; // UTF-8 start
+    while (tail < raw.size() && (static_cast<unsigned char>(raw[tail]) & 0xC0U) == 0x80U)
+      ++tail;
+    raw = raw.substr(0, head) + "[... " + std::to_string(tail - head) + " bytes left out ...]" +
+          raw.substr(tail);
   }
   std::string out;
   out.reserve(raw.size());

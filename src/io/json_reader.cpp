@@ -60,8 +60,7 @@ public:
     at.append(pointer_token(name));
     if (name.find('\0') != std::string::npos) fail(at, "expected a key without NUL characters");
     if (!top.keys.insert(name).second) {
-      fail(at,
-           fmt::format("duplicate key \"{}\" (each key may appear once)", name));
+      fail(at, fmt::format("duplicate key \"{}\" (each key may appear once)", name));
     }
     top.key = name;
     return true;
@@ -180,7 +179,8 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
   // nlohmann's lexer ends the input at a NUL byte, so "{...}\0garbage" would parse; a raw NUL is
   // never valid JSON (inside a string it must be written \u0000).
   if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                                     text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
     const std::size_t line_start = text.rfind('\n', nul == 0 ? 0 : nul - 1);
     const std::size_t column = line_start == std::string::npos || line == 1 ? nul + 1 : nul - line_start;
     throw Error(ErrorKind::input, source, "",

@@ -3,9 +3,9 @@
 // Only the header is read, never tensor data.
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
-#include <cerrno>
 #include <map>
 #include <set>
 #include <utility>
@@ -35,10 +35,10 @@ constexpr i64 k_max_tensors = 1'000'000;
 // Bits per element of the safetensors dtypes (the format's list; F4 and F6 are packed).
 int dtype_bits(const std::string& dtype) {
   static const std::map<std::string, int, std::less<>> bits = {
-      {"BOOL", 8},     {"U8", 8},       {"I8", 8},   {"F8_E4M3", 8}, {"F8_E5M2", 8}, {"F8_E8M0", 8},
-      {"F4", 4},       {"F6_E2M3", 6},  {"F6_E3M2", 6}, {"I16", 16}, {"U16", 16},     {"F16", 16},
-      {"BF16", 16},    {"I32", 32},     {"U32", 32}, {"F32", 32},    {"I64", 64},     {"U64", 64},
-      {"F64", 64},     {"C64", 64},
+      {"BOOL", 8},    {"U8", 8},   {"I8", 8},      {"F8_E4M3", 8}, {"F8_E5M2", 8},
+      {"F8_E8M0", 8}, {"F4", 4},   {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"I16", 16},
+      {"U16", 16},    {"F16", 16}, {"BF16", 16},   {"I32", 32},    {"U32", 32},
+      {"F32", 32},    {"I64", 64}, {"U64", 64},    {"F64", 64},    {"C64", 64},
   };
   const auto it = bits.find(dtype);
   return it == bits.end() ? 0 : it->second;
@@ -123,11 +123,12 @@ void add_header(const std::string& header, std::uint64_t data_size, const std::s
     const i64 expected_bits = numel * bits;
     if (end - begin != (expected_bits + 7) / 8) {
       t.at("data_offsets")
-          .fail(fmt::format("expected {} bytes for {} elements of {}, got a range of {} bytes", (expected_bits + 7) / 8,
-                            numel, dtype, end - begin));
+          .fail(fmt::format("expected {} bytes for {} elements of {}, got a range of {} bytes",
+                            (expected_bits + 7) / 8, numel, dtype, end - begin));
     }
     if (info.tensor_count >= k_max_tensors) {
-      t.fail(fmt::format("expected at most {} tensors in a checkpoint, got more", with_commas(k_max_tensors)));
+      t.fail(
+          fmt::format("expected at most {} tensors in a checkpoint, got more", with_commas(k_max_tensors)));
     }
     if (info.weight_bytes > k_max_checkpoint_total - (end - begin) ||
         info.parameter_count > k_max_checkpoint_total - numel) {
@@ -145,9 +146,10 @@ void add_header(const std::string& header, std::uint64_t data_size, const std::s
     if (ranges[i].first.first < ranges[i - 1].first.second) {
       const JsonReader t = root.at(ranges[i].second);
       t.at("data_offsets")
-          .fail(fmt::format("expected tensors on separate bytes, got bytes [{}, {}) overlapping \"{}\" [{}, {})",
-                            ranges[i].first.first, ranges[i].first.second, ranges[i - 1].second,
-                            ranges[i - 1].first.first, ranges[i - 1].first.second));
+          .fail(fmt::format(
+              "expected tensors on separate bytes, got bytes [{}, {}) overlapping \"{}\" [{}, {})",
+              ranges[i].first.first, ranges[i].first.second, ranges[i - 1].second, ranges[i - 1].first.first,
+              ranges[i - 1].first.second));
     }
   }
 }
@@ -166,8 +168,9 @@ void add_file(const std::string& path, CheckpointInfo& info) {
   const std::uint64_t length = header_length(raw.data(), size, path);
   info.header_bytes_read += length;
   if (info.header_bytes_read > k_max_total_header_bytes) {
-    bad(path, fmt::format("expected safetensors headers of at most 32 MiB in all, got more ({} shards so far)",
-                          info.shard_count + 1));
+    bad(path,
+        fmt::format("expected safetensors headers of at most 32 MiB in all, got more ({} shards so far)",
+                    info.shard_count + 1));
   }
   info.shard_count += 1;
   std::string header(static_cast<std::size_t>(length), '\0');
@@ -196,8 +199,9 @@ void add_index(const std::string& path, CheckpointInfo& info) {
     const std::string key = canonical_ec ? (dir / s).lexically_normal().string() : target.string();
     const auto [it, fresh] = spelled.emplace(key, s);
     if (!fresh) {
-      root.at("weight_map").fail(fmt::format("expected one name per shard file, got \"{}\" and \"{}\" for the same file",
-                                             it->second, s));
+      root.at("weight_map")
+          .fail(fmt::format("expected one name per shard file, got \"{}\" and \"{}\" for the same file",
+                            it->second, s));
     }
     present += fs::exists(dir / s, ec) ? 1U : 0U;
   }

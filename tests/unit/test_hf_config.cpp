@@ -133,7 +133,8 @@ TEST_CASE("HF import: quantization_config picks the weight format", "[io]") {
             .weights == NumberFormat::fp8);
 }
 
-TEST_CASE("HF import: compressed-tensors without a quantization group is an error (issue 22 item 8)", "[io]") {
+TEST_CASE("HF import: compressed-tensors without a quantization group is an error (issue 22 item 8)",
+          "[io]") {
   nlohmann::json config =
       io::read_json_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/Llama-3.1-8B.json");
   const auto error_of = [&](const nlohmann::json& q) {

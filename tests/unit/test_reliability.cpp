@@ -57,13 +57,12 @@ TEST_CASE("JSON: duplicate keys, NUL bytes and deep nesting are refused (issue 2
   CHECK(parse_error_of(R"({"path": "llama.json\u0000junk"})") ==
         "f.json: /path: expected a string without NUL characters");
   CHECK(parse_error_of(std::string(64, '[') + std::string(64, ']')) == "no error");
-  CHECK(parse_error_of(std::string(5'000'000, '[')) ==
-        "f.json: " + [] {
-          std::string p;
-          for (int i = 0; i < 64; ++i)
-            p += "/0";
-          return p;
-        }() + ": nested deeper than 64 levels (the limit)");
+  CHECK(parse_error_of(std::string(5'000'000, '[')) == "f.json: " + [] {
+    std::string p;
+    for (int i = 0; i < 64; ++i)
+      p += "/0";
+    return p;
+  }() + ": nested deeper than 64 levels (the limit)");
   CHECK(parse_error_of(R"({"a": 1} x)") == "f.json: malformed JSON at line 1, column 10");
 }
 

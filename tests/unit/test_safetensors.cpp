@@ -4,12 +4,11 @@
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include "rightsize/error.hpp"
 #include "spec_io.hpp"
+#include <unistd.h>
 
 using namespace rightsize;
 namespace fs = std::filesystem;
@@ -110,25 +109,30 @@ TEST_CASE("safetensors: untrusted headers are checked (issue 22 items 4 and 15)"
     return std::string("no error");
   };
   // Two tensors on the same bytes.
-  write_file(dir / "overlap.safetensors",
-             R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[4,12]}})",
-             12);
+  write_file(
+      dir / "overlap.safetensors",
+      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[4,12]}})",
+      12);
   CHECK(message_of(dir / "overlap.safetensors") ==
         "/b/data_offsets: expected tensors on separate bytes, got bytes [4, 12) overlapping \"a\" [0, 8)");
   // A shape that disagrees with its byte range.
-  write_file(dir / "shape.safetensors", R"({"a":{"dtype":"BF16","shape":[4, 1000],"data_offsets":[0,8]}})", 8);
+  write_file(dir / "shape.safetensors", R"({"a":{"dtype":"BF16","shape":[4, 1000],"data_offsets":[0,8]}})",
+             8);
   CHECK(message_of(dir / "shape.safetensors") ==
         "/a/data_offsets: expected 8000 bytes for 4000 elements of BF16, got a range of 8 bytes");
   // An unknown dtype.
   write_file(dir / "dtype.safetensors", R"({"a":{"dtype":"WHAT","shape":[4],"data_offsets":[0,8]}})", 8);
-  CHECK(message_of(dir / "dtype.safetensors").rfind("/a/dtype: unknown dtype \"WHAT\" (expected BOOL, U8", 0) == 0);
+  CHECK(
+      message_of(dir / "dtype.safetensors").rfind("/a/dtype: unknown dtype \"WHAT\" (expected BOOL, U8", 0) ==
+      0);
   // Packed 4-bit values: 3 elements in 2 bytes.
   write_file(dir / "f4.safetensors", R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2);
   CHECK(message_of(dir / "f4.safetensors") == "no error");
   // A repeated tensor name (nlohmann would keep the last silently).
-  write_file(dir / "dup.safetensors",
-             R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})",
-             8);
+  write_file(
+      dir / "dup.safetensors",
+      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})",
+      8);
   CHECK(message_of(dir / "dup.safetensors") == "/a: duplicate key \"a\" (each key may appear once)");
   // The same shard under two spellings in an index.
   const fs::path sharded = dir / "sharded";
