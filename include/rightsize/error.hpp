@@ -9,7 +9,7 @@
 namespace rightsize {
 
 /// What went wrong, which decides the exit code.
-enum class ErrorKind { usage, input, internal };
+enum class ErrorKind { usage, input, internal, environment };
 
 /// The one error type of rightsize: kind, source (file, `<stdin>`, `--flag`), RFC 6901 JSON pointer
 /// (may be empty) and a finished lower-case message. Rendered as `source: pointer: message`.

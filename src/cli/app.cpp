@@ -25,8 +25,17 @@ void set_executable_path(const char* argv0) {
 
 std::string data_dir() {
   namespace fs = std::filesystem;
-  if (const char* env = std::getenv("RIGHTSIZE_DATA_DIR"); env != nullptr && *env != '\0') return env;
   std::error_code ec;
+  if (const char* env = std::getenv("RIGHTSIZE_DATA_DIR"); env != nullptr && *env != '\0') {
+    // A wrong data folder would otherwise surface as "unknown preset" blamed on the spec.
+    if (!fs::is_directory(env, ec)) {
+      throw Error(ErrorKind::environment, "RIGHTSIZE_DATA_DIR", "",
+                  fmt::format("expected the rightsize data folder (gpus.json, models/), got \"{}\", "
+                              "which is not a folder",
+                              env));
+    }
+    return env;
+  }
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) exe = fs::path(executable_path());
   // Installed layout: <prefix>/bin/rightsize and <prefix>/share/rightsize.

@@ -45,6 +45,10 @@ void add_catalog(CLI::App& app, Action& action);
 void add_validate(CLI::App& app, Action& action);
 void add_models(CLI::App& app, Action& action);
 
+/// Number flags of every command take strict decimal values (no 0x10, no 1e3 for a count) inside
+/// their documented range; 0 is an error, never "unset" (docs/cli.md).
+void strict_number_flags(CLI::App& app);
+
 /// A CLI11 parse error in rightsize's words (unknown command or option with did-you-mean, a
 /// missing value); `args` are the command-line arguments after the program name.
 std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,

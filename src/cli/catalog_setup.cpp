@@ -58,17 +58,22 @@ struct TcoKey {
 };
 
 // --tco keys (docs/catalog.md); ranges reject unit slips (percent for a fraction, cents for dollars).
+// The same ranges as a spec's constraints.tco (src/io/spec_io.cpp): a command-line value gets no
+// wider bounds than a file value (utilization=1e-300 printed 300-digit dollar figures).
 constexpr TcoKey k_tco_keys[] = {
-    {"years", &TcoParams::amortization_years, 0.0, 100.0, true},
+    {"years", &TcoParams::amortization_years, 0.1, 30.0, false},
     {"cost_of_capital", &TcoParams::cost_of_capital, 0.0, 1.0, false},
-    {"utilization", &TcoParams::utilization, 0.0, 1.0, true},
-    {"pue", &TcoParams::power_usage_effectiveness, 1.0, 5.0, false},
+    {"utilization", &TcoParams::utilization, 0.01, 1.0, false},
+    {"pue", &TcoParams::power_usage_effectiveness, 1.0, 3.0, false},
     {"usd_per_kwh", &TcoParams::usd_per_kwh, 0.0, 10.0, false},
-    {"power_fraction", &TcoParams::power_fraction_of_tdp, 0.0, 2.0, true},
+    {"power_fraction", &TcoParams::power_fraction_of_tdp, 0.0, 1.5, true},
     {"server_overhead", &TcoParams::server_overhead_fraction, 0.0, 10.0, false},
     {"ops_fraction", &TcoParams::ops_fraction_per_year, 0.0, 1.0, false},
     {"grid_gco2e_per_kwh", &TcoParams::grid_g_co2e_per_kwh, 0.0, 5000.0, false},
 };
+
+// The catalog's bound on a price (src/io/catalog_entry.cpp k_max_usd_per_hour).
+constexpr double k_max_price_usd_per_hour = 10000.0;
 
 void apply_tco(TcoParams& tco, const std::string& assignment) {
   const auto [key, text] = split_assignment(assignment, "--tco", "KEY=VALUE");
@@ -80,8 +85,10 @@ void apply_tco(TcoParams& tco, const std::string& assignment) {
     const bool low = value && (k.min_exclusive ? *value <= k.min : *value < k.min);
     if (!value || low || *value > k.max) {
       throw Error(ErrorKind::usage, "--tco", "",
-                  fmt::format("{}: expected a number {} {} and at most {}, got \"{}\"", key,
-                              k.min_exclusive ? "above" : "from", k.min, k.max, text));
+                  k.min_exclusive ? fmt::format("{}: expected a number above {} and at most {}, got \"{}\"",
+                                                key, k.min, k.max, text)
+                                  : fmt::format("{}: expected a number from {} to {}, got \"{}\"", key, k.min,
+                                                k.max, text));
     }
     tco.*k.field = *value;
     return;
@@ -92,7 +99,7 @@ void apply_tco(TcoParams& tco, const std::string& assignment) {
                            : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", key, hint));
 }
 
-void check_provider(const LoadedCatalog& loaded, bool from_flag) {
+void check_provider(const LoadedCatalog& loaded, bool from_flag, const std::string& spec_source) {
   if (loaded.provider.empty()) return;
   const std::vector<std::string> providers = catalog_providers(loaded.catalog);
   if (std::find(providers.begin(), providers.end(), to_lower(loaded.provider)) != providers.end()) return;
@@ -101,16 +108,17 @@ void check_provider(const LoadedCatalog& loaded, bool from_flag) {
       fmt::format("unknown provider \"{}\"{} (providers in this catalog: {})", loaded.provider,
                   hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint), join(providers, ", "));
   if (from_flag) throw Error(ErrorKind::usage, "--provider", "", message);
-  throw Error(ErrorKind::input, "spec", "/constraints/provider", message);
+  throw Error(ErrorKind::input, spec_source, "/constraints/provider", message);
 }
 
 void apply_price_override(LoadedCatalog& loaded, const std::string& assignment) {
   const auto [id, text] = split_assignment(assignment, "--price", "ID=USD_PER_GPU_HOUR");
   const Gpu& gpu = require_gpu(loaded.catalog, id, "--price");
   const auto value = parse_number(text);
-  if (!value || *value <= 0.0) {
+  if (!value || *value <= 0.0 || *value > k_max_price_usd_per_hour) {
     throw Error(ErrorKind::usage, "--price", "",
-                fmt::format("expected a positive price in USD per GPU-hour, got \"{}\"", text));
+                fmt::format("expected a positive price in USD per GPU-hour up to {:g}, got \"{}\"",
+                            k_max_price_usd_per_hour, text));
   }
   const auto index = static_cast<std::size_t>(&gpu - loaded.catalog.gpus.data());
   loaded.prices[index] = ResolvedPrice{*value, true, "--price", ""};
@@ -169,7 +177,13 @@ namespace {
 void apply_calibration(LoadedCatalog& loaded) {
   const std::string path = data_dir() + "/calibration.json";
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return;
+  if (!std::filesystem::exists(path, ec)) {
+    // Without it the ranking changes (uncalibrated efficiencies): say so rather than go silent.
+    warn("{}: not found; using the catalog's uncalibrated efficiency factors (--no-calibration "
+         "silences this)",
+         path);
+    return;
+  }
   loaded.calibration = io::load_calibration(path);
   loaded.calibrated = true;
   rightsize::apply_calibration(loaded.calibration, loaded.catalog.gpus);
@@ -177,7 +191,8 @@ void apply_calibration(LoadedCatalog& loaded) {
 
 } // namespace
 
-LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints) {
+LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints,
+                           const std::string& spec_source) {
   LoadedCatalog loaded;
   loaded.catalog = io::load_catalog(options.catalog.empty() ? data_dir() + "/gpus.json" : options.catalog);
   for (const auto& path : options.catalog_add)
@@ -201,7 +216,7 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
   if (!options.provider.empty()) loaded.provider = options.provider;
   for (const auto& assignment : options.tco)
     apply_tco(loaded.tco, assignment);
-  check_provider(loaded, !options.provider.empty());
+  check_provider(loaded, !options.provider.empty(), spec_source);
 
   if (options.max_price_age_days >= 0) {
     if (options.max_price_age_days > 36500) {

@@ -28,7 +28,9 @@ struct LoadedCatalog {
 /// when given. Warns on stderr (spdlog or fmt to stderr, format `rightsize: warning: ...`) when prices are
 /// older than 90 days relative to today (today = $RIGHTSIZE_TODAY if set, YYYY-MM-DD, else the system clock).
 /// Bad flags are usage Errors naming the flag; bad catalog files throw ErrorList (exit 3).
-LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints);
+/// `spec_source` names the spec file in errors about its constraints (an unknown provider).
+LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spec_constraints,
+                           const std::string& spec_source = "spec");
 
 /// The price of a GPU of `loaded.catalog` (by identity, else by id); an internal Error otherwise.
 const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu);

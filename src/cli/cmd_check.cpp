@@ -102,7 +102,7 @@ int run_check(const CheckOptions& o) {
   }
   if (o.tp > 0) want.tp = o.tp;
   if (o.pp > 0) want.pp = o.pp;
-  const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
+  const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
   const Gpu& gpu =
       require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
   SearchPolicy policy;

@@ -158,7 +158,7 @@ int run_estimate(const EstimateOptions& o) {
   require_positive(o.pp, "--pp");
   require_positive(o.ep, "--ep");
   const Spec spec = load_spec_file(o.spec);
-  const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints);
+  const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
   std::string gpu_id = o.gpu;
   if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;
   if (gpu_id.empty())

@@ -81,7 +81,7 @@ int run_recommend(const RecommendOptions& o) {
   check_emit_options(o.emit, spec);
   const LoadedCatalog catalog = [&] {
     const StageTimer timer("load catalog");
-    return load_catalog(o.catalog, &spec.constraints);
+    return load_catalog(o.catalog, &spec.constraints, spec.source);
   }();
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions, o.include_consumer);
   SearchPolicy policy;

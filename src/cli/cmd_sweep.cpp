@@ -2,7 +2,9 @@
 // streamed as CSV / JSON lines / JSON / a table, optionally reduced to the Pareto front and
 // plotted (docs/sweep.md). Flow: load spec + catalog -> build the plan -> run -> plot.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -16,6 +18,7 @@
 #include "json_reader.hpp"
 #include "rightsize/error.hpp"
 #include "spec_io.hpp"
+#include "output_file.hpp"
 #include "sweep_plot.hpp"
 #include "sweep_run.hpp"
 #include "sweep_spec.hpp"
@@ -37,11 +40,14 @@ struct SweepOptions {
   std::string x = "inference.tpot_s";
   std::string y = "cost.usd_per_million_output_tokens_at_load";
   std::string plot;
+  bool plot_given = false; // --plot "" is an error, not "no plot"
   int threads = 0;
   CatalogOptions catalog;
   JudgeOptions judging;
   EngineOptions engine;
 };
+
+constexpr std::uint64_t k_max_recommend_points = 10'000;
 
 [[noreturn]] void usage(const std::string& flag, const std::string& message) {
   throw Error(ErrorKind::usage, flag, "", message);
@@ -137,6 +143,15 @@ void check_mode(const SweepPlan& plan, const SweepOptions& o) {
   }
   if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0)
     usage("--mode", "--gpus/--tp/--pp/--ep need --mode estimate");
+  // Each recommend point is a whole search: past this a sweep runs for hours (docs/reliability.md).
+  std::vector<std::size_t> sizes;
+  for (const SweepAxis& a : plan.axes)
+    sizes.push_back(a.values.texts.size());
+  if (grid_points(sizes, k_max_recommend_points) == 0) {
+    usage("--mode", fmt::format("recommend mode runs a search per point: at most {} points, the grid has more; "
+                                "narrow a range or use --mode estimate",
+                                k_max_recommend_points));
+  }
 }
 
 SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
@@ -153,7 +168,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   }
   plan.mode = o.mode == "estimate" ? SweepMode::estimate : SweepMode::recommend;
   parse_axes(plan, o, preset_ids(o.vary, models_dir));
-  const LoadedCatalog loaded = load_catalog(o.catalog, &spec.constraints);
+  const LoadedCatalog loaded = load_catalog(o.catalog, &spec.constraints, spec.source);
   if (spec.deployment) {
     plan.fixed.gpus = spec.deployment->gpus;
     plan.fixed.tp = spec.deployment->tp;
@@ -179,13 +194,9 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   return plan;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw Error(ErrorKind::usage, "--plot", "", fmt::format("cannot write \"{}\"", path));
-}
-
 int run(const SweepOptions& o) {
+  // The plot file is checked before any work, so a bad path never costs the sweep or the CSV.
+  if (o.plot_given) check_output_path("--plot", o.plot);
   Spec spec;
   const SweepPlan plan = build_plan(o, spec);
   const std::string format_text = o.format.empty() ? (stdout_is_tty() ? "table" : "csv") : o.format;
@@ -208,7 +219,7 @@ int run(const SweepOptions& o) {
     usage("--pareto", "needs estimate figures for --x and --y (docs/sweep.md lists them), not varied keys");
   }
   PlotData plot;
-  if (!o.plot.empty()) {
+  if (o.plot_given) {
     plot = make_plot_data(plan, options.x, options.y);
     options.plot = &plot;
   }
@@ -221,10 +232,12 @@ int run(const SweepOptions& o) {
   }
   const RowWriter writer(plan, options.format, spec.name, pareto_label);
   run_sweep(plan, writer, options, stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
-    throw Error(ErrorKind::internal, "<stdout>", "", "writing the output failed");
+  // A CSV that did not reach stdout is an environment error, and the plot is not written after it.
+  if (const int failed = stdout_write_error(); failed != 0) {
+    throw Error(ErrorKind::environment, "<stdout>", "",
+                fmt::format("cannot write the output ({})", std::strerror(failed)));
   }
-  if (!o.plot.empty()) write_file(o.plot, render_plot(plot));
+  if (o.plot_given) write_file_atomically("--plot", o.plot, render_plot(plot));
   return 0;
 }
 
@@ -256,12 +269,15 @@ void add_sweep(CLI::App& app, Action& action) {
   command->add_option("--x", options->x, "x figure for --pareto and --plot (default inference.tpot_s)");
   command->add_option("--y", options->y,
                       "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load)");
-  command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
+  auto* plot = command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
   command->add_option("--threads", options->threads, "worker threads (default: hardware concurrency)");
   add_catalog_options(command, options->catalog);
   add_judge_options(command, options->judging);
   add_engine_options(command, options->engine);
-  command->callback([&action, options] { action = [options] { return run(*options); }; });
+  command->callback([&action, options, plot] {
+    options->plot_given = plot->count() > 0;
+    action = [options] { return run(*options); };
+  });
 }
 
 } // namespace rightsize::cli

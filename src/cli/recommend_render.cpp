@@ -285,8 +285,9 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     }
     const Table t = candidate_table(in, all, all.size(), show_precision, false);
     {
-      fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}", spec.name.empty() ? first.model.name : spec.name,
-                 first.model.name, describe_sla(spec.sla), t.render_markdown());
+      fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
+                 markdown_text(spec.name.empty() ? first.model.name : spec.name), markdown_text(first.model.name),
+                 describe_sla(spec.sla), t.render_markdown());
       if (!r.candidates.empty())
         fmt::print("\n**{}**\n", winner_line(in, r, spec, policy.rank_by));
       else

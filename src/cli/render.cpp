@@ -57,6 +57,18 @@ std::string format_count(double value) {
   return with_commas(static_cast<std::int64_t>(std::llround(value)));
 }
 
+nlohmann::json json_bytes(double bytes) {
+  if (std::fabs(bytes) < 9.2e18) return static_cast<std::int64_t>(std::llround(bytes));
+  if (!std::isfinite(bytes)) return nullptr;
+  return std::round(bytes);
+}
+
+std::string text_bytes(double bytes) {
+  if (std::fabs(bytes) < 9.2e18) return std::to_string(static_cast<std::int64_t>(std::llround(bytes)));
+  if (!std::isfinite(bytes)) return "null";
+  return fmt::format("{}", std::round(bytes));
+}
+
 std::string format_params(double params) {
   if (params >= 1e9) return fmt::format("{:.2f} B", params / 1e9);
   return fmt::format("{:.1f} M", params / 1e6);
@@ -140,8 +152,8 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
           {"precision_supported", v.precision_supported},
           {"link_known", v.link_known},
           {"fits", v.fits},
-          {"memory_needed_bytes", static_cast<std::int64_t>(std::llround(v.memory_needed_bytes))},
-          {"memory_usable_bytes", static_cast<std::int64_t>(std::llround(v.memory_usable_bytes))},
+          {"memory_needed_bytes", json_bytes(v.memory_needed_bytes)},
+          {"memory_usable_bytes", json_bytes(v.memory_usable_bytes)},
           {"confidence", to_string(confidence)},
           {"terms", terms},
           {"reason", to_string(v.first.reason)},
@@ -193,7 +205,7 @@ nlohmann::json load_json(const InferenceWorkload& w, const std::string& engine_n
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& d,
                              const InferenceEstimate& e, bool price_known) {
   using nlohmann::json;
-  auto bytes = [](double b) { return static_cast<std::int64_t>(std::llround(b)); };
+  auto bytes = [](double b) { return json_bytes(b); };
   json doc;
   doc["model"] = {{"name", model.model.name},
                   {"params", model.params.total},
@@ -280,8 +292,8 @@ void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const In
   put("inference", "output_tokens_per_s", ib.output_tokens_per_s);
   put("inference", "requests_per_s", ib.requests_per_s);
   const Band m = bands.band(FigureKind::memory, e.memory.per_gpu_bytes);
-  doc["memory"]["per_gpu_bytes_low"] = static_cast<std::int64_t>(std::llround(m.low));
-  doc["memory"]["per_gpu_bytes_high"] = static_cast<std::int64_t>(std::llround(m.high));
+  doc["memory"]["per_gpu_bytes_low"] = json_bytes(m.low);
+  doc["memory"]["per_gpu_bytes_high"] = json_bytes(m.high);
   doc["bands"] = {{"calibrated", bands.calibration != nullptr},
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }

@@ -30,6 +30,13 @@ std::string format_usd(double usd, bool known = true);
 std::string format_usd_total(double usd);
 /// "3,835" style integer with thousands separators.
 std::string format_count(double value);
+
+/// A byte count for JSON: the rounded integer while it fits int64, else the rounded double (a
+/// count past 9.2e18 bytes must never wrap to a negative number); null only for NaN / inf.
+nlohmann::json json_bytes(double bytes);
+
+/// The same count as CSV / JSONL text: digits while it fits int64, else exponent form ("1.2e+22").
+std::string text_bytes(double bytes);
 /// "7.50 B" parameter counts.
 std::string format_params(double params);
 

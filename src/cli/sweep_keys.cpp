@@ -17,6 +17,9 @@ namespace {
 constexpr double k_max_tokens = 10'000'000;     // the spec loader's bound on token counts
 constexpr double k_max_concurrency = 1'000'000; // and on concurrency
 constexpr double k_max_gpus = 4096;
+// Values of one axis are held in memory (text, CSV and JSON cells): 100,000 keeps an axis under
+// ~20 MB, and a longer range is refused before it is expanded (docs/reliability.md).
+constexpr std::uint64_t k_max_axis_values = 100'000;
 
 std::optional<double> number_of(const std::string& text) {
   double value = 0.0;
@@ -180,7 +183,7 @@ SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::str
     if (!hint.empty()) fail(fmt::format("unknown key \"{}\"; did you mean \"{}\"?", name, hint));
     fail(fmt::format("unknown key \"{}\" (docs/sweep.md lists the keys)", name));
   }
-  AxisParse parsed = parse_axis_values(argument.substr(eq + 1));
+  AxisParse parsed = parse_axis_values(argument.substr(eq + 1), k_max_axis_values);
   if (!parsed.error.empty()) fail(fmt::format("{}: {}", name, parsed.error));
   axis.values = std::move(parsed.values);
   check_values(axis, presets);

@@ -37,7 +37,13 @@ void put_int(Buffer& out, std::int64_t value) {
 }
 
 void put_bytes(Buffer& out, double bytes) {
-  put_int(out, std::llround(bytes));
+  // Past int64 a count is written in exponent form rather than wrapped (issue 22 item 2).
+  if (std::fabs(bytes) < 9.2e18) {
+    put_int(out, std::llround(bytes));
+  } else {
+    const std::string text = text_bytes(bytes);
+    out.append(text.data(), text.data() + text.size());
+  }
 }
 
 // 10^k: exact from a table for |k| <= 22, std::pow beyond (rare: values outside 1e-17..1e27).
@@ -361,9 +367,9 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     number(", \"ttft_s\": ", e.ttft_s);
     fmt::format_to(
         it, FMT_COMPILE("}}, \"memory\": {{\"fits\": {}, \"kv_cache_bytes\": {}, \"per_gpu_bytes\": {}, "),
-        m.fits, std::llround(m.kv_cache_bytes), std::llround(m.per_gpu_bytes));
+        m.fits, text_bytes(m.kv_cache_bytes), text_bytes(m.per_gpu_bytes));
     fmt::format_to(it, FMT_COMPILE("\"usable_per_gpu_bytes\": {}, \"weights_bytes\": {}}}"),
-                   std::llround(m.usable_per_gpu_bytes), std::llround(m.weights_bytes));
+                   text_bytes(m.usable_per_gpu_bytes), text_bytes(m.weights_bytes));
   } else {
     put(out, "{\"cost\": null, \"deployment\": null, \"inference\": null, \"memory\": null");
   }

@@ -60,6 +60,22 @@ void trim_right(std::string& line) {
 
 } // namespace
 
+std::string markdown_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20U || u == 0x7FU) {
+      out += ' '; // a newline would end the heading; ESC has no place in a document
+    } else if (std::string_view("\\`*_[]<>#|~&!").find(c) != std::string_view::npos) {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string format_number(double value, int max_decimals) {
   std::string out = fmt::format("{:.{}f}", value, max_decimals);
   if (out.find('.') != std::string::npos) {

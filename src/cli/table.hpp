@@ -3,9 +3,14 @@
 // bold headers, truncated to the terminal width), GitHub markdown, and RFC 4180 CSV. Cells are
 // finished strings: callers format numbers (fixed precision) before adding them.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rightsize::cli {
+
+/// Text from a file (a spec name) for a markdown line: markdown and HTML characters are
+/// backslash-escaped (CommonMark), control characters become spaces.
+std::string markdown_text(std::string_view text);
 
 /// Fixed-point text with at most `max_decimals` decimals and trailing zeros dropped
 /// ("4.32", "989.5", "80"); deterministic for output and goldens.

@@ -10,8 +10,8 @@
 namespace rightsize::cli {
 namespace {
 
-std::int64_t bytes(double b) {
-  return static_cast<std::int64_t>(std::llround(b));
+nlohmann::json bytes(double b) {
+  return json_bytes(b);
 }
 
 std::string format_hours(double seconds) {

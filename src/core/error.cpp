@@ -29,6 +29,7 @@ ExitCode Error::exit_code() const {
   case ErrorKind::usage: return ExitCode::usage;
   case ErrorKind::input: return ExitCode::bad_input;
   case ErrorKind::internal: return ExitCode::internal;
+  case ErrorKind::environment: return ExitCode::environment;
   }
   return ExitCode::internal;
 }
@@ -37,10 +38,43 @@ ErrorList::ErrorList(std::vector<Error> errors)
     : std::runtime_error(join_errors(errors)), m_errors(std::move(errors)) {}
 
 std::string format_error(const Error& error) {
+  std::string raw;
+  if (!error.source().empty()) raw += error.source() + ": ";
+  if (!error.pointer().empty()) raw += error.pointer() + ": ";
+  raw += error.message();
+  // One line, and a bounded one: control characters from paths, keys or values (a newline, ESC)
+  // are escaped, and a line past k_max_error_line (a 63 MB unknown name) keeps its two ends.
+  constexpr std::size_t k_max_error_line = 1000;
+  constexpr std::size_t k_kept_end = 400;
+  if (raw.size() > k_max_error_line) {
+    std::size_t head = k_kept_end;
+    std::size_t tail = raw.size() - k_kept_end;
+    while (head > 0 && (static_cast<unsigned char>(raw[head]) & 0xC0U) == 0x80U)
+      --head; // UTF-8 start
+    while (tail < raw.size() && (static_cast<unsigned char>(raw[tail]) & 0xC0U) == 0x80U)
+      ++tail;
+    raw = raw.substr(0, head) + "[... " + std::to_string(tail - head) + " bytes left out ...]" +
+          raw.substr(tail);
+  }
   std::string out;
-  if (!error.source().empty()) out += error.source() + ": ";
-  if (!error.pointer().empty()) out += error.pointer() + ": ";
-  out += error.message();
+  out.reserve(raw.size());
+  static constexpr char k_hex[] = "0123456789abcdef";
+  for (const char c : raw) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20U || u == 0x7FU) {
+      out += "\\x";
+      out += k_hex[u >> 4U];
+      out += k_hex[u & 0xFU];
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 
@@ -64,14 +98,17 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  // Names longer than any id are not typos of one; comparing them would cost O(n·m) for nothing.
-  if (word.size() > 64) return std::string();
+  // Typos are in short names: a long word (a 63 MB "preset name") gets no suggestion, which also
+  // keeps the edit distances (length x length) cheap.
+  constexpr std::size_t k_max_suggested_length = 64;
+  if (word.size() > k_max_suggested_length) return {};
   const std::string needle = to_lower(word);
   std::string best;
   // Ranked by (distance, raw edit distance): the raw distance breaks ties, so "L40SS" finds "L40S"
   // before "L4".
   std::pair<std::size_t, std::size_t> best_key{std::string::npos, std::string::npos};
   for (const auto& candidate : candidates) {
+    if (candidate.size() > 4 * k_max_suggested_length) continue;
     const std::string hay = to_lower(candidate);
     const std::size_t raw = edit_distance(needle, hay);
     std::size_t d = raw;

@@ -200,18 +200,19 @@ void read_quantization(const JsonReader& q, Precision& p, std::vector<std::strin
   } else if (method == "bitsandbytes") {
     p.weights = flag(q, "load_in_4bit", false) ? NumberFormat::nf4 : NumberFormat::int8;
   } else if (method == "compressed-tensors") {
-    p.weights = NumberFormat::int8;
-    for (const char* path : {"/config_groups/group_0/weights"}) {
-      const auto ptr = nlohmann::json::json_pointer(path);
-      if (q.value().contains(ptr)) {
-        const JsonReader w(q.value().at(ptr), q.source(), q.pointer() + path);
-        const i64 nbits = first_int(w, {"num_bits"});
-        const bool is_float = w.find("type") && w.at("type").as_string() == "float";
-        p.weights =
-            nbits == 8 ? (is_float ? NumberFormat::fp8 : NumberFormat::int8) : NumberFormat::int4_gptq;
-        if (nbits == 4) p.group_size = static_cast<int>(std::max<i64>(first_int(w, {"group_size"}), 0));
-      }
-    }
+    // The first config group says how weights are stored; without one the format is unknown (an
+    // empty config_groups used to be read as int8 silently).
+    const auto groups = q.find("config_groups");
+    if (!groups) (void)q.at("config_groups"); // "missing required key"
+    groups->expect_object();
+    const std::vector<std::string> names = groups->keys();
+    if (names.empty()) groups->fail("expected at least one quantization group, got none");
+    const JsonReader w = groups->at(names.front()).at("weights");
+    const i64 nbits = first_int(w, {"num_bits"});
+    if (nbits != 4 && nbits != 8) w.at("num_bits").fail(fmt::format("expected 4 or 8 bits, got {}", nbits));
+    const bool is_float = w.find("type") && w.at("type").as_string() == "float";
+    p.weights = nbits == 8 ? (is_float ? NumberFormat::fp8 : NumberFormat::int8) : NumberFormat::int4_gptq;
+    if (nbits == 4) p.group_size = static_cast<int>(std::max<i64>(first_int(w, {"group_size"}), 0));
   } else {
     q.at("quant_method")
         .fail(fmt::format("expected quant_method \"gptq\", \"awq\", \"fp8\", \"compressed-tensors\", "

@@ -1,10 +1,13 @@
 #include "json_reader.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -29,12 +32,106 @@ std::string type_name(const nlohmann::json& value) {
   return "a number";
 }
 
+// Limits of the structural pre-pass (docs/reliability.md, "Resource limits").
+constexpr std::size_t k_max_json_depth = 64;
+
+// A SAX pass before the DOM is built: refuses duplicate keys (nlohmann keeps the last one
+// silently), NUL characters inside strings, and nesting deeper than k_max_json_depth (a 64 MiB
+// file of '[' would otherwise build gigabytes of empty arrays before any check could run).
+class StructureCheck final : public nlohmann::json_sax<nlohmann::json> {
+public:
+  explicit StructureCheck(const std::string& source) : m_source(source) {}
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t& text) override {
+    if (text.find('\0') != std::string::npos) fail(pointer(), "expected a string without NUL characters");
+    return value();
+  }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool key(string_t& name) override {
+    Frame& top = m_frames.back();
+    std::string at = pointer(false);
+    at.push_back('/');
+    at.append(pointer_token(name));
+    if (name.find('\0') != std::string::npos) fail(at, "expected a key without NUL characters");
+    if (!top.keys.insert(name).second) {
+      fail(at, fmt::format("duplicate key \"{}\" (each key may appear once)", name));
+    }
+    top.key = name;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false; // the DOM parse that follows reports it with a line and column
+  }
+
+private:
+  struct Frame {
+    bool object = false;
+    std::unordered_set<std::string> keys;
+    std::string key;
+    std::size_t index = 0;
+  };
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+    throw Error(ErrorKind::input, m_source, pointer.empty() ? "/" : pointer, message);
+  }
+
+  // The pointer of the value being read; `with_top_key` false leaves out the current object's last
+  // key (for a key that is being read, which replaces it).
+  std::string pointer(bool with_top_key = true) const {
+    std::string out;
+    const std::size_t n = m_frames.size() - (with_top_key || m_frames.empty() ? 0 : 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Frame& f = m_frames[i];
+      out.push_back('/');
+      out.append(f.object ? pointer_token(f.key) : std::to_string(f.index));
+    }
+    return out;
+  }
+
+  bool value() {
+    if (!m_frames.empty() && !m_frames.back().object) ++m_frames.back().index;
+    return true;
+  }
+
+  bool open(bool object) {
+    if (m_frames.size() >= k_max_json_depth) {
+      fail(pointer(), fmt::format("nested deeper than {} levels (the limit)", k_max_json_depth));
+    }
+    m_frames.push_back(Frame{object, {}, {}, 0});
+    return true;
+  }
+
+  bool close() {
+    m_frames.pop_back();
+    return value();
+  }
+
+  const std::string& m_source;
+  std::vector<Frame> m_frames;
+};
+
 } // namespace
 
-std::string read_text_file(const std::string& path) {
+void require_regular_file(const std::string& path) {
   namespace fs = std::filesystem;
+  if (path.empty()) throw Error(ErrorKind::input, "\"\"", "", "expected a file path, got an empty string");
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
+  if (ec && ec.value() == ELOOP) {
+    throw Error(ErrorKind::input, path, "", "cannot open file: a symbolic link loop");
+  }
+  if (ec && ec.value() == EACCES) {
+    throw Error(ErrorKind::input, path, "", "cannot open file: permission denied");
+  }
   if (ec || !fs::exists(status)) {
     throw Error(ErrorKind::input, path, "", "cannot open file: no such file");
   }
@@ -45,6 +142,12 @@ std::string read_text_file(const std::string& path) {
   if (!fs::is_regular_file(status)) {
     throw Error(ErrorKind::input, path, "", "expected a regular file, got a pipe, socket or device");
   }
+}
+
+std::string read_text_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  require_regular_file(path);
+  std::error_code ec;
   const std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > k_max_input_file_bytes) {
     throw Error(
@@ -73,7 +176,19 @@ std::string read_text_file(const std::string& path) {
 }
 
 nlohmann::json parse_json(const std::string& text, const std::string& source) {
+  // nlohmann's lexer ends the input at a NUL byte, so "{...}\0garbage" would parse; a raw NUL is
+  // never valid JSON (inside a string it must be written \u0000).
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                                     text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+    const std::size_t line_start = text.rfind('\n', nul == 0 ? 0 : nul - 1);
+    const std::size_t column = line_start == std::string::npos || line == 1 ? nul + 1 : nul - line_start;
+    throw Error(ErrorKind::input, source, "",
+                fmt::format("malformed JSON at line {}, column {}: a NUL byte", line, column));
+  }
   try {
+    StructureCheck check(source);
+    (void)nlohmann::json::sax_parse(text, &check);
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     std::size_t byte = e.byte == 0 ? 0 : e.byte - 1;

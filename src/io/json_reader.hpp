@@ -21,6 +21,10 @@ inline constexpr std::uintmax_t k_max_input_file_bytes = 64ull * 1024 * 1024;
 /// ErrorKind::input with `path` as source.
 std::string read_text_file(const std::string& path);
 
+/// Throws Error (input) unless `path` names a regular file: says "no such file", "a symbolic link
+/// loop", "permission denied", "got a directory" or "got a pipe, socket or device".
+void require_regular_file(const std::string& path);
+
 /// Parses JSON text; a syntax error names line and column. `source` names the file in messages.
 nlohmann::json parse_json(const std::string& text, const std::string& source);
 

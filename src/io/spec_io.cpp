@@ -2,6 +2,7 @@
 // Spec::assumptions so the user sees what was assumed.
 #include "spec_io.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -171,9 +172,9 @@ void parse_sla(const JsonReader& s, Sla& sla) {
 void parse_tco(const JsonReader& t, TcoParams& tco) {
   t.expect_keys({"years", "cost_of_capital", "utilization", "pue", "usd_per_kwh", "power_fraction",
                  "server_overhead", "ops_fraction", "grid_gco2e_per_kwh"});
-  if (auto v = t.find("years")) tco.amortization_years = positive_amount(*v, 30, "years");
+  if (auto v = t.find("years")) tco.amortization_years = amount_in(*v, 0.1, 30);
   if (auto v = t.find("cost_of_capital")) tco.cost_of_capital = amount_in(*v, 0, 1);
-  if (auto v = t.find("utilization")) tco.utilization = positive_amount(*v, 1, "utilization");
+  if (auto v = t.find("utilization")) tco.utilization = amount_in(*v, 0.01, 1);
   if (auto v = t.find("pue")) tco.power_usage_effectiveness = amount_in(*v, 1, 3);
   if (auto v = t.find("usd_per_kwh")) tco.usd_per_kwh = amount_in(*v, 0, 10);
   if (auto v = t.find("power_fraction")) tco.power_fraction_of_tdp = positive_amount(*v, 1.5, "power");
@@ -221,11 +222,40 @@ DeploymentSpec parse_deployment(const JsonReader& d) {
   return out;
 }
 
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20U || u == 0x7FU;
+  });
+}
+
+// A spec key set to null used to read as "not given" (`"tpot_ms": null` dropped the SLA silently):
+// every value in a spec must be a value; leave a key out to use its default. Names, ids and paths
+// are printed on terminals and in markdown: no control characters (newline, ESC) in them.
+void reject_nulls(const nlohmann::json& value, const std::string& source, const std::string& pointer) {
+  if (value.is_null()) {
+    throw Error(ErrorKind::input, source, pointer.empty() ? "/" : pointer,
+                "expected a value, got null (leave the key out to use the default)");
+  }
+  if (value.is_string() && pointer != "/description" && has_control_character(value.get_ref<const std::string&>())) {
+    throw Error(ErrorKind::input, source, pointer, "expected text without control characters (newline, tab, ESC)");
+  }
+  if (value.is_object()) {
+    for (const auto& item : value.items())
+      reject_nulls(item.value(), source, pointer + "/" + pointer_token(item.key()));
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      reject_nulls(value[i], source, pointer + "/" + std::to_string(i));
+  }
+}
+
 } // namespace
 
 Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
                 const std::string& models_dir) {
   const JsonReader root(document, source);
+  root.expect_object();
+  reject_nulls(document, source, "");
   root.expect_keys({"schema_version", "name", "description", "model", "precision", "workload", "sla",
                     "constraints", "deployment"});
   Spec spec;
@@ -237,6 +267,7 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     spec.assumptions.emplace_back("schema_version not given: read as version 1");
   }
   spec.name = root.find("name") ? root.at("name").as_string() : std::filesystem::path(source).stem().string();
+  std::replace_if(spec.name.begin(), spec.name.end(), [](char c) { return has_control_character({&c, 1}); }, '?');
   if (auto d = root.find("description")) (void)d->as_string();
   ResolvedModel resolved = resolve_model(root.at("model"), ModelContext{base_dir, models_dir, true});
   spec.model = resolved.model;

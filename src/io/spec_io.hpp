@@ -50,6 +50,8 @@ struct CheckpointInfo {
   std::int64_t tensor_count = 0;
   std::int64_t parameter_count = 0;
   std::map<std::string, std::int64_t> bytes_by_dtype;
+  std::int64_t shard_count = 0;        ///< safetensors files whose header was read
+  std::uint64_t header_bytes_read = 0; ///< their header bytes, bounded (docs/reliability.md)
   /// How the bytes were found: "safetensors header", "shard headers" or "index metadata.total_size"
   /// (shards absent: tensor and parameter counts are then 0).
   std::string basis;

@@ -179,7 +179,7 @@ TEST_CASE("safetensors in memory: hostile shapes and sizes end in clean errors",
       "m.safetensors: /a/shape: expected a tensor of at most 1,000,000,000,000,000 elements, got more");
   CHECK(error_of(std::string("\x01\x00", 2)) ==
         "m.safetensors: expected a safetensors file (8-byte header length first), got 2 bytes");
-  CHECK(error_of(std::string(8, '\xff')) == "m.safetensors: expected a safetensors header of at most 64 MiB, "
+  CHECK(error_of(std::string(8, '\xff')) == "m.safetensors: expected a safetensors header of at most 16 MiB, "
                                             "got a header length of 18446744073709551615");
   CHECK(error_of(file("[]", 0)) == "m.safetensors: /: expected a safetensors header object, got an array");
   const io::CheckpointInfo ok = io::parse_safetensors(

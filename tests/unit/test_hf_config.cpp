@@ -132,3 +132,27 @@ TEST_CASE("HF import: quantization_config picks the weight format", "[io]") {
                    {"config_groups", {{"group_0", {{"weights", {{"num_bits", 8}, {"type", "float"}}}}}}}})
             .weights == NumberFormat::fp8);
 }
+
+TEST_CASE("HF import: compressed-tensors without a quantization group is an error (issue 22 item 8)",
+          "[io]") {
+  nlohmann::json config =
+      io::read_json_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/Llama-3.1-8B.json");
+  const auto error_of = [&](const nlohmann::json& q) {
+    config["quantization_config"] = q;
+    Precision p;
+    std::vector<std::string> a;
+    try {
+      (void)io::import_hf_config(config, "c.json", p, a);
+    } catch (const Error& e) {
+      return format_error(e);
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of({{"quant_method", "compressed-tensors"}, {"config_groups", nlohmann::json::object()}}) ==
+        "c.json: /quantization_config/config_groups: expected at least one quantization group, got none");
+  CHECK(error_of({{"quant_method", "compressed-tensors"}}) ==
+        "c.json: /quantization_config/config_groups: missing required key");
+  CHECK(error_of({{"quant_method", "compressed-tensors"},
+                  {"config_groups", {{"g", {{"weights", {{"num_bits", 3}}}}}}}}) ==
+        "c.json: /quantization_config/config_groups/g/weights/num_bits: expected 4 or 8 bits, got 3");
+}

@@ -8,6 +8,7 @@
 
 #include "rightsize/error.hpp"
 #include "spec_io.hpp"
+#include <unistd.h>
 
 using namespace rightsize;
 namespace fs = std::filesystem;
@@ -82,7 +83,7 @@ TEST_CASE("safetensors: corrupt files give clean errors", "[io]") {
         "expected a header length within the file size (10 bytes), got 1000; truncated or not safetensors");
   write_raw(dir / "huge.safetensors", 1ULL << 40, "{}", 0);
   CHECK(error_of((dir / "huge.safetensors").string()) ==
-        "expected a safetensors header of at most 64 MiB, got a header length of 1099511627776");
+        "expected a safetensors header of at most 16 MiB, got a header length of 1099511627776");
   write_file(dir / "json.safetensors", "{oops", 0);
   CHECK(error_of((dir / "json.safetensors").string()) ==
         "expected a JSON safetensors header, got malformed JSON");
@@ -95,4 +96,58 @@ TEST_CASE("safetensors: corrupt files give clean errors", "[io]") {
   const fs::path empty = temp_dir("empty_dir");
   CHECK(error_of(empty.string()) ==
         "expected a folder with .safetensors files or model.safetensors.index.json, got none");
+}
+
+TEST_CASE("safetensors: untrusted headers are checked (issue 22 items 4 and 15)", "[io]") {
+  const fs::path dir = temp_dir("untrusted_" + std::to_string(::getpid()));
+  const auto message_of = [](const fs::path& path) {
+    try {
+      (void)io::read_checkpoint(path.string());
+    } catch (const Error& e) {
+      return e.pointer().empty() ? e.message() : e.pointer() + ": " + e.message();
+    }
+    return std::string("no error");
+  };
+  // Two tensors on the same bytes.
+  write_file(
+      dir / "overlap.safetensors",
+      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[4,12]}})",
+      12);
+  CHECK(message_of(dir / "overlap.safetensors") ==
+        "/b/data_offsets: expected tensors on separate bytes, got bytes [4, 12) overlapping \"a\" [0, 8)");
+  // A shape that disagrees with its byte range.
+  write_file(dir / "shape.safetensors", R"({"a":{"dtype":"BF16","shape":[4, 1000],"data_offsets":[0,8]}})",
+             8);
+  CHECK(message_of(dir / "shape.safetensors") ==
+        "/a/data_offsets: expected 8000 bytes for 4000 elements of BF16, got a range of 8 bytes");
+  // An unknown dtype.
+  write_file(dir / "dtype.safetensors", R"({"a":{"dtype":"WHAT","shape":[4],"data_offsets":[0,8]}})", 8);
+  CHECK(
+      message_of(dir / "dtype.safetensors").rfind("/a/dtype: unknown dtype \"WHAT\" (expected BOOL, U8", 0) ==
+      0);
+  // Packed 4-bit values: 3 elements in 2 bytes.
+  write_file(dir / "f4.safetensors", R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2);
+  CHECK(message_of(dir / "f4.safetensors") == "no error");
+  // A repeated tensor name (nlohmann would keep the last silently).
+  write_file(
+      dir / "dup.safetensors",
+      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})",
+      8);
+  CHECK(message_of(dir / "dup.safetensors") == "/a: duplicate key \"a\" (each key may appear once)");
+  // The same shard under two spellings in an index.
+  const fs::path sharded = dir / "sharded";
+  fs::create_directories(sharded);
+  write_file(sharded / "s.safetensors", R"({"x":{"dtype":"BF16","shape":[8],"data_offsets":[0,16]}})", 16);
+  std::ofstream(sharded / "model.safetensors.index.json")
+      << R"({"metadata":{"total_size":16},"weight_map":{"x":"s.safetensors","y":"./s.safetensors","z":".//s.safetensors"}})";
+  CHECK(message_of(sharded).find("expected one name per shard file, got \"") != std::string::npos);
+  // A directory named like a shard, a device and a symlink loop say what they are.
+  const fs::path folder = dir / "folder";
+  fs::create_directories(folder / "x.safetensors");
+  CHECK(message_of(folder) == "expected a file, got a directory");
+  CHECK(message_of("/dev/zero") == "expected a regular file, got a pipe, socket or device");
+  fs::create_symlink(dir / "loop_b.safetensors", dir / "loop_a.safetensors");
+  fs::create_symlink(dir / "loop_a.safetensors", dir / "loop_b.safetensors");
+  CHECK(message_of(dir / "loop_a.safetensors") == "cannot open file: a symbolic link loop");
+  fs::remove_all(dir);
 }

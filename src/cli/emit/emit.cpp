@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "emit/engine_command.hpp"
+#include "output_file.hpp"
 #include "emit/k8s_manifest.hpp"
 #include "rightsize/deploy.hpp"
 #include "rightsize/error.hpp"
@@ -30,9 +31,8 @@ void write_artifact(const EmitOptions& o, const std::string& file_name, const st
     throw Error(ErrorKind::usage, "--out", "",
                 fmt::format("cannot create directory \"{}\": {}", o.out_dir, ec.message()));
   const std::string path = (std::filesystem::path(o.out_dir) / file_name).string();
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw Error(ErrorKind::usage, "--out", "", fmt::format("cannot write \"{}\"", path));
+  check_output_path("--out", path);
+  write_file_atomically("--out", path, text);
   fmt::print("wrote {}\n", path);
 }
 

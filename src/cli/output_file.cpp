@@ -1,0 +1,95 @@
+#include "output_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "diagnostics.hpp"
+#include "rightsize/error.hpp"
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rightsize::cli {
+namespace {
+
+[[noreturn]] void refuse(const std::string& flag, const std::string& message) {
+  throw Error(ErrorKind::usage, flag, "", message);
+}
+
+} // namespace
+
+int stdout_write_error(int known) {
+  const int before = errno; // what the failing buffered write (fputs, fwrite) left, if it failed
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int flush_errno = errno;
+  if (!flush_failed && std::ferror(stdout) == 0) return 0;
+  if (known != 0) return known;
+  if (flush_failed && flush_errno != 0) return flush_errno;
+  // Only an errno a write can give is trusted from before; anything else would mislead.
+  switch (before) {
+  case ENOSPC:
+  case EPIPE:
+  case EBADF:
+  case EFBIG:
+  case EDQUOT:
+  case EIO: return before;
+  default: return EIO;
+  }
+}
+
+void check_output_path(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) refuse(flag, "expected a file path, got an empty string");
+  const fs::path target(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    refuse(flag, fmt::format("cannot write \"{}\": the folder \"{}\" does not exist", path, folder.string()));
+  }
+  struct stat file {};
+  if (::stat(path.c_str(), &file) == 0) {
+    if (S_ISDIR(file.st_mode)) refuse(flag, fmt::format("cannot write \"{}\": it is a folder", path));
+    if (!S_ISREG(file.st_mode)) {
+      refuse(flag,
+             fmt::format("cannot write \"{}\": expected a regular file, got a pipe, socket or device", path));
+    }
+    struct stat out {};
+    if (::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == file.st_dev && out.st_ino == file.st_ino) {
+      refuse(flag, fmt::format("cannot write \"{}\": it is the file stdout goes to", path));
+    }
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    refuse(flag,
+           fmt::format("cannot write \"{}\": the folder \"{}\" is not writable", path, folder.string()));
+  }
+}
+
+void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text) {
+  const std::string temp = fmt::format("{}.tmp-{}", path, static_cast<long>(::getpid()));
+  const auto fail = [&](int error_number) {
+    (void)std::remove(temp.c_str());
+    throw Error(ErrorKind::environment, flag, "",
+                fmt::format("cannot write \"{}\": {}", path, std::strerror(error_number)));
+  };
+  std::FILE* file = std::fopen(temp.c_str(), "wb");
+  if (file == nullptr) fail(errno);
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  int error_number = errno;
+  if (std::fflush(file) != 0 && written) error_number = errno;
+  const bool flushed = written && std::ferror(file) == 0;
+  if (std::fclose(file) != 0 && flushed) {
+    error_number = errno;
+    fail(error_number != 0 ? error_number : EIO);
+  }
+  if (!flushed) fail(error_number != 0 ? error_number : EIO);
+  struct stat existing {};
+  const bool replacing = ::stat(path.c_str(), &existing) == 0;
+  if (std::rename(temp.c_str(), path.c_str()) != 0) fail(errno);
+  if (replacing) note("{}: replaced the existing file \"{}\"", flag, path); // never silently
+}
+
+} // namespace rightsize::cli

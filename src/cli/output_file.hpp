@@ -1,0 +1,20 @@
+#pragma once
+// Files rightsize writes besides stdout (--plot, --emit --out): checked before any work is done,
+// written atomically (a temp file in the same folder, then rename), never the file stdout goes to.
+#include <string>
+
+namespace rightsize::cli {
+
+/// Flushes stdout and says whether writing it failed: 0 when it is fine, else the errno to report
+/// (`known` when the caller caught one, else the one the failing write left, else EIO).
+int stdout_write_error(int known = 0);
+
+/// Throws a usage Error naming `flag` unless `path` can be written: not empty, its folder exists,
+/// it is not a folder or a device, and it is not the file stdout is redirected to.
+void check_output_path(const std::string& flag, const std::string& path);
+
+/// Writes `text` to `path` through a temp file and rename (an existing file is replaced whole or
+/// not at all; a note says so). A failed write is an environment Error (exit 5) with the reason.
+void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text);
+
+} // namespace rightsize::cli

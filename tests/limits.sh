@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Resource limits (docs/reliability.md, "Resource limits"): the worst cases of issue 22 are answered
+# or refused within generous margins of the contract (2 s and 512 MB on a 2-core machine): each
+# case must end within LIMIT_S seconds (default 20) and, where /usr/bin/time can measure it, under
+# LIMIT_MB of peak memory (default 1024). Not a benchmark: a margin of 5-10x keeps it from flaking.
+#   bash tests/limits.sh BINARY [sanitized]
+set -u
+bin=$1
+sanitized=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+limit_s=${LIMIT_S:-20}
+limit_mb=${LIMIT_MB:-1024}
+if [ "$sanitized" = sanitized ] || [ "$sanitized" = ON ]; then limit_s=$((limit_s * 10)); limit_mb=0; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# check NAME EXPECTED_CODE ARGS...: runs the binary, checks its exit code, time and peak memory.
+check() {
+  local name=$1 expected=$2
+  shift 2
+  local start end code mem=0
+  start=$(date +%s.%N)
+  if [ -x /usr/bin/time ]; then
+    env -i PATH="$PATH" RIGHTSIZE_DATA_DIR="$root/data" RIGHTSIZE_TODAY=2026-11-22 \
+      timeout "$limit_s" /usr/bin/time -f '%M' -o "$tmp/mem" "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    code=$?
+    mem=$(tail -n1 "$tmp/mem" 2>/dev/null | tr -cd '0-9')
+    mem=${mem:-0}
+    # /usr/bin/time reports "Command exited with non-zero status N" before the figure.
+  else
+    env -i PATH="$PATH" RIGHTSIZE_DATA_DIR="$root/data" RIGHTSIZE_TODAY=2026-11-22 \
+      timeout "$limit_s" "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    code=$?
+  fi
+  end=$(date +%s.%N)
+  local seconds
+  seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+  local mb=$((mem / 1024))
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  local status=ok
+  if [ "$code" = 124 ]; then status="timed out after ${limit_s} s"; fi
+  if [ "$status" = ok ] && [ "$code" != "$expected" ]; then status="exit code $code, expected $expected"; fi
+  if [ "$status" = ok ] && [ "$limit_mb" -gt 0 ] && [ "$mb" -gt "$limit_mb" ]; then
+    status="peak memory ${mb} MB > ${limit_mb} MB"
+  fi
+  if [ "$status" = ok ] && [ "$expected" != 0 ] && [ "$expected" != 1 ] && [ "$(head -c 2000 "$tmp/err" | wc -c)" -ge 2000 ]; then
+    status="error output longer than 2,000 bytes"
+  fi
+  printf '%-34s %6s s %6s MB  exit %s  stderr %s line(s)  %s\n' "$name" "$seconds" "$mb" "$code" "$lines" "$status"
+  if [ "$status" != ok ]; then
+    head -c 500 "$tmp/err"; echo
+    failures=$((failures + 1))
+  fi
+}
+
+spec=$root/data/examples/chat-8b.json
+
+# 10: a catalog of 40,000 GPUs (loading was quadratic: 40 s).
+if command -v jq >/dev/null; then
+  jq '.gpus = [range(40000) as $i | (.gpus[0] | .id = "G\($i)" | .name = "GPU \($i)" | del(.aliases))]' \
+    "$root/data/gpus.json" >"$tmp/big-catalog.json"
+  check catalog_40k_gpus 0 catalog list --catalog "$tmp/big-catalog.json" --format csv
+else
+  echo "catalog_40k_gpus: skipped (no jq)"
+fi
+
+# 12: 60 MiB of nested arrays as a spec (12-16 s and 2.5 GB before), and of nested objects.
+head -c 62914560 /dev/zero | tr '\0' '[' >"$tmp/nested.json"
+check spec_60mib_nested_arrays 3 validate "$tmp/nested.json"
+# A 60 MiB spec that is one long string.
+{ printf '{"name": "'; head -c 62914560 /dev/zero | tr '\0' 'a'; printf '", "model": {"preset": "x"}}'; } >"$tmp/long-name.json"
+check spec_60mib_string 3 validate "$tmp/long-name.json"
+
+# 12: an unknown preset name of 100 KB (did-you-mean over it took 32-45 s, the line was 63 MB).
+long=$(head -c 100000 /dev/zero | tr '\0' 'q')
+printf '{"model": {"preset": "%s"}, "workload": {"input_tokens": 10, "output_tokens": 10}}' "$long" >"$tmp/long-preset.json"
+check unknown_long_preset 3 validate "$tmp/long-preset.json"
+check unknown_long_command 2 "$long"
+
+# 12: a 16 MiB safetensors header (the limit) and an index naming one shard five ways.
+tensor_header() { # header of N tensors, each 2 bytes of BF16
+  local n=$1
+  awk -v n="$n" 'BEGIN { printf "{"; for (i = 0; i < n; i++) { if (i) printf ","; printf "\"t%d\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[%d,%d]}", i, 2*i, 2*i+2 } printf "}" }'
+}
+tensor_header 200000 >"$tmp/header.json"
+len=$(wc -c <"$tmp/header.json")
+if [ "$len" -le 16777216 ]; then
+  {
+    # shellcheck disable=SC2059 # the format is the escaped byte itself
+    for i in 0 1 2 3 4 5 6 7; do printf "\\x$(printf '%02x' $(((len >> (8 * i)) & 255)))"; done
+    cat "$tmp/header.json"
+    head -c 400000 /dev/zero
+  } >"$tmp/model.safetensors"
+  printf '{"model": {"preset": "llama-3.2-1b", "checkpoint": "model.safetensors"}, "workload": {"input_tokens": 10, "output_tokens": 10}}' >"$tmp/ckpt-spec.json"
+  check safetensors_large_header 0 validate "$tmp/ckpt-spec.json"
+  mkdir -p "$tmp/ckpt"
+  cp "$tmp/model.safetensors" "$tmp/ckpt/s.safetensors"
+  printf '{"metadata": {"total_size": 1}, "weight_map": {"a": "s.safetensors", "b": "./s.safetensors", "c": ".//s.safetensors", "d": "././s.safetensors", "e": "../ckpt/s.safetensors"}}' \
+    >"$tmp/ckpt/model.safetensors.index.json"
+  printf '{"model": {"preset": "llama-3.2-1b", "checkpoint": "ckpt"}, "workload": {"input_tokens": 10, "output_tokens": 10}}' >"$tmp/index-spec.json"
+  check safetensors_index_same_shard 3 validate "$tmp/index-spec.json"
+fi
+
+# 11: sweep axes: a long axis is refused before it is expanded; the longest accepted one runs flat.
+check sweep_axis_5m_values 2 sweep "$spec" --gpu H100-SXM --vary workload.input_tokens=1..5000000
+check sweep_axis_55m_invalid 2 sweep "$spec" --gpu H100-SXM --vary tp=1..55000000
+check sweep_recommend_1e8_points 2 sweep "$spec" --mode recommend --vary workload.input_tokens=1..10000 \
+  --vary workload.output_tokens=1..10000
+check sweep_axis_100k_values 0 sweep "$spec" --gpu H100-SXM --vary workload.input_tokens=1..100000 --format csv
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures limit case(s) failed"
+  exit 1
+fi
+echo "all limit cases within ${limit_s} s$([ "$limit_mb" -gt 0 ] && echo " and ${limit_mb} MB")"
