@@ -16,6 +16,7 @@ const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> types = {
       "deepseek_v3", "deepseek_v32", "falcon",     "gemma",     "gemma2",  "gemma3",      "gemma3_text",
       "glm4_moe",    "glm_moe_dsa",  "gpt_neox",   "gpt_oss",   "gptj",    "kimi_k2",     "llama",
+      "llama4",
       "minimax_m2",  "mistral",      "mixtral",    "phi3",      "qwen2",   "qwen2_moe",   "qwen3",
       "qwen3_5_moe", "qwen3_moe",    "qwen3_next"};
   return types;
@@ -52,7 +53,7 @@ bool flag(const JsonReader& r, std::string_view key, bool fallback) {
 bool default_tie(const std::string& type) {
   static const std::vector<std::string> untied = {
       "llama", "mistral", "mixtral", "qwen2",   "qwen2_moe", "qwen3",      "qwen3_moe",  "deepseek_v3",
-      "phi3",  "gpt_neox", "gptj",   "gpt_oss", "glm4_moe",  "minimax_m2", "qwen3_next"};
+      "phi3",  "gpt_neox", "gptj",   "gpt_oss", "glm4_moe",  "minimax_m2", "qwen3_next", "llama4"};
   return std::find(untied.begin(), untied.end(), type) == untied.end();
 }
 
@@ -63,8 +64,29 @@ i64 count_sliding(const JsonReader& types) {
   return n;
 }
 
+// Llama-4 chunked attention: the RoPE layers (no_rope_layers entry 1, or layer_types
+// "chunked_attention"; by default all but every 4th) attend within attention_chunk_size tokens. A
+// chunk holds 1 to W tokens; it is counted as a window of W (the memory bound).
+void read_chunked_attention(const JsonReader& r, ModelSpec& m) {
+  const i64 chunk = first_int(r, {"attention_chunk_size"});
+  if (chunk == 0 || (m.max_position > 0 && chunk >= m.max_position)) return;
+  i64 layers = m.layers - m.layers / 4;
+  if (auto rope = r.find("no_rope_layers")) {
+    layers = 0;
+    for (const auto& e : rope->elements())
+      layers += e.as_int(0, 1);
+  } else if (auto types = r.find("layer_types")) {
+    layers = 0;
+    for (const auto& t : types->elements())
+      layers += t.as_string() == "chunked_attention" ? 1 : 0;
+  }
+  m.attention.sliding_window = chunk;
+  m.attention.sliding_window_layers = std::min(layers, m.layers);
+}
+
 // Sliding-window layers per family (methodology §1.4 step 7). A window >= the context is no window.
 void read_windows(const JsonReader& r, const std::string& type, ModelSpec& m) {
+  if (type == "llama4") return read_chunked_attention(r, m);
   const i64 window = first_int(r, {"sliding_window"});
   if (window == 0 || (m.max_position > 0 && window >= m.max_position)) return;
   i64 layers = 0;
@@ -127,6 +149,19 @@ void read_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   if (type == "gpt_oss") {
     m.moe.router_bias = true;
     m.moe.expert_bias = true;
+  }
+  if (type == "llama4") {
+    // Llama4TextMoe: one shared expert as wide as the routed ones; MoE layers from `moe_layers`, else
+    // every interleave_moe_layer_step-th layer; the other layers have a dense MLP of
+    // intermediate_size_mlp.
+    m.moe.shared_experts = 1;
+    if (const i64 mlp = first_int(r, {"intermediate_size_mlp"}); mlp > 0) m.ffn_size = mlp;
+    if (auto listed = r.find("moe_layers")) {
+      m.moe.dense_layers = m.layers - static_cast<i64>(listed->elements().size());
+    } else {
+      const i64 step = std::max<i64>(1, first_int(r, {"interleave_moe_layer_step"}));
+      m.moe.dense_layers = m.layers - m.layers / step;
+    }
   }
 }
 
@@ -287,6 +322,7 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   }
   if (type == "gemma3") type = "gemma3_text";
   if (type == "qwen3_5_moe_text") type = "qwen3_5_moe";
+  if (type == "llama4_text") type = "llama4";
   const auto& types = supported_types();
   if (std::find(types.begin(), types.end(), type) == types.end()) {
     std::string list;

@@ -157,3 +157,25 @@ TEST_CASE("linear-attention state counts once per sequence in KV memory and conc
   const InferenceEstimate e2 = estimate_inference(pm, w, gpu, tp2, engine, nullptr, 0.0);
   CHECK(e2.memory.kv_cache_bytes == Approx(4 * per_sequence));
 }
+
+TEST_CASE("HF import: Llama-4 Scout MoE with chunked attention", "[io]") {
+  const Imported scout = import("Llama-4-Scout-17B-16E.json");
+  const ModelSpec& m = scout.model;
+  CHECK(m.moe.experts == 16);
+  CHECK(m.moe.shared_experts == 1);
+  CHECK(m.moe.expert_ffn_size == 8192);
+  CHECK(m.moe.dense_layers == 0); // interleave_moe_layer_step 1: every layer is MoE
+  CHECK(m.ffn_size == 16384);     // intermediate_size_mlp (no dense layer in Scout)
+  // 36 of 48 layers (no_rope_layers 1) attend within 8,192-token chunks, counted as a window.
+  CHECK(m.attention.sliding_window == 8192);
+  CHECK(m.attention.sliding_window_layers == 36);
+  // Per layer: attention 5120·5120·2 + 2·5120·1024 = 62,914,560; 16 routed + 1 shared expert of
+  // 3·5120·8192 = 125,829,120; router 5120·16. Plus 2·202,048·5120 and 97 norms of 5120.
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 107'769'861'120);
+  CHECK(c.active == 17'172'894'720);
+  // Published "109B total, 17B active" (Meta Llama 4 model card) includes the 0.8 B vision encoder,
+  // which is not counted: −1.1 %.
+  CHECK(billions(c.total) == Approx(109.0).epsilon(0.015));
+  CHECK(kv_cache_bytes_per_token(m, 2.0) == 2.0 * 48 * 8 * 128 * 2); // all layers, before the window
+}
