@@ -87,6 +87,7 @@ struct PreparedModel {
   std::int64_t full_attention_layers = 0; ///< attention layers without a window (linear layers excluded)
   std::int64_t sliding_layers = 0;
   double linear_state_bytes_per_sequence = 0.0; ///< linear-attention state per sequence, whole model
+  double linear_state_shards = 0.0; ///< units TP splits the state over (value heads; Mamba d_inner)
   double activation_bytes = 2.0;     ///< b_a
   double kv_bytes_per_element = 2.0; ///< b_kv
   MathDtype math = MathDtype::bf16;

@@ -46,10 +46,20 @@ struct AttentionSpec {
   std::int64_t index_head_dim = 0; ///< indexer head dim: one more cached key of this width per token
 };
 
-/// Linear-attention layers (gated DeltaNet: Qwen3-Next, Qwen3.5). They keep a fixed recurrent state
-/// per sequence instead of a KV cache that grows with the context (methodology §1.5, §2.3).
+/// Recurrent token mixer of the linear-attention layers.
+enum class LinearKind : std::uint8_t { gated_deltanet, mamba };
+
+/// Linear-attention / state-space layers (gated DeltaNet: Qwen3-Next, Qwen3.5; Mamba-1: Jamba). They
+/// keep a fixed recurrent state per sequence instead of a KV cache that grows with the context
+/// (methodology §1.5, §2.3).
 struct LinearAttentionSpec {
+  LinearKind kind = LinearKind::gated_deltanet;
   std::int64_t layers = 0;                  ///< layers with linear attention; the rest use full attention
+  std::int64_t inner_size = 0;              ///< Mamba d_inner (expand·h)
+  std::int64_t state_size = 0;              ///< Mamba d_state N
+  std::int64_t dt_rank = 0;                 ///< Mamba time-step rank r
+  bool conv_bias = false;                   ///< Mamba conv1d bias (mamba_conv_bias)
+  bool proj_bias = false;                   ///< Mamba in/out projection biases (mamba_proj_bias)
   std::int64_t key_heads = 0;               ///< n_k
   std::int64_t value_heads = 0;             ///< n_v
   std::int64_t key_head_dim = 0;            ///< d_k
@@ -132,7 +142,9 @@ double kv_cache_bytes_per_token(const ModelSpec& model, double kv_bytes_per_elem
 std::int64_t attention_layers(const ModelSpec& model);
 
 /// Fixed per-sequence state of the linear-attention layers, independent of the context
-/// (methodology §2.3, [VLLM-SRC] mamba_utils): L_lin·(n_v·d_k·d_v·b_state + (K − 1)·(2·n_k·d_k + n_v·d_v)·b_conv).
+/// (methodology §2.3, [VLLM-SRC] mamba_utils): gated DeltaNet
+/// L_lin·(n_v·d_k·d_v·b_state + (K − 1)·(2·n_k·d_k + n_v·d_v)·b_conv), Mamba-1
+/// L_lin·(d_inner·N·b_state + (K − 1)·d_inner·b_conv).
 double linear_state_bytes_per_sequence(const ModelSpec& model, double conv_bytes_per_element);
 
 /// Bytes per parameter of the input embedding and LM head at `precision`: 2 (16-bit, the
@@ -161,5 +173,6 @@ FittedArchitecture fit_dense_architecture(std::int64_t params);
 const char* to_string(ModelKind kind);
 const char* to_string(AttentionKind kind);
 const char* to_string(NormKind kind);
+const char* to_string(LinearKind kind);
 
 } // namespace rightsize

@@ -90,9 +90,9 @@ void print_table(const Spec& s, const Resolved& r) {
   };
   if (m.linear_attention.layers > 0) {
     rows.emplace_back("linear attention",
-                      fmt::format("{} of {} layers (gated DeltaNet): {} bytes of state per sequence ({:.1f} MiB), "
+                      fmt::format("{} of {} layers ({}): {} bytes of state per sequence ({:.1f} MiB), "
                                   "KV only in the other {}",
-                                  m.linear_attention.layers, m.layers,
+                                  m.linear_attention.layers, m.layers, to_string(m.linear_attention.kind),
                                   with_commas(static_cast<std::int64_t>(r.linear_state_bytes)),
                                   r.linear_state_bytes / 1048576.0, attention_layers(m)));
   }

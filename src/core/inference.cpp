@@ -44,14 +44,13 @@ double hop_latency(const EngineConfig& e, LinkKind link) {
 }
 
 // KV bytes one sequence of context c holds on one GPU (its TP share of its PP stage's layers).
-// Sliding layers hold min(c, W) tokens; linear-attention layers a fixed state whose value heads TP
-// shards like KV heads (methodology §2.3).
+// Sliding layers hold min(c, W) tokens; linear-attention layers a fixed state that TP shards by
+// value heads (Mamba: d_inner) like KV heads (methodology §2.3).
 double seq_kv_bytes_gpu(const Setup& s, double c) {
   const double tokens = s.full_layers * c + s.sliding_layers * std::min(c, s.window);
-  const double value_heads = d(s.m->linear_attention.value_heads);
-  const double state = value_heads > 0.0 ? s.pm->linear_state_bytes_per_sequence *
-                                               std::ceil(value_heads / s.t) / value_heads
-                                         : 0.0;
+  const double shards = s.pm->linear_state_shards;
+  const double state =
+      shards > 0.0 ? s.pm->linear_state_bytes_per_sequence * std::ceil(shards / s.t) / shards : 0.0;
   return (s.pm->kv_bytes_per_token_layer * s.kv_fraction * tokens + state) / s.p;
 }
 

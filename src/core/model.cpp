@@ -69,6 +69,19 @@ template <typename T> T linear_attention_params(const ModelSpec& m) {
   const LinearAttentionSpec& la = m.linear_attention;
   if (la.layers <= 0) return T(0);
   const T h = n<T>(m.hidden_size);
+  if (la.kind == LinearKind::mamba) {
+    // Mamba-1 mixer [JAMBA] (HF JambaMambaMixer), d = d_inner, r = dt_rank, N = d_state:
+    //   in_proj h·2d + conv d·K (+ d) + x_proj d·(r + 2N) + dt_proj r·d + d + A_log d·N + D d
+    //   + out_proj d·h (+ 2d + h projection biases) + dt/B/C RMSNorms r + 2N.
+    const T d = n<T>(la.inner_size);
+    const T r = n<T>(la.dt_rank);
+    const T N = n<T>(la.state_size);
+    T p = h * T(2) * d + d * n<T>(la.conv_kernel) + d * (r + T(2) * N) + r * d + d + d * N + d + d * h + r +
+          T(2) * N;
+    if (la.conv_bias) p += d;
+    if (la.proj_bias) p += T(2) * d + h;
+    return p;
+  }
   const T key = n<T>(la.key_heads) * n<T>(la.key_head_dim);
   const T value = n<T>(la.value_heads) * n<T>(la.value_head_dim);
   const T nv = n<T>(la.value_heads);
@@ -177,6 +190,13 @@ std::int64_t attention_layers(const ModelSpec& m) {
 double linear_state_bytes_per_sequence(const ModelSpec& m, double conv_bytes_per_element) {
   const LinearAttentionSpec& la = m.linear_attention;
   if (m.kind != ModelKind::decoder || la.layers <= 0) return 0.0;
+  if (la.kind == LinearKind::mamba) {
+    // Mamba-1 [VLLM-SRC] (mamba1_state_shape): SSM state d_inner·N, conv state (K − 1)·d_inner.
+    const double d = static_cast<double>(la.inner_size);
+    return static_cast<double>(la.layers) *
+           (d * static_cast<double>(la.state_size) * static_cast<double>(la.state_bytes_per_element) +
+            static_cast<double>(std::max<i64>(0, la.conv_kernel - 1)) * d * conv_bytes_per_element);
+  }
   // vLLM's gated-DeltaNet state [VLLM-SRC] (mamba_utils gated_delta_net_state_shape): the recurrent
   // state n_v·d_k·d_v per layer at the SSM state dtype, and the causal-conv state of the last K − 1
   // inputs, (K − 1)·(2·n_k·d_k + n_v·d_v), at the model dtype.
@@ -208,6 +228,10 @@ const char* to_string(ModelKind kind) {
   case ModelKind::vit: return "vit";
   }
   return "decoder";
+}
+
+const char* to_string(LinearKind kind) {
+  return kind == LinearKind::mamba ? "mamba" : "gated_deltanet";
 }
 
 const char* to_string(AttentionKind kind) {

@@ -66,6 +66,8 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   pm.full_attention_layers = kv_layers - pm.sliding_layers;
   // The causal-conv state stays in the model's 16-bit dtype whatever the weight or activation format.
   pm.linear_state_bytes_per_sequence = linear_state_bytes_per_sequence(m, 2.0);
+  pm.linear_state_shards = d(m.linear_attention.kind == LinearKind::mamba ? m.linear_attention.inner_size
+                                                                          : m.linear_attention.value_heads);
 
   pm.mm_flops_per_token = 2.0 * d(c.mm_active);
   pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);

@@ -15,8 +15,8 @@ using i64 = std::int64_t;
 const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> types = {
       "deepseek_v3", "deepseek_v32", "falcon",     "gemma",     "gemma2",  "gemma3",      "gemma3_text",
-      "glm4_moe",    "glm_moe_dsa",  "gpt_neox",   "gpt_oss",   "gptj",    "kimi_k2",     "llama",
-      "llama4",
+      "glm4_moe",    "glm_moe_dsa",  "gpt_neox",   "gpt_oss",   "gptj",    "jamba",       "kimi_k2",
+      "llama",       "llama4",
       "minimax_m2",  "mistral",      "mixtral",    "phi3",      "qwen2",   "qwen2_moe",   "qwen3",
       "qwen3_5_moe", "qwen3_moe",    "qwen3_next"};
   return types;
@@ -53,7 +53,8 @@ bool flag(const JsonReader& r, std::string_view key, bool fallback) {
 bool default_tie(const std::string& type) {
   static const std::vector<std::string> untied = {
       "llama", "mistral", "mixtral", "qwen2",   "qwen2_moe", "qwen3",      "qwen3_moe",  "deepseek_v3",
-      "phi3",  "gpt_neox", "gptj",   "gpt_oss", "glm4_moe",  "minimax_m2", "qwen3_next", "llama4"};
+      "phi3",  "gpt_neox", "gptj",   "gpt_oss", "glm4_moe",  "minimax_m2", "qwen3_next", "llama4",
+      "jamba"};
   return std::find(untied.begin(), untied.end(), type) == untied.end();
 }
 
@@ -245,6 +246,38 @@ void read_linear_attention(const JsonReader& r, ModelSpec& m) {
     la.state_bytes_per_element = dtype->as_string() == "float32" ? 4 : 2;
 }
 
+// Jamba (Mamba-1 + attention + MoE hybrid) [JAMBA]: attention on layers i % attn_layer_period ==
+// attn_layer_offset, Mamba on the rest; MoE of intermediate_size experts on layers
+// i % expert_layer_period == expert_layer_offset, a dense MLP on the rest.
+void read_jamba(const JsonReader& r, ModelSpec& m) {
+  const auto every = [&](const char* period_key, const char* offset_key, i64 period_default, i64 offset_default) {
+    const i64 period = first_int(r, {period_key}) > 0 ? first_int(r, {period_key}) : period_default;
+    const i64 offset = r.find(offset_key) ? r.at(offset_key).as_int(0, period - 1) : offset_default;
+    i64 n = 0;
+    for (i64 i = 0; i < m.layers; ++i)
+      n += i % period == offset ? 1 : 0;
+    return n;
+  };
+  LinearAttentionSpec& la = m.linear_attention;
+  la.kind = LinearKind::mamba;
+  la.layers = m.layers - every("attn_layer_period", "attn_layer_offset", 8, 4);
+  const i64 expand = first_int(r, {"mamba_expand"}) > 0 ? first_int(r, {"mamba_expand"}) : 2;
+  la.inner_size = expand * m.hidden_size;
+  la.state_size = first_int(r, {"mamba_d_state"}) > 0 ? first_int(r, {"mamba_d_state"}) : 16;
+  la.conv_kernel = first_int(r, {"mamba_d_conv"}) > 0 ? first_int(r, {"mamba_d_conv"}) : 4;
+  // mamba_dt_rank "auto" (or absent) is ceil(h / 16), as in JambaConfig.
+  auto rank = r.find("mamba_dt_rank");
+  la.dt_rank = rank && rank->is_number() ? positive_count(*rank, 100'000'000, "units") : (m.hidden_size + 15) / 16;
+  la.conv_bias = flag(r, "mamba_conv_bias", true);
+  la.proj_bias = flag(r, "mamba_proj_bias", false);
+  if (m.moe.experts <= 1) {
+    m.moe = MoeSpec{}; // JambaConfig: MoE only with more than one expert
+  } else {
+    m.moe.expert_ffn_size = m.ffn_size;
+    m.moe.dense_layers = m.layers - every("expert_layer_period", "expert_layer_offset", 2, 1);
+  }
+}
+
 NumberFormat dtype_format(const JsonReader& r, std::vector<std::string>& assumptions) {
   for (const char* key : {"torch_dtype", "dtype"}) {
     if (auto v = r.find(key)) {
@@ -363,6 +396,7 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   }
   if (type == "qwen3_next") read_linear_attention(r, m);
   read_moe(r, type, m);
+  if (type == "jamba") read_jamba(r, m);
   read_windows(r, type, m);
   if (m.attention.kind != AttentionKind::mla) {
     m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha

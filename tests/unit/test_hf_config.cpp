@@ -106,7 +106,7 @@ TEST_CASE("HF import: unsupported model_type lists the supported ones", "[io]") 
   } catch (const Error& e) {
     CHECK(format_error(e) == "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, "
                              "deepseek_v32, falcon, gemma, gemma2, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, "
-                             "gpt_neox, gpt_oss, gptj, kimi_k2, llama, llama4, minimax_m2, mistral, mixtral, phi3, "
+                             "gpt_neox, gpt_oss, gptj, jamba, kimi_k2, llama, llama4, minimax_m2, mistral, mixtral, phi3, "
                              "qwen2, qwen2_moe, qwen3, qwen3_5_moe, qwen3_moe, qwen3_next)");
   }
 }

@@ -179,3 +179,25 @@ TEST_CASE("HF import: Llama-4 Scout MoE with chunked attention", "[io]") {
   CHECK(billions(c.total) == Approx(109.0).epsilon(0.015));
   CHECK(kv_cache_bytes_per_token(m, 2.0) == 2.0 * 48 * 8 * 128 * 2); // all layers, before the window
 }
+
+TEST_CASE("HF import: Jamba-1.5-Mini Mamba-1 hybrid, worked by hand (methodology §1.5, §2.3)", "[io]") {
+  const Imported jamba = import("AI21-Jamba-1.5-Mini.json");
+  const ModelSpec& m = jamba.model;
+  CHECK(m.linear_attention.kind == LinearKind::mamba);
+  CHECK(m.linear_attention.layers == 28); // attention on layers 4, 12, 20, 28
+  CHECK(m.linear_attention.inner_size == 8192);
+  CHECK(m.moe.dense_layers == 16); // MoE on the odd layers
+  // Mamba layer, d = 8192, r = 256, N = 16, K = 4: in_proj 4096·16384 = 67,108,864; conv 8192·4 +
+  // 8192 = 40,960; x_proj 8192·288 = 2,359,296; dt_proj 256·8192 + 8192 = 2,105,344; A_log 131,072;
+  // D 8,192; out_proj 8192·4096 = 33,554,432; dt/B/C norms 288 -> 105,308,448.
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 51'570'323'328);
+  CHECK(c.active == 12'110'311'296);
+  // AI21 Jamba 1.5 model card: "12B active / 52B total".
+  CHECK(billions(c.total) == Approx(52.0).epsilon(0.01));
+  CHECK(billions(c.active) == Approx(12.0).epsilon(0.01));
+  // KV only in the 4 attention layers: 2·4·8·128·2 = 16,384 B per token; the Mamba state
+  // 28·(8192·16·2 + 3·8192·2) = 8,716,288 B per sequence (SSM state in the model dtype).
+  CHECK(kv_cache_bytes_per_token(m, 2.0) == 16'384.0);
+  CHECK(linear_state_bytes_per_sequence(m, 2.0) == 8'716'288.0);
+}
