@@ -25,6 +25,23 @@ struct ServingScore {
   std::map<std::string, int> skipped;         ///< reason -> rows
 };
 
+/// Presets for the measured models whose CSV `rightsize_preset` column is empty (issue 19): the
+/// Hugging Face model id of the row -> the preset shipped for it. The CSV stays as measured.
+inline const std::map<std::string, std::string>& presets_by_model_id() {
+  static const std::map<std::string, std::string> table = {
+      {"MiniMaxAI/MiniMax-M2.5", "minimax-m2.5"},
+      {"Qwen/Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"},
+      {"moonshotai/Kimi-K2.5", "kimi-k2.5"},
+      {"zhipuai/GLM-5", "glm-5"},
+  };
+  return table;
+}
+
+/// True when the row's preset comes from presets_by_model_id rather than the CSV.
+inline bool preset_from_model_id(const ServingRun& run) {
+  return presets_by_model_id().count(run.model) > 0;
+}
+
 inline std::string unexpressible_reason(const ServingRun& run, const std::vector<io::Preset>& presets,
                                         const io::Catalog& catalog) {
   if (run.mode != "agg") return "disaggregated prefill/decode pools (issue 17)";
@@ -48,6 +65,10 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
                                   const cli::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0) {
   ServingScore out;
   out.runs = io::load_serving_csv(csv_path);
+  for (ServingRun& run : out.runs) {
+    auto mapped = presets_by_model_id().find(run.model);
+    if (run.preset.empty() && mapped != presets_by_model_id().end()) run.preset = mapped->second;
+  }
   const std::vector<io::Preset> presets = io::load_presets(models_dir);
   std::map<std::string, PreparedModel> prepared; // preset|precision -> model
   out.results.reserve(out.runs.size());

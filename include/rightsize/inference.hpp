@@ -89,9 +89,11 @@ struct PreparedModel {
   double bytes_per_expert = 0.0;    ///< one routed expert of one layer
   double embedding_bytes = 0.0;
   double lm_head_bytes = 0.0;            ///< 0 when tied
-  double kv_bytes_per_token_layer = 0.0; ///< one layer, whole (unsharded) model width
-  std::int64_t full_attention_layers = 0;
+  double kv_bytes_per_token_layer = 0.0; ///< one attention layer, whole (unsharded) model width
+  std::int64_t full_attention_layers = 0; ///< attention layers without a window (linear layers excluded)
   std::int64_t sliding_layers = 0;
+  double linear_state_bytes_per_sequence = 0.0; ///< linear-attention state per sequence, whole model
+  double linear_state_shards = 0.0; ///< units TP splits the state over (value heads; Mamba d_inner)
   double activation_bytes = 2.0;     ///< b_a
   double kv_bytes_per_element = 2.0; ///< b_kv
   MathDtype math = MathDtype::bf16;

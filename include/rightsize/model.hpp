@@ -37,6 +37,35 @@ struct AttentionSpec {
   std::int64_t v_head_dim = 0;            ///< MLA value head dim
   std::int64_t sliding_window = 0;        ///< tokens a sliding layer attends to (0 = none)
   std::int64_t sliding_window_layers = 0; ///< how many of the layers use the sliding window
+  /// Gated attention (Qwen3-Next, Qwen3.5): q_proj also emits a sigmoid output gate, h x 2·h_q.
+  bool output_gate = false;
+  /// q/k RMSNorm over the whole projection (h_q and h_kv weights, MiniMax-M2 `qk_norm_type`
+  /// per_layer) instead of per head (2·d_h weights, Qwen3). Only with ModelSpec::qk_norm.
+  bool qk_norm_per_layer = false;
+  std::int64_t index_heads = 0;    ///< DeepSeek-V3.2 / GLM-5 sparse-attention indexer heads (0 = none)
+  std::int64_t index_head_dim = 0; ///< indexer head dim: one more cached key of this width per token
+};
+
+/// Recurrent token mixer of the linear-attention layers.
+enum class LinearKind : std::uint8_t { gated_deltanet, mamba };
+
+/// Linear-attention / state-space layers (gated DeltaNet: Qwen3-Next, Qwen3.5; Mamba-1: Jamba). They
+/// keep a fixed recurrent state per sequence instead of a KV cache that grows with the context
+/// (methodology §1.5, §2.3).
+struct LinearAttentionSpec {
+  LinearKind kind = LinearKind::gated_deltanet;
+  std::int64_t layers = 0;                  ///< layers with linear attention; the rest use full attention
+  std::int64_t inner_size = 0;              ///< Mamba d_inner (expand·h)
+  std::int64_t state_size = 0;              ///< Mamba d_state N
+  std::int64_t dt_rank = 0;                 ///< Mamba time-step rank r
+  bool conv_bias = false;                   ///< Mamba conv1d bias (mamba_conv_bias)
+  bool proj_bias = false;                   ///< Mamba in/out projection biases (mamba_proj_bias)
+  std::int64_t key_heads = 0;               ///< n_k
+  std::int64_t value_heads = 0;             ///< n_v
+  std::int64_t key_head_dim = 0;            ///< d_k
+  std::int64_t value_head_dim = 0;          ///< d_v
+  std::int64_t conv_kernel = 0;             ///< K, width of the short causal convolution
+  std::int64_t state_bytes_per_element = 2; ///< recurrent state dtype (4 for mamba_ssm_dtype float32)
 };
 
 /// A resolved model architecture (methodology §1.1). Counts are exact integers.
@@ -65,6 +94,7 @@ struct ModelSpec {
   std::int64_t max_position = 0; ///< default context limit (0 = unknown)
   MoeSpec moe;
   AttentionSpec attention;
+  LinearAttentionSpec linear_attention;
 
   /// Set when only a parameter count was given: the architecture above was fitted to it and
   /// total params is reported as this number.
@@ -102,9 +132,20 @@ ParamCounts count_params(const ModelSpec& model);
 /// against its size limit before the exact count runs.
 double params_upper_bound(const ModelSpec& model);
 
-/// KV-cache bytes per token for the whole model at `kv_bytes_per_element`, all layers holding the
-/// token (methodology §2.3): 2·L·n_kv·d_h·b for MHA/GQA/MQA, L·(kv_lora_rank + rope)·b for MLA.
+/// KV-cache bytes per token for the whole model at `kv_bytes_per_element`, all attention layers
+/// holding the token (methodology §2.3): 2·L_att·n_kv·d_h·b for MHA/GQA/MQA,
+/// L_att·(kv_lora_rank + rope + index_head_dim)·b for MLA. Linear-attention layers hold no KV.
 double kv_cache_bytes_per_token(const ModelSpec& model, double kv_bytes_per_element);
+
+/// Layers that attend with softmax attention and so hold a KV cache: all but the linear-attention
+/// layers (methodology §2.3).
+std::int64_t attention_layers(const ModelSpec& model);
+
+/// Fixed per-sequence state of the linear-attention layers, independent of the context
+/// (methodology §2.3, [VLLM-SRC] mamba_utils): gated DeltaNet
+/// L_lin·(n_v·d_k·d_v·b_state + (K − 1)·(2·n_k·d_k + n_v·d_v)·b_conv), Mamba-1
+/// L_lin·(d_inner·N·b_state + (K − 1)·d_inner·b_conv).
+double linear_state_bytes_per_sequence(const ModelSpec& model, double conv_bytes_per_element);
 
 /// Bytes per parameter of the input embedding and LM head at `precision`: 2 (16-bit, the
 /// quantizers' skip lists) unless the format stores every tensor alike (plain floats, GGUF mixes)
@@ -132,5 +173,6 @@ FittedArchitecture fit_dense_architecture(std::int64_t params);
 const char* to_string(ModelKind kind);
 const char* to_string(AttentionKind kind);
 const char* to_string(NormKind kind);
+const char* to_string(LinearKind kind);
 
 } // namespace rightsize

@@ -21,6 +21,7 @@ struct Resolved {
   ParamCounts params;
   double weight_bytes = 0.0;
   double kv_bytes_per_token = 0.0;
+  double linear_state_bytes = 0.0; ///< per sequence, linear-attention layers (methodology §2.3)
 };
 
 std::string precision_text(const Precision& p) {
@@ -87,6 +88,14 @@ void print_table(const Spec& s, const Resolved& r) {
       {"workload", workload_text(s)},
       {"sla", sla_text(s.sla)},
   };
+  if (m.linear_attention.layers > 0) {
+    rows.emplace_back("linear attention",
+                      fmt::format("{} of {} layers ({}): {} bytes of state per sequence ({:.1f} MiB), "
+                                  "KV only in the other {}",
+                                  m.linear_attention.layers, m.layers, to_string(m.linear_attention.kind),
+                                  with_commas(static_cast<std::int64_t>(r.linear_state_bytes)),
+                                  r.linear_state_bytes / 1048576.0, attention_layers(m)));
+  }
   if (m.kind != ModelKind::decoder) {
     rows.emplace_back("per item", fmt::format("{} tokens x {} passes", m.tokens_per_item, m.passes_per_item));
   }
@@ -127,6 +136,10 @@ void print_json(const Spec& s, const Resolved& r) {
         {"shared_experts", m.moe.shared_experts},
         {"dense_layers", m.moe.dense_layers}}},
   };
+  if (m.linear_attention.layers > 0) {
+    model["linear_attention_layers"] = m.linear_attention.layers;
+    model["linear_state_bytes_per_sequence"] = static_cast<std::int64_t>(r.linear_state_bytes);
+  }
   nlohmann::json out = {
       {"schema_version", 1},
       {"spec", s.name},
@@ -149,6 +162,7 @@ int run_validate(const ValidateOptions& options) {
   r.params = count_params(spec.model);
   r.weight_bytes = weight_bytes(spec.model, spec.precision);
   r.kv_bytes_per_token = kv_cache_bytes_per_token(spec.model, spec.precision.kv_bytes_per_element());
+  r.linear_state_bytes = linear_state_bytes_per_sequence(spec.model, 2.0); // conv state at 16 bits
   if (format == Format::json) {
     print_json(spec, r);
   } else {

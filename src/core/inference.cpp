@@ -45,10 +45,14 @@ double hop_latency(const EngineConfig& e, LinkKind link) {
 }
 
 // KV bytes one sequence of context c holds on one GPU (its TP share of its PP stage's layers).
-// Sliding layers hold min(c, W) tokens (methodology §2.3).
+// Sliding layers hold min(c, W) tokens; linear-attention layers a fixed state that TP shards by
+// value heads (Mamba: d_inner) like KV heads (methodology §2.3).
 double seq_kv_bytes_gpu(const Setup& s, double c) {
   const double tokens = s.full_layers * c + s.sliding_layers * std::min(c, s.window);
-  return s.pm->kv_bytes_per_token_layer * s.kv_fraction * tokens / s.p;
+  const double shards = s.pm->linear_state_shards;
+  const double state =
+      shards > 0.0 ? s.pm->linear_state_bytes_per_sequence * std::ceil(shards / s.t) / shards : 0.0;
+  return (s.pm->kv_bytes_per_token_layer * s.kv_fraction * tokens + state) / s.p;
 }
 
 // Query-key pairs of a causal prefill of n tokens in one layer: Σ_{i=1..n} min(i, W).

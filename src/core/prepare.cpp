@@ -54,12 +54,20 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   pm.kv_bytes_per_element = precision.kv_bytes_per_element();
   pm.activation_bytes = precision.activation_bytes_per_element();
   pm.math = precision.math_dtype();
-  if (m.layers > 0)
-    pm.kv_bytes_per_token_layer = kv_cache_bytes_per_token(m, pm.kv_bytes_per_element) / d(m.layers);
+  // Only attention layers hold KV; linear-attention layers hold a fixed state per sequence
+  // (methodology §2.3).
+  const std::int64_t kv_layers = attention_layers(m);
+  if (kv_layers > 0)
+    pm.kv_bytes_per_token_layer = kv_cache_bytes_per_token(m, pm.kv_bytes_per_element) / d(kv_layers);
   if (m.attention.sliding_window > 0) {
-    pm.sliding_layers = m.attention.sliding_window_layers > 0 ? m.attention.sliding_window_layers : m.layers;
+    pm.sliding_layers = std::min(
+        kv_layers, m.attention.sliding_window_layers > 0 ? m.attention.sliding_window_layers : kv_layers);
   }
-  pm.full_attention_layers = m.layers - pm.sliding_layers;
+  pm.full_attention_layers = kv_layers - pm.sliding_layers;
+  // The causal-conv state stays in the model's 16-bit dtype whatever the weight or activation format.
+  pm.linear_state_bytes_per_sequence = linear_state_bytes_per_sequence(m, 2.0);
+  pm.linear_state_shards = d(m.linear_attention.kind == LinearKind::mamba ? m.linear_attention.inner_size
+                                                                          : m.linear_attention.value_heads);
 
   pm.mm_flops_per_token = 2.0 * d(c.mm_active);
   pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);

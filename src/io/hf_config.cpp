@@ -14,9 +14,21 @@ using i64 = std::int64_t;
 
 const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> types = {
-      "deepseek_v3", "falcon",  "gemma",   "gemma2", "gemma3", "gemma3_text", "gpt_neox", "gpt_oss",  "gptj",
-      "llama",       "mistral", "mixtral", "phi3",   "qwen2",  "qwen2_moe",   "qwen3",    "qwen3_moe"};
+      "deepseek_v3", "deepseek_v32", "falcon",     "gemma",     "gemma2",  "gemma3",      "gemma3_text",
+      "glm4_moe",    "glm_moe_dsa",  "gpt_neox",   "gpt_oss",   "gptj",    "jamba",       "kimi_k2",
+      "llama",       "llama4",
+      "minimax_m2",  "mistral",      "mixtral",    "phi3",      "qwen2",   "qwen2_moe",   "qwen3",
+      "qwen3_5_moe", "qwen3_moe",    "qwen3_next"};
   return types;
+}
+
+// The family whose import rules a model_type follows: Kimi-K2 and GLM-5 are DeepSeek-V3 layouts
+// (MLA + DeepSeek MoE; GLM-5 and DeepSeek-V3.2 add the sparse-attention indexer), Qwen3.5-MoE is
+// the Qwen3-Next hybrid (gated DeltaNet + gated attention) inside a multimodal wrapper.
+std::string family_of(const std::string& type) {
+  if (type == "kimi_k2" || type == "glm_moe_dsa" || type == "deepseek_v32") return "deepseek_v3";
+  if (type == "qwen3_5_moe") return "qwen3_next";
+  return type;
 }
 
 // First present, non-null key of `keys` as a positive integer (0 when none is present).
@@ -39,9 +51,10 @@ bool flag(const JsonReader& r, std::string_view key, bool fallback) {
 // tie_word_embeddings when the key is absent: the Transformers base default is true; these
 // configuration classes default it to false (read from their __init__ signatures).
 bool default_tie(const std::string& type) {
-  static const std::vector<std::string> untied = {"llama",     "mistral",  "mixtral",   "qwen2",
-                                                  "qwen2_moe", "qwen3",    "qwen3_moe", "deepseek_v3",
-                                                  "phi3",      "gpt_neox", "gptj",      "gpt_oss"};
+  static const std::vector<std::string> untied = {
+      "llama", "mistral", "mixtral", "qwen2",   "qwen2_moe", "qwen3",      "qwen3_moe",  "deepseek_v3",
+      "phi3",  "gpt_neox", "gptj",   "gpt_oss", "glm4_moe",  "minimax_m2", "qwen3_next", "llama4",
+      "jamba"};
   return std::find(untied.begin(), untied.end(), type) == untied.end();
 }
 
@@ -52,8 +65,29 @@ i64 count_sliding(const JsonReader& types) {
   return n;
 }
 
+// Llama-4 chunked attention: the RoPE layers (no_rope_layers entry 1, or layer_types
+// "chunked_attention"; by default all but every 4th) attend within attention_chunk_size tokens. A
+// chunk holds 1 to W tokens; it is counted as a window of W (the memory bound).
+void read_chunked_attention(const JsonReader& r, ModelSpec& m) {
+  const i64 chunk = first_int(r, {"attention_chunk_size"});
+  if (chunk == 0 || (m.max_position > 0 && chunk >= m.max_position)) return;
+  i64 layers = m.layers - m.layers / 4;
+  if (auto rope = r.find("no_rope_layers")) {
+    layers = 0;
+    for (const auto& e : rope->elements())
+      layers += e.as_int(0, 1);
+  } else if (auto types = r.find("layer_types")) {
+    layers = 0;
+    for (const auto& t : types->elements())
+      layers += t.as_string() == "chunked_attention" ? 1 : 0;
+  }
+  m.attention.sliding_window = chunk;
+  m.attention.sliding_window_layers = std::min(layers, m.layers);
+}
+
 // Sliding-window layers per family (methodology §1.4 step 7). A window >= the context is no window.
 void read_windows(const JsonReader& r, const std::string& type, ModelSpec& m) {
+  if (type == "llama4") return read_chunked_attention(r, m);
   const i64 window = first_int(r, {"sliding_window"});
   if (window == 0 || (m.max_position > 0 && window >= m.max_position)) return;
   i64 layers = 0;
@@ -84,19 +118,22 @@ void read_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   m.moe.experts_per_token = required_int(r, {"num_experts_per_tok", "experts_per_token"});
   m.moe.expert_ffn_size = first_int(r, {"moe_intermediate_size"});
   if (m.moe.expert_ffn_size == 0) m.moe.expert_ffn_size = m.ffn_size; // Mixtral, gpt-oss: per-expert width
-  if (type == "qwen2_moe") {
+  if (type == "qwen2_moe" || type == "qwen3_next") {
     m.moe.shared_expert_ffn_size = first_int(r, {"shared_expert_intermediate_size"});
     m.moe.shared_experts = m.moe.shared_expert_ffn_size > 0 ? 1 : 0;
     m.moe.shared_expert_gate = m.moe.shared_experts > 0;
   }
-  if (type == "deepseek_v3") {
+  if (type == "deepseek_v3" || type == "glm4_moe") {
     m.moe.shared_experts = first_int(r, {"n_shared_experts"});
     m.moe.dense_layers = first_int(r, {"first_k_dense_replace"});
-    // noaux_tc routing keeps an E-sized e_score_correction_bias parameter per MoE layer.
+    // noaux_tc routing keeps an E-sized e_score_correction_bias parameter per MoE layer; GLM-4.5's
+    // Glm4MoeTopkRouter always has one.
     if (auto method = r.find("topk_method"); method && method->as_string() == "noaux_tc")
       m.moe.router_bias = true;
+    if (type == "glm4_moe") m.moe.router_bias = true;
   }
-  if (type == "qwen2_moe" || type == "qwen3_moe") {
+  if (type == "minimax_m2") m.moe.router_bias = flag(r, "use_routing_bias", false); // e_score_correction_bias
+  if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
     // Non-MoE layers: mlp_only_layers, plus layers off the decoder_sparse_step grid.
     const i64 step = std::max<i64>(1, first_int(r, {"decoder_sparse_step"}));
     std::vector<i64> dense;
@@ -114,6 +151,19 @@ void read_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
     m.moe.router_bias = true;
     m.moe.expert_bias = true;
   }
+  if (type == "llama4") {
+    // Llama4TextMoe: one shared expert as wide as the routed ones; MoE layers from `moe_layers`, else
+    // every interleave_moe_layer_step-th layer; the other layers have a dense MLP of
+    // intermediate_size_mlp.
+    m.moe.shared_experts = 1;
+    if (const i64 mlp = first_int(r, {"intermediate_size_mlp"}); mlp > 0) m.ffn_size = mlp;
+    if (auto listed = r.find("moe_layers")) {
+      m.moe.dense_layers = m.layers - static_cast<i64>(listed->elements().size());
+    } else {
+      const i64 step = std::max<i64>(1, first_int(r, {"interleave_moe_layer_step"}));
+      m.moe.dense_layers = m.layers - m.layers / step;
+    }
+  }
 }
 
 void read_family(const JsonReader& r, const std::string& type, ModelSpec& m) {
@@ -126,7 +176,18 @@ void read_family(const JsonReader& r, const std::string& type, ModelSpec& m) {
     m.qkv_bias = m.o_bias = flag(r, "attention_bias", type == "gpt_oss");
   }
   if (type == "llama") m.mlp_bias = flag(r, "mlp_bias", false);
-  m.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text";
+  m.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text" || type == "qwen3_next";
+  if (type == "qwen3_next") m.attention.output_gate = flag(r, "attn_output_gate", true); // gated attention
+  if (type == "glm4_moe") {
+    m.qkv_bias = flag(r, "attention_bias", false); // Glm4MoeAttention: q/k/v biased, o_proj not
+    m.qk_norm = flag(r, "use_qk_norm", false);
+  }
+  if (type == "minimax_m2") {
+    // MiniMax-M2 normalizes q and k over the whole projection (qk_norm_type "per_layer").
+    m.qk_norm = flag(r, "use_qk_norm", true);
+    const auto scope = r.find("qk_norm_type");
+    m.attention.qk_norm_per_layer = !scope || scope->as_string() == "per_layer";
+  }
   if (type == "gemma2" || type == "gemma3_text") m.norms_per_layer = 4;
   if (type == "gpt_oss") m.attention_sinks = true;
   if (type == "gpt_neox") {
@@ -160,6 +221,61 @@ void read_mla(const JsonReader& r, ModelSpec& m) {
   m.attention.v_head_dim = required_int(r, {"v_head_dim"});
   m.head_dim = m.attention.qk_nope_head_dim + m.attention.rope_head_dim;
   m.kv_heads = m.heads; // num_key_value_heads is meaningless under MLA
+}
+
+// Gated-DeltaNet layers of the Qwen3-Next / Qwen3.5 hybrids (methodology §1.5): `layer_types`
+// entries "linear_attention", else every layer but each full_attention_interval-th.
+void read_linear_attention(const JsonReader& r, ModelSpec& m) {
+  LinearAttentionSpec& la = m.linear_attention;
+  if (auto types = r.find("layer_types")) {
+    for (const auto& t : types->elements())
+      la.layers += t.as_string() == "linear_attention" ? 1 : 0;
+  } else {
+    const i64 interval = first_int(r, {"full_attention_interval"});
+    la.layers = interval > 0 ? m.layers - m.layers / interval : 0;
+  }
+  if (la.layers == 0) return;
+  la.key_heads = required_int(r, {"linear_num_key_heads"});
+  la.value_heads = required_int(r, {"linear_num_value_heads"});
+  la.key_head_dim = required_int(r, {"linear_key_head_dim"});
+  la.value_head_dim = required_int(r, {"linear_value_head_dim"});
+  la.conv_kernel = required_int(r, {"linear_conv_kernel_dim"});
+  // vLLM keeps the recurrent state in mamba_ssm_dtype when the config names it (Qwen3.5: float32),
+  // else in the model dtype.
+  if (auto dtype = r.find("mamba_ssm_dtype"))
+    la.state_bytes_per_element = dtype->as_string() == "float32" ? 4 : 2;
+}
+
+// Jamba (Mamba-1 + attention + MoE hybrid) [JAMBA]: attention on layers i % attn_layer_period ==
+// attn_layer_offset, Mamba on the rest; MoE of intermediate_size experts on layers
+// i % expert_layer_period == expert_layer_offset, a dense MLP on the rest.
+void read_jamba(const JsonReader& r, ModelSpec& m) {
+  const auto every = [&](const char* period_key, const char* offset_key, i64 period_default, i64 offset_default) {
+    const i64 period = first_int(r, {period_key}) > 0 ? first_int(r, {period_key}) : period_default;
+    const i64 offset = r.find(offset_key) ? r.at(offset_key).as_int(0, period - 1) : offset_default;
+    i64 n = 0;
+    for (i64 i = 0; i < m.layers; ++i)
+      n += i % period == offset ? 1 : 0;
+    return n;
+  };
+  LinearAttentionSpec& la = m.linear_attention;
+  la.kind = LinearKind::mamba;
+  la.layers = m.layers - every("attn_layer_period", "attn_layer_offset", 8, 4);
+  const i64 expand = first_int(r, {"mamba_expand"}) > 0 ? first_int(r, {"mamba_expand"}) : 2;
+  la.inner_size = expand * m.hidden_size;
+  la.state_size = first_int(r, {"mamba_d_state"}) > 0 ? first_int(r, {"mamba_d_state"}) : 16;
+  la.conv_kernel = first_int(r, {"mamba_d_conv"}) > 0 ? first_int(r, {"mamba_d_conv"}) : 4;
+  // mamba_dt_rank "auto" (or absent) is ceil(h / 16), as in JambaConfig.
+  auto rank = r.find("mamba_dt_rank");
+  la.dt_rank = rank && rank->is_number() ? positive_count(*rank, 100'000'000, "units") : (m.hidden_size + 15) / 16;
+  la.conv_bias = flag(r, "mamba_conv_bias", true);
+  la.proj_bias = flag(r, "mamba_proj_bias", false);
+  if (m.moe.experts <= 1) {
+    m.moe = MoeSpec{}; // JambaConfig: MoE only with more than one expert
+  } else {
+    m.moe.expert_ffn_size = m.ffn_size;
+    m.moe.dense_layers = m.layers - every("expert_layer_period", "expert_layer_offset", 2, 1);
+  }
 }
 
 NumberFormat dtype_format(const JsonReader& r, std::vector<std::string>& assumptions) {
@@ -239,6 +355,8 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
     if (auto inner = text->find("model_type")) type = inner->as_string();
   }
   if (type == "gemma3") type = "gemma3_text";
+  if (type == "qwen3_5_moe_text") type = "qwen3_5_moe";
+  if (type == "llama4_text") type = "llama4";
   const auto& types = supported_types();
   if (std::find(types.begin(), types.end(), type) == types.end()) {
     std::string list;
@@ -267,10 +385,19 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   if (m.ffn_size == 0) m.ffn_size = 4 * m.hidden_size; // GPT-J n_inner null, Falcon: 4h
   m.vocab_size = required_int(r, {"vocab_size", "padded_vocab_size"});
   m.max_position = first_int(r, {"max_position_embeddings", "n_positions", "max_sequence_length"});
+  const std::string model_type = type;
+  type = family_of(type);
   m.tied_embeddings = flag(r, "tie_word_embeddings", flag(root, "tie_word_embeddings", default_tie(type)));
   read_family(r, type, m);
   if (type == "deepseek_v3") read_mla(r, m);
+  if (model_type == "glm_moe_dsa" || model_type == "deepseek_v32") {
+    // DSA lightning indexer (GlmMoeDsaConfig defaults: 32 heads of 128).
+    m.attention.index_heads = first_int(r, {"index_n_heads"}) > 0 ? first_int(r, {"index_n_heads"}) : 32;
+    m.attention.index_head_dim = first_int(r, {"index_head_dim"}) > 0 ? first_int(r, {"index_head_dim"}) : 128;
+  }
+  if (type == "qwen3_next") read_linear_attention(r, m);
   read_moe(r, type, m);
+  if (type == "jamba") read_jamba(r, m);
   read_windows(r, type, m);
   if (m.attention.kind != AttentionKind::mla) {
     m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
@@ -279,11 +406,20 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   }
   const NumberFormat dtype = dtype_format(r.find("torch_dtype") || r.find("dtype") ? r : root, assumptions);
   precision = precision_from_shorthand(dtype);
-  if (auto q = root.find("quantization_config")) {
+  // Kimi-K2.5 keeps its quantization_config inside text_config.
+  if (auto q = root.find("quantization_config") ? root.find("quantization_config") : r.find("quantization_config")) {
     read_quantization(*q, precision, assumptions);
   }
-  if (type == "deepseek_v3" && first_int(r, {"num_nextn_predict_layers"}) > 0) {
-    assumptions.emplace_back("multi-token-prediction layers (num_nextn_predict_layers) are not counted");
+  for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}) {
+    auto v = r.find(key);
+    if (v && non_negative_count(*v, 1000, "layers") > 0) {
+      assumptions.emplace_back("multi-token-prediction layers are not counted");
+      break;
+    }
+  }
+  if (m.attention.index_heads > 0) {
+    assumptions.emplace_back("sparse-attention indexer: its key cache is counted, its top-k selection "
+                             "is not (attention reads the whole context)");
   }
   if (root.find("vision_config")) assumptions.emplace_back("vision tower in vision_config is not counted");
   return m;

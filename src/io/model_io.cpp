@@ -40,6 +40,7 @@ const std::vector<std::string>& model_keys(bool allow_sources) {
                                                         "tied_embeddings",
                                                         "moe",
                                                         "attention",
+                                                        "linear_attention",
                                                         "kind",
                                                         "qkv_bias",
                                                         "o_bias",
@@ -93,7 +94,8 @@ void apply_moe(const JsonReader& moe, ModelSpec& m) {
 
 void apply_attention(const JsonReader& a, ModelSpec& m) {
   a.expect_keys({"kind", "kv_lora_rank", "rope_head_dim", "sliding_window", "sliding_window_layers",
-                 "q_lora_rank", "qk_nope_head_dim", "v_head_dim"});
+                 "q_lora_rank", "qk_nope_head_dim", "v_head_dim", "output_gate", "qk_norm_per_layer",
+                 "index_heads", "index_head_dim"});
   if (auto kind = a.find("kind")) {
     const std::string k = kind->as_choice({"mha", "gqa", "mqa", "mla"});
     m.attention.kind = k == "mha"   ? AttentionKind::mha
@@ -108,6 +110,31 @@ void apply_attention(const JsonReader& a, ModelSpec& m) {
   read_non_negative(a, "q_lora_rank", m.attention.q_lora_rank, k_max_width, "width");
   read_non_negative(a, "qk_nope_head_dim", m.attention.qk_nope_head_dim, k_max_width, "width");
   read_non_negative(a, "v_head_dim", m.attention.v_head_dim, k_max_width, "width");
+  read_flag(a, "output_gate", m.attention.output_gate);
+  read_flag(a, "qk_norm_per_layer", m.attention.qk_norm_per_layer);
+  read_non_negative(a, "index_heads", m.attention.index_heads, k_max_heads, "heads");
+  read_non_negative(a, "index_head_dim", m.attention.index_head_dim, k_max_width, "width");
+}
+
+// Linear-attention (gated DeltaNet) layers, methodology §1.5.
+void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
+  la.expect_keys({"kind", "layers", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel",
+                  "state_bytes_per_element", "inner_size", "state_size", "dt_rank", "conv_bias", "proj_bias"});
+  LinearAttentionSpec& l = m.linear_attention;
+  if (auto v = la.find("kind"))
+    l.kind = v->as_choice({"gated_deltanet", "mamba"}) == "mamba" ? LinearKind::mamba : LinearKind::gated_deltanet;
+  read_count(la, "inner_size", l.inner_size, k_max_width, "width");
+  read_count(la, "state_size", l.state_size, k_max_width, "width");
+  read_count(la, "dt_rank", l.dt_rank, k_max_width, "width");
+  read_flag(la, "conv_bias", l.conv_bias);
+  read_flag(la, "proj_bias", l.proj_bias);
+  read_non_negative(la, "layers", l.layers, k_max_layers, "layers");
+  read_count(la, "key_heads", l.key_heads, k_max_heads, "heads");
+  read_count(la, "value_heads", l.value_heads, k_max_heads, "heads");
+  read_count(la, "key_head_dim", l.key_head_dim, k_max_width, "width");
+  read_count(la, "value_head_dim", l.value_head_dim, k_max_width, "width");
+  read_count(la, "conv_kernel", l.conv_kernel, 1024, "width");
+  if (auto v = la.find("state_bytes_per_element")) l.state_bytes_per_element = v->as_int(1, 8);
 }
 
 // Explicit architecture fields (they override whatever the source set).
@@ -155,6 +182,7 @@ void apply_fields(const JsonReader& r, ModelSpec& m) {
   const AttentionKind before = m.attention.kind;
   if (auto moe = r.find("moe")) apply_moe(*moe, m);
   if (auto a = r.find("attention")) apply_attention(*a, m);
+  if (auto la = r.find("linear_attention")) apply_linear_attention(*la, m);
   const bool kind_given = r.find("attention") && r.find("attention")->find("kind");
   if (!kind_given && before != AttentionKind::mla) {
     m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
@@ -328,6 +356,28 @@ void validate_architecture(const ModelSpec& m, const JsonReader& r) {
   if (m.attention.sliding_window_layers > m.layers) {
     inconsistent(r, "attention.sliding_window_layers", fmt::format("at most layers ({})", m.layers),
                  m.attention.sliding_window_layers);
+  }
+  if (m.kind != ModelKind::decoder && m.tokens_per_item <= 0) {
+    // A DiT/ViT is sized per image: without its token count every figure would be zero (issue 19).
+    where(r, "tokens_per_item")
+        .fail(fmt::format("expected a positive tokens_per_item for kind \"{}\" (the tokens one image is "
+                          "processed as: FLUX.1 at 1024x1024 is 4,096 image + 512 text tokens), got {}",
+                          to_string(m.kind), m.tokens_per_item));
+  }
+  const LinearAttentionSpec& la = m.linear_attention;
+  if (la.layers > m.layers) {
+    inconsistent(r, "linear_attention.layers", fmt::format("at most layers ({})", m.layers), la.layers);
+  }
+  if (la.layers > 0 && la.kind == LinearKind::gated_deltanet &&
+      (la.key_heads <= 0 || la.value_heads <= 0 || la.key_head_dim <= 0 || la.value_head_dim <= 0 ||
+       la.conv_kernel <= 0)) {
+    where(r, "linear_attention")
+        .fail("expected key_heads, value_heads, key_head_dim, value_head_dim and conv_kernel for "
+              "gated-DeltaNet layers");
+  }
+  if (la.layers > 0 && la.kind == LinearKind::mamba &&
+      (la.inner_size <= 0 || la.state_size <= 0 || la.dt_rank <= 0 || la.conv_kernel <= 0)) {
+    where(r, "linear_attention").fail("expected inner_size, state_size, dt_rank and conv_kernel for Mamba layers");
   }
   if (m.attention.kind == AttentionKind::mla && m.attention.kv_lora_rank <= 0) {
     where(r, "attention").fail("expected attention.kv_lora_rank for attention kind \"mla\", got none");

@@ -169,6 +169,25 @@ void parse_sla(const JsonReader& s, Sla& sla) {
   }
 }
 
+// Image models produce no tokens: a DiT has neither a first token nor a time per output token, a
+// ViT encoder no output tokens (issue 19). Latency per image is e2e_ms, images per second requests_per_s.
+void reject_token_slas(const JsonReader& s, const ModelSpec& model) {
+  if (model.kind == ModelKind::decoder) return;
+  std::vector<std::string> keys = {"tpot_ms", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms", "output_tokens_per_s"};
+  if (model.kind == ModelKind::dit) {
+    for (const char* k : {"ttft_ms", "ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms"})
+      keys.emplace_back(k);
+  }
+  for (const auto& key : keys) {
+    if (auto v = s.find(key)) {
+      v->fail(fmt::format("expected no per-token target for an image model (kind \"{}\" {}): give the latency "
+                          "per image as e2e_ms and images per second as requests_per_s",
+                          to_string(model.kind),
+                          model.kind == ModelKind::dit ? "generates images, not tokens" : "outputs no tokens"));
+    }
+  }
+}
+
 void parse_tco(const JsonReader& t, TcoParams& tco) {
   t.expect_keys({"years", "cost_of_capital", "utilization", "pue", "usd_per_kwh", "power_fraction",
                  "server_overhead", "ops_fraction", "grid_gco2e_per_kwh"});
@@ -283,7 +302,10 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
                                    : "precision not given: bf16");
   }
   parse_workload(root, spec);
-  if (auto s = root.find("sla")) parse_sla(*s, spec.sla);
+  if (auto s = root.find("sla")) {
+    parse_sla(*s, spec.sla);
+    if (spec.mode == WorkloadMode::inference) reject_token_slas(*s, spec.model);
+  }
   InferenceWorkload& in = spec.inference;
   if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson && in.request_rate_per_s <= 0.0) {
     // Open loop needs a rate: the workload's own, else the SLA's peak.

@@ -105,10 +105,9 @@ TEST_CASE("HF import: unsupported model_type lists the supported ones", "[io]") 
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(format_error(e) == "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, "
-                             "falcon, gemma, gemma2, "
-                             "gemma3, gemma3_text, gpt_neox, gpt_oss, gptj, llama, mistral, mixtral, phi3, "
-                             "qwen2, qwen2_moe, qwen3, "
-                             "qwen3_moe)");
+                             "deepseek_v32, falcon, gemma, gemma2, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, "
+                             "gpt_neox, gpt_oss, gptj, jamba, kimi_k2, llama, llama4, minimax_m2, mistral, mixtral, phi3, "
+                             "qwen2, qwen2_moe, qwen3, qwen3_5_moe, qwen3_moe, qwen3_next)");
   }
 }
 
