@@ -26,6 +26,7 @@ std::string format_hours(double seconds) {
 std::string training_layout_label(const TrainingLayout& l) {
   std::string out = fmt::format("TP{}", l.tp);
   if (l.pp > 1) out += fmt::format("·PP{}", l.pp);
+  if (l.vp > 1) out += fmt::format("·VP{}", l.vp);
   out += fmt::format("·DP{}", l.dp);
   if (l.ep > 1) out += fmt::format(" EP{}", l.ep);
   if (l.cp > 1) out += fmt::format(" CP{}", l.cp);
@@ -63,6 +64,7 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                        {"dp", l.dp},
                        {"ep", l.ep},
                        {"cp", l.cp},
+                       {"vp", l.vp},
                        {"zero_stage", l.zero_stage},
                        {"micro_batch", l.micro_batch},
                        {"recompute", to_string(l.recompute)},
@@ -74,7 +76,15 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                      {"step_time_s", round_sig(t.step_time_s)},
                      {"compute_s", round_sig(t.compute_s)},
                      {"comm_exposed_s", round_sig(t.comm_exposed_s)},
+                     {"comm_exposed_breakdown_s",
+                      {{"tp", round_sig(t.tp_comm_exposed_s)},
+                       {"cp", round_sig(t.cp_comm_exposed_s)},
+                       {"ep", round_sig(t.ep_comm_exposed_s)},
+                       {"pp", round_sig(t.pp_comm_exposed_s)},
+                       {"dp", round_sig(t.dp_comm_exposed_s)}}},
+                     {"tp_comm_overlap", round_sig(t.tp_overlap_fraction, 4)},
                      {"bubble_s", round_sig(t.bubble_s)},
+                     {"bubble_fraction", round_sig(t.bubble_fraction, 4)},
                      {"offload_s", round_sig(t.offload_s)},
                      {"tokens_per_s", round_sig(t.tokens_per_s)},
                      {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
@@ -142,7 +152,20 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
   fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));
   fmt::print("  {:<26}{:>12}\n", "  exposed communication", format_ms(t.comm_exposed_s));
-  fmt::print("  {:<26}{:>12}\n", "  pipeline bubble", format_ms(t.bubble_s));
+  const auto part = [](const char* name, double s) {
+    if (s > 0.0) fmt::print("  {:<26}{:>12}\n", fmt::format("    {}", name), format_ms(s));
+  };
+  part(t.tp_overlap_fraction > 0.0
+           ? fmt::format("TP ({:.0f}% hidden)", t.tp_overlap_fraction * 100.0).c_str()
+           : "TP",
+       t.tp_comm_exposed_s);
+  part("CP ring attention", t.cp_comm_exposed_s);
+  part("EP all-to-all", t.ep_comm_exposed_s);
+  part("PP send/recv", t.pp_comm_exposed_s);
+  part("DP / ZeRO", t.dp_comm_exposed_s);
+  fmt::print("  {:<26}{:>12}\n", "  pipeline bubble",
+             t.layout.pp > 1 ? fmt::format("{} ({:.1f}%)", format_ms(t.bubble_s), t.bubble_fraction * 100.0)
+                             : format_ms(t.bubble_s));
   fmt::print("  {:<26}{:>12}\n", "tokens/s", format_count(t.tokens_per_s));
   fmt::print("  {:<26}{:>12}\n", "tokens/s per GPU", format_count(t.tokens_per_s_per_gpu));
   fmt::print("  {:<26}{:>12}\n", "model TFLOP/s per GPU", fmt::format("{:.0f}", t.model_tflops_per_gpu));

@@ -1,0 +1,169 @@
+// Interleaved pipelines, TP overlap, context parallelism, per-op selective recompute, chunked loss and
+// LoRA targets (docs/training.md, methodology §3.3, §3.4, §5.2, §5.3) against hand-computed examples.
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "rightsize/training.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+namespace {
+
+TrainingWorkload pretrain(std::int64_t seq, std::int64_t global_batch) {
+  TrainingWorkload w;
+  w.seq_len = seq;
+  w.global_batch = global_batch;
+  return w;
+}
+
+Gpu h100_training() {
+  Gpu g = h100_sxm();
+  g.efficiency.training_mfu = 0.50;
+  return g;
+}
+
+} // namespace
+
+TEST_CASE("interleaved 1F1B bubble (p − 1)/(v·m + p − 1) and its memory factor [NAR21][KOR22]", "[core]") {
+  // p = 16, m = 64: 15/79 = 19.0 % plain; v = 8: 15/(512 + 15) = 2.85 %.
+  CHECK(pipeline_bubble_fraction(16, 64) == Approx(15.0 / 79.0));
+  CHECK(pipeline_bubble_fraction(16, 64, 8) == Approx(15.0 / 527.0));
+  CHECK(pipeline_bubble_fraction(16, 64, 8) == Approx(0.028463).epsilon(1e-4));
+  // Korthikanti §4.2.3: 1 + (p − 1)/(p·v) = 1 + 15/128 = 1.1171875.
+  CHECK(interleaved_activation_factor(16, 8) == 1.1171875);
+  CHECK(interleaved_activation_factor(16, 1) == 1.0);
+  CHECK(interleaved_activation_factor(1, 4) == 1.0);
+
+  // In the estimate: 8B, p = 8, m = 32: the idle share 7/39 becomes 7/(4·32 + 7) = 7/135 with v = 4.
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingLayout l;
+  l.pp = 8;
+  l.recompute = Recompute::none;
+  const auto plain = estimate_training(p8, pretrain(4096, 32), h100_training(), l, TrainingConfig{}, 0.0);
+  l.vp = 4;
+  const auto inter = estimate_training(p8, pretrain(4096, 32), h100_training(), l, TrainingConfig{}, 0.0);
+  CHECK(inter.bubble_s == Approx(plain.bubble_s / 4.0).epsilon(0.02)); // PP sends grow 4×, compute equal
+  CHECK(inter.pp_comm_exposed_s == Approx(4.0 * plain.pp_comm_exposed_s));
+  CHECK(inter.compute_s == Approx(plain.compute_s));
+  CHECK(inter.memory.activations_bytes > plain.memory.activations_bytes);
+  CHECK(inter.tokens_per_s > plain.tokens_per_s);
+}
+
+TEST_CASE("TP communication overlap hides its share; NeMo defaults it on, Megatron off", "[core]") {
+  const PreparedModel p70 = prepare_model(llama31_70b(), Precision{});
+  TrainingLayout l;
+  l.tp = 8;
+  l.dp = 2;
+  l.micro_batch = 1;
+  l.recompute = Recompute::none;
+  auto w = pretrain(4096, 64);
+  const auto off = estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0);
+  CHECK(off.tp_comm_exposed_s > 0.0);
+  CHECK(off.tp_overlap_fraction == 0.0);
+  w.tp_comm_overlap = 0.75;
+  const auto on = estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0);
+  CHECK(on.tp_comm_exposed_s == Approx(0.25 * off.tp_comm_exposed_s));
+  CHECK(on.step_time_s == Approx(off.step_time_s - 0.75 * off.tp_comm_exposed_s));
+  w.tp_comm_overlap.reset();
+  w.framework = TrainingFramework::nemo;
+  const auto nemo = estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0);
+  CHECK(nemo.tp_overlap_fraction == TrainingConfig{}.tp_overlap_enabled_fraction);
+  w.framework = TrainingFramework::megatron;
+  CHECK(estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0).tp_overlap_fraction == 0.0);
+}
+
+TEST_CASE("context parallelism divides activations by cp and hides the ring under attention", "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingLayout l;
+  l.dp = 8;
+  l.zero_stage = 1;
+  l.recompute = Recompute::none;
+  const auto w = pretrain(32768, 64);
+  const auto cp1 = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  l.dp = 4;
+  l.cp = 2;
+  const auto cp2 = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  // Layer activations halve (logits too: each rank holds half the sequence's tokens).
+  CHECK(cp2.memory.activations_bytes == Approx(cp1.memory.activations_bytes / 2.0).epsilon(1e-6));
+  // At s = 32,768 each rank's attention (16,384 tokens) outlasts one K/V exchange over NVLink.
+  CHECK(cp2.cp_comm_exposed_s == 0.0);
+  // Same GPUs, same work: compute time is unchanged.
+  CHECK(cp2.compute_s == Approx(cp1.compute_s));
+  // Short shards (s = 2,048 over 8 ranks) cannot hide the exchange.
+  l.dp = 1;
+  l.cp = 8;
+  const auto short_seq = estimate_training(p8, pretrain(2048, 8), h100_training(), l, TrainingConfig{}, 0.0);
+  CHECK(short_seq.cp_comm_exposed_s > 0.0);
+}
+
+TEST_CASE("per-op selective recompute keeps 4h + 3h_q + 2h_kv + 2I bytes per token per layer [TT-AC]",
+          "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  // 4·4096 + 3·4096 + 2·1024 + 2·14336 = 16,384 + 12,288 + 2,048 + 28,672 = 59,392 (vs 167,936 none).
+  CHECK(per_op_activation_bytes_per_token_layer(p8, 1, false) == 59'392.0);
+  // TP8 + SP: everything ÷ 8 = 7,424; TP8 alone: 4h replicated + the rest ÷ 8 = 16,384 + 43,008/8.
+  CHECK(per_op_activation_bytes_per_token_layer(p8, 8, true) == 7'424.0);
+  CHECK(per_op_activation_bytes_per_token_layer(p8, 8, false) == 16'384.0 + 5'376.0);
+  // s = 8192, 32 layers: 32 × 8192 × 59,392 = 15.57 GB.
+  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::per_op) == 32.0 * 8192.0 * 59'392.0);
+  // FLOPs: model FLOPs unchanged, hardware adds half the layers' GEMM forward.
+  const auto none = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::none, 0);
+  const auto op = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::per_op, 0);
+  CHECK(op.model_per_token == none.model_per_token);
+  CHECK(op.hardware_per_token ==
+        Approx(none.hardware_per_token + 0.5 * (p8.mm_flops_per_token - p8.head_flops_per_token)));
+  const auto full = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::full, 0);
+  CHECK(op.hardware_per_token < full.hardware_per_token);
+}
+
+TEST_CASE("per-op recompute makes the 8B FSDP run fit on 48 GB where full stash does not", "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingLayout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  l.recompute = Recompute::none;
+  const Gpu l40s_card = l40s();
+  const auto none = estimate_training(p8, pretrain(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
+  l.recompute = Recompute::per_op;
+  const auto op = estimate_training(p8, pretrain(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
+  CHECK_FALSE(none.memory.fits);
+  CHECK(op.memory.fits);
+  // activations + logits: 15.57 + 6.30 GB.
+  CHECK(op.memory.activations_bytes / 1e9 == Approx(15.569 + 6.304).epsilon(1e-3));
+}
+
+TEST_CASE("chunked cross-entropy keeps one FP32 chunk; LoRA targets", "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  // (8192 × 2 + 1024 × 4) × 128,256 = 2.63 GB instead of 6.30 GB.
+  CHECK(logits_bytes(p8, 8192, 1, true) == (8192.0 * 2.0 + 1024.0 * 4.0) * 128256.0);
+  CHECK(logits_bytes(p8, 512, 1, true) == 512.0 * 6.0 * 128256.0);
+  // r = 16: q, v = 32 × 16 × ((4096 + 4096) + (4096 + 1024)) = 6,815,744; q, k, v, o = 13,631,488.
+  CHECK(lora_trainable_params(llama31_8b(), 16, LoraTargets::qv) == 6'815'744);
+  CHECK(lora_trainable_params(llama31_8b(), 16, LoraTargets::attention) == 13'631'488);
+  CHECK(lora_trainable_params(llama31_8b(), 16, LoraTargets::all_linear) == 41'943'040);
+}
+
+TEST_CASE("search picks interleaving and context parallelism where they pay", "[core]") {
+  const PreparedModel p70 = prepare_model(llama31_70b(), Precision{});
+  LayoutPins pins;
+  pins.tp = 8;
+  pins.pp = 8;
+  // 512 GPUs, 256 sequences of 8,192: DP8 leaves m = 32 micro-batches; interleaving cuts the bubble.
+  const auto e = search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
+  CHECK(e.memory.fits);
+  CHECK(e.layout.vp > 1);
+  pins.vp = 1;
+  const auto plain =
+      search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
+  CHECK(e.tokens_per_s > plain.tokens_per_s);
+  // Short sequences never search CP; a pinned CP is honoured.
+  const auto short_seq =
+      search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, LayoutPins{}, TrainingConfig{}, 0.0);
+  CHECK(short_seq.layout.cp == 1);
+  LayoutPins cp_pin;
+  cp_pin.cp = 2;
+  const auto pinned =
+      search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, cp_pin, TrainingConfig{}, 0.0);
+  CHECK(pinned.layout.cp == 2);
+}
