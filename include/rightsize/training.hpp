@@ -47,6 +47,12 @@ struct TrainingConfig {
   double fragmentation_fraction = 0.08;
   /// CUDA context, NCCL communicators of the TP/DP/PP groups, gradient buckets (methodology §2.6, §3.3).
   double runtime_reserve_bytes = 2.0 * 1073741824.0;
+  /// Two-sided memory band (assumption, docs/training.md §1): the caching allocator's reserve over
+  /// what is allocated spans 2–15 % (`max_memory_reserved` / `max_memory_allocated`), and the CUDA
+  /// context + NCCL part of the runtime reserve is at least 0.75 GiB.
+  double fragmentation_low_fraction = 0.02;
+  double fragmentation_high_fraction = 0.15;
+  double runtime_reserve_low_bytes = 0.75 * 1073741824.0;
   /// Planning GPU-hours = ideal × this (restarts, evaluation, stragglers): methodology §4.2 suggests 1.2–1.5.
   double planning_overhead_factor = 1.3;
   /// > 0 replaces gpu.efficiency.training_mfu as the kernel-level GEMM efficiency (calibration hook).
@@ -64,6 +70,13 @@ struct TrainingConfig {
 /// Everything estimated for one layout. Times are per optimizer step unless named otherwise.
 struct TrainingEstimate {
   MemoryEstimate memory; ///< per GPU, the most loaded pipeline stage
+  /// What frameworks report for the same stage: allocated tensors (`torch.cuda.max_memory_allocated`),
+  /// the caching allocator's reserve over them (`max_memory_reserved`), and the device total
+  /// (reserved + CUDA context + NCCL buffers = memory.per_gpu_bytes) with its two-sided band.
+  double memory_allocated_bytes = 0.0;
+  double memory_reserved_bytes = 0.0;
+  double memory_low_bytes = 0.0;
+  double memory_high_bytes = 0.0;
   TrainingLayout layout;
   int gpus = 0;
   int nodes = 0;                           ///< ceil(gpus / gpu.gpus_per_node)

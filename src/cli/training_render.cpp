@@ -56,6 +56,10 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                    {"kv_cache_bytes", 0},
                    {"overhead_bytes", bytes(m.overhead_bytes)},
                    {"headroom_bytes", bytes(m.headroom_bytes())},
+                   {"allocated_bytes", bytes(t.memory_allocated_bytes)},
+                   {"reserved_bytes", bytes(t.memory_reserved_bytes)},
+                   {"per_gpu_bytes_low", bytes(t.memory_low_bytes)},
+                   {"per_gpu_bytes_high", bytes(t.memory_high_bytes)},
                    {"fits", m.fits}};
   const TrainingLayout& l = t.layout;
   doc["training"] = {{"layout",
@@ -118,6 +122,8 @@ void add_training_bands(nlohmann::json& doc, const BandContext& bands, const Tra
   const double hi = t.tokens_per_s > 0.0 ? b.high / t.tokens_per_s : 1.0;
   doc["training"]["tokens_per_s_low"] = round_sig(b.low);
   doc["training"]["tokens_per_s_high"] = round_sig(b.high);
+  doc["training"]["step_time_s_low"] = round_sig(t.step_time_s / hi);
+  doc["training"]["step_time_s_high"] = round_sig(t.step_time_s / lo);
   doc["training"]["time_to_train_s_low"] = round_sig(t.time_to_train_s / hi);
   doc["training"]["time_to_train_s_high"] = round_sig(t.time_to_train_s / lo);
   if (doc["cost"]["price_known"].get<bool>()) {
@@ -144,10 +150,13 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>10}\n", "optimizer states", format_gb(m.optimizer_bytes));
   fmt::print("  {:<26}{:>10}\n", "activations", format_gb(m.activations_bytes));
   fmt::print("  {:<26}{:>10}\n", "buffers and overhead", format_gb(m.overhead_bytes));
-  fmt::print("  {:<26}{:>10}  of {} usable: {}\n\n", "total", format_gb(m.per_gpu_bytes),
+  fmt::print("  {:<26}{:>10}  reserved by the allocator {}\n", "allocated tensors",
+             format_gb(t.memory_allocated_bytes), format_gb(t.memory_reserved_bytes));
+  fmt::print("  {:<26}{:>10}  of {} usable: {}\n", "total", format_gb(m.per_gpu_bytes),
              format_gb(m.usable_per_gpu_bytes),
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
+  fmt::print("  {:<26}{:>10}  to {}\n\n", "  band", format_gb(t.memory_low_bytes), format_gb(t.memory_high_bytes));
   fmt::print("time\n");
   fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
   fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));

@@ -147,6 +147,21 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
   return lora_total;
 }
 
+// Bytes of FP8 casts per token [TE-FP8]: every FP8 GEMM input is read in BF16 (2 B) and written in
+// FP8 (1 B), amax fused into the cast (delayed scaling). Per layer, forward: the QKV, output, MLP-in
+// and MLP-down inputs (2h + h_q + I); backward: the output gradients of q/k/v, o, the MLP-in GEMMs
+// (gate and up when gated) and down (h_q + 2h_kv + 2h + g·I, g = 2 gated, 1 plain). Derived.
+double fp8_cast_bytes_per_token(const PreparedModel& pm) {
+  const ModelSpec& m = pm.model;
+  const double h = d(m.hidden_size);
+  const double h_q = d(m.heads * m.head_dim);
+  const double h_kv = d(m.kv_heads * m.head_dim);
+  const double ffn = pm.ffn_width_for_activations;
+  const double fwd = 2.0 * h + h_q + ffn;
+  const double bwd = h_q + 2.0 * h_kv + 2.0 * h + (m.ffn_gated ? 2.0 : 1.0) * ffn;
+  return 3.0 * d(m.layers) * (fwd + bwd);
+}
+
 // Share of TP communication hidden: the workload's tp_comm_overlap, else the framework's default —
 // NeMo's performance recipes enable TE userbuffer overlap, Megatron-Core and torchtitan do not by
 // default (docs/training.md §4) — else the config's.
@@ -198,6 +213,28 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
   ctx.compute_flops_per_s = ctx.peak_flops_per_s * std::max(1e-3, eff);
   ctx.hbm_bytes_per_s = gb_per_s_to_bytes_per_s(std::max(1e-3, gpu.memory_bandwidth_gb_per_s)) *
                         std::max(1e-3, gpu.efficiency.decode_bandwidth);
+  ctx.attention_flops_per_s = ctx.compute_flops_per_s;
+  ctx.fp8_gemms = ctx.precision_supported && pm.math == MathDtype::fp8;
+  if (ctx.fp8_gemms) {
+    ctx.attention_flops_per_s =
+        std::max(1e-3, gpu.tflops(MathDtype::bf16)) * k_flops_per_tflop * std::max(1e-3, eff);
+  }
+  const double cast_s = ctx.fp8_gemms ? fp8_cast_bytes_per_token(pm) / ctx.hbm_bytes_per_s : 0.0;
+  for (std::size_t i = 0; i < ctx.flops.size(); ++i) {
+    const TrainingFlops& f = ctx.flops[i];
+    if (!ctx.fp8_gemms) {
+      ctx.compute_s_per_token[i] = f.hardware_per_token / ctx.compute_flops_per_s;
+      continue;
+    }
+    // FP8 per op [TE-FP8]: Transformer Engine runs the linear layers' GEMMs in FP8; the attention core
+    // (FlashAttention / cuDNN BF16), norms and the loss stay BF16. Attention runs 3× its forward, 4×
+    // when it is recomputed (selective, full).
+    const auto rc = static_cast<Recompute>(i);
+    const double attn_passes = (rc == Recompute::selective || rc == Recompute::full) ? 4.0 : 3.0;
+    const double attn = attn_passes * ctx.attention_fwd_per_token;
+    const double gemm = std::max(0.0, f.hardware_per_token - attn);
+    ctx.compute_s_per_token[i] = gemm / ctx.compute_flops_per_s + attn / ctx.attention_flops_per_s + cast_s;
+  }
   return ctx;
 }
 

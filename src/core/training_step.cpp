@@ -48,13 +48,14 @@ struct MicroBatch {
   double tp_s = 0.0, ep_s = 0.0, cp_s = 0.0, pp_s = 0.0;
 };
 
-MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l, const TrainingFlops& fl) {
+MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l) {
   const PreparedModel& pm = *ctx.pm;
   MicroBatch mb;
   const double t = l.tp, p = l.pp, cp = l.cp;
   const double tokens = d(l.micro_batch) * ctx.seq; // one DP rank's micro-batch
   // The t·p·cp GPUs of a model replica share its FLOPs; stages are taken as balanced.
-  mb.compute_s = fl.hardware_per_token * tokens / (t * p * cp) / ctx.compute_flops_per_s;
+  mb.compute_s =
+      ctx.compute_s_per_token[static_cast<std::size_t>(l.recompute)] * tokens / (t * p * cp);
 
   const double ls = layers_per_stage(ctx, l.pp, l.vp);
   const bool seq_par = l.sequence_parallel && l.tp > 1;
@@ -82,7 +83,7 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l,
     const double kv_msg = 2.0 * tokens / cp * ctx.kv_width * pm.activation_bytes / t;
     const double ring_s = ls * 3.0 * (cp - 1.0) * p2p(ctx, kv_msg, l.tp * l.cp);
     const double attention_s = 3.0 * ctx.attention_fwd_per_token * (ls / ctx.layers) * tokens / (t * cp) /
-                               ctx.compute_flops_per_s;
+                               ctx.attention_flops_per_s;
     cp_s = std::max(0.0, ring_s - attention_s);
   }
   // PP: one activation forward and one gradient backward per stage boundary and micro-batch (§5.3);
@@ -201,9 +202,18 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.global_batch_effective = est.micro_batches * per_pass;
   est.tokens_per_step = d(est.global_batch_effective) * ctx.seq;
   est.memory = training_memory(ctx, l, est.micro_batches);
+  // Allocated vs reserved vs device (docs/training.md §1): per_gpu = itemized·(1 + f) + reserve.
+  const TrainingConfig& cfg = *ctx.config;
+  est.memory_allocated_bytes =
+      (est.memory.per_gpu_bytes - cfg.runtime_reserve_bytes) / (1.0 + cfg.fragmentation_fraction);
+  est.memory_reserved_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_fraction);
+  est.memory_low_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_low_fraction) +
+                         std::min(cfg.runtime_reserve_low_bytes, cfg.runtime_reserve_bytes);
+  est.memory_high_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_high_fraction) +
+                          cfg.runtime_reserve_bytes;
 
   const TrainingFlops& fl = ctx.flops[static_cast<std::size_t>(l.recompute)];
-  const MicroBatch mb = micro_batch_time(ctx, l, fl);
+  const MicroBatch mb = micro_batch_time(ctx, l);
   const double m = d(est.micro_batches);
   est.compute_s = m * mb.compute_s;
   // 1F1B: the step lasts (m + p − 1) micro-batch slots, p − 1 of them idle (§5.3 [NAR21]);

@@ -167,3 +167,57 @@ TEST_CASE("search picks interleaving and context parallelism where they pay", "[
       search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, cp_pin, TrainingConfig{}, 0.0);
   CHECK(pinned.layout.cp == 2);
 }
+
+TEST_CASE("memory as frameworks report it: allocated < reserved < device, two-sided band", "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingLayout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  l.recompute = Recompute::none;
+  const TrainingConfig cfg;
+  const auto e = estimate_training(p8, pretrain(8192, 8), h100_training(), l, cfg, 0.0);
+  // Worked (docs/training.md §1): itemized 67.25 GB allocated, × 1.08 = 72.63 GB reserved, + 2 GiB.
+  CHECK(e.memory_allocated_bytes / 1e9 == Approx(67.25).epsilon(2e-3));
+  CHECK(e.memory_reserved_bytes == Approx(1.08 * e.memory_allocated_bytes));
+  CHECK(e.memory.per_gpu_bytes == Approx(e.memory_reserved_bytes + cfg.runtime_reserve_bytes));
+  // Band: 67.25 × 1.02 + 0.75 GiB = 69.4 GB … 67.25 × 1.15 + 2 GiB = 79.5 GB.
+  CHECK(e.memory_low_bytes == Approx(e.memory_allocated_bytes * 1.02 + 0.75 * 1073741824.0));
+  CHECK(e.memory_high_bytes == Approx(e.memory_allocated_bytes * 1.15 + 2.0 * 1073741824.0));
+  CHECK(e.memory_low_bytes < e.memory.per_gpu_bytes);
+  CHECK(e.memory_high_bytes > e.memory.per_gpu_bytes);
+}
+
+TEST_CASE("FP8 training per op: GEMMs at the FP8 peak, attention BF16, casts at HBM speed [TE-FP8]",
+          "[core]") {
+  Precision fp8;
+  fp8.weights = NumberFormat::fp8;
+  fp8.activations = NumberFormat::fp8;
+  const PreparedModel b16 = prepare_model(llama31_8b(), Precision{});
+  const PreparedModel f8 = prepare_model(llama31_8b(), fp8);
+  TrainingLayout l;
+  l.dp = 8;
+  l.zero_stage = 1;
+  l.micro_batch = 1;
+  l.recompute = Recompute::none;
+  const auto w = pretrain(8192, 128);
+  const Gpu gpu = h100_training();
+  const auto eb = estimate_training(b16, w, gpu, l, TrainingConfig{}, 0.0);
+  const auto ef = estimate_training(f8, w, gpu, l, TrainingConfig{}, 0.0);
+  // Hand-computed compute per token on one GPU (η = 0.5): bf16 = hardware / (989.4 T · 0.5);
+  // fp8 = GEMM / (1978.9 T · 0.5) + 3 × attention fwd / (989.4 T · 0.5) + cast bytes / (3.35 TB/s · η_m).
+  const auto fl = training_flops_per_token(b16, 8192, TrainingMethod::full, Recompute::none, 0);
+  const double attn = 3.0 * (fl.forward_per_token - b16.mm_flops_per_token);
+  const double gemm = fl.hardware_per_token - attn;
+  const double f16 = gpu.tflops(MathDtype::bf16) * 1e12 * 0.5;
+  const double f8r = gpu.tflops(MathDtype::fp8) * 1e12 * 0.5;
+  // Casts: 3 B × 32 layers × (fwd 2h + h_q + I + bwd h_q + 2h_kv + 2h + 2I) = 3 × 32 × 69,632.
+  const double cast = 3.0 * 32.0 * (2.0 * 4096 + 4096 + 14336 + 4096 + 2048 + 8192 + 28672);
+  CHECK(cast == 3.0 * 32.0 * 69'632.0);
+  const double hbm = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
+  const double t16 = fl.hardware_per_token / f16;
+  const double t8 = gemm / f8r + attn / f16 + cast / hbm;
+  CHECK(ef.compute_s / eb.compute_s == Approx(t8 / t16).epsilon(1e-6));
+  // The speed-up stays well short of the 2× peak ratio (attention and casts do not speed up).
+  CHECK(eb.compute_s / ef.compute_s < 1.8);
+  CHECK(eb.compute_s / ef.compute_s > 1.3);
+}
