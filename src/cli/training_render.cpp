@@ -161,17 +161,18 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
   fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));
   fmt::print("  {:<26}{:>12}\n", "  exposed communication", format_ms(t.comm_exposed_s));
-  const auto part = [](const char* name, double s) {
-    if (s > 0.0) fmt::print("  {:<26}{:>12}\n", fmt::format("    {}", name), format_ms(s));
+  // Each kind of communication the layout uses, even when fully hidden (0 ms).
+  const auto part = [](const char* name, double s, bool used) {
+    if (used || s > 0.0) fmt::print("  {:<26}{:>12}\n", fmt::format("    {}", name), format_ms(s));
   };
   part(t.tp_overlap_fraction > 0.0
            ? fmt::format("TP ({:.0f}% hidden)", t.tp_overlap_fraction * 100.0).c_str()
            : "TP",
-       t.tp_comm_exposed_s);
-  part("CP ring attention", t.cp_comm_exposed_s);
-  part("EP all-to-all", t.ep_comm_exposed_s);
-  part("PP send/recv", t.pp_comm_exposed_s);
-  part("DP / ZeRO", t.dp_comm_exposed_s);
+       t.tp_comm_exposed_s, t.layout.tp > 1);
+  part("CP ring attention", t.cp_comm_exposed_s, t.layout.cp > 1);
+  part("EP all-to-all", t.ep_comm_exposed_s, t.layout.ep > 1);
+  part("PP send/recv", t.pp_comm_exposed_s, t.layout.pp > 1);
+  part("DP / ZeRO", t.dp_comm_exposed_s, t.layout.dp * t.layout.cp > 1);
   fmt::print("  {:<26}{:>12}\n", "  pipeline bubble",
              t.layout.pp > 1 ? fmt::format("{} ({:.1f}%)", format_ms(t.bubble_s), t.bubble_fraction * 100.0)
                              : format_ms(t.bubble_s));
