@@ -40,6 +40,15 @@ struct ValidationCase {
   InferenceWorkload workload;                     ///< ISL, OSL, concurrency per replica (0 = auto)
   std::int64_t training_seq_len = 0;              ///< training cases only
   Recompute training_recompute = Recompute::full; ///< training cases: the run's recompute mode
+  /// Published training settings (0 / -1 / unset = not published: global batch max(1024, GPUs),
+  /// micro-batch and ZeRO searched, CP and VP 1, TP overlap the framework's default).
+  std::int64_t training_global_batch = 0;
+  std::int64_t training_micro_batch = 0;
+  int training_zero_stage = -1;
+  int training_cp = 1;
+  int training_vp = 1;
+  std::optional<double> training_tp_overlap;
+  TrainingFramework training_framework = TrainingFramework::generic;
   MemoryScope memory_scope = MemoryScope::weights_per_gpu;
   double measured = 0.0;   ///< in the unit of `kind`
   bool scored = true;      ///< false: reported but excluded from metrics and fits

@@ -74,11 +74,18 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
     const PreparedModel pm = prepare_model(c.model, c.precision);
     TrainingWorkload w;
     w.seq_len = c.training_seq_len;
-    w.global_batch = std::max<std::int64_t>(1024, c.deployment.gpus);
+    w.global_batch = c.training_global_batch > 0 ? c.training_global_batch
+                                                 : std::max<std::int64_t>(1024, c.deployment.gpus);
     w.recompute = c.training_recompute;
+    w.micro_batch = c.training_micro_batch;
+    w.zero_stage = c.training_zero_stage;
+    w.framework = c.training_framework;
+    w.tp_comm_overlap = c.training_tp_overlap;
     LayoutPins pins;
     pins.tp = c.deployment.tp;
     pins.pp = c.deployment.pp;
+    pins.cp = std::max(1, c.training_cp);
+    pins.vp = std::max(1, c.training_vp);
     return search_training_layout(pm, w, gpu, c.deployment.gpus, pins, TrainingConfig{}, 0.0).tokens_per_s;
   }
   const PreparedModel pm = prepare_model(c.model, c.precision);

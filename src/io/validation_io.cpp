@@ -93,6 +93,21 @@ ValidationCase read_case(const JsonReader& r) {
       c.training_recompute =
           mode == "none" ? Recompute::none : (mode == "selective" ? Recompute::selective : Recompute::full);
     }
+    // Optional published settings (tests/validation/README.md).
+    const JsonReader t = r.at("training");
+    c.training_global_batch = int_or(t, "global_batch", 0);
+    c.training_micro_batch = int_or(t, "micro_batch", 0);
+    c.training_zero_stage = static_cast<int>(int_or(t, "zero_stage", -1));
+    c.training_cp = static_cast<int>(int_or(t, "cp", 1));
+    c.training_vp = static_cast<int>(int_or(t, "vp", 1));
+    if (auto o = t.find("tp_comm_overlap")) c.training_tp_overlap = o->as_number(0.0, 1.0);
+    if (auto f = t.find("framework")) {
+      const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
+      c.training_framework = fw == "megatron"     ? TrainingFramework::megatron
+                             : fw == "nemo"       ? TrainingFramework::nemo
+                             : fw == "torchtitan" ? TrainingFramework::torchtitan
+                                                  : TrainingFramework::generic;
+    }
   } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
     r.fail("inference cases need input_tokens and output_tokens >= 1");
   }
