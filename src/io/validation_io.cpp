@@ -89,9 +89,11 @@ ValidationCase read_case(const JsonReader& r) {
   if (c.kind == FigureKind::training_throughput) {
     c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
     if (auto rc = r.at("training").find("recompute")) {
-      const std::string mode = rc->as_choice({"none", "selective", "full"});
-      c.training_recompute =
-          mode == "none" ? Recompute::none : (mode == "selective" ? Recompute::selective : Recompute::full);
+      const std::string mode = rc->as_choice({"none", "selective", "full", "per_op"});
+      c.training_recompute = mode == "none"        ? Recompute::none
+                             : mode == "selective" ? Recompute::selective
+                             : mode == "per_op"    ? Recompute::per_op
+                                                   : Recompute::full;
     }
     // Optional published settings (tests/validation/README.md).
     const JsonReader t = r.at("training");
