@@ -18,7 +18,8 @@ namespace rightsize {
 
 /// The figure a measurement (and an error band) is about. Units: throughput and
 /// training_throughput in tokens/s for the whole deployment, latencies in seconds, memory in bytes.
-enum class FigureKind : std::uint8_t { throughput, ttft, tpot, e2e, memory, training_throughput };
+/// training_memory: per-GPU bytes of a training run as the framework reports them (memory_scope).
+enum class FigureKind : std::uint8_t { throughput, ttft, tpot, e2e, memory, training_throughput, training_memory };
 inline constexpr std::size_t k_figure_kind_count = 6;
 
 /// Name used in files and output ("throughput", "ttft", ...).
@@ -27,7 +28,8 @@ const char* to_string(FigureKind kind);
 std::optional<FigureKind> parse_figure_kind(std::string_view name);
 
 /// What a memory measurement covers.
-enum class MemoryScope : std::uint8_t { weights_per_gpu, peak_allocated };
+/// reserved: the caching allocator's peak reserve (torch max_memory_reserved, torchtitan's "memory").
+enum class MemoryScope : std::uint8_t { weights_per_gpu, peak_allocated, reserved };
 
 /// One published measurement with the settings needed to predict it (tests/validation/README.md).
 struct ValidationCase {

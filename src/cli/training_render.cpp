@@ -122,6 +122,10 @@ void add_training_bands(nlohmann::json& doc, const BandContext& bands, const Tra
   const double hi = t.tokens_per_s > 0.0 ? b.high / t.tokens_per_s : 1.0;
   doc["training"]["tokens_per_s_low"] = round_sig(b.low);
   doc["training"]["tokens_per_s_high"] = round_sig(b.high);
+  // Reserved memory against the training-memory cases (measured / predicted), when calibrated.
+  const Band mem = bands.band(FigureKind::training_memory, t.memory_reserved_bytes);
+  doc["memory"]["reserved_bytes_low"] = bytes(mem.low);
+  doc["memory"]["reserved_bytes_high"] = bytes(mem.high);
   doc["training"]["step_time_s_low"] = round_sig(t.step_time_s / hi);
   doc["training"]["step_time_s_high"] = round_sig(t.step_time_s / lo);
   doc["training"]["time_to_train_s_low"] = round_sig(t.time_to_train_s / hi);

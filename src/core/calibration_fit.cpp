@@ -38,7 +38,8 @@ double value_of(const GpuEfficiency& e, Factor f) {
 
 double predict_ready(const Ready& r, const EngineConfig& engine) {
   const ValidationCase& c = *r.c;
-  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::memory)
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory ||
+      c.kind == FigureKind::memory)
     return predict_case(c, r.gpu, engine);
   const InferenceEstimate e = estimate_inference(r.pm, c.workload, r.gpu, c.deployment, engine, nullptr, 0.0);
   switch (c.kind) {

@@ -86,7 +86,7 @@ ValidationCase read_case(const JsonReader& r) {
       c.workload.request_rate_per_s = r.at("request_rate_per_s").as_positive(1e9); // whole deployment
     }
   }
-  if (c.kind == FigureKind::training_throughput) {
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory) {
     c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
     if (auto rc = r.at("training").find("recompute")) {
       const std::string mode = rc->as_choice({"none", "selective", "full", "per_op"});
@@ -114,9 +114,10 @@ ValidationCase read_case(const JsonReader& r) {
     r.fail("inference cases need input_tokens and output_tokens >= 1");
   }
   if (const auto scope = r.find("memory_scope")) {
-    c.memory_scope = scope->as_choice({"weights_per_gpu", "peak_allocated"}) == "peak_allocated"
-                         ? MemoryScope::peak_allocated
-                         : MemoryScope::weights_per_gpu;
+    const std::string sc = scope->as_choice({"weights_per_gpu", "peak_allocated", "reserved"});
+    c.memory_scope = sc == "peak_allocated" ? MemoryScope::peak_allocated
+                     : sc == "reserved"     ? MemoryScope::reserved
+                                            : MemoryScope::weights_per_gpu;
   }
   c.measured = r.at("measured").at("value").as_positive(1e30);
   c.scored = bool_or(r, "scored", true);
