@@ -160,7 +160,12 @@ double qlora_base_weight_bytes(const PreparedModel& model);
 double activation_bytes_per_token_layer(const PreparedModel& model, int tp, bool sequence_parallel);
 /// Logits of one micro-batch: s·b·V·(2 + 4)/t (16-bit logits + FP32 loss copy, vocab-parallel), §3.3;
 /// chunked cross-entropy keeps one chunk of `k_ce_chunk_tokens` tokens in FP32 instead of all of them.
-double logits_bytes(const PreparedModel& model, std::int64_t tokens, int tp, bool chunked = false);
+double logits_bytes(const PreparedModel& model, std::int64_t tokens, int tp, bool chunked = false,
+                    double bytes_per_logit = 6.0);
+/// Bytes per token and vocabulary entry at the loss's peak: 6 (16-bit logits + FP32 copy [LA]); 12 for
+/// torchtitan, whose loss upcasts the logits to FP32 and at the start of backward holds the saved FP32
+/// log-softmax output plus its incoming and outgoing FP32 gradients (derived from its loss code [TT-LOSS]).
+double loss_bytes_per_logit(TrainingFramework framework);
 /// Tokens per cross-entropy chunk of a chunked loss (torchtune's 8 chunks of a 8,192-token sequence).
 inline constexpr double k_ce_chunk_tokens = 1024.0;
 /// Per-op selective checkpointing (torchtitan "op" policy): bytes per token per layer kept when the

@@ -119,14 +119,21 @@ double activation_bytes_per_token_layer(const PreparedModel& pm, int tp, bool se
   return sequence_parallel ? (a.replicated + a.sharded) / t : a.replicated + a.sharded / t;
 }
 
-double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool chunked) {
+double loss_bytes_per_logit(TrainingFramework framework) {
+  // [LA]: 16-bit logits + FP32 copy = 6 B. torchtitan [TT-LOSS]: cross_entropy(pred.float()) keeps the
+  // FP32 log-softmax output (4 B) for backward; its backward holds that plus the incoming and the
+  // outgoing FP32 gradients (4 + 4 B) while every activation is still stored (derived).
+  return framework == TrainingFramework::torchtitan ? 12.0 : 6.0;
+}
+
+double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool chunked, double bytes_per_logit) {
   // s·b·V·(2 + 4)/t: 16-bit logits and an FP32 copy for the loss, vocab-parallel (§3.3, [LA]).
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss [TT-CE]) upcasts one chunk at a time:
-  // 16-bit logits of every token plus the FP32 copy of one chunk.
+  // 16-bit logits of every token plus the FP32 part of one chunk.
   const double t = static_cast<double>(std::max(1, tp));
   const double v = d(pm.model.vocab_size);
-  if (!chunked) return d(tokens) * v * 6.0 / t;
-  return (d(tokens) * 2.0 + std::min(d(tokens), k_ce_chunk_tokens) * 4.0) * v / t;
+  if (!chunked) return d(tokens) * v * bytes_per_logit / t;
+  return (d(tokens) * 2.0 + std::min(d(tokens), k_ce_chunk_tokens) * (bytes_per_logit - 2.0)) * v / t;
 }
 
 double per_op_activation_bytes_per_token_layer(const PreparedModel& pm, int tp, bool sequence_parallel) {
@@ -230,7 +237,9 @@ MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& la
   // Full recompute rebuilds one layer's activations at a time during backward (working set, derived).
   if (lay.recompute == Recompute::full)
     acts += tokens_mb * activation_bytes_per_token_layer(pm, lay.tp, seq_par);
-  if (last || lay.pp <= 1) acts += logits_bytes(pm, tokens_i, lay.tp, ctx.workload->chunked_cross_entropy);
+  if (last || lay.pp <= 1)
+    acts += logits_bytes(pm, tokens_i, lay.tp, ctx.workload->chunked_cross_entropy,
+                         loss_bytes_per_logit(ctx.workload->framework));
   mem.activations_bytes = acts;
 
   // ZeRO-3 gathers ≈ 2 layers of 16-bit weights at a time (prefetch), methodology §3.2 (derived).

@@ -221,3 +221,25 @@ TEST_CASE("FP8 training per op: GEMMs at the FP8 peak, attention BF16, casts at 
   CHECK(eb.compute_s / ef.compute_s < 1.8);
   CHECK(eb.compute_s / ef.compute_s > 1.3);
 }
+
+TEST_CASE("torchtitan's FP32 loss peak holds 12 B per token and vocabulary entry [TT-LOSS]", "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  CHECK(loss_bytes_per_logit(TrainingFramework::generic) == 6.0);
+  CHECK(loss_bytes_per_logit(TrainingFramework::torchtitan) == 12.0);
+  // Local batch 2 × 8192 tokens: 16,384 × 128,256 × 12 = 25.2 GB (vs 12.6 GB at 6 B).
+  CHECK(logits_bytes(p8, 16384, 1, false, 12.0) / 1e9 == Approx(25.217).epsilon(1e-3));
+  // Chunked: 16-bit logits of all tokens + the FP32 part (10 B) of one 1,024-token chunk.
+  CHECK(logits_bytes(p8, 8192, 1, true, 12.0) == (8192.0 * 2.0 + 1024.0 * 10.0) * 128256.0);
+  // In the estimate: only the framework changes the loss term.
+  TrainingLayout l;
+  l.dp = 8;
+  l.zero_stage = 3;
+  l.micro_batch = 2;
+  l.recompute = Recompute::per_op;
+  TrainingWorkload w = pretrain(8192, 16);
+  const auto generic = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  w.framework = TrainingFramework::torchtitan;
+  const auto titan = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  CHECK(titan.memory.activations_bytes - generic.memory.activations_bytes ==
+        Approx(16384.0 * 128256.0 * 6.0));
+}
