@@ -268,8 +268,8 @@ std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases,
     r.predicted_default = predict_case(c, gpu, engine);
     gpu.efficiency = efficiency_for(fits, c.gpu_id);
     r.predicted = predict_case(c, gpu, engine);
-    // Memory has no fitted factor: its leave-one-out prediction is the prediction.
-    if (c.scored && c.kind != FigureKind::memory) {
+    // Memory (inference or training) has no fitted factor: its leave-one-out prediction is the prediction.
+    if (c.scored && c.kind != FigureKind::memory && c.kind != FigureKind::training_memory) {
       gpu.efficiency = efficiency_for(fit_except(cases, gpus, engine, options, c.id), c.gpu_id);
       r.predicted_loo = predict_case(c, gpu, engine);
     } else {
