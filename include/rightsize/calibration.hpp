@@ -18,8 +18,9 @@ namespace rightsize {
 
 /// The figure a measurement (and an error band) is about. Units: throughput and
 /// training_throughput in tokens/s for the whole deployment, latencies in seconds, memory in bytes.
-enum class FigureKind : std::uint8_t { throughput, ttft, tpot, e2e, memory, training_throughput };
-inline constexpr std::size_t k_figure_kind_count = 6;
+/// training_memory: per-GPU bytes of a training run as the framework reports them (memory_scope).
+enum class FigureKind : std::uint8_t { throughput, ttft, tpot, e2e, memory, training_throughput, training_memory };
+inline constexpr std::size_t k_figure_kind_count = 7;
 
 /// Name used in files and output ("throughput", "ttft", ...).
 const char* to_string(FigureKind kind);
@@ -27,7 +28,8 @@ const char* to_string(FigureKind kind);
 std::optional<FigureKind> parse_figure_kind(std::string_view name);
 
 /// What a memory measurement covers.
-enum class MemoryScope : std::uint8_t { weights_per_gpu, peak_allocated };
+/// reserved: the caching allocator's peak reserve (torch max_memory_reserved, torchtitan's "memory").
+enum class MemoryScope : std::uint8_t { weights_per_gpu, peak_allocated, reserved };
 
 /// One published measurement with the settings needed to predict it (tests/validation/README.md).
 struct ValidationCase {
@@ -40,6 +42,15 @@ struct ValidationCase {
   InferenceWorkload workload;                     ///< ISL, OSL, concurrency per replica (0 = auto)
   std::int64_t training_seq_len = 0;              ///< training cases only
   Recompute training_recompute = Recompute::full; ///< training cases: the run's recompute mode
+  /// Published training settings (0 / -1 / unset = not published: global batch max(1024, GPUs),
+  /// micro-batch and ZeRO searched, CP and VP 1, TP overlap the framework's default).
+  std::int64_t training_global_batch = 0;
+  std::int64_t training_micro_batch = 0;
+  int training_zero_stage = -1;
+  int training_cp = 1;
+  int training_vp = 1;
+  std::optional<double> training_tp_overlap;
+  TrainingFramework training_framework = TrainingFramework::generic;
   MemoryScope memory_scope = MemoryScope::weights_per_gpu;
   double measured = 0.0;   ///< in the unit of `kind`
   bool scored = true;      ///< false: reported but excluded from metrics and fits

@@ -43,11 +43,19 @@ struct InferenceWorkload {
 };
 
 enum class TrainingMethod : std::uint8_t { full, lora, qlora };
+/// all_linear: every projection (PEFT "all-linear"); attention: q, k, v, o; qv: q and v (LoRA paper).
+enum class LoraTargets : std::uint8_t { all_linear, attention, qv };
 enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd };
-enum class Recompute : std::uint8_t { none, selective, full };
+/// none: store every activation; selective: Megatron (attention core recomputed); full: layer inputs
+/// only; per_op: torchtitan per-op selective checkpointing (every second matmul recomputed).
+enum class Recompute : std::uint8_t { none, selective, full, per_op };
+/// Whose defaults a training run follows (only the TP-overlap default differs today).
+enum class TrainingFramework : std::uint8_t { generic, megatron, nemo, torchtitan };
 const char* to_string(TrainingMethod value);
+const char* to_string(LoraTargets value);
 const char* to_string(Optimizer value);
 const char* to_string(Recompute value);
+const char* to_string(TrainingFramework value);
 
 /// Training / fine-tuning workload. Optional fields left unset are chosen by the layout search.
 struct TrainingWorkload {
@@ -61,6 +69,13 @@ struct TrainingWorkload {
   int zero_stage = -1;                ///< 0..3; -1 = search
   std::optional<Recompute> recompute; ///< unset = search
   bool cpu_offload_optimizer = false;
+  TrainingFramework framework = TrainingFramework::generic;
+  int virtual_pipeline_stages = 0; ///< interleaved 1F1B chunks per pipeline rank; 0 = search
+  int context_parallel = 0;        ///< ranks one sequence is split over (ring attention); 0 = search
+  std::optional<double> tp_comm_overlap; ///< share of TP communication hidden; unset = framework default
+  bool chunked_cross_entropy = false;    ///< loss computed in vocabulary chunks (no full FP32 logits)
+  /// LoRA adapters on the attention projections q, k, v (and o) only instead of every projection.
+  LoraTargets lora_targets = LoraTargets::all_linear;
 };
 
 /// Service-level objectives; unset = no requirement.

@@ -18,6 +18,7 @@ struct TrainingLayout {
   int dp = 1;                   ///< data-parallel replicas d
   int ep = 1;                   ///< expert-parallel degree e (MoE only; divides dp)
   int cp = 1;                   ///< context-parallel degree (splits each sequence)
+  int vp = 1;                   ///< virtual pipeline stages (interleaved 1F1B model chunks per rank)
   int zero_stage = 0;           ///< ZeRO / FSDP stage 0..3 over the dp·cp ranks
   std::int64_t micro_batch = 1; ///< sequences per micro-batch per DP rank
   Recompute recompute = Recompute::selective;
@@ -35,12 +36,23 @@ struct TrainingConfig {
   /// Share of the DP gradient reduction (and ZeRO-3 parameter gathers) hidden under backward compute;
   /// Megatron/DDP bucket overlap. llm-analysis assumes 1.0 [LA]; 0.8 leaves the last buckets exposed.
   double dp_overlap_fraction = 0.8;
-  /// Share of TP collectives hidden under GEMMs. Megatron's default does not overlap them (0).
+  /// Share of TP collectives hidden under GEMMs when the workload sets neither tp_comm_overlap nor a
+  /// framework with a default. Megatron's default does not overlap them (0).
   double tp_overlap_fraction = 0.0;
+  /// TP overlap of Transformer Engine userbuffers (Megatron `--tp-comm-overlap`, NeMo performance
+  /// recipes): the share of the TP all-gathers / reduce-scatters hidden under the GEMMs they feed.
+  /// Assumption 0.8 (docs/training.md §4): the first chunk of each pipelined GEMM cannot be hidden.
+  double tp_overlap_enabled_fraction = 0.8;
   /// Allocator slack on everything but the runtime reserve: methodology §3.3 budgets 5–10 %.
   double fragmentation_fraction = 0.08;
   /// CUDA context, NCCL communicators of the TP/DP/PP groups, gradient buckets (methodology §2.6, §3.3).
   double runtime_reserve_bytes = 2.0 * 1073741824.0;
+  /// Two-sided memory band (assumption, docs/training.md §1): the caching allocator's reserve over
+  /// what is allocated spans 2–15 % (`max_memory_reserved` / `max_memory_allocated`), and the CUDA
+  /// context + NCCL part of the runtime reserve is at least 0.75 GiB.
+  double fragmentation_low_fraction = 0.02;
+  double fragmentation_high_fraction = 0.15;
+  double runtime_reserve_low_bytes = 0.75 * 1073741824.0;
   /// Planning GPU-hours = ideal × this (restarts, evaluation, stragglers): methodology §4.2 suggests 1.2–1.5.
   double planning_overhead_factor = 1.3;
   /// > 0 replaces gpu.efficiency.training_mfu as the kernel-level GEMM efficiency (calibration hook).
@@ -58,6 +70,13 @@ struct TrainingConfig {
 /// Everything estimated for one layout. Times are per optimizer step unless named otherwise.
 struct TrainingEstimate {
   MemoryEstimate memory; ///< per GPU, the most loaded pipeline stage
+  /// What frameworks report for the same stage: allocated tensors (`torch.cuda.max_memory_allocated`),
+  /// the caching allocator's reserve over them (`max_memory_reserved`), and the device total
+  /// (reserved + CUDA context + NCCL buffers = memory.per_gpu_bytes) with its two-sided band.
+  double memory_allocated_bytes = 0.0;
+  double memory_reserved_bytes = 0.0;
+  double memory_low_bytes = 0.0;
+  double memory_high_bytes = 0.0;
   TrainingLayout layout;
   int gpus = 0;
   int nodes = 0;                           ///< ceil(gpus / gpu.gpus_per_node)
@@ -67,7 +86,14 @@ struct TrainingEstimate {
   double step_time_s = 0.0;
   double compute_s = 0.0;        ///< m micro-batches of GEMM + attention work, recompute included
   double comm_exposed_s = 0.0;   ///< TP + EP + CP + PP p2p + DP/ZeRO not hidden under compute
-  double bubble_s = 0.0;         ///< pipeline fill and drain: (p − 1) micro-batch times
+  double tp_comm_exposed_s = 0.0; ///< part of comm_exposed_s: tensor-parallel collectives
+  double cp_comm_exposed_s = 0.0; ///< part of comm_exposed_s: ring-attention K/V exchange
+  double ep_comm_exposed_s = 0.0; ///< part of comm_exposed_s: expert all-to-all
+  double pp_comm_exposed_s = 0.0; ///< part of comm_exposed_s: pipeline point-to-point sends
+  double dp_comm_exposed_s = 0.0; ///< part of comm_exposed_s: gradient reduction / ZeRO gathers
+  double tp_overlap_fraction = 0.0; ///< share of TP communication hidden under GEMMs (as used)
+  double bubble_s = 0.0;         ///< pipeline fill and drain: (p − 1)/v micro-batch times
+  double bubble_fraction = 0.0;  ///< bubble_s / step_time_s
   double offload_s = 0.0;        ///< PCIe traffic and CPU optimizer for an offloaded optimizer
   double optimizer_step_s = 0.0; ///< on-GPU optimizer update (HBM-bound)
   double tokens_per_s = 0.0;
@@ -96,7 +122,7 @@ TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWor
 
 /// Fixed choices for the layout search; 0 / -1 / nullopt = search.
 struct LayoutPins {
-  int tp = 0, pp = 0, dp = 0, ep = 0;
+  int tp = 0, pp = 0, dp = 0, ep = 0, cp = 0, vp = 0;
   int zero_stage = -1;
   std::int64_t micro_batch = 0;
   std::optional<Recompute> recompute;
@@ -124,15 +150,28 @@ StateBytesPerParam state_bytes_per_param(Optimizer optimizer, bool fp32_gradient
 double model_state_bytes(double params, const StateBytesPerParam& bytes, int stage, int shards);
 /// Trainable LoRA parameters: r·(d_in + d_out) for every attention and MLP projection (all seven on a
 /// Llama layer; routed and shared experts included), methodology §3.4 [LORA].
-std::int64_t lora_trainable_params(const ModelSpec& model, std::int64_t rank);
+std::int64_t lora_trainable_params(const ModelSpec& model, std::int64_t rank,
+                                   LoraTargets targets = LoraTargets::all_linear);
 /// Frozen NF4 base of QLoRA: linear layers at 4.127 bits, embedding and head 16-bit (methodology §3.4).
 double qlora_base_weight_bytes(const PreparedModel& model);
 /// Stored activation bytes per token per layer without recompute, FlashAttention (no s² term),
 /// 16-bit (scaled by b_a/2): 8h + 4h_q + 4h_kv + 8I gated, 10h + 4h_q + 4h_kv + 4I plain (§3.3).
 /// With TP: all of it ÷ t under sequence parallelism, else only the TP-sharded tensors.
 double activation_bytes_per_token_layer(const PreparedModel& model, int tp, bool sequence_parallel);
-/// Logits of one micro-batch: s·b·V·(2 + 4)/t (16-bit logits + FP32 loss copy, vocab-parallel), §3.3.
-double logits_bytes(const PreparedModel& model, std::int64_t tokens, int tp);
+/// Logits of one micro-batch: s·b·V·(2 + 4)/t (16-bit logits + FP32 loss copy, vocab-parallel), §3.3;
+/// chunked cross-entropy keeps one chunk of `k_ce_chunk_tokens` tokens in FP32 instead of all of them.
+double logits_bytes(const PreparedModel& model, std::int64_t tokens, int tp, bool chunked = false,
+                    double bytes_per_logit = 6.0);
+/// Bytes per token and vocabulary entry at the loss's peak: 6 (16-bit logits + FP32 copy [LA]); 12 for
+/// torchtitan, whose loss upcasts the logits to FP32 and at the start of backward holds the saved FP32
+/// log-softmax output plus its incoming and outgoing FP32 gradients (derived from its loss code [TT-LOSS]).
+double loss_bytes_per_logit(TrainingFramework framework);
+/// Tokens per cross-entropy chunk of a chunked loss (torchtune's 8 chunks of a 8,192-token sequence).
+inline constexpr double k_ce_chunk_tokens = 1024.0;
+/// Per-op selective checkpointing (torchtitan "op" policy): bytes per token per layer kept when the
+/// layer input, the attention output and every second matmul output are saved, §3.3:
+/// gated 4h + 3h_q + 2h_kv + 2I, plain 4h + 3h_q + 2h_kv + I (16-bit, scaled by b_a/2).
+double per_op_activation_bytes_per_token_layer(const PreparedModel& model, int tp, bool sequence_parallel);
 /// Activations held for `layers` layers of one micro-batch of `tokens` tokens (no logits, no working set).
 double stored_activation_bytes(const PreparedModel& model, std::int64_t tokens, double layers, int tp,
                                bool sequence_parallel, Recompute recompute);
@@ -145,7 +184,11 @@ struct TrainingFlops {
 };
 TrainingFlops training_flops_per_token(const PreparedModel& model, std::int64_t seq_len,
                                        TrainingMethod method, Recompute recompute, std::int64_t lora_params);
-/// Idle share of a 1F1B / GPipe step: (p − 1)/(m + p − 1) (methodology §5.3 [NAR21]).
-double pipeline_bubble_fraction(int stages, std::int64_t micro_batches);
+/// Idle share of a 1F1B / GPipe step: (p − 1)/(m + p − 1) (methodology §5.3 [NAR21]); with v virtual
+/// stages (interleaved 1F1B) the bubble shrinks to (p − 1)/v micro-batch slots: (p − 1)/(v·m + p − 1).
+double pipeline_bubble_fraction(int stages, std::int64_t micro_batches, int virtual_stages = 1);
+/// Extra activation memory of the interleaved schedule on the first stage: × (1 + (p − 1)/(p·v))
+/// [KOR22 §4.2.3]; 1 without interleaving.
+double interleaved_activation_factor(int stages, int virtual_stages);
 
 } // namespace rightsize

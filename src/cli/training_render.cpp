@@ -26,6 +26,7 @@ std::string format_hours(double seconds) {
 std::string training_layout_label(const TrainingLayout& l) {
   std::string out = fmt::format("TP{}", l.tp);
   if (l.pp > 1) out += fmt::format("·PP{}", l.pp);
+  if (l.vp > 1) out += fmt::format("·VP{}", l.vp);
   out += fmt::format("·DP{}", l.dp);
   if (l.ep > 1) out += fmt::format(" EP{}", l.ep);
   if (l.cp > 1) out += fmt::format(" CP{}", l.cp);
@@ -55,6 +56,10 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                    {"kv_cache_bytes", 0},
                    {"overhead_bytes", bytes(m.overhead_bytes)},
                    {"headroom_bytes", bytes(m.headroom_bytes())},
+                   {"allocated_bytes", bytes(t.memory_allocated_bytes)},
+                   {"reserved_bytes", bytes(t.memory_reserved_bytes)},
+                   {"per_gpu_bytes_low", bytes(t.memory_low_bytes)},
+                   {"per_gpu_bytes_high", bytes(t.memory_high_bytes)},
                    {"fits", m.fits}};
   const TrainingLayout& l = t.layout;
   doc["training"] = {{"layout",
@@ -63,6 +68,7 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                        {"dp", l.dp},
                        {"ep", l.ep},
                        {"cp", l.cp},
+                       {"vp", l.vp},
                        {"zero_stage", l.zero_stage},
                        {"micro_batch", l.micro_batch},
                        {"recompute", to_string(l.recompute)},
@@ -74,7 +80,15 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                      {"step_time_s", round_sig(t.step_time_s)},
                      {"compute_s", round_sig(t.compute_s)},
                      {"comm_exposed_s", round_sig(t.comm_exposed_s)},
+                     {"comm_exposed_breakdown_s",
+                      {{"tp", round_sig(t.tp_comm_exposed_s)},
+                       {"cp", round_sig(t.cp_comm_exposed_s)},
+                       {"ep", round_sig(t.ep_comm_exposed_s)},
+                       {"pp", round_sig(t.pp_comm_exposed_s)},
+                       {"dp", round_sig(t.dp_comm_exposed_s)}}},
+                     {"tp_comm_overlap", round_sig(t.tp_overlap_fraction, 4)},
                      {"bubble_s", round_sig(t.bubble_s)},
+                     {"bubble_fraction", round_sig(t.bubble_fraction, 4)},
                      {"offload_s", round_sig(t.offload_s)},
                      {"tokens_per_s", round_sig(t.tokens_per_s)},
                      {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
@@ -108,6 +122,12 @@ void add_training_bands(nlohmann::json& doc, const BandContext& bands, const Tra
   const double hi = t.tokens_per_s > 0.0 ? b.high / t.tokens_per_s : 1.0;
   doc["training"]["tokens_per_s_low"] = round_sig(b.low);
   doc["training"]["tokens_per_s_high"] = round_sig(b.high);
+  // Reserved memory against the training-memory cases (measured / predicted), when calibrated.
+  const Band mem = bands.band(FigureKind::training_memory, t.memory_reserved_bytes);
+  doc["memory"]["reserved_bytes_low"] = bytes(mem.low);
+  doc["memory"]["reserved_bytes_high"] = bytes(mem.high);
+  doc["training"]["step_time_s_low"] = round_sig(t.step_time_s / hi);
+  doc["training"]["step_time_s_high"] = round_sig(t.step_time_s / lo);
   doc["training"]["time_to_train_s_low"] = round_sig(t.time_to_train_s / hi);
   doc["training"]["time_to_train_s_high"] = round_sig(t.time_to_train_s / lo);
   if (doc["cost"]["price_known"].get<bool>()) {
@@ -134,15 +154,32 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("  {:<26}{:>10}\n", "optimizer states", format_gb(m.optimizer_bytes));
   fmt::print("  {:<26}{:>10}\n", "activations", format_gb(m.activations_bytes));
   fmt::print("  {:<26}{:>10}\n", "buffers and overhead", format_gb(m.overhead_bytes));
-  fmt::print("  {:<26}{:>10}  of {} usable: {}\n\n", "total", format_gb(m.per_gpu_bytes),
+  fmt::print("  {:<26}{:>10}  reserved by the allocator {}\n", "allocated tensors",
+             format_gb(t.memory_allocated_bytes), format_gb(t.memory_reserved_bytes));
+  fmt::print("  {:<26}{:>10}  of {} usable: {}\n", "total", format_gb(m.per_gpu_bytes),
              format_gb(m.usable_per_gpu_bytes),
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
+  fmt::print("  {:<26}{:>10}  to {}\n\n", "  band", format_gb(t.memory_low_bytes), format_gb(t.memory_high_bytes));
   fmt::print("time\n");
   fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
   fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));
   fmt::print("  {:<26}{:>12}\n", "  exposed communication", format_ms(t.comm_exposed_s));
-  fmt::print("  {:<26}{:>12}\n", "  pipeline bubble", format_ms(t.bubble_s));
+  // Each kind of communication the layout uses, even when fully hidden (0 ms).
+  const auto part = [](const char* name, double s, bool used) {
+    if (used || s > 0.0) fmt::print("  {:<26}{:>12}\n", fmt::format("    {}", name), format_ms(s));
+  };
+  part(t.tp_overlap_fraction > 0.0
+           ? fmt::format("TP ({:.0f}% hidden)", t.tp_overlap_fraction * 100.0).c_str()
+           : "TP",
+       t.tp_comm_exposed_s, t.layout.tp > 1);
+  part("CP ring attention", t.cp_comm_exposed_s, t.layout.cp > 1);
+  part("EP all-to-all", t.ep_comm_exposed_s, t.layout.ep > 1);
+  part("PP send/recv", t.pp_comm_exposed_s, t.layout.pp > 1);
+  part("DP / ZeRO", t.dp_comm_exposed_s, t.layout.dp * t.layout.cp > 1);
+  fmt::print("  {:<26}{:>12}\n", "  pipeline bubble",
+             t.layout.pp > 1 ? fmt::format("{} ({:.1f}%)", format_ms(t.bubble_s), t.bubble_fraction * 100.0)
+                             : format_ms(t.bubble_s));
   fmt::print("  {:<26}{:>12}\n", "tokens/s", format_count(t.tokens_per_s));
   fmt::print("  {:<26}{:>12}\n", "tokens/s per GPU", format_count(t.tokens_per_s_per_gpu));
   fmt::print("  {:<26}{:>12}\n", "model TFLOP/s per GPU", fmt::format("{:.0f}", t.model_tflops_per_gpu));

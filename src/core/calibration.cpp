@@ -36,6 +36,7 @@ const char* to_string(FigureKind kind) {
   case FigureKind::e2e: return "e2e";
   case FigureKind::memory: return "memory";
   case FigureKind::training_throughput: return "training_throughput";
+  case FigureKind::training_memory: return "training_memory";
   }
   return "throughput";
 }
@@ -47,6 +48,7 @@ std::optional<FigureKind> parse_figure_kind(std::string_view name) {
   if (name == "e2e") return FigureKind::e2e;
   if (name == "memory") return FigureKind::memory;
   if (name == "training_throughput") return FigureKind::training_throughput;
+  if (name == "training_memory") return FigureKind::training_memory;
   return std::nullopt;
 }
 
@@ -67,19 +69,29 @@ double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, i
 }
 
 double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine) {
-  if (c.kind == FigureKind::training_throughput) {
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory) {
     // The training estimator with the published layout: TP/PP and recompute as run; DP, ZeRO stage
     // and micro-batch searched; a global batch of max(1024, GPUs) sequences (the cases do not state
     // theirs; Megatron and MosaicML runs use 512–3072).
     const PreparedModel pm = prepare_model(c.model, c.precision);
     TrainingWorkload w;
     w.seq_len = c.training_seq_len;
-    w.global_batch = std::max<std::int64_t>(1024, c.deployment.gpus);
+    w.global_batch = c.training_global_batch > 0 ? c.training_global_batch
+                                                 : std::max<std::int64_t>(1024, c.deployment.gpus);
     w.recompute = c.training_recompute;
+    w.micro_batch = c.training_micro_batch;
+    w.zero_stage = c.training_zero_stage;
+    w.framework = c.training_framework;
+    w.tp_comm_overlap = c.training_tp_overlap;
     LayoutPins pins;
     pins.tp = c.deployment.tp;
     pins.pp = c.deployment.pp;
-    return search_training_layout(pm, w, gpu, c.deployment.gpus, pins, TrainingConfig{}, 0.0).tokens_per_s;
+    pins.cp = std::max(1, c.training_cp);
+    pins.vp = std::max(1, c.training_vp);
+    const TrainingEstimate t = search_training_layout(pm, w, gpu, c.deployment.gpus, pins, TrainingConfig{}, 0.0);
+    if (c.kind == FigureKind::training_throughput) return t.tokens_per_s;
+    // Memory as the framework reports it (docs/training.md §1): allocated or the allocator's reserve.
+    return c.memory_scope == MemoryScope::peak_allocated ? t.memory_allocated_bytes : t.memory_reserved_bytes;
   }
   const PreparedModel pm = prepare_model(c.model, c.precision);
   if (c.kind == FigureKind::memory && c.memory_scope == MemoryScope::peak_allocated) {
@@ -96,7 +108,8 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
   case FigureKind::tpot: return e.tpot_s;
   case FigureKind::e2e: return e.e2e_s;
   case FigureKind::memory: return e.memory.weights_bytes;
-  case FigureKind::training_throughput: break;
+  case FigureKind::training_throughput:
+  case FigureKind::training_memory: break;
   }
   return 0.0;
 }

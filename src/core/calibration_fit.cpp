@@ -38,7 +38,8 @@ double value_of(const GpuEfficiency& e, Factor f) {
 
 double predict_ready(const Ready& r, const EngineConfig& engine) {
   const ValidationCase& c = *r.c;
-  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::memory)
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory ||
+      c.kind == FigureKind::memory)
     return predict_case(c, r.gpu, engine);
   const InferenceEstimate e = estimate_inference(r.pm, c.workload, r.gpu, c.deployment, engine, nullptr, 0.0);
   switch (c.kind) {
@@ -267,8 +268,8 @@ std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases,
     r.predicted_default = predict_case(c, gpu, engine);
     gpu.efficiency = efficiency_for(fits, c.gpu_id);
     r.predicted = predict_case(c, gpu, engine);
-    // Memory has no fitted factor: its leave-one-out prediction is the prediction.
-    if (c.scored && c.kind != FigureKind::memory) {
+    // Memory (inference or training) has no fitted factor: its leave-one-out prediction is the prediction.
+    if (c.scored && c.kind != FigureKind::memory && c.kind != FigureKind::training_memory) {
       gpu.efficiency = efficiency_for(fit_except(cases, gpus, engine, options, c.id), c.gpu_id);
       r.predicted_loo = predict_case(c, gpu, engine);
     } else {

@@ -40,8 +40,28 @@ const char* to_string(Recompute value) {
   case Recompute::none: return "none";
   case Recompute::selective: return "selective";
   case Recompute::full: return "full";
+  case Recompute::per_op: return "per_op";
   }
   return "none";
+}
+
+const char* to_string(TrainingFramework value) {
+  switch (value) {
+  case TrainingFramework::generic: return "generic";
+  case TrainingFramework::megatron: return "megatron";
+  case TrainingFramework::nemo: return "nemo";
+  case TrainingFramework::torchtitan: return "torchtitan";
+  }
+  return "generic";
+}
+
+const char* to_string(LoraTargets value) {
+  switch (value) {
+  case LoraTargets::all_linear: return "all_linear";
+  case LoraTargets::attention: return "attention";
+  case LoraTargets::qv: return "qv";
+  }
+  return "all_linear";
 }
 
 } // namespace rightsize

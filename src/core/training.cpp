@@ -29,6 +29,7 @@ TrainingLayout normalized(const TrainingLayout& in) {
   l.dp = std::max(1, l.dp);
   l.ep = std::max(1, l.ep);
   l.cp = std::max(1, l.cp);
+  l.vp = l.pp > 1 ? std::max(1, l.vp) : 1;
   l.zero_stage = std::clamp(l.zero_stage, 0, 3);
   l.micro_batch = std::max<std::int64_t>(1, l.micro_batch);
   return l;
@@ -36,11 +37,21 @@ TrainingLayout normalized(const TrainingLayout& in) {
 
 } // namespace
 
-double pipeline_bubble_fraction(int stages, std::int64_t micro_batches) {
-  // (p − 1)/(m + p − 1) for GPipe / 1F1B [NAR21] (recalled), methodology §5.3.
+double pipeline_bubble_fraction(int stages, std::int64_t micro_batches, int virtual_stages) {
+  // (p − 1)/(m + p − 1) for GPipe / 1F1B [NAR21] (recalled), methodology §5.3. Interleaved 1F1B with
+  // v model chunks per rank: the bubble is (p − 1)/v slots, i.e. (p − 1)/(v·m) of the ideal time [NAR21 §2.2].
   const double p = std::max(1, stages);
+  const double v = std::max(1, virtual_stages);
   const double m = d(std::max<std::int64_t>(1, micro_batches));
-  return (p - 1.0) / (m + p - 1.0);
+  return (p - 1.0) / (v * m + p - 1.0);
+}
+
+double interleaved_activation_factor(int stages, int virtual_stages) {
+  // Korthikanti et al. §4.2.3 [KOR22]: the interleaved schedule keeps (1 + (p − 1)/(p·v)) times the
+  // non-interleaved first stage's activations (its warm-up runs more chunks forward before backward).
+  if (stages <= 1 || virtual_stages <= 1) return 1.0;
+  const double p = stages, v = virtual_stages;
+  return 1.0 + (p - 1.0) / (p * v);
 }
 
 TrainingFlops training_flops_per_token(const PreparedModel& pm, std::int64_t seq_len, TrainingMethod method,
@@ -75,6 +86,11 @@ TrainingFlops training_flops_per_token(const PreparedModel& pm, std::int64_t seq
   } else if (recompute == Recompute::full) {
     // Full recompute re-runs the layers' forward, not the logits [NAR21] (methodology §4.1).
     f.hardware_per_token += f.forward_per_token - pm.head_flops_per_token;
+  } else if (recompute == Recompute::per_op) {
+    // torchtitan per-op selective AC [TT-AC]: every second matmul output is recomputed (half the
+    // layers' GEMM forward); attention (SDPA output saved) and the head are not; element-wise ops
+    // are memory-bound and not counted (methodology §4.1).
+    f.hardware_per_token += 0.5 * (mm_fwd - pm.head_flops_per_token);
   }
   return f;
 }
@@ -102,11 +118,14 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
     ctx.trainable_params = c.total;
   } else {
     const std::int64_t r = std::max<std::int64_t>(1, w.lora_rank);
-    lora_total = lora_trainable_params(m, r);
+    lora_total = lora_trainable_params(m, r, w.lora_targets);
     const double h = d(m.hidden_size);
     const double i_e = d(m.moe.expert_ffn_size);
     const double per_expert = d(r) * ((m.ffn_gated ? 2.0 : 1.0) * (h + i_e) + (i_e + h));
-    ctx.train_expert = d(c.moe_layers) * d(m.moe.experts) * per_expert;
+    // Only "all_linear" adapts the (expert) MLPs; attention-only targets leave the experts frozen.
+    ctx.train_expert = w.lora_targets == LoraTargets::all_linear
+                           ? d(c.moe_layers) * d(m.moe.experts) * per_expert
+                           : 0.0;
     ctx.train_dense = d(lora_total) - ctx.train_expert;
     ctx.trainable_params = lora_total;
     if (w.method == TrainingMethod::lora) {
@@ -126,6 +145,30 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
     }
   }
   return lora_total;
+}
+
+// Bytes of FP8 casts per token [TE-FP8]: every FP8 GEMM input is read in BF16 (2 B) and written in
+// FP8 (1 B), amax fused into the cast (delayed scaling). Per layer, forward: the QKV, output, MLP-in
+// and MLP-down inputs (2h + h_q + I); backward: the output gradients of q/k/v, o, the MLP-in GEMMs
+// (gate and up when gated) and down (h_q + 2h_kv + 2h + g·I, g = 2 gated, 1 plain). Derived.
+double fp8_cast_bytes_per_token(const PreparedModel& pm) {
+  const ModelSpec& m = pm.model;
+  const double h = d(m.hidden_size);
+  const double h_q = d(m.heads * m.head_dim);
+  const double h_kv = d(m.kv_heads * m.head_dim);
+  const double ffn = pm.ffn_width_for_activations;
+  const double fwd = 2.0 * h + h_q + ffn;
+  const double bwd = h_q + 2.0 * h_kv + 2.0 * h + (m.ffn_gated ? 2.0 : 1.0) * ffn;
+  return 3.0 * d(m.layers) * (fwd + bwd);
+}
+
+// Share of TP communication hidden: the workload's tp_comm_overlap, else the framework's default —
+// NeMo's performance recipes enable TE userbuffer overlap, Megatron-Core and torchtitan do not by
+// default (docs/training.md §4) — else the config's.
+double tp_overlap_fraction(const TrainingWorkload& w, const TrainingConfig& cfg) {
+  if (w.tp_comm_overlap) return std::clamp(*w.tp_comm_overlap, 0.0, 1.0);
+  if (w.framework == TrainingFramework::nemo) return cfg.tp_overlap_enabled_fraction;
+  return std::clamp(cfg.tp_overlap_fraction, 0.0, 1.0);
 }
 
 } // namespace
@@ -150,7 +193,7 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
   ctx.state = state_bytes_per_param(w.optimizer, cfg.fp32_gradients);
 
   const std::int64_t lora_total = set_trainable(ctx, pm, w);
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     ctx.flops[static_cast<std::size_t>(i)] =
         training_flops_per_token(pm, w.seq_len, w.method, static_cast<Recompute>(i), lora_total);
   }
@@ -158,6 +201,10 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
   // Compute rate: dense peak of the GEMM dtype × the kernel-level efficiency of training GEMMs. The
   // catalog field `training_mfu` is read as that efficiency: communication, bubble and optimizer time
   // are modelled explicitly, so the end-to-end MFU comes out lower (docs/training.md).
+  // Attention-core forward FLOPs per token (all layers): CP overlaps its ring exchange with them.
+  ctx.attention_fwd_per_token =
+      ctx.flops[0].forward_per_token - pm.mm_flops_per_token - 2.0 * d(lora_total);
+  ctx.tp_overlap = tp_overlap_fraction(w, cfg);
   ctx.precision_supported = gpu.supports(pm.math);
   const double peak_tflops = ctx.precision_supported ? gpu.tflops(pm.math) : gpu.tflops(MathDtype::bf16);
   ctx.peak_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop;
@@ -166,6 +213,28 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
   ctx.compute_flops_per_s = ctx.peak_flops_per_s * std::max(1e-3, eff);
   ctx.hbm_bytes_per_s = gb_per_s_to_bytes_per_s(std::max(1e-3, gpu.memory_bandwidth_gb_per_s)) *
                         std::max(1e-3, gpu.efficiency.decode_bandwidth);
+  ctx.attention_flops_per_s = ctx.compute_flops_per_s;
+  ctx.fp8_gemms = ctx.precision_supported && pm.math == MathDtype::fp8;
+  if (ctx.fp8_gemms) {
+    ctx.attention_flops_per_s =
+        std::max(1e-3, gpu.tflops(MathDtype::bf16)) * k_flops_per_tflop * std::max(1e-3, eff);
+  }
+  const double cast_s = ctx.fp8_gemms ? fp8_cast_bytes_per_token(pm) / ctx.hbm_bytes_per_s : 0.0;
+  for (std::size_t i = 0; i < ctx.flops.size(); ++i) {
+    const TrainingFlops& f = ctx.flops[i];
+    if (!ctx.fp8_gemms) {
+      ctx.compute_s_per_token[i] = f.hardware_per_token / ctx.compute_flops_per_s;
+      continue;
+    }
+    // FP8 per op [TE-FP8]: Transformer Engine runs the linear layers' GEMMs in FP8; the attention core
+    // (FlashAttention / cuDNN BF16), norms and the loss stay BF16. Attention runs 3× its forward, 4×
+    // when it is recomputed (selective, full).
+    const auto rc = static_cast<Recompute>(i);
+    const double attn_passes = (rc == Recompute::selective || rc == Recompute::full) ? 4.0 : 3.0;
+    const double attn = attn_passes * ctx.attention_fwd_per_token;
+    const double gemm = std::max(0.0, f.hardware_per_token - attn);
+    ctx.compute_s_per_token[i] = gemm / ctx.compute_flops_per_s + attn / ctx.attention_flops_per_s + cast_s;
+  }
   return ctx;
 }
 

@@ -73,11 +73,15 @@ double model_state_bytes(double params, const StateBytesPerParam& b, int stage, 
   return w + g + o;
 }
 
-std::int64_t lora_trainable_params(const ModelSpec& m, std::int64_t r) {
-  // r·(d_in + d_out) per adapted matrix (methodology §3.4, [LORA] recalled); all projections adapted
-  // (PEFT "all-linear"), routed and shared experts included.
+std::int64_t lora_trainable_params(const ModelSpec& m, std::int64_t r, LoraTargets targets) {
+  // r·(d_in + d_out) per adapted matrix (methodology §3.4, [LORA] recalled); "all_linear" adapts every
+  // projection (PEFT "all-linear"), routed and shared experts included; "attention" q, k, v, o;
+  // "qv" only q and v (the LoRA paper's choice).
   using i64 = std::int64_t;
   const i64 h = m.hidden_size;
+  if (targets == LoraTargets::qv && m.attention.kind != AttentionKind::mla) {
+    return m.layers * (r * (h + m.heads * m.head_dim) + r * (h + m.kv_heads * m.head_dim));
+  }
   i64 attention = 0;
   if (m.attention.kind == AttentionKind::mla) {
     const AttentionSpec& a = m.attention;
@@ -91,6 +95,7 @@ std::int64_t lora_trainable_params(const ModelSpec& m, std::int64_t r) {
     const i64 h_kv = m.kv_heads * m.head_dim;
     attention = r * (h + h_q) + 2 * r * (h + h_kv) + r * (h_q + h);
   }
+  if (targets != LoraTargets::all_linear) return m.layers * attention;
   auto ffn = [&](i64 width) { return (m.ffn_gated ? 2 : 1) * r * (h + width) + r * (width + h); };
   const i64 moe_layers = m.moe.experts > 0 ? m.layers - m.moe.dense_layers : 0;
   const i64 shared_width =
@@ -114,9 +119,40 @@ double activation_bytes_per_token_layer(const PreparedModel& pm, int tp, bool se
   return sequence_parallel ? (a.replicated + a.sharded) / t : a.replicated + a.sharded / t;
 }
 
-double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp) {
+double loss_bytes_per_logit(TrainingFramework framework) {
+  // [LA]: 16-bit logits + FP32 copy = 6 B. torchtitan [TT-LOSS]: cross_entropy(pred.float()) keeps the
+  // FP32 log-softmax output (4 B) for backward; its backward holds that plus the incoming and the
+  // outgoing FP32 gradients (4 + 4 B) while every activation is still stored (derived).
+  return framework == TrainingFramework::torchtitan ? 12.0 : 6.0;
+}
+
+double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool chunked, double bytes_per_logit) {
   // s·b·V·(2 + 4)/t: 16-bit logits and an FP32 copy for the loss, vocab-parallel (§3.3, [LA]).
-  return d(tokens) * d(pm.model.vocab_size) * 6.0 / static_cast<double>(std::max(1, tp));
+  // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss [TT-CE]) upcasts one chunk at a time:
+  // 16-bit logits of every token plus the FP32 part of one chunk.
+  const double t = static_cast<double>(std::max(1, tp));
+  const double v = d(pm.model.vocab_size);
+  if (!chunked) return d(tokens) * v * bytes_per_logit / t;
+  return (d(tokens) * 2.0 + std::min(d(tokens), k_ce_chunk_tokens) * (bytes_per_logit - 2.0)) * v / t;
+}
+
+double per_op_activation_bytes_per_token_layer(const PreparedModel& pm, int tp, bool sequence_parallel) {
+  // torchtitan per-op selective AC [TT-AC]: the save list keeps matmul and SDPA outputs, but only
+  // every second matmul; element-wise ops (norms, SwiGLU, residual adds) are recomputed. Kept per
+  // token (elements): the layer input h, the SDPA output h_q and half of the matmul outputs —
+  // gated: q, k, v, o, gate, up, down = h_q + 2h_kv + 2h + 2I → 16-bit bytes 4h + 3h_q + 2h_kv + 2I;
+  // plain: q, k, v, o, fc1, fc2 → 4h + 3h_q + 2h_kv + I (methodology §3.3, derived).
+  // Replicated without SP: the layer input and half of the o / down outputs (4h bytes).
+  const ModelSpec& m = pm.model;
+  const double h = d(m.hidden_size);
+  const double h_q = d(m.heads * m.head_dim);
+  const double h_kv = d(m.kv_heads * m.head_dim);
+  const double ffn = pm.ffn_width_for_activations;
+  const double scale = pm.activation_bytes / 2.0;
+  const double replicated = 4.0 * h * scale;
+  const double sharded = (3.0 * h_q + 2.0 * h_kv + (m.ffn_gated ? 2.0 : 1.0) * ffn) * scale;
+  const double t = static_cast<double>(std::max(1, tp));
+  return sequence_parallel ? (replicated + sharded) / t : replicated + sharded / t;
 }
 
 double stored_activation_bytes(const PreparedModel& pm, std::int64_t tokens, double layers, int tp,
@@ -126,14 +162,18 @@ double stored_activation_bytes(const PreparedModel& pm, std::int64_t tokens, dou
     const double t = sequence_parallel ? static_cast<double>(std::max(1, tp)) : 1.0;
     return d(tokens) * layers * pm.activation_bytes * d(pm.model.hidden_size) / t;
   }
+  if (recompute == Recompute::per_op)
+    return d(tokens) * layers * per_op_activation_bytes_per_token_layer(pm, tp, sequence_parallel);
   // FlashAttention never stores the s×s scores, so "none" already equals "selective" (§3.3).
   return d(tokens) * layers * activation_bytes_per_token_layer(pm, tp, sequence_parallel);
 }
 
 namespace detail {
 
-double layers_per_stage(const TrainingContext& ctx, int pp) {
-  return std::ceil(ctx.layers / static_cast<double>(std::max(1, pp)));
+double layers_per_stage(const TrainingContext& ctx, int pp, int vp) {
+  // Interleaved: v chunks of ceil(L/(p·v)) layers per rank (uneven splits round up per chunk).
+  const double chunks = static_cast<double>(std::max(1, pp)) * std::max(1, vp);
+  return std::ceil(ctx.layers / chunks) * std::max(1, vp);
 }
 
 StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& lay, bool last) {
@@ -141,7 +181,7 @@ StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& lay, 
   // first stage and the head on the last, both vocab-parallel over t (methodology §3.2, [LA][MEG-MOE]).
   const double t = std::max(1, lay.tp);
   const double e = std::max(1, lay.ep);
-  const double frac = ctx.layers > 0.0 ? layers_per_stage(ctx, lay.pp) / ctx.layers : 1.0;
+  const double frac = ctx.layers > 0.0 ? layers_per_stage(ctx, lay.pp, lay.vp) / ctx.layers : 1.0;
   double edge = 0.0;
   double edge_bytes = 0.0;
   if (lay.pp <= 1) {
@@ -186,17 +226,20 @@ MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& la
 
   // Activations. 1F1B: stage i holds min(p − i, m) micro-batches in flight, so the first stage holds
   // p micro-batches of L/p layers = L layers' worth [KOR22]; the last holds one plus the logits.
-  const double ls = layers_per_stage(ctx, lay.pp);
+  const double ls = layers_per_stage(ctx, lay.pp, lay.vp);
   const double tokens_mb = d(lay.micro_batch) * ctx.seq / std::max(1, lay.cp);
   const auto tokens_i = static_cast<std::int64_t>(std::ceil(tokens_mb));
   const double in_flight =
       last ? 1.0 : std::min(d(std::max(1, lay.pp)), d(std::max<std::int64_t>(1, micro_batches)));
   const bool seq_par = lay.sequence_parallel && lay.tp > 1;
   double acts = in_flight * stored_activation_bytes(pm, tokens_i, ls, lay.tp, seq_par, lay.recompute);
+  if (!last) acts *= interleaved_activation_factor(lay.pp, lay.vp);
   // Full recompute rebuilds one layer's activations at a time during backward (working set, derived).
   if (lay.recompute == Recompute::full)
     acts += tokens_mb * activation_bytes_per_token_layer(pm, lay.tp, seq_par);
-  if (last || lay.pp <= 1) acts += logits_bytes(pm, tokens_i, lay.tp);
+  if (last || lay.pp <= 1)
+    acts += logits_bytes(pm, tokens_i, lay.tp, ctx.workload->chunked_cross_entropy,
+                         loss_bytes_per_logit(ctx.workload->framework));
   mem.activations_bytes = acts;
 
   // ZeRO-3 gathers ≈ 2 layers of 16-bit weights at a time (prefetch), methodology §3.2 (derived).

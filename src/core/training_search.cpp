@@ -12,6 +12,11 @@ namespace {
 constexpr int k_max_tp = 8; // TP stays inside one NVLink/PCIe node (methodology §5.2)
 constexpr int k_max_pp = 16;
 constexpr std::int64_t k_max_micro_batch = 64;
+constexpr int k_max_vp = 8;  // interleaving beyond 8 chunks per rank only adds P2P sends
+constexpr int k_max_cp = 32; // ring attention beyond 32 ranks is not searched (pins may exceed it)
+// Searched CP keeps at least this many tokens per rank: shorter shards leave the ring exchange
+// unhidden (Megatron-Core recommends CP for long sequences, docs/training.md §3).
+constexpr std::int64_t k_min_tokens_per_cp_rank = 4096;
 
 bool divides(std::int64_t divisor, std::int64_t value) {
   return divisor > 0 && value % divisor == 0;
@@ -40,10 +45,21 @@ bool better(const TrainingEstimate& a, const TrainingEstimate& b) {
 struct Choices {
   std::array<int, 4> zero{};
   int zero_count = 0;
-  std::array<Recompute, 3> recompute{};
+  std::array<Recompute, 4> recompute{};
   int recompute_count = 0;
   std::int64_t micro_batch = 0; // 0 = search
+  int vp = 0;                   // 0 = search
+  int cp = 0;                   // 0 = search
 };
+
+// Context-parallel degree `cp` is admissible for a split of `rest` = gpus/(tp·pp) GPUs.
+bool cp_allowed(const Choices& ch, int cp, int rest, std::int64_t seq_len) {
+  if (!divides(cp, rest)) return false;
+  if (ch.cp > 0) return cp == ch.cp;
+  if (cp == 1) return true;
+  // Load-balanced causal ring attention splits each sequence into 2·cp chunks [MEG-CP].
+  return cp <= k_max_cp && divides(2LL * cp, seq_len) && seq_len / cp >= k_min_tokens_per_cp_rank;
+}
 
 Choices choices(const TrainingWorkload& w, const LayoutPins& pins) {
   Choices c;
@@ -60,10 +76,12 @@ Choices choices(const TrainingWorkload& w, const LayoutPins& pins) {
     c.recompute[0] = *rc;
     c.recompute_count = 1;
   } else {
-    c.recompute = {Recompute::none, Recompute::selective, Recompute::full};
-    c.recompute_count = 3;
+    c.recompute = {Recompute::none, Recompute::selective, Recompute::full, Recompute::per_op};
+    c.recompute_count = 4;
   }
   c.micro_batch = pins.micro_batch > 0 ? pins.micro_batch : w.micro_batch;
+  c.vp = pins.vp > 0 ? pins.vp : w.virtual_pipeline_stages;
+  c.cp = pins.cp > 0 ? pins.cp : w.context_parallel;
   return c;
 }
 
@@ -73,10 +91,19 @@ struct Search {
   const detail::TrainingContext* ctx;
   const Choices* ch;
   std::int64_t global_batch;
+  std::int64_t layers;
   bool cpu_offload;
   double usd_per_gpu_hour;
   TrainingEstimate best;
   bool have = false;
+
+  // Interleaving needs a pipeline, whole layers per chunk and at least p micro-batches in flight
+  // (Megatron's interleaved schedule [NAR21 §2.2]); a pinned v is taken as given.
+  bool vp_allowed(int pp, int vp, std::int64_t m) const {
+    if (ch->vp > 0) return vp == (pp > 1 ? ch->vp : 1);
+    if (vp == 1) return true;
+    return pp > 1 && layers % (static_cast<std::int64_t>(pp) * vp) == 0 && m >= pp;
+  }
 
   void consider(const TrainingLayout& l) {
     const TrainingEstimate e = detail::evaluate_training(*ctx, l, usd_per_gpu_hour);
@@ -86,12 +113,13 @@ struct Search {
     }
   }
 
-  void split(int tp, int pp, int dp, int ep) {
+  void split(int tp, int pp, int dp, int ep, int cp) {
     TrainingLayout l;
     l.tp = tp;
     l.pp = pp;
     l.dp = dp;
     l.ep = ep;
+    l.cp = cp;
     l.sequence_parallel = tp > 1;
     l.cpu_offload = cpu_offload;
     const bool zero_pinned = ch->zero_count == 1;
@@ -103,9 +131,15 @@ struct Search {
       const std::int64_t mb_first = ch->micro_batch > 0 ? ch->micro_batch : 1;
       const std::int64_t mb_last = ch->micro_batch > 0 ? ch->micro_batch : mb_cap;
       for (l.micro_batch = mb_first; l.micro_batch <= mb_last; l.micro_batch *= 2) {
-        for (int ri = 0; ri < ch->recompute_count; ++ri) {
-          l.recompute = ch->recompute[static_cast<std::size_t>(ri)];
-          consider(l);
+        const std::int64_t per_pass = static_cast<std::int64_t>(dp) * l.micro_batch;
+        const std::int64_t m = (global_batch + per_pass - 1) / per_pass;
+        for (int vp = 1; vp <= std::max(k_max_vp, ch->vp); ++vp) {
+          if (!vp_allowed(pp, vp, m)) continue;
+          l.vp = vp;
+          for (int ri = 0; ri < ch->recompute_count; ++ri) {
+            l.recompute = ch->recompute[static_cast<std::size_t>(ri)];
+            consider(l);
+          }
         }
       }
     }
@@ -124,6 +158,7 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
   Search search{&ctx,
                 &ch,
                 std::max<std::int64_t>(1, workload.global_batch),
+                std::max<std::int64_t>(1, m.layers),
                 workload.cpu_offload_optimizer,
                 usd_per_gpu_hour,
                 TrainingEstimate{},
@@ -133,13 +168,17 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
     for (int pp = 1; pp <= std::max(k_max_pp, pins.pp); ++pp) {
       if (pins.pp > 0 ? pp != pins.pp : !divides(pp, m.layers)) continue;
       if (!divides(static_cast<std::int64_t>(tp) * pp, gpus)) continue;
-      const int dp = gpus / (tp * pp);
-      if (pins.dp > 0 && dp != pins.dp) continue;
-      // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts.
-      for (int ep = 1; ep <= dp; ++ep) {
-        if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp))))
-          continue;
-        search.split(tp, pp, dp, ep);
+      const int rest = gpus / (tp * pp);
+      for (int cp = ch.cp > 0 ? ch.cp : 1; cp <= rest; cp = ch.cp > 0 ? rest + 1 : cp * 2) {
+        if (!cp_allowed(ch, cp, rest, workload.seq_len)) continue;
+        const int dp = rest / cp;
+        if (pins.dp > 0 && dp != pins.dp) continue;
+        // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts.
+        for (int ep = 1; ep <= dp; ++ep) {
+          if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp))))
+            continue;
+          search.split(tp, pp, dp, ep, cp);
+        }
       }
     }
   }
@@ -148,7 +187,9 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
   TrainingLayout l;
   l.tp = std::max(1, pins.tp);
   l.pp = std::max(1, pins.pp);
-  l.dp = pins.dp > 0 ? pins.dp : std::max(1, gpus / (l.tp * l.pp));
+  l.cp = std::max(1, ch.cp);
+  l.vp = std::max(1, ch.vp);
+  l.dp = pins.dp > 0 ? pins.dp : std::max(1, gpus / (l.tp * l.pp * l.cp));
   l.ep = std::max(1, pins.ep);
   l.zero_stage = ch.zero[0];
   l.micro_batch = std::max<std::int64_t>(1, ch.micro_batch);

@@ -44,25 +44,28 @@ double p2p(const TrainingContext& ctx, double bytes, int span) {
 // Work and exposed communication of one micro-batch on one pipeline stage.
 struct MicroBatch {
   double compute_s = 0.0;
-  double comm_s = 0.0; // TP + EP + CP + PP p2p
+  double comm_s = 0.0; // TP + EP + CP + PP p2p (exposed)
+  double tp_s = 0.0, ep_s = 0.0, cp_s = 0.0, pp_s = 0.0;
 };
 
-MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l, const TrainingFlops& fl) {
+MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l) {
   const PreparedModel& pm = *ctx.pm;
   MicroBatch mb;
   const double t = l.tp, p = l.pp, cp = l.cp;
   const double tokens = d(l.micro_batch) * ctx.seq; // one DP rank's micro-batch
   // The t·p·cp GPUs of a model replica share its FLOPs; stages are taken as balanced.
-  mb.compute_s = fl.hardware_per_token * tokens / (t * p * cp) / ctx.compute_flops_per_s;
+  mb.compute_s =
+      ctx.compute_s_per_token[static_cast<std::size_t>(l.recompute)] * tokens / (t * p * cp);
 
-  const double ls = layers_per_stage(ctx, l.pp);
+  const double ls = layers_per_stage(ctx, l.pp, l.vp);
   const bool seq_par = l.sequence_parallel && l.tp > 1;
   const double act_msg = tokens / cp * ctx.hidden * pm.activation_bytes; // b·s·h·b_a
   // Megatron TP: 2 all-reduces forward + 2 backward per layer (RS + AG pairs of the same volume with
   // SP), and full recompute repeats the forward's 2 [NAR21][KOR22], methodology §5.2.
   const double per_layer = l.recompute == Recompute::full ? 6.0 : 4.0;
-  const double tp_s = ls * per_layer * collective(ctx, act_msg, l.tp, l.tp, true) *
-                      (1.0 - std::clamp(ctx.config->tp_overlap_fraction, 0.0, 1.0));
+  // TE userbuffer overlap (Megatron --tp-comm-overlap) hides a share of them behind the GEMMs.
+  const double tp_s =
+      ls * per_layer * collective(ctx, act_msg, l.tp, l.tp, true) * (1.0 - ctx.tp_overlap);
   // EP: dispatch + combine all-to-all per MoE layer, forward and backward (§5.5 [LA]); each token
   // goes to k experts; with SP a TP rank dispatches its 1/t of the tokens.
   double ep_s = 0.0;
@@ -71,17 +74,27 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l,
     ep_s = ctx.moe_layers * (ls / ctx.layers) * per_layer *
            collective(ctx, msg, l.ep, l.tp * l.cp * l.ep, false);
   }
-  // CP ring attention: each rank passes its K and V shard cp − 1 times forward and K, V, dK, dV
-  // backward (derived; charged fully, no overlap with the attention kernel assumed).
+  // CP ring attention [RING][MEG-CP]: each rank passes its K and V shard cp − 1 times forward and
+  // K, V, dK, dV backward (3·(cp − 1) sends per layer, derived). Megatron-Core overlaps each step's
+  // send with the attention of the chunk it holds, so only what exceeds the attention core's forward
+  // + backward (3× its forward FLOPs) on this rank stays exposed.
   double cp_s = 0.0;
   if (l.cp > 1) {
     const double kv_msg = 2.0 * tokens / cp * ctx.kv_width * pm.activation_bytes / t;
-    cp_s = ls * 3.0 * (cp - 1.0) * p2p(ctx, kv_msg, l.tp * l.cp);
+    const double ring_s = ls * 3.0 * (cp - 1.0) * p2p(ctx, kv_msg, l.tp * l.cp);
+    const double attention_s = 3.0 * ctx.attention_fwd_per_token * (ls / ctx.layers) * tokens / (t * cp) /
+                               ctx.attention_flops_per_s;
+    cp_s = std::max(0.0, ring_s - attention_s);
   }
   // PP: one activation forward and one gradient backward per stage boundary and micro-batch (§5.3);
   // with SP each TP rank sends its 1/t scatter. Stages are the outermost rank dimension.
+  // Interleaving sends v times as often: each of a rank's v chunks has its own boundary [NAR21 §2.2].
   double pp_s = 0.0;
-  if (l.pp > 1) pp_s = 2.0 * p2p(ctx, act_msg / (seq_par ? t : 1.0), l.gpus());
+  if (l.pp > 1) pp_s = 2.0 * l.vp * p2p(ctx, act_msg / (seq_par ? t : 1.0), l.gpus());
+  mb.tp_s = tp_s;
+  mb.ep_s = ep_s;
+  mb.cp_s = cp_s;
+  mb.pp_s = pp_s;
   mb.comm_s = tp_s + ep_s + cp_s + pp_s;
   return mb;
 }
@@ -189,19 +202,36 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.global_batch_effective = est.micro_batches * per_pass;
   est.tokens_per_step = d(est.global_batch_effective) * ctx.seq;
   est.memory = training_memory(ctx, l, est.micro_batches);
+  // Allocated vs reserved vs device (docs/training.md §1): per_gpu = itemized·(1 + f) + reserve.
+  const TrainingConfig& cfg = *ctx.config;
+  est.memory_allocated_bytes =
+      (est.memory.per_gpu_bytes - cfg.runtime_reserve_bytes) / (1.0 + cfg.fragmentation_fraction);
+  est.memory_reserved_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_fraction);
+  est.memory_low_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_low_fraction) +
+                         std::min(cfg.runtime_reserve_low_bytes, cfg.runtime_reserve_bytes);
+  est.memory_high_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_high_fraction) +
+                          cfg.runtime_reserve_bytes;
 
   const TrainingFlops& fl = ctx.flops[static_cast<std::size_t>(l.recompute)];
-  const MicroBatch mb = micro_batch_time(ctx, l, fl);
+  const MicroBatch mb = micro_batch_time(ctx, l);
   const double m = d(est.micro_batches);
   est.compute_s = m * mb.compute_s;
-  // 1F1B: the step lasts (m + p − 1) micro-batch slots, p − 1 of them idle (§5.3 [NAR21]).
-  est.bubble_s = (l.pp - 1.0) * (mb.compute_s + mb.comm_s);
+  // 1F1B: the step lasts (m + p − 1) micro-batch slots, p − 1 of them idle (§5.3 [NAR21]);
+  // interleaved 1F1B with v chunks per rank idles (p − 1)/v slots [NAR21 §2.2].
+  est.bubble_s = (l.pp - 1.0) / l.vp * (mb.compute_s + mb.comm_s);
   const StageParams first = stage_params(ctx, l, false);
   const StageParams last = stage_params(ctx, l, true);
   const StageParams& sp = (last.dense + last.expert > first.dense + first.expert) ? last : first;
-  est.comm_exposed_s = m * mb.comm_s + dp_exposed_s(ctx, l, sp, fl, mb, m);
+  est.tp_comm_exposed_s = m * mb.tp_s;
+  est.ep_comm_exposed_s = m * mb.ep_s;
+  est.cp_comm_exposed_s = m * mb.cp_s;
+  est.pp_comm_exposed_s = m * mb.pp_s;
+  est.dp_comm_exposed_s = dp_exposed_s(ctx, l, sp, fl, mb, m);
+  est.tp_overlap_fraction = l.tp > 1 ? ctx.tp_overlap : 0.0;
+  est.comm_exposed_s = m * mb.comm_s + est.dp_comm_exposed_s;
   update_time(ctx, l, sp, est);
   est.step_time_s = est.compute_s + est.comm_exposed_s + est.bubble_s + est.optimizer_step_s + est.offload_s;
+  est.bubble_fraction = est.step_time_s > 0.0 ? est.bubble_s / est.step_time_s : 0.0;
   finish(ctx, fl, usd_per_gpu_hour, est);
   return est;
 }

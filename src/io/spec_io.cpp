@@ -9,6 +9,7 @@
 
 #include "checks.hpp"
 #include "model_io.hpp"
+#include "rightsize/training.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -66,7 +67,8 @@ void parse_inference(const JsonReader& w, Spec& spec) {
 
 void parse_training(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens",
-                 "optimizer", "zero_stage", "recompute", "cpu_offload"});
+                 "optimizer", "zero_stage", "recompute", "cpu_offload", "framework", "virtual_pipeline_stages",
+                 "context_parallel", "tp_comm_overlap", "chunked_cross_entropy", "lora_targets"});
   TrainingWorkload& t = spec.training;
   if (auto v = w.find("method")) {
     const std::string m = v->as_choice({"full", "lora", "qlora"});
@@ -104,10 +106,37 @@ void parse_training(const JsonReader& w, Spec& spec) {
   }
   if (auto v = w.find("zero_stage")) t.zero_stage = static_cast<int>(v->as_int(0, 3));
   if (auto v = w.find("recompute")) {
-    const std::string r = v->as_choice({"none", "selective", "full"});
-    t.recompute = r == "none" ? Recompute::none : r == "full" ? Recompute::full : Recompute::selective;
+    const std::string r = v->as_choice({"none", "selective", "full", "per_op"});
+    t.recompute = r == "none"     ? Recompute::none
+                  : r == "full"   ? Recompute::full
+                  : r == "per_op" ? Recompute::per_op
+                                  : Recompute::selective;
   }
   if (auto v = w.find("cpu_offload")) t.cpu_offload_optimizer = v->as_bool();
+  if (auto v = w.find("framework")) {
+    const std::string f = v->as_choice({"generic", "megatron", "nemo", "torchtitan"});
+    t.framework = f == "megatron"     ? TrainingFramework::megatron
+                  : f == "nemo"       ? TrainingFramework::nemo
+                  : f == "torchtitan" ? TrainingFramework::torchtitan
+                                      : TrainingFramework::generic;
+  }
+  if (auto v = w.find("virtual_pipeline_stages")) t.virtual_pipeline_stages = static_cast<int>(v->as_int(1, 128));
+  if (auto v = w.find("context_parallel")) t.context_parallel = static_cast<int>(v->as_int(1, 1024));
+  if (auto v = w.find("tp_comm_overlap")) {
+    // true = the framework's userbuffer overlap (TrainingConfig::tp_overlap_enabled_fraction), false = 0,
+    // a number = the hidden share.
+    if (v->value().is_boolean())
+      t.tp_comm_overlap = v->as_bool() ? TrainingConfig{}.tp_overlap_enabled_fraction : 0.0;
+    else
+      t.tp_comm_overlap = v->as_number(0.0, 1.0);
+  }
+  if (auto v = w.find("chunked_cross_entropy")) t.chunked_cross_entropy = v->as_bool();
+  if (auto v = w.find("lora_targets")) {
+    if (t.method == TrainingMethod::full)
+      v->fail("expected lora_targets only with method \"lora\" or \"qlora\", got it with \"full\"");
+    const std::string g = v->as_choice({"all_linear", "attention", "qv"});
+    t.lora_targets = g == "qv" ? LoraTargets::qv : g == "attention" ? LoraTargets::attention : LoraTargets::all_linear;
+  }
 }
 
 void parse_workload(const JsonReader& root, Spec& spec) {

@@ -86,20 +86,38 @@ ValidationCase read_case(const JsonReader& r) {
       c.workload.request_rate_per_s = r.at("request_rate_per_s").as_positive(1e9); // whole deployment
     }
   }
-  if (c.kind == FigureKind::training_throughput) {
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory) {
     c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
     if (auto rc = r.at("training").find("recompute")) {
-      const std::string mode = rc->as_choice({"none", "selective", "full"});
-      c.training_recompute =
-          mode == "none" ? Recompute::none : (mode == "selective" ? Recompute::selective : Recompute::full);
+      const std::string mode = rc->as_choice({"none", "selective", "full", "per_op"});
+      c.training_recompute = mode == "none"        ? Recompute::none
+                             : mode == "selective" ? Recompute::selective
+                             : mode == "per_op"    ? Recompute::per_op
+                                                   : Recompute::full;
+    }
+    // Optional published settings (tests/validation/README.md).
+    const JsonReader t = r.at("training");
+    c.training_global_batch = int_or(t, "global_batch", 0);
+    c.training_micro_batch = int_or(t, "micro_batch", 0);
+    c.training_zero_stage = static_cast<int>(int_or(t, "zero_stage", -1));
+    c.training_cp = static_cast<int>(int_or(t, "cp", 1));
+    c.training_vp = static_cast<int>(int_or(t, "vp", 1));
+    if (auto o = t.find("tp_comm_overlap")) c.training_tp_overlap = o->as_number(0.0, 1.0);
+    if (auto f = t.find("framework")) {
+      const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
+      c.training_framework = fw == "megatron"     ? TrainingFramework::megatron
+                             : fw == "nemo"       ? TrainingFramework::nemo
+                             : fw == "torchtitan" ? TrainingFramework::torchtitan
+                                                  : TrainingFramework::generic;
     }
   } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
     r.fail("inference cases need input_tokens and output_tokens >= 1");
   }
   if (const auto scope = r.find("memory_scope")) {
-    c.memory_scope = scope->as_choice({"weights_per_gpu", "peak_allocated"}) == "peak_allocated"
-                         ? MemoryScope::peak_allocated
-                         : MemoryScope::weights_per_gpu;
+    const std::string sc = scope->as_choice({"weights_per_gpu", "peak_allocated", "reserved"});
+    c.memory_scope = sc == "peak_allocated" ? MemoryScope::peak_allocated
+                     : sc == "reserved"     ? MemoryScope::reserved
+                                            : MemoryScope::weights_per_gpu;
   }
   c.measured = r.at("measured").at("value").as_positive(1e30);
   c.scored = bool_or(r, "scored", true);

@@ -124,4 +124,37 @@ TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
   bad = base;
   bad["sla"] = {{"ttft_ms", 500}, {"ttft_p99_ms", 900}};
   CHECK(error_of(bad).find("/sla") != std::string::npos);
+
+TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute, loss, LoRA targets", "[io]") {
+  const json model = {{"preset", "llama-3.1-8b"}};
+  const Spec s = parse({{"model", model},
+                        {"workload",
+                         {{"mode", "training"},
+                          {"recompute", "per_op"},
+                          {"framework", "nemo"},
+                          {"virtual_pipeline_stages", 4},
+                          {"context_parallel", 2},
+                          {"chunked_cross_entropy", true}}}});
+  CHECK(s.training.recompute == Recompute::per_op);
+  CHECK(s.training.framework == TrainingFramework::nemo);
+  CHECK(s.training.virtual_pipeline_stages == 4);
+  CHECK(s.training.context_parallel == 2);
+  CHECK(s.training.chunked_cross_entropy);
+  CHECK_FALSE(s.training.tp_comm_overlap.has_value()); // the framework decides
+  // true = Transformer Engine overlap (0.8), a number = that share.
+  CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", true}}}})
+            .training.tp_comm_overlap == 0.8);
+  CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", 0.5}}}})
+            .training.tp_comm_overlap == 0.5);
+  CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", false}}}})
+            .training.tp_comm_overlap == 0.0);
+  CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"method", "lora"}, {"lora_targets", "qv"}}}})
+            .training.lora_targets == LoraTargets::qv);
+  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", 1.5}}}}) ==
+        "s.json: /workload/tp_comm_overlap: expected a number from 0 to 1, got 1.5");
+  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"lora_targets", "qv"}}}}) ==
+        "s.json: /workload/lora_targets: expected lora_targets only with method \"lora\" or \"qlora\", got it "
+        "with \"full\"");
+  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"context_parallel", 0}}}}) !=
+        "no error");
 }
