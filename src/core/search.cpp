@@ -234,7 +234,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
       Deployment whole = c.layout;
       whole.gpus = c.layout.tp * c.layout.pp * c.replicas;
       InferenceWorkload open = workload;
-      open.request_rate_per_s = *sla.requests_per_s / c.replicas;
+      open.request_rate_per_s = *sla.requests_per_s; // the deployment's; estimate_inference splits it
       InferenceEstimate at_rate = estimate_inference(model, open, gpu, whole, policy.engine, nullptr, price);
       const Verdict v = judge(at_rate, sla, rules);
       if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {

@@ -138,3 +138,23 @@ TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   CHECK(std::string(plan.scaling_signal) == "queue_depth");
   CHECK_FALSE(plan.scale_to_zero);
 }
+
+TEST_CASE("poisson arrivals: replicas share the deployment's rate, which the estimate serves", "[core]") {
+  // Regression: the search once divided the rate by the replicas before estimate_inference
+  // divided it again, so a deployment of n replicas was judged at rate/n² and "served" rate/n.
+  const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
+  InferenceWorkload w = chat();
+  w.arrival = Arrival::poisson;
+  Sla sla;
+  sla.ttft_ms = 2000.0;
+  sla.requests_per_s = 60.0; // more than one H100 replica carries
+  const std::vector<Gpu> gpus = {h100_sxm()};
+  const std::vector<double> price = {4.32};
+  const Recommendation r = recommend(models, w, sla, gpus, price, SearchPolicy{});
+  REQUIRE_FALSE(r.candidates.empty());
+  const Candidate& best = r.candidates.front();
+  CHECK(best.replicas > 1);
+  CHECK(best.estimate.open_loop);
+  CHECK_FALSE(best.estimate.overloaded);
+  CHECK(best.estimate.requests_per_s == Approx(60.0));
+}

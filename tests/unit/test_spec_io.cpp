@@ -124,6 +124,7 @@ TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
   bad = base;
   bad["sla"] = {{"ttft_ms", 500}, {"ttft_p99_ms", 900}};
   CHECK(error_of(bad).find("/sla") != std::string::npos);
+}
 
 TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute, loss, LoRA targets", "[io]") {
   const json model = {{"preset", "llama-3.1-8b"}};
