@@ -6,34 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "rightsize/load_model.hpp"
+#include "inference_detail.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
-namespace {
+namespace detail {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
 
-// Everything about (model, GPU, deployment) that does not depend on the concurrency.
-struct Setup {
-  const PreparedModel* pm;
-  const ModelSpec* m;
-  const Gpu* gpu;
-  const EngineConfig* engine;
-  double t, p; // TP and PP degrees
-  int tp_int, ep_int;
-  double compute_flops_per_s;   // F·η_f for the GEMM dtype, one GPU
-  double bandwidth_bytes_per_s; // BW·η_m, one GPU
-  double kv_fraction;           // share of KV heads a TP rank holds (replication past n_kv, MLA)
-  double full_layers, sliding_layers, window;
-  double weights_gpu_bytes; // resident weights on the most loaded GPU
-  double tp_link_gb_per_s, tp_hop_s;
-  double pp_link_gb_per_s, pp_hop_s;
-  double link_efficiency;
-  bool decoder;
-};
 
 double hop_latency(const EngineConfig& e, LinkKind link) {
   switch (link) {
@@ -100,12 +79,6 @@ double pp_comm_s(const Setup& s, double tokens) {
   return (s.p - 1.0) * one;
 }
 
-struct PhaseTime {
-  double memory_s = 0.0;
-  double compute_s = 0.0;
-  double comm_s = 0.0;
-  double total_s = 0.0;
-};
 
 // Prefill of one request of n tokens on an idle replica (methodology §4.1, §4.4):
 // F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t.
@@ -169,175 +142,6 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   return r;
 }
 
-struct Point {
-  PhaseTime decode;
-  PhaseTime prefill;
-  double ttft_s, tpot_s, e2e_s, tokens_per_s_replica;
-  Percentiles ttft, tpot, e2e;
-  double wait_s = 0.0, in_flight = 0.0, prefill_utilization = 0.0, ttft_fixed_s = 0.0;
-  bool overloaded = false;
-};
-
-constexpr double k_quantiles[3] = {0.5, 0.9, 0.99};
-
-// Decode of `batch` in-flight sequences with prefill interference (methodology §4.4): each round
-// carries batch/OSL prefills of `service_s` each (their chunks ride in mixed steps), spread over
-// the p stages. Returns TPOT; `decode` and `service_s` are filled.
-double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, PhaseTime& decode,
-                   double& service_s) {
-  const double osl = d(w.output_tokens);
-  const double isl = d(w.input_tokens);
-  decode = decode_time(s, batch, isl + osl / 2.0);
-  // Above the largest CUDA-graph batch the step runs eagerly (methodology §4.6).
-  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) {
-    decode.total_s += s.engine->eager_step_overhead_s;
-  }
-  const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (isl + 1.0));
-  service_s = prefill_time(s, isl, mixed_rows).total_s;
-  return decode.total_s + (batch / osl) * service_s / s.p;
-}
-
-// Percentiles from the mean wait (exponential tail, methodology §4.7) and the spread of the
-// number of prefills a request's decode overlaps (Poisson, normal approximation).
-void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_wait_s, double p_wait,
-                      double batch, double osl, double p) {
-  double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
-  double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
-  double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
-  const double interference = pt.tpot_s - pt.decode.total_s; // (batch/osl)·S/p
-  for (int i = 0; i < 3; ++i) {
-    const double q = k_quantiles[i];
-    *ttft[i] = fixed_s + service_s + load::wait_quantile_s(mean_wait_s, p_wait, q) + pt.ttft_fixed_s;
-    const double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
-    *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
-    *e2e[i] = *ttft[i] + (osl - 1.0) * *tpot[i];
-  }
-  (void)p;
-}
-
-// Closed loop with equal lengths (methodology §4.7): the clients' requests start together and,
-// with equal output lengths, finish together, so they arrive in waves. A wave of n = min(clients,
-// slots) requests is prefilled in steps of up to max_batched_tokens tokens; request i (FCFS) has its
-// first token when the step holding its last prompt token ends. Requests prefilled early wait for
-// the rest of the wave inside their decode (TPOT). Clients beyond the slots wait whole waves.
-Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
-  Point pt{};
-  const double osl = d(w.output_tokens);
-  const double isl = d(w.input_tokens);
-  const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
-  const int n = static_cast<int>(batch);
-  pt.decode = decode_time(s, batch, isl + osl / 2.0);
-  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) pt.decode.total_s += s.engine->eager_step_overhead_s;
-  pt.prefill = prefill_time(s, isl, 0.0);
-  const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
-  const double wave_tokens = batch * isl;
-  const double full_steps = std::floor(wave_tokens / budget);
-  const double last_tokens = wave_tokens - full_steps * budget;
-  // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
-  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
-  const double last_step_s = last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
-  const double fill_s = s.p > 1.0 ? pt.prefill.total_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
-  const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
-  const double wave_s = full_steps * full_step_s + last_step_s + fill_s;
-  double ttft_sum = 0.0;
-  double ttft_q[3] = {0.0, 0.0, 0.0};
-  for (int i = 1; i <= n; ++i) {
-    const double step = std::ceil(d(i) * isl / budget - 1e-9); // 1-based step holding its last token
-    const double t = (step < steps_total || last_tokens <= 0.0) ? step * full_step_s
-                                                                : (step - 1.0) * full_step_s + last_step_s;
-    const double ttft_i = t + fill_s;
-    ttft_sum += ttft_i;
-    for (int k = 0; k < 3; ++k) {
-      if (ttft_q[k] == 0.0 && d(i) >= k_quantiles[k] * batch) ttft_q[k] = ttft_i;
-    }
-  }
-  const double wave_ttft = ttft_sum / batch;
-  const double tokens_after_first = std::max(1.0, osl - 1.0);
-  const double wave_tpot = pt.decode.total_s + (wave_s - wave_ttft) / tokens_after_first;
-  // Desynchronised arrivals: exact MVA of the prefill queue among the n in flight, decode as
-  // think time; each round carries n/OSL prefills of `service` (methodology §4.4).
-  // A mixed step holds this prompt and one decode token of each other sequence in flight.
-  const double mixed_rows = std::min(budget, batch * isl + (batch - 1.0));
-  const double service = prefill_time(s, isl, mixed_rows).total_s;
-  const double mva_tpot = pt.decode.total_s + (batch / osl) * service / s.p;
-  const load::ClosedResult q = load::closed_mva(service / s.p, (osl - 1.0) * mva_tpot, n);
-  const double mva_wait = std::max(0.0, q.response_s - service / s.p);
-  const double mva_ttft = service + mva_wait;
-  // How much of the wave an engine keeps together (engine profile, methodology §4.6): 1 = every
-  // wave intact, 0 = fully desynchronised.
-  const double phi = std::clamp(s.engine->wave_synchrony, 0.0, 1.0);
-  const double inside_ttft = phi * wave_ttft + (1.0 - phi) * mva_ttft;
-  pt.tpot_s = phi * wave_tpot + (1.0 - phi) * mva_tpot;
-  const double think = (osl - 1.0) * pt.tpot_s;
-  const double cycle = inside_ttft + think;
-  const double slot_wait = clients > batch ? (clients / batch - 1.0) * cycle : 0.0;
-  pt.ttft_s = slot_wait + inside_ttft + s.engine->ttft_fixed_s;
-  pt.e2e_s = pt.ttft_s + think;
-  pt.wait_s = std::max(0.0, pt.ttft_s - pt.prefill.total_s);
-  pt.in_flight = batch;
-  pt.prefill_utilization = phi * wave_s / (wave_s + osl * pt.decode.total_s) + (1.0 - phi) * q.utilization;
-  pt.tokens_per_s_replica = batch * osl / cycle;
-  // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
-  for (int k = 0; k < 3; ++k) {
-    const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
-    const double v = slot_wait + phi * ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s;
-    (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
-  }
-  // The first request of a wave waits longest inside its decode; under desynchronised arrivals
-  // the prefills a decode overlaps are Poisson around n (normal approximation).
-  const double first_tpot = pt.decode.total_s + wave_s / tokens_after_first;
-  const double interference = mva_tpot - pt.decode.total_s;
-  for (int k = 0; k < 3; ++k) {
-    const double z = load::normal_quantile(k_quantiles[k]);
-    const double wave_k = wave_tpot + (first_tpot - wave_tpot) * (k == 0 ? 0.0 : k == 1 ? 0.8 : 0.98);
-    const double mva_k = pt.decode.total_s + interference * std::max(0.0, 1.0 + z / std::sqrt(batch));
-    (k == 0 ? pt.tpot.p50_s : k == 1 ? pt.tpot.p90_s : pt.tpot.p99_s) = phi * wave_k + (1.0 - phi) * mva_k;
-  }
-  pt.e2e = {pt.ttft.p50_s + think, pt.ttft.p90_s + (osl - 1.0) * pt.tpot.p90_s,
-            pt.ttft.p99_s + (osl - 1.0) * pt.tpot.p99_s};
-  return pt;
-}
-
-// Open loop at w.request_rate_per_s (methodology §4.7): the prefill queue is G/G/1 (Kingman) with
-// deterministic service; in-flight sequences follow from Little's law, solved by fixed point.
-Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
-  Point pt{};
-  pt.ttft_fixed_s = s.engine->ttft_fixed_s;
-  const double osl = d(w.output_tokens);
-  const double rate = w.request_rate_per_s;
-  pt.prefill = prefill_time(s, d(w.input_tokens), 0.0);
-  double batch = std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
-  double service = 0.0;
-  double wait = 0.0;
-  double rho = 0.0;
-  bool kv_bound = false;
-  for (int i = 0; i < 40; ++i) {
-    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
-    rho = rate * service / s.p;
-    wait = load::kingman_wait_s(service / s.p, rho, w.arrival_cv, 0.0);
-    if (!std::isfinite(wait)) break;
-    // Little's law; the KV cache holds at most `slots` sequences, so more would queue without end.
-    const double wanted = std::max(1.0, rate * (service + wait + (osl - 1.0) * pt.tpot_s));
-    kv_bound = wanted > std::max(1.0, slots) * 1.0001;
-    const double next = std::min(wanted, std::max(1.0, slots));
-    if (std::fabs(next - batch) < 1e-3 * batch) {
-      batch = next;
-      break;
-    }
-    batch = 0.5 * (batch + next);
-  }
-  pt.overloaded = !std::isfinite(wait) || kv_bound;
-  if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
-  pt.ttft_s = service + wait + s.engine->ttft_fixed_s;
-  pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
-  pt.wait_s = wait;
-  pt.in_flight = batch;
-  pt.prefill_utilization = std::min(1.0, rho);
-  pt.tokens_per_s_replica = rate * osl;
-  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl, s.p);
-  return pt;
-}
-
 Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, double slots,
                const PhaseTime& prefill) {
   if (s.decoder) {
@@ -385,7 +189,8 @@ bool meets_latency(const Point& pt, const Sla* sla) {
   return true;
 }
 
-} // namespace
+} // namespace detail
+using namespace detail;
 
 double latency_stat_s(const InferenceEstimate& e, int figure, Statistic statistic) {
   if (figure == 0) return stat_of(e.ttft_s, e.ttft, statistic);

@@ -1,0 +1,62 @@
+#pragma once
+// Internals shared by the inference estimator's files (inference.cpp: memory, phases, search;
+// inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
+#include <cstdint>
+
+#include "rightsize/gpu.hpp"
+#include "rightsize/inference.hpp"
+#include "rightsize/model.hpp"
+
+namespace rightsize::detail {
+
+inline double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
+
+// Everything about (model, GPU, deployment) that does not depend on the concurrency.
+struct Setup {
+  const PreparedModel* pm;
+  const ModelSpec* m;
+  const Gpu* gpu;
+  const EngineConfig* engine;
+  double t, p; // TP and PP degrees
+  int tp_int, ep_int;
+  double compute_flops_per_s;   // F·η_f for the GEMM dtype, one GPU
+  double bandwidth_bytes_per_s; // BW·η_m, one GPU
+  double kv_fraction;           // share of KV heads a TP rank holds (replication past n_kv, MLA)
+  double full_layers, sliding_layers, window;
+  double weights_gpu_bytes; // resident weights on the most loaded GPU
+  double tp_link_gb_per_s, tp_hop_s;
+  double pp_link_gb_per_s, pp_hop_s;
+  double link_efficiency;
+  bool decoder;
+};
+
+struct PhaseTime {
+  double memory_s = 0.0;
+  double compute_s = 0.0;
+  double comm_s = 0.0;
+  double total_s = 0.0;
+};
+
+struct Point {
+  PhaseTime decode;
+  PhaseTime prefill;
+  double ttft_s, tpot_s, e2e_s, tokens_per_s_replica;
+  Percentiles ttft, tpot, e2e;
+  double wait_s = 0.0, in_flight = 0.0, prefill_utilization = 0.0, ttft_fixed_s = 0.0;
+  bool overloaded = false;
+};
+
+constexpr double k_quantiles[3] = {0.5, 0.9, 0.99};
+
+/// Prefill of one request of n tokens on an idle replica; `gemm_rows` rows in its GEMMs (0 = n).
+PhaseTime prefill_time(const Setup& s, double n, double gemm_rows);
+/// One decode round of `batch` sequences at mean context `mean_context`.
+PhaseTime decode_time(const Setup& s, double batch, double mean_context);
+/// Closed loop with `clients` clients and `slots` KV slots per replica (methodology §3.1).
+Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots);
+/// Open loop at w.request_rate_per_s per replica (methodology §3.1).
+Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots);
+
+} // namespace rightsize::detail
