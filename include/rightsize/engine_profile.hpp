@@ -1,6 +1,6 @@
 #pragma once
 // Serving-engine profiles: the scheduler defaults that differ between TensorRT-LLM, vLLM and
-// SGLang (methodology §4.6). Pure.
+// SGLang (methodology §3.2). Pure.
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -18,7 +18,7 @@ std::optional<EngineKind> parse_engine_kind(std::string_view name);
 
 /// The engine's defaults: chunked-prefill budget, sequence cap, memory fraction, KV block size,
 /// CUDA-graph batch limit, per-step CPU overhead, wave synchrony and fixed TTFT overhead.
-/// Sources per field in methodology §4.6.
+/// Sources per field in methodology §3.2.
 EngineConfig engine_profile(EngineKind kind);
 
 /// The profile resolved for one GPU and TP degree: where `gpu_memory_tiers` is set, SGLang's

@@ -23,13 +23,13 @@ struct EngineConfig {
   double pcie_hop_latency_s = 4e-6;                  ///< per ring step over PCIe
   double network_hop_latency_s = 6e-6;               ///< per ring step across nodes
   /// Largest batch the engine captures CUDA graphs for; decode steps above it run eagerly and
-  /// pay `eager_step_overhead_s` more per step (methodology §4.6).
+  /// pay `eager_step_overhead_s` more per step (methodology §3.2).
   std::int64_t cuda_graph_max_batch = 512;
   /// Closed loop: how much of a wave of simultaneous requests the scheduler keeps together
-  /// (1 = every wave intact, 0 = fully desynchronised arrivals); fitted per engine (§4.6).
+  /// (1 = every wave intact, 0 = fully desynchronised arrivals); fitted per engine (methodology §3.2).
   double wave_synchrony = 0.1;
   /// Fixed time from a request's arrival to its first streamed token outside the GPU work (HTTP,
-  /// tokenization, scheduling, detokenization); engine profile (§4.6).
+  /// tokenization, scheduling, detokenization); engine profile (methodology §3.2).
   double ttft_fixed_s = 0.0;
   double eager_step_overhead_s = 2e-3;
   /// GEMM rows at which large-GEMM efficiency halves: η_f(M) = η_f·M/(M + M½). Thin GEMMs fill
@@ -39,7 +39,7 @@ struct EngineConfig {
   /// TP: η·N/(N + N½); 0 disables (methodology §4.3).
   double gemm_half_efficiency_cols = 128.0;
   /// SGLang's rule: the chunked-prefill budget and the CUDA-graph batch limit follow the GPU's
-  /// memory and the TP degree (`engine_for_gpu`, methodology §4.6). An explicit budget turns it off.
+  /// memory and the TP degree (`engine_for_gpu`, methodology §3.2). An explicit budget turns it off.
   bool gpu_memory_tiers = false;
 };
 
@@ -114,7 +114,7 @@ struct InferenceEstimate {
   std::int64_t max_concurrency = 0; ///< largest that fits per replica at the workload's context
   double prefill_s = 0.0;           ///< one request's prefill, no contention
   double decode_step_s = 0.0;       ///< pure decode step at `concurrency`
-  double ttft_s = 0.0; ///< mean, including queueing (methodology §4.7)
+  double ttft_s = 0.0; ///< mean, including queueing (methodology §3.1)
   double tpot_s = 0.0; ///< mean, effective, including prefill interference
   double e2e_s = 0.0;  ///< mean
   Percentiles ttft, tpot, e2e;

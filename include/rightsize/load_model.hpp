@@ -1,5 +1,5 @@
 #pragma once
-// Queueing formulas of the arrival model (methodology §4.7). Pure and allocation-free.
+// Queueing formulas of the arrival model (methodology §3.1). Pure and allocation-free.
 
 namespace rightsize::load {
 

@@ -12,7 +12,7 @@ namespace rightsize {
 
 enum class WorkloadMode : std::uint8_t { inference, training };
 
-/// How requests meet the scheduler (methodology §4.7): a fixed number of clients that each send
+/// How requests meet the scheduler (methodology §3.1): a fixed number of clients that each send
 /// the next request when the last one finishes (benchmarks), or open-loop arrivals at a rate.
 enum class Arrival : std::uint8_t { closed_loop, poisson };
 const char* to_string(Arrival value);
@@ -21,7 +21,7 @@ const char* to_string(Arrival value);
 enum class Statistic : std::uint8_t { mean, p50, p90, p99 };
 const char* to_string(Statistic value);
 
-/// The serving engine whose scheduler behaviour the estimate assumes (methodology §4.6).
+/// The serving engine whose scheduler behaviour the estimate assumes (methodology §3.2).
 enum class EngineKind : std::uint8_t { vllm, sglang, trtllm };
 
 /// Serving workload (per request averages).

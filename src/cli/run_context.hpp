@@ -20,7 +20,7 @@ struct EngineOptions {
 };
 void add_engine_options(CLI::App* command, EngineOptions& options);
 /// The engine config with overrides applied; bad values are usage errors naming the flag.
-/// The profile of --engine, else of the spec's workload.engine, else vLLM's (methodology §4.6).
+/// The profile of --engine, else of the spec's workload.engine, else vLLM's (methodology §3.2).
 EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKind> spec_engine);
 
 /// The engine profile's name: --engine, else the spec's workload.engine, else "vllm".

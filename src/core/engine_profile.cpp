@@ -1,4 +1,4 @@
-// Serving-engine profiles (methodology §4.6).
+// Serving-engine profiles (methodology §3.2).
 #include "rightsize/engine_profile.hpp"
 
 namespace rightsize {
@@ -23,7 +23,7 @@ EngineConfig engine_profile(EngineKind kind) {
   EngineConfig e; // vLLM defaults (inference.hpp): 8,192-token budget, 1,024 sequences, u = 0.90
   switch (kind) {
   case EngineKind::vllm:
-    // Fitted on the vLLM rows of tests/validation/serving (methodology §4.6).
+    // Fitted on the vLLM rows of tests/validation/serving (methodology §3.2).
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
     break;

@@ -235,7 +235,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   InferenceWorkload w = workload;
   w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas()));
   const ModelSpec& m = pm.model;
-  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §4.6).
+  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
   const EngineConfig engine = engine_for_gpu(engine_in, gpu, dep.tp);
   Setup s{};
   s.pm = &pm;

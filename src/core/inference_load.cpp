@@ -17,7 +17,7 @@ double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, Pha
   const double osl = d(w.output_tokens);
   const double isl = d(w.input_tokens);
   decode = decode_time(s, batch, isl + osl / 2.0);
-  // Above the largest CUDA-graph batch the step runs eagerly (methodology §4.6).
+  // Above the largest CUDA-graph batch the step runs eagerly (methodology §3.2).
   if (batch / s.p > d(s.engine->cuda_graph_max_batch)) {
     decode.total_s += s.engine->eager_step_overhead_s;
   }
@@ -26,10 +26,10 @@ double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, Pha
   return decode.total_s + (batch / osl) * service_s / s.p;
 }
 
-// Percentiles from the mean wait (exponential tail, methodology §4.7) and the spread of the
+// Percentiles from the mean wait (exponential tail, methodology §3.1) and the spread of the
 // number of prefills a request's decode overlaps (Poisson, normal approximation).
 void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_wait_s, double p_wait,
-                      double batch, double osl, double p) {
+                      double batch, double osl) {
   double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
   double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
   double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
@@ -41,13 +41,11 @@ void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_w
     *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
     *e2e[i] = *ttft[i] + (osl - 1.0) * *tpot[i];
   }
-
 }
 
 } // namespace
 
-
-// Closed loop with equal lengths (methodology §4.7): the clients' requests start together and,
+// Closed loop with equal lengths (methodology §3.1): the clients' requests start together and,
 // with equal output lengths, finish together, so they arrive in waves. A wave of n = min(clients,
 // slots) requests is prefilled in steps of up to max_batched_tokens tokens; request i (FCFS) has its
 // first token when the step holding its last prompt token ends. Requests prefilled early wait for
@@ -95,7 +93,7 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   const load::ClosedResult q = load::closed_mva(service / s.p, (osl - 1.0) * mva_tpot, n);
   const double mva_wait = std::max(0.0, q.response_s - service / s.p);
   const double mva_ttft = service + mva_wait;
-  // How much of the wave an engine keeps together (engine profile, methodology §4.6): 1 = every
+  // How much of the wave an engine keeps together (engine profile, methodology §3.2): 1 = every
   // wave intact, 0 = fully desynchronised.
   const double phi = std::clamp(s.engine->wave_synchrony, 0.0, 1.0);
   const double inside_ttft = phi * wave_ttft + (1.0 - phi) * mva_ttft;
@@ -130,7 +128,7 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   return pt;
 }
 
-// Open loop at w.request_rate_per_s (methodology §4.7): the prefill queue is G/G/1 (Kingman) with
+// Open loop at w.request_rate_per_s (methodology §3.1): the prefill queue is G/G/1 (Kingman) with
 // deterministic service; in-flight sequences follow from Little's law, solved by fixed point.
 Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   Point pt{};
@@ -166,7 +164,7 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   pt.in_flight = batch;
   pt.prefill_utilization = std::min(1.0, rho);
   pt.tokens_per_s_replica = rate * osl;
-  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl, s.p);
+  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl);
   return pt;
 }
 

@@ -93,7 +93,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     if (!met) fail_once(reason, value, limit);
   };
   const BandFactors& b = rules.bands;
-  // Each latency target is about one statistic (mean, p50, p90, p99; methodology §4.7).
+  // Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
   if (sla.ttft_ms) {
     const double point_ms = latency_stat_s(e, 0, sla.ttft_stat) * 1e3;
     const double ms = point_ms * b.ttft_high;

@@ -1,4 +1,4 @@
-// Queueing formulas of the arrival model (methodology §4.7).
+// Queueing formulas of the arrival model (methodology §3.1).
 #include "rightsize/load_model.hpp"
 
 #include <algorithm>

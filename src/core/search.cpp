@@ -226,7 +226,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   rules.check_load = true;
   c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
-  // Open-loop traffic (methodology §4.7): latency is judged at the peak rate each replica carries;
+  // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
   // a replica more while a latency percentile misses at that load.
   if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
     const int first = c.replicas;
