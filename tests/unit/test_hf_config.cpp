@@ -6,22 +6,16 @@
 #include "json_reader.hpp"
 #include "rightsize/model.hpp"
 #include "spec_io.hpp"
+#include "hf_import.hpp"
 
 using namespace rightsize;
 
+using test::Imported;
+
 namespace {
 
-struct Imported {
-  ModelSpec model;
-  Precision precision;
-  std::vector<std::string> assumptions;
-};
-
 Imported import(const std::string& file) {
-  const std::string path = std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/" + file;
-  Imported out;
-  out.model = io::import_hf_config(io::read_json_file(path), path, out.precision, out.assumptions);
-  return out;
+  return test::import_hf(file);
 }
 
 } // namespace

@@ -12,22 +12,16 @@
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
 #include "spec_io.hpp"
+#include "hf_import.hpp"
 
 using namespace rightsize;
 
+using test::Imported;
+
 namespace {
 
-struct Imported {
-  ModelSpec model;
-  Precision precision;
-  std::vector<std::string> assumptions;
-};
-
 Imported import(const std::string& file) {
-  const std::string path = std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/" + file;
-  Imported out;
-  out.model = io::import_hf_config(io::read_json_file(path), path, out.precision, out.assumptions);
-  return out;
+  return test::import_hf(file);
 }
 
 double billions(std::int64_t v) {
