@@ -64,6 +64,8 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths (docs/methodology.md §3.1)\n\n",
                engine_name, e.concurrency);
   }
+  // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
+  fmt::print("efficiency {}\n\n", gpu.efficiency.provenance);
   const MemoryEstimate& m = e.memory;
   fmt::print("memory per GPU (GB = 1e9 bytes)\n");
   fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
@@ -237,6 +239,7 @@ int run_estimate(const EstimateOptions& o) {
   const CostAtLoad at_load = cost_at_load(e, spec.sla, w);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    doc["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
     doc["load"] = load_json(w, engine_name(o.engine, spec.engine));
     if (verdict.feasible()) {
       add_inference_bands(doc, bands, e);

@@ -201,6 +201,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   Deployment whole = c.layout;
   whole.gpus = c.total_gpus();
   nlohmann::json j = estimate_json(in.models[c.precision_index], gpu.id, whole, c.estimate, c.price_known);
+  j["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
   j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({describe_rejection(c)});
@@ -313,6 +314,11 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       for (const auto& note : optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
         fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
       }
+    }
+    const Gpu& winner_gpu = in.gpus[winner.gpu_index];
+    if (winner_gpu.efficiency.provenance.find("extrapolated") != std::string::npos) {
+      fmt::print("note: the winner's speed rests on factors extrapolated from other GPUs ({})\n",
+                 winner_gpu.efficiency.provenance);
     }
     const ResolvedPrice& wp = in.prices[winner.gpu_index];
     if (const std::int64_t age = price_age_days(wp); age > 90) {
