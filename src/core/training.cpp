@@ -153,10 +153,7 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
 // (gate and up when gated) and down (h_q + 2h_kv + 2h + g·I, g = 2 gated, 1 plain). Derived.
 double fp8_cast_bytes_per_token(const PreparedModel& pm) {
   const ModelSpec& m = pm.model;
-  const double h = d(m.hidden_size);
-  const double h_q = d(m.heads * m.head_dim);
-  const double h_kv = d(m.kv_heads * m.head_dim);
-  const double ffn = pm.ffn_width_for_activations;
+  const auto [h, h_q, h_kv, ffn] = detail::layer_widths(pm);
   const double fwd = 2.0 * h + h_q + ffn;
   const double bwd = h_q + 2.0 * h_kv + 2.0 * h + (m.ffn_gated ? 2.0 : 1.0) * ffn;
   return 3.0 * d(m.layers) * (fwd + bwd);

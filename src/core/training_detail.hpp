@@ -70,6 +70,13 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
 /// The layout with degrees clamped to >= 1, ZeRO to 0..3 and micro_batch to >= 1.
 TrainingLayout normalized_layout(const TrainingLayout& layout);
 
+/// Per-token widths of one transformer layer in elements (methodology §3.3): hidden h, query
+/// heads h_q = n_h·d_h, one of K or V h_kv = n_kv·d_h, and the MLP width I the activations use.
+struct LayerWidths {
+  double h, h_q, h_kv, ffn;
+};
+LayerWidths layer_widths(const PreparedModel& pm);
+
 /// Layers held by each pipeline rank: ceil(L / p), or v chunks of ceil(L / (p·v)) when interleaved.
 double layers_per_stage(const TrainingContext& ctx, int pp, int vp = 1);
 

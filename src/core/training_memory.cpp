@@ -22,10 +22,7 @@ struct ActivationSplit {
 
 ActivationSplit activation_split(const PreparedModel& pm) {
   const ModelSpec& m = pm.model;
-  const double h = d(m.hidden_size);
-  const double h_q = d(m.heads * m.head_dim);
-  const double h_kv = d(m.kv_heads * m.head_dim);
-  const double ffn = pm.ffn_width_for_activations;
+  const auto [h, h_q, h_kv, ffn] = detail::layer_widths(pm);
   const double scale = pm.activation_bytes / 2.0;
   ActivationSplit a;
   if (m.ffn_gated) {
@@ -144,10 +141,7 @@ double per_op_activation_bytes_per_token_layer(const PreparedModel& pm, int tp, 
   // plain: q, k, v, o, fc1, fc2 → 4h + 3h_q + 2h_kv + I (methodology §3.3, derived).
   // Replicated without SP: the layer input and half of the o / down outputs (4h bytes).
   const ModelSpec& m = pm.model;
-  const double h = d(m.hidden_size);
-  const double h_q = d(m.heads * m.head_dim);
-  const double h_kv = d(m.kv_heads * m.head_dim);
-  const double ffn = pm.ffn_width_for_activations;
+  const auto [h, h_q, h_kv, ffn] = detail::layer_widths(pm);
   const double scale = pm.activation_bytes / 2.0;
   const double replicated = 4.0 * h * scale;
   const double sharded = (3.0 * h_q + 2.0 * h_kv + (m.ffn_gated ? 2.0 : 1.0) * ffn) * scale;
@@ -169,6 +163,11 @@ double stored_activation_bytes(const PreparedModel& pm, std::int64_t tokens, dou
 }
 
 namespace detail {
+
+LayerWidths layer_widths(const PreparedModel& pm) {
+  const ModelSpec& m = pm.model;
+  return {d(m.hidden_size), d(m.heads * m.head_dim), d(m.kv_heads * m.head_dim), pm.ffn_width_for_activations};
+}
 
 double layers_per_stage(const TrainingContext& ctx, int pp, int vp) {
   // Interleaved: v chunks of ceil(L/(p·v)) layers per rank (uneven splits round up per chunk).
