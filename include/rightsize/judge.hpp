@@ -49,7 +49,6 @@ std::optional<Confidence> parse_confidence(std::string_view text);
 struct BandFactors {
   double ttft_high = 1.0;
   double tpot_high = 1.0;
-  double e2e_high = 1.0;
   double throughput_low = 1.0;
 };
 
