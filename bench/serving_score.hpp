@@ -50,9 +50,9 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   bool found = false;
   for (const io::Preset& p : presets) found = found || p.id == run.preset;
   if (!found) return "preset not shipped";
-  if (io::find_gpu(catalog, run.gpu_id) == nullptr) return "GPU not in the catalog";
-  if (!parse_engine_kind(run.engine)) return "unknown engine";
   const Gpu* gpu = io::find_gpu(catalog, run.gpu_id);
+  if (gpu == nullptr) return "GPU not in the catalog";
+  if (!parse_engine_kind(run.engine)) return "unknown engine";
   if (run.tp * run.pp > gpu->scaleup_domain_gpus) {
     return "replica wider than the catalog GPU's scale-up domain (NVL72-class runs; issue 17)";
   }
