@@ -2,8 +2,8 @@
 // leave-one-out factors; prints per-case and per-kind errors; writes docs/accuracy.md and
 // data/calibration.json. `--check BASELINE` only compares median LOO APE per kind with a baseline
 // (fails when a kind regresses by more than 2 points) and writes nothing.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -29,9 +29,9 @@ struct Targets {
   double median_ape_pct;
 };
 // Issue 9 targets (median APE).
-constexpr Targets k_targets[] = {{"throughput", 15.0},          {"ttft", 25.0}, {"tpot", 25.0}, {"e2e", 25.0},
-                                 {"training_throughput", 10.0}, {"memory", 5.0},
-                                 {"training_memory", 10.0}};
+constexpr Targets k_targets[] = {
+    {"throughput", 15.0},          {"ttft", 25.0},  {"tpot", 25.0},           {"e2e", 25.0},
+    {"training_throughput", 10.0}, {"memory", 5.0}, {"training_memory", 10.0}};
 
 double target_for(const std::string& kind) {
   for (const Targets& t : k_targets) {
@@ -159,21 +159,29 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
 // precision and concurrency bucket, and the rows that cannot be expressed, by reason.
 std::string serving_markdown(const bench::ServingScore& score) {
   using R = const ServingResult&;
-  std::string md = bench::serving_table("set", bench::group_by(score.results, [](R) { return std::string("all"); }));
-  md += "\n" + bench::serving_table("engine", bench::group_by(score.results, [](R r) { return r.run->engine; }));
+  std::string md =
+      bench::serving_table("set", bench::group_by(score.results, [](R) { return std::string("all"); }));
+  md += "\n" +
+        bench::serving_table("engine", bench::group_by(score.results, [](R r) { return r.run->engine; }));
   md += "\n" + bench::serving_table("GPU", bench::group_by(score.results, [](R r) { return r.run->gpu_id; }));
-  md += "\n" + bench::serving_table("model", bench::group_by(score.results, [](R r) { return r.run->preset; }));
-  md += "\n" + bench::serving_table("precision", bench::group_by(score.results, [](R r) {
-          return r.run->precision.empty() ? std::string("bf16") : r.run->precision;
-        }));
-  md += "\n" + bench::serving_table("concurrency", bench::group_by(score.results, [](R r) {
-          return std::string(concurrency_bucket(r.run->concurrency));
-        }, {"1", "2-8", "9-32", "33-128", ">128"}));
+  md +=
+      "\n" + bench::serving_table("model", bench::group_by(score.results, [](R r) { return r.run->preset; }));
+  md +=
+      "\n" + bench::serving_table("precision", bench::group_by(score.results, [](R r) {
+                                    return r.run->precision.empty() ? std::string("bf16") : r.run->precision;
+                                  }));
+  md += "\n" + bench::serving_table(
+                   "concurrency",
+                   bench::group_by(score.results,
+                                   [](R r) { return std::string(concurrency_bucket(r.run->concurrency)); },
+                                   {"1", "2-8", "9-32", "33-128", ">128"}));
   int skipped = 0;
-  for (const auto& [reason, n] : score.skipped) skipped += n;
+  for (const auto& [reason, n] : score.skipped)
+    skipped += n;
   md += fmt::format("\nRows scored: {} of {}; not expressible: {}\n\n| reason | rows |\n|---|---:|\n",
                     score.results.size(), score.runs.size(), skipped);
-  for (const auto& [reason, n] : score.skipped) md += fmt::format("| {} | {} |\n", reason, n);
+  for (const auto& [reason, n] : score.skipped)
+    md += fmt::format("| {} | {} |\n", reason, n);
   return md;
 }
 
@@ -202,11 +210,12 @@ void add_serving_factors(Calibration& cal, const std::string& exclude_preset = "
       own = own || (f.gpu_id == g.id && f.decode_source == "fitted");
     if (!own) only.push_back(g.id);
   }
-  const auto used =
-      bench::fit_serving_factors(loaded, k_serving_csv, k_root + "/data/models", exclude_preset, exclude_gpu, only);
+  const auto used = bench::fit_serving_factors(loaded, k_serving_csv, k_root + "/data/models", exclude_preset,
+                                               exclude_gpu, only);
   for (const auto& [id, rows] : used) {
     const Gpu* g = io::find_gpu(loaded.catalog, id);
-    auto it = std::find_if(cal.gpus.begin(), cal.gpus.end(), [&](const FittedEfficiency& f) { return f.gpu_id == id; });
+    auto it = std::find_if(cal.gpus.begin(), cal.gpus.end(),
+                           [&](const FittedEfficiency& f) { return f.gpu_id == id; });
     if (it == cal.gpus.end()) {
       FittedEfficiency f;
       f.gpu_id = id;
@@ -232,7 +241,8 @@ Calibration serving_calibration(const Calibration& base, const std::string& excl
                                 const std::string& exclude_gpu = "") {
   Calibration cal = base;
   add_serving_factors(cal, exclude_preset, exclude_gpu);
-  const bench::ServingScore sc = bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
+  const bench::ServingScore sc =
+      bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
   bench::add_serving_bands(cal, sc, exclude_preset, exclude_gpu);
   return cal;
 }
@@ -249,7 +259,8 @@ bench::ServingScore serving_loo(const Calibration& base, const bench::ServingSco
   }
   for (const auto& [preset, gpu] : pairs) {
     const Calibration cal = serving_calibration(base, preset, gpu);
-    const bench::ServingScore sc = bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
+    const bench::ServingScore sc =
+        bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
     for (const ServingResult& r : sc.results) {
       if (r.run->preset != preset || r.run->gpu_id != gpu) continue;
       ServingResult copy = r;
@@ -277,8 +288,9 @@ int run(const std::vector<std::string>& args) {
     const cli::LoadedCatalog loaded = cli::load_catalog(cli::CatalogOptions{}, nullptr);
     for (double fixed : {0.0, 0.02, 0.05, 0.1}) {
       for (double phi = 0.0; phi <= 1.001; phi += 0.1) {
-        const bench::ServingScore sc = bench::score_serving(k_root + "/tests/validation/serving/serving-measurements.csv",
-                                                            k_root + "/data/models", loaded, phi, fixed);
+        const bench::ServingScore sc =
+            bench::score_serving(k_root + "/tests/validation/serving/serving-measurements.csv",
+                                 k_root + "/data/models", loaded, phi, fixed);
         for (const char* eng : {"sglang", "trtllm", "vllm"}) {
           std::vector<const ServingResult*> rows;
           for (const ServingResult& r : sc.results)
@@ -294,13 +306,15 @@ int run(const std::vector<std::string>& args) {
   if (args.size() == 1 && args[0] == "--serving-rows") {
     // One line per scored row, for residual analysis.
     const bench::ServingScore score = score_serving_runs(shipped_calibration());
-    std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,tp,pp,ep,ttft_s,ttft_pred_s,tpot_s,tpot_pred_s,prefill_s,decode_s");
+    std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,tp,pp,ep,ttft_s,ttft_pred_s,tpot_s,tpot_"
+              "pred_s,prefill_s,decode_s");
     for (const ServingResult& r : score.results) {
       const ServingRun& u = *r.run;
-      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", u.id.c_str(), u.engine.c_str(),
-                  u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(), static_cast<long long>(u.input_tokens),
-                  static_cast<long long>(u.output_tokens), static_cast<long long>(u.concurrency), u.tp, u.pp,
-                  u.moe_ep, u.ttft_s, r.ttft_pred_s, u.tpot_s, r.tpot_pred_s, r.prefill_s, r.decode_step_s);
+      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", u.id.c_str(),
+                  u.engine.c_str(), u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(),
+                  static_cast<long long>(u.input_tokens), static_cast<long long>(u.output_tokens),
+                  static_cast<long long>(u.concurrency), u.tp, u.pp, u.moe_ep, u.ttft_s, r.ttft_pred_s,
+                  u.tpot_s, r.tpot_pred_s, r.prefill_s, r.decode_step_s);
     }
     return 0;
   }
@@ -333,12 +347,13 @@ int run(const std::vector<std::string>& args) {
   std::fputs(("\n" + factor_table(cal)).c_str(), stdout);
   const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
   const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
-  io::write_text_file(k_root + "/docs/accuracy.md",
-                      report_markdown(results, cal, method, discussion) +
-                          "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving) +
-                          "\n### Leave one (model, GPU) pair out\n\nEach pair's rows predicted with GPU factors "
-                          "and bands fitted without that pair.\n\n" +
-                          serving_markdown(loo));
+  io::write_text_file(
+      k_root + "/docs/accuracy.md",
+      report_markdown(results, cal, method, discussion) +
+          "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving) +
+          "\n### Leave one (model, GPU) pair out\n\nEach pair's rows predicted with GPU factors "
+          "and bands fitted without that pair.\n\n" +
+          serving_markdown(loo));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
   if (write_baseline) {
     io::AccuracyBaseline b;

@@ -21,8 +21,8 @@ namespace rightsize::bench {
 
 struct ServingScore {
   std::vector<ServingRun> runs;
-  std::vector<ServingResult> results;         ///< scored rows (pointers into `runs`)
-  std::map<std::string, int> skipped;         ///< reason -> rows
+  std::vector<ServingResult> results; ///< scored rows (pointers into `runs`)
+  std::map<std::string, int> skipped; ///< reason -> rows
 };
 
 /// Presets for the measured models whose CSV `rightsize_preset` column is empty (issue 19): the
@@ -48,7 +48,8 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   if (run.attention_dp > 1) return "attention data parallelism (issue 17)";
   if (run.preset.empty()) return "no preset for the model (issue 19)";
   bool found = false;
-  for (const io::Preset& p : presets) found = found || p.id == run.preset;
+  for (const io::Preset& p : presets)
+    found = found || p.id == run.preset;
   if (!found) return "preset not shipped";
   const Gpu* gpu = io::find_gpu(catalog, run.gpu_id);
   if (gpu == nullptr) return "GPU not in the catalog";
@@ -62,7 +63,8 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
 /// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
 /// the returned runs.
 inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
-                                  const cli::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0) {
+                                  const cli::LoadedCatalog& loaded, double phi = -1.0,
+                                  double fixed_s = -1.0) {
   ServingScore out;
   out.runs = io::load_serving_csv(csv_path);
   for (ServingRun& run : out.runs) {
@@ -120,14 +122,16 @@ template <typename Key>
 std::vector<std::pair<std::string, std::vector<const ServingResult*>>>
 group_by(const std::vector<ServingResult>& results, Key key, const std::vector<std::string>& order = {}) {
   std::map<std::string, std::vector<const ServingResult*>> groups;
-  for (const ServingResult& r : results) groups[key(r)].push_back(&r);
+  for (const ServingResult& r : results)
+    groups[key(r)].push_back(&r);
   std::vector<std::pair<std::string, std::vector<const ServingResult*>>> out;
   for (const std::string& k : order) {
     auto it = groups.find(k);
     if (it != groups.end()) out.emplace_back(it->first, std::move(it->second));
     if (it != groups.end()) groups.erase(it);
   }
-  for (auto& [k, v] : groups) out.emplace_back(k, std::move(v));
+  for (auto& [k, v] : groups)
+    out.emplace_back(k, std::move(v));
   return out;
 }
 
@@ -141,10 +145,11 @@ inline std::string serving_table(const std::string& title, const ServingGroups& 
   for (const auto& [name, rows] : groups) {
     const ServingErrorSummary t = summarize_serving(name, rows, true);
     const ServingErrorSummary p = summarize_serving(name, rows, false);
-    s += fmt::format("| {} | {} | {:.0f} % | {:+.0f} % | {:.0f} % | {:.0f} % | {:.0f} % | {:+.0f} % | {:.0f} % | "
-                     "{:.0f} % |\n",
-                     name, t.rows, t.median_ape_pct, t.median_signed_pct, t.within_25_pct, t.band_coverage_pct,
-                     p.median_ape_pct, p.median_signed_pct, p.within_25_pct, p.band_coverage_pct);
+    s += fmt::format(
+        "| {} | {} | {:.0f} % | {:+.0f} % | {:.0f} % | {:.0f} % | {:.0f} % | {:+.0f} % | {:.0f} % | "
+        "{:.0f} % |\n",
+        name, t.rows, t.median_ape_pct, t.median_signed_pct, t.within_25_pct, t.band_coverage_pct,
+        p.median_ape_pct, p.median_signed_pct, p.within_25_pct, p.band_coverage_pct);
   }
   return s;
 }
@@ -185,8 +190,10 @@ inline void add_serving_bands(Calibration& cal, const ServingScore& score, const
                        b);
     }
   };
-  for (const auto& [gpu, r] : ttft) put(FigureKind::ttft, gpu, r);
-  for (const auto& [gpu, r] : tpot) put(FigureKind::tpot, gpu, r);
+  for (const auto& [gpu, r] : ttft)
+    put(FigureKind::ttft, gpu, r);
+  for (const auto& [gpu, r] : tpot)
+    put(FigureKind::tpot, gpu, r);
 }
 
 /// Per-GPU efficiency factors fitted to the serving rows (methodology §4.5): decode bandwidth from

@@ -19,7 +19,15 @@ namespace rightsize {
 /// The figure a measurement (and an error band) is about. Units: throughput and
 /// training_throughput in tokens/s for the whole deployment, latencies in seconds, memory in bytes.
 /// training_memory: per-GPU bytes of a training run as the framework reports them (memory_scope).
-enum class FigureKind : std::uint8_t { throughput, ttft, tpot, e2e, memory, training_throughput, training_memory };
+enum class FigureKind : std::uint8_t {
+  throughput,
+  ttft,
+  tpot,
+  e2e,
+  memory,
+  training_throughput,
+  training_memory
+};
 inline constexpr std::size_t k_figure_kind_count = 7;
 
 /// Name used in files and output ("throughput", "ttft", ...).

@@ -37,16 +37,16 @@ bool searched_by_default(GpuClass value, bool include_consumer);
 
 /// One GPU model from the catalog. Bandwidths are per GPU per direction, decimal GB/s.
 struct Gpu {
-  std::string id;                    ///< canonical id, e.g. "H100-SXM"
-  std::vector<std::string> aliases;  ///< lower-case aliases, e.g. "h100"
-  std::string name;                  ///< display name
-  std::string vendor;                ///< "nvidia", "amd"
-  std::string architecture;          ///< "Hopper"
+  std::string id;                            ///< canonical id, e.g. "H100-SXM"
+  std::vector<std::string> aliases;          ///< lower-case aliases, e.g. "h100"
+  std::string name;                          ///< display name
+  std::string vendor;                        ///< "nvidia", "amd"
+  std::string architecture;                  ///< "Hopper"
   GpuClass gpu_class = GpuClass::datacenter; ///< catalog `class`
-  int release_year = 0;              ///< 0 = unknown
-  double memory_bytes = 0.0;         ///< vendor capacity as printed ("80 GB" -> 80e9)
-  std::string memory_type;           ///< "HBM3", "GDDR6", ...
-  double visible_memory_bytes = 0.0; ///< capacity CUDA/ROCm reports; 0 = derive (visible_memory())
+  int release_year = 0;                      ///< 0 = unknown
+  double memory_bytes = 0.0;                 ///< vendor capacity as printed ("80 GB" -> 80e9)
+  std::string memory_type;                   ///< "HBM3", "GDDR6", ...
+  double visible_memory_bytes = 0.0;         ///< capacity CUDA/ROCm reports; 0 = derive (visible_memory())
   double memory_bandwidth_gb_per_s = 0.0;
   std::array<double, k_math_dtype_count> dense_tflops{}; ///< indexed by MathDtype; 0 = unsupported
   double tdp_watts = 0.0;

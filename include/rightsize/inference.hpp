@@ -88,12 +88,12 @@ struct PreparedModel {
   double expert_weight_bytes = 0.0; ///< all routed experts of all layers
   double bytes_per_expert = 0.0;    ///< one routed expert of one layer
   double embedding_bytes = 0.0;
-  double lm_head_bytes = 0.0;            ///< 0 when tied
-  double kv_bytes_per_token_layer = 0.0; ///< one attention layer, whole (unsharded) model width
+  double lm_head_bytes = 0.0;             ///< 0 when tied
+  double kv_bytes_per_token_layer = 0.0;  ///< one attention layer, whole (unsharded) model width
   std::int64_t full_attention_layers = 0; ///< attention layers without a window (linear layers excluded)
   std::int64_t sliding_layers = 0;
   double linear_state_bytes_per_sequence = 0.0; ///< linear-attention state per sequence, whole model
-  double linear_state_shards = 0.0; ///< units TP splits the state over (value heads; Mamba d_inner)
+  double linear_state_shards = 0.0;  ///< units TP splits the state over (value heads; Mamba d_inner)
   double activation_bytes = 2.0;     ///< b_a
   double kv_bytes_per_element = 2.0; ///< b_kv
   MathDtype math = MathDtype::bf16;
@@ -114,19 +114,19 @@ struct InferenceEstimate {
   std::int64_t max_concurrency = 0; ///< largest that fits per replica at the workload's context
   double prefill_s = 0.0;           ///< one request's prefill, no contention
   double decode_step_s = 0.0;       ///< pure decode step at `concurrency`
-  double ttft_s = 0.0; ///< mean, including queueing (methodology §3.1)
-  double tpot_s = 0.0; ///< mean, effective, including prefill interference
-  double e2e_s = 0.0;  ///< mean
+  double ttft_s = 0.0;              ///< mean, including queueing (methodology §3.1)
+  double tpot_s = 0.0;              ///< mean, effective, including prefill interference
+  double e2e_s = 0.0;               ///< mean
   Percentiles ttft, tpot, e2e;
   /// Physical lower bounds: one idle prefill and one decode step at the catalog's peak bandwidth
   /// and FLOP/s (efficiency 1), no communication or CPU overhead. No band goes below them.
   double ttft_floor_s = 0.0, tpot_floor_s = 0.0;
-  double queue_wait_s = 0.0;      ///< mean wait before a request's prefill starts (slot + prefill queue)
-  double in_flight = 0.0;         ///< mean sequences decoding per replica
+  double queue_wait_s = 0.0;        ///< mean wait before a request's prefill starts (slot + prefill queue)
+  double in_flight = 0.0;           ///< mean sequences decoding per replica
   double prefill_utilization = 0.0; ///< share of time the replica spends on prefill work
-  bool clients_exceed_kv = false; ///< closed loop: more clients than the KV cache holds; the rest queue
-  bool open_loop = false;  ///< estimated at an arrival rate (Arrival::poisson), not at a concurrency
-  bool overloaded = false; ///< open loop: the arrival rate exceeds what the replica can serve
+  bool clients_exceed_kv = false;   ///< closed loop: more clients than the KV cache holds; the rest queue
+  bool open_loop = false;           ///< estimated at an arrival rate (Arrival::poisson), not at a concurrency
+  bool overloaded = false;          ///< open loop: the arrival rate exceeds what the replica can serve
   double output_tokens_per_s = 0.0; ///< whole deployment
   double requests_per_s = 0.0;      ///< whole deployment
   double comm_s_per_token = 0.0;    ///< exposed TP/EP/PP communication per decode step

@@ -6,9 +6,9 @@ namespace rightsize::load {
 /// Result of exact mean-value analysis of a closed network: one queueing station (service
 /// `service_s` per visit) and one delay station (think time `think_s`), `customers` customers.
 struct ClosedResult {
-  double response_s = 0.0;    ///< mean time at the queueing station (wait + service)
+  double response_s = 0.0; ///< mean time at the queueing station (wait + service)
   double throughput_per_s = 0.0;
-  double utilization = 0.0;   ///< throughput · service
+  double utilization = 0.0; ///< throughput · service
 };
 
 /// Exact MVA (Reiser & Lavenberg 1980): R(k) = S·(1 + Q(k−1)), X(k) = k/(R(k) + Z), Q(k) = X(k)·R(k),

@@ -14,12 +14,12 @@ namespace rightsize {
 /// One measured run, as the CSV gives it (column names in tests/validation/serving/README.md).
 struct ServingRun {
   std::string id;
-  std::string engine;   ///< "trtllm", "vllm", "sglang"
-  std::string gpu_id;   ///< catalog id
-  std::string model;    ///< Hugging Face id
-  std::string preset;   ///< shipped preset, empty when none
+  std::string engine; ///< "trtllm", "vllm", "sglang"
+  std::string gpu_id; ///< catalog id
+  std::string model;  ///< Hugging Face id
+  std::string preset; ///< shipped preset, empty when none
   std::string precision, gemm_quant, moe_quant;
-  std::string mode;     ///< "agg" or "disagg"
+  std::string mode; ///< "agg" or "disagg"
   std::int64_t input_tokens = 0, output_tokens = 0, concurrency = 0;
   int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
   double ttft_s = 0.0; ///< measured mean time to first token
@@ -50,7 +50,8 @@ struct ServingPrediction {
   double decode_step_s = 0.0; ///< decode step at the run's in-flight batch
 };
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                  const Calibration& calibration, const EngineConfig* engine_override = nullptr);
+                                  const Calibration& calibration,
+                                  const EngineConfig* engine_override = nullptr);
 
 /// One scored row: measured and predicted TTFT and TPOT in seconds.
 struct ServingResult {
@@ -68,7 +69,7 @@ struct ServingErrorSummary {
   int rows = 0;
   double median_ape_pct = 0.0;
   double median_signed_pct = 0.0;
-  double within_25_pct = 0.0;   ///< share of rows with |error| ≤ 25 %, in percent
+  double within_25_pct = 0.0;     ///< share of rows with |error| ≤ 25 %, in percent
   double band_coverage_pct = 0.0; ///< share of rows whose measurement lies inside the band, in percent
 };
 

@@ -70,8 +70,8 @@ struct TrainingWorkload {
   std::optional<Recompute> recompute; ///< unset = search
   bool cpu_offload_optimizer = false;
   TrainingFramework framework = TrainingFramework::generic;
-  int virtual_pipeline_stages = 0; ///< interleaved 1F1B chunks per pipeline rank; 0 = search
-  int context_parallel = 0;        ///< ranks one sequence is split over (ring attention); 0 = search
+  int virtual_pipeline_stages = 0;       ///< interleaved 1F1B chunks per pipeline rank; 0 = search
+  int context_parallel = 0;              ///< ranks one sequence is split over (ring attention); 0 = search
   std::optional<double> tp_comm_overlap; ///< share of TP communication hidden; unset = framework default
   bool chunked_cross_entropy = false;    ///< loss computed in vocabulary chunks (no full FP32 logits)
   /// LoRA adapters on the attention projections q, k, v (and o) only instead of every projection.
@@ -127,7 +127,7 @@ struct Spec {
   Sla sla;
   Constraints constraints;
   std::optional<DeploymentSpec> deployment;
-  std::optional<EngineKind> engine; ///< workload.engine; unset = vLLM's defaults
+  std::optional<EngineKind> engine;     ///< workload.engine; unset = vLLM's defaults
   std::vector<std::string> assumptions; ///< defaults the loader filled in, stated to the user
 };
 

@@ -73,8 +73,9 @@ void add_catalog_options(CLI::App* command, CatalogOptions& options) {
       ->group("Catalog and pricing");
   command->add_option("--pricing", options.pricing, "price model: on_demand (default), spot or on_prem")
       ->group("Catalog and pricing");
-  command->add_option("--max-price-age", options.max_price_age_days,
-                      "ignore price quotes older than DAYS days; a GPU left without quotes has no price")
+  command
+      ->add_option("--max-price-age", options.max_price_age_days,
+                   "ignore price quotes older than DAYS days; a GPU left without quotes has no price")
       ->group("Catalog and pricing");
   command->add_option("--provider", options.provider, "use one provider's prices instead of the median")
       ->group("Catalog and pricing");

@@ -67,20 +67,21 @@ double parse_share(const std::string& text, const char* flag) {
   const double v = std::strtod(t.c_str(), &end);
   const double share = percent ? v / 100.0 : v;
   if (t.empty() || end == nullptr || *end != '\0' || !std::isfinite(v) || share < 0.0 || share > 10.0) {
-    throw Error(ErrorKind::usage, flag, "",
-                fmt::format("expected a percentage like 20% or a fraction like 0.2 (at most 10), got \"{}\"{}",
-                            text, !percent && std::isfinite(v) && v > 10.0 ? fmt::format(" (did you mean {}%?)", t) : ""));
+    throw Error(
+        ErrorKind::usage, flag, "",
+        fmt::format("expected a percentage like 20% or a fraction like 0.2 (at most 10), got \"{}\"{}", text,
+                    !percent && std::isfinite(v) && v > 10.0 ? fmt::format(" (did you mean {}%?)", t) : ""));
   }
   return share;
 }
 
 struct CheckResult {
-  Candidate current;                 ///< the deployment as checked (replicas of the chosen layout)
-  Verdict verdict;                   ///< core::judge on it, load included
-  std::optional<Candidate> cheaper;  ///< the cheapest alternative that meets everything
-  double saving = 0.0;               ///< 1 − cheaper $/h ÷ current $/h
+  Candidate current;                   ///< the deployment as checked (replicas of the chosen layout)
+  Verdict verdict;                     ///< core::judge on it, load included
+  std::optional<Candidate> cheaper;    ///< the cheapest alternative that meets everything
+  double saving = 0.0;                 ///< 1 − cheaper $/h ÷ current $/h
   std::optional<Candidate> would_pass; ///< when it fails: the cheapest passing deployment of the same GPU
-  std::vector<std::string> compared; ///< GPU ids the overspend test compared against
+  std::vector<std::string> compared;   ///< GPU ids the overspend test compared against
 };
 
 int run_check(const CheckOptions& o) {
@@ -119,13 +120,15 @@ int run_check(const CheckOptions& o) {
   LayoutRequest request{want.gpus, want.tp, want.pp, want.ep};
   const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, request, policy.engine);
   if (choice.issue != LayoutIssue::none) {
-    throw Error(ErrorKind::usage, "--deployment", "",
-                fmt::format("{} × {} cannot be split into replicas of TP{} × PP{} that divide the GPUs and the "
-                            "model's {} heads",
-                            want.gpus, gpu.id, choice.deployment.tp, choice.deployment.pp, pm.model.heads));
+    throw Error(
+        ErrorKind::usage, "--deployment", "",
+        fmt::format("{} × {} cannot be split into replicas of TP{} × PP{} that divide the GPUs and the "
+                    "model's {} heads",
+                    want.gpus, gpu.id, choice.deployment.tp, choice.deployment.pp, pm.model.heads));
   }
   CheckResult res;
-  const BandFactors bands = band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model));
+  const BandFactors bands =
+      band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model));
   {
     // Per replica: its concurrency (auto meets latency at the judged end of the band); then the
     // whole deployment at that concurrency, judged with its load.
@@ -139,7 +142,8 @@ int run_check(const CheckOptions& o) {
     res.current.replicas = want.gpus / replica.gpus;
     InferenceWorkload fixed = spec.inference;
     fixed.concurrency = std::max<std::int64_t>(1, res.current.estimate.concurrency);
-    res.current.estimate = estimate_inference(pm, fixed, gpu, choice.deployment, policy.engine, nullptr, price);
+    res.current.estimate =
+        estimate_inference(pm, fixed, gpu, choice.deployment, policy.engine, nullptr, price);
     JudgeRules rules;
     rules.bands = bands;
     rules.price_known = res.current.price_known;
@@ -156,7 +160,8 @@ int run_check(const CheckOptions& o) {
   SearchInputs all = search_inputs(spec, catalog, alternatives, "");
   for (const Gpu& g : all.gpus)
     res.compared.push_back(g.id);
-  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.usd_per_gpu_hour, policy);
+  const Recommendation r =
+      recommend(all.models, spec.inference, spec.sla, all.gpus, all.usd_per_gpu_hour, policy);
   if (!r.candidates.empty() && res.current.price_known && e.usd_per_hour > 0.0) {
     const Candidate& best = r.candidates.front();
     if (best.price_known && best.estimate.usd_per_hour < e.usd_per_hour) {
@@ -166,8 +171,8 @@ int run_check(const CheckOptions& o) {
   }
   if (!meets) {
     // What would pass on the same GPU type: the search restricted to it.
-    const Recommendation same =
-        recommend(current_in.models, spec.inference, spec.sla, current_in.gpus, current_in.usd_per_gpu_hour, policy);
+    const Recommendation same = recommend(current_in.models, spec.inference, spec.sla, current_in.gpus,
+                                          current_in.usd_per_gpu_hour, policy);
     if (!same.candidates.empty()) res.would_pass = same.candidates.front();
   }
   const bool over_provisioned = meets && res.cheaper && res.saving > max_overspend;
@@ -191,7 +196,8 @@ int run_check(const CheckOptions& o) {
     if (res.verdict.feasible()) {
       doc["estimate"] = candidate_json(current_in, res.current);
       add_inference_bands(doc["estimate"], candidate_bands(current_in, res.current, catalog), e);
-      add_cost_at_load(doc["estimate"]["cost"], cost_at_load(e, spec.sla, spec.inference), res.current.price_known);
+      add_cost_at_load(doc["estimate"]["cost"], cost_at_load(e, spec.sla, spec.inference),
+                       res.current.price_known);
     } else {
       doc["estimate"] = nullptr;
     }
@@ -223,7 +229,8 @@ int run_check(const CheckOptions& o) {
       fmt::print("meets the SLA\n");
     } else {
       fmt::print("under-provisioned: misses the SLA\n");
-      if (!res.verdict.feasible()) fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency));
+      if (!res.verdict.feasible())
+        fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency));
       for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
         if (!res.verdict.terms[i].met) fmt::print("  - {}\n", describe_term(res.verdict.terms[i]));
       }
@@ -257,9 +264,10 @@ void add_check(CLI::App& app, Action& action) {
   command->add_option("--pp", o->pp, "pipeline-parallel degree of each replica");
   command->add_option("--max-overspend", o->max_overspend,
                       "fail when a cheaper option saves more than this: 20% or 0.2 (default 20%)");
-  command->add_option("--gpu", o->alternatives,
-                      "GPU ids to compare against for overspend (default: the spec's constraints.gpus, else "
-                      "the catalog)")
+  command
+      ->add_option("--gpu", o->alternatives,
+                   "GPU ids to compare against for overspend (default: the spec's constraints.gpus, else "
+                   "the catalog)")
       ->delimiter(',');
   command->add_option("--format", o->format, "table or json")->default_str("table");
   add_catalog_options(command, o->catalog);

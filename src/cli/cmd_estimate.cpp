@@ -44,8 +44,8 @@ void require_positive(int value, const char* flag) {
 void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm,
                            const Gpu& gpu, const Deployment& d, const InferenceEstimate& e,
                            const ResolvedPrice& price, PricingModel pricing, const BandContext& bands,
-                           const Verdict& verdict, const CostAtLoad& at_load,
-                           Confidence confidence, const std::string& engine_name) {
+                           const Verdict& verdict, const CostAtLoad& at_load, Confidence confidence,
+                           const std::string& engine_name) {
   fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
              d.replicas(), d.replicas() == 1 ? "" : "s");
   fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n",
@@ -54,14 +54,18 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
   fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n", w.input_tokens,
              w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
-             e.open_loop ? " (Little's law at the arrival rate)" : w.concurrency == 0 ? " (auto)" : "",
+             e.open_loop          ? " (Little's law at the arrival rate)"
+             : w.concurrency == 0 ? " (auto)"
+                                  : "",
              e.max_concurrency);
   if (w.arrival == Arrival::poisson) {
-    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} (docs/methodology.md §3.1)\n\n",
+    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} "
+               "(docs/methodology.md §3.1)\n\n",
                engine_name, w.request_rate_per_s,
                w.arrival_cv != 1.0 ? fmt::format(", inter-arrival CV {:g}", w.arrival_cv) : "");
   } else {
-    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths (docs/methodology.md §3.1)\n\n",
+    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths "
+               "(docs/methodology.md §3.1)\n\n",
                engine_name, e.concurrency);
   }
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
@@ -82,9 +86,10 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
     fmt::print("verdict: not feasible — {}\n", describe_rejection(verdict.first, e.concurrency));
     if (!verdict.precision_supported) {
-      fmt::print("  {} has no tensor-core support for {} GEMMs: serve a precision it runs (e.g. bf16) or pick a "
-                 "GPU that supports it\n",
-                 gpu.id, math_dtype_name(pm.math));
+      fmt::print(
+          "  {} has no tensor-core support for {} GEMMs: serve a precision it runs (e.g. bf16) or pick a "
+          "GPU that supports it\n",
+          gpu.id, math_dtype_name(pm.math));
     } else if (!verdict.fits && e.max_concurrency >= 1 && e.concurrency > e.max_concurrency) {
       fmt::print("  at most {} sequences of {} tokens fit per replica; lower --concurrency or add GPUs\n",
                  e.max_concurrency, w.context_tokens());
@@ -92,19 +97,22 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
       fmt::print("  add GPUs (--gpus, --tp), a smaller precision, or a GPU with more memory\n");
     }
   } else {
-    fmt::print("performance{}\n", bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
+    fmt::print("performance{}\n",
+               bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
     const InferenceBands ib = bands.of(e);
     const bool calibrated = bands.calibration != nullptr;
     fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
-               fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s), format_ms(e.ttft.p99_s)));
+               fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
+                           format_ms(e.ttft.p99_s)));
     fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
-    fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)",
-               format_ms_band(ib.tpot, calibrated));
+    fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
-               fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s), format_ms(e.tpot.p99_s)));
+               fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
+                           format_ms(e.tpot.p99_s)));
     if (e.overloaded) {
-      fmt::print("  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
+      fmt::print(
+          "  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
     }
     if (e.clients_exceed_kv) {
       fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",
@@ -121,8 +129,9 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     for (const auto& note : optimistic_only(bands, e, spec.sla))
       fmt::print("  caution: {}\n", note);
     if (!e.link_known) {
-      fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
-                 gpu.id);
+      fmt::print(
+          "  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+          gpu.id);
     }
     if (!e.precision_supported)
       fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
@@ -133,9 +142,11 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
     fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
                format_usd(e.usd_per_million_output_tokens, price.known));
-    if (!e.open_loop && at_load.served_requests_per_s > 0.0 && at_load.served_requests_per_s < e.requests_per_s) {
+    if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
+        at_load.served_requests_per_s < e.requests_per_s) {
       fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
-                 format_usd(at_load.usd_per_million_output_tokens, price.known), at_load.served_requests_per_s);
+                 format_usd(at_load.usd_per_million_output_tokens, price.known),
+                 at_load.served_requests_per_s);
     }
     fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
                format_usd(e.usd_per_request, price.known));

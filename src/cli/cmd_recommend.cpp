@@ -7,8 +7,8 @@
 
 #include "app.hpp"
 #include "diagnostics.hpp"
-#include "judge_options.hpp"
 #include "emit/emit.hpp"
+#include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"

@@ -12,13 +12,13 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
-#include "judge_options.hpp"
-#include "run_context.hpp"
 #include "catalog_setup.hpp"
 #include "json_reader.hpp"
-#include "rightsize/error.hpp"
-#include "spec_io.hpp"
+#include "judge_options.hpp"
 #include "output_file.hpp"
+#include "rightsize/error.hpp"
+#include "run_context.hpp"
+#include "spec_io.hpp"
 #include "sweep_plot.hpp"
 #include "sweep_run.hpp"
 #include "sweep_spec.hpp"
@@ -148,9 +148,10 @@ void check_mode(const SweepPlan& plan, const SweepOptions& o) {
   for (const SweepAxis& a : plan.axes)
     sizes.push_back(a.values.texts.size());
   if (grid_points(sizes, k_max_recommend_points) == 0) {
-    usage("--mode", fmt::format("recommend mode runs a search per point: at most {} points, the grid has more; "
-                                "narrow a range or use --mode estimate",
-                                k_max_recommend_points));
+    usage("--mode",
+          fmt::format("recommend mode runs a search per point: at most {} points, the grid has more; "
+                      "narrow a range or use --mode estimate",
+                      k_max_recommend_points));
   }
 }
 
@@ -267,8 +268,9 @@ void add_sweep(CLI::App& app, Action& action) {
                       "csv (default when piped), jsonl, json or table (default on a terminal)");
   command->add_flag("--pareto", options->pareto, "write only the points on the Pareto front of --x and --y");
   command->add_option("--x", options->x, "x figure for --pareto and --plot (default inference.tpot_s)");
-  command->add_option("--y", options->y,
-                      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load)");
+  command->add_option(
+      "--y", options->y,
+      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load)");
   auto* plot = command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
   command->add_option("--threads", options->threads, "worker threads (default: hardware concurrency)");
   add_catalog_options(command, options->catalog);

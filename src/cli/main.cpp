@@ -9,9 +9,6 @@
 #include <system_error>
 #include <vector>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -20,6 +17,8 @@
 #include "output_file.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace {
 
@@ -54,8 +53,8 @@ int stdout_failed(int known_errno) {
 }
 
 int report_stdout_failure(int error_number) {
-  print_stderr(fmt::format("rightsize: error: <stdout>: cannot write the output ({})\n",
-                           std::strerror(error_number)));
+  print_stderr(
+      fmt::format("rightsize: error: <stdout>: cannot write the output ({})\n", std::strerror(error_number)));
   return static_cast<int>(rightsize::ExitCode::environment);
 }
 
@@ -81,7 +80,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "errors only on stderr (no warnings or notes); or RIGHTSIZE_LOG=quiet")
       ->group("Diagnostics");
   app.parse_complete_callback([&] {
-    cli::init_diagnostics(verbose ? cli::Verbosity::verbose : quiet ? cli::Verbosity::quiet : cli::Verbosity::normal,
+    cli::init_diagnostics(verbose ? cli::Verbosity::verbose
+                          : quiet ? cli::Verbosity::quiet
+                                  : cli::Verbosity::normal,
                           verbose || quiet);
   });
   cli::Action action;
@@ -125,8 +126,9 @@ int main(int argc, char** argv) {
     return failed != 0 ? report_stdout_failure(failed) : 0;
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-    print_stderr(fmt::format("rightsize: error: {}\nrun 'rightsize --help' for usage\n",
-                             format_error(Error(ErrorKind::usage, "", "", cli::usage_error_text(app, e, args)))));
+    print_stderr(
+        fmt::format("rightsize: error: {}\nrun 'rightsize --help' for usage\n",
+                    format_error(Error(ErrorKind::usage, "", "", cli::usage_error_text(app, e, args)))));
     return static_cast<int>(ExitCode::usage);
   }
 
@@ -142,7 +144,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < list.errors().size() && i < k_max_listed_errors; ++i)
       lines += fmt::format("rightsize: error: {}\n", format_error(list.errors()[i]));
     if (list.errors().size() > k_max_listed_errors)
-      lines += fmt::format("rightsize: error: ... and {} more errors\n", list.errors().size() - k_max_listed_errors);
+      lines += fmt::format("rightsize: error: ... and {} more errors\n",
+                           list.errors().size() - k_max_listed_errors);
     print_stderr(lines);
     code = static_cast<int>(list.errors().empty() ? ExitCode::internal : list.errors().front().exit_code());
   } catch (const std::system_error& e) {

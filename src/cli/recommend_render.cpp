@@ -61,27 +61,60 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
 // (same conventions as sweep's CSV: docs/output-schema.md "recommend CSV"); empty = unknown.
 Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) {
   std::vector<Column> columns;
-  for (const char* h :
-       {"rank", "gpu", "precision", "gpus_per_replica", "replicas", "tp", "pp", "ep", "concurrency", "ttft_s",
-        "tpot_s", "e2e_s", "capacity_output_tokens_per_s", "served_output_tokens_per_s", "served_requests_per_s",
-        "per_gpu_bytes", "headroom_bytes", "usd_per_hour", "usd_per_million_output_tokens_at_load",
-        "usd_per_million_output_tokens_at_capacity", "bound", "meets_sla", "reject_reason", "reason"})
+  for (const char* h : {"rank",
+                        "gpu",
+                        "precision",
+                        "gpus_per_replica",
+                        "replicas",
+                        "tp",
+                        "pp",
+                        "ep",
+                        "concurrency",
+                        "ttft_s",
+                        "tpot_s",
+                        "e2e_s",
+                        "capacity_output_tokens_per_s",
+                        "served_output_tokens_per_s",
+                        "served_requests_per_s",
+                        "per_gpu_bytes",
+                        "headroom_bytes",
+                        "usd_per_hour",
+                        "usd_per_million_output_tokens_at_load",
+                        "usd_per_million_output_tokens_at_capacity",
+                        "bound",
+                        "meets_sla",
+                        "reject_reason",
+                        "reason"})
     columns.push_back({h, Align::left});
   Table t(std::move(columns));
   auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:g}", round_sig(v)) : std::string(); };
   auto usd = [&](double v, bool known) { return known ? num(v) : std::string(); };
   for (const Candidate& c : rows) {
     const InferenceEstimate& e = c.estimate;
-    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "", in.gpus[c.gpu_index].id,
-               precision_name(in.precisions[c.precision_index]), std::to_string(c.layout.tp * c.layout.pp),
-               std::to_string(c.replicas), std::to_string(c.layout.tp), std::to_string(c.layout.pp),
-               std::to_string(c.layout.ep), std::to_string(e.concurrency), num(e.ttft_s), num(e.tpot_s),
-               num(e.e2e_s), num(e.output_tokens_per_s), num(c.served_output_tokens_per_s),
-               num(c.served_requests_per_s), fmt::format("{:.0f}", e.memory.per_gpu_bytes),
-               fmt::format("{:.0f}", e.memory.headroom_bytes()), usd(e.usd_per_hour, c.price_known),
+    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
+               in.gpus[c.gpu_index].id,
+               precision_name(in.precisions[c.precision_index]),
+               std::to_string(c.layout.tp * c.layout.pp),
+               std::to_string(c.replicas),
+               std::to_string(c.layout.tp),
+               std::to_string(c.layout.pp),
+               std::to_string(c.layout.ep),
+               std::to_string(e.concurrency),
+               num(e.ttft_s),
+               num(e.tpot_s),
+               num(e.e2e_s),
+               num(e.output_tokens_per_s),
+               num(c.served_output_tokens_per_s),
+               num(c.served_requests_per_s),
+               fmt::format("{:.0f}", e.memory.per_gpu_bytes),
+               fmt::format("{:.0f}", e.memory.headroom_bytes()),
+               usd(e.usd_per_hour, c.price_known),
                usd(c.usd_per_million_output_tokens_at_load, c.price_known),
-               usd(e.usd_per_million_output_tokens, c.price_known), to_string(e.bound),
-               c.meets_sla ? "true" : "false", to_string(c.rejection.reason), c.meets_sla ? "" : describe_rejection(c)});
+               usd(e.usd_per_million_output_tokens, c.price_known),
+               to_string(e.bound),
+               c.meets_sla ? "true" : "false",
+               to_string(c.rejection.reason),
+               c.meets_sla ? "" : describe_rejection(c)});
   }
   return t;
 }
@@ -174,7 +207,9 @@ void print_energy_line(const Candidate& w, const TcoParams& tco) {
 
 std::string describe_sla(const Sla& sla) {
   std::vector<std::string> parts;
-  const auto stat = [](Statistic st) { return st == Statistic::mean ? std::string() : std::string(" ") + to_string(st); };
+  const auto stat = [](Statistic st) {
+    return st == Statistic::mean ? std::string() : std::string(" ") + to_string(st);
+  };
   if (sla.ttft_ms) parts.push_back(fmt::format("TTFT{} ≤ {:g} ms", stat(sla.ttft_stat), *sla.ttft_ms));
   if (sla.tpot_ms) parts.push_back(fmt::format("TPOT{} ≤ {:g} ms", stat(sla.tpot_stat), *sla.tpot_ms));
   if (sla.e2e_ms) parts.push_back(fmt::format("E2E{} ≤ {:g} ms", stat(sla.e2e_stat), *sla.e2e_ms));
@@ -225,7 +260,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   std::optional<CapacityPlan> plan;
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
-    plan = plan_capacity(w, in.models[w.precision_index], spec.sla, capacity_policy_for(policy, catalog.pricing));
+    plan = plan_capacity(w, in.models[w.precision_index], spec.sla,
+                         capacity_policy_for(policy, catalog.pricing));
   }
   if (o.format == Format::json) {
     nlohmann::json doc;
@@ -277,7 +313,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   std::vector<Candidate> rows = r.candidates;
   if (o.format == Format::csv || o.format == Format::markdown) {
     std::vector<Candidate> all(r.candidates.begin(),
-                               r.candidates.begin() + static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
+                               r.candidates.begin() +
+                                   static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
     if (o.format == Format::csv) {
       const std::vector<Candidate> misses = o.explain ? r.rejected : closest_misses(r, 3);
       all.insert(all.end(), misses.begin(), misses.end());
@@ -287,8 +324,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     const Table t = candidate_table(in, all, all.size(), show_precision, false);
     {
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
-                 markdown_text(spec.name.empty() ? first.model.name : spec.name), markdown_text(first.model.name),
-                 describe_sla(spec.sla), t.render_markdown());
+                 markdown_text(spec.name.empty() ? first.model.name : spec.name),
+                 markdown_text(first.model.name), describe_sla(spec.sla), t.render_markdown());
       if (!r.candidates.empty())
         fmt::print("\n**{}**\n", winner_line(in, r, spec, policy.rank_by));
       else
@@ -304,14 +341,16 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
              precision_name(in.precisions.front()), w.input_tokens, w.output_tokens);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n", describe_sla(spec.sla),
              to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
-  fmt::print("$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
-             "it at full capacity\n\n");
+  fmt::print(
+      "$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
+      "it at full capacity\n\n");
   if (!r.candidates.empty()) {
     fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
     const Candidate& winner = r.candidates.front();
     if (policy.confidence == Confidence::p50) {
-      for (const auto& note : optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
+      for (const auto& note :
+           optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
         fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
       }
     }
@@ -456,8 +495,9 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<TrainingCandidate> all(
-        r.candidates.begin(), r.candidates.begin() + static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
+    std::vector<TrainingCandidate> all(r.candidates.begin(),
+                                       r.candidates.begin() +
+                                           static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
     if (o.format == Format::csv) {
       const std::vector<TrainingCandidate> misses = o.explain ? r.rejected : training_misses(r);
       all.insert(all.end(), misses.begin(), misses.end());

@@ -86,7 +86,9 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
   auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
   switch (r.reason) {
   case RejectReason::none: put("meets every requirement"); return;
-  case RejectReason::precision_unsupported: put("the GPU has no tensor-core support for this precision"); return;
+  case RejectReason::precision_unsupported:
+    put("the GPU has no tensor-core support for this precision");
+    return;
   case RejectReason::layout: put("the catalog gives no link bandwidth between these GPUs"); return;
   case RejectReason::does_not_fit:
     fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
@@ -303,7 +305,8 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
   std::vector<std::string> out;
   if (bands.calibration == nullptr) return out;
   // The comparison is core's (core::optimistic_only_terms); only the words are here.
-  const BandFactors factors = band_factors(bands.calibration, Confidence::p90, bands.gpu_id, bands.model_class);
+  const BandFactors factors =
+      band_factors(bands.calibration, Confidence::p90, bands.gpu_id, bands.model_class);
   std::array<TermCheck, 7> terms{};
   const std::size_t n = optimistic_only_terms(e, sla, factors, terms);
   for (std::size_t i = 0; i < n; ++i) {
@@ -313,17 +316,17 @@ std::vector<std::string> optimistic_only(const BandContext& bands, const Inferen
     case SlaTerm::tpot:
     case SlaTerm::e2e: {
       const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
-      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its band's p90 is {:.1f} ms", name, t.point_value,
-                                t.limit, t.value));
+      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its band's p90 is {:.1f} ms", name,
+                                t.point_value, t.limit, t.value));
       break;
     }
     case SlaTerm::requests_per_s:
-      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its band's p10 is {:.1f}", t.point_value, t.limit,
-                                t.value));
+      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its band's p10 is {:.1f}", t.point_value,
+                                t.limit, t.value));
       break;
     case SlaTerm::output_tokens_per_s:
-      out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its band's p10 is {:.0f}", t.point_value, t.limit,
-                                t.value));
+      out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its band's p10 is {:.0f}", t.point_value,
+                                t.limit, t.value));
       break;
     case SlaTerm::budget:
     case SlaTerm::power: break;

@@ -12,8 +12,9 @@ namespace rightsize::cli {
 
 void add_engine_options(CLI::App* command, EngineOptions& options) {
   command
-      ->add_option("--engine", options.engine,
-                   "serving engine profile: vllm, sglang or trtllm (default: the spec's workload.engine, else vllm)")
+      ->add_option(
+          "--engine", options.engine,
+          "serving engine profile: vllm, sglang or trtllm (default: the spec's workload.engine, else vllm)")
       ->group("Engine");
   command
       ->add_option("--gpu-memory-utilization", options.gpu_memory_utilization,
@@ -65,7 +66,8 @@ EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKin
 }
 
 std::string engine_name(const EngineOptions& options, std::optional<EngineKind> spec_engine) {
-  if (!options.engine.empty()) return to_string(*parse_engine_kind(options.engine)); // checked by engine_config
+  if (!options.engine.empty())
+    return to_string(*parse_engine_kind(options.engine)); // checked by engine_config
   return to_string(spec_engine.value_or(EngineKind::vllm));
 }
 

@@ -38,7 +38,7 @@ struct SearchInputs {
   std::vector<ResolvedPrice> prices;    ///< parallel to gpus
   std::vector<double> usd_per_gpu_hour; ///< parallel to gpus; 0 = unknown
   std::vector<Precision> precisions;
-  std::vector<PreparedModel> models; ///< parallel to precisions
+  std::vector<PreparedModel> models;          ///< parallel to precisions
   std::vector<std::string> excluded_consumer; ///< consumer GPUs a whole-catalog search left out
 };
 /// GPUs from --gpu (usage errors), else the spec's constraints.gpus (input errors with pointer),

@@ -160,7 +160,8 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
              format_gb(m.usable_per_gpu_bytes),
              m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
-  fmt::print("  {:<26}{:>10}  to {}\n\n", "  band", format_gb(t.memory_low_bytes), format_gb(t.memory_high_bytes));
+  fmt::print("  {:<26}{:>10}  to {}\n\n", "  band", format_gb(t.memory_low_bytes),
+             format_gb(t.memory_high_bytes));
   fmt::print("time\n");
   fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
   fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));
@@ -169,9 +170,8 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   const auto part = [](const char* name, double s, bool used) {
     if (used || s > 0.0) fmt::print("  {:<26}{:>12}\n", fmt::format("    {}", name), format_ms(s));
   };
-  part(t.tp_overlap_fraction > 0.0
-           ? fmt::format("TP ({:.0f}% hidden)", t.tp_overlap_fraction * 100.0).c_str()
-           : "TP",
+  part(t.tp_overlap_fraction > 0.0 ? fmt::format("TP ({:.0f}% hidden)", t.tp_overlap_fraction * 100.0).c_str()
+                                   : "TP",
        t.tp_comm_exposed_s, t.layout.tp > 1);
   part("CP ring attention", t.cp_comm_exposed_s, t.layout.cp > 1);
   part("EP all-to-all", t.ep_comm_exposed_s, t.layout.ep > 1);

@@ -88,7 +88,8 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
     pins.pp = c.deployment.pp;
     pins.cp = std::max(1, c.training_cp);
     pins.vp = std::max(1, c.training_vp);
-    const TrainingEstimate t = search_training_layout(pm, w, gpu, c.deployment.gpus, pins, TrainingConfig{}, 0.0);
+    const TrainingEstimate t =
+        search_training_layout(pm, w, gpu, c.deployment.gpus, pins, TrainingConfig{}, 0.0);
     if (c.kind == FigureKind::training_throughput) return t.tokens_per_s;
     // Memory as the framework reports it (docs/training.md §1): allocated or the allocator's reserve.
     return c.memory_scope == MemoryScope::peak_allocated ? t.memory_allocated_bytes : t.memory_reserved_bytes;
@@ -248,13 +249,16 @@ InferenceBands inference_bands(const Calibration& calibration, const std::string
     b.low = std::min(b.value, std::max(b.low, floor_s));
     return b;
   };
-  out.ttft = clamp_low(band_for(calibration, FigureKind::ttft, gpu_id, e.ttft_s, model_class), e.ttft_floor_s);
-  out.tpot = clamp_low(band_for(calibration, FigureKind::tpot, gpu_id, e.tpot_s, model_class), e.tpot_floor_s);
+  out.ttft =
+      clamp_low(band_for(calibration, FigureKind::ttft, gpu_id, e.ttft_s, model_class), e.ttft_floor_s);
+  out.tpot =
+      clamp_low(band_for(calibration, FigureKind::tpot, gpu_id, e.tpot_s, model_class), e.tpot_floor_s);
   // E2E = TTFT + (OSL − 1)·TPOT, so its band is built from theirs (methodology §3.5).
   const double steps = e.tpot_s > 0.0 ? std::max(0.0, (e.e2e_s - e.ttft_s) / e.tpot_s) : 0.0;
   out.e2e = Band{out.ttft.low + steps * out.tpot.low, e.e2e_s, out.ttft.high + steps * out.tpot.high};
   if (e.tpot_s <= 0.0) out.e2e = band_for(calibration, FigureKind::e2e, gpu_id, e.e2e_s, model_class);
-  out.output_tokens_per_s = band_for(calibration, FigureKind::throughput, gpu_id, e.output_tokens_per_s, model_class);
+  out.output_tokens_per_s =
+      band_for(calibration, FigureKind::throughput, gpu_id, e.output_tokens_per_s, model_class);
   out.requests_per_s = band_for(calibration, FigureKind::throughput, gpu_id, e.requests_per_s, model_class);
   if (e.open_loop && !e.overloaded) {
     // Open loop serves its arrival rate by construction: no band on what it serves.
@@ -263,9 +267,10 @@ InferenceBands inference_bands(const Calibration& calibration, const std::string
   } else if (e.tpot_floor_s > 0.0 && e.tpot_s > 0.0) {
     // Tokens/s at the same concurrency cannot beat the decode step at the peaks.
     const double cap = e.tpot_s / e.tpot_floor_s;
-    out.output_tokens_per_s.high = std::max(e.output_tokens_per_s, std::min(out.output_tokens_per_s.high,
-                                                                            e.output_tokens_per_s * cap));
-    out.requests_per_s.high = std::max(e.requests_per_s, std::min(out.requests_per_s.high, e.requests_per_s * cap));
+    out.output_tokens_per_s.high =
+        std::max(e.output_tokens_per_s, std::min(out.output_tokens_per_s.high, e.output_tokens_per_s * cap));
+    out.requests_per_s.high =
+        std::max(e.requests_per_s, std::min(out.requests_per_s.high, e.requests_per_s * cap));
   }
   return out;
 }
@@ -343,7 +348,8 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
   for (const Gpu& gpu : gpus) {
     const FittedEfficiency* f = fit_of(gpu.id);
     if (f == nullptr) continue;
-    auto& low = family_low.try_emplace(gpu_family(gpu), std::array<double, 4>{2.0, 2.0, 2.0, 2.0}).first->second;
+    auto& low =
+        family_low.try_emplace(gpu_family(gpu), std::array<double, 4>{2.0, 2.0, 2.0, 2.0}).first->second;
     for (std::size_t i = 0; i < 4; ++i) {
       if (!measured((*f).*(k_factors[i].source))) continue;
       low[i] = std::min(low[i], f->efficiency.*(k_factors[i].field));
@@ -363,17 +369,20 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     for (std::size_t i = 0; i < 4; ++i) {
       const FactorView& v = k_factors[i];
       if (own != nullptr && measured((*own).*(v.source))) {
-        const auto& cases = i == 0 ? own->decode_cases : i == 1 ? own->prefill_cases
-                                                     : i == 2 ? own->training_cases : own->communication_cases;
+        const auto& cases = i == 0   ? own->decode_cases
+                            : i == 1 ? own->prefill_cases
+                            : i == 2 ? own->training_cases
+                                     : own->communication_cases;
         text += std::string(" ") + v.name + " fitted (" + std::to_string(cases.size()) + " cases);";
         continue;
       }
       const bool sibling = family != family_low.end() && family->second[i] <= 1.0;
       const double cap = sibling ? family->second[i] : any_low[i];
       if (cap <= 1.0 && gpu.efficiency.*(v.field) > cap) gpu.efficiency.*(v.field) = cap;
-      text += std::string(" ") + v.name + (sibling ? " extrapolated from " + gpu_family(gpu) + " siblings;"
-                                                   : cap <= 1.0 ? " extrapolated (no measured sibling);"
-                                                                : " default;");
+      text += std::string(" ") + v.name +
+              (sibling      ? " extrapolated from " + gpu_family(gpu) + " siblings;"
+               : cap <= 1.0 ? " extrapolated (no measured sibling);"
+                            : " default;");
     }
     text.pop_back();
     gpu.efficiency.provenance = text;

@@ -1,10 +1,11 @@
 // Deployment settings from a candidate and its capacity plan (docs/methodology.md "Deployment
 // settings", docs/deploy.md).
 #include "rightsize/deploy.hpp"
-#include "rightsize/engine_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
+
+#include "rightsize/engine_profile.hpp"
 
 namespace rightsize {
 
@@ -42,8 +43,9 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   // request rate. The capacity plan loads a replica to 1 / (1 + headroom) of the rate it was sized
   // on, so the same share of its in-flight sequences is the scaling threshold (methodology
   // "Deployment settings").
-  d.target_inflight_per_replica = std::max(
-      1.0, std::floor(static_cast<double>(d.max_num_seqs) / (1.0 + std::max(0.0, policy.throughput_headroom))));
+  d.target_inflight_per_replica =
+      std::max(1.0, std::floor(static_cast<double>(d.max_num_seqs) /
+                               (1.0 + std::max(0.0, policy.throughput_headroom))));
   d.cold_start_s = static_cast<int>(std::ceil(plan.cold_start_s));
   d.scale_down_window_s = d.cold_start_s;
   // Idle for at least five cold starts before releasing the last replica, so one cold start costs

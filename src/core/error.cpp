@@ -1,8 +1,8 @@
 #include "rightsize/error.hpp"
 
 #include <algorithm>
-#include <utility>
 #include <cctype>
+#include <utility>
 
 #include "rightsize/text.hpp"
 
@@ -89,7 +89,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
     std::swap(before, prev);
     std::swap(prev, row);

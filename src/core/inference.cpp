@@ -1,18 +1,16 @@
 // Inference estimate for one deployment (methodology §2 memory, §4 roofline, §5 interconnect,
 // §6.1 cost). Pure arithmetic on a PreparedModel: no allocation, no I/O.
 #include "rightsize/inference.hpp"
-#include "rightsize/engine_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "inference_detail.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
 namespace detail {
-
-
 
 double hop_latency(const EngineConfig& e, LinkKind link) {
   switch (link) {
@@ -79,7 +77,6 @@ double pp_comm_s(const Setup& s, double tokens) {
   return (s.p - 1.0) * one;
 }
 
-
 // Prefill of one request of n tokens on an idle replica (methodology §4.1, §4.4):
 // F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t.
 PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
@@ -107,8 +104,7 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   double expert_shape = shape;
   if (s.decoder && s.m->moe.experts > 0 && pm.expert_flops_per_token > 0.0) {
     expert_flops = pm.expert_flops_per_token * n;
-    const double expert_rows =
-        std::max(1.0, rows * d(s.m->moe.experts_per_token) / d(s.m->moe.experts));
+    const double expert_rows = std::max(1.0, rows * d(s.m->moe.experts_per_token) / d(s.m->moe.experts));
     expert_shape = m_half > 0.0 ? expert_rows / (expert_rows + m_half) : 1.0;
     // Without expert parallelism TP splits each expert's intermediate width t ways: a narrow N
     // fills fewer tiles too, N/(N + N½) (methodology §4.3; DeepSeek-R1 TP8 vs EP8 rows).
@@ -145,8 +141,9 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
 Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, double slots,
                const PhaseTime& prefill) {
   if (s.decoder) {
-    return w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0 ? evaluate_open(s, w, slots)
-                                                                       : evaluate_closed(s, w, clients, slots);
+    return w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0
+               ? evaluate_open(s, w, slots)
+               : evaluate_closed(s, w, clients, slots);
   }
   Point pt{};
   const double batch = clients;
@@ -227,9 +224,9 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
          factor * message_bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s) * efficiency);
 }
 
-InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
-                                     const Deployment& dep, const EngineConfig& engine_in, const Sla* sla,
-                                     double usd_per_gpu_hour) {
+InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload,
+                                     const Gpu& gpu, const Deployment& dep, const EngineConfig& engine_in,
+                                     const Sla* sla, double usd_per_gpu_hour) {
   InferenceEstimate est;
   // The arrival rate is the deployment's; each replica carries its share.
   InferenceWorkload w = workload;
@@ -344,7 +341,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
     }
   }
   const Point pt = evaluate(s, w, batch, slots, prefill);
-  if (s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0) batch = std::ceil(pt.in_flight);
+  if (s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0)
+    batch = std::ceil(pt.in_flight);
   est.concurrency = static_cast<std::int64_t>(batch);
   // The KV the requested concurrency needs (a closed loop beyond the slots would queue: the timing
   // says so through clients_exceed_kv, the memory verdict through `fits`).

@@ -65,7 +65,8 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   const double last_tokens = wave_tokens - full_steps * budget;
   // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
   const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
-  const double last_step_s = last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
+  const double last_step_s =
+      last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
   const double fill_s = s.p > 1.0 ? pt.prefill.total_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
   const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
   const double wave_s = full_steps * full_step_s + last_step_s + fill_s;
@@ -136,7 +137,8 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   const double osl = d(w.output_tokens);
   const double rate = w.request_rate_per_s;
   pt.prefill = prefill_time(s, d(w.input_tokens), 0.0);
-  double batch = std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
+  double batch =
+      std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
   double service = 0.0;
   double wait = 0.0;
   double rho = 0.0;

@@ -1,10 +1,11 @@
 // The one decision point: judge (feasibility + SLA terms) and fit_layout (smallest layout that fits).
 // docs/ARCHITECTURE.md "One decision point"; docs/methodology.md "Search" and "Error bands".
 #include "rightsize/judge.hpp"
-#include "rightsize/search.hpp"
 
 #include <algorithm>
 #include <cmath>
+
+#include "rightsize/search.hpp"
 
 namespace rightsize {
 namespace {
@@ -47,7 +48,7 @@ double TermCheck::margin() const {
   switch (term) {
   case SlaTerm::requests_per_s:
   case SlaTerm::output_tokens_per_s: return value / limit - 1.0; // more is better
-  default: return 1.0 - value / limit;                            // less is better
+  default: return 1.0 - value / limit;                           // less is better
   }
 }
 
@@ -98,13 +99,15 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   if (sla.ttft_ms) {
     const double point_ms = latency_stat_s(e, 0, sla.ttft_stat) * 1e3;
     const double ms = point_ms * b.ttft_high;
-    add(SlaTerm::ttft, ms, point_ms, *sla.ttft_ms, !above(ms, sla.ttft_ms) && !e.overloaded, RejectReason::ttft);
+    add(SlaTerm::ttft, ms, point_ms, *sla.ttft_ms, !above(ms, sla.ttft_ms) && !e.overloaded,
+        RejectReason::ttft);
     v.terms[v.term_count - 1].stat = sla.ttft_stat;
   }
   if (sla.tpot_ms) {
     const double point_ms = latency_stat_s(e, 1, sla.tpot_stat) * 1e3;
     const double ms = point_ms * b.tpot_high;
-    add(SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, !above(ms, sla.tpot_ms) && !e.overloaded, RejectReason::tpot);
+    add(SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, !above(ms, sla.tpot_ms) && !e.overloaded,
+        RejectReason::tpot);
     v.terms[v.term_count - 1].stat = sla.tpot_stat;
   }
   if (sla.e2e_ms) {
@@ -118,8 +121,8 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   if (rules.check_load && sla.requests_per_s) {
     // An open-loop estimate serves its arrival rate by construction; whether it can is `overloaded`.
     const double rps = e.open_loop ? e.requests_per_s : e.requests_per_s * b.throughput_low;
-    const bool met = e.open_loop ? !e.overloaded && rps >= *sla.requests_per_s * (1.0 - 1e-9)
-                                 : rps >= *sla.requests_per_s;
+    const bool met =
+        e.open_loop ? !e.overloaded && rps >= *sla.requests_per_s * (1.0 - 1e-9) : rps >= *sla.requests_per_s;
     add(SlaTerm::requests_per_s, rps, e.requests_per_s, *sla.requests_per_s, met, RejectReason::throughput);
   }
   if (rules.check_load && sla.output_tokens_per_s) {

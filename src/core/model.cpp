@@ -125,7 +125,8 @@ template <typename T> Counts<T> count(const ModelSpec& m) {
     const i64 shared_width =
         m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size;
     c.expert_params = ffn_params<T>(m, m.moe.expert_ffn_size, m.moe.expert_bias);
-    T nonexpert = n<T>(m.moe.shared_experts) * ffn_params<T>(m, shared_width, false) + h * n<T>(m.moe.experts);
+    T nonexpert =
+        n<T>(m.moe.shared_experts) * ffn_params<T>(m, shared_width, false) + h * n<T>(m.moe.experts);
     if (m.moe.router_bias) nonexpert += n<T>(m.moe.experts);
     if (m.moe.shared_expert_gate) nonexpert += h;
     c.moe_nonexpert_per_layer = nonexpert;
@@ -142,9 +143,9 @@ template <typename T> Counts<T> count(const ModelSpec& m) {
   const T attention_layer_count = layers - linear_layers;
   if (m.qk_norm) c.norms_total += attention_layer_count * qk_norm_params<T>(m);
 
-  const T common = attention_layer_count * c.per_layer_attention + linear_layers * linear_attention_params<T>(m) +
-                   layers * norm_per_layer + dense_layers * c.dense_ffn_per_layer + c.embedding + c.lm_head +
-                   final_norm;
+  const T common = attention_layer_count * c.per_layer_attention +
+                   linear_layers * linear_attention_params<T>(m) + layers * norm_per_layer +
+                   dense_layers * c.dense_ffn_per_layer + c.embedding + c.lm_head + final_norm;
   c.total = common + c.moe_layers * moe_total;
   c.active = common + c.moe_layers * moe_active;
   // N_mm (methodology §1.2): GEMM weights per token = active − embedding gather − norms, with the
@@ -202,8 +203,10 @@ double linear_state_bytes_per_sequence(const ModelSpec& m, double conv_bytes_per
   // inputs, (K − 1)·(2·n_k·d_k + n_v·d_v), at the model dtype.
   const double recurrent = static_cast<double>(la.value_heads * la.key_head_dim * la.value_head_dim) *
                            static_cast<double>(la.state_bytes_per_element);
-  const double conv_dim = static_cast<double>(2 * la.key_heads * la.key_head_dim + la.value_heads * la.value_head_dim);
-  const double conv = static_cast<double>(std::max<i64>(0, la.conv_kernel - 1)) * conv_dim * conv_bytes_per_element;
+  const double conv_dim =
+      static_cast<double>(2 * la.key_heads * la.key_head_dim + la.value_heads * la.value_head_dim);
+  const double conv =
+      static_cast<double>(std::max<i64>(0, la.conv_kernel - 1)) * conv_dim * conv_bytes_per_element;
   return static_cast<double>(la.layers) * (recurrent + conv);
 }
 
@@ -214,7 +217,8 @@ double kv_cache_bytes_per_token(const ModelSpec& m, double kv_bytes_per_element)
     // MLA caches one latent + the decoupled RoPE key per layer, no separate V (methodology §2.3);
     // a sparse-attention indexer caches its own key of index_head_dim per token [DSV32].
     return layers *
-           static_cast<double>(m.attention.kv_lora_rank + m.attention.rope_head_dim + m.attention.index_head_dim) *
+           static_cast<double>(m.attention.kv_lora_rank + m.attention.rope_head_dim +
+                               m.attention.index_head_dim) *
            kv_bytes_per_element;
   }
   // 2 (K and V) · L · n_kv · d_h · b_kv (methodology §2.3, [LA][VID][VLLM-SRC]).

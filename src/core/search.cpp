@@ -21,8 +21,9 @@ double d(std::int64_t v) {
 double rank_key(const Candidate& c, RankBy rank_by) {
   switch (rank_by) {
   case RankBy::cost_per_token:
-    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0 ? c.usd_per_million_output_tokens_at_load
-                                                                            : k_inf;
+    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0
+               ? c.usd_per_million_output_tokens_at_load
+               : k_inf;
   case RankBy::cost_per_request:
     return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
   case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
@@ -93,7 +94,8 @@ const char* to_string(RejectReason reason) {
   return "none";
 }
 
-bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp, const SearchPolicy& policy) {
+bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp,
+                          const SearchPolicy& policy) {
   const int node = std::max(1, gpu.gpus_per_node);
   if (tp < 1 || pp < 1 || tp > node) return false;
   if (model.heads > 0 && model.heads % tp != 0) return false; // TP splits whole attention heads
@@ -131,8 +133,8 @@ namespace {
 // replica serving λ req/s with end-to-end time E(C) holds C = λ·E(C) requests; a few fixed-point
 // steps from C = 1 settle it (E rises with C, so the iteration climbs monotonically to the fixed
 // point, which is at most the sized concurrency).
-void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
-                     const EngineConfig& engine, double load_rps_per_replica) {
+void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWorkload& workload,
+                     const Gpu& gpu, const EngineConfig& engine, double load_rps_per_replica) {
   c.e2e_at_load_s = c.estimate.e2e_s;
   c.concurrency_at_load = c.estimate.concurrency;
   if (load_rps_per_replica <= 0.0) return;
@@ -210,7 +212,8 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   const double rps = e.requests_per_s * bands.throughput_low;
   const double tps = e.output_tokens_per_s * bands.throughput_low;
   double replicas = 1.0;
-  if (sla.requests_per_s && rps > 0.0) replicas = std::max(replicas, std::ceil(*sla.requests_per_s * headroom / rps));
+  if (sla.requests_per_s && rps > 0.0)
+    replicas = std::max(replicas, std::ceil(*sla.requests_per_s * headroom / rps));
   if (sla.output_tokens_per_s && tps > 0.0) {
     replicas = std::max(replicas, std::ceil(*sla.output_tokens_per_s * headroom / tps));
   }
@@ -364,8 +367,9 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   switch (policy.pricing) {
   case PricingModel::on_prem:
     plan.tier = "on_prem";
-    plan.why = "priced as owned hardware (--pricing on_prem): buy for the peak replicas, autoscaling frees GPUs "
-               "for other work";
+    plan.why =
+        "priced as owned hardware (--pricing on_prem): buy for the peak replicas, autoscaling frees GPUs "
+        "for other work";
     break;
   case PricingModel::spot:
     plan.tier = "spot";
@@ -376,7 +380,8 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   case PricingModel::on_demand:
     if (latency_critical) {
       plan.tier = "on_demand";
-      plan.why = "latency targets are set: use dedicated on-demand capacity, spot preemption would break them";
+      plan.why =
+          "latency targets are set: use dedicated on-demand capacity, spot preemption would break them";
     } else {
       plan.tier = "on_demand";
       plan.why = "priced on demand; no latency target is set, so spot capacity (--pricing spot) would be "

@@ -39,7 +39,8 @@ TrainingLayout normalized(const TrainingLayout& in) {
 
 double pipeline_bubble_fraction(int stages, std::int64_t micro_batches, int virtual_stages) {
   // (p − 1)/(m + p − 1) for GPipe / 1F1B [NAR21] (recalled), methodology §5.3. Interleaved 1F1B with
-  // v model chunks per rank: the bubble is (p − 1)/v slots, i.e. (p − 1)/(v·m) of the ideal time [NAR21 §2.2].
+  // v model chunks per rank: the bubble is (p − 1)/v slots, i.e. (p − 1)/(v·m) of the ideal time [NAR21
+  // §2.2].
   const double p = std::max(1, stages);
   const double v = std::max(1, virtual_stages);
   const double m = d(std::max<std::int64_t>(1, micro_batches));
@@ -123,9 +124,8 @@ std::int64_t set_trainable(TrainingContext& ctx, const PreparedModel& pm, const 
     const double i_e = d(m.moe.expert_ffn_size);
     const double per_expert = d(r) * ((m.ffn_gated ? 2.0 : 1.0) * (h + i_e) + (i_e + h));
     // Only "all_linear" adapts the (expert) MLPs; attention-only targets leave the experts frozen.
-    ctx.train_expert = w.lora_targets == LoraTargets::all_linear
-                           ? d(c.moe_layers) * d(m.moe.experts) * per_expert
-                           : 0.0;
+    ctx.train_expert =
+        w.lora_targets == LoraTargets::all_linear ? d(c.moe_layers) * d(m.moe.experts) * per_expert : 0.0;
     ctx.train_dense = d(lora_total) - ctx.train_expert;
     ctx.trainable_params = lora_total;
     if (w.method == TrainingMethod::lora) {
@@ -199,8 +199,7 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
   // catalog field `training_mfu` is read as that efficiency: communication, bubble and optimizer time
   // are modelled explicitly, so the end-to-end MFU comes out lower (docs/training.md).
   // Attention-core forward FLOPs per token (all layers): CP overlaps its ring exchange with them.
-  ctx.attention_fwd_per_token =
-      ctx.flops[0].forward_per_token - pm.mm_flops_per_token - 2.0 * d(lora_total);
+  ctx.attention_fwd_per_token = ctx.flops[0].forward_per_token - pm.mm_flops_per_token - 2.0 * d(lora_total);
   ctx.tp_overlap = tp_overlap_fraction(w, cfg);
   ctx.precision_supported = gpu.supports(pm.math);
   const double peak_tflops = ctx.precision_supported ? gpu.tflops(pm.math) : gpu.tflops(MathDtype::bf16);

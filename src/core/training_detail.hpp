@@ -34,14 +34,14 @@ struct TrainingContext {
   double attention_fwd_per_token = 0.0; // attention-core forward FLOPs per token, all layers
   double tp_overlap = 0.0;              // share of TP communication hidden under GEMMs
 
-  double peak_flops_per_s = 0.0;    // dense peak of the math dtype (MFU denominator)
-  double compute_flops_per_s = 0.0; // peak × kernel-level GEMM efficiency
+  double peak_flops_per_s = 0.0;      // dense peak of the math dtype (MFU denominator)
+  double compute_flops_per_s = 0.0;   // peak × kernel-level GEMM efficiency
   double attention_flops_per_s = 0.0; // attention core: bf16 peak × η under FP8 training, else as above
   // Seconds of compute per token on one GPU, indexed by Recompute (divide by t·p·cp): hardware FLOPs
   // at the compute rate, or per op under FP8 (GEMMs fp8, attention bf16, casts at HBM speed).
   std::array<double, 4> compute_s_per_token{};
-  bool fp8_gemms = false; // FP8 training: GEMMs at the FP8 peak, the rest in BF16
-  double hbm_bytes_per_s = 0.0;     // BW × η_m (optimizer step)
+  bool fp8_gemms = false;       // FP8 training: GEMMs at the FP8 peak, the rest in BF16
+  double hbm_bytes_per_s = 0.0; // BW × η_m (optimizer step)
   bool precision_supported = true;
 };
 

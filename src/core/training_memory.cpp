@@ -123,7 +123,8 @@ double loss_bytes_per_logit(TrainingFramework framework) {
   return framework == TrainingFramework::torchtitan ? 12.0 : 6.0;
 }
 
-double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool chunked, double bytes_per_logit) {
+double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool chunked,
+                    double bytes_per_logit) {
   // s·b·V·(2 + 4)/t: 16-bit logits and an FP32 copy for the loss, vocab-parallel (§3.3, [LA]).
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss [TT-CE]) upcasts one chunk at a time:
   // 16-bit logits of every token plus the FP32 part of one chunk.
@@ -166,7 +167,8 @@ namespace detail {
 
 LayerWidths layer_widths(const PreparedModel& pm) {
   const ModelSpec& m = pm.model;
-  return {d(m.hidden_size), d(m.heads * m.head_dim), d(m.kv_heads * m.head_dim), pm.ffn_width_for_activations};
+  return {d(m.hidden_size), d(m.heads * m.head_dim), d(m.kv_heads * m.head_dim),
+          pm.ffn_width_for_activations};
 }
 
 double layers_per_stage(const TrainingContext& ctx, int pp, int vp) {

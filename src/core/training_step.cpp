@@ -54,8 +54,7 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l)
   const double t = l.tp, p = l.pp, cp = l.cp;
   const double tokens = d(l.micro_batch) * ctx.seq; // one DP rank's micro-batch
   // The t·p·cp GPUs of a model replica share its FLOPs; stages are taken as balanced.
-  mb.compute_s =
-      ctx.compute_s_per_token[static_cast<std::size_t>(l.recompute)] * tokens / (t * p * cp);
+  mb.compute_s = ctx.compute_s_per_token[static_cast<std::size_t>(l.recompute)] * tokens / (t * p * cp);
 
   const double ls = layers_per_stage(ctx, l.pp, l.vp);
   const bool seq_par = l.sequence_parallel && l.tp > 1;
@@ -64,8 +63,7 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l)
   // SP), and full recompute repeats the forward's 2 [NAR21][KOR22], methodology §5.2.
   const double per_layer = l.recompute == Recompute::full ? 6.0 : 4.0;
   // TE userbuffer overlap (Megatron --tp-comm-overlap) hides a share of them behind the GEMMs.
-  const double tp_s =
-      ls * per_layer * collective(ctx, act_msg, l.tp, l.tp, true) * (1.0 - ctx.tp_overlap);
+  const double tp_s = ls * per_layer * collective(ctx, act_msg, l.tp, l.tp, true) * (1.0 - ctx.tp_overlap);
   // EP: dispatch + combine all-to-all per MoE layer, forward and backward (§5.5 [LA]); each token
   // goes to k experts; with SP a TP rank dispatches its 1/t of the tokens.
   double ep_s = 0.0;
@@ -82,8 +80,8 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l)
   if (l.cp > 1) {
     const double kv_msg = 2.0 * tokens / cp * ctx.kv_width * pm.activation_bytes / t;
     const double ring_s = ls * 3.0 * (cp - 1.0) * p2p(ctx, kv_msg, l.tp * l.cp);
-    const double attention_s = 3.0 * ctx.attention_fwd_per_token * (ls / ctx.layers) * tokens / (t * cp) /
-                               ctx.attention_flops_per_s;
+    const double attention_s =
+        3.0 * ctx.attention_fwd_per_token * (ls / ctx.layers) * tokens / (t * cp) / ctx.attention_flops_per_s;
     cp_s = std::max(0.0, ring_s - attention_s);
   }
   // PP: one activation forward and one gradient backward per stage boundary and micro-batch (§5.3);
@@ -209,8 +207,8 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.memory_reserved_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_fraction);
   est.memory_low_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_low_fraction) +
                          std::min(cfg.runtime_reserve_low_bytes, cfg.runtime_reserve_bytes);
-  est.memory_high_bytes = est.memory_allocated_bytes * (1.0 + cfg.fragmentation_high_fraction) +
-                          cfg.runtime_reserve_bytes;
+  est.memory_high_bytes =
+      est.memory_allocated_bytes * (1.0 + cfg.fragmentation_high_fraction) + cfg.runtime_reserve_bytes;
 
   const TrainingFlops& fl = ctx.flops[static_cast<std::size_t>(l.recompute)];
   const MicroBatch mb = micro_batch_time(ctx, l);

@@ -220,8 +220,9 @@ GpuEntry parse_gpu_entry(const JsonReader& entry, Gpu gpu, bool full, std::vecto
              [&](const JsonReader& v) { gpu.architecture = v.as_string(); });
   read_field(entry, "class", false, errors, [&](const JsonReader& v) {
     const std::string c = v.as_choice({"datacenter", "workstation", "consumer"});
-    gpu.gpu_class = c == "consumer" ? GpuClass::consumer : c == "workstation" ? GpuClass::workstation
-                                                                           : GpuClass::datacenter;
+    gpu.gpu_class = c == "consumer"      ? GpuClass::consumer
+                    : c == "workstation" ? GpuClass::workstation
+                                         : GpuClass::datacenter;
   });
   read_field(entry, "release_year", false, errors,
              [&](const JsonReader& v) { gpu.release_year = static_cast<int>(v.as_int(1990, 2100)); });

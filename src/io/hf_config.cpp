@@ -14,11 +14,10 @@ using i64 = std::int64_t;
 
 const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> types = {
-      "deepseek_v3", "deepseek_v32", "falcon",     "gemma",     "gemma2",  "gemma3",      "gemma3_text",
-      "glm4_moe",    "glm_moe_dsa",  "gpt_neox",   "gpt_oss",   "gptj",    "jamba",       "kimi_k2",
-      "llama",       "llama4",
-      "minimax_m2",  "mistral",      "mixtral",    "phi3",      "qwen2",   "qwen2_moe",   "qwen3",
-      "qwen3_5_moe", "qwen3_moe",    "qwen3_next"};
+      "deepseek_v3", "deepseek_v32", "falcon",      "gemma",     "gemma2",    "gemma3", "gemma3_text",
+      "glm4_moe",    "glm_moe_dsa",  "gpt_neox",    "gpt_oss",   "gptj",      "jamba",  "kimi_k2",
+      "llama",       "llama4",       "minimax_m2",  "mistral",   "mixtral",   "phi3",   "qwen2",
+      "qwen2_moe",   "qwen3",        "qwen3_5_moe", "qwen3_moe", "qwen3_next"};
   return types;
 }
 
@@ -52,9 +51,9 @@ bool flag(const JsonReader& r, std::string_view key, bool fallback) {
 // configuration classes default it to false (read from their __init__ signatures).
 bool default_tie(const std::string& type) {
   static const std::vector<std::string> untied = {
-      "llama", "mistral", "mixtral", "qwen2",   "qwen2_moe", "qwen3",      "qwen3_moe",  "deepseek_v3",
-      "phi3",  "gpt_neox", "gptj",   "gpt_oss", "glm4_moe",  "minimax_m2", "qwen3_next", "llama4",
-      "jamba"};
+      "llama",     "mistral",     "mixtral",    "qwen2",    "qwen2_moe", "qwen3",
+      "qwen3_moe", "deepseek_v3", "phi3",       "gpt_neox", "gptj",      "gpt_oss",
+      "glm4_moe",  "minimax_m2",  "qwen3_next", "llama4",   "jamba"};
   return std::find(untied.begin(), untied.end(), type) == untied.end();
 }
 
@@ -250,7 +249,8 @@ void read_linear_attention(const JsonReader& r, ModelSpec& m) {
 // attn_layer_offset, Mamba on the rest; MoE of intermediate_size experts on layers
 // i % expert_layer_period == expert_layer_offset, a dense MLP on the rest.
 void read_jamba(const JsonReader& r, ModelSpec& m) {
-  const auto every = [&](const char* period_key, const char* offset_key, i64 period_default, i64 offset_default) {
+  const auto every = [&](const char* period_key, const char* offset_key, i64 period_default,
+                         i64 offset_default) {
     const i64 period = first_int(r, {period_key}) > 0 ? first_int(r, {period_key}) : period_default;
     const i64 offset = r.find(offset_key) ? r.at(offset_key).as_int(0, period - 1) : offset_default;
     i64 n = 0;
@@ -267,7 +267,8 @@ void read_jamba(const JsonReader& r, ModelSpec& m) {
   la.conv_kernel = first_int(r, {"mamba_d_conv"}) > 0 ? first_int(r, {"mamba_d_conv"}) : 4;
   // mamba_dt_rank "auto" (or absent) is ceil(h / 16), as in JambaConfig.
   auto rank = r.find("mamba_dt_rank");
-  la.dt_rank = rank && rank->is_number() ? positive_count(*rank, 100'000'000, "units") : (m.hidden_size + 15) / 16;
+  la.dt_rank =
+      rank && rank->is_number() ? positive_count(*rank, 100'000'000, "units") : (m.hidden_size + 15) / 16;
   la.conv_bias = flag(r, "mamba_conv_bias", true);
   la.proj_bias = flag(r, "mamba_proj_bias", false);
   if (m.moe.experts <= 1) {
@@ -393,7 +394,8 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   if (model_type == "glm_moe_dsa" || model_type == "deepseek_v32") {
     // DSA lightning indexer (GlmMoeDsaConfig defaults: 32 heads of 128).
     m.attention.index_heads = first_int(r, {"index_n_heads"}) > 0 ? first_int(r, {"index_n_heads"}) : 32;
-    m.attention.index_head_dim = first_int(r, {"index_head_dim"}) > 0 ? first_int(r, {"index_head_dim"}) : 128;
+    m.attention.index_head_dim =
+        first_int(r, {"index_head_dim"}) > 0 ? first_int(r, {"index_head_dim"}) : 128;
   }
   if (type == "qwen3_next") read_linear_attention(r, m);
   read_moe(r, type, m);
@@ -407,7 +409,8 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   const NumberFormat dtype = dtype_format(r.find("torch_dtype") || r.find("dtype") ? r : root, assumptions);
   precision = precision_from_shorthand(dtype);
   // Kimi-K2.5 keeps its quantization_config inside text_config.
-  if (auto q = root.find("quantization_config") ? root.find("quantization_config") : r.find("quantization_config")) {
+  if (auto q = root.find("quantization_config") ? root.find("quantization_config")
+                                                : r.find("quantization_config")) {
     read_quantization(*q, precision, assumptions);
   }
   for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}) {

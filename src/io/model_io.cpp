@@ -118,11 +118,13 @@ void apply_attention(const JsonReader& a, ModelSpec& m) {
 
 // Linear-attention (gated DeltaNet) layers, methodology §1.5.
 void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
-  la.expect_keys({"kind", "layers", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel",
-                  "state_bytes_per_element", "inner_size", "state_size", "dt_rank", "conv_bias", "proj_bias"});
+  la.expect_keys({"kind", "layers", "key_heads", "value_heads", "key_head_dim", "value_head_dim",
+                  "conv_kernel", "state_bytes_per_element", "inner_size", "state_size", "dt_rank",
+                  "conv_bias", "proj_bias"});
   LinearAttentionSpec& l = m.linear_attention;
   if (auto v = la.find("kind"))
-    l.kind = v->as_choice({"gated_deltanet", "mamba"}) == "mamba" ? LinearKind::mamba : LinearKind::gated_deltanet;
+    l.kind =
+        v->as_choice({"gated_deltanet", "mamba"}) == "mamba" ? LinearKind::mamba : LinearKind::gated_deltanet;
   read_count(la, "inner_size", l.inner_size, k_max_width, "width");
   read_count(la, "state_size", l.state_size, k_max_width, "width");
   read_count(la, "dt_rank", l.dt_rank, k_max_width, "width");
@@ -377,7 +379,8 @@ void validate_architecture(const ModelSpec& m, const JsonReader& r) {
   }
   if (la.layers > 0 && la.kind == LinearKind::mamba &&
       (la.inner_size <= 0 || la.state_size <= 0 || la.dt_rank <= 0 || la.conv_kernel <= 0)) {
-    where(r, "linear_attention").fail("expected inner_size, state_size, dt_rank and conv_kernel for Mamba layers");
+    where(r, "linear_attention")
+        .fail("expected inner_size, state_size, dt_rank and conv_kernel for Mamba layers");
   }
   if (m.attention.kind == AttentionKind::mla && m.attention.kv_lora_rank <= 0) {
     where(r, "attention").fail("expected attention.kv_lora_rank for attention kind \"mla\", got none");

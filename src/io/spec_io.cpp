@@ -53,7 +53,8 @@ void parse_inference(const JsonReader& w, Spec& spec) {
     spec.engine = e == "sglang" ? EngineKind::sglang : e == "trtllm" ? EngineKind::trtllm : EngineKind::vllm;
   }
   if (auto v = w.find("arrival")) {
-    in.arrival = v->as_choice({"closed_loop", "poisson"}) == "poisson" ? Arrival::poisson : Arrival::closed_loop;
+    in.arrival =
+        v->as_choice({"closed_loop", "poisson"}) == "poisson" ? Arrival::poisson : Arrival::closed_loop;
   }
   if (auto v = w.find("request_rate_per_s")) {
     if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
@@ -67,8 +68,9 @@ void parse_inference(const JsonReader& w, Spec& spec) {
 
 void parse_training(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens",
-                 "optimizer", "zero_stage", "recompute", "cpu_offload", "framework", "virtual_pipeline_stages",
-                 "context_parallel", "tp_comm_overlap", "chunked_cross_entropy", "lora_targets"});
+                 "optimizer", "zero_stage", "recompute", "cpu_offload", "framework",
+                 "virtual_pipeline_stages", "context_parallel", "tp_comm_overlap", "chunked_cross_entropy",
+                 "lora_targets"});
   TrainingWorkload& t = spec.training;
   if (auto v = w.find("method")) {
     const std::string m = v->as_choice({"full", "lora", "qlora"});
@@ -120,7 +122,8 @@ void parse_training(const JsonReader& w, Spec& spec) {
                   : f == "torchtitan" ? TrainingFramework::torchtitan
                                       : TrainingFramework::generic;
   }
-  if (auto v = w.find("virtual_pipeline_stages")) t.virtual_pipeline_stages = static_cast<int>(v->as_int(1, 128));
+  if (auto v = w.find("virtual_pipeline_stages"))
+    t.virtual_pipeline_stages = static_cast<int>(v->as_int(1, 128));
   if (auto v = w.find("context_parallel")) t.context_parallel = static_cast<int>(v->as_int(1, 1024));
   if (auto v = w.find("tp_comm_overlap")) {
     // true = the framework's userbuffer overlap (TrainingConfig::tp_overlap_enabled_fraction), false = 0,
@@ -135,7 +138,9 @@ void parse_training(const JsonReader& w, Spec& spec) {
     if (t.method == TrainingMethod::full)
       v->fail("expected lora_targets only with method \"lora\" or \"qlora\", got it with \"full\"");
     const std::string g = v->as_choice({"all_linear", "attention", "qv"});
-    t.lora_targets = g == "qv" ? LoraTargets::qv : g == "attention" ? LoraTargets::attention : LoraTargets::all_linear;
+    t.lora_targets = g == "qv"          ? LoraTargets::qv
+                     : g == "attention" ? LoraTargets::attention
+                                        : LoraTargets::all_linear;
   }
 }
 
@@ -162,20 +167,24 @@ void parse_workload(const JsonReader& root, Spec& spec) {
 
 void parse_sla(const JsonReader& s, Sla& sla) {
   s.expect_keys({"ttft_ms", "tpot_ms", "e2e_ms", "ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms",
-                 "tpot_p90_ms", "tpot_p99_ms", "e2e_p50_ms", "e2e_p90_ms", "e2e_p99_ms", "requests_per_s", "average_requests_per_s", "growth_factor",
-                 "output_tokens_per_s", "deadline_hours", "budget_usd"});
+                 "tpot_p90_ms", "tpot_p99_ms", "e2e_p50_ms", "e2e_p90_ms", "e2e_p99_ms", "requests_per_s",
+                 "average_requests_per_s", "growth_factor", "output_tokens_per_s", "deadline_hours",
+                 "budget_usd"});
   const auto read = [&](std::string_view key, std::optional<double>& out, double max, std::string_view noun) {
     if (auto v = s.find(key)) out = positive_amount(*v, max, noun);
   };
   // One target per latency figure: the mean (ttft_ms) or one percentile (ttft_p99_ms, ...).
   const auto latency = [&](std::string_view figure, std::optional<double>& out, Statistic& stat, double max) {
-    const std::pair<const char*, Statistic> keys[] = {
-        {"_ms", Statistic::mean}, {"_p50_ms", Statistic::p50}, {"_p90_ms", Statistic::p90}, {"_p99_ms", Statistic::p99}};
+    const std::pair<const char*, Statistic> keys[] = {{"_ms", Statistic::mean},
+                                                      {"_p50_ms", Statistic::p50},
+                                                      {"_p90_ms", Statistic::p90},
+                                                      {"_p99_ms", Statistic::p99}};
     std::string first;
     for (const auto& [suffix, st] : keys) {
       const std::string key = std::string(figure) + suffix;
       if (auto v = s.find(key)) {
-        if (!first.empty()) v->fail(fmt::format("expected one target for {}, got \"{}\" and \"{}\"", figure, first, key));
+        if (!first.empty())
+          v->fail(fmt::format("expected one target for {}, got \"{}\" and \"{}\"", figure, first, key));
         first = key;
         out = positive_amount(*v, max, "milliseconds");
         stat = st;
@@ -202,17 +211,19 @@ void parse_sla(const JsonReader& s, Sla& sla) {
 // ViT encoder no output tokens (issue 19). Latency per image is e2e_ms, images per second requests_per_s.
 void reject_token_slas(const JsonReader& s, const ModelSpec& model) {
   if (model.kind == ModelKind::decoder) return;
-  std::vector<std::string> keys = {"tpot_ms", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms", "output_tokens_per_s"};
+  std::vector<std::string> keys = {"tpot_ms", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms",
+                                   "output_tokens_per_s"};
   if (model.kind == ModelKind::dit) {
     for (const char* k : {"ttft_ms", "ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms"})
       keys.emplace_back(k);
   }
   for (const auto& key : keys) {
     if (auto v = s.find(key)) {
-      v->fail(fmt::format("expected no per-token target for an image model (kind \"{}\" {}): give the latency "
-                          "per image as e2e_ms and images per second as requests_per_s",
-                          to_string(model.kind),
-                          model.kind == ModelKind::dit ? "generates images, not tokens" : "outputs no tokens"));
+      v->fail(
+          fmt::format("expected no per-token target for an image model (kind \"{}\" {}): give the latency "
+                      "per image as e2e_ms and images per second as requests_per_s",
+                      to_string(model.kind),
+                      model.kind == ModelKind::dit ? "generates images, not tokens" : "outputs no tokens"));
     }
   }
 }
@@ -285,8 +296,10 @@ void reject_nulls(const nlohmann::json& value, const std::string& source, const 
     throw Error(ErrorKind::input, source, pointer.empty() ? "/" : pointer,
                 "expected a value, got null (leave the key out to use the default)");
   }
-  if (value.is_string() && pointer != "/description" && has_control_character(value.get_ref<const std::string&>())) {
-    throw Error(ErrorKind::input, source, pointer, "expected text without control characters (newline, tab, ESC)");
+  if (value.is_string() && pointer != "/description" &&
+      has_control_character(value.get_ref<const std::string&>())) {
+    throw Error(ErrorKind::input, source, pointer,
+                "expected text without control characters (newline, tab, ESC)");
   }
   if (value.is_object()) {
     for (const auto& item : value.items())
@@ -315,7 +328,12 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     spec.assumptions.emplace_back("schema_version not given: read as version 1");
   }
   spec.name = root.find("name") ? root.at("name").as_string() : std::filesystem::path(source).stem().string();
-  std::replace_if(spec.name.begin(), spec.name.end(), [](char c) { return has_control_character({&c, 1}); }, '?');
+  std::replace_if(
+      spec.name.begin(), spec.name.end(),
+      [](char c) {
+        return has_control_character({&c, 1});
+      },
+      '?');
   if (auto d = root.find("description")) (void)d->as_string();
   ResolvedModel resolved = resolve_model(root.at("model"), ModelContext{base_dir, models_dir, true});
   spec.model = resolved.model;
@@ -336,14 +354,17 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     if (spec.mode == WorkloadMode::inference) reject_token_slas(*s, spec.model);
   }
   InferenceWorkload& in = spec.inference;
-  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson && in.request_rate_per_s <= 0.0) {
+  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson &&
+      in.request_rate_per_s <= 0.0) {
     // Open loop needs a rate: the workload's own, else the SLA's peak.
     if (!spec.sla.requests_per_s) {
-      root.at("workload").at("arrival").fail(
-          "expected workload.request_rate_per_s or sla.requests_per_s with \"poisson\" arrivals");
+      root.at("workload")
+          .at("arrival")
+          .fail("expected workload.request_rate_per_s or sla.requests_per_s with \"poisson\" arrivals");
     }
     in.request_rate_per_s = *spec.sla.requests_per_s;
-    spec.assumptions.emplace_back(fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
+    spec.assumptions.emplace_back(
+        fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
   }
   if (in.arrival == Arrival::poisson) {
     // Open loop: the in-flight count follows from the rate (Little's law), not from a concurrency.

@@ -3,10 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "hf_import.hpp"
 #include "json_reader.hpp"
 #include "rightsize/model.hpp"
 #include "spec_io.hpp"
-#include "hf_import.hpp"
 
 using namespace rightsize;
 
@@ -98,10 +98,11 @@ TEST_CASE("HF import: unsupported model_type lists the supported ones", "[io]") 
     (void)io::import_hf_config(config, "c.json", p, a);
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(format_error(e) == "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, "
-                             "deepseek_v32, falcon, gemma, gemma2, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, "
-                             "gpt_neox, gpt_oss, gptj, jamba, kimi_k2, llama, llama4, minimax_m2, mistral, mixtral, phi3, "
-                             "qwen2, qwen2_moe, qwen3, qwen3_5_moe, qwen3_moe, qwen3_next)");
+    CHECK(format_error(e) ==
+          "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, "
+          "deepseek_v32, falcon, gemma, gemma2, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, "
+          "gpt_neox, gpt_oss, gptj, jamba, kimi_k2, llama, llama4, minimax_m2, mistral, mixtral, phi3, "
+          "qwen2, qwen2_moe, qwen3, qwen3_5_moe, qwen3_moe, qwen3_next)");
   }
 }
 

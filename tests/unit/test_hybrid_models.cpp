@@ -8,11 +8,11 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "hf_import.hpp"
 #include "json_reader.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
 #include "spec_io.hpp"
-#include "hf_import.hpp"
 
 using namespace rightsize;
 
@@ -82,7 +82,8 @@ TEST_CASE("HF import of the 2025–2026 architectures against published paramete
     CHECK(counts.total == c.total);
     CHECK(counts.active == c.active);
     // Published totals: within 1 % (GLM-4.5 −0.6 %, MiniMax −0.6 %), Kimi's "1T" within 3 %.
-    CHECK(billions(counts.total) == Approx(c.published_total_b).epsilon(c.published_total_b >= 1000 ? 0.03 : 0.01));
+    CHECK(billions(counts.total) ==
+          Approx(c.published_total_b).epsilon(c.published_total_b >= 1000 ? 0.03 : 0.01));
     // Published active counts are given to one or two digits, with the input embedding (Qwen) or
     // without it (DeepSeek-style vendors): one of the two reads as the published figure.
     const auto reads_as_published = [&](std::int64_t active) {

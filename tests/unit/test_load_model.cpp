@@ -1,7 +1,7 @@
 // Arrival-model formulas (methodology §4.7) and engine profiles (§4.6) against hand-computed values.
-#include <catch2/catch.hpp>
-
 #include <cmath>
+
+#include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/calibration.hpp"
@@ -118,8 +118,8 @@ TEST_CASE("inference bands respect the physical floors and build E2E from TTFT a
   CHECK(b.ttft.low == Approx(0.08));
   CHECK(b.ttft.high == Approx(0.2));
   CHECK(b.tpot.low == Approx(0.015));
-  CHECK(b.e2e.low == Approx(0.08 + 99 * 0.015));  // 1.565 s
-  CHECK(b.e2e.high == Approx(0.2 + 99 * 0.04));   // 4.16 s
+  CHECK(b.e2e.low == Approx(0.08 + 99 * 0.015)); // 1.565 s
+  CHECK(b.e2e.high == Approx(0.2 + 99 * 0.04));  // 4.16 s
   // Tokens/s at this concurrency cannot beat the decode floor: ≤ 1000 × 0.02/0.015 = 1,333.
   CHECK(b.output_tokens_per_s.high == Approx(1000.0 * 0.02 / 0.015));
   CHECK(b.output_tokens_per_s.low == Approx(500.0));

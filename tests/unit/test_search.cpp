@@ -131,7 +131,8 @@ TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   CHECK(plan.replicas_peak == c.replicas);
   CHECK(c.replicas == static_cast<int>(std::ceil(100.0 * 1.2 / per_replica)));
   CHECK(plan.replicas_average == static_cast<int>(std::ceil(30.0 * 1.2 / per_replica)));
-  CHECK(plan.max_replicas == plan.replicas_peak); // no growth factor: the autoscaler tops out at the costed count
+  CHECK(plan.max_replicas ==
+        plan.replicas_peak); // no growth factor: the autoscaler tops out at the costed count
   // 16.06 GB of weights at 2 GB/s + 60 s engine start.
   CHECK(plan.cold_start_s == Approx(16.060522496 / 2.0 + 60.0));
   CHECK(std::string(plan.tier) == "on_demand");

@@ -95,11 +95,12 @@ TEST_CASE("spec errors: one line, exact pointer, expectation and value", "[io]")
 }
 
 TEST_CASE("arrival, engine and percentile SLA keys parse to the core's types", "[io]") {
-  const Spec s = parse({{"schema_version", 1},
-                        {"model", {{"preset", "llama-3.1-8b"}}},
-                        {"workload",
-                         {{"engine", "sglang"}, {"arrival", "poisson"}, {"request_rate_per_s", 12.5}, {"arrival_cv", 2.0}}},
-                        {"sla", {{"ttft_p99_ms", 300}, {"tpot_p90_ms", 60}}}});
+  const Spec s = parse(
+      {{"schema_version", 1},
+       {"model", {{"preset", "llama-3.1-8b"}}},
+       {"workload",
+        {{"engine", "sglang"}, {"arrival", "poisson"}, {"request_rate_per_s", 12.5}, {"arrival_cv", 2.0}}},
+       {"sla", {{"ttft_p99_ms", 300}, {"tpot_p90_ms", 60}}}});
   CHECK(s.inference.arrival == Arrival::poisson);
   CHECK(s.inference.request_rate_per_s == 12.5);
   CHECK(s.inference.arrival_cv == 2.0);
@@ -126,7 +127,8 @@ TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
   CHECK(error_of(bad).find("/sla") != std::string::npos);
 }
 
-TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute, loss, LoRA targets", "[io]") {
+TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute, loss, LoRA targets",
+          "[io]") {
   const json model = {{"preset", "llama-3.1-8b"}};
   const Spec s = parse({{"model", model},
                         {"workload",
@@ -149,13 +151,15 @@ TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute,
             .training.tp_comm_overlap == 0.5);
   CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", false}}}})
             .training.tp_comm_overlap == 0.0);
-  CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"method", "lora"}, {"lora_targets", "qv"}}}})
+  CHECK(parse({{"model", model},
+               {"workload", {{"mode", "training"}, {"method", "lora"}, {"lora_targets", "qv"}}}})
             .training.lora_targets == LoraTargets::qv);
   CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", 1.5}}}}) ==
         "s.json: /workload/tp_comm_overlap: expected a number from 0 to 1, got 1.5");
-  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"lora_targets", "qv"}}}}) ==
-        "s.json: /workload/lora_targets: expected lora_targets only with method \"lora\" or \"qlora\", got it "
-        "with \"full\"");
+  CHECK(
+      error_of({{"model", model}, {"workload", {{"mode", "training"}, {"lora_targets", "qv"}}}}) ==
+      "s.json: /workload/lora_targets: expected lora_targets only with method \"lora\" or \"qlora\", got it "
+      "with \"full\"");
   CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"context_parallel", 0}}}}) !=
         "no error");
 }

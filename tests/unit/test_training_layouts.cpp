@@ -150,7 +150,8 @@ TEST_CASE("search picks interleaving and context parallelism where they pay", "[
   pins.tp = 8;
   pins.pp = 8;
   // 512 GPUs, 256 sequences of 8,192: DP8 leaves m = 32 micro-batches; interleaving cuts the bubble.
-  const auto e = search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
+  const auto e =
+      search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
   CHECK(e.memory.fits);
   CHECK(e.layout.vp > 1);
   pins.vp = 1;
@@ -158,8 +159,8 @@ TEST_CASE("search picks interleaving and context parallelism where they pay", "[
       search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
   CHECK(e.tokens_per_s > plain.tokens_per_s);
   // Short sequences never search CP; a pinned CP is honoured.
-  const auto short_seq =
-      search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, LayoutPins{}, TrainingConfig{}, 0.0);
+  const auto short_seq = search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, LayoutPins{},
+                                                TrainingConfig{}, 0.0);
   CHECK(short_seq.layout.cp == 1);
   LayoutPins cp_pin;
   cp_pin.cp = 2;

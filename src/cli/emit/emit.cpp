@@ -1,16 +1,15 @@
 // recommend --emit: candidate -> capacity plan -> deploy plan -> command / manifests (docs/deploy.md).
 #include "emit/emit.hpp"
 
-#include "diagnostics.hpp"
-
 #include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "diagnostics.hpp"
 #include "emit/engine_command.hpp"
-#include "output_file.hpp"
 #include "emit/k8s_manifest.hpp"
+#include "output_file.hpp"
 #include "rightsize/deploy.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
