@@ -175,6 +175,13 @@ std::string serving_markdown(const bench::ServingScore& score) {
                    bench::group_by(score.results,
                                    [](R r) { return std::string(concurrency_bucket(r.run->concurrency)); },
                                    {"1", "2-8", "9-32", "33-128", ">128"}));
+  // Layout family (issue 17): one scale-up domain with TP/EP, attention DP, replicas across nodes.
+  md += "\n" + bench::serving_table("layout", bench::group_by(score.results, [](R r) {
+                                      if (r.run->attention_dp > 1) return std::string("attention DP + EP");
+                                      const int gpus = r.run->tp * r.run->pp;
+                                      return std::string(gpus > 8 ? "multi-node TP/PP (> 8 GPUs)"
+                                                                  : "TP/PP/EP in one node");
+                                    }));
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped)
     skipped += n;

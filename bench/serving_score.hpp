@@ -45,7 +45,6 @@ inline bool preset_from_model_id(const ServingRun& run) {
 inline std::string unexpressible_reason(const ServingRun& run, const std::vector<io::Preset>& presets,
                                         const io::Catalog& catalog) {
   if (run.mode != "agg") return "disaggregated prefill/decode pools (issue 17)";
-  if (run.attention_dp > 1) return "attention data parallelism (issue 17)";
   if (run.preset.empty()) return "no preset for the model (issue 19)";
   bool found = false;
   for (const io::Preset& p : presets)
@@ -54,9 +53,6 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   const Gpu* gpu = io::find_gpu(catalog, run.gpu_id);
   if (gpu == nullptr) return "GPU not in the catalog";
   if (!parse_engine_kind(run.engine)) return "unknown engine";
-  if (run.tp * run.pp > gpu->scaleup_domain_gpus) {
-    return "replica wider than the catalog GPU's scale-up domain (NVL72-class runs; issue 17)";
-  }
   return "";
 }
 
@@ -159,13 +155,16 @@ inline std::string serving_table(const std::string& title, const ServingGroups& 
 namespace rightsize::bench {
 
 /// TTFT and TPOT bands per GPU from the serving residuals: p10 and p90 of measured / predicted
-/// over the GPU's rows (rows of the excluded pair left out); replaces that GPU's case-based
+/// over the GPU's rows within one node (rows of the excluded pair left out); replaces that GPU's case-based
 /// entries. Rule "serving rows".
 inline void add_serving_bands(Calibration& cal, const ServingScore& score, const std::string& exclude_preset,
                               const std::string& exclude_gpu) {
   std::map<std::string, std::vector<double>> ttft, tpot;
   for (const ServingResult& r : score.results) {
     if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
+    // A GPU's band describes replicas inside its 8-GPU HGX domain (every GPU of the CSV): replicas
+    // across nodes are another regime, scored in the report's "layout" table with their own coverage.
+    if (deployment_of(*r.run).gpus_per_replica() > 8) continue;
     ttft[r.run->gpu_id].push_back(r.run->ttft_s / r.ttft_pred_s);
     tpot[r.run->gpu_id].push_back(r.run->tpot_s / r.tpot_pred_s);
   }

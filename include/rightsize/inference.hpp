@@ -43,14 +43,20 @@ struct EngineConfig {
   bool gpu_memory_tiers = false;
 };
 
-/// A deployment of one GPU type: `gpus` GPUs split into replicas of tp·pp GPUs each.
+/// A deployment of one GPU type: `gpus` GPUs split into replicas of tp·pp·attention_dp GPUs each.
+/// With attention data parallelism (SGLang DP-attention, TensorRT-LLM ADP, vLLM DP+EP) a replica's
+/// attention runs on `attention_dp` ranks of `tp` GPUs, each rank holding the KV of its own
+/// sequences, while the MoE layers span all tp·attention_dp GPUs of a stage (methodology §5.6).
 struct Deployment {
   int gpus = 1;
   int tp = 1;
   int pp = 1;
-  int ep = 1; ///< expert-parallel degree inside a replica (1 = experts split by TP)
-  [[nodiscard]] int gpus_per_replica() const { return tp * pp; }
-  [[nodiscard]] int replicas() const { return gpus / (tp * pp); }
+  int ep = 1;           ///< expert groups the routed experts are split over (1 = experts split by TP)
+  int attention_dp = 1; ///< attention data-parallel ranks per replica (1 = none)
+  [[nodiscard]] int gpus_per_replica() const { return tp * pp * attention_dp; }
+  [[nodiscard]] int replicas() const { return gpus / gpus_per_replica(); }
+  /// GPUs of one pipeline stage that the MoE layers span.
+  [[nodiscard]] int moe_group_gpus() const { return tp * attention_dp; }
 };
 
 /// What limits a configuration.
@@ -156,5 +162,14 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
 /// Expected number of distinct experts touched by `tokens` tokens each routed to k of E experts
 /// (uniform independent routing): E·(1 − (1 − k/E)^tokens) (methodology §4.3).
 double experts_touched(double experts, double experts_per_token, double tokens);
+/// All-reduce over `gpus` GPUs in domains of `local` GPUs (methodology §5.1): the cheaper of the
+/// flat ring over the slowest link and the hierarchical form (reduce-scatter inside each domain,
+/// a tree all-reduce of the 1/local shard across domains, all-gather inside) that NCCL picks for
+/// small messages across nodes.
+double group_allreduce_s(double message_bytes, int gpus, int local, double local_gb_per_s, double local_hop_s,
+                         double net_gb_per_s, double net_hop_s, double efficiency, double base_latency_s);
+/// Max-over-mean load of `groups` expert groups receiving `routed` token-to-expert assignments
+/// under uniform routing (methodology §5.6): 1 + sqrt(2·ln(groups)/(routed/groups)).
+double expert_load_imbalance(double routed, int groups);
 
 } // namespace rightsize

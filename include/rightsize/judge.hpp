@@ -112,7 +112,7 @@ std::size_t optimistic_only_terms(const InferenceEstimate& estimate, const Sla& 
 
 /// Pins for a layout choice: 0 = free.
 struct LayoutRequest {
-  /// GPUs of the whole deployment (replicas = gpus / (tp·pp)); 0 = one replica of any size up to
+  /// GPUs of the whole deployment (replicas = gpus / (tp·pp·attention_dp)); 0 = one replica of any size up to
   /// the limits below (the smallest that fits).
   int gpus = 1;
   int tp = 0;
@@ -120,6 +120,7 @@ struct LayoutRequest {
   int ep = 0;
   int max_gpus_per_replica = 8; ///< with gpus = 0
   int max_nodes = 1;            ///< with gpus = 0
+  int attention_dp = 0;         ///< attention data-parallel ranks; > 1 pins an attention-DP layout
 };
 
 /// Why no layout could be formed at all (distinct from "formed, but does not fit").

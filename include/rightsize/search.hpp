@@ -57,7 +57,7 @@ struct Candidate {
   std::size_t rank = 0;                 ///< 1-based among passing candidates; 0 for rejected
   double power_watts = 0.0;             ///< board power at peak load (energy.hpp); 0 = TDP unknown
   double joules_per_output_token = 0.0; ///< board energy per served output token; 0 = unknown
-  [[nodiscard]] int total_gpus() const { return replicas * layout.tp * layout.pp; }
+  [[nodiscard]] int total_gpus() const { return replicas * layout.gpus_per_replica(); }
 };
 
 /// The search result: passing candidates sorted by rank, then rejected ones sorted by how close
@@ -102,8 +102,8 @@ CostAtLoad cost_at_load(const InferenceEstimate& estimate, const Sla& sla, const
 
 /// Capacity plan for serving a load with one candidate (docs/methodology.md "Capacity planning").
 struct CapacityPolicy {
-  double storage_gb_per_s = 2.0;    ///< weight load bandwidth at cold start (NVMe / object store)
-  double engine_start_s = 60.0;     ///< process start, CUDA graph capture, warm-up
+  double storage_gb_per_s = 2.0;     ///< weight load bandwidth at cold start (NVMe / object store)
+  double engine_start_s = 60.0;      ///< process start, CUDA graph capture, warm-up
   double throughput_headroom = 0.20; ///< the search's (SearchPolicy::throughput_headroom)
   PricingModel pricing = PricingModel::on_demand; ///< the tier follows the prices asked for
 };

@@ -112,6 +112,7 @@ struct DeploymentSpec {
   int tp = 0; ///< 0 = choose
   int pp = 0;
   int ep = 0;
+  int attention_dp = 0; ///< attention data-parallel ranks per replica; 0 = none (methodology §5.6)
 };
 
 /// A whole validated spec file (docs/model-spec.md).

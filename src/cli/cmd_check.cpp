@@ -118,6 +118,7 @@ int run_check(const CheckOptions& o) {
   const PreparedModel& pm = current_in.models.front();
   const double price = current_in.usd_per_gpu_hour.front();
   LayoutRequest request{want.gpus, want.tp, want.pp, want.ep};
+  request.attention_dp = want.attention_dp;
   const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, request, policy.engine);
   if (choice.issue != LayoutIssue::none) {
     throw Error(
@@ -133,7 +134,7 @@ int run_check(const CheckOptions& o) {
     // Per replica: its concurrency (auto meets latency at the judged end of the band); then the
     // whole deployment at that concurrency, judged with its load.
     Deployment replica = choice.deployment;
-    replica.gpus = replica.tp * replica.pp;
+    replica.gpus = replica.gpus_per_replica();
     Sla latency_only = spec.sla;
     latency_only.requests_per_s.reset();
     latency_only.output_tokens_per_s.reset();
@@ -177,7 +178,7 @@ int run_check(const CheckOptions& o) {
   }
   const bool over_provisioned = meets && res.cheaper && res.saving > max_overspend;
   const bool pass = meets && !over_provisioned;
-  const int replicas = want.gpus / (choice.deployment.tp * choice.deployment.pp);
+  const int replicas = want.gpus / choice.deployment.gpus_per_replica();
 
   auto describe = [](const SearchInputs& in, const Candidate& c) {
     return fmt::format("{} × {} ({}, {} replica{}) for {}/h", c.total_gpus(), in.gpus[c.gpu_index].id,
@@ -192,6 +193,7 @@ int run_check(const CheckOptions& o) {
                          {"tp", choice.deployment.tp},
                          {"pp", choice.deployment.pp},
                          {"ep", choice.deployment.ep},
+                         {"attention_dp", choice.deployment.attention_dp},
                          {"replicas", replicas}};
     if (res.verdict.feasible()) {
       doc["estimate"] = candidate_json(current_in, res.current);

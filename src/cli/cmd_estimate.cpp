@@ -27,6 +27,7 @@ struct EstimateOptions {
   int tp = 0;
   int pp = 0;
   int ep = 0;
+  int attention_dp = 0;
   std::int64_t concurrency = -1;
   std::string format = "table";
   CatalogOptions catalog;
@@ -170,6 +171,7 @@ int run_estimate(const EstimateOptions& o) {
   require_positive(o.tp, "--tp");
   require_positive(o.pp, "--pp");
   require_positive(o.ep, "--ep");
+  require_positive(o.attention_dp, "--attention-dp");
   const Spec spec = load_spec_file(o.spec);
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
   std::string gpu_id = o.gpu;
@@ -220,11 +222,20 @@ int run_estimate(const EstimateOptions& o) {
   request.tp = o.tp;
   request.pp = o.pp;
   request.ep = o.ep;
+  request.attention_dp = o.attention_dp;
+  // The spec's deployment block pins the layout when the flags do not name another GPU.
+  if (spec.deployment && o.gpu.empty() && o.tp == 0 && o.pp == 0 && o.ep == 0 && o.attention_dp == 0) {
+    request.tp = spec.deployment->tp;
+    request.pp = spec.deployment->pp;
+    request.ep = spec.deployment->ep;
+    request.attention_dp = spec.deployment->attention_dp;
+  }
   const LayoutChoice choice = fit_layout(pm, w, gpu, request, engine);
   const Deployment d = choice.deployment;
   if (choice.issue == LayoutIssue::gpus_not_divisible) {
     throw Error(ErrorKind::usage, "--gpus", "",
-                fmt::format("{} GPUs cannot hold whole replicas of TP{} × PP{}", gpus, d.tp, d.pp));
+                fmt::format("{} GPUs cannot hold whole replicas of {} ({} GPUs each)", gpus, layout_label(d),
+                            d.gpus_per_replica()));
   }
   if (choice.issue == LayoutIssue::heads_not_divisible) {
     throw Error(ErrorKind::usage, "--tp", "",
@@ -282,10 +293,13 @@ void add_estimate(CLI::App& app, Action& action) {
       app.add_subcommand("estimate", "estimate memory, latency, throughput and cost of one deployment");
   command->add_option("spec", options->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", options->gpu, "GPU id or alias from the catalog, e.g. H100-SXM, l40s");
-  command->add_option("--gpus", options->gpus, "GPUs in the deployment (replicas = gpus / (tp × pp))");
+  command->add_option("--gpus", options->gpus,
+                      "GPUs in the deployment (replicas = gpus / (tp × pp × attention-dp))");
   command->add_option("--tp", options->tp, "tensor-parallel degree (default: smallest that fits)");
   command->add_option("--pp", options->pp, "pipeline-parallel degree");
-  command->add_option("--ep", options->ep, "expert-parallel degree (MoE)");
+  command->add_option("--ep", options->ep, "expert groups the MoE experts are split over");
+  command->add_option("--attention-dp", options->attention_dp,
+                      "attention data-parallel ranks per replica (MoE; replica = tp × pp × ranks GPUs)");
   command->add_option("--concurrency", options->concurrency,
                       "in-flight requests per replica (default: the spec's)");
   command->add_option("--format", options->format, "output: table or json")->default_str("table");

@@ -24,7 +24,7 @@ std::string precision_name(const Precision& p) {
 }
 
 std::string gpus_label(const Candidate& c) {
-  return fmt::format("{}×{}", c.layout.tp * c.layout.pp, c.replicas);
+  return fmt::format("{}×{}", c.layout.gpus_per_replica(), c.replicas);
 }
 
 Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
@@ -69,6 +69,7 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                         "tp",
                         "pp",
                         "ep",
+                        "attention_dp",
                         "concurrency",
                         "ttft_s",
                         "tpot_s",
@@ -94,11 +95,12 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
     t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
                in.gpus[c.gpu_index].id,
                precision_name(in.precisions[c.precision_index]),
-               std::to_string(c.layout.tp * c.layout.pp),
+               std::to_string(c.layout.gpus_per_replica()),
                std::to_string(c.replicas),
                std::to_string(c.layout.tp),
                std::to_string(c.layout.pp),
                std::to_string(c.layout.ep),
+               std::to_string(c.layout.attention_dp),
                std::to_string(e.concurrency),
                num(e.ttft_s),
                num(e.tpot_s),
@@ -179,6 +181,21 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
           (n.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) * 100.0;
       line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
     }
+    break;
+  }
+  // Attention DP against the other layout family on the winner's GPU (methodology §5.6).
+  for (std::size_t i = 1; i < r.candidates.size(); ++i) {
+    const Candidate& n = r.candidates[i];
+    if (n.gpu_index != w.gpu_index || (n.layout.attention_dp > 1) == (w.layout.attention_dp > 1)) continue;
+    if (rank_by != RankBy::cost_per_token || !n.price_known || !w.price_known ||
+        w.usd_per_million_output_tokens_at_load <= 0.0)
+      break;
+    const double pct =
+        (n.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) * 100.0;
+    line += fmt::format("; the best {} layout {} attention DP ({}) costs {:.0f}% more{}", gpu.id,
+                        w.layout.attention_dp > 1 ? "without" : "with", layout_label(n.layout), pct,
+                        w.layout.attention_dp > 1 ? " (each attention rank holds only its own sequences' KV)"
+                                                  : "");
     break;
   }
   return line;

@@ -75,7 +75,10 @@ std::string format_params(double params) {
 }
 
 std::string layout_label(const Deployment& layout) {
-  std::string out = fmt::format("TP{}", layout.tp);
+  // Attention DP over one-GPU ranks reads "ADP8 EP8"; wider ranks "TP2·ADP4 EP8".
+  std::string out =
+      layout.attention_dp > 1 && layout.tp == 1 ? std::string() : fmt::format("TP{}", layout.tp);
+  if (layout.attention_dp > 1) out += fmt::format("{}ADP{}", out.empty() ? "" : "·", layout.attention_dp);
   if (layout.pp > 1) out += fmt::format("·PP{}", layout.pp);
   if (layout.ep > 1) out += fmt::format(" EP{}", layout.ep);
   return out;
@@ -213,8 +216,13 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                   {"params", model.params.total},
                   {"active_params", model.params.active},
                   {"weight_bytes_total", bytes(model.weight_bytes_total)}};
-  doc["deployment"] = {{"gpu", gpu_id}, {"gpus", d.gpus}, {"tp", d.tp},
-                       {"pp", d.pp},    {"ep", d.ep},     {"replicas", d.replicas()}};
+  doc["deployment"] = {{"gpu", gpu_id},
+                       {"gpus", d.gpus},
+                       {"tp", d.tp},
+                       {"pp", d.pp},
+                       {"ep", d.ep},
+                       {"attention_dp", d.attention_dp},
+                       {"replicas", d.replicas()}};
   const MemoryEstimate& m = e.memory;
   doc["memory"] = {{"per_gpu_bytes", bytes(m.per_gpu_bytes)},
                    {"capacity_per_gpu_bytes", bytes(m.capacity_per_gpu_bytes)},

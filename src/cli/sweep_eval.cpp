@@ -71,10 +71,11 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
 
 // No GPU count given and a load to serve: replicas sized as recommend sizes them
 // (core::evaluate_candidate on the layout fit_layout chose).
-void size_replicas(const SweepPlan& plan, const PointInputs& in, const Deployment& replica, PointResult& out) {
+void size_replicas(const SweepPlan& plan, const PointInputs& in, const Deployment& replica,
+                   PointResult& out) {
   const double price = plan.prices[out.gpu];
-  const Candidate c = evaluate_candidate(plan.models[in.model], in.workload, in.sla, plan.gpus[out.gpu], replica,
-                                         price, plan.policy, plan.bands_for(in.model, out.gpu));
+  const Candidate c = evaluate_candidate(plan.models[in.model], in.workload, in.sla, plan.gpus[out.gpu],
+                                         replica, price, plan.policy, plan.bands_for(in.model, out.gpu));
   out.price_known = c.price_known;
   out.deployment = c.layout;
   out.deployment.gpus = c.total_gpus();
@@ -105,7 +106,7 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   const LayoutChoice choice = fit_layout(model, in.workload, plan.gpus[out.gpu], request, plan.policy.engine);
   if (choice.issue == LayoutIssue::gpus_not_divisible) {
     out.issue = f.tp > 0 || f.pp > 0 ? PointIssue::layout_gpus : PointIssue::no_layout;
-    out.issue_value = choice.deployment.tp * choice.deployment.pp;
+    out.issue_value = choice.deployment.gpus_per_replica();
     out.issue_limit = request.gpus;
     return;
   }
@@ -117,7 +118,7 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   }
   if (size_for_load && choice.fits) {
     Deployment replica = choice.deployment;
-    replica.gpus = replica.tp * replica.pp;
+    replica.gpus = replica.gpus_per_replica();
     size_replicas(plan, in, replica, out);
     return;
   }

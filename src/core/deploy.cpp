@@ -16,7 +16,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.tensor_parallel = c.layout.tp;
   d.pipeline_parallel = c.layout.pp;
   d.expert_parallel = c.layout.ep;
-  d.gpus_per_replica = c.layout.tp * c.layout.pp;
+  d.gpus_per_replica = c.layout.gpus_per_replica();
   const int node = std::max(1, gpu.gpus_per_node);
   d.nodes_per_replica = (d.gpus_per_replica + node - 1) / node;
   // The engine admits no more sequences than the estimate met the SLA with, and never more than

@@ -44,26 +44,37 @@ double weight_read_bytes(const Setup& s, double tokens) {
   const PreparedModel& pm = *s.pm;
   double bytes =
       pm.layer_weight_bytes + pm.lm_head_bytes + (pm.lm_head_bytes > 0.0 ? 0.0 : pm.embedding_bytes);
+  bytes /= s.t;
   if (s.m->moe.experts > 0) {
-    const double touched = experts_touched(d(s.m->moe.experts), d(s.m->moe.experts_per_token), tokens);
-    bytes += d(pm.params.moe_layers) * touched * pm.bytes_per_expert;
+    // The experts see every attention-DP rank's tokens and are spread over the t·adp GPUs.
+    const double touched =
+        experts_touched(d(s.m->moe.experts), d(s.m->moe.experts_per_token), tokens * s.adp);
+    bytes += d(pm.params.moe_layers) * touched * pm.bytes_per_expert / (s.t * s.adp);
   }
-  return bytes / s.t;
+  return bytes;
 }
 
-// Exposed TP / EP communication per forward pass of `tokens` tokens (methodology §5.2, §5.5):
-// two all-reduces of tokens·h·b_a per layer; with EP the MoE layers use two all-to-alls instead.
+// Exposed TP / EP communication per forward pass of `tokens` tokens per attention rank
+// (methodology §5.2, §5.5, §5.6). Without attention DP every GPU of the stage holds every token:
+// two all-reduces of tokens·h·b_a per layer over the TP group, and expert parallelism inside it
+// combines the experts' partial outputs with the same all-reduce (vLLM / TensorRT-LLM EP without
+// DP). With attention DP the ranks hold different tokens: attention (and dense FFN) layers
+// all-reduce inside the rank's t GPUs, and each MoE layer dispatches and combines its tokens with
+// two all-to-alls over the t·adp GPUs, each GPU sending its 1/t share of the rank's tokens to k
+// experts ([DSV3] §3.4, DeepEP).
 double tp_comm_s(const Setup& s, double tokens) {
-  if (s.tp_int <= 1) return 0.0;
   const EngineConfig& e = *s.engine;
   const double msg = tokens * d(s.m->hidden_size) * s.pm->activation_bytes;
-  const double ar = collective_time_s(msg, s.tp_int, s.tp_link_gb_per_s, s.link_efficiency, s.tp_hop_s,
-                                      e.collective_base_latency_s, true);
+  const double ar = s.tp_int > 1 ? group_allreduce_s(msg, s.tp_int, s.tp_local, s.local_link_gb_per_s,
+                                                     s.local_hop_s, s.tp_link_gb_per_s, s.tp_hop_s,
+                                                     s.link_efficiency, e.collective_base_latency_s)
+                                 : 0.0;
   const double layers = d(s.m->layers);
-  if (s.ep_int <= 1 || s.m->moe.experts == 0) return 2.0 * layers * ar;
+  const int group = static_cast<int>(s.t * s.adp);
+  if (s.adp <= 1.0 || s.m->moe.experts == 0 || group <= 1) return 2.0 * layers * ar;
   const double moe_layers = d(s.pm->params.moe_layers);
-  const double a2a_msg = msg * d(s.m->moe.experts_per_token);
-  const double a2a = collective_time_s(a2a_msg, s.ep_int, s.tp_link_gb_per_s, s.link_efficiency, s.tp_hop_s,
+  const double a2a_msg = msg / s.t * d(s.m->moe.experts_per_token);
+  const double a2a = collective_time_s(a2a_msg, group, s.ep_link_gb_per_s, s.link_efficiency, s.ep_hop_s,
                                        e.collective_base_latency_s, false);
   return layers * ar + (layers - moe_layers) * ar + moe_layers * 2.0 * a2a;
 }
@@ -104,13 +115,17 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   double expert_shape = shape;
   if (s.decoder && s.m->moe.experts > 0 && pm.expert_flops_per_token > 0.0) {
     expert_flops = pm.expert_flops_per_token * n;
-    const double expert_rows = std::max(1.0, rows * d(s.m->moe.experts_per_token) / d(s.m->moe.experts));
+    // Every attention-DP rank's tokens reach the experts of the stage.
+    const double routed = rows * s.adp * d(s.m->moe.experts_per_token);
+    const double expert_rows = std::max(1.0, routed / d(s.m->moe.experts));
     expert_shape = m_half > 0.0 ? expert_rows / (expert_rows + m_half) : 1.0;
-    // Without expert parallelism TP splits each expert's intermediate width t ways: a narrow N
-    // fills fewer tiles too, N/(N + N½) (methodology §4.3; DeepSeek-R1 TP8 vs EP8 rows).
+    // Each expert's intermediate width is split moe_tp = t·adp/ep ways (t without EP): a narrow
+    // N fills fewer tiles too, N/(N + N½) (methodology §4.3; DeepSeek-R1 TP8 vs EP8 rows).
     const double n_half = s.engine->gemm_half_efficiency_cols;
-    const double cols = d(s.m->moe.expert_ffn_size) / (s.ep_int > 1 ? 1.0 : s.t);
+    const double cols = d(s.m->moe.expert_ffn_size) / s.moe_tp;
     if (n_half > 0.0 && cols > 0.0) expert_shape *= cols / (cols + n_half);
+    // The most loaded expert group sets the pace (methodology §5.6).
+    expert_shape /= expert_load_imbalance(routed, s.ep_int);
   }
   r.compute_s = (flops - expert_flops) / (s.t * s.compute_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);
@@ -212,6 +227,34 @@ double experts_touched(double experts, double experts_per_token, double tokens) 
   return experts * (1.0 - std::pow(miss, tokens));
 }
 
+// Max-over-mean load of `groups` expert groups receiving `routed` token-to-expert assignments
+// under uniform routing: the heaviest of n bins holding m balls on average carries about
+// m + sqrt(2·m·ln n) (Raab & Steger, "Balls into bins — a simple and tight analysis", RANDOM 1998),
+// so the factor is 1 + sqrt(2·ln(n)/m). A lower bound: real routers are skewed (what EPLB
+// rebalances, [DSV3] §3.4).
+double expert_load_imbalance(double routed, int groups) {
+  if (groups <= 1 || routed <= 0.0) return 1.0;
+  const double per_group = routed / static_cast<double>(groups);
+  return 1.0 + std::sqrt(2.0 * std::log(static_cast<double>(groups)) / std::max(1.0, per_group));
+}
+
+double group_allreduce_s(double message_bytes, int gpus, int local, double local_gb_per_s, double local_hop_s,
+                         double net_gb_per_s, double net_hop_s, double efficiency, double base_latency_s) {
+  const double ring =
+      collective_time_s(message_bytes, gpus, net_gb_per_s, efficiency, net_hop_s, base_latency_s, true);
+  if (local <= 1 || local >= gpus || local_gb_per_s <= 0.0) return ring;
+  const double domains = std::ceil(static_cast<double>(gpus) / static_cast<double>(local));
+  // Reduce-scatter + all-gather inside the domain cost what an all-reduce there costs.
+  const double inside =
+      collective_time_s(message_bytes, local, local_gb_per_s, efficiency, local_hop_s, base_latency_s, true);
+  // Double binary tree across domains: 2·ceil(log2 D) hops, each GPU moving its 1/local shard up
+  // and down the tree, 2·S/(local·B) ([NCCL-TREE], Sanders et al. 2009).
+  const double shard = message_bytes / static_cast<double>(local);
+  const double across = base_latency_s + 2.0 * std::ceil(std::log2(domains)) * net_hop_s +
+                        2.0 * shard / (gb_per_s_to_bytes_per_s(net_gb_per_s) * efficiency);
+  return std::min(ring, inside + across);
+}
+
 double collective_time_s(double message_bytes, int group_gpus, double link_gb_per_s, double efficiency,
                          double hop_latency_s, double base_latency_s, bool all_reduce) {
   // α–β ring model with NCCL bus-bandwidth factors (methodology §5.1, [NCCL], latency form [GENZ]):
@@ -229,8 +272,11 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
                                      const Sla* sla, double usd_per_gpu_hour) {
   InferenceEstimate est;
   // The arrival rate is the deployment's; each replica carries its share.
+  // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
+  // clients or arrivals (methodology §5.6).
+  const double adp = d(std::max(1, dep.attention_dp));
   InferenceWorkload w = workload;
-  w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas()));
+  w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas())) * adp;
   const ModelSpec& m = pm.model;
   // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
   const EngineConfig engine = engine_for_gpu(engine_in, gpu, dep.tp);
@@ -242,7 +288,9 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.t = d(dep.tp);
   s.p = d(dep.pp);
   s.tp_int = dep.tp;
-  s.ep_int = dep.ep;
+  s.ep_int = std::max(1, dep.ep);
+  s.adp = adp;
+  s.moe_tp = std::max(1.0, s.t * adp / d(s.ep_int));
   s.decoder = m.kind == ModelKind::decoder;
   // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast.
   const MathDtype math =
@@ -269,20 +317,34 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   const double head = pm.lm_head_bytes > 0.0 ? pm.lm_head_bytes : pm.embedding_bytes;
   const double edge =
       dep.pp == 1 ? pm.embedding_bytes + pm.lm_head_bytes : std::max(pm.embedding_bytes, head);
-  s.weights_gpu_bytes = (pm.layer_weight_bytes + pm.expert_weight_bytes) / (s.t * s.p) + edge / s.t;
+  s.weights_gpu_bytes =
+      pm.layer_weight_bytes / (s.t * s.p) + pm.expert_weight_bytes / (s.t * adp * s.p) + edge / s.t;
   const LinkKind tp_link = link_for_group(gpu, dep.tp);
   s.tp_link_gb_per_s = link_gb_per_s(gpu, tp_link);
   s.tp_hop_s = hop_latency(engine, tp_link);
-  const LinkKind pp_link = link_for_group(gpu, dep.tp * dep.pp);
+  // Across nodes the TP group spans domains of the scale-up domain (or node) size.
+  const int domain =
+      gpu.scaleup_gb_per_s > 0.0 ? std::max(gpu.scaleup_domain_gpus, 1) : std::max(1, gpu.gpus_per_node);
+  s.tp_local = tp_link == LinkKind::network ? std::min(dep.tp, domain) : dep.tp;
+  const LinkKind local_link = link_for_group(gpu, s.tp_local);
+  s.local_link_gb_per_s = link_gb_per_s(gpu, local_link);
+  s.local_hop_s = hop_latency(engine, local_link);
+  const LinkKind ep_link = link_for_group(gpu, dep.moe_group_gpus());
+  s.ep_link_gb_per_s = link_gb_per_s(gpu, ep_link);
+  s.ep_hop_s = hop_latency(engine, ep_link);
+  const LinkKind pp_link = link_for_group(gpu, dep.gpus_per_replica());
   s.pp_link_gb_per_s = link_gb_per_s(gpu, pp_link);
   s.pp_hop_s = hop_latency(engine, pp_link);
   s.link_efficiency = gpu.efficiency.communication;
   // A replica spanning GPUs needs a known link; without one the communication terms are left out
   // (finite numbers) and the estimate says so.
-  if ((dep.tp > 1 && s.tp_link_gb_per_s <= 0.0) || (dep.pp > 1 && s.pp_link_gb_per_s <= 0.0)) {
+  const bool ep_unknown = dep.moe_group_gpus() > 1 && adp > 1.0 && s.ep_link_gb_per_s <= 0.0;
+  if ((dep.tp > 1 && s.tp_link_gb_per_s <= 0.0) || (dep.pp > 1 && s.pp_link_gb_per_s <= 0.0) || ep_unknown) {
     est.link_known = false;
     s.tp_int = dep.tp > 1 && s.tp_link_gb_per_s <= 0.0 ? 1 : s.tp_int;
     s.pp_link_gb_per_s = s.pp_link_gb_per_s <= 0.0 ? 1e12 : s.pp_link_gb_per_s;
+    s.adp = ep_unknown ? 1.0 : s.adp; // no all-to-all term without a link (the verdict says so)
+    s.ep_link_gb_per_s = s.ep_link_gb_per_s <= 0.0 ? 1e12 : s.ep_link_gb_per_s;
   }
 
   // Memory budget per GPU (methodology §2.1, §2.5–2.7): C·u ≥ W + A + R + KV.
@@ -298,7 +360,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
         4.0 * d(engine.max_num_seqs) * d(m.vocab_size) / s.t;
   }
   mem.overhead_bytes = engine.runtime_reserve_bytes + engine.cuda_graph_bytes +
-                       (dep.tp * dep.pp > 1 ? engine.nccl_reserve_bytes : 0.0);
+                       (dep.gpus_per_replica() > 1 ? engine.nccl_reserve_bytes : 0.0);
   const double block = d(std::max<std::int64_t>(1, engine.block_tokens));
   const double context = std::ceil(d(w.context_tokens()) / block) * block; // paged blocks (§2.4)
   const double per_seq_kv = seq_kv_bytes_gpu(s, context);
@@ -315,14 +377,16 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   } else if (kv_budget > 0.0 && per_seq_kv > 0.0) {
     max_conc = std::floor(kv_budget / per_seq_kv);
   }
-  max_conc = std::min(max_conc, d(engine.max_num_seqs) * s.p);
-  est.max_concurrency = static_cast<std::int64_t>(max_conc);
+  max_conc = std::min(max_conc, d(engine.max_num_seqs) * s.p); // per attention-DP rank
+  est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
 
   const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(m.tokens_per_item), 0.0);
   const double slots = std::max(1.0, max_conc);
   // Concurrency: the given one, or the largest that fits and meets the latency SLA (throughput
   // B/TPOT(B) rises with B, and latency is monotone in B, so a binary search finds it).
-  double batch = d(w.concurrency);
+  // Attention-DP ranks step together (every MoE layer exchanges their tokens), so the busiest
+  // rank, ceil(C/adp) clients, sets the step time; the replica serves C clients (methodology §5.6).
+  double batch = std::ceil(d(w.concurrency) / adp - 1e-9);
   if (w.concurrency <= 0) {
     double lo = 1.0;
     double hi = std::max(1.0, max_conc);
@@ -341,9 +405,11 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
     }
   }
   const Point pt = evaluate(s, w, batch, slots, prefill);
-  if (s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0)
-    batch = std::ceil(pt.in_flight);
-  est.concurrency = static_cast<std::int64_t>(batch);
+  const bool open_loop = s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
+  if (open_loop) batch = std::ceil(pt.in_flight);
+  // Clients the replica serves per rank-level point: C/batch (adp when C divides evenly).
+  const double rank_share = w.concurrency > 0 && !open_loop ? d(w.concurrency) / std::max(1.0, batch) : adp;
+  est.concurrency = static_cast<std::int64_t>(std::llround(batch * rank_share));
   // The KV the requested concurrency needs (a closed loop beyond the slots would queue: the timing
   // says so through clients_exceed_kv, the memory verdict through `fits`).
   mem.kv_cache_bytes = s.decoder ? batch * per_seq_kv : 0.0;
@@ -368,17 +434,17 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   est.tpot = pt.tpot;
   est.e2e = pt.e2e;
   est.queue_wait_s = pt.wait_s;
-  est.in_flight = pt.in_flight;
+  est.in_flight = pt.in_flight * rank_share;
   est.prefill_utilization = pt.prefill_utilization;
   est.overloaded = pt.overloaded;
   est.open_loop = s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
   est.clients_exceed_kv = s.decoder && w.arrival == Arrival::closed_loop && batch > std::max(1.0, max_conc);
   est.comm_s_per_token = pt.decode.comm_s;
   if (s.decoder) {
-    est.output_tokens_per_s = pt.tokens_per_s_replica * replicas;
+    est.output_tokens_per_s = pt.tokens_per_s_replica * rank_share * replicas;
     est.requests_per_s = est.output_tokens_per_s / d(w.output_tokens);
   } else {
-    est.requests_per_s = batch / pt.e2e_s * replicas;
+    est.requests_per_s = batch * rank_share / pt.e2e_s * replicas;
   }
 
   // The bound: capacity when it does not fit, else the largest share of the decode step

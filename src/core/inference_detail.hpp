@@ -19,14 +19,21 @@ struct Setup {
   const ModelSpec* m;
   const Gpu* gpu;
   const EngineConfig* engine;
-  double t, p; // TP and PP degrees
+  double t, p; // TP and PP degrees (t: attention TP inside one attention-DP rank)
   int tp_int, ep_int;
-  double compute_flops_per_s;   // F·η_f for the GEMM dtype, one GPU
-  double bandwidth_bytes_per_s; // BW·η_m, one GPU
-  double kv_fraction;           // share of KV heads a TP rank holds (replication past n_kv, MLA)
+  double adp;    // attention data-parallel ranks; the timing model follows one rank (methodology §5.6)
+  double moe_tp; // ways each routed expert's width is split: t·adp/ep
+  double ep_link_gb_per_s, ep_hop_s; // link of the MoE group (t·adp GPUs of a stage)
+  double compute_flops_per_s;        // F·η_f for the GEMM dtype, one GPU
+  double bandwidth_bytes_per_s;      // BW·η_m, one GPU
+  double kv_fraction;                // share of KV heads a TP rank holds (replication past n_kv, MLA)
   double full_layers, sliding_layers, window;
   double weights_gpu_bytes; // resident weights on the most loaded GPU
   double tp_link_gb_per_s, tp_hop_s;
+  // A TP group across scale-up domains: GPUs per domain in the group, the domain's link and hop
+  // (hierarchical all-reduce, methodology §5.1); tp_local = t when the group fits in one domain.
+  int tp_local;
+  double local_link_gb_per_s, local_hop_s;
   double pp_link_gb_per_s, pp_hop_s;
   double link_efficiency;
   bool decoder;

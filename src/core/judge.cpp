@@ -162,16 +162,26 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
   LayoutChoice out;
   const bool one_replica = request.gpus <= 0;
   const int node = std::max(1, gpu.gpus_per_node);
+  // Attention DP is a layout the user names: its tp and pp default to 1 and its experts to one
+  // group per GPU of the MoE layers (methodology §5.6).
+  if (request.attention_dp > 1 && (request.tp <= 0 || request.pp <= 0)) {
+    LayoutRequest pinned = request;
+    pinned.tp = std::max(1, request.tp);
+    pinned.pp = std::max(1, request.pp);
+    if (pinned.ep <= 0) pinned.ep = pinned.tp * request.attention_dp;
+    return fit_layout(model, workload, gpu, pinned, engine);
+  }
+  const int adp = std::max(1, request.attention_dp);
   if (one_replica && request.tp > 0 && request.pp > 0) {
     LayoutRequest pinned = request;
-    pinned.gpus = request.tp * request.pp;
+    pinned.gpus = request.tp * request.pp * adp;
     return fit_layout(model, workload, gpu, pinned, engine);
   }
   const int gpus = std::max(1, request.gpus);
   if (request.tp > 0 && request.pp > 0) {
     // Fully pinned: judged as given (the caller checks divisibility by heads and GPUs).
-    out.deployment = Deployment{gpus, request.tp, request.pp, std::max(1, request.ep)};
-    if (gpus % (request.tp * request.pp) != 0) {
+    out.deployment = Deployment{gpus, request.tp, request.pp, std::max(1, request.ep), adp};
+    if (gpus % out.deployment.gpus_per_replica() != 0) {
       out.issue = LayoutIssue::gpus_not_divisible;
       return out;
     }

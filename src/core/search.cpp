@@ -123,6 +123,16 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
         out.push_back(dep);
       }
     }
+    // Attention data parallel + expert parallel (SGLang --enable-dp-attention, TensorRT-LLM ADP,
+    // vLLM DP+EP): one attention rank per GPU, experts split over all n GPUs, across nodes when
+    // the policy allows them (wide EP; methodology §5.6).
+    if (model.moe.experts > 0 && n > 1 && model.moe.experts % n == 0) {
+      Deployment dep;
+      dep.gpus = n;
+      dep.attention_dp = n;
+      dep.ep = n;
+      out.push_back(dep);
+    }
   }
   return out;
 }
@@ -139,7 +149,7 @@ void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWo
   c.concurrency_at_load = c.estimate.concurrency;
   if (load_rps_per_replica <= 0.0) return;
   Deployment one = c.layout;
-  one.gpus = c.layout.tp * c.layout.pp;
+  one.gpus = c.layout.gpus_per_replica();
   InferenceWorkload w = workload;
   double conc = 1.0;
   for (int i = 0; i < 8; ++i) {
@@ -178,7 +188,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
                              const SearchPolicy& policy, const BandFactors& bands) {
   Candidate c;
   c.layout = layout;
-  c.layout.gpus = layout.tp * layout.pp;
+  c.layout.gpus = layout.gpus_per_replica();
   c.price_known = usd_per_gpu_hour > 0.0;
   const double price = c.price_known ? usd_per_gpu_hour : 0.0;
   // Open loop: a replica's capacity is its throughput at the largest concurrency that fits; the
@@ -235,7 +245,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     const int first = c.replicas;
     while (true) {
       Deployment whole = c.layout;
-      whole.gpus = c.layout.tp * c.layout.pp * c.replicas;
+      whole.gpus = c.layout.gpus_per_replica() * c.replicas;
       InferenceWorkload open = workload;
       open.request_rate_per_s = *sla.requests_per_s; // the deployment's; estimate_inference splits it
       InferenceEstimate at_rate = estimate_inference(model, open, gpu, whole, policy.engine, nullptr, price);
@@ -352,7 +362,7 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   plan.replicas_peak = c.replicas;
   plan.replicas_average = std::min(c.replicas, replicas_for(average));
   // Cold start: each replica pulls its weights from storage, then starts the engine.
-  const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.tp * c.layout.pp;
+  const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.gpus_per_replica();
   plan.cold_start_s =
       replica_weight_bytes / (policy.storage_gb_per_s * k_bytes_per_gb) + policy.engine_start_s;
   const bool latency_critical = sla.ttft_ms.has_value() || sla.tpot_ms.has_value() || sla.e2e_ms.has_value();

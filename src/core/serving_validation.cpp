@@ -20,7 +20,8 @@ Deployment deployment_of(const ServingRun& run) {
   Deployment d;
   d.tp = run.tp;
   d.pp = run.pp;
-  d.gpus = run.tp * run.pp;
+  d.attention_dp = std::max(1, run.attention_dp);
+  d.gpus = d.gpus_per_replica();
   // Experts split moe_tp ways inside each of moe_ep expert groups; the estimator's ep is the
   // number of groups the experts are distributed over (methodology §5.5).
   d.ep = run.moe_ep > 1 ? run.moe_ep : 1;

@@ -264,18 +264,23 @@ void parse_constraints(const JsonReader& c, Constraints& out) {
 }
 
 DeploymentSpec parse_deployment(const JsonReader& d) {
-  d.expect_keys({"gpu", "gpus", "tp", "pp", "ep"});
+  d.expect_keys({"gpu", "gpus", "tp", "pp", "ep", "attention_dp"});
   DeploymentSpec out;
   out.gpu = d.at("gpu").as_string();
   if (auto v = d.find("gpus")) out.gpus = static_cast<int>(positive_count(*v, 4096, "GPUs"));
   if (auto v = d.find("tp")) out.tp = static_cast<int>(positive_count(*v, 1024, "GPUs"));
   if (auto v = d.find("pp")) out.pp = static_cast<int>(positive_count(*v, 1024, "stages"));
   if (auto v = d.find("ep")) out.ep = static_cast<int>(positive_count(*v, 1024, "GPUs"));
+  if (auto v = d.find("attention_dp")) out.attention_dp = static_cast<int>(positive_count(*v, 1024, "ranks"));
   const int tp = out.tp > 0 ? out.tp : 1;
   const int pp = out.pp > 0 ? out.pp : 1;
-  if (out.gpus % (tp * pp) != 0) {
-    (d.find("tp") ? d.at("tp") : d.at("pp"))
-        .fail(fmt::format("expected tp x pp to divide gpus ({}), got tp x pp = {}", out.gpus, tp * pp));
+  const int adp = out.attention_dp > 0 ? out.attention_dp : 1;
+  if (out.gpus % (tp * pp * adp) != 0) {
+    (d.find("attention_dp") ? d.at("attention_dp")
+     : d.find("tp")         ? d.at("tp")
+                            : d.at("pp"))
+        .fail(fmt::format("expected tp x pp x attention_dp to divide gpus ({}), got {}", out.gpus,
+                          tp * pp * adp));
   }
   if (out.ep > out.gpus) d.at("ep").fail(fmt::format("expected at most gpus ({}), got {}", out.gpus, out.ep));
   return out;
