@@ -47,27 +47,27 @@ const char* figure_title(FigureKind k) {
   }
 }
 
-// Flag context for a result file that carries none (every format but the CSV).
-void require_context(const io::RunContext& c, const std::string& file, io::RunFormat format) {
-  if (format == io::RunFormat::serving_csv) return;
-  const auto need = [&](const std::string& value, const char* flag) {
+// Flag context for a result file that carries none (every format but the CSV): checked before the
+// file is read, so a missing flag is a usage error naming the flag.
+void require_context(const io::RunContext& c, const std::string& file) {
+  if (file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0) return;
+  const auto need = [&](const std::string& value, const char* flag, const char* what) {
     if (value.empty()) {
-      throw Error(ErrorKind::usage, flag, "",
-                  fmt::format("required for {} ({}: the file does not say which {})", file, io::to_string(format),
-                              std::string(flag + 2)));
+      throw Error(c.given_by == "--model" ? ErrorKind::usage : ErrorKind::input,
+                  c.given_by == "--model" ? flag : c.given_by, "",
+                  fmt::format("required for {}: a tool's result file does not say which {} ran", file, what));
     }
   };
-  need(c.preset, "--model");
-  need(c.gpu, "--gpu");
-  need(c.engine, "--engine");
+  need(c.preset, "--model", "model (a preset of 'rightsize models')");
+  need(c.gpu, "--gpu", "GPU");
+  need(c.engine, "--engine", "engine");
 }
 
 void load_into(std::map<std::pair<std::string, std::string>, Group>& groups, const std::string& file,
                const io::RunContext& context, bool holdout, const std::vector<io::Preset>& presets,
                const LoadedCatalog& loaded, std::vector<std::string>& inputs) {
-  io::RunFormat format = io::RunFormat::serving_csv;
-  std::vector<StackRun> runs = io::load_benchmark_runs(file, context, presets, &format);
-  require_context(context, file, format);
+  require_context(context, file);
+  std::vector<StackRun> runs = io::load_benchmark_runs(file, context, presets);
   inputs.push_back(file);
   for (StackRun& r : runs) {
     const Gpu* gpu = io::find_gpu(loaded.catalog, r.run.gpu_id);
@@ -106,7 +106,7 @@ struct FactorRow {
 
 constexpr FactorRow k_factor_rows[] = {
     {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
-     &FittedEfficiency::decode_cases, "TPOT or throughput"},
+     &FittedEfficiency::decode_cases, "TPOT and throughput"},
     {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
      &FittedEfficiency::prefill_cases, "TTFT"},
     {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
@@ -125,11 +125,14 @@ void print_stack(const StackFit& s, std::size_t holdout_runs) {
     fmt::print("  {:<18}{:>9.3f}{:>9}  {}\n", f.name, s.shipped.*f.value,
                fitted ? fmt::format("{:.3f}", s.fitted.efficiency.*f.value) : std::string("kept"),
                fitted ? fmt::format("{} measurements", n)
-                      : fmt::format("shipped: {} measurement{} depend on it (needs 2 of {} that move by at least "
-                                    "half its change)",
-                                    n, n == 1 ? "" : "s", f.informed_by));
+                      : n == 0 ? fmt::format("shipped: no measurement is sensitive to it (candidates: {})", f.informed_by)
+                               : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
   }
   print_errors("median |error|, leave-one-out over the fit runs", s.loo);
+  if (s.runs.size() < 3) {
+    fmt::print("  note: {} fit run{}: leave-one-out refits on {} run{}, too few to show a gain; add runs\n",
+               s.runs.size(), s.runs.size() == 1 ? "" : "s", s.runs.size() - 1, s.runs.size() == 2 ? "" : "s");
+  }
   print_errors("median |error| on the held-out runs (not used in the fit)", s.holdout);
   for (const BandEntry& b : s.bands) {
     fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs)\n", to_string(b.kind),
@@ -166,10 +169,11 @@ int run_calibrate(const CalibrateOptions& o) {
   for (const std::string& f : o.runs)
     load_into(groups, f, o.context, false, presets, loaded, overlay.inputs);
   for (const std::string& f : o.holdout)
-    load_into(groups, f, o.context, true, presets, loaded, overlay.inputs);
+    load_into(groups, f, o.context, true, presets, loaded, overlay.holdout_inputs);
   if (!o.manifest.empty()) {
     for (const io::ManifestEntry& e : io::load_run_manifest(o.manifest))
-      load_into(groups, e.file, e.context, e.holdout, presets, loaded, overlay.inputs);
+      load_into(groups, e.file, e.context, e.holdout, presets, loaded,
+                e.holdout ? overlay.holdout_inputs : overlay.inputs);
   }
   std::map<std::string, std::string> engine_of_gpu;
   for (const auto& [key, g] : groups) {

@@ -58,6 +58,7 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
                        "on top of data/calibration.json with --calibration FILE (docs/calibration.md).";
   doc["date"] = overlay.date;
   doc["inputs"] = overlay.inputs;
+  doc["holdout_inputs"] = overlay.holdout_inputs;
   nlohmann::json stacks = nlohmann::json::array();
   for (const StackFit& s : overlay.stacks) {
     nlohmann::json j;
@@ -91,7 +92,14 @@ CalibrationOverlay load_overlay(const std::string& path) {
   const nlohmann::json doc = read_json_file(path);
   const JsonReader root(doc, path);
   root.expect_object();
-  const JsonReader kind = root.at("kind");
+  const auto found = root.find("kind");
+  if (!found) {
+    throw Error(ErrorKind::input, path, "/kind",
+                fmt::format("missing: expected an overlay written by 'rightsize calibrate' (\"kind\": \"{}\"); "
+                            "the shipped data/calibration.json is applied already",
+                            k_overlay_kind));
+  }
+  const JsonReader kind = *found;
   if (kind.as_string() != k_overlay_kind) {
     kind.fail(fmt::format("expected \"{}\" (a file written by 'rightsize calibrate'), got \"{}\"", k_overlay_kind,
                           kind.as_string()));
@@ -102,6 +110,10 @@ CalibrationOverlay load_overlay(const std::string& path) {
   if (const auto inputs = root.find("inputs")) {
     for (const JsonReader& i : inputs->elements())
       out.inputs.push_back(i.as_string());
+  }
+  if (const auto held = root.find("holdout_inputs")) {
+    for (const JsonReader& i : held->elements())
+      out.holdout_inputs.push_back(i.as_string());
   }
   for (const JsonReader& s : root.at("stacks").elements()) {
     StackFit fit;

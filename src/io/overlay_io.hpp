@@ -10,7 +10,8 @@ namespace rightsize::io {
 
 struct CalibrationOverlay {
   std::string date;                ///< YYYY-MM-DD the fit was made
-  std::vector<std::string> inputs; ///< the result files it was fitted to
+  std::vector<std::string> inputs;         ///< the result files it was fitted to
+  std::vector<std::string> holdout_inputs; ///< result files only scored (--holdout), never fitted to
   std::vector<StackFit> stacks;    ///< one per GPU x engine; at most one per GPU
 };
 
