@@ -43,9 +43,9 @@ struct StackFit {
   GpuEfficiency shipped;
   FittedEfficiency fitted; ///< *_source "fitted" (from these runs) or "shipped" (kept)
   std::vector<std::string> runs;
-  std::vector<BandEntry> bands;       ///< p10/p90 of measured / leave-one-out prediction per figure
-  std::vector<FigureError> loo;       ///< on the fit runs, leave-one-out (one run out at a time)
-  std::vector<FigureError> holdout;   ///< on held-out runs (never seen by the fit); empty if none
+  std::vector<BandEntry> bands;     ///< p10/p90 of measured / leave-one-out prediction per figure
+  std::vector<FigureError> loo;     ///< on the fit runs, leave-one-out (one run out at a time)
+  std::vector<FigureError> holdout; ///< on held-out runs (never seen by the fit); empty if none
 };
 
 /// Minimum leave-one-out residuals of a figure for the overlay to carry its own band (fewer keep

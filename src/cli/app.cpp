@@ -89,8 +89,9 @@ void add_catalog_options(CLI::App* command, CatalogOptions& options) {
                  "use the catalog's efficiency factors instead of data/calibration.json's fitted ones")
       ->group("Catalog and pricing");
   command
-      ->add_option("--calibration", options.calibration,
-                   "calibration overlay written by 'rightsize calibrate', applied on top of data/calibration.json")
+      ->add_option(
+          "--calibration", options.calibration,
+          "calibration overlay written by 'rightsize calibrate', applied on top of data/calibration.json")
       ->group("Catalog and pricing");
 }
 

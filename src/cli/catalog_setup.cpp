@@ -12,10 +12,10 @@
 #include <fmt/format.h>
 
 #include "diagnostics.hpp"
-#include "rightsize/error.hpp"
-#include "rightsize/text.hpp"
 #include "overlay_io.hpp"
+#include "rightsize/error.hpp"
 #include "rightsize/stack_calibration.hpp"
+#include "rightsize/text.hpp"
 #include "validation_io.hpp"
 
 namespace rightsize::cli {
@@ -205,7 +205,8 @@ void apply_overlay(LoadedCatalog& loaded, const std::string& path) {
       warn("{}: GPU \"{}\" is not in the catalog; its stack is not applied", path, s.gpu_id);
       continue;
     }
-    stacks += fmt::format("{}{} x {}, {} runs", stacks.empty() ? "" : "; ", s.gpu_id, s.engine, s.runs.size());
+    stacks +=
+        fmt::format("{}{} x {}, {} runs", stacks.empty() ? "" : "; ", s.gpu_id, s.engine, s.runs.size());
     loaded.overlay_engines[s.gpu_id] = s.engine;
   }
   rightsize::apply_stack_fits(overlay.stacks, loaded.catalog.gpus, loaded.calibration);
@@ -276,7 +277,8 @@ std::string calibration_table_line(const LoadedCatalog& loaded) {
 void warn_overlay_engine(const LoadedCatalog& loaded, const std::string& gpu_id, const std::string& engine) {
   const auto it = loaded.overlay_engines.find(gpu_id);
   if (it == loaded.overlay_engines.end() || it->second == engine) return;
-  warn("{}: the {} factors were fitted to {} runs; this estimate uses {} (applied anyway: the factors are per GPU)",
+  warn("{}: the {} factors were fitted to {} runs; this estimate uses {} (applied anyway: the factors are "
+       "per GPU)",
        loaded.calibration_overlay, gpu_id, it->second, engine);
 }
 

@@ -25,7 +25,7 @@ struct LoadedCatalog {
   /// Which calibration is in force, in words: "data/calibration.json" (shipped), "none"
   /// (--no-calibration) or "data/calibration.json + FILE (GPU x engine, N runs, DATE)".
   std::string calibration_label = "none";
-  std::string calibration_overlay; // the --calibration FILE applied; empty when none
+  std::string calibration_overlay;                    // the --calibration FILE applied; empty when none
   std::map<std::string, std::string> overlay_engines; // GPU id -> engine its overlay stack was fitted with
 };
 

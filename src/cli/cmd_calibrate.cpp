@@ -63,6 +63,36 @@ void require_context(const io::RunContext& c, const std::string& file) {
   need(c.engine, "--engine", "engine");
 }
 
+// The run-context flags, checked before any file is read: each bad one is a usage error naming it.
+void check_flag_context(const io::RunContext& c, const std::vector<io::Preset>& presets,
+                        const LoadedCatalog& loaded) {
+  if (!c.gpu.empty()) (void)require_gpu(loaded.catalog, c.gpu, "--gpu");
+  if (!c.engine.empty() && !parse_engine_kind(c.engine)) {
+    throw Error(ErrorKind::usage, "--engine", "",
+                fmt::format("unknown engine \"{}\" (expected vllm, sglang or trtllm)", c.engine));
+  }
+  if (!c.preset.empty()) {
+    std::vector<std::string> ids;
+    for (const io::Preset& p : presets)
+      ids.push_back(p.id);
+    if (std::find(ids.begin(), ids.end(), c.preset) == ids.end()) {
+      const std::string hint = did_you_mean(c.preset, ids);
+      throw Error(ErrorKind::usage, "--model", "",
+                  hint.empty()
+                      ? fmt::format("unknown model preset \"{}\" (see 'rightsize models')", c.preset)
+                      : fmt::format("unknown model preset \"{}\"; did you mean \"{}\"?", c.preset, hint));
+    }
+  }
+  if (!c.precision.empty()) {
+    const std::vector<std::string> known = {"bf16", "fp16", "fp8", "fp4", "int4"};
+    if (std::find(known.begin(), known.end(), c.precision) == known.end()) {
+      throw Error(
+          ErrorKind::usage, "--precision", "",
+          fmt::format("unknown precision \"{}\" (expected bf16, fp16, fp8, fp4 or int4)", c.precision));
+    }
+  }
+}
+
 void load_into(std::map<std::pair<std::string, std::string>, Group>& groups, const std::string& file,
                const io::RunContext& context, bool holdout, const std::vector<io::Preset>& presets,
                const LoadedCatalog& loaded, std::vector<std::string>& inputs) {
@@ -73,7 +103,8 @@ void load_into(std::map<std::pair<std::string, std::string>, Group>& groups, con
     const Gpu* gpu = io::find_gpu(loaded.catalog, r.run.gpu_id);
     if (gpu == nullptr) {
       throw Error(ErrorKind::input, file, "",
-                  fmt::format("run \"{}\": unknown GPU \"{}\" (see 'rightsize catalog list')", r.run.id, r.run.gpu_id));
+                  fmt::format("run \"{}\": unknown GPU \"{}\" (see 'rightsize catalog list')", r.run.id,
+                              r.run.gpu_id));
     }
     r.run.gpu_id = gpu->id;
     r.run.engine = to_string(*parse_engine_kind(r.run.engine));
@@ -116,7 +147,8 @@ constexpr FactorRow k_factor_rows[] = {
 };
 
 void print_stack(const StackFit& s, std::size_t holdout_runs) {
-  fmt::print("{} x {}: fitted to {} run{}{}\n", s.gpu_id, s.engine, s.runs.size(), s.runs.size() == 1 ? "" : "s",
+  fmt::print("{} x {}: fitted to {} run{}{}\n", s.gpu_id, s.engine, s.runs.size(),
+             s.runs.size() == 1 ? "" : "s",
              holdout_runs > 0 ? fmt::format(", {} held out", holdout_runs) : std::string());
   fmt::print("  {:<18}{:>9}{:>9}  {}\n", "factor", "shipped", "fitted", "from");
   for (const FactorRow& f : k_factor_rows) {
@@ -125,18 +157,20 @@ void print_stack(const StackFit& s, std::size_t holdout_runs) {
     fmt::print("  {:<18}{:>9.3f}{:>9}  {}\n", f.name, s.shipped.*f.value,
                fitted ? fmt::format("{:.3f}", s.fitted.efficiency.*f.value) : std::string("kept"),
                fitted ? fmt::format("{} measurements", n)
-                      : n == 0 ? fmt::format("shipped: no measurement is sensitive to it (candidates: {})", f.informed_by)
-                               : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
+               : n == 0
+                   ? fmt::format("shipped: no measurement is sensitive to it (candidates: {})", f.informed_by)
+                   : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
   }
   print_errors("median |error|, leave-one-out over the fit runs", s.loo);
   if (s.runs.size() < 3) {
     fmt::print("  note: {} fit run{}: leave-one-out refits on {} run{}, too few to show a gain; add runs\n",
-               s.runs.size(), s.runs.size() == 1 ? "" : "s", s.runs.size() - 1, s.runs.size() == 2 ? "" : "s");
+               s.runs.size(), s.runs.size() == 1 ? "" : "s", s.runs.size() - 1,
+               s.runs.size() == 2 ? "" : "s");
   }
   print_errors("median |error| on the held-out runs (not used in the fit)", s.holdout);
   for (const BandEntry& b : s.bands) {
-    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs)\n", to_string(b.kind),
-               b.ratio_low, b.ratio_high, b.cases);
+    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs)\n",
+               to_string(b.kind), b.ratio_low, b.ratio_high, b.cases);
   }
   if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
 }
@@ -155,7 +189,8 @@ nlohmann::json errors_json(const std::vector<FigureError>& errors) {
 int run_calibrate(const CalibrateOptions& o) {
   const Format format = parse_format(o.format, {"table", "json"});
   if (o.runs.empty() && o.manifest.empty()) {
-    throw Error(ErrorKind::usage, "RUNS", "", "expected at least one benchmark result file or --manifest FILE");
+    throw Error(ErrorKind::usage, "RUNS", "",
+                "expected at least one benchmark result file or --manifest FILE");
   }
   check_output_path("--out", o.out);
   const LoadedCatalog loaded = load_catalog(o.catalog, nullptr);
@@ -164,6 +199,7 @@ int run_calibrate(const CalibrateOptions& o) {
                 "calibrate fits on top of data/calibration.json; drop --no-calibration");
   }
   const std::vector<io::Preset> presets = io::load_presets(data_dir() + "/models");
+  check_flag_context(o.context, presets, loaded);
   std::map<std::pair<std::string, std::string>, Group> groups;
   io::CalibrationOverlay overlay;
   for (const std::string& f : o.runs)
@@ -178,7 +214,8 @@ int run_calibrate(const CalibrateOptions& o) {
   std::map<std::string, std::string> engine_of_gpu;
   for (const auto& [key, g] : groups) {
     if (g.fit.empty()) {
-      warn("{} x {}: only held-out runs, nothing to fit; it keeps the shipped factors", key.first, key.second);
+      warn("{} x {}: only held-out runs, nothing to fit; it keeps the shipped factors", key.first,
+           key.second);
       continue;
     }
     const auto [it, fresh] = engine_of_gpu.emplace(key.first, key.second);
@@ -229,7 +266,8 @@ int run_calibrate(const CalibrateOptions& o) {
     const auto g = groups.find({s.gpu_id, s.engine});
     print_stack(s, g == groups.end() ? 0 : g->second.holdout.size());
   }
-  fmt::print("no runs, shipped factors kept: the other {} GPUs of the catalog, and other engines on {}\n", kept,
+  fmt::print("no runs, shipped factors kept: the other {} GPUs of the catalog, and other engines on {}\n",
+             kept,
              fitted_gpus.empty() ? std::string("any GPU") : fmt::format("{}", fmt::join(fitted_gpus, ", ")));
   fmt::print("wrote {} (use it with --calibration {})\n", o.out, o.out);
   return 0;
@@ -247,14 +285,17 @@ void add_calibrate(CLI::App& app, Action& action) {
   command->add_option("--out", o->out, "overlay file to write (for --calibration FILE)")->required();
   command->add_option("--holdout", o->holdout,
                       "result files scored before -> after but not fitted to (repeatable)");
-  command->add_option("--manifest", o->manifest, "JSON list of result files with their context (docs/calibration.md)");
+  command->add_option("--manifest", o->manifest,
+                      "JSON list of result files with their context (docs/calibration.md)");
   command->add_option("--model", o->context.preset, "model preset of the runs (see 'rightsize models')")
       ->group("Run context (files without their own)");
   command->add_option("--gpu", o->context.gpu, "GPU of the runs (catalog id or alias)")
       ->group("Run context (files without their own)");
   command->add_option("--engine", o->context.engine, "serving engine of the runs: vllm, sglang or trtllm")
       ->group("Run context (files without their own)");
-  command->add_option("--precision", o->context.precision, "precision of the runs: bf16 (default), fp8, fp4, int4")
+  command
+      ->add_option("--precision", o->context.precision,
+                   "precision of the runs: bf16 (default), fp8, fp4, int4")
       ->group("Run context (files without their own)");
   command->add_option("--tp", o->context.tp, "tensor-parallel degree of the runs (default 1)")
       ->group("Run context (files without their own)");

@@ -249,8 +249,9 @@ std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>
   return fit_except(cases, gpus, engine, options, "");
 }
 
-FittedEfficiency fit_gpu_from(const std::vector<ValidationCase>& cases, const Gpu& gpu, const EngineConfig& engine,
-                              const FitOptions& options, const std::string& keep_source) {
+FittedEfficiency fit_gpu_from(const std::vector<ValidationCase>& cases, const Gpu& gpu,
+                              const EngineConfig& engine, const FitOptions& options,
+                              const std::string& keep_source) {
   std::vector<Ready> ready = make_ready(cases, {gpu}, "");
   std::vector<Ready*> pool;
   for (Ready& r : ready)

@@ -114,7 +114,8 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
     Gpu without = gpu;
     without.efficiency = fit_gpu_from(cases_of(fit_runs, i), gpu, engine, options, "shipped").efficiency;
     for (const ValidationCase& c : stack_cases(fit_runs[i])) {
-      add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine), predict_case(c, without, engine));
+      add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
+          predict_case(c, without, engine));
     }
   }
   out.loo = errors_of(loo);
@@ -137,7 +138,8 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   std::array<Residuals, 3> held;
   for (const StackRun& r : holdout_runs) {
     for (const ValidationCase& c : stack_cases(r))
-      add(held[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine), predict_case(c, fitted, engine));
+      add(held[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
+          predict_case(c, fitted, engine));
   }
   out.holdout = errors_of(held);
   return out;

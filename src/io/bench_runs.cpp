@@ -35,19 +35,25 @@ StackRun finish(ServingRun run, double output_tokens_per_s, const std::vector<Pr
     return Error(ErrorKind::input, where, at, message);
   };
   if (run.preset.empty()) {
-    throw error(context_source, "no model preset for this run (give one of 'rightsize models' with --model or "
-                                "the manifest's \"model\")");
+    throw error(context_source,
+                "no model preset for this run (give one of 'rightsize models' with --model or "
+                "the manifest's \"model\")");
   }
   const Preset* preset = preset_of(presets, run.preset);
   if (preset == nullptr) {
-    throw error(context_source, fmt::format("unknown model preset \"{}\" (see 'rightsize models')", run.preset));
+    throw error(context_source,
+                fmt::format("unknown model preset \"{}\" (see 'rightsize models')", run.preset));
   }
-  if (run.gpu_id.empty()) throw error(context_source, "no GPU for this run (--gpu or the manifest's \"gpu\")");
+  if (run.gpu_id.empty())
+    throw error(context_source, "no GPU for this run (--gpu or the manifest's \"gpu\")");
   if (!parse_engine_kind(run.engine)) {
-    throw error(context_source, fmt::format("unknown engine \"{}\" (expected vllm, sglang or trtllm)", run.engine));
+    throw error(context_source,
+                fmt::format("unknown engine \"{}\" (expected vllm, sglang or trtllm)", run.engine));
   }
-  if (run.mode != "agg") throw error("", "disaggregated prefill/decode runs cannot be calibrated yet (issue 17)");
-  if (run.attention_dp > 1) throw error("", "attention data-parallel runs cannot be calibrated yet (issue 17)");
+  if (run.mode != "agg")
+    throw error("", "disaggregated prefill/decode runs cannot be calibrated yet (issue 17)");
+  if (run.attention_dp > 1)
+    throw error("", "attention data-parallel runs cannot be calibrated yet (issue 17)");
   StackRun out;
   out.run = std::move(run);
   out.model = preset->model;
@@ -82,13 +88,15 @@ StackRun from_vllm_like(const JsonReader& doc, const RunContext& c, const std::v
   const double completed = static_cast<double>(doc.at("completed").as_int(1, 100'000'000));
   const double input = static_cast<double>(doc.at("total_input_tokens").as_int(1, 1'000'000'000'000));
   const double output = static_cast<double>(doc.at("total_output_tokens").as_int(1, 1'000'000'000'000));
-  const JsonReader mc = doc.at("max_concurrency");
-  if (mc.is_null()) {
-    mc.fail("expected the closed-loop concurrency of the run (--max-concurrency N); an open-loop run "
-            "(request_rate only) cannot be compared with the closed-loop estimate");
+  // vLLM and SGLang write null when --max-concurrency was not given (an open-loop run).
+  const auto mc = doc.find("max_concurrency");
+  if (!mc) {
+    throw Error(ErrorKind::input, where, doc.pointer() + "/max_concurrency",
+                "missing or null: expected the closed-loop concurrency of the run (--max-concurrency N); an "
+                "open-loop run (request_rate only) cannot be compared with the closed-loop estimate");
   }
   ServingRun run = run_from_context(c, id);
-  run.concurrency = mc.as_int(1, 1'000'000);
+  run.concurrency = mc->as_int(1, 1'000'000);
   run.input_tokens = std::max<std::int64_t>(1, std::llround(input / completed));
   run.output_tokens = std::max<std::int64_t>(1, std::llround(output / completed));
   run.ttft_s = doc.at("mean_ttft_ms").as_positive(1e9) / 1e3;
@@ -112,8 +120,10 @@ StackRun from_genai_perf(const JsonReader& doc, const RunContext& c, const std::
   // GenAI-Perf's inter-token latency is (request latency - TTFT) / (output tokens - 1): TPOT.
   run.tpot_s = metric_avg(doc, "inter_token_latency", "ms") / 1e3;
   const double tput = metric_avg(doc, "output_token_throughput", "tokens/sec");
-  run.input_tokens = std::max<std::int64_t>(1, std::llround(metric_avg(doc, "input_sequence_length", "tokens")));
-  run.output_tokens = std::max<std::int64_t>(1, std::llround(metric_avg(doc, "output_sequence_length", "tokens")));
+  run.input_tokens =
+      std::max<std::int64_t>(1, std::llround(metric_avg(doc, "input_sequence_length", "tokens")));
+  run.output_tokens =
+      std::max<std::int64_t>(1, std::llround(metric_avg(doc, "output_sequence_length", "tokens")));
   run.concurrency = c.concurrency;
   if (const auto config = doc.find("input_config")) {
     if (const auto conc = config->find("concurrency")) run.concurrency = conc->as_int(1, 1'000'000);
@@ -211,6 +221,10 @@ std::vector<ManifestEntry> load_run_manifest(const std::string& path) {
     c.gpu = text("gpu");
     c.engine = text("engine");
     c.precision = text("precision");
+    if (!c.engine.empty() && !parse_engine_kind(c.engine)) {
+      r.at("engine").fail(fmt::format("unknown engine \"{}\" (expected vllm, sglang or trtllm)", c.engine));
+    }
+    if (!c.precision.empty()) (void)r.at("precision").as_choice({"bf16", "fp16", "fp8", "fp4", "int4"});
     c.tp = static_cast<int>(integer("tp", 1));
     c.pp = static_cast<int>(integer("pp", 1));
     c.ep = static_cast<int>(integer("ep", 1));

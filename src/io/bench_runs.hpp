@@ -17,7 +17,8 @@ struct RunContext {
   std::string preset, gpu, engine, precision;
   int tp = 1, pp = 1, ep = 1;
   std::int64_t concurrency = 0;
-  std::string given_by = "--model"; ///< where the context came from, for messages ("--model", "manifest.json")
+  std::string given_by =
+      "--model"; ///< where the context came from, for messages ("--model", "manifest.json")
 };
 
 /// The input formats.

@@ -54,8 +54,9 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
   nlohmann::json doc;
   doc["schema_version"] = k_overlay_schema_version;
   doc["kind"] = k_overlay_kind;
-  doc["description"] = "Efficiency factors fitted by 'rightsize calibrate' to the user's benchmark runs, applied "
-                       "on top of data/calibration.json with --calibration FILE (docs/calibration.md).";
+  doc["description"] =
+      "Efficiency factors fitted by 'rightsize calibrate' to the user's benchmark runs, applied "
+      "on top of data/calibration.json with --calibration FILE (docs/calibration.md).";
   doc["date"] = overlay.date;
   doc["inputs"] = overlay.inputs;
   doc["holdout_inputs"] = overlay.holdout_inputs;
@@ -94,15 +95,16 @@ CalibrationOverlay load_overlay(const std::string& path) {
   root.expect_object();
   const auto found = root.find("kind");
   if (!found) {
-    throw Error(ErrorKind::input, path, "/kind",
-                fmt::format("missing: expected an overlay written by 'rightsize calibrate' (\"kind\": \"{}\"); "
-                            "the shipped data/calibration.json is applied already",
-                            k_overlay_kind));
+    throw Error(
+        ErrorKind::input, path, "/kind",
+        fmt::format("missing: expected an overlay written by 'rightsize calibrate' (\"kind\": \"{}\"); "
+                    "the shipped data/calibration.json is applied already",
+                    k_overlay_kind));
   }
   const JsonReader kind = *found;
   if (kind.as_string() != k_overlay_kind) {
-    kind.fail(fmt::format("expected \"{}\" (a file written by 'rightsize calibrate'), got \"{}\"", k_overlay_kind,
-                          kind.as_string()));
+    kind.fail(fmt::format("expected \"{}\" (a file written by 'rightsize calibrate'), got \"{}\"",
+                          k_overlay_kind, kind.as_string()));
   }
   (void)root.at("schema_version").as_int(k_overlay_schema_version, k_overlay_schema_version);
   CalibrationOverlay out;
@@ -137,7 +139,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
       // The physical range of every factor (a fraction of the peak); calibrate stays inside FitOptions'.
       fit.fitted.efficiency.*f.value = eff.at(f.name).as_number(0.01, 1.0);
       fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
-      if (const auto shipped = s.find("shipped")) fit.shipped.*f.value = shipped->at(f.name).as_number(0.0, 1.0);
+      if (const auto shipped = s.find("shipped"))
+        fit.shipped.*f.value = shipped->at(f.name).as_number(0.0, 1.0);
       if (const auto to = s.find("fitted_to")) {
         for (const JsonReader& id : to->at(f.name).elements())
           (fit.fitted.*f.cases).push_back(id.as_string());

@@ -9,10 +9,10 @@
 namespace rightsize::io {
 
 struct CalibrationOverlay {
-  std::string date;                ///< YYYY-MM-DD the fit was made
+  std::string date;                        ///< YYYY-MM-DD the fit was made
   std::vector<std::string> inputs;         ///< the result files it was fitted to
   std::vector<std::string> holdout_inputs; ///< result files only scored (--holdout), never fitted to
-  std::vector<StackFit> stacks;    ///< one per GPU x engine; at most one per GPU
+  std::vector<StackFit> stacks;            ///< one per GPU x engine; at most one per GPU
 };
 
 /// Deterministic JSON text (sorted keys, 4-significant-digit factors, trailing newline).

@@ -91,7 +91,8 @@ TEST_CASE("stack_cases: one case per measured figure, the run's layout and workl
   CHECK(stack_cases(r).size() == 3);
 }
 
-TEST_CASE("fit_stack recovers a known decode bandwidth and keeps what no run informs", "[stack_calibration]") {
+TEST_CASE("fit_stack recovers a known decode bandwidth and keeps what no run informs",
+          "[stack_calibration]") {
   GpuEfficiency truth;
   truth.decode_bandwidth = 0.62; // the user's stack reads HBM at 62 % of peak
   Gpu shipped = h100_sxm();
@@ -125,7 +126,8 @@ TEST_CASE("fit_stack recovers a known decode bandwidth and keeps what no run inf
 TEST_CASE("fit_stack stays inside the physical bounds", "[stack_calibration]") {
   GpuEfficiency truth;
   truth.decode_bandwidth = 0.30; // slower than any plausible engine: below bandwidth_min 0.5
-  const StackFit fit = fit_stack(five_runs(truth), {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  const StackFit fit =
+      fit_stack(five_runs(truth), {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
   CHECK(fit.fitted.efficiency.decode_bandwidth >= FitOptions{}.bandwidth_min);
   CHECK(fit.fitted.efficiency.decode_bandwidth == Approx(FitOptions{}.bandwidth_min).margin(0.01));
 }
@@ -137,7 +139,8 @@ TEST_CASE("fit_stack scores held-out runs with shipped and fitted factors", "[st
   shipped.efficiency.decode_bandwidth = 0.85;
   const std::vector<StackRun> held = {synthetic_run("h1", 2048, 256, 16, truth),
                                       synthetic_run("h2", 512, 512, 8, truth)};
-  const StackFit fit = fit_stack(five_runs(truth), held, shipped, engine_profile(EngineKind::vllm), FitOptions{});
+  const StackFit fit =
+      fit_stack(five_runs(truth), held, shipped, engine_profile(EngineKind::vllm), FitOptions{});
   const auto tpot = std::find_if(fit.holdout.begin(), fit.holdout.end(),
                                  [](const FigureError& e) { return e.kind == FigureKind::tpot; });
   REQUIRE(tpot != fit.holdout.end());
