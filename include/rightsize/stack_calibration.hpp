@@ -21,10 +21,14 @@ struct StackRun {
   ModelSpec model;                  ///< the run's model (its preset)
   double output_tokens_per_s = 0.0; ///< tokens/s, 0 = not measured
   std::string source;               ///< the file it came from (for messages and the overlay)
+  /// Training runs (validation-case format): their cases as given; `run` then only names the run
+  /// (id, gpu_id, engine "training").
+  std::vector<ValidationCase> cases;
 };
 
 /// The validation cases of one run: one per measured figure (TTFT, TPOT, output throughput), ids
 /// "<run id>:ttft", ":tpot", ":throughput". Same workload, layout and precision as predict_serving.
+/// A training run's cases are returned as given.
 std::vector<ValidationCase> stack_cases(const StackRun& run);
 
 /// Error of one figure over a set of runs: median absolute percentage error with the shipped
@@ -39,7 +43,7 @@ struct FigureError {
 /// The fit of one GPU x engine.
 struct StackFit {
   std::string gpu_id;
-  std::string engine; ///< "vllm", "sglang", "trtllm"
+  std::string engine; ///< "vllm", "sglang", "trtllm", or "training" (training runs)
   GpuEfficiency shipped;
   FittedEfficiency fitted; ///< *_source "fitted" (from these runs) or "shipped" (kept)
   std::vector<std::string> runs;

@@ -207,7 +207,7 @@ void apply_overlay(LoadedCatalog& loaded, const std::string& path) {
     }
     stacks +=
         fmt::format("{}{} x {}, {} runs", stacks.empty() ? "" : "; ", s.gpu_id, s.engine, s.runs.size());
-    loaded.overlay_engines[s.gpu_id] = s.engine;
+    if (s.engine != "training") loaded.overlay_engines[s.gpu_id] = s.engine;
   }
   rightsize::apply_stack_fits(overlay.stacks, loaded.catalog.gpus, loaded.calibration);
   loaded.calibration_overlay = path;

@@ -43,6 +43,8 @@ const char* figure_title(FigureKind k) {
   case FigureKind::ttft: return "TTFT (mean)";
   case FigureKind::tpot: return "TPOT (mean)";
   case FigureKind::throughput: return "output tokens/s";
+  case FigureKind::training_throughput: return "training tokens/s";
+  case FigureKind::training_memory: return "training memory";
   default: return to_string(k);
   }
 }
@@ -50,7 +52,7 @@ const char* figure_title(FigureKind k) {
 // Flag context for a result file that carries none (every format but the CSV): checked before the
 // file is read, so a missing flag is a usage error naming the flag.
 void require_context(const io::RunContext& c, const std::string& file) {
-  if (file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0) return;
+  if (io::describes_its_context(file)) return;
   const auto need = [&](const std::string& value, const char* flag, const char* what) {
     if (value.empty()) {
       throw Error(c.given_by == "--model" ? ErrorKind::usage : ErrorKind::input,
@@ -107,7 +109,7 @@ void load_into(std::map<std::pair<std::string, std::string>, Group>& groups, con
                               r.run.gpu_id));
     }
     r.run.gpu_id = gpu->id;
-    r.run.engine = to_string(*parse_engine_kind(r.run.engine));
+    if (r.run.engine != "training") r.run.engine = to_string(*parse_engine_kind(r.run.engine));
     Group& g = groups[{gpu->id, r.run.engine}];
     (holdout ? g.holdout : g.fit).push_back(std::move(r));
   }
@@ -218,6 +220,7 @@ int run_calibrate(const CalibrateOptions& o) {
            key.second);
       continue;
     }
+    if (key.second == "training") continue; // training factors sit beside one serving engine's
     const auto [it, fresh] = engine_of_gpu.emplace(key.first, key.second);
     if (!fresh) {
       throw Error(ErrorKind::usage, "RUNS", "",
@@ -230,7 +233,9 @@ int run_calibrate(const CalibrateOptions& o) {
   for (const auto& [key, g] : groups) {
     if (g.fit.empty()) continue;
     const Gpu& gpu = *io::find_gpu(loaded.catalog, key.first);
-    const EngineConfig engine = engine_profile(*parse_engine_kind(key.second));
+    // Training runs do not read the serving engine profile.
+    const EngineConfig engine =
+        engine_profile(key.second == "training" ? EngineKind::vllm : *parse_engine_kind(key.second));
     overlay.stacks.push_back(fit_stack(g.fit, g.holdout, gpu, engine, bounds));
   }
   overlay.date = format_iso_date(today_days());

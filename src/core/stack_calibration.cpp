@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 namespace rightsize {
@@ -26,7 +27,9 @@ std::vector<ValidationCase> cases_of(const std::vector<StackRun>& runs, std::siz
   return out;
 }
 
-constexpr FigureKind k_figures[] = {FigureKind::ttft, FigureKind::tpot, FigureKind::throughput};
+constexpr FigureKind k_figures[] = {FigureKind::ttft, FigureKind::tpot, FigureKind::throughput,
+                                    FigureKind::training_throughput, FigureKind::training_memory};
+constexpr std::size_t k_figure_count = std::size(k_figures);
 
 // Absolute errors of one figure: shipped and fitted predictions against the measurement.
 struct Residuals {
@@ -41,10 +44,12 @@ void add(Residuals& r, double measured, double shipped, double fitted) {
 }
 
 std::size_t figure_index(FigureKind k) {
-  return k == FigureKind::ttft ? 0 : k == FigureKind::tpot ? 1 : 2;
+  for (std::size_t i = 0; i < k_figure_count; ++i)
+    if (k_figures[i] == k) return i;
+  return 2; // not produced by stack_cases
 }
 
-std::vector<FigureError> errors_of(const std::array<Residuals, 3>& res) {
+std::vector<FigureError> errors_of(const std::array<Residuals, k_figure_count>& res) {
   std::vector<FigureError> out;
   for (FigureKind k : k_figures) {
     const Residuals& r = res[figure_index(k)];
@@ -73,6 +78,7 @@ void put_band(Calibration& cal, const BandEntry& b) {
 } // namespace
 
 std::vector<ValidationCase> stack_cases(const StackRun& r) {
+  if (!r.cases.empty()) return r.cases;
   ValidationCase base;
   base.model = r.model;
   base.precision = precision_of(r.run);
@@ -109,7 +115,7 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   out.fitted = fit_gpu_from(cases_of(fit_runs, k_none), gpu, engine, options, "shipped");
 
   // Leave-one-out: each run predicted by factors fitted to the other runs only.
-  std::array<Residuals, 3> loo;
+  std::array<Residuals, k_figure_count> loo;
   for (std::size_t i = 0; i < fit_runs.size(); ++i) {
     Gpu without = gpu;
     without.efficiency = fit_gpu_from(cases_of(fit_runs, i), gpu, engine, options, "shipped").efficiency;
@@ -135,7 +141,7 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
 
   Gpu fitted = gpu;
   fitted.efficiency = out.fitted.efficiency;
-  std::array<Residuals, 3> held;
+  std::array<Residuals, k_figure_count> held;
   for (const StackRun& r : holdout_runs) {
     for (const ValidationCase& c : stack_cases(r))
       add(held[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),

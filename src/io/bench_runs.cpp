@@ -12,6 +12,7 @@
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 #include "serving_csv.hpp"
+#include "validation_io.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -144,6 +145,7 @@ const char* to_string(RunFormat format) {
   case RunFormat::vllm_json: return "vLLM bench serve JSON";
   case RunFormat::sglang_jsonl: return "SGLang bench_serving JSONL";
   case RunFormat::genai_perf_json: return "GenAI-Perf profile_export JSON";
+  case RunFormat::training_cases_json: return "training runs (validation-case JSON)";
   }
   return "?";
 }
@@ -181,7 +183,28 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
     const nlohmann::json doc = read_json_file(path);
     const JsonReader root(doc, path);
     root.expect_object();
-    if (root.find("time_to_first_token")) {
+    if (root.find("cases")) {
+      set_format(RunFormat::training_cases_json);
+      // Training runs in the validation-case format (tests/validation/README.md): the same reader
+      // and checks as the shipped validation set; inference cases there are not read here.
+      for (ValidationCase& c : load_validation_cases(path)) {
+        if (c.kind != FigureKind::training_throughput && c.kind != FigureKind::training_memory) {
+          throw Error(ErrorKind::input, path, "",
+                      fmt::format("case \"{}\": kind \"{}\": expected training_throughput or training_memory "
+                                  "(serving runs: use a tool's result file or the serving CSV)",
+                                  c.id, to_string(c.kind)));
+        }
+        if (!c.scored) continue;
+        StackRun r;
+        r.run.id = c.id;
+        r.run.gpu_id = c.gpu_id;
+        r.run.engine = "training";
+        r.model = c.model;
+        r.source = path;
+        r.cases.push_back(std::move(c));
+        out.push_back(std::move(r));
+      }
+    } else if (root.find("time_to_first_token")) {
       set_format(RunFormat::genai_perf_json);
       out.push_back(from_genai_perf(root, context, presets, path));
     } else if (root.find("mean_ttft_ms")) {
@@ -195,6 +218,13 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
   }
   if (out.empty()) throw Error(ErrorKind::input, path, "", "expected at least one benchmark run, found none");
   return out;
+}
+
+bool describes_its_context(const std::string& path) {
+  if (ends_with(path, ".csv")) return true;
+  if (!ends_with(path, ".json")) return false;
+  const nlohmann::json doc = read_json_file(path);
+  return doc.is_object() && doc.contains("cases");
 }
 
 std::vector<ManifestEntry> load_run_manifest(const std::string& path) {

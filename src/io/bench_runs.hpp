@@ -1,7 +1,8 @@
 #pragma once
 // Benchmark result files -> checked StackRun values for `rightsize calibrate` (docs/calibration.md):
 // the serving-measurements CSV, vLLM `vllm bench serve --save-result` JSON, SGLang `bench_serving`
-// JSONL and NVIDIA GenAI-Perf `profile_export_genai_perf.json`.
+// JSONL, NVIDIA GenAI-Perf `profile_export_genai_perf.json`, and training runs in the validation-case
+// format of tests/validation/README.md.
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ struct RunContext {
 };
 
 /// The input formats.
-enum class RunFormat { serving_csv, vllm_json, sglang_jsonl, genai_perf_json };
+enum class RunFormat { serving_csv, vllm_json, sglang_jsonl, genai_perf_json, training_cases_json };
 const char* to_string(RunFormat format);
 
 /// Reads one result file: format from the extension (.csv, .jsonl) or, for .json, from its keys.
@@ -30,6 +31,10 @@ const char* to_string(RunFormat format);
 /// pointer and the field on anything missing or out of range.
 std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunContext& context,
                                           const std::vector<Preset>& presets, RunFormat* format = nullptr);
+
+/// True when the file carries its own context (a serving-measurements CSV, or a JSON of training
+/// runs in the validation-case format with a "cases" array); false for the tools' result files.
+bool describes_its_context(const std::string& path);
 
 /// A manifest: {"runs": [{"file": "...", "model": "...", "gpu": "...", "engine": "...", "tp": 1,
 /// "pp": 1, "ep": 1, "precision": "bf16", "concurrency": 8, "role": "fit" | "holdout"}]}; file

@@ -122,9 +122,12 @@ CalibrationOverlay load_overlay(const std::string& path) {
     fit.gpu_id = s.at("gpu").as_string();
     const JsonReader engine = s.at("engine");
     fit.engine = engine.as_string();
-    if (!parse_engine_kind(fit.engine)) engine.fail("unknown engine \"" + fit.engine + "\"");
+    if (fit.engine != "training" && !parse_engine_kind(fit.engine)) {
+      engine.fail("unknown engine \"" + fit.engine + "\" (expected vllm, sglang, trtllm or training)");
+    }
     for (const StackFit& other : out.stacks) {
-      if (other.gpu_id == fit.gpu_id) {
+      // One serving engine per GPU, plus at most one training stack.
+      if (other.gpu_id == fit.gpu_id && (other.engine == "training") == (fit.engine == "training")) {
         s.at("gpu").fail(fmt::format("a second stack for {}: an overlay holds one engine per GPU (write one "
                                      "file per engine)",
                                      fit.gpu_id));
