@@ -183,3 +183,38 @@ TEST_CASE("apply_stack_fits replaces fitted factors and bands of its GPU only", 
   CHECK(cal.bands[0].ratio_high == 1.2);
   CHECK(cal.bands[0].rule == "user runs, leave-one-out");
 }
+
+TEST_CASE("fit_stack fits training_mfu to training runs given as cases", "[stack_calibration]") {
+  // Llama 3.1 8B on 8 × H100, FSDP: "measured" at MFU 0.52 while the shipped factor says 0.40.
+  Gpu truth_gpu = h100_sxm();
+  truth_gpu.efficiency.training_mfu = 0.52;
+  Gpu shipped = h100_sxm();
+  shipped.efficiency.training_mfu = 0.40;
+  std::vector<StackRun> runs;
+  for (const std::int64_t seq : {2048, 4096, 8192}) {
+    ValidationCase c;
+    c.id = "train-" + std::to_string(seq);
+    c.kind = FigureKind::training_throughput;
+    c.model = llama31_8b();
+    c.gpu_id = "H100-SXM";
+    c.deployment.gpus = 8;
+    c.training_seq_len = seq;
+    c.training_recompute = Recompute::none;
+    c.measured = predict_case(c, truth_gpu, EngineConfig{});
+    StackRun r;
+    r.run.id = c.id;
+    r.run.gpu_id = c.gpu_id;
+    r.run.engine = "training";
+    r.cases = {c};
+    runs.push_back(r);
+  }
+  CHECK(stack_cases(runs[0]).size() == 1); // a training run's cases as given
+  const StackFit fit = fit_stack(runs, {}, shipped, EngineConfig{}, FitOptions{});
+  CHECK(fit.fitted.training_source == "fitted");
+  CHECK(fit.fitted.efficiency.training_mfu == Approx(0.52).margin(0.01));
+  CHECK(fit.fitted.decode_source == "shipped");
+  const auto e = std::find_if(fit.loo.begin(), fit.loo.end(),
+                              [](const FigureError& x) { return x.kind == FigureKind::training_throughput; });
+  REQUIRE(e != fit.loo.end());
+  CHECK(e->median_ape_fitted_pct < e->median_ape_shipped_pct);
+}
