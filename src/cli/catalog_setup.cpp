@@ -277,7 +277,7 @@ std::string calibration_table_line(const LoadedCatalog& loaded) {
 void warn_overlay_engine(const LoadedCatalog& loaded, const std::string& gpu_id, const std::string& engine) {
   const auto it = loaded.overlay_engines.find(gpu_id);
   if (it == loaded.overlay_engines.end() || it->second == engine) return;
-  warn("{}: the {} factors were fitted to {} runs; this estimate uses {} (applied anyway: the factors are "
+  warn("{}: the {} factors were fitted to {} runs; this run uses {} (applied anyway: the factors are "
        "per GPU)",
        loaded.calibration_overlay, gpu_id, it->second, engine);
 }

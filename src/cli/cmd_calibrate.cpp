@@ -177,17 +177,6 @@ void print_stack(const StackFit& s, std::size_t holdout_runs) {
   if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
 }
 
-nlohmann::json errors_json(const std::vector<FigureError>& errors) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const FigureError& e : errors) {
-    out.push_back({{"figure", to_string(e.kind)},
-                   {"runs", e.runs},
-                   {"median_ape_shipped_pct", std::round(e.median_ape_shipped_pct * 10.0) / 10.0},
-                   {"median_ape_fitted_pct", std::round(e.median_ape_fitted_pct * 10.0) / 10.0}});
-  }
-  return out;
-}
-
 int run_calibrate(const CalibrateOptions& o) {
   const Format format = parse_format(o.format, {"table", "json"});
   if (o.runs.empty() && o.manifest.empty()) {
@@ -258,8 +247,8 @@ int run_calibrate(const CalibrateOptions& o) {
                                 {"fitted", std::round(s.fitted.efficiency.*f.value * 1e4) / 1e4},
                                 {"source", s.fitted.*f.source}};
       }
-      j["error_leave_one_out"] = errors_json(s.loo);
-      j["error_holdout"] = errors_json(s.holdout);
+      j["error_leave_one_out"] = io::figure_errors_json(s.loo);
+      j["error_holdout"] = io::figure_errors_json(s.holdout);
       doc["stacks"].push_back(j);
     }
     doc["gpus_keeping_shipped_factors"] = kept;

@@ -108,6 +108,7 @@ int run_check(const CheckOptions& o) {
       require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
   SearchPolicy policy;
   policy.engine = engine_config(o.engine, spec.engine);
+  warn_overlay_engine(catalog, gpu.id, engine_name(o.engine, spec.engine));
   policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
   policy.max_nodes = spec.constraints.max_nodes;
   policy.confidence = confidence_of(o.judging);

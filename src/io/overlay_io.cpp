@@ -37,7 +37,9 @@ const FactorSlot k_slots[] = {
      &FittedEfficiency::training_cases},
 };
 
-nlohmann::json errors_json(const std::vector<FigureError>& errors) {
+} // namespace
+
+nlohmann::json figure_errors_json(const std::vector<FigureError>& errors) {
   nlohmann::json out = nlohmann::json::array();
   for (const FigureError& e : errors) {
     out.push_back({{"figure", to_string(e.kind)},
@@ -47,8 +49,6 @@ nlohmann::json errors_json(const std::vector<FigureError>& errors) {
   }
   return out;
 }
-
-} // namespace
 
 std::string overlay_to_json(const CalibrationOverlay& overlay) {
   nlohmann::json doc;
@@ -81,8 +81,8 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
                        {"rule", b.rule}});
     }
     j["bands"] = bands;
-    j["error_leave_one_out"] = errors_json(s.loo);
-    j["error_holdout"] = errors_json(s.holdout);
+    j["error_leave_one_out"] = figure_errors_json(s.loo);
+    j["error_holdout"] = figure_errors_json(s.holdout);
     stacks.push_back(j);
   }
   doc["stacks"] = stacks;

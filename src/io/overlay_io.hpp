@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "rightsize/stack_calibration.hpp"
 
 namespace rightsize::io {
@@ -14,6 +16,10 @@ struct CalibrationOverlay {
   std::vector<std::string> holdout_inputs; ///< result files only scored (--holdout), never fitted to
   std::vector<StackFit> stacks;            ///< one per GPU x engine; at most one per GPU
 };
+
+/// The before -> after errors as a JSON array of {"figure", "runs", "median_ape_shipped_pct",
+/// "median_ape_fitted_pct"} (percent to 0.1); the overlay's and `calibrate --format json`'s shape.
+nlohmann::json figure_errors_json(const std::vector<FigureError>& errors);
 
 /// Deterministic JSON text (sorted keys, 4-significant-digit factors, trailing newline).
 std::string overlay_to_json(const CalibrationOverlay& overlay);
