@@ -159,6 +159,7 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
   if (ends_with(path, ".csv")) {
     set_format(RunFormat::serving_csv);
     for (ServingRun& run : load_serving_csv(path)) {
+      if (run.preset.empty()) run.preset = context.preset; // --model fills rows without a preset
       const std::string where = fmt::format("{}: row \"{}\"", path, run.id);
       out.push_back(finish(std::move(run), 0.0, presets, path, where, "column rightsize_preset"));
     }
