@@ -179,6 +179,13 @@ std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>
                                                const std::vector<Gpu>& gpus, const EngineConfig& engine,
                                                const FitOptions& options);
 
+/// Fits one GPU's factors to `cases` (all on `gpu`) starting from gpu.efficiency, within the
+/// options' bounds; a factor informed by fewer than min_cases_per_gpu cases keeps gpu.efficiency's
+/// value and gets source `keep_source` (e.g. "shipped"). Same search as fit_efficiencies.
+FittedEfficiency fit_gpu_from(const std::vector<ValidationCase>& cases, const Gpu& gpu,
+                              const EngineConfig& engine, const FitOptions& options,
+                              const std::string& keep_source);
+
 /// One case's outcome.
 struct CaseResult {
   std::string id;

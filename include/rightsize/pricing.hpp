@@ -61,6 +61,9 @@ inline constexpr std::int64_t k_price_window_days = 30;
 /// real calendar date.
 std::optional<std::int64_t> parse_iso_date(std::string_view text);
 
+/// "YYYY-MM-DD" of a day count since 1970-01-01 (the inverse of parse_iso_date; years 0-9999).
+std::string format_iso_date(std::int64_t days);
+
 /// The quotes a cloud price is computed from: spot or on-demand ones (only `provider`'s when not
 /// empty, case-insensitive), less those dated more than k_price_window_days before the newest of
 /// them. Undated quotes are kept. In catalog order.

@@ -88,6 +88,11 @@ void add_catalog_options(CLI::App* command, CatalogOptions& options) {
       ->add_flag("--no-calibration", options.no_calibration,
                  "use the catalog's efficiency factors instead of data/calibration.json's fitted ones")
       ->group("Catalog and pricing");
+  command
+      ->add_option(
+          "--calibration", options.calibration,
+          "calibration overlay written by 'rightsize calibrate', applied on top of data/calibration.json")
+      ->group("Catalog and pricing");
 }
 
 bool stdout_is_tty() {

@@ -32,6 +32,7 @@ struct CatalogOptions {
   std::string provider;                 ///< --provider NAME
   std::vector<std::string> tco;         ///< --tco KEY=VALUE (repeatable)
   bool no_calibration = false;          ///< --no-calibration: the catalog's own efficiency factors
+  std::string calibration;              ///< --calibration FILE: an overlay from `rightsize calibrate`
   int max_price_age_days = -1;          ///< --max-price-age DAYS: ignore older quotes; -1 = keep all
 };
 void add_catalog_options(CLI::App* command, CatalogOptions& options);
@@ -44,6 +45,7 @@ void add_check(CLI::App& app, Action& action);
 void add_catalog(CLI::App& app, Action& action);
 void add_validate(CLI::App& app, Action& action);
 void add_models(CLI::App& app, Action& action);
+void add_calibrate(CLI::App& app, Action& action);
 
 /// Number flags of every command take strict decimal values (no 0x10, no 1e3 for a count) inside
 /// their documented range; 0 is an error, never "unset" (docs/cli.md).

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "diagnostics.hpp"
+#include "overlay_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/stack_calibration.hpp"
 #include "rightsize/text.hpp"
 #include "validation_io.hpp"
 
@@ -186,7 +188,33 @@ void apply_calibration(LoadedCatalog& loaded) {
   }
   loaded.calibration = io::load_calibration(path);
   loaded.calibrated = true;
+  loaded.calibration_label = "data/calibration.json";
   rightsize::apply_calibration(loaded.calibration, loaded.catalog.gpus);
+}
+
+// --calibration FILE: the user's fitted stacks on top of the shipped calibration (docs/calibration.md).
+void apply_overlay(LoadedCatalog& loaded, const std::string& path) {
+  if (!loaded.calibrated) {
+    throw Error(ErrorKind::usage, "--calibration", "",
+                "an overlay applies on top of data/calibration.json; drop --no-calibration (or the overlay)");
+  }
+  const io::CalibrationOverlay overlay = io::load_overlay(path);
+  std::string stacks;
+  for (const StackFit& s : overlay.stacks) {
+    if (io::find_gpu(loaded.catalog, s.gpu_id) == nullptr) {
+      warn("{}: GPU \"{}\" is not in the catalog; its stack is not applied", path, s.gpu_id);
+      continue;
+    }
+    stacks +=
+        fmt::format("{}{} x {}, {} runs", stacks.empty() ? "" : "; ", s.gpu_id, s.engine, s.runs.size());
+    if (s.engine != "training") loaded.overlay_engines[s.gpu_id] = s.engine;
+  }
+  rightsize::apply_stack_fits(overlay.stacks, loaded.catalog.gpus, loaded.calibration);
+  loaded.calibration_overlay = path;
+  loaded.calibration_label =
+      fmt::format("data/calibration.json + {} ({}{}{})", path, stacks.empty() ? "no stack applied" : stacks,
+                  overlay.date.empty() ? "" : ", fitted ", overlay.date);
+  note("calibration: {}", loaded.calibration_label);
 }
 
 } // namespace
@@ -198,6 +226,7 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
   for (const auto& path : options.catalog_add)
     io::overlay_catalog(loaded.catalog, path);
   if (!options.no_calibration) apply_calibration(loaded);
+  if (!options.calibration.empty()) apply_overlay(loaded, options.calibration);
 
   if (spec_constraints != nullptr) {
     loaded.pricing = spec_constraints->pricing;
@@ -239,6 +268,18 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
     apply_price_override(loaded, assignment);
   warn_if_stale(loaded.catalog);
   return loaded;
+}
+
+std::string calibration_table_line(const LoadedCatalog& loaded) {
+  return fmt::format("calibration  {}", loaded.calibration_label);
+}
+
+void warn_overlay_engine(const LoadedCatalog& loaded, const std::string& gpu_id, const std::string& engine) {
+  const auto it = loaded.overlay_engines.find(gpu_id);
+  if (it == loaded.overlay_engines.end() || it->second == engine) return;
+  warn("{}: the {} factors were fitted to {} runs; this run uses {} (applied anyway: the factors are "
+       "per GPU)",
+       loaded.calibration_overlay, gpu_id, it->second, engine);
 }
 
 std::int64_t price_age_days(const ResolvedPrice& price) {

@@ -1,6 +1,7 @@
 #pragma once
 // Loading the GPU catalog for a command: --catalog / --catalog-add files, --price overrides, and the
 // price model from the spec's constraints or the --pricing / --provider / --tco flags.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,20 @@ struct LoadedCatalog {
   std::vector<ResolvedPrice> prices; // parallel to catalog.gpus
   Calibration calibration;           // data/calibration.json (empty with --no-calibration)
   bool calibrated = false;           // efficiency factors and error bands come from it
+  /// Which calibration is in force, in words: "data/calibration.json" (shipped), "none"
+  /// (--no-calibration) or "data/calibration.json + FILE (GPU x engine, N runs, DATE)".
+  std::string calibration_label = "none";
+  std::string calibration_overlay;                    // the --calibration FILE applied; empty when none
+  std::map<std::string, std::string> overlay_engines; // GPU id -> engine its overlay stack was fitted with
 };
+
+/// "calibration  <label>": the table line commands print when --calibration is in force (their JSON
+/// gets a "calibration" field with the label); outputs without an overlay keep their shape.
+std::string calibration_table_line(const LoadedCatalog& loaded);
+
+/// Warns when the overlay's stack for `gpu_id` was fitted with another engine than `engine`: its
+/// factors are applied anyway (they are per GPU), and the user should know.
+void warn_overlay_engine(const LoadedCatalog& loaded, const std::string& gpu_id, const std::string& engine);
 
 /// Loads --catalog (or data_dir()/gpus.json), applies --catalog-add overlays, --price overrides,
 /// then the pricing model: flags override `spec_constraints` (the spec's constraints.pricing/provider/tco)

@@ -108,6 +108,7 @@ int run_check(const CheckOptions& o) {
       require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
   SearchPolicy policy;
   policy.engine = engine_config(o.engine, spec.engine);
+  warn_overlay_engine(catalog, gpu.id, engine_name(o.engine, spec.engine));
   policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
   policy.max_nodes = spec.constraints.max_nodes;
   policy.confidence = confidence_of(o.judging);
@@ -218,11 +219,13 @@ int run_check(const CheckOptions& o) {
     doc["cheaper"] = res.cheaper ? candidate_json(all, *res.cheaper) : nlohmann::json();
     doc["would_pass"] = res.would_pass ? candidate_json(current_in, *res.would_pass) : nlohmann::json();
     doc["verdict"] = pass ? "pass" : "fail";
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
     fmt::print("{}\n", doc.dump(2));
   } else {
     fmt::print("deployment: {} × {} ({}, {} replica{}), concurrency {} per replica\n", want.gpus, gpu.id,
                layout_label(choice.deployment), replicas, replicas == 1 ? "" : "s", e.concurrency);
     fmt::print("SLA: {} (judged at --confidence {})\n", describe_sla(spec.sla), to_string(policy.confidence));
+    if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
     if (res.verdict.feasible()) {
       fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
                  e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));

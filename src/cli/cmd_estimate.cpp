@@ -182,6 +182,7 @@ int run_estimate(const EstimateOptions& o) {
   const Gpu& gpu = require_gpu(catalog.catalog, gpu_id, "--gpu");
   const ResolvedPrice& price = price_of(catalog, gpu);
   const EngineConfig engine = engine_config(o.engine, spec.engine);
+  warn_overlay_engine(catalog, gpu.id, engine_name(o.engine, spec.engine));
   int gpus = o.gpus > 0 ? o.gpus : (spec.deployment && o.gpu.empty() ? spec.deployment->gpus : 0);
   if (gpus == 0) gpus = std::max(1, o.tp) * std::max(1, o.pp);
   const PreparedModel pm = prepare_model(spec.model, spec.precision);
@@ -202,9 +203,11 @@ int run_estimate(const EstimateOptions& o) {
       add_training_bands(doc, bands, t);
       doc["schema_version"] = k_output_schema_version;
       doc["assumptions"] = assumptions_json(spec.assumptions);
+      if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
       fmt::print("{}\n", doc.dump(2));
     } else {
       print_training_table(spec, pm, gpu, t, price);
+      if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
     }
     return 0;
   }
@@ -277,10 +280,12 @@ int run_estimate(const EstimateOptions& o) {
     doc["judgement"] = verdict_json(verdict, confidence, e.concurrency);
     doc["schema_version"] = k_output_schema_version;
     doc["assumptions"] = assumptions_json(assumptions);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
     fmt::print("{}\n", doc.dump(2));
   } else {
     print_inference_table(spec, w, pm, gpu, d, e, price, catalog.pricing, bands, verdict, at_load, confidence,
                           engine_name(o.engine, spec.engine));
+    if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   }
   return verdict.feasible() ? 0 : static_cast<int>(ExitCode::not_met);
 }

@@ -87,6 +87,8 @@ int run_recommend(const RecommendOptions& o) {
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
   policy.engine = engine_config(o.engine, spec.engine);
+  for (const auto& [gpu_id, fitted_with] : catalog.overlay_engines)
+    warn_overlay_engine(catalog, gpu_id, engine_name(o.engine, spec.engine));
   policy.confidence = confidence_of(o.judging);
   policy.calibration = band_calibration(catalog);
   policy.max_power_kw = spec.constraints.max_power_kw;

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   cli::add_catalog(app, action);
   cli::add_validate(app, action);
   cli::add_models(app, action);
+  cli::add_calibrate(app, action);
   cli::strict_number_flags(app);
 
   // An unknown command word gets a clear message (CLI11 would only say a subcommand is required).

@@ -288,6 +288,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     doc["rank_by"] = to_string(policy.rank_by);
     doc["confidence"] = to_string(policy.confidence);
     doc["pricing"] = to_string(catalog.pricing);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
     // The same rows as every format (docs/output-schema.md "Rows"): the top --top passing
     // candidates; the closest miss per GPU, or every rejection with --explain.
     doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
@@ -358,6 +359,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
              precision_name(in.precisions.front()), w.input_tokens, w.output_tokens);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n", describe_sla(spec.sla),
              to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
+  if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   fmt::print(
       "$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
       "it at full capacity\n\n");
@@ -496,6 +498,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     doc["mode"] = "training";
     doc["rank_by"] = "cost_per_run";
     doc["pricing"] = to_string(catalog.pricing);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
     doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
@@ -535,6 +538,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   fmt::print("goals: {}; prices: {} (as of {}); cost per run includes a planning overhead factor\n\n",
              goal_text.empty() ? "none (cheapest run)" : goal_text, to_string(catalog.pricing),
              catalog.catalog.prices_as_of);
+  if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));
   const int width = terminal_width();
   if (!r.candidates.empty()) {
     fmt::print("{}", training_table(in, r.candidates, o.top, false).render_text(width, use_color()));

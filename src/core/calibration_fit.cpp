@@ -249,6 +249,23 @@ std::vector<FittedEfficiency> fit_efficiencies(const std::vector<ValidationCase>
   return fit_except(cases, gpus, engine, options, "");
 }
 
+FittedEfficiency fit_gpu_from(const std::vector<ValidationCase>& cases, const Gpu& gpu,
+                              const EngineConfig& engine, const FitOptions& options,
+                              const std::string& keep_source) {
+  std::vector<Ready> ready = make_ready(cases, {gpu}, "");
+  std::vector<Ready*> pool;
+  for (Ready& r : ready)
+    pool.push_back(&r);
+  // The start point is the GPU's current (shipped) efficiency; a factor too few cases inform keeps
+  // it, its source naming where it came from.
+  FittedEfficiency keep;
+  keep.gpu_id = keep_source;
+  keep.efficiency = gpu.efficiency;
+  FittedEfficiency out = fit_group(gpu.id, pool, gpu.efficiency, &keep, engine, options);
+  out.efficiency.provenance = gpu.efficiency.provenance;
+  return out;
+}
+
 std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
                                        const EngineConfig& engine, const FitOptions& options) {
   const std::vector<FittedEfficiency> fits = fit_efficiencies(cases, gpus, engine, options);

@@ -157,6 +157,34 @@ std::optional<std::int64_t> parse_iso_date(std::string_view text) {
   return days_from_civil(*y, *m, *d);
 }
 
+// Inverse of days_from_civil: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
+// civil_from_days (https://howardhinnant.github.io/date_algorithms.html#civil_from_days).
+std::string format_iso_date(std::int64_t days) {
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  // "YYYY-MM-DD", digits written one by one (years 0..9999).
+  std::string out(10, '0');
+  const auto put = [&out](std::size_t at, std::int64_t value, std::size_t width) {
+    for (std::size_t i = 0; i < width; ++i) {
+      out[at + width - 1 - i] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    }
+  };
+  put(0, y, 4);
+  out[4] = '-';
+  put(5, m, 2);
+  out[7] = '-';
+  put(8, d, 2);
+  return out;
+}
+
 std::vector<PriceQuote> current_quotes(const Gpu& gpu, bool spot, std::string_view provider) {
   std::vector<PriceQuote> matching;
   std::optional<std::int64_t> newest;

@@ -1,0 +1,31 @@
+#pragma once
+// Calibration overlays written by `rightsize calibrate` and read by --calibration FILE
+// (docs/calibration.md, "Overlay file").
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rightsize/stack_calibration.hpp"
+
+namespace rightsize::io {
+
+struct CalibrationOverlay {
+  std::string date;                        ///< YYYY-MM-DD the fit was made
+  std::vector<std::string> inputs;         ///< the result files it was fitted to
+  std::vector<std::string> holdout_inputs; ///< result files only scored (--holdout), never fitted to
+  std::vector<StackFit> stacks;            ///< one per GPU x engine; at most one per GPU
+};
+
+/// The before -> after errors as a JSON array of {"figure", "runs", "median_ape_shipped_pct",
+/// "median_ape_fitted_pct"} (percent to 0.1); the overlay's and `calibrate --format json`'s shape.
+nlohmann::json figure_errors_json(const std::vector<FigureError>& errors);
+
+/// Deterministic JSON text (sorted keys, 4-significant-digit factors, trailing newline).
+std::string overlay_to_json(const CalibrationOverlay& overlay);
+
+/// Loads an overlay. Throws Error (input) naming the file and JSON pointer; two stacks on one GPU
+/// are an error (the overlay applies by GPU).
+CalibrationOverlay load_overlay(const std::string& path);
+
+} // namespace rightsize::io
