@@ -34,6 +34,7 @@ struct SweepOptions {
   int tp = 0;
   int pp = 0;
   int ep = 0;
+  int attention_dp = 0;
   std::string mode = "estimate";
   std::string format;
   bool pareto = false;
@@ -137,12 +138,13 @@ void check_mode(const SweepPlan& plan, const SweepOptions& o) {
   }
   for (const SweepAxis& a : plan.axes) {
     const SweepField f = a.key->field;
-    if (f == SweepField::gpus || f == SweepField::tp || f == SweepField::pp || f == SweepField::ep) {
+    if (f == SweepField::gpus || f == SweepField::tp || f == SweepField::pp || f == SweepField::ep ||
+        f == SweepField::attention_dp) {
       usage("--vary", fmt::format("key \"{}\" fixes the layout: use --mode estimate", a.key->name));
     }
   }
-  if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0)
-    usage("--mode", "--gpus/--tp/--pp/--ep need --mode estimate");
+  if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0 || o.attention_dp > 0)
+    usage("--mode", "--gpus/--tp/--pp/--ep/--attention-dp need --mode estimate");
   // Each recommend point is a whole search: past this a sweep runs for hours (docs/reliability.md).
   std::vector<std::size_t> sizes;
   for (const SweepAxis& a : plan.axes)
@@ -175,9 +177,10 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
     plan.fixed.tp = spec.deployment->tp;
     plan.fixed.pp = spec.deployment->pp;
     plan.fixed.ep = spec.deployment->ep;
+    plan.fixed.attention_dp = spec.deployment->attention_dp;
   }
-  if (o.gpus > 0 || o.tp > 0 || o.pp > 0)
-    plan.fixed = FixedDeployment{plan.fixed.gpu, o.gpus, o.tp, o.pp, o.ep};
+  if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.attention_dp > 0)
+    plan.fixed = FixedDeployment{plan.fixed.gpu, o.gpus, o.tp, o.pp, o.ep, o.attention_dp};
   if (o.ep > 0) plan.fixed.ep = o.ep;
   resolve_gpus(plan, o, loaded, spec);
   check_mode(plan, o);
@@ -262,6 +265,8 @@ void add_sweep(CLI::App& app, Action& action) {
                       "tensor-parallel degree (estimate mode; default: smallest layout that fits)");
   command->add_option("--pp", options->pp, "pipeline-parallel degree (estimate mode)");
   command->add_option("--ep", options->ep, "expert-parallel degree (estimate mode)");
+  command->add_option("--attention-dp", options->attention_dp,
+                      "attention data-parallel ranks per replica (estimate mode, MoE)");
   command->add_option("--mode", options->mode,
                       "estimate (fixed deployment per point, default) or recommend (search)");
   command->add_option("--format", options->format,

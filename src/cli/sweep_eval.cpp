@@ -48,6 +48,7 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
     case SweepField::tp: in.deployment.tp = static_cast<int>(count); break;
     case SweepField::pp: in.deployment.pp = static_cast<int>(count); break;
     case SweepField::ep: in.deployment.ep = static_cast<int>(count); break;
+    case SweepField::attention_dp: in.deployment.attention_dp = static_cast<int>(count); break;
     }
   }
   in.model = model;
@@ -98,6 +99,7 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   request.tp = f.tp;
   request.pp = f.pp;
   request.ep = f.ep;
+  request.attention_dp = f.attention_dp;
   // No count given: one replica, the smallest that fits within the search limits.
   request.gpus = f.gpus > 0 ? f.gpus : 0;
   request.max_gpus_per_replica = plan.policy.max_gpus_per_replica;

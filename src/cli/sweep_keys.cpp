@@ -143,6 +143,7 @@ const std::vector<KeyInfo>& sweep_keys() {
       {"tp", F::tp, K::count, 1024},
       {"pp", F::pp, K::count, 1024},
       {"ep", F::ep, K::count, 1024},
+      {"attention_dp", F::attention_dp, K::count, 1024},
       {"model.preset", F::model_json, K::preset, 0.0},
       {"model.params", F::model_json, K::number, 0.0},
       {"model.layers", F::model_json, K::number, 0.0},

@@ -35,6 +35,7 @@ enum class SweepField : std::uint8_t {
   tp,
   pp,
   ep,
+  attention_dp,
 };
 
 /// Which values a key accepts.
@@ -86,6 +87,7 @@ struct FixedDeployment {
   int tp = 0;
   int pp = 0;
   int ep = 0;
+  int attention_dp = 0;
 };
 
 /// Everything a point needs. Built once; read concurrently by the worker threads.
@@ -104,7 +106,7 @@ struct SweepPlan {
   InferenceWorkload workload;
   Sla sla;
   FixedDeployment fixed;
-  SearchPolicy policy; ///< its calibration pointer is unset: see search_policy()
+  SearchPolicy policy;     ///< its calibration pointer is unset: see search_policy()
   Calibration calibration; ///< the bands --confidence judges at (owned: the plan outlives the catalog)
   bool calibrated = false;
   /// --confidence multipliers per (model combination, GPU), computed by finish_plan.
@@ -131,12 +133,12 @@ enum class PointIssue : std::uint8_t { none, max_context, layout_gpus, layout_he
 struct PointResult {
   std::uint64_t index = 0;
   std::array<std::size_t, k_max_sweep_axes> digits{};
-  std::size_t model = 0; ///< model combination
-  std::size_t gpu = 0;   ///< catalog index
-  Deployment deployment; ///< the whole deployment: gpus = replicas · tp · pp
+  std::size_t model = 0;      ///< model combination
+  std::size_t gpu = 0;        ///< catalog index
+  Deployment deployment;      ///< the whole deployment: gpus = replicas · tp · pp
   InferenceEstimate estimate; ///< costs at full capacity
   CostAtLoad at_load;         ///< served load and the cost over it (core::cost_at_load)
-  Rejection rejection; ///< reason none = meets everything (core::judge)
+  Rejection rejection;        ///< reason none = meets everything (core::judge)
   PointIssue issue = PointIssue::none;
   std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;

@@ -71,6 +71,7 @@ const std::vector<std::string_view>& sweep_figure_columns() {
                                                         "deployment.tp",
                                                         "deployment.pp",
                                                         "deployment.ep",
+                                                        "deployment.attention_dp",
                                                         "deployment.replicas",
                                                         "memory.per_gpu_bytes",
                                                         "memory.usable_per_gpu_bytes",
@@ -290,7 +291,7 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     const InferenceEstimate& e = p.estimate;
     const MemoryEstimate& m = e.memory;
     put(out, m_gpu_csv[p.gpu]);
-    for (const int v : {d.gpus, d.tp, d.pp, d.ep, d.replicas()}) {
+    for (const int v : {d.gpus, d.tp, d.pp, d.ep, d.attention_dp, d.replicas()}) {
       out.push_back(',');
       put_int(out, v);
     }
@@ -354,9 +355,9 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
            p.price_known ? p.at_load.usd_per_million_output_tokens : unknown);
     number(", \"usd_per_request_at_capacity\": ", p.price_known ? e.usd_per_request : unknown);
     fmt::format_to(it,
-                   FMT_COMPILE("}}, \"deployment\": {{\"ep\": {}, \"gpu\": {}, \"gpus\": {}, \"pp\": {}, "
-                               "\"replicas\": {}, \"tp\": {}}}"),
-                   d.ep, m_gpu_json[p.gpu], d.gpus, d.pp, d.replicas(), d.tp);
+                   FMT_COMPILE("}}, \"deployment\": {{\"attention_dp\": {}, \"ep\": {}, \"gpu\": {}, "
+                               "\"gpus\": {}, \"pp\": {}, \"replicas\": {}, \"tp\": {}}}"),
+                   d.attention_dp, d.ep, m_gpu_json[p.gpu], d.gpus, d.pp, d.replicas(), d.tp);
     fmt::format_to(it, FMT_COMPILE(", \"inference\": {{\"bound\": \"{}\", \"concurrency\": {}"),
                    to_string(e.bound), e.concurrency);
     number(", \"e2e_s\": ", e.e2e_s);

@@ -213,8 +213,8 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
   options.pareto = true;
   const auto front = parse_csv(run_to_string(plan, options));
   REQUIRE(front.size() > 2);
-  const std::size_t tpot = 2 + 14; // two keys, then inference.tpot_s (figure column 14)
-  const std::size_t cost = 2 + 22; // cost.usd_per_million_output_tokens_at_load (figure column 22)
+  const std::size_t tpot = 2 + 15; // two keys, then inference.tpot_s (figure column 15)
+  const std::size_t cost = 2 + 23; // cost.usd_per_million_output_tokens_at_load (figure column 23)
   REQUIRE(all[0][tpot] == "inference.tpot_s");
   REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens_at_load");
   for (std::size_t i = 1; i < front.size(); ++i) {
