@@ -1,6 +1,7 @@
 // Measured disaggregated serving runs (docs/accuracy.md "disagg"): a CSV row's two pools as a
 // DisaggDeployment through estimate_disagg (methodology §3.6). Pure.
 #include <algorithm>
+#include <cmath>
 
 #include "rightsize/calibration.hpp"
 #include "rightsize/disagg.hpp"
@@ -44,6 +45,15 @@ ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& 
   DisaggDeployment dep;
   dep.prefill = pool_of(gpu, run.prefill);
   dep.decode = pool_of(gpu, run.decode);
+  // Worker counts not given (most upstream rows): the benchmark's clients all hold a decode slot,
+  // D = ceil(N / slots of one decode worker); one prefill worker (docs/accuracy.md "disagg").
+  if (run.decode.workers <= 0) {
+    InferenceWorkload one = w;
+    one.concurrency = 1;
+    const DisaggEstimate probe = estimate_disagg(model, one, dep, engine, nullptr);
+    const double slots = std::max<double>(1.0, static_cast<double>(probe.decode.max_concurrency));
+    dep.decode.workers = std::max(1, static_cast<int>(std::ceil(static_cast<double>(run.concurrency) / slots)));
+  }
   const DisaggEstimate e = estimate_disagg(model, w, dep, engine, nullptr);
   out.fits = e.combined.memory.fits;
   out.weights_exceed_memory = e.prefill.memory.weights_bytes > e.prefill.memory.capacity_per_gpu_bytes ||

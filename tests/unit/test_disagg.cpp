@@ -10,6 +10,7 @@
 #include "rightsize/load_model.hpp"
 
 using namespace rightsize;
+using namespace rightsize::test;
 
 TEST_CASE("KV bytes a prompt ships to the decode pool, by hand", "[disagg]") {
   // Llama-3.1-8B, bf16 KV: 32 layers · 8 KV heads · 128 dims · 2 (K and V) · 2 bytes = 131,072 B per
