@@ -13,6 +13,13 @@
 
 namespace rightsize {
 
+/// Fixed TTFT cost of handing a request from the prefill to the decode pool, beyond the KV bytes
+/// themselves: the router/proxy hop, the PD bootstrap handshake, KV-transfer setup and completion
+/// polling, the decode worker's pickup (methodology §3.6). Fitted: the median of measured − predicted
+/// TTFT (without it) over the 72 disaggregated CSV rows at concurrency ≤ 16 (DeepSeek-R1/V3 on
+/// B200/H200, SGLang and TensorRT-LLM; docs/accuracy.md "disagg"): 0.237 s.
+inline constexpr double k_pd_handoff_s = 0.24;
+
 /// One pool: `workers` replicas of `layout` (layout.gpus = GPUs of one worker = tp·pp) on `gpu`.
 struct PoolDeployment {
   const Gpu* gpu = nullptr;
@@ -64,6 +71,7 @@ struct DisaggEstimate {
   double prefill_wait_s = 0.0;      ///< mean wait for a prefill worker
   double prefill_utilization = 0.0; ///< share of time a prefill worker is busy
   double ttft_fixed_s = 0.0;        ///< engine's fixed TTFT share (HTTP, tokenizer, scheduling)
+  double handoff_s = 0.0;           ///< prefill-to-decode handoff (k_pd_handoff_s)
   double decode_batch = 0.0;        ///< mean sequences in flight per decode worker
   double client_wait_s = 0.0;       ///< closed loop: wait for a decode slot when clients exceed the KV
 };
@@ -71,7 +79,9 @@ struct DisaggEstimate {
 /// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or
 /// at `workload.request_rate_per_s` (Arrival::poisson); concurrency 0 = the largest client count whose
 /// mean latencies meet `sla` (when given) and whose decode batches fit the decode workers' KV.
+/// `handoff_s` < 0 = k_pd_handoff_s.
 DisaggEstimate estimate_disagg(const PreparedModel& model, const InferenceWorkload& workload,
-                               const DisaggDeployment& deployment, const EngineConfig& engine, const Sla* sla);
+                               const DisaggDeployment& deployment, const EngineConfig& engine, const Sla* sla,
+                               double handoff_s = -1.0);
 
 } // namespace rightsize

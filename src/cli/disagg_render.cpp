@@ -70,6 +70,7 @@ nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEsti
   doc["prefill_pool"] = pool_json(dep.prefill);
   doc["prefill_pool"]["memory"] = memory_json(e.prefill.memory);
   doc["prefill_pool"]["ttft_parts_ms"] = {{"fixed", round_sig(e.ttft_fixed_s * 1e3)},
+                                          {"handoff", round_sig(e.handoff_s * 1e3)},
                                           {"queue_wait", round_sig(e.prefill_wait_s * 1e3)},
                                           {"client_wait", round_sig(e.client_wait_s * 1e3)},
                                           {"prefill", round_sig(e.prefill_service_s * 1e3)},
@@ -262,6 +263,7 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.prefill.memory.per_gpu_bytes),
              format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
   fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
+  fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
   fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait", format_ms(e.prefill_wait_s + e.client_wait_s),
              e.prefill_utilization * 100.0);
   fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));

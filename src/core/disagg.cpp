@@ -241,7 +241,8 @@ double decode_in_flight(double requests_per_s, std::int64_t output_tokens, doubl
 namespace rightsize {
 
 DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
-                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla) {
+                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
+                               double handoff_s) {
   DisaggEstimate e;
   PoolSetup s{};
   s.pm = &pm;
@@ -267,7 +268,8 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   const double eta = std::min(dep.prefill.gpu->efficiency.communication, dep.decode.gpu->efficiency.communication);
   e.kv_transfer_s = kv_transfer_s(e.kv_bytes, e.link, eta, engine.collective_base_latency_s + latency);
   s.tkv_s = e.kv_transfer_s;
-  s.fixed_s = e.ttft_fixed_s;
+  e.handoff_s = handoff_s >= 0.0 ? handoff_s : k_pd_handoff_s;
+  s.fixed_s = e.ttft_fixed_s + e.handoff_s;
   e.decode = decode_at(s, 1.0);
   s.slots = std::max(1.0, d(e.decode.max_concurrency));
 

@@ -77,7 +77,7 @@ DisaggDeployment h100_pools(const Gpu& gpu, int prefill_workers, int decode_work
 
 } // namespace
 
-TEST_CASE("one client: TTFT = fixed share + idle prefill + KV transfer, TPOT = pure decode step", "[disagg]") {
+TEST_CASE("one client: TTFT = fixed share + handoff + idle prefill + KV transfer, TPOT = pure decode step", "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   const EngineConfig engine = engine_profile(EngineKind::vllm);
@@ -89,7 +89,8 @@ TEST_CASE("one client: TTFT = fixed share + idle prefill + KV transfer, TPOT = p
   const DisaggEstimate e = estimate_disagg(pm, w, dep, engine, nullptr);
   CHECK(e.link.kind == LinkKind::scaleup); // 1 + 2 GPUs in one NVLink domain
   CHECK(e.prefill_wait_s == Approx(0.0).margin(1e-12));
-  CHECK(e.combined.ttft_s == Approx(e.ttft_fixed_s + e.prefill_service_s + e.kv_transfer_s));
+  CHECK(e.handoff_s == k_pd_handoff_s);
+  CHECK(e.combined.ttft_s == Approx(e.ttft_fixed_s + e.handoff_s + e.prefill_service_s + e.kv_transfer_s));
   // The decode worker alone at one sequence, aggregated estimator, no prefill interference.
   InferenceWorkload wd = w;
   Deployment one = dep.decode.layout;
@@ -109,7 +110,7 @@ TEST_CASE("closed loop: the prefill queue is exact MVA over clients per prefill 
   w.concurrency = 64;
   const DisaggEstimate e = estimate_disagg(pm, w, h100_pools(gpu, 2, 2), engine, nullptr);
   // 64 clients over 2 prefill workers: 32 customers each; think = T_kv + fixed + 255·TPOT.
-  const double think = e.kv_transfer_s + e.ttft_fixed_s + 255.0 * e.combined.tpot_s;
+  const double think = e.kv_transfer_s + e.ttft_fixed_s + e.handoff_s + 255.0 * e.combined.tpot_s;
   const load::ClosedResult q = load::closed_mva(e.prefill_service_s, think, 32);
   CHECK(e.prefill_wait_s == Approx(q.response_s - e.prefill_service_s).epsilon(1e-3));
   CHECK(e.combined.requests_per_s == Approx(2.0 * q.throughput_per_s).epsilon(1e-3));
