@@ -177,8 +177,12 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                    {"1", "2-8", "9-32", "33-128", ">128"}));
   if (!score.disagg_results.empty()) {
     // Disaggregated prefill/decode runs (issue 17, methodology §3.6), scored apart from the rest.
-    md += "\n" + bench::serving_table("disagg", bench::group_by(score.disagg_results,
-                                                                 [](R) { return std::string("disagg"); }));
+    md += "\n" + bench::serving_table(
+                     "disagg", bench::group_by(score.disagg_results, [](R r) {
+                       return std::string(r.run->decode.workers > 0 ? "workers given" : "workers not given");
+                     }));
+    md += bench::serving_table("disagg", bench::group_by(score.disagg_results, [](R) { return std::string("all"); }))
+              .substr(bench::serving_table("disagg", {}).size());
     md += "\n" + bench::serving_table("disagg engine", bench::group_by(score.disagg_results, [](R r) {
                                          return r.run->engine + " " + r.run->gpu_id + " " + r.run->preset + " " +
                                                 r.run->precision;
