@@ -177,19 +177,20 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                    {"1", "2-8", "9-32", "33-128", ">128"}));
   if (!score.disagg_results.empty()) {
     // Disaggregated prefill/decode runs (issue 17, methodology §3.6), scored apart from the rest.
-    md += "\n" + bench::serving_table(
-                     "disagg", bench::group_by(score.disagg_results, [](R r) {
-                       return std::string(r.run->decode.workers > 0 ? "workers given" : "workers not given");
-                     }));
-    md += bench::serving_table("disagg", bench::group_by(score.disagg_results, [](R) { return std::string("all"); }))
+    md += "\n" + bench::serving_table("disagg", bench::group_by(score.disagg_results, [](R r) {
+                                        return std::string(r.run->decode.workers > 0 ? "workers given"
+                                                                                     : "workers not given");
+                                      }));
+    md += bench::serving_table("disagg",
+                               bench::group_by(score.disagg_results, [](R) { return std::string("all"); }))
               .substr(bench::serving_table("disagg", {}).size());
     md += "\n" + bench::serving_table("disagg engine", bench::group_by(score.disagg_results, [](R r) {
-                                         return r.run->engine + " " + r.run->gpu_id + " " + r.run->preset + " " +
-                                                r.run->precision;
-                                       }));
-    md += "\n" + bench::serving_table(
-                     "disagg ISL",
-                     bench::group_by(score.disagg_results, [](R r) { return std::to_string(r.run->input_tokens); }));
+                                        return r.run->engine + " " + r.run->gpu_id + " " + r.run->preset +
+                                               " " + r.run->precision;
+                                      }));
+    md += "\n" + bench::serving_table("disagg ISL", bench::group_by(score.disagg_results, [](R r) {
+                                        return std::to_string(r.run->input_tokens);
+                                      }));
     md += "\n" + bench::serving_table(
                      "disagg concurrency",
                      bench::group_by(score.disagg_results,
@@ -199,10 +200,11 @@ std::string serving_markdown(const bench::ServingScore& score) {
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped)
     skipped += n;
-  md += fmt::format("\nRows scored: {} of {} ({} aggregated, {} disaggregated); not expressible: {}\n\n| reason "
-                    "| rows |\n|---|---:|\n",
-                    score.results.size() + score.disagg_results.size(), score.runs.size(), score.results.size(),
-                    score.disagg_results.size(), skipped);
+  md += fmt::format(
+      "\nRows scored: {} of {} ({} aggregated, {} disaggregated); not expressible: {}\n\n| reason "
+      "| rows |\n|---|---:|\n",
+      score.results.size() + score.disagg_results.size(), score.runs.size(), score.results.size(),
+      score.disagg_results.size(), skipped);
   for (const auto& [reason, n] : score.skipped)
     md += fmt::format("| {} | {} |\n", reason, n);
   return md;
@@ -342,12 +344,13 @@ int run(const std::vector<std::string>& args) {
   if (args.size() == 1 && args[0] == "--disagg-rows") {
     // One line per scored disaggregated row, for residual analysis.
     const bench::ServingScore score = score_serving_runs(shipped_calibration());
-    std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,p_tp,p_ep,p_workers,d_tp,d_ep,d_workers,ttft_s,"
-              "ttft_pred_s,tpot_s,tpot_pred_s,prefill_s,decode_s");
+    std::puts(
+        "id,engine,gpu,model,precision,isl,osl,concurrency,p_tp,p_ep,p_workers,d_tp,d_ep,d_workers,ttft_s,"
+        "ttft_pred_s,tpot_s,tpot_pred_s,prefill_s,decode_s");
     for (const ServingResult& r : score.disagg_results) {
       const ServingRun& u = *r.run;
-      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", u.id.c_str(),
-                  u.engine.c_str(), u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(),
+      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                  u.id.c_str(), u.engine.c_str(), u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(),
                   static_cast<long long>(u.input_tokens), static_cast<long long>(u.output_tokens),
                   static_cast<long long>(u.concurrency), u.prefill.tp, u.prefill.moe_ep, u.prefill.workers,
                   u.decode.tp, u.decode.moe_ep, u.decode.workers, u.ttft_s, r.ttft_pred_s, u.tpot_s,

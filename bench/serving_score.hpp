@@ -107,8 +107,9 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
     if (phi >= 0.0) engine.wave_synchrony = phi;
     if (fixed_s >= 0.0) engine.ttft_fixed_s = fixed_s;
     const bool disagg = run.mode == "disagg";
-    const ServingPrediction pred = disagg ? predict_serving_disagg(it->second, gpu, run, loaded.calibration, &engine)
-                                          : predict_serving(it->second, gpu, run, loaded.calibration, &engine);
+    const ServingPrediction pred =
+        disagg ? predict_serving_disagg(it->second, gpu, run, loaded.calibration, &engine)
+               : predict_serving(it->second, gpu, run, loaded.calibration, &engine);
     if (pred.reason.empty() && pred.weights_exceed_memory) {
       ++out.skipped["the weights alone exceed GPU memory at the published layout"];
       continue;

@@ -16,8 +16,8 @@ struct DisaggCandidate {
   std::size_t prefill_gpu_index = 0; ///< into the GPU list given to recommend_disagg()
   std::size_t decode_gpu_index = 0;
   std::size_t precision_index = 0;
-  DisaggDeployment unit; ///< one xPyD unit (GPU pointers into the list given)
-  int copies = 1;        ///< units sized for the SLA's load with headroom
+  DisaggDeployment unit;   ///< one xPyD unit (GPU pointers into the list given)
+  int copies = 1;          ///< units sized for the SLA's load with headroom
   DisaggEstimate estimate; ///< one unit; `estimate.combined` scaled to all copies in `whole`
   InferenceEstimate whole; ///< the whole deployment (copies × unit), as judged
   Verdict verdict;
@@ -32,7 +32,7 @@ struct DisaggCandidate {
 struct DisaggGrid {
   int max_prefill_workers = 4;
   int max_decode_workers = 4;
-  int layouts_per_pool = 2;  ///< the smallest replica layouts (replica_layouts order) that hold the weights
+  int layouts_per_pool = 8;    ///< the smallest replica layouts (replica_layouts order) that hold the weights
   bool mixed_gpu_types = true; ///< also pair different GPU types for the two pools (the cheapest few)
   int mixed_gpus = 3;          ///< GPU types per pool considered for mixed pairs
 };
@@ -49,9 +49,10 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
                                           const SearchPolicy& policy, const BandFactors& bands);
 
 /// The disaggregated search: `models`, `gpus` and `prices_usd_per_gpu_hour` as for recommend().
-DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models, const InferenceWorkload& workload,
-                                      const Sla& sla, std::span<const Gpu> gpus,
-                                      std::span<const double> prices_usd_per_gpu_hour, const SearchPolicy& policy,
-                                      const DisaggGrid& grid = {});
+DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
+                                      const InferenceWorkload& workload, const Sla& sla,
+                                      std::span<const Gpu> gpus,
+                                      std::span<const double> prices_usd_per_gpu_hour,
+                                      const SearchPolicy& policy, const DisaggGrid& grid = {});
 
 } // namespace rightsize

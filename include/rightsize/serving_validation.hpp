@@ -29,8 +29,8 @@ struct ServingRun {
   std::int64_t input_tokens = 0, output_tokens = 0, concurrency = 0;
   int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
   ServingPool prefill, decode; ///< mode "disagg": the two pools' layouts
-  double ttft_s = 0.0; ///< measured mean time to first token
-  double tpot_s = 0.0; ///< measured mean time per output token
+  double ttft_s = 0.0;         ///< measured mean time to first token
+  double tpot_s = 0.0;         ///< measured mean time per output token
 };
 
 /// Concurrency bucket of the report: "1", "2-8", "9-32", "33-128", ">128".

@@ -144,8 +144,8 @@ struct Spec {
   Constraints constraints;
   std::optional<DeploymentSpec> deployment;
   std::optional<DisaggSpec> disaggregated; ///< `deployment` with `prefill` and `decode` blocks
-  std::optional<EngineKind> engine;     ///< workload.engine; unset = vLLM's defaults
-  std::vector<std::string> assumptions; ///< defaults the loader filled in, stated to the user
+  std::optional<EngineKind> engine;        ///< workload.engine; unset = vLLM's defaults
+  std::vector<std::string> assumptions;    ///< defaults the loader filled in, stated to the user
 };
 
 } // namespace rightsize

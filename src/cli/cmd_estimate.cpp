@@ -188,8 +188,8 @@ int run_estimate(const EstimateOptions& o) {
       }
       w.concurrency = o.concurrency;
     }
-    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), w, confidence_of(o.judging),
-                                 format, false, engine_name(o.engine, spec.engine));
+    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), w,
+                                 confidence_of(o.judging), format, false, engine_name(o.engine, spec.engine));
   }
   std::string gpu_id = o.gpu;
   if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;

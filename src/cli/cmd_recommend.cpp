@@ -103,8 +103,8 @@ int run_recommend(const RecommendOptions& o) {
   }
   if (o.disagg && (format == Format::csv || spec.mode == WorkloadMode::training || !o.emit.kind.empty())) {
     throw Error(ErrorKind::usage, "--disagg", "",
-                "--disagg searches disaggregated serving: an inference spec with --format table, json or "
-                "markdown, without --emit");
+                "expected an inference spec with --format table, json or markdown and no --emit (a "
+                "disaggregated unit has two pools per row)");
   }
   RenderOptions ro;
   ro.format = format;

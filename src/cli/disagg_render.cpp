@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "render.hpp"
-#include "table.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
+#include "table.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -19,7 +19,8 @@ struct ResolvedPool {
   bool price_known = false;
 };
 
-ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const PoolSpec& p, const char* name) {
+ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const PoolSpec& p,
+                          const char* name) {
   const std::string where = fmt::format("/deployment/{}", name);
   const Gpu& gpu = require_gpu(catalog.catalog, p.gpu, spec.source);
   if (p.tp > 1 && spec.model.heads > 0 && spec.model.heads % p.tp != 0) {
@@ -47,12 +48,17 @@ std::string pool_label(const PoolDeployment& p) {
 std::string link_label(const KvLink& link, const Gpu& gpu) {
   if (link.gb_per_s <= 0.0) return "unknown link";
   const std::string name = link.kind == LinkKind::scaleup ? link_name(gpu, LinkKind::scaleup) : "RDMA (NIC)";
-  return fmt::format("{}, {} lane{} × {:g} GB/s", name, link.lanes, link.lanes == 1 ? "" : "s", link.gb_per_s);
+  return fmt::format("{}, {} lane{} × {:g} GB/s", name, link.lanes, link.lanes == 1 ? "" : "s",
+                     link.gb_per_s);
 }
 
 nlohmann::json pool_json(const PoolDeployment& p) {
-  return {{"gpu", p.gpu->id},         {"workers", p.workers},   {"tp", p.layout.tp},
-          {"pp", p.layout.pp},        {"ep", p.layout.ep},      {"gpus", p.gpus()},
+  return {{"gpu", p.gpu->id},
+          {"workers", p.workers},
+          {"tp", p.layout.tp},
+          {"pp", p.layout.pp},
+          {"ep", p.layout.ep},
+          {"gpus", p.gpus()},
           {"usd_per_gpu_hour", round_sig(p.usd_per_gpu_hour)}};
 }
 
@@ -69,12 +75,10 @@ nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEsti
   nlohmann::json doc;
   doc["prefill_pool"] = pool_json(dep.prefill);
   doc["prefill_pool"]["memory"] = memory_json(e.prefill.memory);
-  doc["prefill_pool"]["ttft_parts_ms"] = {{"fixed", round_sig(e.ttft_fixed_s * 1e3)},
-                                          {"handoff", round_sig(e.handoff_s * 1e3)},
-                                          {"queue_wait", round_sig(e.prefill_wait_s * 1e3)},
-                                          {"client_wait", round_sig(e.client_wait_s * 1e3)},
-                                          {"prefill", round_sig(e.prefill_service_s * 1e3)},
-                                          {"kv_transfer", round_sig(e.kv_transfer_s * 1e3)}};
+  doc["prefill_pool"]["ttft_parts_ms"] = {
+      {"fixed", round_sig(e.ttft_fixed_s * 1e3)},        {"handoff", round_sig(e.handoff_s * 1e3)},
+      {"queue_wait", round_sig(e.prefill_wait_s * 1e3)}, {"client_wait", round_sig(e.client_wait_s * 1e3)},
+      {"prefill", round_sig(e.prefill_service_s * 1e3)}, {"kv_transfer", round_sig(e.kv_transfer_s * 1e3)}};
   doc["prefill_pool"]["utilization"] = round_sig(e.prefill_utilization, 4);
   doc["prefill_pool"]["kv_transfer"] = {{"bytes", json_bytes(e.kv_bytes)},
                                         {"link", e.link.kind == LinkKind::scaleup ? "scaleup" : "network"},
@@ -128,10 +132,12 @@ nlohmann::json disagg_candidate_json(const DisaggCandidate& c) {
 std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, const Recommendation& agg) {
   const Candidate* a = agg.candidates.empty() ? nullptr : &agg.candidates.front();
   for (const Candidate& c : agg.candidates) {
-    if (c.price_known && c.usd_per_million_output_tokens_at_load < a->usd_per_million_output_tokens_at_load) a = &c;
+    if (c.price_known && c.usd_per_million_output_tokens_at_load < a->usd_per_million_output_tokens_at_load)
+      a = &c;
   }
   const DisaggCandidate* d = r.candidates.empty() ? nullptr : &r.candidates.front();
-  if (a == nullptr && d == nullptr) return "neither an aggregated nor a disaggregated deployment meets the SLA";
+  if (a == nullptr && d == nullptr)
+    return "neither an aggregated nor a disaggregated deployment meets the SLA";
   if (a == nullptr) {
     return fmt::format("winner: disaggregated {} at {}/1M output tokens: the only kind meeting the SLA "
                        "(TPOT {} with no prefill in the decode steps)",
@@ -139,22 +145,28 @@ std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, 
                        format_ms(d->whole.tpot_s));
   }
   if (d == nullptr) {
-    return fmt::format("winner: aggregated {} at {}/1M output tokens: no disaggregated unit in the grid meets "
-                       "the SLA",
-                       aggregated_label(in, *a), format_usd(a->usd_per_million_output_tokens_at_load, a->price_known));
+    return fmt::format(
+        "winner: aggregated {} at {}/1M output tokens: no disaggregated unit in the grid meets "
+        "the SLA",
+        aggregated_label(in, *a), format_usd(a->usd_per_million_output_tokens_at_load, a->price_known));
   }
   const double ca = a->usd_per_million_output_tokens_at_load, cd = d->usd_per_million_output_tokens_at_load;
   if (cd < ca) {
     return fmt::format(
-        "winner: disaggregated {} at {}/1M output tokens, {:.0f} % below the best aggregated ({}, {}): cheapest "
-        "meeting the SLA; its decode steps carry no prefill (TPOT {} vs {} aggregated), so each decode GPU "
-        "holds a larger batch within the TPOT target",
+        "winner: disaggregated {} at {}/1M output tokens, {:.0f} % below the best aggregated ({}, {}): "
+        "cheapest "
+        "meeting the SLA; its decode steps carry no prefill, so within the TPOT target a decode GPU holds "
+        "{:.1f} sequences vs {:.1f} aggregated (TPOT {} vs {})",
         unit_label(*d), format_usd(cd, d->price_known), (1.0 - cd / ca) * 100.0, aggregated_label(in, *a),
-        format_usd(ca, a->price_known), format_ms(d->whole.tpot_s), format_ms(a->estimate.tpot_s));
+        format_usd(ca, a->price_known), d->estimate.decode_batch / d->unit.decode.layout.gpus_per_replica(),
+        static_cast<double>(a->estimate.concurrency) / a->layout.gpus_per_replica(),
+        format_ms(d->whole.tpot_s), format_ms(a->estimate.tpot_s));
   }
   return fmt::format(
-      "winner: aggregated {} at {}/1M output tokens, {:.0f} % below the best disaggregated ({}, {}): cheapest "
-      "meeting the SLA; the separate prefill pool is busy {:.0f} % of the time and the prefill it removes from "
+      "winner: aggregated {} at {}/1M output tokens, {:.0f} % below the best disaggregated ({}, {}): "
+      "cheapest "
+      "meeting the SLA; the separate prefill pool is busy {:.0f} % of the time and the prefill it removes "
+      "from "
       "the decode steps costs little at this prompt length (TPOT {} aggregated vs {} disaggregated)",
       aggregated_label(in, *a), format_usd(ca, a->price_known), (1.0 - ca / cd) * 100.0, unit_label(*d),
       format_usd(cd, d->price_known), d->estimate.prefill_utilization * 100.0, format_ms(a->estimate.tpot_s),
@@ -178,10 +190,11 @@ nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommenda
   return doc;
 }
 
-void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r, const Recommendation& aggregated,
-                         std::size_t top, bool markdown) {
-  fmt::print("\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
-             markdown ? "## " : "", r.evaluated, r.candidates.size());
+void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
+                         const Recommendation& aggregated, std::size_t top, bool markdown) {
+  fmt::print(
+      "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
+      markdown ? "## " : "", r.evaluated, r.candidates.size());
   Table t({{"rank", Align::right},
            {"xPyD", Align::left},
            {"prefill pool", Align::left},
@@ -197,7 +210,8 @@ void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r, 
   const std::vector<DisaggCandidate>& rows = any ? r.candidates : r.rejected;
   for (std::size_t i = 0; i < rows.size() && i < (any ? top : 3); ++i) {
     const DisaggCandidate& c = rows[i];
-    t.add_row({any ? std::to_string(i + 1) : "-", fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers),
+    t.add_row({any ? std::to_string(i + 1) : "-",
+               fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers),
                fmt::format("{} {}", c.unit.prefill.gpu->id, layout_label(c.unit.prefill.layout)),
                fmt::format("{} {}", c.unit.decode.gpu->id, layout_label(c.unit.decode.layout)),
                std::to_string(c.copies), std::to_string(c.total_gpus()), format_ms(c.whole.ttft_s),
@@ -245,10 +259,11 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
     doc["engine"] = engine_label;
     doc.update(estimate_pools_json(dep, e));
     doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
-    doc["cost"] = {{"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
-                   {"usd_per_million_output_tokens",
-                    price_known && verdict.feasible() ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
-                                                      : nlohmann::json()}};
+    doc["cost"] = {
+        {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
+        {"usd_per_million_output_tokens", price_known && verdict.feasible()
+                                              ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
+                                              : nlohmann::json()}};
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
     if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
     doc["assumptions"] = assumptions_json(spec.assumptions);
@@ -264,11 +279,11 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
              format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
   fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
   fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
-  fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait", format_ms(e.prefill_wait_s + e.client_wait_s),
-             e.prefill_utilization * 100.0);
+  fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
+             format_ms(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
   fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));
-  fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s), format_gb(e.kv_bytes),
-             link_label(e.link, *dep.prefill.gpu));
+  fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
+             format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
   fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", format_ms(c.ttft_s));
   fmt::print("\ndecode pool: {}\n", pool_label(dep.decode));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.decode.memory.per_gpu_bytes),
@@ -276,11 +291,12 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
   fmt::print("  {:<28}{:>12}\n", "KV capacity per worker", fmt::format("{} seq", e.decode.max_concurrency));
   fmt::print("  {:<28}{:>12}\n", "batch per worker", fmt::format("{:.1f} seq", e.decode_batch));
   fmt::print("  {:<28}{:>12}  (no prefill in the decode steps)\n", "TPOT (mean)", format_ms(c.tpot_s));
-  fmt::print("\n  {:<30}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
-  fmt::print("  {:<30}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
-  fmt::print("  {:<30}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
-  fmt::print("  {:<30}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
-  fmt::print("  {:<30}{:>12}\n", "per 1M output tokens", format_usd(c.usd_per_million_output_tokens, price_known));
+  fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
+  fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
+  fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
+  fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
+  fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
+             format_usd(c.usd_per_million_output_tokens, price_known));
   if (!verdict.feasible()) {
     fmt::print("\nnot feasible: {}\n", describe_rejection(verdict.first, c.concurrency));
   } else if (verdict.term_count > 0) {

@@ -26,7 +26,7 @@ nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommenda
 
 /// The disaggregated section of `recommend --disagg` (table or markdown) and the line that says which
 /// of aggregated and disaggregated won and why.
-void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r, const Recommendation& aggregated,
-                         std::size_t top, bool markdown);
+void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
+                         const Recommendation& aggregated, std::size_t top, bool markdown);
 
 } // namespace rightsize::cli

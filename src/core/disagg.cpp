@@ -54,8 +54,7 @@ InferenceEstimate decode_at(const PoolSetup& s, double batch) {
   w.request_rate_per_s = 0.0;
   w.concurrency = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(batch)));
   const PoolDeployment& pool = s.dep->decode;
-  return estimate_inference(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine, nullptr,
-                            pool.usd_per_gpu_hour);
+  return estimate_inference(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine, nullptr, pool.usd_per_gpu_hour);
 }
 
 struct Operating {
@@ -66,15 +65,14 @@ struct Operating {
 };
 
 // The decode batch by fixed point (methodology §3.6): B = min(slots, λ(B)·(OSL − 1)·TPOT(B)/D).
-template <typename Rate>
-void settle_decode(const PoolSetup& s, Operating& op, Rate rate_of) {
+template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, Rate rate_of) {
   const double dw = s.dep->decode.workers;
   for (int i = 0; i < 24; ++i) {
     op.decode = decode_at(s, op.batch);
     op.tpot_s = op.decode.decode_step_s;
     op.requests_per_s = rate_of(op.tpot_s);
-    const double wanted =
-        std::max(1.0, decode_in_flight(op.requests_per_s, s.w.output_tokens, op.tpot_s, static_cast<int>(dw)));
+    const double wanted = std::max(
+        1.0, decode_in_flight(op.requests_per_s, s.w.output_tokens, op.tpot_s, static_cast<int>(dw)));
     op.kv_bound = wanted > s.slots * 1.0001;
     const double next = std::min(wanted, s.slots);
     if (std::fabs(next - op.batch) <= 0.01 * op.batch) {
@@ -231,7 +229,8 @@ double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double
   return latency_s + bytes / (d(link.lanes) * gb_per_s_to_bytes_per_s(link.gb_per_s) * efficiency);
 }
 
-double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s, int decode_workers) {
+double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s,
+                        int decode_workers) {
   if (decode_workers <= 0) return 0.0;
   return requests_per_s * std::max(0.0, d(output_tokens) - 1.0) * tpot_s / d(decode_workers);
 }
@@ -265,7 +264,8 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   e.kv_bytes = kv_transfer_bytes(pm, workload.input_tokens);
   const double latency =
       e.link.kind == LinkKind::scaleup ? engine.scaleup_hop_latency_s : engine.network_hop_latency_s;
-  const double eta = std::min(dep.prefill.gpu->efficiency.communication, dep.decode.gpu->efficiency.communication);
+  const double eta =
+      std::min(dep.prefill.gpu->efficiency.communication, dep.decode.gpu->efficiency.communication);
   e.kv_transfer_s = kv_transfer_s(e.kv_bytes, e.link, eta, engine.collective_base_latency_s + latency);
   s.tkv_s = e.kv_transfer_s;
   e.handoff_s = handoff_s >= 0.0 ? handoff_s : k_pd_handoff_s;
@@ -275,7 +275,8 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
 
   const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
   const auto run = [&](double clients) {
-    const Operating op = open ? open_point(s, e.prefill_service_s) : closed_point(s, clients, e.prefill_service_s);
+    const Operating op =
+        open ? open_point(s, e.prefill_service_s) : closed_point(s, clients, e.prefill_service_s);
     DisaggEstimate r = e;
     r.decode = op.decode;
     r.prefill_wait_s = op.wait_s;
@@ -290,7 +291,9 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   // (latency rises with the client count, so bisection finds it).
   double lo = 1.0;
   double hi = s.slots * dep.decode.workers;
-  const auto ok = [&](const DisaggEstimate& r) { return meets(r.combined, sla) && !r.combined.clients_exceed_kv; };
+  const auto ok = [&](const DisaggEstimate& r) {
+    return meets(r.combined, sla) && !r.combined.clients_exceed_kv;
+  };
   DisaggEstimate best = run(hi);
   if (ok(best)) return best;
   best = run(lo);

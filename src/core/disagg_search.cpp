@@ -49,18 +49,22 @@ std::vector<Deployment> pool_layouts(const PreparedModel& model, const Inference
 bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b) {
   if (a.meets_sla != b.meets_sla) return a.meets_sla;
   if (!a.meets_sla) {
-    if (a.verdict.first.reason != b.verdict.first.reason) return a.verdict.first.reason < b.verdict.first.reason;
+    if (a.verdict.first.reason != b.verdict.first.reason)
+      return a.verdict.first.reason < b.verdict.first.reason;
     const double ca = a.verdict.first.limit > 0.0 ? a.verdict.first.value / a.verdict.first.limit : 0.0;
     const double cb = b.verdict.first.limit > 0.0 ? b.verdict.first.value / b.verdict.first.limit : 0.0;
     if (ca != cb) return ca < cb;
   }
-  const double ka = a.price_known ? a.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
-  const double kb = b.price_known ? b.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
+  const double ka =
+      a.price_known ? a.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
+  const double kb =
+      b.price_known ? b.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
   if (ka != kb) return ka < kb;
   if (a.whole.tpot_s != b.whole.tpot_s) return a.whole.tpot_s < b.whole.tpot_s;
   if (a.whole.ttft_s != b.whole.ttft_s) return a.whole.ttft_s < b.whole.ttft_s;
   if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
-  if (a.unit.prefill.gpu->id != b.unit.prefill.gpu->id) return a.unit.prefill.gpu->id < b.unit.prefill.gpu->id;
+  if (a.unit.prefill.gpu->id != b.unit.prefill.gpu->id)
+    return a.unit.prefill.gpu->id < b.unit.prefill.gpu->id;
   if (a.unit.decode.gpu->id != b.unit.decode.gpu->id) return a.unit.decode.gpu->id < b.unit.decode.gpu->id;
   const auto key = [](const DisaggCandidate& c) {
     return std::tuple(c.unit.prefill.workers, c.unit.prefill.layout.tp, c.unit.prefill.layout.pp,
@@ -102,7 +106,8 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   const double rps = c.estimate.combined.requests_per_s * bands.throughput_low;
   const double tps = c.estimate.combined.output_tokens_per_s * bands.throughput_low;
   double copies = 1.0;
-  if (sla.requests_per_s && rps > 0.0) copies = std::max(copies, std::ceil(*sla.requests_per_s * headroom / rps));
+  if (sla.requests_per_s && rps > 0.0)
+    copies = std::max(copies, std::ceil(*sla.requests_per_s * headroom / rps));
   if (sla.output_tokens_per_s && tps > 0.0) {
     copies = std::max(copies, std::ceil(*sla.output_tokens_per_s * headroom / tps));
   }
@@ -136,8 +141,9 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   return c;
 }
 
-DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models, const InferenceWorkload& workload,
-                                      const Sla& sla, std::span<const Gpu> gpus, std::span<const double> prices,
+DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
+                                      const InferenceWorkload& workload, const Sla& sla,
+                                      std::span<const Gpu> gpus, std::span<const double> prices,
                                       const SearchPolicy& policy, const DisaggGrid& grid) {
   DisaggRecommendation out;
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
@@ -189,7 +195,8 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models, con
           prompt = std::min(prompt, c.unit.prefill.layout.gpus_per_replica() * prices[gi] *
                                         c.estimate.prefill_service_s);
         }
-        if (c.decode_gpu_index == gi && c.meets_sla) token = std::min(token, c.usd_per_million_output_tokens_at_load);
+        if (c.decode_gpu_index == gi && c.meets_sla)
+          token = std::min(token, c.usd_per_million_output_tokens_at_load);
       };
       for (const DisaggCandidate& c : out.candidates)
         consider(c);

@@ -26,7 +26,8 @@ PoolDeployment pool_of(const Gpu& gpu, const ServingPool& p) {
 } // namespace
 
 ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                         const Calibration& calibration, const EngineConfig* engine_override) {
+                                         const Calibration& calibration,
+                                         const EngineConfig* engine_override) {
   ServingPrediction out;
   const auto kind = parse_engine_kind(run.engine);
   if (!kind) {
@@ -52,7 +53,8 @@ ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& 
     one.concurrency = 1;
     const DisaggEstimate probe = estimate_disagg(model, one, dep, engine, nullptr);
     const double slots = std::max<double>(1.0, static_cast<double>(probe.decode.max_concurrency));
-    dep.decode.workers = std::max(1, static_cast<int>(std::ceil(static_cast<double>(run.concurrency) / slots)));
+    dep.decode.workers =
+        std::max(1, static_cast<int>(std::ceil(static_cast<double>(run.concurrency) / slots)));
   }
   const DisaggEstimate e = estimate_disagg(model, w, dep, engine, nullptr);
   out.fits = e.combined.memory.fits;

@@ -19,7 +19,8 @@ std::vector<std::string_view> split_line(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    out.push_back(
+        line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -130,7 +131,8 @@ std::vector<ServingRun> parse_serving_csv(const std::string& text, const std::st
     run.tpot_s = r.positive("tpot_ms") / 1e3;
     runs.push_back(std::move(run));
   }
-  if (header.empty()) throw Error(ErrorKind::input, source, "", "expected a CSV header line, got an empty file");
+  if (header.empty())
+    throw Error(ErrorKind::input, source, "", "expected a CSV header line, got an empty file");
   return runs;
 }
 

@@ -290,7 +290,8 @@ PoolSpec parse_pool(const JsonReader& p) {
   if (auto v = p.find("pp")) out.pp = static_cast<int>(positive_count(*v, 1024, "stages"));
   if (auto v = p.find("ep")) out.ep = static_cast<int>(positive_count(*v, 1024, "GPUs"));
   if (out.ep > out.tp * out.pp) {
-    p.at("ep").fail(fmt::format("expected at most tp x pp ({}) of one worker, got {}", out.tp * out.pp, out.ep));
+    p.at("ep").fail(
+        fmt::format("expected at most tp x pp ({}) of one worker, got {}", out.tp * out.pp, out.ep));
   }
   return out;
 }

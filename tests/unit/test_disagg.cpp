@@ -77,7 +77,8 @@ DisaggDeployment h100_pools(const Gpu& gpu, int prefill_workers, int decode_work
 
 } // namespace
 
-TEST_CASE("one client: TTFT = fixed share + handoff + idle prefill + KV transfer, TPOT = pure decode step", "[disagg]") {
+TEST_CASE("one client: TTFT = fixed share + handoff + idle prefill + KV transfer, TPOT = pure decode step",
+          "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   const EngineConfig engine = engine_profile(EngineKind::vllm);
