@@ -176,7 +176,8 @@ int run_estimate(const EstimateOptions& o) {
   if (spec.disaggregated && o.gpu.empty() && spec.mode == WorkloadMode::inference) {
     // Separate prefill and decode pools (methodology §3.6): their layouts are the spec's.
     if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0) {
-      throw Error(ErrorKind::usage, "--gpus", "",
+      const char* flag = o.gpus > 0 ? "--gpus" : o.tp > 0 ? "--tp" : o.pp > 0 ? "--pp" : "--ep";
+      throw Error(ErrorKind::usage, flag, "",
                   "--gpus/--tp/--pp/--ep set an aggregated deployment; the spec's deployment has prefill "
                   "and decode pools (set their layouts there, or pass --gpu for an aggregated estimate)");
     }
