@@ -272,8 +272,14 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
   }
   fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,
              dep.decode.workers, dep.prefill.gpus() + dep.decode.gpus());
-  fmt::print("workload: {} in / {} out, {} clients ({}), engine {}\n", w.input_tokens, w.output_tokens,
-             c.concurrency, w.concurrency == 0 ? "auto" : "closed loop", engine_label);
+  if (c.open_loop) {
+    fmt::print("workload: {} in / {} out, {} arrivals at {:g} req/s ({:.0f} in flight), engine {}\n",
+               w.input_tokens, w.output_tokens, to_string(w.arrival), w.request_rate_per_s, c.in_flight,
+               engine_label);
+  } else {
+    fmt::print("workload: {} in / {} out, {} clients ({}), engine {}\n", w.input_tokens, w.output_tokens,
+               c.concurrency, w.concurrency == 0 ? "auto" : "closed loop", engine_label);
+  }
   fmt::print("\nprefill pool: {}\n", pool_label(dep.prefill));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.prefill.memory.per_gpu_bytes),
              format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
@@ -291,6 +297,13 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
   fmt::print("  {:<28}{:>12}\n", "KV capacity per worker", fmt::format("{} seq", e.decode.max_concurrency));
   fmt::print("  {:<28}{:>12}\n", "batch per worker", fmt::format("{:.1f} seq", e.decode_batch));
   fmt::print("  {:<28}{:>12}  (no prefill in the decode steps)\n", "TPOT (mean)", format_ms(c.tpot_s));
+  if (c.overloaded) {
+    fmt::print("  warning: the arrival rate exceeds what the pools serve (the queue grows without bound)\n");
+  }
+  if (c.clients_exceed_kv) {
+    fmt::print("  note: the clients exceed the decode pool's KV slots ({} per worker): the rest wait\n",
+               e.decode.max_concurrency);
+  }
   fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
   fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
   fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
