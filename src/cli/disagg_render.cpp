@@ -280,23 +280,27 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
     fmt::print("workload: {} in / {} out, {} clients ({}), engine {}\n", w.input_tokens, w.output_tokens,
                c.concurrency, w.concurrency == 0 ? "auto" : "closed loop", engine_label);
   }
+  const bool show = verdict.feasible(); // no performance or cost figures when infeasible
   fmt::print("\nprefill pool: {}\n", pool_label(dep.prefill));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.prefill.memory.per_gpu_bytes),
              format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
-  fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
-  fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
-  fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
-             format_ms(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
-  fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));
-  fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
-             format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
-  fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", format_ms(c.ttft_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
+  if (show)
+    fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
+               format_ms(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
+  if (show) fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));
+  if (show)
+    fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
+               format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
+  if (show) fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", format_ms(c.ttft_s));
   fmt::print("\ndecode pool: {}\n", pool_label(dep.decode));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.decode.memory.per_gpu_bytes),
              format_gb(e.decode.memory.usable_per_gpu_bytes), e.decode.memory.fits ? "" : "  DOES NOT FIT");
   fmt::print("  {:<28}{:>12}\n", "KV capacity per worker", fmt::format("{} seq", e.decode.max_concurrency));
-  fmt::print("  {:<28}{:>12}\n", "batch per worker", fmt::format("{:.1f} seq", e.decode_batch));
-  fmt::print("  {:<28}{:>12}  (no prefill in the decode steps)\n", "TPOT (mean)", format_ms(c.tpot_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "batch per worker", fmt::format("{:.1f} seq", e.decode_batch));
+  if (show)
+    fmt::print("  {:<28}{:>12}  (no prefill in the decode steps)\n", "TPOT (mean)", format_ms(c.tpot_s));
   if (c.overloaded) {
     fmt::print("  warning: the arrival rate exceeds what the pools serve (the queue grows without bound)\n");
   }
@@ -304,12 +308,14 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
     fmt::print("  note: the clients exceed the decode pool's KV slots ({} per worker): the rest wait\n",
                e.decode.max_concurrency);
   }
-  fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
-  fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
-  fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
+  if (show) fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
+  if (show)
+    fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
   fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
-  fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
-             format_usd(c.usd_per_million_output_tokens, price_known));
+  if (show)
+    fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
+               format_usd(c.usd_per_million_output_tokens, price_known));
   if (!verdict.feasible()) {
     fmt::print("\nnot feasible: {}\n", describe_rejection(verdict.first, c.concurrency));
   } else if (verdict.term_count > 0) {

@@ -38,7 +38,7 @@ struct PoolSetup {
   const EngineConfig* engine;
   double slots;   // KV slots of one decode worker
   double tkv_s;   // KV transfer
-  double fixed_s; // engine's fixed TTFT share
+  double fixed_s; // engine's fixed TTFT share + the prefill-to-decode handoff
 };
 
 Deployment one_worker(const PoolDeployment& pool) {
