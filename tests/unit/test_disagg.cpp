@@ -1,11 +1,13 @@
 // Disaggregated prefill/decode serving (methodology §3.6): each formula against a hand-computed
 // worked example, and the composition's identities.
 #include <cmath>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/disagg.hpp"
+#include "rightsize/disagg_search.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/load_model.hpp"
 
@@ -139,4 +141,39 @@ TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {
   CHECK(e.combined.ttft_s * 1e3 <= 2000.0);
   CHECK_FALSE(e.combined.clients_exceed_kv);
   CHECK(std::isfinite(e.combined.usd_per_million_output_tokens));
+}
+
+TEST_CASE("the disaggregated search ranks passing units by cost and judges every one", "[disagg]") {
+  const std::vector<Gpu> gpus = {h100_sxm(), a100_80gb_sxm()};
+  const std::vector<double> prices = {3.0, 2.0};
+  const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
+  InferenceWorkload w;
+  w.input_tokens = 4096;
+  w.output_tokens = 512;
+  Sla sla;
+  sla.tpot_ms = 30.0;
+  sla.ttft_ms = 3000.0;
+  sla.requests_per_s = 5.0;
+  SearchPolicy policy;
+  policy.engine = engine_profile(EngineKind::vllm);
+  DisaggGrid grid;
+  grid.max_prefill_workers = 2;
+  grid.max_decode_workers = 2;
+  const DisaggRecommendation r = recommend_disagg(models, w, sla, gpus, prices, policy, grid);
+  REQUIRE_FALSE(r.candidates.empty());
+  CHECK(r.evaluated == static_cast<int>(r.candidates.size() + r.rejected.size()));
+  bool mixed = false;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const DisaggCandidate& c = r.candidates[i];
+    CHECK(c.verdict.passes());
+    CHECK(c.whole.requests_per_s * 1.0 >= 5.0);
+    if (i > 0) {
+      CHECK(c.usd_per_million_output_tokens_at_load >=
+            r.candidates[i - 1].usd_per_million_output_tokens_at_load);
+    }
+    mixed = mixed || c.prefill_gpu_index != c.decode_gpu_index;
+  }
+  CHECK(mixed); // mixed GPU types for the two pools are searched
+  for (const DisaggCandidate& c : r.rejected)
+    CHECK_FALSE(c.verdict.passes());
 }
