@@ -182,11 +182,36 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                       return std::string(gpus > 8 ? "multi-node TP/PP (> 8 GPUs)"
                                                                   : "TP/PP/EP in one node");
                                     }));
+  if (!score.disagg_results.empty()) {
+    // Disaggregated prefill/decode runs (issue 17, methodology §3.6), scored apart from the rest.
+    md += "\n" + bench::serving_table("disagg", bench::group_by(score.disagg_results, [](R r) {
+                                        return std::string(r.run->decode.workers > 0 ? "workers given"
+                                                                                     : "workers not given");
+                                      }));
+    md += bench::serving_table("disagg",
+                               bench::group_by(score.disagg_results, [](R) { return std::string("all"); }))
+              .substr(bench::serving_table("disagg", {}).size());
+    md += "\n" + bench::serving_table("disagg engine", bench::group_by(score.disagg_results, [](R r) {
+                                        return r.run->engine + " " + r.run->gpu_id + " " + r.run->preset +
+                                               " " + r.run->precision;
+                                      }));
+    md += "\n" + bench::serving_table("disagg ISL", bench::group_by(score.disagg_results, [](R r) {
+                                        return std::to_string(r.run->input_tokens);
+                                      }));
+    md += "\n" + bench::serving_table(
+                     "disagg concurrency",
+                     bench::group_by(score.disagg_results,
+                                     [](R r) { return std::string(concurrency_bucket(r.run->concurrency)); },
+                                     {"1", "2-8", "9-32", "33-128", ">128"}));
+  }
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped)
     skipped += n;
-  md += fmt::format("\nRows scored: {} of {}; not expressible: {}\n\n| reason | rows |\n|---|---:|\n",
-                    score.results.size(), score.runs.size(), skipped);
+  md += fmt::format(
+      "\nRows scored: {} of {} ({} aggregated, {} disaggregated); not expressible: {}\n\n| reason "
+      "| rows |\n|---|---:|\n",
+      score.results.size() + score.disagg_results.size(), score.runs.size(), score.results.size(),
+      score.disagg_results.size(), skipped);
   for (const auto& [reason, n] : score.skipped)
     md += fmt::format("| {} | {} |\n", reason, n);
   return md;
@@ -260,7 +285,13 @@ bench::ServingScore serving_loo(const Calibration& base, const bench::ServingSco
   bench::ServingScore out;
   out.runs = all.runs;
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const ServingResult& r : all.results) {
+  std::vector<const ServingResult*> every;
+  for (const ServingResult& r : all.results)
+    every.push_back(&r);
+  for (const ServingResult& r : all.disagg_results)
+    every.push_back(&r);
+  for (const ServingResult* rp : every) {
+    const ServingResult& r = *rp;
     const std::pair<std::string, std::string> p{r.run->preset, r.run->gpu_id};
     if (std::find(pairs.begin(), pairs.end(), p) == pairs.end()) pairs.push_back(p);
   }
@@ -273,6 +304,13 @@ bench::ServingScore serving_loo(const Calibration& base, const bench::ServingSco
       ServingResult copy = r;
       copy.run = &out.runs[static_cast<std::size_t>(r.run - sc.runs.data())];
       out.results.push_back(copy);
+    }
+    // Disaggregated rows of the same pair, under the same left-out factors.
+    for (const ServingResult& r : sc.disagg_results) {
+      if (r.run->preset != preset || r.run->gpu_id != gpu) continue;
+      ServingResult copy = r;
+      copy.run = &out.runs[static_cast<std::size_t>(r.run - sc.runs.data())];
+      out.disagg_results.push_back(copy);
     }
   }
   return out;
@@ -307,6 +345,23 @@ int run(const std::vector<std::string>& args) {
                       t.median_ape_pct, t.median_signed_pct, t.within_25_pct);
         }
       }
+    }
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "--disagg-rows") {
+    // One line per scored disaggregated row, for residual analysis.
+    const bench::ServingScore score = score_serving_runs(shipped_calibration());
+    std::puts(
+        "id,engine,gpu,model,precision,isl,osl,concurrency,p_tp,p_ep,p_workers,d_tp,d_ep,d_workers,ttft_s,"
+        "ttft_pred_s,tpot_s,tpot_pred_s,prefill_s,decode_s");
+    for (const ServingResult& r : score.disagg_results) {
+      const ServingRun& u = *r.run;
+      std::printf("%s,%s,%s,%s,%s,%lld,%lld,%lld,%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                  u.id.c_str(), u.engine.c_str(), u.gpu_id.c_str(), u.preset.c_str(), u.precision.c_str(),
+                  static_cast<long long>(u.input_tokens), static_cast<long long>(u.output_tokens),
+                  static_cast<long long>(u.concurrency), u.prefill.tp, u.prefill.moe_ep, u.prefill.workers,
+                  u.decode.tp, u.decode.moe_ep, u.decode.workers, u.ttft_s, r.ttft_pred_s, u.tpot_s,
+                  r.tpot_pred_s, r.prefill_s, r.decode_step_s);
     }
     return 0;
   }

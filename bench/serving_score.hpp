@@ -21,7 +21,10 @@ namespace rightsize::bench {
 
 struct ServingScore {
   std::vector<ServingRun> runs;
-  std::vector<ServingResult> results; ///< scored rows (pointers into `runs`)
+  std::vector<ServingResult> results; ///< scored aggregated rows (pointers into `runs`)
+  /// Scored disaggregated rows (issue 17), kept apart so the aggregated figures and the factor and
+  /// band fits stay as they were.
+  std::vector<ServingResult> disagg_results;
   std::map<std::string, int> skipped; ///< reason -> rows
 };
 
@@ -44,7 +47,13 @@ inline bool preset_from_model_id(const ServingRun& run) {
 
 inline std::string unexpressible_reason(const ServingRun& run, const std::vector<io::Preset>& presets,
                                         const io::Catalog& catalog) {
-  if (run.mode != "agg") return "disaggregated prefill/decode pools (issue 17)";
+  if (run.mode == "disagg") {
+    if (run.prefill.attention_dp > 1 || run.decode.attention_dp > 1) {
+      return "disaggregated, attention data parallelism (issue 17)";
+    }
+  } else if (run.mode != "agg") {
+    return "unknown mode";
+  }
   if (run.preset.empty()) return "no preset for the model (issue 19)";
   bool found = false;
   for (const io::Preset& p : presets)
@@ -53,6 +62,11 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   const Gpu* gpu = io::find_gpu(catalog, run.gpu_id);
   if (gpu == nullptr) return "GPU not in the catalog";
   if (!parse_engine_kind(run.engine)) return "unknown engine";
+  if (run.mode == "disagg") {
+    const int widest = std::max(run.prefill.tp * run.prefill.pp, run.decode.tp * run.decode.pp);
+    if (widest > gpu->gpus_per_node) return "disaggregated, a pool wider than one node (issue 17)";
+    return "";
+  }
   return "";
 }
 
@@ -88,7 +102,10 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
     EngineConfig engine = engine_profile(*parse_engine_kind(run.engine));
     if (phi >= 0.0) engine.wave_synchrony = phi;
     if (fixed_s >= 0.0) engine.ttft_fixed_s = fixed_s;
-    const ServingPrediction pred = predict_serving(it->second, gpu, run, loaded.calibration, &engine);
+    const bool disagg = run.mode == "disagg";
+    const ServingPrediction pred =
+        disagg ? predict_serving_disagg(it->second, gpu, run, loaded.calibration, &engine)
+               : predict_serving(it->second, gpu, run, loaded.calibration, &engine);
     if (pred.reason.empty() && pred.weights_exceed_memory) {
       ++out.skipped["the weights alone exceed GPU memory at the published layout"];
       continue;
@@ -108,7 +125,7 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
     r.model_class = model_class_of(it->second.model);
     r.prefill_s = pred.prefill_s;
     r.decode_step_s = pred.decode_step_s;
-    out.results.push_back(r);
+    (disagg ? out.disagg_results : out.results).push_back(r);
   }
   return out;
 }

@@ -11,6 +11,12 @@
 
 namespace rightsize {
 
+/// One pool of a disaggregated run (CSV columns prefill_* / decode_*).
+struct ServingPool {
+  int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
+  int workers = 0; ///< workers of this pool; 0 = not given
+};
+
 /// One measured run, as the CSV gives it (column names in tests/validation/serving/README.md).
 struct ServingRun {
   std::string id;
@@ -22,8 +28,9 @@ struct ServingRun {
   std::string mode; ///< "agg" or "disagg"
   std::int64_t input_tokens = 0, output_tokens = 0, concurrency = 0;
   int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
-  double ttft_s = 0.0; ///< measured mean time to first token
-  double tpot_s = 0.0; ///< measured mean time per output token
+  ServingPool prefill, decode; ///< mode "disagg": the two pools' layouts
+  double ttft_s = 0.0;         ///< measured mean time to first token
+  double tpot_s = 0.0;         ///< measured mean time per output token
 };
 
 /// Concurrency bucket of the report: "1", "2-8", "9-32", "33-128", ">128".
@@ -52,6 +59,13 @@ struct ServingPrediction {
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
                                   const Calibration& calibration,
                                   const EngineConfig* engine_override = nullptr);
+
+/// The estimate of one disaggregated run (methodology §3.6): both pools on the run's GPU, each with
+/// its published layout; `*_workers` not given = one worker each (1P1D); the run's concurrency is the
+/// client count of the whole deployment. `reason` is non-empty when the run cannot be expressed.
+ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
+                                         const Calibration& calibration,
+                                         const EngineConfig* engine_override = nullptr);
 
 /// One scored row: measured and predicted TTFT and TPOT in seconds.
 struct ServingResult {

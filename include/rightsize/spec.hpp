@@ -115,6 +115,22 @@ struct DeploymentSpec {
   int attention_dp = 0; ///< attention data-parallel ranks per replica; 0 = none (methodology §5.6)
 };
 
+/// One pool of a disaggregated deployment (`deployment.prefill` / `deployment.decode`): `workers`
+/// replicas of tp·pp GPUs each (methodology §3.6).
+struct PoolSpec {
+  std::string gpu; ///< catalog id or alias
+  int workers = 1;
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;
+};
+
+/// Separate prefill and decode pools (xPyD, issue 17).
+struct DisaggSpec {
+  PoolSpec prefill;
+  PoolSpec decode;
+};
+
 /// A whole validated spec file (docs/model-spec.md).
 struct Spec {
   int schema_version = 1;
@@ -128,8 +144,9 @@ struct Spec {
   Sla sla;
   Constraints constraints;
   std::optional<DeploymentSpec> deployment;
-  std::optional<EngineKind> engine;     ///< workload.engine; unset = vLLM's defaults
-  std::vector<std::string> assumptions; ///< defaults the loader filled in, stated to the user
+  std::optional<DisaggSpec> disaggregated; ///< `deployment` with `prefill` and `decode` blocks
+  std::optional<EngineKind> engine;        ///< workload.engine; unset = vLLM's defaults
+  std::vector<std::string> assumptions;    ///< defaults the loader filled in, stated to the user
 };
 
 } // namespace rightsize

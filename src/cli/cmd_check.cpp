@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "disagg_render.hpp"
 #include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
@@ -91,6 +92,16 @@ int run_check(const CheckOptions& o) {
   if (spec.mode == WorkloadMode::training) {
     throw Error(ErrorKind::usage, "check", "",
                 "check gates inference deployments; use 'rightsize recommend' for training specs");
+  }
+  if (spec.disaggregated && o.deployment.empty()) {
+    // Separate prefill and decode pools (methodology §3.6): judged as one deployment by core::judge.
+    if (o.tp > 0 || o.pp > 0) {
+      throw Error(ErrorKind::usage, "--tp", "",
+                  "--tp/--pp set an aggregated replica; the spec's deployment has prefill and decode pools");
+    }
+    const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
+    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), spec.inference,
+                                 confidence_of(o.judging), format, true, engine_name(o.engine, spec.engine));
   }
   DeploymentSpec want;
   if (!o.deployment.empty()) {

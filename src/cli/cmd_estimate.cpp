@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "disagg_render.hpp"
 #include "judge_options.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -174,6 +175,25 @@ int run_estimate(const EstimateOptions& o) {
   require_positive(o.attention_dp, "--attention-dp");
   const Spec spec = load_spec_file(o.spec);
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
+  if (spec.disaggregated && o.gpu.empty() && spec.mode == WorkloadMode::inference) {
+    // Separate prefill and decode pools (methodology §3.6): their layouts are the spec's.
+    if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0) {
+      const char* flag = o.gpus > 0 ? "--gpus" : o.tp > 0 ? "--tp" : o.pp > 0 ? "--pp" : "--ep";
+      throw Error(ErrorKind::usage, flag, "",
+                  "--gpus/--tp/--pp/--ep set an aggregated deployment; the spec's deployment has prefill "
+                  "and decode pools (set their layouts there, or pass --gpu for an aggregated estimate)");
+    }
+    InferenceWorkload w = spec.inference;
+    if (o.concurrency >= 0) {
+      if (o.concurrency < 1 || o.concurrency > 1'000'000) {
+        throw Error(ErrorKind::usage, "--concurrency", "",
+                    fmt::format("expected 1 to 1000000, got {}", o.concurrency));
+      }
+      w.concurrency = o.concurrency;
+    }
+    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), w,
+                                 confidence_of(o.judging), format, false, engine_name(o.engine, spec.engine));
+  }
   std::string gpu_id = o.gpu;
   if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;
   if (gpu_id.empty())

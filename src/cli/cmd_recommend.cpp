@@ -2,11 +2,13 @@
 // Flow: load spec + priced catalog -> core search -> render (table / json / csv / markdown).
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "app.hpp"
 #include "diagnostics.hpp"
+#include "disagg_render.hpp"
 #include "emit/emit.hpp"
 #include "judge_options.hpp"
 #include "recommend_render.hpp"
@@ -27,6 +29,7 @@ struct RecommendOptions {
   int top = 5;
   bool explain = false;
   bool include_consumer = false;
+  bool disagg = false;
   int max_gpus_per_replica = 0;
   int max_nodes = 0;
   double headroom = -1.0;
@@ -100,6 +103,11 @@ int run_recommend(const RecommendOptions& o) {
       throw Error(ErrorKind::usage, "--headroom", "", fmt::format("expected 0 to 10, got {}", o.headroom));
     policy.throughput_headroom = o.headroom;
   }
+  if (o.disagg && (format == Format::csv || spec.mode == WorkloadMode::training || !o.emit.kind.empty())) {
+    throw Error(ErrorKind::usage, "--disagg", "",
+                "expected an inference spec with --format table, json or markdown and no --emit (a "
+                "disaggregated unit has two pools per row)");
+  }
   RenderOptions ro;
   ro.format = format;
   ro.top = static_cast<std::size_t>(o.top);
@@ -118,11 +126,22 @@ int run_recommend(const RecommendOptions& o) {
   }
   trace_search(in, r, policy);
   if (!o.emit.kind.empty()) return emit_artifact(o.emit, spec, in, r, policy, catalog.pricing);
+  // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
+  std::optional<DisaggRecommendation> dr;
+  if (o.disagg) {
+    {
+      const StageTimer timer("disaggregated search");
+      dr = recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+    }
+    if (format == Format::json) ro.extra_json["disaggregated"] = disagg_search_json(in, *dr, r, ro.top);
+  }
   {
     const StageTimer timer("render");
     render_recommendation(spec, in, r, catalog, policy, ro);
+    if (dr && format != Format::json) print_disagg_search(in, *dr, r, ro.top, format == Format::markdown);
   }
-  return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
+  const bool none = r.candidates.empty() && (!dr || dr->candidates.empty());
+  return none ? static_cast<int>(ExitCode::not_met) : 0;
 }
 
 } // namespace
@@ -140,6 +159,9 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_flag("--explain", o->explain, "list every rejected candidate and its reason");
   command->add_flag("--include-consumer", o->include_consumer,
                     "also search consumer GPUs (RTX-4090: its driver licence excludes data-centre use)");
+  command->add_flag("--disagg", o->disagg,
+                    "also search disaggregated prefill/decode pools (xPyD, 1-4 workers each; needs RDMA or "
+                    "NVLink between pools and a disaggregating engine)");
   command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,
                       "largest replica (default: the spec's, 8)");
   command->add_option("--max-nodes", o->max_nodes, "nodes one replica may span (default: the spec's, 1)");

@@ -165,6 +165,12 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
     throw Error(ErrorKind::input, o.spec, "/workload/mode",
                 "expected an inference workload for sweep, got \"training\"");
   }
+  if (spec.disaggregated) {
+    // Not yet: a sweep point is one aggregated deployment (issue 17 leaves sweep for later).
+    throw Error(ErrorKind::input, o.spec, "/deployment",
+                "expected an aggregated deployment for sweep (prefill/decode pools are taken by estimate, "
+                "check and recommend --disagg), got \"prefill\" and \"decode\" blocks");
+  }
   SweepPlan plan;
   if (o.mode != "estimate" && o.mode != "recommend") {
     usage("--mode", fmt::format("unknown mode \"{}\" (expected estimate or recommend)", o.mode));

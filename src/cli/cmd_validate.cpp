@@ -104,6 +104,13 @@ void print_table(const Spec& s, const Resolved& r) {
     rows.emplace_back("deployment",
                       fmt::format("{} x {} (tp {}, pp {}, ep {})", d.gpus, d.gpu, d.tp, d.pp, d.ep));
   }
+  if (s.disaggregated) {
+    for (const auto& [name, p] : {std::pair{"prefill pool", s.disaggregated->prefill},
+                                  std::pair{"decode pool", s.disaggregated->decode}}) {
+      rows.emplace_back(
+          name, fmt::format("{} workers x {} (tp {}, pp {}, ep {})", p.workers, p.gpu, p.tp, p.pp, p.ep));
+    }
+  }
   print_rows(rows);
   fmt::print("assumptions\n");
   if (s.assumptions.empty()) fmt::print("  (none)\n");

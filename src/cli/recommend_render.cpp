@@ -325,6 +325,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       doc["precision_quality"] = notes;
     }
     doc["assumptions"] = assumptions_json(spec.assumptions);
+    doc.update(o.extra_json);
     fmt::print("{}\n", doc.dump(2));
     return;
   }

@@ -20,6 +20,8 @@ struct RenderOptions {
   std::size_t top = 5;
   bool explain = false;
   bool searched_precisions = false;
+  /// Extra top-level keys for the JSON document (`recommend --disagg`: "disaggregated").
+  nlohmann::json extra_json = nlohmann::json::object();
 };
 
 /// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.

@@ -19,7 +19,8 @@ std::vector<std::string_view> split_line(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    out.push_back(
+        line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -35,6 +36,9 @@ struct Row {
     for (std::size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return i;
     throw Error(ErrorKind::input, where, "", fmt::format("missing column \"{}\"", name));
+  }
+  [[nodiscard]] bool has(std::string_view name) const {
+    return std::find(header.begin(), header.end(), name) != header.end();
   }
   [[nodiscard]] std::string text(std::string_view name) const { return std::string(cells[index(name)]); }
   // Integer column; empty = `fallback` (layout columns are empty where upstream left them out).
@@ -111,11 +115,24 @@ std::vector<ServingRun> parse_serving_csv(const std::string& text, const std::st
     run.attention_dp = layout("attention_dp");
     run.moe_tp = layout("moe_tp");
     run.moe_ep = layout("moe_ep");
+    // Disaggregated runs: each pool's layout; `*_workers` empty = not given (0).
+    for (const char* pool : {"prefill", "decode"}) {
+      if (!r.has(std::string(pool) + "_tp")) continue;
+      ServingPool& out = pool[0] == 'p' ? run.prefill : run.decode;
+      const std::string pre = std::string(pool) + "_";
+      out.tp = layout(pre + "tp");
+      out.pp = layout(pre + "pp");
+      out.attention_dp = layout(pre + "attention_dp");
+      out.moe_tp = layout(pre + "moe_tp");
+      out.moe_ep = layout(pre + "moe_ep");
+      out.workers = static_cast<int>(r.integer(pre + "workers", 0, 1, 4096));
+    }
     run.ttft_s = r.positive("ttft_ms") / 1e3;
     run.tpot_s = r.positive("tpot_ms") / 1e3;
     runs.push_back(std::move(run));
   }
-  if (header.empty()) throw Error(ErrorKind::input, source, "", "expected a CSV header line, got an empty file");
+  if (header.empty())
+    throw Error(ErrorKind::input, source, "", "expected a CSV header line, got an empty file");
   return runs;
 }
 

@@ -286,6 +286,29 @@ DeploymentSpec parse_deployment(const JsonReader& d) {
   return out;
 }
 
+PoolSpec parse_pool(const JsonReader& p) {
+  p.expect_keys({"gpu", "workers", "tp", "pp", "ep"});
+  PoolSpec out;
+  out.gpu = p.at("gpu").as_string();
+  if (auto v = p.find("workers")) out.workers = static_cast<int>(positive_count(*v, 4096, "workers"));
+  if (auto v = p.find("tp")) out.tp = static_cast<int>(positive_count(*v, 1024, "GPUs"));
+  if (auto v = p.find("pp")) out.pp = static_cast<int>(positive_count(*v, 1024, "stages"));
+  if (auto v = p.find("ep")) out.ep = static_cast<int>(positive_count(*v, 1024, "GPUs"));
+  if (out.ep > out.tp * out.pp) {
+    p.at("ep").fail(
+        fmt::format("expected at most tp x pp ({}) of one worker, got {}", out.tp * out.pp, out.ep));
+  }
+  return out;
+}
+
+// `deployment` with `prefill` and `decode` blocks: a disaggregated deployment (methodology §3.6).
+DisaggSpec parse_disagg(const JsonReader& d) {
+  d.expect_keys({"prefill", "decode"});
+  if (!d.find("decode")) d.at("prefill").fail("expected a \"decode\" block next to \"prefill\"");
+  if (!d.find("prefill")) d.at("decode").fail("expected a \"prefill\" block next to \"decode\"");
+  return DisaggSpec{parse_pool(d.at("prefill")), parse_pool(d.at("decode"))};
+}
+
 bool has_control_character(std::string_view text) {
   return std::any_of(text.begin(), text.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
@@ -376,7 +399,14 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     std::erase_if(spec.assumptions, [](const std::string& a) { return a.rfind("concurrency:", 0) == 0; });
   }
   if (auto c = root.find("constraints")) parse_constraints(*c, spec.constraints);
-  if (auto d = root.find("deployment")) spec.deployment = parse_deployment(*d);
+  if (auto d = root.find("deployment")) {
+    d->expect_object();
+    if (d->find("prefill") || d->find("decode")) {
+      spec.disaggregated = parse_disagg(*d);
+    } else {
+      spec.deployment = parse_deployment(*d);
+    }
+  }
   return spec;
 }
 

@@ -163,3 +163,31 @@ TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute,
   CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"context_parallel", 0}}}}) !=
         "no error");
 }
+
+TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deployment", "[io][disagg]") {
+  const Spec s = parse({{"model", {{"preset", "llama-3.1-8b"}}},
+                        {"deployment",
+                         {{"prefill", {{"gpu", "H200-SXM"}, {"workers", 2}, {"tp", 4}}},
+                          {"decode", {{"gpu", "H100-SXM"}, {"tp", 8}, {"ep", 2}}}}}});
+  REQUIRE(s.disaggregated);
+  CHECK_FALSE(s.deployment);
+  CHECK(s.disaggregated->prefill.gpu == "H200-SXM");
+  CHECK(s.disaggregated->prefill.workers == 2);
+  CHECK(s.disaggregated->prefill.tp == 4);
+  CHECK(s.disaggregated->prefill.pp == 1);
+  CHECK(s.disaggregated->decode.workers == 1);
+  CHECK(s.disaggregated->decode.ep == 2);
+  CHECK(error_of(
+            {{"model", {{"preset", "llama-3.1-8b"}}}, {"deployment", {{"decode", {{"gpu", "H100-SXM"}}}}}}) ==
+        "s.json: /deployment/decode: expected a \"prefill\" block next to \"decode\"");
+  CHECK(
+      error_of({{"model", {{"preset", "llama-3.1-8b"}}},
+                {"deployment",
+                 {{"prefill", {{"gpu", "H100-SXM"}, {"workers", 0}}}, {"decode", {{"gpu", "H100-SXM"}}}}}}) ==
+      "s.json: /deployment/prefill/workers: expected a positive integer, got 0");
+  CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}},
+                  {"deployment",
+                   {{"prefill", {{"gpu", "H100-SXM"}}},
+                    {"decode", {{"gpu", "H100-SXM"}, {"tp", 2}, {"ep", 4}}}}}}) ==
+        "s.json: /deployment/decode/ep: expected at most tp x pp (2) of one worker, got 4");
+}

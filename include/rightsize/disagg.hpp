@@ -1,0 +1,87 @@
+#pragma once
+// Disaggregated prefill/decode serving (methodology §3.6, [DISTSERVE], [SPLITWISE], [MOONCAKE]):
+// a prefill pool of P workers and a decode pool of D workers, each worker a replica with its own GPU
+// type and layout; the prompt's KV cache is shipped from the prefill worker to a decode worker.
+// Composed from the aggregated per-replica estimator (estimate_inference): the prefill pool is that
+// estimator's idle prefill plus the queueing of prompts across the P workers, the decode pool its
+// pure decode step at the decode pool's in-flight batch (no prefill interference). Pure.
+#include <cstdint>
+
+#include "rightsize/gpu.hpp"
+#include "rightsize/inference.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize {
+
+/// Fixed TTFT cost of handing a request from the prefill to the decode pool, beyond the KV bytes
+/// themselves: the router/proxy hop, the PD bootstrap handshake, KV-transfer setup and completion
+/// polling, the decode worker's pickup (methodology §3.6). Fitted: the median of measured − predicted
+/// TTFT (without it) over the 72 disaggregated CSV rows at concurrency ≤ 16 (DeepSeek-R1/V3 on
+/// B200/H200, SGLang and TensorRT-LLM; docs/accuracy.md "disagg"): 0.237 s.
+inline constexpr double k_pd_handoff_s = 0.24;
+
+/// One pool: `workers` replicas of `layout` (layout.gpus = GPUs of one worker = tp·pp) on `gpu`.
+struct PoolDeployment {
+  const Gpu* gpu = nullptr;
+  Deployment layout;
+  int workers = 1;
+  double usd_per_gpu_hour = 0.0;
+  [[nodiscard]] int gpus() const { return workers * layout.gpus_per_replica(); }
+};
+
+struct DisaggDeployment {
+  PoolDeployment prefill;
+  PoolDeployment decode;
+};
+
+/// The link a prompt's KV cache crosses from a prefill worker to a decode worker.
+struct KvLink {
+  LinkKind kind = LinkKind::network;
+  double gb_per_s = 0.0; ///< per GPU lane, per direction; 0 = unknown
+  int lanes = 1;         ///< GPU pairs sending in parallel: min(prefill GPUs, decode GPUs) of one worker each
+};
+
+/// NVLink (the scale-up link) when both workers are the same GPU type and fit together in one
+/// scale-up domain (g_p + g_d ≤ domain), else RDMA over each GPU's NIC; lanes = min(g_p, g_d), each
+/// at the slower end's bandwidth (methodology §3.6).
+KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, const Gpu& decode_gpu,
+                        int decode_worker_gpus);
+
+/// KV bytes of one prompt of `prompt_tokens` tokens for the whole model (every layer, all KV heads or
+/// the MLA latent once, linear-attention state once): what the decode worker must receive.
+double kv_transfer_bytes(const PreparedModel& model, std::int64_t prompt_tokens);
+
+/// T_kv = latency + bytes / (lanes · B_link · η_l), B_link in GB/s (methodology §3.6). 0 bytes = 0 s.
+double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double latency_s);
+
+/// Little's law for the decode pool: sequences in flight on one decode worker when the deployment
+/// completes `requests_per_s` requests, each decoding `output_tokens − 1` tokens at `tpot_s`, spread
+/// over `decode_workers` workers: λ·(OSL − 1)·TPOT / D.
+double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s, int decode_workers);
+
+/// Estimate of a disaggregated deployment.
+struct DisaggEstimate {
+  InferenceEstimate prefill;  ///< one prefill worker: memory with one prompt in flight, idle prefill
+  InferenceEstimate decode;   ///< one decode worker at the decode pool's in-flight batch
+  InferenceEstimate combined; ///< the whole deployment, as judge() and the shared renderers read it
+  KvLink link;
+  double kv_bytes = 0.0;            ///< one prompt's KV cache (whole model)
+  double kv_transfer_s = 0.0;       ///< added to TTFT
+  double prefill_service_s = 0.0;   ///< one prompt on an idle prefill worker
+  double prefill_wait_s = 0.0;      ///< mean wait for a prefill worker
+  double prefill_utilization = 0.0; ///< share of time a prefill worker is busy
+  double ttft_fixed_s = 0.0;        ///< engine's fixed TTFT share (HTTP, tokenizer, scheduling)
+  double handoff_s = 0.0;           ///< prefill-to-decode handoff (k_pd_handoff_s)
+  double decode_batch = 0.0;        ///< mean sequences in flight per decode worker
+  double client_wait_s = 0.0;       ///< closed loop: wait for a decode slot when clients exceed the KV
+};
+
+/// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or
+/// at `workload.request_rate_per_s` (Arrival::poisson); concurrency 0 = the largest client count whose
+/// mean latencies meet `sla` (when given) and whose decode batches fit the decode workers' KV.
+/// `handoff_s` < 0 = k_pd_handoff_s.
+DisaggEstimate estimate_disagg(const PreparedModel& model, const InferenceWorkload& workload,
+                               const DisaggDeployment& deployment, const EngineConfig& engine, const Sla* sla,
+                               double handoff_s = -1.0);
+
+} // namespace rightsize

@@ -1,0 +1,58 @@
+#pragma once
+// Disaggregated candidates for `recommend --disagg` (methodology §3.6 and "Search"): xPyD grids of
+// prefill and decode workers per GPU type (and, optionally, mixed GPU types for the two pools),
+// judged by core::judge and ranked by the same cost per 1M output tokens as the aggregated search.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "rightsize/disagg.hpp"
+#include "rightsize/search.hpp"
+
+namespace rightsize {
+
+/// One disaggregated configuration: `copies` copies of a unit of P prefill and D decode workers.
+struct DisaggCandidate {
+  std::size_t prefill_gpu_index = 0; ///< into the GPU list given to recommend_disagg()
+  std::size_t decode_gpu_index = 0;
+  std::size_t precision_index = 0;
+  DisaggDeployment unit;   ///< one xPyD unit (GPU pointers into the list given)
+  int copies = 1;          ///< units sized for the SLA's load with headroom
+  DisaggEstimate estimate; ///< one unit; `estimate.combined` scaled to all copies in `whole`
+  InferenceEstimate whole; ///< the whole deployment (copies × unit), as judged
+  Verdict verdict;
+  bool meets_sla = false;
+  bool price_known = true;
+  double usd_per_million_output_tokens_at_load = 0.0;
+  double usd_per_request_at_load = 0.0;
+  [[nodiscard]] int total_gpus() const { return copies * (unit.prefill.gpus() + unit.decode.gpus()); }
+};
+
+/// Grid limits of the disaggregated search.
+struct DisaggGrid {
+  int max_prefill_workers = 4;
+  int max_decode_workers = 4;
+  int layouts_per_pool = 8;    ///< the smallest replica layouts (replica_layouts order) that hold the weights
+  bool mixed_gpu_types = true; ///< also pair different GPU types for the two pools (the cheapest few)
+  int mixed_gpus = 3;          ///< GPU types per pool considered for mixed pairs
+};
+
+struct DisaggRecommendation {
+  std::vector<DisaggCandidate> candidates; ///< passing, cheapest first
+  std::vector<DisaggCandidate> rejected;   ///< closest first
+  int evaluated = 0;
+};
+
+/// Evaluates one xPyD unit against the workload and SLA and sizes the copies (as evaluate_candidate).
+DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const InferenceWorkload& workload,
+                                          const Sla& sla, const DisaggDeployment& unit,
+                                          const SearchPolicy& policy, const BandFactors& bands);
+
+/// The disaggregated search: `models`, `gpus` and `prices_usd_per_gpu_hour` as for recommend().
+DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
+                                      const InferenceWorkload& workload, const Sla& sla,
+                                      std::span<const Gpu> gpus,
+                                      std::span<const double> prices_usd_per_gpu_hour,
+                                      const SearchPolicy& policy, const DisaggGrid& grid = {});
+
+} // namespace rightsize

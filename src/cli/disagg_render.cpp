@@ -1,0 +1,336 @@
+// Disaggregated prefill/decode deployments in the CLI (methodology §3.6): estimate, check and the
+// recommend section. Thin: the figures come from core::estimate_disagg, the verdict from core::judge.
+#include "disagg_render.hpp"
+
+#include <fmt/format.h>
+
+#include "render.hpp"
+#include "rightsize/calibration.hpp"
+#include "rightsize/disagg.hpp"
+#include "rightsize/error.hpp"
+#include "rightsize/exit_codes.hpp"
+#include "table.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+struct ResolvedPool {
+  PoolDeployment pool;
+  bool price_known = false;
+};
+
+ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const PoolSpec& p,
+                          const char* name) {
+  const std::string where = fmt::format("/deployment/{}", name);
+  const Gpu& gpu = require_gpu(catalog.catalog, p.gpu, spec.source);
+  if (p.tp > 1 && spec.model.heads > 0 && spec.model.heads % p.tp != 0) {
+    throw Error(ErrorKind::input, spec.source, where + "/tp",
+                fmt::format("expected a TP degree dividing the model's {} attention heads, got {}",
+                            spec.model.heads, p.tp));
+  }
+  ResolvedPool r;
+  r.pool.gpu = &gpu;
+  r.pool.layout.tp = p.tp;
+  r.pool.layout.pp = p.pp;
+  r.pool.layout.ep = p.ep;
+  r.pool.layout.gpus = p.tp * p.pp;
+  r.pool.workers = p.workers;
+  const ResolvedPrice& price = price_of(catalog, gpu);
+  r.price_known = price.known;
+  r.pool.usd_per_gpu_hour = price.known ? price.usd_per_hour : 0.0;
+  return r;
+}
+
+std::string pool_label(const PoolDeployment& p) {
+  return fmt::format("{} × {} {}", p.workers, p.gpu->id, layout_label(p.layout));
+}
+
+std::string link_label(const KvLink& link, const Gpu& gpu) {
+  if (link.gb_per_s <= 0.0) return "unknown link";
+  const std::string name = link.kind == LinkKind::scaleup ? link_name(gpu, LinkKind::scaleup) : "RDMA (NIC)";
+  return fmt::format("{}, {} lane{} × {:g} GB/s", name, link.lanes, link.lanes == 1 ? "" : "s",
+                     link.gb_per_s);
+}
+
+nlohmann::json pool_json(const PoolDeployment& p) {
+  return {{"gpu", p.gpu->id},
+          {"workers", p.workers},
+          {"tp", p.layout.tp},
+          {"pp", p.layout.pp},
+          {"ep", p.layout.ep},
+          {"gpus", p.gpus()},
+          {"usd_per_gpu_hour", round_sig(p.usd_per_gpu_hour)}};
+}
+
+nlohmann::json memory_json(const MemoryEstimate& m) {
+  return {{"weights_bytes", json_bytes(m.weights_bytes)},
+          {"kv_cache_bytes", json_bytes(m.kv_cache_bytes)},
+          {"per_gpu_bytes", json_bytes(m.per_gpu_bytes)},
+          {"usable_per_gpu_bytes", json_bytes(m.usable_per_gpu_bytes)},
+          {"fits", m.fits}};
+}
+
+// Per-pool figures of one estimate (docs/output-schema.md "Disaggregated").
+nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEstimate& e) {
+  nlohmann::json doc;
+  doc["prefill_pool"] = pool_json(dep.prefill);
+  doc["prefill_pool"]["memory"] = memory_json(e.prefill.memory);
+  doc["prefill_pool"]["ttft_parts_ms"] = {
+      {"fixed", round_sig(e.ttft_fixed_s * 1e3)},        {"handoff", round_sig(e.handoff_s * 1e3)},
+      {"queue_wait", round_sig(e.prefill_wait_s * 1e3)}, {"client_wait", round_sig(e.client_wait_s * 1e3)},
+      {"prefill", round_sig(e.prefill_service_s * 1e3)}, {"kv_transfer", round_sig(e.kv_transfer_s * 1e3)}};
+  doc["prefill_pool"]["utilization"] = round_sig(e.prefill_utilization, 4);
+  doc["prefill_pool"]["kv_transfer"] = {{"bytes", json_bytes(e.kv_bytes)},
+                                        {"link", e.link.kind == LinkKind::scaleup ? "scaleup" : "network"},
+                                        {"lanes", e.link.lanes},
+                                        {"gb_per_s_per_lane", round_sig(e.link.gb_per_s)}};
+  doc["decode_pool"] = pool_json(dep.decode);
+  doc["decode_pool"]["memory"] = memory_json(e.decode.memory);
+  doc["decode_pool"]["batch_per_worker"] = round_sig(e.decode_batch, 4);
+  doc["decode_pool"]["kv_capacity_sequences_per_worker"] = e.decode.max_concurrency;
+  doc["decode_pool"]["tpot_ms"] = round_sig(e.combined.tpot_s * 1e3);
+  return doc;
+}
+
+nlohmann::json figures_json(const InferenceEstimate& c) {
+  return {{"concurrency", c.concurrency},
+          {"ttft_ms", round_sig(c.ttft_s * 1e3)},
+          {"tpot_ms", round_sig(c.tpot_s * 1e3)},
+          {"e2e_ms", round_sig(c.e2e_s * 1e3)},
+          {"ttft_p99_ms", round_sig(c.ttft.p99_s * 1e3)},
+          {"requests_per_s", round_sig(c.requests_per_s)},
+          {"output_tokens_per_s", round_sig(c.output_tokens_per_s)}};
+}
+
+std::string unit_label(const DisaggCandidate& c) {
+  return fmt::format("{}P{}D: prefill {}, decode {}", c.unit.prefill.workers, c.unit.decode.workers,
+                     pool_label(c.unit.prefill), pool_label(c.unit.decode));
+}
+
+std::string aggregated_label(const SearchInputs& in, const Candidate& c) {
+  return fmt::format("{} {} × {} replica{}", in.gpus[c.gpu_index].id, layout_label(c.layout), c.replicas,
+                     c.replicas == 1 ? "" : "s");
+}
+
+nlohmann::json disagg_candidate_json(const DisaggCandidate& c) {
+  nlohmann::json j = estimate_pools_json(c.unit, c.estimate);
+  j["label"] = fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers);
+  j["copies"] = c.copies;
+  j["gpus"] = c.total_gpus();
+  j["meets_sla"] = c.meets_sla;
+  j["inference"] = figures_json(c.whole);
+  j["usd_per_hour"] = c.price_known ? nlohmann::json(round_sig(c.whole.usd_per_hour)) : nlohmann::json();
+  j["usd_per_million_output_tokens_at_load"] =
+      c.price_known && c.meets_sla ? nlohmann::json(round_sig(c.usd_per_million_output_tokens_at_load))
+                                   : nlohmann::json();
+  if (!c.meets_sla) j["reason"] = describe_rejection(c.verdict.first, c.whole.concurrency);
+  return j;
+}
+
+// Which of the best aggregated and the best disaggregated deployment is cheaper per 1M output
+// tokens at the load, and the figures that say why (methodology §3.6 "When disaggregation pays").
+std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, const Recommendation& agg) {
+  const Candidate* a = agg.candidates.empty() ? nullptr : &agg.candidates.front();
+  for (const Candidate& c : agg.candidates) {
+    if (c.price_known && c.usd_per_million_output_tokens_at_load < a->usd_per_million_output_tokens_at_load)
+      a = &c;
+  }
+  const DisaggCandidate* d = r.candidates.empty() ? nullptr : &r.candidates.front();
+  if (a == nullptr && d == nullptr)
+    return "neither an aggregated nor a disaggregated deployment meets the SLA";
+  if (a == nullptr) {
+    return fmt::format("winner: disaggregated {} at {}/1M output tokens: the only kind meeting the SLA "
+                       "(TPOT {} with no prefill in the decode steps)",
+                       unit_label(*d), format_usd(d->usd_per_million_output_tokens_at_load, d->price_known),
+                       format_ms(d->whole.tpot_s));
+  }
+  if (d == nullptr) {
+    return fmt::format(
+        "winner: aggregated {} at {}/1M output tokens: no disaggregated unit in the grid meets "
+        "the SLA",
+        aggregated_label(in, *a), format_usd(a->usd_per_million_output_tokens_at_load, a->price_known));
+  }
+  const double ca = a->usd_per_million_output_tokens_at_load, cd = d->usd_per_million_output_tokens_at_load;
+  if (cd < ca) {
+    return fmt::format(
+        "winner: disaggregated {} at {}/1M output tokens, {:.0f} % below the best aggregated ({}, {}): "
+        "cheapest "
+        "meeting the SLA; its decode steps carry no prefill, so within the TPOT target a decode GPU holds "
+        "{:.1f} sequences vs {:.1f} aggregated (TPOT {} vs {})",
+        unit_label(*d), format_usd(cd, d->price_known), (1.0 - cd / ca) * 100.0, aggregated_label(in, *a),
+        format_usd(ca, a->price_known), d->estimate.decode_batch / d->unit.decode.layout.gpus_per_replica(),
+        static_cast<double>(a->estimate.concurrency) / a->layout.gpus_per_replica(),
+        format_ms(d->whole.tpot_s), format_ms(a->estimate.tpot_s));
+  }
+  return fmt::format(
+      "winner: aggregated {} at {}/1M output tokens, {:.0f} % below the best disaggregated ({}, {}): "
+      "cheapest "
+      "meeting the SLA; the separate prefill pool is busy {:.0f} % of the time and the prefill it removes "
+      "from "
+      "the decode steps costs little at this prompt length (TPOT {} aggregated vs {} disaggregated)",
+      aggregated_label(in, *a), format_usd(ca, a->price_known), (1.0 - ca / cd) * 100.0, unit_label(*d),
+      format_usd(cd, d->price_known), d->estimate.prefill_utilization * 100.0, format_ms(a->estimate.tpot_s),
+      format_ms(d->whole.tpot_s));
+}
+
+} // namespace
+
+nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommendation& r,
+                                  const Recommendation& aggregated, std::size_t top) {
+  nlohmann::json doc;
+  doc["candidates_evaluated"] = r.evaluated;
+  doc["candidates_passing"] = r.candidates.size();
+  doc["candidates"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.candidates.size() && i < top; ++i)
+    doc["candidates"].push_back(disagg_candidate_json(r.candidates[i]));
+  doc["rejected"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.rejected.size() && i < 3; ++i)
+    doc["rejected"].push_back(disagg_candidate_json(r.rejected[i]));
+  doc["why"] = verdict_line(in, r, aggregated);
+  return doc;
+}
+
+void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
+                         const Recommendation& aggregated, std::size_t top, bool markdown) {
+  fmt::print(
+      "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
+      markdown ? "## " : "", r.evaluated, r.candidates.size());
+  Table t({{"rank", Align::right},
+           {"xPyD", Align::left},
+           {"prefill pool", Align::left},
+           {"decode pool", Align::left},
+           {"copies", Align::right},
+           {"GPUs", Align::right},
+           {"TTFT", Align::right},
+           {"KV xfer", Align::right},
+           {"TPOT", Align::right},
+           {"batch/dec", Align::right},
+           {"$/1M served", Align::right}});
+  const bool any = !r.candidates.empty();
+  const std::vector<DisaggCandidate>& rows = any ? r.candidates : r.rejected;
+  for (std::size_t i = 0; i < rows.size() && i < (any ? top : 3); ++i) {
+    const DisaggCandidate& c = rows[i];
+    t.add_row({any ? std::to_string(i + 1) : "-",
+               fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers),
+               fmt::format("{} {}", c.unit.prefill.gpu->id, layout_label(c.unit.prefill.layout)),
+               fmt::format("{} {}", c.unit.decode.gpu->id, layout_label(c.unit.decode.layout)),
+               std::to_string(c.copies), std::to_string(c.total_gpus()), format_ms(c.whole.ttft_s),
+               format_ms(c.estimate.kv_transfer_s), format_ms(c.whole.tpot_s),
+               fmt::format("{:.0f}", c.estimate.decode_batch),
+               c.meets_sla ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
+                           : describe_rejection(c.verdict.first, c.whole.concurrency)});
+  }
+  if (!rows.empty()) {
+    if (!any) fmt::print("closest misses:\n");
+    fmt::print("{}", t.render(markdown ? TableStyle::markdown : TableStyle::text, 160));
+  }
+  fmt::print("\n{}\n", verdict_line(in, r, aggregated));
+}
+
+int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
+                          const InferenceWorkload& w, Confidence confidence, Format format, bool gate,
+                          const std::string& engine_label) {
+  const DisaggSpec& ds = *spec.disaggregated;
+  const ResolvedPool rp = resolve_pool(spec, catalog, ds.prefill, "prefill");
+  const ResolvedPool rd = resolve_pool(spec, catalog, ds.decode, "decode");
+  DisaggDeployment dep{rp.pool, rd.pool};
+  const bool price_known = rp.price_known && rd.price_known;
+  const PreparedModel pm = prepare_model(spec.model, spec.precision);
+  // TTFT is the prefill pool's figure, TPOT the decode pool's: each judged with its GPU's band.
+  const std::string cls = model_class_of(spec.model);
+  const Calibration* cal = catalog.calibrated ? &catalog.calibration : nullptr;
+  const BandFactors bp = band_factors(cal, confidence, dep.prefill.gpu->id, cls);
+  const BandFactors bd = band_factors(cal, confidence, dep.decode.gpu->id, cls);
+  BandFactors factors{bp.ttft_high, bd.tpot_high, std::min(bp.throughput_low, bd.throughput_low)};
+  const Sla auto_sla = auto_concurrency_sla(spec.sla, factors);
+  const DisaggEstimate e = estimate_disagg(pm, w, dep, engine, w.concurrency == 0 ? &auto_sla : nullptr);
+  JudgeRules rules;
+  rules.bands = factors;
+  rules.price_known = price_known;
+  const Verdict verdict = judge(e.combined, spec.sla, rules);
+  const InferenceEstimate& c = e.combined;
+  const int code = gate ? (verdict.passes() ? 0 : static_cast<int>(ExitCode::not_met))
+                        : (verdict.feasible() ? 0 : static_cast<int>(ExitCode::not_met));
+  if (format == Format::json) {
+    nlohmann::json doc;
+    doc["schema_version"] = k_output_schema_version;
+    doc["spec"] = spec.name;
+    doc["mode"] = "disaggregated";
+    doc["engine"] = engine_label;
+    doc.update(estimate_pools_json(dep, e));
+    doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
+    doc["cost"] = {
+        {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
+        {"usd_per_million_output_tokens", price_known && verdict.feasible()
+                                              ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
+                                              : nlohmann::json()}};
+    doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
+    if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
+    doc["assumptions"] = assumptions_json(spec.assumptions);
+    fmt::print("{}\n", doc.dump(2));
+    return code;
+  }
+  fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,
+             dep.decode.workers, dep.prefill.gpus() + dep.decode.gpus());
+  if (c.open_loop) {
+    fmt::print("workload: {} in / {} out, {} arrivals at {:g} req/s ({:.0f} in flight), engine {}\n",
+               w.input_tokens, w.output_tokens, to_string(w.arrival), w.request_rate_per_s, c.in_flight,
+               engine_label);
+  } else {
+    fmt::print("workload: {} in / {} out, {} clients ({}), engine {}\n", w.input_tokens, w.output_tokens,
+               c.concurrency, w.concurrency == 0 ? "auto" : "closed loop", engine_label);
+  }
+  const bool show = verdict.feasible(); // no performance or cost figures when infeasible
+  fmt::print("\nprefill pool: {}\n", pool_label(dep.prefill));
+  fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.prefill.memory.per_gpu_bytes),
+             format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
+  if (show) fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
+  if (show)
+    fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
+               format_ms(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
+  if (show) fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));
+  if (show)
+    fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
+               format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
+  if (show) fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", format_ms(c.ttft_s));
+  fmt::print("\ndecode pool: {}\n", pool_label(dep.decode));
+  fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.decode.memory.per_gpu_bytes),
+             format_gb(e.decode.memory.usable_per_gpu_bytes), e.decode.memory.fits ? "" : "  DOES NOT FIT");
+  fmt::print("  {:<28}{:>12}\n", "KV capacity per worker", fmt::format("{} seq", e.decode.max_concurrency));
+  if (show) fmt::print("  {:<28}{:>12}\n", "batch per worker", fmt::format("{:.1f} seq", e.decode_batch));
+  if (show)
+    fmt::print("  {:<28}{:>12}  (no prefill in the decode steps)\n", "TPOT (mean)", format_ms(c.tpot_s));
+  if (c.overloaded) {
+    fmt::print("  warning: the arrival rate exceeds what the pools serve (the queue grows without bound)\n");
+  }
+  if (c.clients_exceed_kv) {
+    fmt::print("  note: the clients exceed the decode pool's KV slots ({} per worker): the rest wait\n",
+               e.decode.max_concurrency);
+  }
+  if (show) fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
+  if (show)
+    fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
+  fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
+  if (show)
+    fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
+               format_usd(c.usd_per_million_output_tokens, price_known));
+  if (!verdict.feasible()) {
+    fmt::print("\nnot feasible: {}\n", describe_rejection(verdict.first, c.concurrency));
+  } else if (verdict.term_count > 0) {
+    fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
+    for (std::size_t i = 0; i < verdict.term_count; ++i)
+      fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
+  }
+  if (gate) fmt::print("verdict: {}\n", verdict.passes() ? "pass" : "fail");
+  if (!spec.assumptions.empty()) {
+    fmt::print("\nassumptions\n");
+    for (const auto& a : spec.assumptions) {
+      if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) fmt::print("  - {}\n", a);
+    }
+  }
+  return code;
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,313 @@
+// Disaggregated prefill/decode serving (methodology §3.6): a composition of the aggregated
+// per-replica estimator. Pure arithmetic; no I/O.
+#include "rightsize/disagg.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/load_model.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
+
+// Exact MVA at a fractional customer count: linear between the neighbouring integers.
+load::ClosedResult mva_at(double service_s, double think_s, double customers) {
+  const double lo = std::floor(customers);
+  const load::ClosedResult a = load::closed_mva(service_s, think_s, static_cast<int>(lo));
+  if (customers - lo < 1e-9) return a;
+  const load::ClosedResult b = load::closed_mva(service_s, think_s, static_cast<int>(lo) + 1);
+  const double f = customers - lo;
+  load::ClosedResult r;
+  r.response_s = a.response_s + f * (b.response_s - a.response_s);
+  r.throughput_per_s = a.throughput_per_s + f * (b.throughput_per_s - a.throughput_per_s);
+  r.utilization = a.utilization + f * (b.utilization - a.utilization);
+  if (lo < 1.0) r.response_s = b.response_s; // below one customer the response is one service
+  return r;
+}
+
+struct PoolSetup {
+  const PreparedModel* pm;
+  InferenceWorkload w;
+  const DisaggDeployment* dep;
+  const EngineConfig* engine;
+  double slots;   // KV slots of one decode worker
+  double tkv_s;   // KV transfer
+  double fixed_s; // engine's fixed TTFT share + the prefill-to-decode handoff
+};
+
+Deployment one_worker(const PoolDeployment& pool) {
+  Deployment r = pool.layout;
+  r.gpus = r.gpus_per_replica();
+  return r;
+}
+
+// One decode worker at `batch` sequences in flight: its pure decode step is the TPOT.
+InferenceEstimate decode_at(const PoolSetup& s, double batch) {
+  InferenceWorkload w = s.w;
+  w.arrival = Arrival::closed_loop;
+  w.request_rate_per_s = 0.0;
+  w.concurrency = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(batch)));
+  const PoolDeployment& pool = s.dep->decode;
+  return estimate_inference(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine, nullptr, pool.usd_per_gpu_hour);
+}
+
+struct Operating {
+  InferenceEstimate decode;
+  double tpot_s = 0.0, batch = 0.0, wait_s = 0.0, utilization = 0.0, requests_per_s = 0.0;
+  double ttft_s = 0.0, client_wait_s = 0.0, p_wait = 0.0;
+  bool overloaded = false, kv_bound = false;
+};
+
+// The decode batch by fixed point (methodology §3.6): B = min(slots, λ(B)·(OSL − 1)·TPOT(B)/D).
+template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, Rate rate_of) {
+  const double dw = s.dep->decode.workers;
+  for (int i = 0; i < 24; ++i) {
+    op.decode = decode_at(s, op.batch);
+    op.tpot_s = op.decode.decode_step_s;
+    op.requests_per_s = rate_of(op.tpot_s);
+    const double wanted = std::max(
+        1.0, decode_in_flight(op.requests_per_s, s.w.output_tokens, op.tpot_s, static_cast<int>(dw)));
+    op.kv_bound = wanted > s.slots * 1.0001;
+    const double next = std::min(wanted, s.slots);
+    if (std::fabs(next - op.batch) <= 0.01 * op.batch) {
+      op.batch = next;
+      break;
+    }
+    op.batch = 0.5 * (op.batch + next);
+  }
+  op.decode = decode_at(s, op.batch);
+  op.tpot_s = op.decode.decode_step_s;
+}
+
+// Closed loop with `clients` clients (methodology §3.6): each prefill worker is a queue (exact MVA)
+// visited by clients/P customers whose think time is the KV transfer, the fixed share and the decode
+// of OSL − 1 tokens. When the decode workers' KV slots cap the batch, the deployment completes
+// D·slots/((OSL − 1)·TPOT) requests per second and the other clients wait (Little's law:
+// TTFT = N/X − (OSL − 1)·TPOT).
+Operating closed_point(const PoolSetup& s, double clients, double service_s) {
+  const double osl_rest = std::max(0.0, d(s.w.output_tokens) - 1.0);
+  const double pw = s.dep->prefill.workers, dw = s.dep->decode.workers;
+  Operating op;
+  op.batch = std::min(s.slots, std::max(1.0, clients / dw));
+  load::ClosedResult q;
+  const auto rate_of = [&](double tpot_s) {
+    const double think = s.tkv_s + s.fixed_s + osl_rest * tpot_s;
+    q = mva_at(service_s, think, clients / pw);
+    double x = pw * q.throughput_per_s;
+    if (osl_rest > 0.0 && tpot_s > 0.0) x = std::min(x, dw * s.slots / (osl_rest * tpot_s));
+    return x;
+  };
+  settle_decode(s, op, rate_of);
+  op.requests_per_s = rate_of(op.tpot_s);
+  op.wait_s = std::max(0.0, q.response_s - service_s);
+  op.utilization = std::min(1.0, q.utilization);
+  op.p_wait = op.utilization;
+  const double inside = q.response_s + s.tkv_s + s.fixed_s;
+  const double cycle_ttft =
+      op.requests_per_s > 0.0 ? clients / op.requests_per_s - osl_rest * op.tpot_s : inside;
+  op.ttft_s = std::max(inside, cycle_ttft);
+  op.client_wait_s = op.ttft_s - inside;
+  return op;
+}
+
+// Open loop at the deployment's rate λ: each prefill worker a G/G/1 queue (Kingman) at λ/P with
+// deterministic service; the decode batch by Little's law.
+Operating open_point(const PoolSetup& s, double service_s) {
+  const double rate = s.w.request_rate_per_s;
+  const double pw = s.dep->prefill.workers;
+  Operating op;
+  op.batch = 1.0;
+  settle_decode(s, op, [rate](double) { return rate; });
+  const double rho = rate / pw * service_s;
+  double wait = load::kingman_wait_s(service_s, rho, s.w.arrival_cv, 0.0);
+  op.overloaded = !std::isfinite(wait) || op.kv_bound;
+  if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
+  op.wait_s = wait;
+  op.utilization = std::min(1.0, rho);
+  op.p_wait = op.utilization;
+  op.ttft_s = s.fixed_s + wait + service_s + s.tkv_s;
+  return op;
+}
+
+// The whole deployment as one InferenceEstimate (judge() and the shared renderers read it).
+InferenceEstimate combine(const PoolSetup& s, const DisaggEstimate& e, const Operating& op, double clients) {
+  InferenceEstimate c = e.decode;
+  const DisaggDeployment& dep = *s.dep;
+  const double osl_rest = std::max(0.0, d(s.w.output_tokens) - 1.0);
+  // The memory shown is the tighter pool's (by headroom share); fits only when both pools fit.
+  const MemoryEstimate& pm = e.prefill.memory;
+  const MemoryEstimate& dm = e.decode.memory;
+  const double p_share = pm.usable_per_gpu_bytes > 0.0 ? pm.headroom_bytes() / pm.usable_per_gpu_bytes : -1.0;
+  const double d_share = dm.usable_per_gpu_bytes > 0.0 ? dm.headroom_bytes() / dm.usable_per_gpu_bytes : -1.0;
+  c.memory = p_share < d_share ? pm : dm;
+  c.memory.fits = pm.fits && dm.fits;
+  c.concurrency = static_cast<std::int64_t>(std::llround(clients));
+  c.max_concurrency = e.decode.max_concurrency * dep.decode.workers;
+  c.prefill_s = e.prefill_service_s;
+  c.decode_step_s = op.tpot_s;
+  c.ttft_floor_s = e.prefill.ttft_floor_s;
+  c.tpot_floor_s = e.decode.tpot_floor_s;
+  c.ttft_s = op.ttft_s;
+  c.tpot_s = op.tpot_s;
+  c.e2e_s = op.ttft_s + osl_rest * op.tpot_s;
+  const double base = op.ttft_s - op.wait_s - op.client_wait_s; // fixed + service + transfer
+  double* ttft[3] = {&c.ttft.p50_s, &c.ttft.p90_s, &c.ttft.p99_s};
+  const double qs[3] = {0.5, 0.9, 0.99};
+  for (int i = 0; i < 3; ++i) {
+    *ttft[i] = base + op.client_wait_s + load::wait_quantile_s(op.wait_s, op.p_wait, qs[i]);
+  }
+  // No prefill shares the decode steps: every token of a sequence takes one step (the point of
+  // disaggregation, [DISTSERVE] §2); the percentiles equal the mean.
+  c.tpot = {op.tpot_s, op.tpot_s, op.tpot_s};
+  c.e2e = {c.ttft.p50_s + osl_rest * op.tpot_s, c.ttft.p90_s + osl_rest * op.tpot_s,
+           c.ttft.p99_s + osl_rest * op.tpot_s};
+  c.queue_wait_s = op.wait_s + op.client_wait_s;
+  c.in_flight = op.batch * dep.decode.workers;
+  c.prefill_utilization = op.utilization;
+  c.clients_exceed_kv = s.w.arrival == Arrival::closed_loop && op.kv_bound;
+  c.open_loop = s.w.arrival == Arrival::poisson && s.w.request_rate_per_s > 0.0;
+  c.overloaded = op.overloaded;
+  c.requests_per_s = op.requests_per_s;
+  c.output_tokens_per_s = op.requests_per_s * d(s.w.output_tokens);
+  c.precision_supported = e.prefill.precision_supported && e.decode.precision_supported;
+  c.link_known = e.prefill.link_known && e.decode.link_known && e.link.gb_per_s > 0.0;
+  c.usd_per_hour = d(dep.prefill.gpus()) * dep.prefill.usd_per_gpu_hour +
+                   d(dep.decode.gpus()) * dep.decode.usd_per_gpu_hour;
+  c.usd_per_million_output_tokens = 0.0;
+  c.usd_per_request = 0.0;
+  if (c.output_tokens_per_s > 0.0) {
+    c.usd_per_million_output_tokens = c.usd_per_hour / (c.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+  }
+  if (c.requests_per_s > 0.0) c.usd_per_request = c.usd_per_hour / k_seconds_per_hour / c.requests_per_s;
+  return c;
+}
+
+bool meets(const InferenceEstimate& e, const Sla* sla) {
+  if (e.overloaded) return false;
+  if (sla == nullptr) return true;
+  if (sla->ttft_ms && latency_stat_s(e, 0, sla->ttft_stat) * 1e3 > *sla->ttft_ms) return false;
+  if (sla->tpot_ms && latency_stat_s(e, 1, sla->tpot_stat) * 1e3 > *sla->tpot_ms) return false;
+  if (sla->e2e_ms && latency_stat_s(e, 2, sla->e2e_stat) * 1e3 > *sla->e2e_ms) return false;
+  return true;
+}
+
+} // namespace
+
+KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, const Gpu& decode_gpu,
+                        int decode_worker_gpus) {
+  KvLink link;
+  link.lanes = std::max(1, std::min(prefill_worker_gpus, decode_worker_gpus));
+  const bool same = prefill_gpu.id == decode_gpu.id;
+  if (same && prefill_gpu.scaleup_gb_per_s > 0.0 &&
+      prefill_worker_gpus + decode_worker_gpus <= prefill_gpu.scaleup_domain_gpus) {
+    link.kind = LinkKind::scaleup;
+    link.gb_per_s = prefill_gpu.scaleup_gb_per_s;
+    return link;
+  }
+  link.kind = LinkKind::network;
+  const double a = prefill_gpu.nic_gb_per_s, b = decode_gpu.nic_gb_per_s;
+  link.gb_per_s = a > 0.0 && b > 0.0 ? std::min(a, b) : 0.0;
+  return link;
+}
+
+double kv_transfer_bytes(const PreparedModel& pm, std::int64_t prompt_tokens) {
+  const double n = d(std::max<std::int64_t>(0, prompt_tokens));
+  const double window = d(pm.model.attention.sliding_window);
+  const double tokens = d(pm.full_attention_layers) * n + d(pm.sliding_layers) * std::min(n, window);
+  return pm.kv_bytes_per_token_layer * tokens + (n > 0.0 ? pm.linear_state_bytes_per_sequence : 0.0);
+}
+
+double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double latency_s) {
+  if (bytes <= 0.0) return 0.0;
+  if (link.gb_per_s <= 0.0 || efficiency <= 0.0) return 0.0; // unknown link: left out, said elsewhere
+  return latency_s + bytes / (d(link.lanes) * gb_per_s_to_bytes_per_s(link.gb_per_s) * efficiency);
+}
+
+double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s,
+                        int decode_workers) {
+  if (decode_workers <= 0) return 0.0;
+  return requests_per_s * std::max(0.0, d(output_tokens) - 1.0) * tpot_s / d(decode_workers);
+}
+
+} // namespace rightsize
+
+namespace rightsize {
+
+DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
+                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
+                               double handoff_s) {
+  DisaggEstimate e;
+  PoolSetup s{};
+  s.pm = &pm;
+  s.w = workload;
+  s.dep = &dep;
+  s.engine = &engine;
+  // Prefill worker: one prompt in flight (its KV leaves for the decode pool), one output token.
+  InferenceWorkload wp = workload;
+  wp.output_tokens = 1;
+  wp.concurrency = 1;
+  wp.max_context = workload.input_tokens;
+  wp.arrival = Arrival::closed_loop;
+  wp.request_rate_per_s = 0.0;
+  e.prefill = estimate_inference(pm, wp, *dep.prefill.gpu, one_worker(dep.prefill), engine, nullptr,
+                                 dep.prefill.usd_per_gpu_hour);
+  e.prefill_service_s = e.prefill.prefill_s;
+  e.ttft_fixed_s = engine_for_gpu(engine, *dep.prefill.gpu, dep.prefill.layout.tp).ttft_fixed_s;
+  e.link = kv_transfer_link(*dep.prefill.gpu, dep.prefill.layout.gpus_per_replica(), *dep.decode.gpu,
+                            dep.decode.layout.gpus_per_replica());
+  e.kv_bytes = kv_transfer_bytes(pm, workload.input_tokens);
+  const double latency =
+      e.link.kind == LinkKind::scaleup ? engine.scaleup_hop_latency_s : engine.network_hop_latency_s;
+  const double eta =
+      std::min(dep.prefill.gpu->efficiency.communication, dep.decode.gpu->efficiency.communication);
+  e.kv_transfer_s = kv_transfer_s(e.kv_bytes, e.link, eta, engine.collective_base_latency_s + latency);
+  s.tkv_s = e.kv_transfer_s;
+  e.handoff_s = handoff_s >= 0.0 ? handoff_s : k_pd_handoff_s;
+  s.fixed_s = e.ttft_fixed_s + e.handoff_s;
+  e.decode = decode_at(s, 1.0);
+  s.slots = std::max(1.0, d(e.decode.max_concurrency));
+
+  const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
+  const auto run = [&](double clients) {
+    const Operating op =
+        open ? open_point(s, e.prefill_service_s) : closed_point(s, clients, e.prefill_service_s);
+    DisaggEstimate r = e;
+    r.decode = op.decode;
+    r.prefill_wait_s = op.wait_s;
+    r.prefill_utilization = op.utilization;
+    r.decode_batch = op.batch;
+    r.client_wait_s = op.client_wait_s;
+    r.combined = combine(s, r, op, open ? op.batch * dep.decode.workers : clients);
+    return r;
+  };
+  if (open || workload.concurrency > 0) return run(d(std::max<std::int64_t>(1, workload.concurrency)));
+  // Auto: the most clients whose decode batches fit the slots and whose latencies meet the SLA
+  // (latency rises with the client count, so bisection finds it).
+  double lo = 1.0;
+  double hi = s.slots * dep.decode.workers;
+  const auto ok = [&](const DisaggEstimate& r) {
+    return meets(r.combined, sla) && !r.combined.clients_exceed_kv;
+  };
+  DisaggEstimate best = run(hi);
+  if (ok(best)) return best;
+  best = run(lo);
+  while (hi - lo > std::max(1.0, 0.01 * lo)) {
+    const double mid = std::floor((lo + hi) / 2.0);
+    DisaggEstimate r = run(mid);
+    if (ok(r)) {
+      lo = mid;
+      best = std::move(r);
+    } else {
+      hi = mid;
+    }
+  }
+  return best;
+}
+
+} // namespace rightsize

@@ -1,0 +1,222 @@
+// The disaggregated search behind `recommend --disagg` (methodology §3.6, "Search"): xPyD grids per
+// GPU type and for a few mixed pairs, each unit judged by core::judge and sized for the load like an
+// aggregated replica. Pure.
+#include "rightsize/disagg_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+
+#include "rightsize/calibration.hpp"
+
+namespace rightsize {
+namespace {
+
+constexpr int k_max_copies = 100000;
+
+// The whole deployment: `copies` identical units (throughput and price scale, latency does not).
+InferenceEstimate scaled(const InferenceEstimate& unit, int copies) {
+  InferenceEstimate e = unit;
+  const double n = copies;
+  e.usd_per_hour *= n;
+  e.requests_per_s *= n;
+  e.output_tokens_per_s *= n;
+  e.in_flight *= n;
+  return e;
+}
+
+// The layouts of one GPU a pool may use: the smallest `limit` replica layouts whose weights and one
+// sequence fit.
+std::vector<Deployment> pool_layouts(const PreparedModel& model, const InferenceWorkload& workload,
+                                     const Gpu& gpu, const SearchPolicy& policy, int limit) {
+  std::vector<Deployment> out;
+  InferenceWorkload one = workload;
+  one.concurrency = 1;
+  one.arrival = Arrival::closed_loop;
+  one.request_rate_per_s = 0.0;
+  for (Deployment layout : replica_layouts(model.model, gpu, policy)) {
+    layout.gpus = layout.tp * layout.pp;
+    const InferenceEstimate e = estimate_inference(model, one, gpu, layout, policy.engine, nullptr, 0.0);
+    if (!e.memory.fits || !e.precision_supported || !e.link_known) continue;
+    out.push_back(layout);
+    if (static_cast<int>(out.size()) >= limit) break;
+  }
+  return out;
+}
+
+bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b) {
+  if (a.meets_sla != b.meets_sla) return a.meets_sla;
+  if (!a.meets_sla) {
+    if (a.verdict.first.reason != b.verdict.first.reason)
+      return a.verdict.first.reason < b.verdict.first.reason;
+    const double ca = a.verdict.first.limit > 0.0 ? a.verdict.first.value / a.verdict.first.limit : 0.0;
+    const double cb = b.verdict.first.limit > 0.0 ? b.verdict.first.value / b.verdict.first.limit : 0.0;
+    if (ca != cb) return ca < cb;
+  }
+  const double ka =
+      a.price_known ? a.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
+  const double kb =
+      b.price_known ? b.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
+  if (ka != kb) return ka < kb;
+  if (a.whole.tpot_s != b.whole.tpot_s) return a.whole.tpot_s < b.whole.tpot_s;
+  if (a.whole.ttft_s != b.whole.ttft_s) return a.whole.ttft_s < b.whole.ttft_s;
+  if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
+  if (a.unit.prefill.gpu->id != b.unit.prefill.gpu->id)
+    return a.unit.prefill.gpu->id < b.unit.prefill.gpu->id;
+  if (a.unit.decode.gpu->id != b.unit.decode.gpu->id) return a.unit.decode.gpu->id < b.unit.decode.gpu->id;
+  const auto key = [](const DisaggCandidate& c) {
+    return std::tuple(c.unit.prefill.workers, c.unit.prefill.layout.tp, c.unit.prefill.layout.pp,
+                      c.unit.prefill.layout.ep, c.unit.decode.workers, c.unit.decode.layout.tp,
+                      c.unit.decode.layout.pp, c.unit.decode.layout.ep, c.precision_index);
+  };
+  return key(a) < key(b);
+}
+
+} // namespace
+
+DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const InferenceWorkload& workload,
+                                          const Sla& sla, const DisaggDeployment& unit,
+                                          const SearchPolicy& policy, const BandFactors& bands) {
+  DisaggCandidate c;
+  c.unit = unit;
+  c.price_known = unit.prefill.usd_per_gpu_hour > 0.0 && unit.decode.usd_per_gpu_hour > 0.0;
+  // As evaluate_candidate: capacity in closed loop at the largest client count meeting the latency
+  // targets at the judged end of the band; open-loop latency judged at the rate once sized.
+  Sla capacity_sla = sla;
+  if (workload.arrival == Arrival::poisson) {
+    capacity_sla.ttft_ms.reset();
+    capacity_sla.tpot_ms.reset();
+    capacity_sla.e2e_ms.reset();
+  }
+  const Sla auto_sla = auto_concurrency_sla(capacity_sla, bands);
+  InferenceWorkload capacity = workload;
+  capacity.arrival = Arrival::closed_loop;
+  capacity.request_rate_per_s = 0.0;
+  c.estimate = estimate_disagg(model, capacity, unit, policy.engine, &auto_sla);
+  c.whole = c.estimate.combined;
+  JudgeRules rules;
+  rules.bands = bands;
+  rules.price_known = c.price_known;
+  rules.check_load = false;
+  c.verdict = judge(c.whole, capacity_sla, rules);
+  if (!c.verdict.passes()) return c;
+  const double headroom = 1.0 + policy.throughput_headroom;
+  const double rps = c.estimate.combined.requests_per_s * bands.throughput_low;
+  const double tps = c.estimate.combined.output_tokens_per_s * bands.throughput_low;
+  double copies = 1.0;
+  if (sla.requests_per_s && rps > 0.0)
+    copies = std::max(copies, std::ceil(*sla.requests_per_s * headroom / rps));
+  if (sla.output_tokens_per_s && tps > 0.0) {
+    copies = std::max(copies, std::ceil(*sla.output_tokens_per_s * headroom / tps));
+  }
+  c.copies = static_cast<int>(std::min<double>(copies, k_max_copies));
+  c.whole = scaled(c.estimate.combined, c.copies);
+  rules.check_load = true;
+  c.verdict = judge(c.whole, capacity_sla, rules);
+  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
+    const int first = c.copies;
+    while (true) {
+      InferenceWorkload open = workload;
+      open.request_rate_per_s = *sla.requests_per_s / c.copies; // each unit's share
+      const DisaggEstimate at_rate = estimate_disagg(model, open, unit, policy.engine, nullptr);
+      const InferenceEstimate whole = scaled(at_rate.combined, c.copies);
+      const Verdict v = judge(whole, sla, rules);
+      if (v.passes() || c.copies >= std::min(k_max_copies, 4 * first + 8)) {
+        c.estimate = at_rate;
+        c.whole = whole;
+        c.verdict = v;
+        break;
+      }
+      ++c.copies;
+    }
+  }
+  const CostAtLoad at_load = cost_at_load(c.whole, sla, workload);
+  if (c.price_known) {
+    c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
+    c.usd_per_request_at_load = at_load.usd_per_request;
+  }
+  c.meets_sla = c.verdict.passes();
+  return c;
+}
+
+DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
+                                      const InferenceWorkload& workload, const Sla& sla,
+                                      std::span<const Gpu> gpus, std::span<const double> prices,
+                                      const SearchPolicy& policy, const DisaggGrid& grid) {
+  DisaggRecommendation out;
+  for (std::size_t pi = 0; pi < models.size(); ++pi) {
+    const PreparedModel& model = models[pi];
+    const std::string cls = model_class_of(model.model);
+    std::vector<std::vector<Deployment>> layouts(gpus.size());
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
+      layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
+    const auto run_pair = [&](std::size_t gp, std::size_t gd) {
+      const BandFactors bp = band_factors(policy.calibration, policy.confidence, gpus[gp].id, cls);
+      const BandFactors bd = band_factors(policy.calibration, policy.confidence, gpus[gd].id, cls);
+      // TTFT is the prefill pool's, TPOT the decode pool's; throughput the slower end of either.
+      BandFactors bands;
+      bands.ttft_high = bp.ttft_high;
+      bands.tpot_high = bd.tpot_high;
+      bands.throughput_low = std::min(bp.throughput_low, bd.throughput_low);
+      for (const Deployment& lp : layouts[gp]) {
+        for (const Deployment& ld : layouts[gd]) {
+          for (int p = 1; p <= grid.max_prefill_workers; ++p) {
+            for (int dw = 1; dw <= grid.max_decode_workers; ++dw) {
+              DisaggDeployment unit;
+              unit.prefill = PoolDeployment{&gpus[gp], lp, p, prices[gp]};
+              unit.decode = PoolDeployment{&gpus[gd], ld, dw, prices[gd]};
+              DisaggCandidate c = evaluate_disagg_candidate(model, workload, sla, unit, policy, bands);
+              c.prefill_gpu_index = gp;
+              c.decode_gpu_index = gd;
+              c.precision_index = pi;
+              ++out.evaluated;
+              (c.meets_sla ? out.candidates : out.rejected).push_back(std::move(c));
+            }
+          }
+        }
+      }
+    };
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
+      run_pair(gi, gi);
+    if (!grid.mixed_gpu_types || gpus.size() < 2) continue;
+    // Mixed pairs among the GPU types whose same-type units came cheapest for each pool's role:
+    // prefill by the cost of one prompt (price · GPUs · idle prefill), decode by the best passing
+    // same-type unit's cost per token (or its decode step when none passed).
+    std::vector<std::pair<double, std::size_t>> by_prefill, by_decode;
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+      if (layouts[gi].empty() || prices[gi] <= 0.0) continue;
+      double prompt = std::numeric_limits<double>::max();
+      double token = std::numeric_limits<double>::max();
+      const auto consider = [&](const DisaggCandidate& c) {
+        if (c.precision_index != pi) return;
+        if (c.prefill_gpu_index == gi) {
+          prompt = std::min(prompt, c.unit.prefill.layout.gpus_per_replica() * prices[gi] *
+                                        c.estimate.prefill_service_s);
+        }
+        if (c.decode_gpu_index == gi && c.meets_sla)
+          token = std::min(token, c.usd_per_million_output_tokens_at_load);
+      };
+      for (const DisaggCandidate& c : out.candidates)
+        consider(c);
+      for (const DisaggCandidate& c : out.rejected)
+        consider(c);
+      by_prefill.emplace_back(prompt, gi);
+      by_decode.emplace_back(token, gi);
+    }
+    std::sort(by_prefill.begin(), by_prefill.end());
+    std::sort(by_decode.begin(), by_decode.end());
+    const auto take = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
+    for (std::size_t a = 0; a < std::min(take, by_prefill.size()); ++a) {
+      for (std::size_t b = 0; b < std::min(take, by_decode.size()); ++b) {
+        if (by_prefill[a].second != by_decode[b].second) run_pair(by_prefill[a].second, by_decode[b].second);
+      }
+    }
+  }
+  std::sort(out.candidates.begin(), out.candidates.end(), cheaper);
+  std::sort(out.rejected.begin(), out.rejected.end(), cheaper);
+  return out;
+}
+
+} // namespace rightsize

@@ -1,0 +1,179 @@
+// Disaggregated prefill/decode serving (methodology §3.6): each formula against a hand-computed
+// worked example, and the composition's identities.
+#include <cmath>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "rightsize/disagg.hpp"
+#include "rightsize/disagg_search.hpp"
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/load_model.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+TEST_CASE("KV bytes a prompt ships to the decode pool, by hand", "[disagg]") {
+  // Llama-3.1-8B, bf16 KV: 32 layers · 8 KV heads · 128 dims · 2 (K and V) · 2 bytes = 131,072 B per
+  // token; an 8,192-token prompt ships 8192 · 131072 = 1,073,741,824 B (1 GiB).
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  CHECK(kv_transfer_bytes(pm, 8192) == Approx(1073741824.0));
+  CHECK(kv_transfer_bytes(pm, 0) == 0.0);
+}
+
+TEST_CASE("the KV link: NVLink inside one scale-up domain, the NIC otherwise", "[disagg]") {
+  const Gpu h100 = h100_sxm();
+  // TP2 prefill + TP4 decode = 6 GPUs ≤ the 8-GPU NVLink domain: NVLink, 2 lanes at 450 GB/s.
+  const KvLink inside = kv_transfer_link(h100, 2, h100, 4);
+  CHECK(inside.kind == LinkKind::scaleup);
+  CHECK(inside.lanes == 2);
+  CHECK(inside.gb_per_s == 450.0);
+  // TP4 + TP8 = 12 > 8: RDMA over the NICs, min(4, 8) = 4 lanes at 50 GB/s.
+  const KvLink across = kv_transfer_link(h100, 4, h100, 8);
+  CHECK(across.kind == LinkKind::network);
+  CHECK(across.lanes == 4);
+  CHECK(across.gb_per_s == 50.0);
+  // Different GPU types never share a domain: the slower NIC.
+  Gpu other = h100;
+  other.id = "other";
+  other.nic_gb_per_s = 25.0;
+  CHECK(kv_transfer_link(h100, 1, other, 1).kind == LinkKind::network);
+  CHECK(kv_transfer_link(h100, 1, other, 1).gb_per_s == 25.0);
+}
+
+TEST_CASE("KV transfer time, by hand", "[disagg]") {
+  // 1 GiB over 4 NIC lanes of 50 GB/s at η_l = 0.75: 1,073,741,824 / (4 · 50e9 · 0.75) = 7.158 ms,
+  // plus 11 µs of latency.
+  KvLink link;
+  link.kind = LinkKind::network;
+  link.gb_per_s = 50.0;
+  link.lanes = 4;
+  CHECK(kv_transfer_s(1073741824.0, link, 0.75, 11e-6) == Approx(0.00715828 + 11e-6).epsilon(1e-5));
+  CHECK(kv_transfer_s(0.0, link, 0.75, 11e-6) == 0.0);
+}
+
+TEST_CASE("decode pool in-flight sequences by Little's law, by hand", "[disagg]") {
+  // 10 requests/s, 1,001 output tokens (1,000 decoded after the first), 20 ms TPOT, 4 decode workers:
+  // 10 · 1000 · 0.020 / 4 = 50 sequences per worker.
+  CHECK(decode_in_flight(10.0, 1001, 0.020, 4) == Approx(50.0));
+  CHECK(decode_in_flight(10.0, 1001, 0.020, 0) == 0.0);
+}
+
+namespace {
+
+DisaggDeployment h100_pools(const Gpu& gpu, int prefill_workers, int decode_workers) {
+  DisaggDeployment dep;
+  dep.prefill.gpu = &gpu;
+  dep.prefill.layout.tp = 1;
+  dep.prefill.layout.gpus = 1;
+  dep.prefill.workers = prefill_workers;
+  dep.prefill.usd_per_gpu_hour = 2.0;
+  dep.decode = dep.prefill;
+  dep.decode.layout.tp = 2;
+  dep.decode.layout.gpus = 2;
+  dep.decode.workers = decode_workers;
+  dep.decode.usd_per_gpu_hour = 3.0;
+  return dep;
+}
+
+} // namespace
+
+TEST_CASE("one client: TTFT = fixed share + handoff + idle prefill + KV transfer, TPOT = pure decode step",
+          "[disagg]") {
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  InferenceWorkload w;
+  w.input_tokens = 8192;
+  w.output_tokens = 1024;
+  w.concurrency = 1;
+  const DisaggDeployment dep = h100_pools(gpu, 1, 1);
+  const DisaggEstimate e = estimate_disagg(pm, w, dep, engine, nullptr);
+  CHECK(e.link.kind == LinkKind::scaleup); // 1 + 2 GPUs in one NVLink domain
+  CHECK(e.prefill_wait_s == Approx(0.0).margin(1e-12));
+  CHECK(e.handoff_s == k_pd_handoff_s);
+  CHECK(e.combined.ttft_s == Approx(e.ttft_fixed_s + e.handoff_s + e.prefill_service_s + e.kv_transfer_s));
+  // The decode worker alone at one sequence, aggregated estimator, no prefill interference.
+  InferenceWorkload wd = w;
+  Deployment one = dep.decode.layout;
+  const InferenceEstimate alone = estimate_inference(pm, wd, gpu, one, engine, nullptr, 3.0);
+  CHECK(e.combined.tpot_s == Approx(alone.decode_step_s));
+  // Cost: 1 GPU at $2 + 2 GPUs at $3 = $8 per hour.
+  CHECK(e.combined.usd_per_hour == Approx(8.0));
+}
+
+TEST_CASE("closed loop: the prefill queue is exact MVA over clients per prefill worker", "[disagg]") {
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  InferenceWorkload w;
+  w.input_tokens = 8192;
+  w.output_tokens = 256;
+  w.concurrency = 64;
+  const DisaggEstimate e = estimate_disagg(pm, w, h100_pools(gpu, 2, 2), engine, nullptr);
+  // 64 clients over 2 prefill workers: 32 customers each; think = T_kv + fixed + 255·TPOT.
+  const double think = e.kv_transfer_s + e.ttft_fixed_s + e.handoff_s + 255.0 * e.combined.tpot_s;
+  const load::ClosedResult q = load::closed_mva(e.prefill_service_s, think, 32);
+  CHECK(e.prefill_wait_s == Approx(q.response_s - e.prefill_service_s).epsilon(1e-3));
+  CHECK(e.combined.requests_per_s == Approx(2.0 * q.throughput_per_s).epsilon(1e-3));
+  // The decode batch satisfies Little's law (within the fixed point's 1 % tolerance).
+  CHECK(e.decode_batch ==
+        Approx(decode_in_flight(e.combined.requests_per_s, 256, e.combined.tpot_s, 2)).epsilon(0.02));
+  // More prefill workers: less queueing.
+  const DisaggEstimate wider = estimate_disagg(pm, w, h100_pools(gpu, 4, 2), engine, nullptr);
+  CHECK(wider.prefill_wait_s < e.prefill_wait_s);
+}
+
+TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  InferenceWorkload w;
+  w.input_tokens = 2048;
+  w.output_tokens = 256;
+  Sla sla;
+  sla.tpot_ms = 30.0;
+  sla.ttft_ms = 2000.0;
+  const DisaggEstimate e = estimate_disagg(pm, w, h100_pools(gpu, 1, 2), engine, &sla);
+  CHECK(e.combined.concurrency >= 1);
+  CHECK(e.combined.tpot_s * 1e3 <= 30.0);
+  CHECK(e.combined.ttft_s * 1e3 <= 2000.0);
+  CHECK_FALSE(e.combined.clients_exceed_kv);
+  CHECK(std::isfinite(e.combined.usd_per_million_output_tokens));
+}
+
+TEST_CASE("the disaggregated search ranks passing units by cost and judges every one", "[disagg]") {
+  const std::vector<Gpu> gpus = {h100_sxm(), a100_80gb_sxm()};
+  const std::vector<double> prices = {3.0, 2.0};
+  const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
+  InferenceWorkload w;
+  w.input_tokens = 4096;
+  w.output_tokens = 512;
+  Sla sla;
+  sla.tpot_ms = 30.0;
+  sla.ttft_ms = 3000.0;
+  sla.requests_per_s = 5.0;
+  SearchPolicy policy;
+  policy.engine = engine_profile(EngineKind::vllm);
+  DisaggGrid grid;
+  grid.max_prefill_workers = 2;
+  grid.max_decode_workers = 2;
+  const DisaggRecommendation r = recommend_disagg(models, w, sla, gpus, prices, policy, grid);
+  REQUIRE_FALSE(r.candidates.empty());
+  CHECK(r.evaluated == static_cast<int>(r.candidates.size() + r.rejected.size()));
+  bool mixed = false;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const DisaggCandidate& c = r.candidates[i];
+    CHECK(c.verdict.passes());
+    CHECK(c.whole.requests_per_s * 1.0 >= 5.0);
+    if (i > 0) {
+      CHECK(c.usd_per_million_output_tokens_at_load >=
+            r.candidates[i - 1].usd_per_million_output_tokens_at_load);
+    }
+    mixed = mixed || c.prefill_gpu_index != c.decode_gpu_index;
+  }
+  CHECK(mixed); // mixed GPU types for the two pools are searched
+  for (const DisaggCandidate& c : r.rejected)
+    CHECK_FALSE(c.verdict.passes());
+}
