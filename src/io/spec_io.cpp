@@ -53,13 +53,19 @@ void parse_inference(const JsonReader& w, Spec& spec) {
                  "request_rate_per_s", "arrival_cv", "image"});
   if (auto v = w.find("image")) parse_image_request(*v, spec);
   InferenceWorkload& in = spec.inference;
+  // An image model's work is its image (workload.image), not prompt and output tokens.
+  const bool image = spec.model.kind == ModelKind::dit;
   if (auto v = w.find("input_tokens")) {
     in.input_tokens = positive_count(*v, k_max_tokens, "tokens");
+  } else if (image) {
+    in.input_tokens = 0;
   } else {
     spec.assumptions.emplace_back("workload.input_tokens not given: 1024");
   }
   if (auto v = w.find("output_tokens")) {
     in.output_tokens = positive_count(*v, k_max_tokens, "tokens");
+  } else if (image) {
+    in.output_tokens = 0;
   } else {
     spec.assumptions.emplace_back("workload.output_tokens not given: 256");
   }
@@ -177,6 +183,16 @@ void parse_training(const JsonReader& w, Spec& spec) {
 
 void parse_workload(const JsonReader& root, Spec& spec) {
   auto w = root.find("workload");
+  if (!w && spec.model.kind == ModelKind::dit) {
+    // An image model without a workload generates the image its pipeline describes.
+    spec.inference.input_tokens = 0;
+    spec.inference.output_tokens = 0;
+    spec.assumptions.emplace_back(fmt::format(
+        "no workload given: inference, one image of {} tokens x {} passes per request",
+        spec.model.tokens_per_item, spec.model.passes_per_item));
+    spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
+    return;
+  }
   if (!w) {
     spec.assumptions.emplace_back(
         "no workload given: inference, 1024 input and 256 output tokens per request");
