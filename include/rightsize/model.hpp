@@ -111,7 +111,7 @@ struct ModelSpec {
   std::int64_t passes_per_item = 1; ///< DiT denoising steps x (1 + CFG passes)
   /// DiT: the image pipeline (resolution, steps, CFG, text encoder, VAE). When it is given
   /// (pixels_per_token_side > 0) tokens_per_item and passes_per_item are derived from it
-  /// (methodology §4.6).
+  /// (methodology §3.6).
   ImagePipelineSpec image;
 };
 

@@ -87,7 +87,7 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
                          std::span<const double> prices_usd_per_gpu_hour, const SearchPolicy& policy);
 
 /// The ranking a search applies: an image model (kind dit) ranked by cost ranks by cost per image
-/// (cost_per_request: one image per request), since it serves no tokens (methodology §4.6).
+/// (cost_per_request: one image per request), since it serves no tokens (methodology §3.6).
 RankBy effective_rank_by(RankBy rank_by, ModelKind kind);
 
 /// True when `a` ranks before `b` (the ranking key, then the documented tie-breaks).
@@ -106,8 +106,8 @@ CostAtLoad cost_at_load(const InferenceEstimate& estimate, const Sla& sla, const
 
 /// Capacity plan for serving a load with one candidate (docs/methodology.md "Capacity planning").
 struct CapacityPolicy {
-  double storage_gb_per_s = 2.0;    ///< weight load bandwidth at cold start (NVMe / object store)
-  double engine_start_s = 60.0;     ///< process start, CUDA graph capture, warm-up
+  double storage_gb_per_s = 2.0;     ///< weight load bandwidth at cold start (NVMe / object store)
+  double engine_start_s = 60.0;      ///< process start, CUDA graph capture, warm-up
   double throughput_headroom = 0.20; ///< the search's (SearchPolicy::throughput_headroom)
   PricingModel pricing = PricingModel::on_demand; ///< the tier follows the prices asked for
 };

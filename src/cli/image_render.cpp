@@ -24,8 +24,8 @@ bool is_image_model(const PreparedModel& model) {
 std::string image_workload_line(const ModelSpec& m) {
   const ImagePipelineSpec& p = m.image;
   if (p.pixels_per_token_side <= 0) {
-    return fmt::format("{} tokens × {} passes per image", format_count(static_cast<double>(m.tokens_per_item)),
-                       m.passes_per_item);
+    return fmt::format("{} tokens × {} passes per image",
+                       format_count(static_cast<double>(m.tokens_per_item)), m.passes_per_item);
   }
   const ImageItem item = image_item(p);
   return fmt::format("{}×{} px, {} steps × {} pass{}, {} image + {} text tokens per pass", p.width_px,
@@ -37,11 +37,13 @@ std::string image_workload_line(const ModelSpec& m) {
 std::string describe_image_sla(const Sla& sla) {
   std::vector<std::string> parts;
   if (sla.e2e_ms) {
-    const std::string stat = sla.e2e_stat == Statistic::mean ? "" : std::string(" ") + to_string(sla.e2e_stat);
+    const std::string stat =
+        sla.e2e_stat == Statistic::mean ? "" : std::string(" ") + to_string(sla.e2e_stat);
     parts.push_back(fmt::format("image latency{} ≤ {:g} ms", stat, *sla.e2e_ms));
   }
   if (sla.requests_per_s)
-    parts.push_back(fmt::format("{:g} image{}/s peak", *sla.requests_per_s, *sla.requests_per_s == 1.0 ? "" : "s"));
+    parts.push_back(
+        fmt::format("{:g} image{}/s peak", *sla.requests_per_s, *sla.requests_per_s == 1.0 ? "" : "s"));
   if (sla.budget_usd) parts.push_back(fmt::format("≤ ${:g}/h", *sla.budget_usd));
   if (parts.empty()) return "none";
   std::string out;

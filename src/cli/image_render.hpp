@@ -1,14 +1,14 @@
 #pragma once
 // Rendering of image-generation (kind "dit") recommendations in images: seconds per image, images/s
-// and $ per 1,000 images (docs/output-schema.md "Image models", methodology §4.6).
+// and $ per 1,000 images (methodology §3.6).
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "run_context.hpp"
 #include "rightsize/search.hpp"
+#include "run_context.hpp"
 #include "table.hpp"
 
 namespace rightsize::cli {

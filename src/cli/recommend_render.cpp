@@ -1,11 +1,10 @@
 #include "recommend_render.hpp"
 
-#include "image_render.hpp"
-
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "image_render.hpp"
 #include "render.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
@@ -155,23 +154,23 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
     why = image_winner_reason(w, rank_by);
   } else {
     switch (rank_by) {
-  case RankBy::cost_per_token:
-    why = fmt::format("the lowest cost per 1M output tokens at the served load ({})",
-                      format_usd(w.usd_per_million_output_tokens_at_load, w.price_known));
-    break;
-  case RankBy::cost_per_request:
-    why = fmt::format("the lowest cost per request at the served load ({})",
-                      format_usd(w.usd_per_request_at_load, w.price_known));
-    break;
-  case RankBy::latency:
-    why = fmt::format("the lowest end-to-end latency at the served load ({} at concurrency {} per replica)",
-                      format_ms(w.e2e_at_load_s), w.concurrency_at_load);
-    break;
-  case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
-  case RankBy::energy:
-    why = fmt::format("the least GPU energy per output token ({:.3g} J)", w.joules_per_output_token);
-    break;
-  }
+    case RankBy::cost_per_token:
+      why = fmt::format("the lowest cost per 1M output tokens at the served load ({})",
+                        format_usd(w.usd_per_million_output_tokens_at_load, w.price_known));
+      break;
+    case RankBy::cost_per_request:
+      why = fmt::format("the lowest cost per request at the served load ({})",
+                        format_usd(w.usd_per_request_at_load, w.price_known));
+      break;
+    case RankBy::latency:
+      why = fmt::format("the lowest end-to-end latency at the served load ({} at concurrency {} per replica)",
+                        format_ms(w.e2e_at_load_s), w.concurrency_at_load);
+      break;
+    case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
+    case RankBy::energy:
+      why = fmt::format("the least GPU energy per output token ({:.3g} J)", w.joules_per_output_token);
+      break;
+    }
   }
   const std::string sla_text = image ? describe_image_sla(spec.sla) : describe_sla(spec.sla);
   std::string line =
@@ -347,8 +346,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     {
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
                  markdown_text(spec.name.empty() ? first.model.name : spec.name),
-                 markdown_text(first.model.name), image ? describe_image_sla(spec.sla) : describe_sla(spec.sla),
-                 t.render_markdown());
+                 markdown_text(first.model.name),
+                 image ? describe_image_sla(spec.sla) : describe_sla(spec.sla), t.render_markdown());
       if (!r.candidates.empty())
         fmt::print("\n**{}**\n", winner_line(in, r, spec, rank_by));
       else
@@ -362,13 +361,15 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   const std::string work = image ? image_workload_line(first.model)
                                  : fmt::format("{} in / {} out tokens", w.input_tokens, w.output_tokens);
   fmt::print("{}: {} ({} params, {}), {}\n", spec.name.empty() ? "spec" : spec.name, first.model.name,
-             format_params(static_cast<double>(first.params.total)), precision_name(in.precisions.front()), work);
+             format_params(static_cast<double>(first.params.total)), precision_name(in.precisions.front()),
+             work);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
              image ? describe_image_sla(spec.sla) : describe_sla(spec.sla), to_string(policy.confidence),
              to_string(catalog.pricing), catalog.catalog.prices_as_of);
   if (image) {
-    fmt::print("$/1k images = $/h ÷ (3,600 s/h × served images/s) × 1,000 (the SLA's load, at most capacity); "
-               "JSON also gives it at full capacity\n\n");
+    fmt::print(
+        "$/1k images = $/h ÷ (3,600 s/h × served images/s) × 1,000 (the SLA's load, at most capacity); "
+        "JSON also gives it at full capacity\n\n");
   } else {
     fmt::print(
         "$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "

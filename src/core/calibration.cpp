@@ -34,6 +34,7 @@ const char* to_string(FigureKind kind) {
   case FigureKind::ttft: return "ttft";
   case FigureKind::tpot: return "tpot";
   case FigureKind::e2e: return "e2e";
+  case FigureKind::image_latency: return "image_latency";
   case FigureKind::memory: return "memory";
   case FigureKind::training_throughput: return "training_throughput";
   case FigureKind::training_memory: return "training_memory";
@@ -46,6 +47,7 @@ std::optional<FigureKind> parse_figure_kind(std::string_view name) {
   if (name == "ttft") return FigureKind::ttft;
   if (name == "tpot") return FigureKind::tpot;
   if (name == "e2e") return FigureKind::e2e;
+  if (name == "image_latency") return FigureKind::image_latency;
   if (name == "memory") return FigureKind::memory;
   if (name == "training_throughput") return FigureKind::training_throughput;
   if (name == "training_memory") return FigureKind::training_memory;
@@ -108,6 +110,7 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
   case FigureKind::ttft: return e.ttft_s;
   case FigureKind::tpot: return e.tpot_s;
   case FigureKind::e2e: return e.e2e_s;
+  case FigureKind::image_latency: return e.e2e_s; // one image = one request (methodology §3.6)
   case FigureKind::memory: return e.memory.weights_bytes;
   case FigureKind::training_throughput:
   case FigureKind::training_memory: break;

@@ -1,4 +1,4 @@
-// Image generation workloads (docs/methodology.md §4.6). Sources: [FLUX-CFG] the FLUX.1-dev
+// Image generation workloads (docs/methodology.md §3.6). Sources: [FLUX-CFG] the FLUX.1-dev
 // transformer / VAE configs (patch 2, VAE ×8, 16 latent channels, 19 + 38 blocks, d = 3072);
 // [SD3] Esser et al. 2024, "Scaling Rectified Flow Transformers", §2 (latent patching, joint text +
 // image attention); [KAPLAN] 2·N FLOPs per token per GEMM weight.

@@ -157,7 +157,7 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, doubl
   pt.decode = one;
   pt.decode.compute_s = compute;
   pt.decode.total_s = step;
-  // Text encoder and VAE decoder: once per image, on one GPU (methodology §4.6).
+  // Text encoder and VAE decoder: once per image, on one GPU (methodology §3.6).
   const double fixed_s = s.pm->image_fixed_flops / s.compute_flops_per_s;
   pt.ttft_s = passes * step + batch * fixed_s;
   pt.tpot_s = 0.0;
@@ -328,7 +328,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   if (w.concurrency <= 0) {
     double lo = 1.0;
     // A DiT step is compute-bound at thousands of tokens per image: batching adds latency, not
-    // images/s, so without a latency target one image at a time (methodology §4.6).
+    // images/s, so without a latency target one image at a time (methodology §3.6).
     const bool image_unbounded = m.kind == ModelKind::dit && (sla == nullptr || !sla->e2e_ms);
     double hi = image_unbounded ? 1.0 : std::max(1.0, max_conc);
     if (!meets_latency(evaluate(s, w, hi, slots, prefill), sla)) {

@@ -89,7 +89,7 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
       std::max(m.moe.experts > 0 && m.moe.dense_layers == 0 ? 0.0 : d(m.ffn_size), moe_width);
   if (m.kind == ModelKind::dit) {
     // A DiT's per-token GEMMs follow from its block layout, not from 2·params: the adaLN modulation
-    // weights run once per pass on the conditioning vector (methodology §4.6).
+    // weights run once per pass on the conditioning vector (methodology §3.6).
     pm.mm_flops_per_token = dit_gemm_flops_per_token(m);
     pm.head_flops_per_token = 0.0;
     const ImageItem item = image_item(m.image);

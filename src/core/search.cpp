@@ -322,11 +322,10 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
     }
   }
   // Image models serve no tokens: the cost ranking is per image ($ per 1,000 images = 1,000 × $ per
-  // request, methodology §4.6) instead of an all-zero $ per 1M tokens.
-  const RankBy rank_by = effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
-  auto order = [&](const Candidate& a, const Candidate& b) {
-    return ranks_before(a, b, rank_by, gpus);
-  };
+  // request, methodology §3.6) instead of an all-zero $ per 1M tokens.
+  const RankBy rank_by =
+      effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
+  auto order = [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, rank_by, gpus); };
   std::sort(out.candidates.begin(), out.candidates.end(), order);
   std::sort(out.rejected.begin(), out.rejected.end(), order);
   for (std::size_t i = 0; i < out.candidates.size(); ++i)
@@ -369,9 +368,9 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   plan.min_replicas = plan.scale_to_zero ? 0 : plan.replicas_average;
   // Growth is planned on top of today's peak: the autoscaler may grow to it (not costed today).
   plan.max_replicas = std::max({plan.min_replicas, plan.replicas_peak, replicas_for(peak * growth)});
-  // An image model holds no KV cache: it scales on its queue (methodology §4.6).
-  plan.scaling_signal = model.model.kind == ModelKind::dit || peak >= 2.0 * average ? "queue_depth"
-                                                                                     : "kv_cache_utilization";
+  // An image model holds no KV cache: it scales on its queue (methodology §3.6).
+  plan.scaling_signal =
+      model.model.kind == ModelKind::dit || peak >= 2.0 * average ? "queue_depth" : "kv_cache_utilization";
   switch (policy.pricing) {
   case PricingModel::on_prem:
     plan.tier = "on_prem";

@@ -143,7 +143,7 @@ void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
 
 // Explicit architecture fields (they override whatever the source set).
 // The image pipeline of a DiT (docs/model-spec.md "image"): tokens and passes per image follow from
-// the resolution, steps and CFG passes (methodology §4.6).
+// the resolution, steps and CFG passes (methodology §3.6).
 void apply_image(const JsonReader& im, ModelSpec& m) {
   im.expect_keys({"pixels_per_token_side", "text_tokens", "width_px", "height_px", "steps", "cfg_passes",
                   "text_encoder_params", "vae_decode_flops_per_pixel"});
@@ -155,8 +155,7 @@ void apply_image(const JsonReader& im, ModelSpec& m) {
   read_count(im, "steps", p.steps, 10'000, "steps");
   read_count(im, "cfg_passes", p.cfg_passes, 8, "passes");
   if (auto v = im.find("text_encoder_params")) p.text_encoder_params = amount_in(*v, 0, 1e13);
-  if (auto v = im.find("vae_decode_flops_per_pixel"))
-    p.vae_decode_flops_per_pixel = amount_in(*v, 0, 1e12);
+  if (auto v = im.find("vae_decode_flops_per_pixel")) p.vae_decode_flops_per_pixel = amount_in(*v, 0, 1e12);
   if (p.pixels_per_token_side <= 0) (void)im.at("pixels_per_token_side");
   const ImageItem item = image_item(p);
   m.tokens_per_item = item.tokens;

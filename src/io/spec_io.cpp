@@ -20,7 +20,7 @@ constexpr i64 k_max_tokens = 10'000'000;
 constexpr i64 k_max_concurrency = 1'000'000;
 
 // workload.image (docs/model-spec.md): the resolution, steps and CFG passes of each image; the
-// model's image pipeline turns them into tokens and passes per image (methodology §4.6).
+// model's image pipeline turns them into tokens and passes per image (methodology §3.6).
 void parse_image_request(const JsonReader& im, Spec& spec) {
   im.expect_keys({"width_px", "height_px", "steps", "cfg_passes"});
   ModelSpec& m = spec.model;
@@ -31,12 +31,14 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
   }
   ImageRequest r;
   const i64 side = m.image.pixels_per_token_side;
-  for (const auto& [key, out] : {std::pair<const char*, i64*>{"width_px", &r.width_px}, {"height_px", &r.height_px}}) {
+  for (const auto& [key, out] :
+       {std::pair<const char*, i64*>{"width_px", &r.width_px}, {"height_px", &r.height_px}}) {
     if (auto v = im.find(key)) {
       *out = positive_count(*v, 65'536, "pixels");
       if (*out % side != 0) {
         v->fail(fmt::format("expected a multiple of {} pixels (VAE downsampling x patch size of this model), "
-                            "got {}", side, *out));
+                            "got {}",
+                            side, *out));
       }
     }
   }
@@ -187,9 +189,9 @@ void parse_workload(const JsonReader& root, Spec& spec) {
     // An image model without a workload generates the image its pipeline describes.
     spec.inference.input_tokens = 0;
     spec.inference.output_tokens = 0;
-    spec.assumptions.emplace_back(fmt::format(
-        "no workload given: inference, one image of {} tokens x {} passes per request",
-        spec.model.tokens_per_item, spec.model.passes_per_item));
+    spec.assumptions.emplace_back(
+        fmt::format("no workload given: inference, one image of {} tokens x {} passes per request",
+                    spec.model.tokens_per_item, spec.model.passes_per_item));
     spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
     return;
   }
@@ -213,11 +215,29 @@ void parse_workload(const JsonReader& root, Spec& spec) {
 }
 
 void parse_sla(const JsonReader& s, Sla& sla) {
-  s.expect_keys({"ttft_ms", "tpot_ms", "e2e_ms", "ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms",
-                 "tpot_p90_ms", "tpot_p99_ms", "e2e_p50_ms", "e2e_p90_ms", "e2e_p99_ms", "requests_per_s",
-                 "average_requests_per_s", "growth_factor", "output_tokens_per_s", "deadline_hours",
-                 "budget_usd", "image_latency_ms", "image_latency_p50_ms", "image_latency_p90_ms",
-                 "image_latency_p99_ms", "images_per_s"});
+  s.expect_keys({"ttft_ms",
+                 "tpot_ms",
+                 "e2e_ms",
+                 "ttft_p50_ms",
+                 "ttft_p90_ms",
+                 "ttft_p99_ms",
+                 "tpot_p50_ms",
+                 "tpot_p90_ms",
+                 "tpot_p99_ms",
+                 "e2e_p50_ms",
+                 "e2e_p90_ms",
+                 "e2e_p99_ms",
+                 "requests_per_s",
+                 "average_requests_per_s",
+                 "growth_factor",
+                 "output_tokens_per_s",
+                 "deadline_hours",
+                 "budget_usd",
+                 "image_latency_ms",
+                 "image_latency_p50_ms",
+                 "image_latency_p90_ms",
+                 "image_latency_p99_ms",
+                 "images_per_s"});
   const auto read = [&](std::string_view key, std::optional<double>& out, double max, std::string_view noun) {
     if (auto v = s.find(key)) out = positive_amount(*v, max, noun);
   };
@@ -243,11 +263,12 @@ void parse_sla(const JsonReader& s, Sla& sla) {
   latency("tpot", sla.tpot_ms, sla.tpot_stat, 3.6e6);
   latency("e2e", sla.e2e_ms, sla.e2e_stat, 8.64e7);
   read("requests_per_s", sla.requests_per_s, 1e7, "requests per second");
-  // Image models (methodology §4.6): the latency per image and images per second are the
+  // Image models (methodology §3.6): the latency per image and images per second are the
   // end-to-end and request figures one image = one request; judge() compares them as such.
   const bool e2e_given = sla.e2e_ms.has_value();
   latency("image_latency", sla.e2e_ms, sla.e2e_stat, 8.64e7);
-  for (const char* k : {"image_latency_ms", "image_latency_p50_ms", "image_latency_p90_ms", "image_latency_p99_ms"}) {
+  for (const char* k :
+       {"image_latency_ms", "image_latency_p50_ms", "image_latency_p90_ms", "image_latency_p99_ms"}) {
     if (auto v = s.find(k); v && e2e_given) v->fail("expected one of e2e_ms and image_latency_ms, got both");
   }
   if (auto v = s.find("images_per_s")) {
@@ -270,8 +291,8 @@ void parse_sla(const JsonReader& s, Sla& sla) {
 // ViT encoder no output tokens (issue 19). Latency per image is e2e_ms, images per second requests_per_s.
 void reject_token_slas(const JsonReader& s, const ModelSpec& model) {
   if (model.kind != ModelKind::dit) {
-    for (const char* k :
-         {"image_latency_ms", "image_latency_p50_ms", "image_latency_p90_ms", "image_latency_p99_ms", "images_per_s"}) {
+    for (const char* k : {"image_latency_ms", "image_latency_p50_ms", "image_latency_p90_ms",
+                          "image_latency_p99_ms", "images_per_s"}) {
       if (auto v = s.find(k)) {
         v->fail(fmt::format("expected an image target only for an image model (kind \"dit\"), got model kind "
                             "\"{}\": give e2e_ms and requests_per_s",

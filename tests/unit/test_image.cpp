@@ -1,4 +1,4 @@
-// Image generation workloads (methodology §4.6) against hand-computed worked examples for FLUX.1-dev
+// Image generation workloads (methodology §3.6) against hand-computed worked examples for FLUX.1-dev
 // at 1024 x 1024, 28 steps: latent tokens, DiT FLOPs, per-image text-encoder and VAE cost, the time
 // the estimate gives, and the spec keys that speak in images.
 #include <string>
@@ -95,7 +95,8 @@ TEST_CASE("CFG doubles the passes; a request overrides the model's default image
   CHECK(item.passes == 100); // 50 steps x 2 CFG passes
 }
 
-TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibrated efficiency", "[core][image]") {
+TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibrated efficiency",
+          "[core][image]") {
   const PreparedModel pm = prepare_model(flux(), precision_from_shorthand(NumberFormat::bf16));
   CHECK(pm.mm_flops_per_token == Approx(12'910'067'712.0));
   CHECK(pm.image_encoder_weight_bytes == Approx(4.88e9 * 2.0)); // T5 + CLIP resident in bf16
@@ -110,10 +111,10 @@ TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibr
   // once per image at 989.5 TFLOPS x η_f.
   const double rate = 989.5e12 * gpu.efficiency.prefill_compute;
   const double pass_flops = 12'910'067'712.0 * 4608.0 + 14'872'398'004'224.0;
-  const double expected =
-      28.0 * (pass_flops / (rate * 4608.0 / 4736.0) + engine.step_overhead_s) + (4.99712e12 + 9.8566144e12) / rate;
+  const double expected = 28.0 * (pass_flops / (rate * 4608.0 / 4736.0) + engine.step_overhead_s) +
+                          (4.99712e12 + 9.8566144e12) / rate;
   CHECK(e.e2e_s == Approx(expected).epsilon(1e-9));
-  CHECK(e.requests_per_s == Approx(1.0 / expected)); // images/s
+  CHECK(e.requests_per_s == Approx(1.0 / expected));           // images/s
   CHECK(e.usd_per_request == Approx(3.0 / 3600.0 * expected)); // $ per image at $3/h
   CHECK(e.memory.kv_cache_bytes == 0.0);
   // Weights on the GPU: 12 B x 2 B + the text encoders 9.76 GB.
@@ -127,21 +128,21 @@ TEST_CASE("an image model ranks by cost per image", "[core][image]") {
 }
 
 TEST_CASE("image specs speak in images; bad combinations name their key", "[io][image]") {
-  const Spec s = io::parse_spec(
-      {{"schema_version", 1},
-       {"model", {{"preset", "flux.1-dev"}}},
-       {"workload", {{"image", {{"width_px", 768}, {"height_px", 1344}, {"steps", 50}}}}},
-       {"sla", {{"image_latency_ms", 10000}, {"images_per_s", 2}}}},
-      "s.json", "", k_models);
+  const Spec s =
+      io::parse_spec({{"schema_version", 1},
+                      {"model", {{"preset", "flux.1-dev"}}},
+                      {"workload", {{"image", {{"width_px", 768}, {"height_px", 1344}, {"steps", 50}}}}},
+                      {"sla", {{"image_latency_ms", 10000}, {"images_per_s", 2}}}},
+                     "s.json", "", k_models);
   CHECK(s.model.tokens_per_item == 4032 + 512);
   CHECK(s.model.passes_per_item == 50);
   CHECK(s.sla.e2e_ms == Approx(10000.0));
   CHECK(s.sla.requests_per_s == Approx(2.0));
-  CHECK(error_of({{"schema_version", 1},
-                  {"model", {{"preset", "llama-3.1-8b"}}},
-                  {"sla", {{"images_per_s", 1}}}}) ==
-        "s.json: /sla/images_per_s: expected an image target only for an image model (kind \"dit\"), got "
-        "model kind \"decoder\": give e2e_ms and requests_per_s");
+  CHECK(
+      error_of(
+          {{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}, {"sla", {{"images_per_s", 1}}}}) ==
+      "s.json: /sla/images_per_s: expected an image target only for an image model (kind \"dit\"), got "
+      "model kind \"decoder\": give e2e_ms and requests_per_s");
   CHECK(error_of({{"schema_version", 1},
                   {"model", {{"preset", "flux.1-dev"}}},
                   {"workload", {{"image", {{"width_px", 1000}}}}}}) ==
