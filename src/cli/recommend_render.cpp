@@ -148,10 +148,10 @@ nlohmann::json capacity_json(const CapacityPlan& plan) {
 std::string winner_line(const SearchInputs& in, const Recommendation& r, const Spec& spec, RankBy rank_by) {
   const Candidate& w = r.candidates.front();
   const Gpu& gpu = in.gpus[w.gpu_index];
-  const bool image = is_image_model(in.models[w.precision_index]);
+  const bool image = is_item_model(in.models[w.precision_index]);
   std::string why;
   if (image) {
-    why = image_winner_reason(w, rank_by);
+    why = image_winner_reason(w, rank_by, in.models[w.precision_index].model);
   } else {
     switch (rank_by) {
     case RankBy::cost_per_token:
@@ -172,7 +172,7 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
       break;
     }
   }
-  const std::string sla_text = image ? describe_image_sla(spec.sla) : describe_sla(spec.sla);
+  const std::string sla_text = image ? describe_image_sla(spec.sla, spec.model.kind) : describe_sla(spec.sla);
   std::string line =
       fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
                   layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
@@ -261,7 +261,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
                    c.price_known);
   j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
   j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
-  if (is_image_model(in.models[c.precision_index])) add_image_json(j, in.models[c.precision_index].model, c);
+  if (is_item_model(in.models[c.precision_index])) add_image_json(j, in.models[c.precision_index].model, c);
   return j;
 }
 
@@ -269,14 +269,14 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
                            const LoadedCatalog& catalog, const SearchPolicy& policy, const RenderOptions& o) {
   const bool show_precision = in.precisions.size() > 1;
   const PreparedModel& first = in.models.front();
-  const bool image = is_image_model(first);
+  const bool image = is_item_model(first);
   const RankBy rank_by = effective_rank_by(policy.rank_by, first.model.kind);
   const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
     return image ? image_candidate_table(in, rows, limit, show_precision, with_reason)
                  : candidate_table(in, rows, limit, show_precision, with_reason);
   };
   const auto reason_of = [&](const Candidate& c) {
-    return image ? image_words(describe_rejection(c)) : describe_rejection(c);
+    return image ? image_words(describe_rejection(c), first.model.kind) : describe_rejection(c);
   };
   std::optional<CapacityPlan> plan;
   if (!r.candidates.empty()) {
@@ -347,7 +347,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
                  markdown_text(spec.name.empty() ? first.model.name : spec.name),
                  markdown_text(first.model.name),
-                 image ? describe_image_sla(spec.sla) : describe_sla(spec.sla), t.render_markdown());
+                 image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
+                 t.render_markdown());
       if (!r.candidates.empty())
         fmt::print("\n**{}**\n", winner_line(in, r, spec, rank_by));
       else
@@ -364,9 +365,12 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
              format_params(static_cast<double>(first.params.total)), precision_name(in.precisions.front()),
              work);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
-             image ? describe_image_sla(spec.sla) : describe_sla(spec.sla), to_string(policy.confidence),
-             to_string(catalog.pricing), catalog.catalog.prices_as_of);
-  if (image) {
+             image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
+             to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
+  if (image && first.model.kind == ModelKind::vit) {
+    fmt::print("$/1M input tok = $/h ÷ (3,600 s/h × served items/s × input tokens per item) × 1e6 (the SLA's "
+               "load, at most capacity); JSON also gives it at full capacity\n\n");
+  } else if (image) {
     fmt::print(
         "$/1k images = $/h ÷ (3,600 s/h × served images/s) × 1,000 (the SLA's load, at most capacity); "
         "JSON also gives it at full capacity\n\n");

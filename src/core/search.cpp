@@ -277,7 +277,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
 }
 
 RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
-  return kind == ModelKind::dit && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
+  return kind != ModelKind::decoder && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
 }
 
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus) {
@@ -321,8 +321,8 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
       }
     }
   }
-  // Image models serve no tokens: the cost ranking is per image ($ per 1,000 images = 1,000 × $ per
-  // request, methodology §3.6) instead of an all-zero $ per 1M tokens.
+  // Image and encoder models serve no output tokens: the cost ranking is per item (image) ($ per 1,000 images
+  // = 1,000 × $ per request, methodology §3.6) instead of an all-zero $ per 1M tokens.
   const RankBy rank_by =
       effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
   auto order = [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, rank_by, gpus); };
@@ -368,9 +368,10 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   plan.min_replicas = plan.scale_to_zero ? 0 : plan.replicas_average;
   // Growth is planned on top of today's peak: the autoscaler may grow to it (not costed today).
   plan.max_replicas = std::max({plan.min_replicas, plan.replicas_peak, replicas_for(peak * growth)});
-  // An image model holds no KV cache: it scales on its queue (methodology §3.6).
-  plan.scaling_signal =
-      model.model.kind == ModelKind::dit || peak >= 2.0 * average ? "queue_depth" : "kv_cache_utilization";
+  // An image or encoder model holds no KV cache: it scales on its queue (methodology §3.6).
+  plan.scaling_signal = model.model.kind != ModelKind::decoder || peak >= 2.0 * average
+                            ? "queue_depth"
+                            : "kv_cache_utilization";
   switch (policy.pricing) {
   case PricingModel::on_prem:
     plan.tier = "on_prem";

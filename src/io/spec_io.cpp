@@ -56,7 +56,7 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   if (auto v = w.find("image")) parse_image_request(*v, spec);
   InferenceWorkload& in = spec.inference;
   // An image model's work is its image (workload.image), not prompt and output tokens.
-  const bool image = spec.model.kind == ModelKind::dit;
+  const bool image = spec.model.kind != ModelKind::decoder; // an image, or an encoder item
   if (auto v = w.find("input_tokens")) {
     in.input_tokens = positive_count(*v, k_max_tokens, "tokens");
   } else if (image) {
@@ -185,12 +185,12 @@ void parse_training(const JsonReader& w, Spec& spec) {
 
 void parse_workload(const JsonReader& root, Spec& spec) {
   auto w = root.find("workload");
-  if (!w && spec.model.kind == ModelKind::dit) {
+  if (!w && spec.model.kind != ModelKind::decoder) {
     // An image model without a workload generates the image its pipeline describes.
     spec.inference.input_tokens = 0;
     spec.inference.output_tokens = 0;
     spec.assumptions.emplace_back(
-        fmt::format("no workload given: inference, one image of {} tokens x {} passes per request",
+        fmt::format("no workload given: inference, one item (image) of {} tokens x {} passes per request",
                     spec.model.tokens_per_item, spec.model.passes_per_item));
     spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
     return;

@@ -121,10 +121,12 @@ TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibr
   CHECK(e.memory.weights_bytes == Approx(24e9 + 9.76e9).epsilon(1e-3));
 }
 
-TEST_CASE("an image model ranks by cost per image", "[core][image]") {
+TEST_CASE("an image or encoder model ranks by cost per item", "[core][image]") {
   CHECK(effective_rank_by(RankBy::cost_per_token, ModelKind::dit) == RankBy::cost_per_request);
   CHECK(effective_rank_by(RankBy::latency, ModelKind::dit) == RankBy::latency);
   CHECK(effective_rank_by(RankBy::cost_per_token, ModelKind::decoder) == RankBy::cost_per_token);
+  // An encoder serves no output tokens either: $ per item (shown per 1M input tokens).
+  CHECK(effective_rank_by(RankBy::cost_per_token, ModelKind::vit) == RankBy::cost_per_request);
 }
 
 TEST_CASE("image specs speak in images; bad combinations name their key", "[io][image]") {
