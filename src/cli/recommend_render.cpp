@@ -250,7 +250,11 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   j["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
-  j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({describe_rejection(c)});
+  const ModelSpec& model = in.models[c.precision_index].model;
+  const std::string reason = is_item_model(in.models[c.precision_index])
+                                 ? image_words(describe_rejection(c), model.kind)
+                                 : describe_rejection(c);
+  j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({reason});
   j["reject_reason"] = to_string(c.rejection.reason);
   j["precision"] = precision_name(in.precisions[c.precision_index]);
   j["cost"]["usd_per_gpu_hour"] =
@@ -261,7 +265,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
                    c.price_known);
   j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
   j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
-  if (is_item_model(in.models[c.precision_index])) add_image_json(j, in.models[c.precision_index].model, c);
+  if (is_item_model(in.models[c.precision_index])) add_image_json(j, model, c);
   return j;
 }
 
