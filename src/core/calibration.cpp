@@ -55,6 +55,8 @@ std::optional<FigureKind> parse_figure_kind(std::string_view name) {
 }
 
 std::string model_class_of(const ModelSpec& model) {
+  // Image generation is its own class: its bands come from the image_latency cases (methodology §3.6).
+  if (model.kind == ModelKind::dit) return "image";
   if (model.moe.experts > 0) return "moe";
   return count_params(model).total >= 20'000'000'000 ? "dense-large" : "dense-small";
 }
@@ -274,6 +276,16 @@ InferenceBands inference_bands(const Calibration& calibration, const std::string
         std::max(e.output_tokens_per_s, std::min(out.output_tokens_per_s.high, e.output_tokens_per_s * cap));
     out.requests_per_s.high =
         std::max(e.requests_per_s, std::min(out.requests_per_s.high, e.requests_per_s * cap));
+  }
+  if (model_class == "image") {
+    // One request is one image: latency and images/s take the image-latency cases' band
+    // (methodology §3.6); images/s = batch / latency, so its ends are the latency band's inverted.
+    out.ttft = band_for(calibration, FigureKind::image_latency, gpu_id, e.ttft_s, model_class);
+    out.e2e = band_for(calibration, FigureKind::image_latency, gpu_id, e.e2e_s, model_class);
+    if (e.e2e_s > 0.0 && out.e2e.low > 0.0 && !(e.open_loop && !e.overloaded)) {
+      out.requests_per_s = Band{e.requests_per_s * e.e2e_s / out.e2e.high, e.requests_per_s,
+                                e.requests_per_s * e.e2e_s / out.e2e.low};
+    }
   }
   return out;
 }

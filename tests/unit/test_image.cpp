@@ -6,9 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "rightsize/calibration.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "spec_io.hpp"
 
@@ -158,4 +160,31 @@ TEST_CASE("image specs speak in images; bad combinations name their key", "[io][
                   {"model", {{"preset", "flux.1-dev"}}},
                   {"sla", {{"e2e_ms", 1000}, {"image_latency_ms", 1000}}}}) ==
         "s.json: /sla/image_latency_ms: expected one of e2e_ms and image_latency_ms, got both");
+}
+
+TEST_CASE("image models are judged on the image-latency band", "[core][image]") {
+  ModelSpec m;
+  m.kind = ModelKind::dit;
+  CHECK(model_class_of(m) == "image");
+  Calibration cal;
+  BandEntry b;
+  b.kind = FigureKind::image_latency;
+  b.gpu_id = "X";
+  b.ratio_low = 0.9;
+  b.ratio_high = 1.5;
+  cal.bands.push_back(b);
+  cal.classes.push_back(ClassWidening{"image", 8, 1.0});
+  // p90: latency × 1.5, images/s × 1/1.5 (images/s = batch / latency).
+  const BandFactors f = band_factors(&cal, Confidence::p90, "X", "image");
+  CHECK(f.ttft_high == Approx(1.5));
+  CHECK(f.tpot_high == Approx(1.5));
+  CHECK(f.throughput_low == Approx(1.0 / 1.5));
+  InferenceEstimate e;
+  e.ttft_s = e.e2e_s = 4.0;
+  e.requests_per_s = 0.5;
+  const InferenceBands ib = inference_bands(cal, "X", "image", e);
+  CHECK(ib.e2e.high == Approx(6.0));
+  CHECK(ib.e2e.low == Approx(3.6));
+  CHECK(ib.requests_per_s.low == Approx(0.5 / 1.5));
+  CHECK(ib.requests_per_s.high == Approx(0.5 / 0.9));
 }
