@@ -26,9 +26,10 @@ enum class FigureKind : std::uint8_t {
   e2e,
   memory,
   training_throughput,
-  training_memory
+  training_memory,
+  image_latency ///< seconds per generated image (DiT, methodology §3.7)
 };
-inline constexpr std::size_t k_figure_kind_count = 7;
+inline constexpr std::size_t k_figure_kind_count = 8;
 
 /// Name used in files and output ("throughput", "ttft", ...).
 const char* to_string(FigureKind kind);

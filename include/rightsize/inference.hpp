@@ -108,6 +108,10 @@ struct PreparedModel {
   double expert_flops_per_token = 0.0;    ///< 2·k·N_expert·L_moe: routed-expert GEMMs (in mm_flops)
   double attention_flops_per_pair = 0.0;  ///< 4·n_h·d_h: one query-key pair in one layer
   double ffn_width_for_activations = 0.0; ///< I used in the activation-peak formula
+  /// DiT image pipeline (methodology §3.7): text-encoder + VAE-decode FLOPs once per image, and the
+  /// text encoder's resident weight bytes (on the first GPU of a replica).
+  double image_fixed_flops = 0.0;
+  double image_encoder_weight_bytes = 0.0;
 };
 
 /// Derives a PreparedModel (copies `model`).

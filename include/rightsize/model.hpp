@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "rightsize/image.hpp"
 #include "rightsize/precision.hpp"
 
 namespace rightsize {
@@ -108,6 +109,10 @@ struct ModelSpec {
   /// DiT/ViT: tokens one item (image) is processed as, and forward passes per item.
   std::int64_t tokens_per_item = 0;
   std::int64_t passes_per_item = 1; ///< DiT denoising steps x (1 + CFG passes)
+  /// DiT: the image pipeline (resolution, steps, CFG, text encoder, VAE). When it is given
+  /// (pixels_per_token_side > 0) tokens_per_item and passes_per_item are derived from it
+  /// (methodology §3.7).
+  ImagePipelineSpec image;
 };
 
 /// Parameter counts derived from a ModelSpec (methodology §1.2, §1.3).

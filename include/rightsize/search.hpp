@@ -86,6 +86,10 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
                          const Sla& sla, std::span<const Gpu> gpus,
                          std::span<const double> prices_usd_per_gpu_hour, const SearchPolicy& policy);
 
+/// The ranking a search applies: an image or encoder model (kind dit, vit) ranked by cost ranks by cost per
+/// item (cost_per_request: one item per request), since it serves no output tokens (methodology §3.7).
+RankBy effective_rank_by(RankBy rank_by, ModelKind kind);
+
 /// True when `a` ranks before `b` (the ranking key, then the documented tie-breaks).
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus);
 

@@ -7,6 +7,7 @@
 
 #include "app.hpp"
 #include "disagg_render.hpp"
+#include "image_render.hpp"
 #include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
@@ -235,9 +236,21 @@ int run_check(const CheckOptions& o) {
   } else {
     fmt::print("deployment: {} × {} ({}, {} replica{}), concurrency {} per replica\n", want.gpus, gpu.id,
                layout_label(choice.deployment), replicas, replicas == 1 ? "" : "s", e.concurrency);
-    fmt::print("SLA: {} (judged at --confidence {})\n", describe_sla(spec.sla), to_string(policy.confidence));
+    // An image or encoder model is judged in items (methodology §3.7): one request is one item.
+    const bool items = spec.model.kind != ModelKind::decoder;
+    const auto words = [&](std::string text) {
+      return items ? image_words(std::move(text), spec.model.kind) : text;
+    };
+    fmt::print("SLA: {} (judged at --confidence {})\n",
+               items ? describe_image_sla(spec.sla, spec.model.kind) : describe_sla(spec.sla),
+               to_string(policy.confidence));
     if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
-    if (res.verdict.feasible()) {
+    if (res.verdict.feasible() && items) {
+      fmt::print("estimate: {:.3g} s per {}, {:.3g} {}s/s, {}/h\n", e.e2e_s,
+                 spec.model.kind == ModelKind::vit ? "item" : "image", e.requests_per_s,
+                 spec.model.kind == ModelKind::vit ? "item" : "image",
+                 format_usd(e.usd_per_hour, res.current.price_known));
+    } else if (res.verdict.feasible()) {
       fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
                  e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
     }
@@ -246,9 +259,9 @@ int run_check(const CheckOptions& o) {
     } else {
       fmt::print("under-provisioned: misses the SLA\n");
       if (!res.verdict.feasible())
-        fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency));
+        fmt::print("  - {}\n", words(describe_rejection(res.verdict.first, e.concurrency)));
       for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
-        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", describe_term(res.verdict.terms[i]));
+        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", words(describe_term(res.verdict.terms[i])));
       }
       if (res.would_pass) {
         fmt::print("would pass: {}\n", describe(current_in, *res.would_pass));

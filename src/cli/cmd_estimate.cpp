@@ -7,6 +7,7 @@
 
 #include "app.hpp"
 #include "disagg_render.hpp"
+#include "image_render.hpp"
 #include "judge_options.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -54,12 +55,18 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              format_params(static_cast<double>(pm.params.total)),
              format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
              format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
-  fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n", w.input_tokens,
-             w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
-             e.open_loop          ? " (Little's law at the arrival rate)"
-             : w.concurrency == 0 ? " (auto)"
-                                  : "",
-             e.max_concurrency);
+  if (is_image_model(pm)) {
+    fmt::print("workload one image per request: {}; batch {} per replica{} (fits up to {})\n\n",
+               image_workload_line(pm.model), e.concurrency, w.concurrency == 0 ? " (auto)" : "",
+               e.max_concurrency);
+  } else {
+    fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n",
+               w.input_tokens, w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
+               e.open_loop          ? " (Little's law at the arrival rate)"
+               : w.concurrency == 0 ? " (auto)"
+                                    : "",
+               e.max_concurrency);
+  }
   if (w.arrival == Arrival::poisson) {
     fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} "
                "(docs/methodology.md §3.1)\n\n",
@@ -127,6 +134,10 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
                    ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
                    : "");
     fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
+    if (is_image_model(pm)) { // one request = one image (methodology §3.7)
+      fmt::print("  {:<26}{:>10}\n", "seconds per image", fmt::format("{:.2f} s", e.e2e_s));
+      fmt::print("  {:<26}{:>10}\n", "images/s", fmt::format("{:.3g}", e.requests_per_s));
+    }
     fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
     for (const auto& note : optimistic_only(bands, e, spec.sla))
       fmt::print("  caution: {}\n", note);
@@ -152,6 +163,10 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     }
     fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
                format_usd(e.usd_per_request, price.known));
+    if (is_image_model(pm)) {
+      fmt::print("  {:<26}{:>10}\n", "per 1,000 images (cap.)",
+                 format_usd(e.usd_per_request * 1e3, price.known));
+    }
     if (verdict.term_count > 0) {
       fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
       for (std::size_t i = 0; i < verdict.term_count; ++i)

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
+#include "image_render.hpp"
 #include "model_summary.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/units.hpp"
@@ -39,12 +40,17 @@ std::string workload_text(const Spec& s) {
     return text + fmt::format(", optimizer {}", to_string(t.optimizer));
   }
   const InferenceWorkload& w = s.inference;
+  if (s.model.kind == ModelKind::dit) {
+    return fmt::format("inference: one image per request ({}), batch {}", image_workload_line(s.model),
+                       w.concurrency == 0 ? std::string("auto") : std::to_string(w.concurrency));
+  }
   return fmt::format(
       "inference: {} input + {} output tokens, concurrency {}, context {}", w.input_tokens, w.output_tokens,
       w.concurrency == 0 ? std::string("auto") : std::to_string(w.concurrency), w.context_tokens());
 }
 
-std::string sla_text(const Sla& sla) {
+std::string sla_text(const Sla& sla, ModelKind kind) {
+  if (kind == ModelKind::dit) return describe_image_sla(sla);
   std::string out;
   const auto add = [&](const std::optional<double>& v, const char* unit) {
     if (v) out += fmt::format("{}{:g} {}", out.empty() ? "" : ", ", *v, unit);
@@ -86,7 +92,7 @@ void print_table(const Spec& s, const Resolved& r) {
       {"moe", moe_summary(m)},
       {"precision", precision_text(s.precision)},
       {"workload", workload_text(s)},
-      {"sla", sla_text(s.sla)},
+      {"sla", sla_text(s.sla, s.model.kind)},
   };
   if (m.linear_attention.layers > 0) {
     rows.emplace_back("linear attention",
@@ -156,7 +162,7 @@ void print_json(const Spec& s, const Resolved& r) {
         {"activations", format_info(s.precision.activations).name},
         {"kv_cache", format_info(s.precision.kv_cache).name}}},
       {"workload", workload_text(s)},
-      {"sla", sla_text(s.sla)},
+      {"sla", sla_text(s.sla, s.model.kind)},
       {"assumptions", s.assumptions},
   };
   fmt::print("{}\n", out.dump(2));

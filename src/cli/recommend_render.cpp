@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "image_render.hpp"
 #include "render.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
@@ -149,29 +150,35 @@ nlohmann::json capacity_json(const CapacityPlan& plan) {
 std::string winner_line(const SearchInputs& in, const Recommendation& r, const Spec& spec, RankBy rank_by) {
   const Candidate& w = r.candidates.front();
   const Gpu& gpu = in.gpus[w.gpu_index];
+  const bool image = is_item_model(in.models[w.precision_index]);
   std::string why;
-  switch (rank_by) {
-  case RankBy::cost_per_token:
-    why = fmt::format("the lowest cost per 1M output tokens at the served load ({})",
-                      format_usd(w.usd_per_million_output_tokens_at_load, w.price_known));
-    break;
-  case RankBy::cost_per_request:
-    why = fmt::format("the lowest cost per request at the served load ({})",
-                      format_usd(w.usd_per_request_at_load, w.price_known));
-    break;
-  case RankBy::latency:
-    why = fmt::format("the lowest end-to-end latency at the served load ({} at concurrency {} per replica)",
-                      format_ms(w.e2e_at_load_s), w.concurrency_at_load);
-    break;
-  case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
-  case RankBy::energy:
-    why = fmt::format("the least GPU energy per output token ({:.3g} J)", w.joules_per_output_token);
-    break;
+  if (image) {
+    why = image_winner_reason(w, rank_by, in.models[w.precision_index].model);
+  } else {
+    switch (rank_by) {
+    case RankBy::cost_per_token:
+      why = fmt::format("the lowest cost per 1M output tokens at the served load ({})",
+                        format_usd(w.usd_per_million_output_tokens_at_load, w.price_known));
+      break;
+    case RankBy::cost_per_request:
+      why = fmt::format("the lowest cost per request at the served load ({})",
+                        format_usd(w.usd_per_request_at_load, w.price_known));
+      break;
+    case RankBy::latency:
+      why = fmt::format("the lowest end-to-end latency at the served load ({} at concurrency {} per replica)",
+                        format_ms(w.e2e_at_load_s), w.concurrency_at_load);
+      break;
+    case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
+    case RankBy::energy:
+      why = fmt::format("the least GPU energy per output token ({:.3g} J)", w.joules_per_output_token);
+      break;
+    }
   }
+  const std::string sla_text = image ? describe_image_sla(spec.sla, spec.model.kind) : describe_sla(spec.sla);
   std::string line =
       fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
                   layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
-                  describe_sla(spec.sla) == "none" ? "the memory requirement" : describe_sla(spec.sla));
+                  sla_text == "none" ? "the memory requirement" : sla_text);
   // How far ahead of the best alternative on another GPU type.
   for (std::size_t i = 1; i < r.candidates.size(); ++i) {
     const Candidate& n = r.candidates[i];
@@ -179,6 +186,10 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
     if (rank_by == RankBy::cost_per_token && w.usd_per_million_output_tokens_at_load > 0.0) {
       const double pct =
           (n.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) * 100.0;
+      line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
+    } else if (image && w.usd_per_request_at_load > 0.0 &&
+               (rank_by == RankBy::cost_per_request || rank_by == RankBy::cost_per_token)) {
+      const double pct = (n.usd_per_request_at_load / w.usd_per_request_at_load - 1.0) * 100.0;
       line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
     }
     break;
@@ -256,7 +267,11 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   j["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
-  j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({describe_rejection(c)});
+  const ModelSpec& model = in.models[c.precision_index].model;
+  const std::string reason = is_item_model(in.models[c.precision_index])
+                                 ? image_words(describe_rejection(c), model.kind)
+                                 : describe_rejection(c);
+  j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({reason});
   j["reject_reason"] = to_string(c.rejection.reason);
   j["precision"] = precision_name(in.precisions[c.precision_index]);
   j["cost"]["usd_per_gpu_hour"] =
@@ -267,6 +282,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
                    c.price_known);
   j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
   j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
+  if (is_item_model(in.models[c.precision_index])) add_image_json(j, model, c);
   return j;
 }
 
@@ -274,6 +290,15 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
                            const LoadedCatalog& catalog, const SearchPolicy& policy, const RenderOptions& o) {
   const bool show_precision = in.precisions.size() > 1;
   const PreparedModel& first = in.models.front();
+  const bool image = is_item_model(first);
+  const RankBy rank_by = effective_rank_by(policy.rank_by, first.model.kind);
+  const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
+    return image ? image_candidate_table(in, rows, limit, show_precision, with_reason)
+                 : candidate_table(in, rows, limit, show_precision, with_reason);
+  };
+  const auto reason_of = [&](const Candidate& c) {
+    return image ? image_words(describe_rejection(c), first.model.kind) : describe_rejection(c);
+  };
   std::optional<CapacityPlan> plan;
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
@@ -285,7 +310,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     doc["schema_version"] = k_output_schema_version;
     doc["spec"] = spec.name;
     doc["model"] = first.model.name;
-    doc["rank_by"] = to_string(policy.rank_by);
+    doc["rank_by"] = to_string(rank_by);
     doc["confidence"] = to_string(policy.confidence);
     doc["pricing"] = to_string(catalog.pricing);
     if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
@@ -311,7 +336,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       nlohmann::json winner = candidate_json(in, w);
       winner["gpu"] = in.gpus[w.gpu_index].id;
       winner["replicas"] = w.replicas;
-      winner["why"] = winner_line(in, r, spec, policy.rank_by);
+      winner["why"] = winner_line(in, r, spec, rank_by);
       doc["winner"] = winner;
       doc["capacity_plan"] = capacity_json(*plan);
     } else {
@@ -340,13 +365,15 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       fmt::print("{}", candidate_csv(in, all).render_csv());
       return;
     }
-    const Table t = candidate_table(in, all, all.size(), show_precision, false);
+    const Table t = table_of(all, all.size(), false);
     {
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
                  markdown_text(spec.name.empty() ? first.model.name : spec.name),
-                 markdown_text(first.model.name), describe_sla(spec.sla), t.render_markdown());
+                 markdown_text(first.model.name),
+                 image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
+                 t.render_markdown());
       if (!r.candidates.empty())
-        fmt::print("\n**{}**\n", winner_line(in, r, spec, policy.rank_by));
+        fmt::print("\n**{}**\n", winner_line(in, r, spec, rank_by));
       else
         fmt::print("\n**No configuration meets the requirements.**\n");
     }
@@ -355,18 +382,30 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   // Text table.
   const int width = terminal_width();
   const auto& w = spec.inference;
-  fmt::print("{}: {} ({} params, {}), {} in / {} out tokens\n", spec.name.empty() ? "spec" : spec.name,
-             first.model.name, format_params(static_cast<double>(first.params.total)),
-             precision_name(in.precisions.front()), w.input_tokens, w.output_tokens);
-  fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n", describe_sla(spec.sla),
+  const std::string work = image ? image_workload_line(first.model)
+                                 : fmt::format("{} in / {} out tokens", w.input_tokens, w.output_tokens);
+  fmt::print("{}: {} ({} params, {}), {}\n", spec.name.empty() ? "spec" : spec.name, first.model.name,
+             format_params(static_cast<double>(first.params.total)), precision_name(in.precisions.front()),
+             work);
+  fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
+             image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
              to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
-  fmt::print(
-      "$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
-      "it at full capacity\n\n");
+  if (image && first.model.kind == ModelKind::vit) {
+    fmt::print("$/1M input tok = $/h ÷ (3,600 s/h × served items/s × input tokens per item) × 1e6 (the SLA's "
+               "load, at most capacity); JSON also gives it at full capacity\n\n");
+  } else if (image) {
+    fmt::print(
+        "$/1k images = $/h ÷ (3,600 s/h × served images/s) × 1,000 (the SLA's load, at most capacity); "
+        "JSON also gives it at full capacity\n\n");
+  } else {
+    fmt::print(
+        "$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
+        "it at full capacity\n\n");
+  }
   if (!r.candidates.empty()) {
-    fmt::print("{}", candidate_table(in, rows, o.top, show_precision, false).render_text(width));
-    fmt::print("\n{}\n", winner_line(in, r, spec, policy.rank_by));
+    fmt::print("{}", table_of(rows, o.top, false).render_text(width));
+    fmt::print("\n{}\n", winner_line(in, r, spec, rank_by));
     const Candidate& winner = r.candidates.front();
     if (policy.confidence == Confidence::p50) {
       for (const auto& note :
@@ -403,13 +442,12 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     fmt::print("\nclosest misses:\n");
     for (const auto& c : misses) {
       fmt::print("  {} {} {}: {}\n", c.total_gpus(), in.gpus[c.gpu_index].id, layout_label(c.layout),
-                 describe_rejection(c));
+                 reason_of(c));
     }
   }
   if (o.explain && !r.rejected.empty()) {
     fmt::print("\nrejected ({}):\n", r.rejected.size());
-    fmt::print("{}", candidate_table(in, r.rejected, r.rejected.size(), show_precision, true)
-                         .render_text(std::max(width, 160)));
+    fmt::print("{}", table_of(r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
   }
   if (o.searched_precisions) {
     fmt::print("\nprecision quality:\n");

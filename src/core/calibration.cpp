@@ -34,6 +34,7 @@ const char* to_string(FigureKind kind) {
   case FigureKind::ttft: return "ttft";
   case FigureKind::tpot: return "tpot";
   case FigureKind::e2e: return "e2e";
+  case FigureKind::image_latency: return "image_latency";
   case FigureKind::memory: return "memory";
   case FigureKind::training_throughput: return "training_throughput";
   case FigureKind::training_memory: return "training_memory";
@@ -46,6 +47,7 @@ std::optional<FigureKind> parse_figure_kind(std::string_view name) {
   if (name == "ttft") return FigureKind::ttft;
   if (name == "tpot") return FigureKind::tpot;
   if (name == "e2e") return FigureKind::e2e;
+  if (name == "image_latency") return FigureKind::image_latency;
   if (name == "memory") return FigureKind::memory;
   if (name == "training_throughput") return FigureKind::training_throughput;
   if (name == "training_memory") return FigureKind::training_memory;
@@ -53,6 +55,8 @@ std::optional<FigureKind> parse_figure_kind(std::string_view name) {
 }
 
 std::string model_class_of(const ModelSpec& model) {
+  // Image generation is its own class: its bands come from the image_latency cases (methodology §3.7).
+  if (model.kind == ModelKind::dit) return "image";
   if (model.moe.experts > 0) return "moe";
   return count_params(model).total >= 20'000'000'000 ? "dense-large" : "dense-small";
 }
@@ -108,6 +112,7 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
   case FigureKind::ttft: return e.ttft_s;
   case FigureKind::tpot: return e.tpot_s;
   case FigureKind::e2e: return e.e2e_s;
+  case FigureKind::image_latency: return e.e2e_s; // one image = one request (methodology §3.7)
   case FigureKind::memory: return e.memory.weights_bytes;
   case FigureKind::training_throughput:
   case FigureKind::training_memory: break;
@@ -271,6 +276,16 @@ InferenceBands inference_bands(const Calibration& calibration, const std::string
         std::max(e.output_tokens_per_s, std::min(out.output_tokens_per_s.high, e.output_tokens_per_s * cap));
     out.requests_per_s.high =
         std::max(e.requests_per_s, std::min(out.requests_per_s.high, e.requests_per_s * cap));
+  }
+  if (model_class == "image") {
+    // One request is one image: latency and images/s take the image-latency cases' band
+    // (methodology §3.7); images/s = batch / latency, so its ends are the latency band's inverted.
+    out.ttft = band_for(calibration, FigureKind::image_latency, gpu_id, e.ttft_s, model_class);
+    out.e2e = band_for(calibration, FigureKind::image_latency, gpu_id, e.e2e_s, model_class);
+    if (e.e2e_s > 0.0 && out.e2e.low > 0.0 && !(e.open_loop && !e.overloaded)) {
+      out.requests_per_s = Band{e.requests_per_s * e.e2e_s / out.e2e.high, e.requests_per_s,
+                                e.requests_per_s * e.e2e_s / out.e2e.low};
+    }
   }
   return out;
 }

@@ -47,6 +47,7 @@ double predict_ready(const Ready& r, const EngineConfig& engine) {
   case FigureKind::ttft: return e.ttft_s;
   case FigureKind::tpot: return e.tpot_s;
   case FigureKind::e2e: return e.e2e_s;
+  case FigureKind::image_latency: return e.e2e_s;
   default: return 0.0;
   }
 }

@@ -172,7 +172,9 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, doubl
   pt.decode = one;
   pt.decode.compute_s = compute;
   pt.decode.total_s = step;
-  pt.ttft_s = passes * step;
+  // Text encoder and VAE decoder: once per image, on one GPU (methodology §3.7).
+  const double fixed_s = s.pm->image_fixed_flops / s.compute_flops_per_s;
+  pt.ttft_s = passes * step + batch * fixed_s;
   pt.tpot_s = 0.0;
   pt.e2e_s = pt.ttft_s;
   pt.tokens_per_s_replica = 0.0;
@@ -351,7 +353,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   MemoryEstimate& mem = est.memory;
   mem.capacity_per_gpu_bytes = gpu.visible_memory();
   mem.usable_per_gpu_bytes = mem.capacity_per_gpu_bytes * engine.usable_fraction;
-  mem.weights_bytes = s.weights_gpu_bytes;
+  mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes;
   const double step_tokens = d(engine.max_batched_tokens);
   if (s.decoder) {
     // A_peak ≈ b_a·T_step·(h + 3·I/t) + 4 B·S_logit·V/t, S_logit = max_num_seqs rows of fp32 logits.
@@ -389,7 +391,10 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   double batch = std::ceil(d(w.concurrency) / adp - 1e-9);
   if (w.concurrency <= 0) {
     double lo = 1.0;
-    double hi = std::max(1.0, max_conc);
+    // A DiT step is compute-bound at thousands of tokens per image: batching adds latency, not
+    // images/s, so without a latency target one image at a time (methodology §3.7).
+    const bool image_unbounded = m.kind == ModelKind::dit && (sla == nullptr || !sla->e2e_ms);
+    double hi = image_unbounded ? 1.0 : std::max(1.0, max_conc);
     if (!meets_latency(evaluate(s, w, hi, slots, prefill), sla)) {
       while (hi - lo > 1.0) {
         const double mid = std::floor((lo + hi) / 2.0);

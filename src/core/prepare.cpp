@@ -2,6 +2,7 @@
 // hot path is arithmetic only.
 #include <algorithm>
 
+#include "rightsize/image.hpp"
 #include "rightsize/inference.hpp"
 
 namespace rightsize {
@@ -86,6 +87,18 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
             (m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size));
   pm.ffn_width_for_activations =
       std::max(m.moe.experts > 0 && m.moe.dense_layers == 0 ? 0.0 : d(m.ffn_size), moe_width);
+  if (m.kind == ModelKind::dit) {
+    // A DiT's per-token GEMMs follow from its block layout, not from 2·params: the adaLN modulation
+    // weights run once per pass on the conditioning vector (methodology §3.7).
+    pm.mm_flops_per_token = dit_gemm_flops_per_token(m);
+    pm.head_flops_per_token = 0.0;
+    const ImageItem item = image_item(m.image);
+    if (m.image.pixels_per_token_side > 0) {
+      pm.image_fixed_flops = item.text_encoder_flops + item.vae_decode_flops;
+      // The text encoder stays resident at the weights' bytes per parameter (diffusers pipe.to("cuda")).
+      pm.image_encoder_weight_bytes = m.image.text_encoder_params * b_w;
+    }
+  }
   return pm;
 }
 

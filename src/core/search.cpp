@@ -286,6 +286,10 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   return c;
 }
 
+RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
+  return kind != ModelKind::decoder && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
+}
+
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus) {
   if (a.meets_sla != b.meets_sla) return a.meets_sla;
   if (!a.meets_sla) {
@@ -327,9 +331,11 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
       }
     }
   }
-  auto order = [&](const Candidate& a, const Candidate& b) {
-    return ranks_before(a, b, policy.rank_by, gpus);
-  };
+  // Image and encoder models serve no output tokens: the cost ranking is per item (image) ($ per 1,000 images
+  // = 1,000 × $ per request, methodology §3.7) instead of an all-zero $ per 1M tokens.
+  const RankBy rank_by =
+      effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
+  auto order = [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, rank_by, gpus); };
   std::sort(out.candidates.begin(), out.candidates.end(), order);
   std::sort(out.rejected.begin(), out.rejected.end(), order);
   for (std::size_t i = 0; i < out.candidates.size(); ++i)
@@ -346,7 +352,6 @@ CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pric
 
 CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const Sla& sla,
                            const CapacityPolicy& policy) {
-  (void)model;
   CapacityPlan plan;
   // One sizing rule with the search (methodology "Capacity planning"): a replica is planned for
   // the throughput it was sized on (pessimistic end at --confidence p90) divided by 1 + headroom,
@@ -373,7 +378,10 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   plan.min_replicas = plan.scale_to_zero ? 0 : plan.replicas_average;
   // Growth is planned on top of today's peak: the autoscaler may grow to it (not costed today).
   plan.max_replicas = std::max({plan.min_replicas, plan.replicas_peak, replicas_for(peak * growth)});
-  plan.scaling_signal = peak >= 2.0 * average ? "queue_depth" : "kv_cache_utilization";
+  // An image or encoder model holds no KV cache: it scales on its queue (methodology §3.7).
+  plan.scaling_signal = model.model.kind != ModelKind::decoder || peak >= 2.0 * average
+                            ? "queue_depth"
+                            : "kv_cache_utilization";
   switch (policy.pricing) {
   case PricingModel::on_prem:
     plan.tier = "on_prem";

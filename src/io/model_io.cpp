@@ -21,6 +21,7 @@ constexpr i64 k_max_heads = 100'000;
 constexpr i64 k_max_vocab = 10'000'000;
 constexpr i64 k_max_experts = 100'000;
 constexpr i64 k_max_context = 100'000'000;
+constexpr i64 k_max_image_px = 65'536;
 constexpr double k_max_params = 1e13; // 10 trillion
 constexpr double k_min_params = 1e6;
 
@@ -53,6 +54,7 @@ const std::vector<std::string>& model_keys(bool allow_sources) {
                                                         "max_position",
                                                         "tokens_per_item",
                                                         "passes_per_item",
+                                                        "image",
                                                         "keep_embeddings_16bit"};
   static const std::vector<std::string> without = [] {
     std::vector<std::string> keys;
@@ -140,6 +142,26 @@ void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
 }
 
 // Explicit architecture fields (they override whatever the source set).
+// The image pipeline of a DiT (docs/model-spec.md "image"): tokens and passes per image follow from
+// the resolution, steps and CFG passes (methodology §3.7).
+void apply_image(const JsonReader& im, ModelSpec& m) {
+  im.expect_keys({"pixels_per_token_side", "text_tokens", "width_px", "height_px", "steps", "cfg_passes",
+                  "text_encoder_params", "vae_decode_flops_per_pixel"});
+  ImagePipelineSpec& p = m.image;
+  read_count(im, "pixels_per_token_side", p.pixels_per_token_side, 1024, "pixels");
+  read_non_negative(im, "text_tokens", p.text_tokens, k_max_context, "tokens");
+  read_count(im, "width_px", p.width_px, k_max_image_px, "pixels");
+  read_count(im, "height_px", p.height_px, k_max_image_px, "pixels");
+  read_count(im, "steps", p.steps, 10'000, "steps");
+  read_count(im, "cfg_passes", p.cfg_passes, 8, "passes");
+  if (auto v = im.find("text_encoder_params")) p.text_encoder_params = amount_in(*v, 0, 1e13);
+  if (auto v = im.find("vae_decode_flops_per_pixel")) p.vae_decode_flops_per_pixel = amount_in(*v, 0, 1e12);
+  if (p.pixels_per_token_side <= 0) (void)im.at("pixels_per_token_side");
+  const ImageItem item = image_item(p);
+  m.tokens_per_item = item.tokens;
+  m.passes_per_item = item.passes;
+}
+
 void apply_fields(const JsonReader& r, ModelSpec& m) {
   const bool reshaped = has(r, "hidden_size") || has(r, "heads");
   read_count(r, "layers", m.layers, k_max_layers, "layers");
@@ -177,6 +199,7 @@ void apply_fields(const JsonReader& r, ModelSpec& m) {
   read_non_negative(r, "max_position", m.max_position, k_max_context, "context");
   read_non_negative(r, "tokens_per_item", m.tokens_per_item, k_max_context, "tokens");
   read_count(r, "passes_per_item", m.passes_per_item, 100'000, "passes");
+  if (auto v = r.find("image")) apply_image(*v, m);
   if (auto v = r.find("kind")) {
     const std::string k = v->as_choice({"decoder", "dit", "vit"});
     m.kind = k == "dit" ? ModelKind::dit : k == "vit" ? ModelKind::vit : ModelKind::decoder;

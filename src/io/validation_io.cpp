@@ -40,7 +40,28 @@ ModelSpec read_model(const JsonReader& r) {
   m.head_dim = r.at("head_dim").as_int(1, 100000);
   m.ffn_size = r.at("ffn").as_int(1, k_max_count);
   m.ffn_gated = r.at("gated").as_bool();
-  m.vocab_size = r.at("vocab").as_int(1, k_max_count);
+  // An image model (DiT) has no vocabulary; its image pipeline gives tokens and passes per image.
+  const bool dit = r.find("kind") && r.at("kind").as_choice({"decoder", "dit"}) == "dit";
+  m.kind = dit ? ModelKind::dit : ModelKind::decoder;
+  m.vocab_size = dit ? int_or(r, "vocab", 0) : r.at("vocab").as_int(1, k_max_count);
+  if (dit) {
+    const JsonReader im = r.at("image");
+    ImagePipelineSpec& p = m.image;
+    p.pixels_per_token_side = im.at("pixels_per_token_side").as_int(1, 1024);
+    p.text_tokens = int_or(im, "text_tokens", 0);
+    p.width_px = im.at("width_px").as_int(1, 65536);
+    p.height_px = im.at("height_px").as_int(1, 65536);
+    p.steps = im.at("steps").as_int(1, 10000);
+    p.cfg_passes = int_or(im, "cfg_passes", 1);
+    if (auto v = im.find("text_encoder_params")) p.text_encoder_params = v->as_number(0.0, 1e13);
+    if (auto v = im.find("vae_decode_flops_per_pixel"))
+      p.vae_decode_flops_per_pixel = v->as_number(0.0, 1e12);
+    const ImageItem item = image_item(p);
+    m.tokens_per_item = item.tokens;
+    m.passes_per_item = item.passes;
+    m.keep_embeddings_16bit = false;
+    if (auto v = r.find("params")) m.params_override = static_cast<std::int64_t>(v->as_number(1.0, 1e13));
+  }
   m.tied_embeddings = r.at("tied").as_bool();
   m.norm = r.at("norm").as_choice({"rms", "layer"}) == "rms" ? NormKind::rms : NormKind::layer;
   m.qkv_bias = bool_or(r, "qkv_bias", false);
@@ -110,6 +131,9 @@ ValidationCase read_case(const JsonReader& r) {
                              : fw == "torchtitan" ? TrainingFramework::torchtitan
                                                   : TrainingFramework::generic;
     }
+  } else if (c.kind == FigureKind::image_latency) {
+    if (c.model.kind != ModelKind::dit)
+      r.at("model").fail("expected an image model (\"kind\": \"dit\") for kind image_latency");
   } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
     r.fail("inference cases need input_tokens and output_tokens >= 1");
   }

@@ -1,0 +1,67 @@
+// Image generation workloads (docs/methodology.md §3.7). Sources: [FLUX-CFG] the FLUX.1-dev
+// transformer / VAE configs (patch 2, VAE ×8, 16 latent channels, 19 + 38 blocks, d = 3072);
+// [SD3] Esser et al. 2024, "Scaling Rectified Flow Transformers", §2 (latent patching, joint text +
+// image attention); [KAPLAN] 2·N FLOPs per token per GEMM weight.
+#include "rightsize/image.hpp"
+
+#include <algorithm>
+
+#include "rightsize/model.hpp"
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
+} // namespace
+
+std::int64_t image_latent_tokens(std::int64_t width_px, std::int64_t height_px, std::int64_t p) {
+  if (width_px <= 0 || height_px <= 0 || p <= 0) return 0;
+  return ceil_div(width_px, p) * ceil_div(height_px, p);
+}
+
+ImagePipelineSpec apply_image_request(const ImagePipelineSpec& pipeline, const ImageRequest& r) {
+  ImagePipelineSpec out = pipeline;
+  if (r.width_px > 0) out.width_px = r.width_px;
+  if (r.height_px > 0) out.height_px = r.height_px;
+  if (r.steps > 0) out.steps = r.steps;
+  if (r.cfg_passes > 0) out.cfg_passes = r.cfg_passes;
+  return out;
+}
+
+ImageItem image_item(const ImagePipelineSpec& p) {
+  ImageItem item;
+  item.image_tokens = image_latent_tokens(p.width_px, p.height_px, p.pixels_per_token_side);
+  item.text_tokens = std::max<std::int64_t>(0, p.text_tokens);
+  item.tokens = item.image_tokens + item.text_tokens;
+  item.passes = std::max<std::int64_t>(1, p.steps) * std::max<std::int64_t>(1, p.cfg_passes);
+  // The text encoder runs once per image (its output is reused by every step and CFG pass) [SD3 §2].
+  item.text_encoder_flops = 2.0 * p.text_encoder_params * d(item.text_tokens);
+  item.vae_decode_flops = p.vae_decode_flops_per_pixel * d(p.width_px) * d(p.height_px);
+  return item;
+}
+
+double dit_gemm_flops_per_token(const ModelSpec& m) {
+  const double h = d(m.hidden_size);
+  const double attention = 2.0 * h * d(m.heads + m.kv_heads) * d(m.head_dim); // q, k, v, o
+  const double mlp = (m.ffn_gated ? 3.0 : 2.0) * h * d(m.ffn_size);
+  return 2.0 * d(m.layers) * (attention + mlp);
+}
+
+double dit_attention_flops(const ModelSpec& m, double tokens) {
+  return 4.0 * d(m.layers) * d(m.heads) * d(m.head_dim) * tokens * tokens;
+}
+
+double image_flops(const ModelSpec& m, const ImageItem& item) {
+  const double n = d(item.tokens);
+  const double pass = dit_gemm_flops_per_token(m) * n + dit_attention_flops(m, n);
+  return d(item.passes) * pass + item.text_encoder_flops + item.vae_decode_flops;
+}
+
+} // namespace rightsize
