@@ -1,0 +1,156 @@
+// Rendering of training `recommend` results: ranked table, winner, closest misses; JSON and
+// markdown (docs/output-schema.md "training"). Split from recommend_render.cpp (inference).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "recommend_render.hpp"
+#include "render.hpp"
+#include "rightsize/units.hpp"
+#include "table.hpp"
+#include "training_render.hpp"
+
+namespace rightsize::cli {
+
+namespace {
+
+Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate>& rows, std::size_t limit,
+                     bool with_reason) {
+  std::vector<Column> columns = {
+      {"rank", Align::right}, {"gpu", Align::left}, {"gpus", Align::right}, {"layout", Align::left, true}};
+  for (const char* h : {"MFU", "tok/s", "time", "$/h", "$/run", "mem/GPU"})
+    columns.push_back({h, Align::right});
+  if (with_reason) columns.push_back({"reason", Align::left, true});
+  Table t(std::move(columns));
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const TrainingCandidate& c = rows[i];
+    const TrainingEstimate& e = c.estimate;
+    const double hours = e.time_to_train_s / k_seconds_per_hour;
+    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-",
+                                      in.gpus[c.gpu_index].id,
+                                      std::to_string(e.gpus),
+                                      training_layout_label(e.layout),
+                                      fmt::format("{:.1f}%", e.mfu * 100.0),
+                                      format_count(e.tokens_per_s),
+                                      hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0)
+                                                    : fmt::format("{:.1f} h", hours),
+                                      format_usd(e.usd_per_hour, c.price_known),
+                                      c.price_known ? format_usd_total(e.usd_total) : "n/a",
+                                      format_gb(e.memory.per_gpu_bytes)};
+    if (with_reason) cells.push_back(describe_training_rejection(c));
+    t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+// The closest training misses: the best-placed rejection of each GPU, at most three.
+std::vector<TrainingCandidate> training_misses(const TrainingRecommendation& r) {
+  std::vector<TrainingCandidate> misses;
+  for (const auto& c : r.rejected) {
+    bool seen = false;
+    for (const auto& m : misses)
+      seen = seen || m.gpu_index == c.gpu_index;
+    if (!seen) misses.push_back(c);
+    if (misses.size() == 3) break;
+  }
+  return misses;
+}
+
+nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
+                                       const LoadedCatalog& catalog) {
+  nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, c.estimate, c.price_known);
+  BandContext bands;
+  bands.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
+  bands.gpu_id = in.gpus[c.gpu_index].id;
+  bands.model_class = model_class_of(in.models.front().model);
+  add_training_bands(j, bands, c.estimate);
+  j["rank"] = c.rank;
+  j["meets_sla"] = c.meets;
+  j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
+  j["reject_reason"] = to_string(c.rejection.reason);
+  return j;
+}
+
+} // namespace
+
+void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
+                                    const LoadedCatalog& catalog, const RenderOptions& o) {
+  const PreparedModel& pm = in.models.front();
+  const TrainingWorkload& w = spec.training;
+  if (o.format == Format::json) {
+    nlohmann::json doc;
+    doc["schema_version"] = k_output_schema_version;
+    doc["spec"] = spec.name;
+    doc["model"] = pm.model.name;
+    doc["mode"] = "training";
+    doc["rank_by"] = "cost_per_run";
+    doc["pricing"] = to_string(catalog.pricing);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+    doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
+    doc["candidates_passing"] = r.candidates.size();
+    doc["candidates"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i)
+      doc["candidates"].push_back(training_candidate_json(in, r.candidates[i], catalog));
+    doc["rejected"] = nlohmann::json::array();
+    for (const auto& c : o.explain ? r.rejected : training_misses(r))
+      doc["rejected"].push_back(training_candidate_json(in, c, catalog));
+    doc["winner"] = r.candidates.empty() ? nlohmann::json()
+                                         : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
+                                                          {"gpus", r.candidates.front().estimate.gpus}};
+    doc["assumptions"] = assumptions_json(spec.assumptions);
+    fmt::print("{}\n", doc.dump(2));
+    return;
+  }
+  if (o.format == Format::csv || o.format == Format::markdown) {
+    std::vector<TrainingCandidate> all(r.candidates.begin(),
+                                       r.candidates.begin() +
+                                           static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
+    if (o.format == Format::csv) {
+      const std::vector<TrainingCandidate> misses = o.explain ? r.rejected : training_misses(r);
+      all.insert(all.end(), misses.begin(), misses.end());
+    }
+    const Table t = training_table(in, all, all.size(), o.format == Format::csv);
+    fmt::print("{}", o.format == Format::csv ? t.render_csv() : t.render_markdown());
+    return;
+  }
+  std::vector<std::string> goals;
+  if (spec.sla.deadline_hours) goals.push_back(fmt::format("finish within {:g} h", *spec.sla.deadline_hours));
+  if (spec.sla.budget_usd) goals.push_back(fmt::format("cost at most ${:g}", *spec.sla.budget_usd));
+  std::string goal_text;
+  for (const auto& g : goals)
+    goal_text += (goal_text.empty() ? "" : ", ") + g;
+  fmt::print("{}: {} {} training ({} params), {:g} tokens at sequence {}, global batch {}\n",
+             spec.name.empty() ? "spec" : spec.name, pm.model.name, to_string(w.method),
+             format_params(static_cast<double>(pm.params.total)), w.tokens, w.seq_len, w.global_batch);
+  fmt::print("goals: {}; prices: {} (as of {}); cost per run includes a planning overhead factor\n\n",
+             goal_text.empty() ? "none (cheapest run)" : goal_text, to_string(catalog.pricing),
+             catalog.catalog.prices_as_of);
+  if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));
+  const int width = terminal_width();
+  if (!r.candidates.empty()) {
+    fmt::print("{}", training_table(in, r.candidates, o.top, false).render_text(width, use_color()));
+    const TrainingCandidate& win = r.candidates.front();
+    fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
+               win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
+               goal_text.empty() ? "fits" : "meets " + goal_text,
+               win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
+               win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
+  } else {
+    fmt::print("no configuration meets the requirements\n");
+  }
+  const std::vector<TrainingCandidate> misses = training_misses(r);
+  if (!misses.empty() && !o.explain) {
+    fmt::print("\nclosest misses:\n");
+    for (const auto& c : misses) {
+      fmt::print("  {} × {}: {}\n", c.estimate.gpus, in.gpus[c.gpu_index].id, describe_training_rejection(c));
+    }
+  }
+  if (o.explain && !r.rejected.empty()) {
+    fmt::print("\nrejected ({}):\n{}", r.rejected.size(),
+               training_table(in, r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
+  }
+  fmt::print("\n{} configurations evaluated, {} meet the requirements\n",
+             r.candidates.size() + r.rejected.size(), r.candidates.size());
+}
+
+} // namespace rightsize::cli
