@@ -47,11 +47,7 @@ inline bool preset_from_model_id(const ServingRun& run) {
 
 inline std::string unexpressible_reason(const ServingRun& run, const std::vector<io::Preset>& presets,
                                         const io::Catalog& catalog) {
-  if (run.mode == "disagg") {
-    if (run.prefill.attention_dp > 1 || run.decode.attention_dp > 1) {
-      return "disaggregated, attention data parallelism (issue 17)";
-    }
-  } else if (run.mode != "agg") {
+  if (run.mode != "agg" && run.mode != "disagg") {
     return "unknown mode";
   }
   if (run.preset.empty()) return "no preset for the model (issue 19)";
@@ -63,7 +59,8 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   if (gpu == nullptr) return "GPU not in the catalog";
   if (!parse_engine_kind(run.engine)) return "unknown engine";
   if (run.mode == "disagg") {
-    const int widest = std::max(run.prefill.tp * run.prefill.pp, run.decode.tp * run.decode.pp);
+    const auto gpus = [](const ServingPool& p) { return p.tp * p.pp * std::max(1, p.attention_dp); };
+    const int widest = std::max(gpus(run.prefill), gpus(run.decode));
     if (widest > gpu->gpus_per_node) return "disaggregated, a pool wider than one node (issue 17)";
     return "";
   }

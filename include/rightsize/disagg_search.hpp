@@ -32,7 +32,7 @@ struct DisaggCandidate {
 struct DisaggGrid {
   int max_prefill_workers = 4;
   int max_decode_workers = 4;
-  int layouts_per_pool = 8;    ///< the smallest replica layouts (replica_layouts order) that hold the weights
+  int layouts_per_pool = 16;   ///< at most this many of the smallest replica layouts that hold the weights
   bool mixed_gpu_types = true; ///< also pair different GPU types for the two pools (the cheapest few)
   int mixed_gpus = 3;          ///< GPU types per pool considered for mixed pairs
 };

@@ -123,6 +123,7 @@ struct PoolSpec {
   int tp = 1;
   int pp = 1;
   int ep = 1;
+  int attention_dp = 1; ///< attention data-parallel ranks per worker (methodology §4.1)
 };
 
 /// Separate prefill and decode pools (xPyD, issue 17).

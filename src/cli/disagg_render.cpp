@@ -33,7 +33,8 @@ ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const 
   r.pool.layout.tp = p.tp;
   r.pool.layout.pp = p.pp;
   r.pool.layout.ep = p.ep;
-  r.pool.layout.gpus = p.tp * p.pp;
+  r.pool.layout.attention_dp = p.attention_dp;
+  r.pool.layout.gpus = r.pool.layout.gpus_per_replica();
   r.pool.workers = p.workers;
   const ResolvedPrice& price = price_of(catalog, gpu);
   r.price_known = price.known;

@@ -27,8 +27,8 @@ InferenceEstimate scaled(const InferenceEstimate& unit, int copies) {
   return e;
 }
 
-// The layouts of one GPU a pool may use: the smallest `limit` replica layouts whose weights and one
-// sequence fit.
+// The layouts of one GPU a pool may use: the smallest `limit` replica layouts (TP, EP, attention DP,
+// in replica_layouts order) whose weights and one sequence fit.
 std::vector<Deployment> pool_layouts(const PreparedModel& model, const InferenceWorkload& workload,
                                      const Gpu& gpu, const SearchPolicy& policy, int limit) {
   std::vector<Deployment> out;
@@ -37,7 +37,7 @@ std::vector<Deployment> pool_layouts(const PreparedModel& model, const Inference
   one.arrival = Arrival::closed_loop;
   one.request_rate_per_s = 0.0;
   for (Deployment layout : replica_layouts(model.model, gpu, policy)) {
-    layout.gpus = layout.tp * layout.pp;
+    layout.gpus = layout.gpus_per_replica();
     const InferenceEstimate e = estimate_inference(model, one, gpu, layout, policy.engine, nullptr, 0.0);
     if (!e.memory.fits || !e.precision_supported || !e.link_known) continue;
     out.push_back(layout);
@@ -59,10 +59,17 @@ bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b) {
       a.price_known ? a.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
   const double kb =
       b.price_known ? b.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
+  // Costs within the same 0.1 % bucket tie (xPyD copies of one unit differ only by rounding):
+  // then the fewer GPUs win. Buckets keep the order a strict weak ordering.
+  const auto bucket = [](double usd) {
+    return usd < std::numeric_limits<double>::max() && usd > 0.0 ? std::llround(std::log(usd) * 1000.0)
+                                                                 : std::numeric_limits<long long>::max();
+  };
+  if (bucket(ka) != bucket(kb)) return bucket(ka) < bucket(kb);
+  if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
   if (ka != kb) return ka < kb;
   if (a.whole.tpot_s != b.whole.tpot_s) return a.whole.tpot_s < b.whole.tpot_s;
   if (a.whole.ttft_s != b.whole.ttft_s) return a.whole.ttft_s < b.whole.ttft_s;
-  if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
   if (a.unit.prefill.gpu->id != b.unit.prefill.gpu->id)
     return a.unit.prefill.gpu->id < b.unit.prefill.gpu->id;
   if (a.unit.decode.gpu->id != b.unit.decode.gpu->id) return a.unit.decode.gpu->id < b.unit.decode.gpu->id;

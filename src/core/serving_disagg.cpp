@@ -16,7 +16,8 @@ PoolDeployment pool_of(const Gpu& gpu, const ServingPool& p) {
   out.gpu = &gpu;
   out.layout.tp = p.tp;
   out.layout.pp = p.pp;
-  out.layout.gpus = p.tp * p.pp;
+  out.layout.attention_dp = std::max(1, p.attention_dp);
+  out.layout.gpus = out.layout.gpus_per_replica();
   // As deployment_of: the experts are distributed over moe_ep groups (methodology §5.5).
   out.layout.ep = p.moe_ep > 1 ? p.moe_ep : 1;
   out.workers = std::max(1, p.workers);

@@ -379,16 +379,18 @@ DeploymentSpec parse_deployment(const JsonReader& d) {
 }
 
 PoolSpec parse_pool(const JsonReader& p) {
-  p.expect_keys({"gpu", "workers", "tp", "pp", "ep"});
+  p.expect_keys({"gpu", "workers", "tp", "pp", "ep", "attention_dp"});
   PoolSpec out;
   out.gpu = p.at("gpu").as_string();
   if (auto v = p.find("workers")) out.workers = static_cast<int>(positive_count(*v, 4096, "workers"));
   if (auto v = p.find("tp")) out.tp = static_cast<int>(positive_count(*v, 1024, "GPUs"));
   if (auto v = p.find("pp")) out.pp = static_cast<int>(positive_count(*v, 1024, "stages"));
   if (auto v = p.find("ep")) out.ep = static_cast<int>(positive_count(*v, 1024, "GPUs"));
-  if (out.ep > out.tp * out.pp) {
-    p.at("ep").fail(
-        fmt::format("expected at most tp x pp ({}) of one worker, got {}", out.tp * out.pp, out.ep));
+  if (auto v = p.find("attention_dp")) out.attention_dp = static_cast<int>(positive_count(*v, 1024, "ranks"));
+  const int worker_gpus = out.tp * out.pp * out.attention_dp;
+  if (out.ep > worker_gpus) {
+    p.at("ep").fail(fmt::format("expected at most tp x pp x attention_dp ({}) of one worker, got {}",
+                                worker_gpus, out.ep));
   }
   return out;
 }

@@ -189,5 +189,5 @@ TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deplo
                   {"deployment",
                    {{"prefill", {{"gpu", "H100-SXM"}}},
                     {"decode", {{"gpu", "H100-SXM"}, {"tp", 2}, {"ep", 4}}}}}}) ==
-        "s.json: /deployment/decode/ep: expected at most tp x pp (2) of one worker, got 4");
+        "s.json: /deployment/decode/ep: expected at most tp x pp x attention_dp (2) of one worker, got 4");
 }
