@@ -138,16 +138,22 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
   }
   // The measured serving runs, scored with the shipped calibration: median APE over the rows whose
   // preset the CSV names (serving_*) and, gated separately so neither hides the other, the rows of
-  // issue 19's models scored through the model-id table (serving_*_new).
+  // issue 19's models scored through the model-id table (serving_*_new), and the disaggregated runs.
   const bench::ServingScore serving = score_serving_runs(shipped_calibration());
   std::vector<const ServingResult*> rows;
   std::vector<const ServingResult*> new_rows;
   for (const ServingResult& r : serving.results)
     (bench::preset_from_model_id(*r.run) ? new_rows : rows).push_back(&r);
+  // Disaggregated runs (issue 17): gated on their own, as serving_*_disagg.
+  std::vector<const ServingResult*> disagg_rows;
+  for (const ServingResult& r : serving.disagg_results)
+    disagg_rows.push_back(&r);
+  const std::vector<const ServingResult*>* sets[3] = {&rows, &new_rows, &disagg_rows};
+  const char* suffixes[3] = {"", "_new", "_disagg"};
   for (const bool ttft : {true, false}) {
-    for (const bool is_new : {false, true}) {
-      const std::string key = std::string(ttft ? "serving_ttft" : "serving_tpot") + (is_new ? "_new" : "");
-      const auto& set = is_new ? new_rows : rows;
+    for (int k = 0; k < 3; ++k) {
+      const std::string key = std::string(ttft ? "serving_ttft" : "serving_tpot") + suffixes[k];
+      const auto& set = *sets[k];
       const auto it = baseline.find(key);
       if (it == baseline.end() || set.empty()) continue;
       const double ape = summarize_serving(key, set, ttft).median_ape_pct;
