@@ -69,7 +69,8 @@ void run_estimates(const Spec& spec) {
     fuzz::require(!spec.sla.tpot_ms || c.estimate.tpot_s * 1e3 <= *spec.sla.tpot_ms, "winner meets TPOT");
     fuzz::require(c.replicas >= 1 && c.rank == i + 1, "ranks are 1..n");
     if (i > 0)
-      fuzz::require(!ranks_before(c, rec.candidates[i - 1], policy.rank_by, gpus),
+      fuzz::require(!ranks_before(c, rec.candidates[i - 1],
+                                  effective_rank_by(policy.rank_by, models[0].model.kind), gpus),
                     "candidates in rank order");
   }
   for (const Candidate& c : rec.rejected) {
