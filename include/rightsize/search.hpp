@@ -90,6 +90,16 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
 /// item (cost_per_request: one item per request), since it serves no output tokens (methodology §3.7).
 RankBy effective_rank_by(RankBy rank_by, ModelKind kind);
 
+/// How a candidate's capacity is found (aggregated and disaggregated searches alike): in closed
+/// loop at the largest concurrency meeting the latency targets at the judged end of the band; under
+/// poisson arrivals the latency targets are judged later, at the rate, so capacity ignores them.
+struct CapacityInputs {
+  Sla sla;                    ///< the SLA capacity is judged against (poisson: no latency terms)
+  Sla auto_sla;               ///< its latency terms at the judged end of the band
+  InferenceWorkload workload; ///< closed loop, no arrival rate
+};
+CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla, const BandFactors& bands);
+
 /// True when `a` ranks before `b` (the ranking key, then the documented tie-breaks).
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus);
 

@@ -45,6 +45,9 @@ Deployment deployment_of(const ServingRun& run);
 /// (TensorRT-LLM and SGLang quantized recipes store fp8 KV; tests/validation/serving/README.md).
 Precision precision_of(const ServingRun& run);
 
+/// The closed-loop workload of a run: its fixed lengths and client count.
+InferenceWorkload workload_of(const ServingRun& run);
+
 /// The estimate of one run: the run's engine profile on `gpu`, its published layout and its
 /// closed-loop concurrency, bands from `calibration`. `reason` is non-empty when the run cannot be
 /// expressed (unknown engine).

@@ -91,17 +91,9 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   c.price_known = unit.prefill.usd_per_gpu_hour > 0.0 && unit.decode.usd_per_gpu_hour > 0.0;
   // As evaluate_candidate: capacity in closed loop at the largest client count meeting the latency
   // targets at the judged end of the band; open-loop latency judged at the rate once sized.
-  Sla capacity_sla = sla;
-  if (workload.arrival == Arrival::poisson) {
-    capacity_sla.ttft_ms.reset();
-    capacity_sla.tpot_ms.reset();
-    capacity_sla.e2e_ms.reset();
-  }
-  const Sla auto_sla = auto_concurrency_sla(capacity_sla, bands);
-  InferenceWorkload capacity = workload;
-  capacity.arrival = Arrival::closed_loop;
-  capacity.request_rate_per_s = 0.0;
-  c.estimate = estimate_disagg(model, capacity, unit, policy.engine, &auto_sla);
+  const CapacityInputs cap = capacity_inputs(workload, sla, bands);
+  const Sla& capacity_sla = cap.sla;
+  c.estimate = estimate_disagg(model, cap.workload, unit, policy.engine, &cap.auto_sla);
   c.whole = c.estimate.combined;
   JudgeRules rules;
   rules.bands = bands;

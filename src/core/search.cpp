@@ -193,18 +193,12 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   const double price = c.price_known ? usd_per_gpu_hour : 0.0;
   // Open loop: a replica's capacity is its throughput at the largest concurrency that fits; the
   // latency targets (any statistic) are judged at the arrival rate below, where they are defined.
-  Sla capacity_sla = sla;
-  if (workload.arrival == Arrival::poisson) {
-    capacity_sla.ttft_ms.reset();
-    capacity_sla.tpot_ms.reset();
-    capacity_sla.e2e_ms.reset();
-  }
-  const Sla auto_sla = auto_concurrency_sla(capacity_sla, bands);
   // Capacity is found in closed loop (the largest concurrency that meets the latency targets);
   // open-loop arrivals are judged at their rate once the replicas are sized (below).
-  InferenceWorkload capacity_workload = workload;
-  capacity_workload.arrival = Arrival::closed_loop;
-  capacity_workload.request_rate_per_s = 0.0;
+  const CapacityInputs cap = capacity_inputs(workload, sla, bands);
+  const Sla& capacity_sla = cap.sla;
+  const Sla& auto_sla = cap.auto_sla;
+  const InferenceWorkload& capacity_workload = cap.workload;
   c.estimate = estimate_inference(model, capacity_workload, gpu, c.layout, policy.engine, &auto_sla, price);
   InferenceEstimate& e = c.estimate;
   JudgeRules rules;
@@ -284,6 +278,21 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
   c.meets_sla = c.verdict.passes();
   return c;
+}
+
+CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla, const BandFactors& bands) {
+  CapacityInputs out;
+  out.sla = sla;
+  if (workload.arrival == Arrival::poisson) {
+    out.sla.ttft_ms.reset();
+    out.sla.tpot_ms.reset();
+    out.sla.e2e_ms.reset();
+  }
+  out.auto_sla = auto_concurrency_sla(out.sla, bands);
+  out.workload = workload;
+  out.workload.arrival = Arrival::closed_loop;
+  out.workload.request_rate_per_s = 0.0;
+  return out;
 }
 
 RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {

@@ -40,10 +40,7 @@ ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& 
     return out;
   }
   const EngineConfig engine = engine_override != nullptr ? *engine_override : engine_profile(*kind);
-  InferenceWorkload w;
-  w.input_tokens = run.input_tokens;
-  w.output_tokens = run.output_tokens;
-  w.concurrency = run.concurrency;
+  const InferenceWorkload w = workload_of(run);
   DisaggDeployment dep;
   dep.prefill = pool_of(gpu, run.prefill);
   dep.decode = pool_of(gpu, run.decode);

@@ -45,6 +45,14 @@ Precision precision_of(const ServingRun& run) {
   return p;
 }
 
+InferenceWorkload workload_of(const ServingRun& run) {
+  InferenceWorkload w;
+  w.input_tokens = run.input_tokens;
+  w.output_tokens = run.output_tokens;
+  w.concurrency = run.concurrency;
+  return w;
+}
+
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
                                   const Calibration& calibration, const EngineConfig* engine_override) {
   ServingPrediction out;
@@ -54,10 +62,7 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
     return out;
   }
   const EngineConfig engine = engine_override != nullptr ? *engine_override : engine_profile(*kind);
-  InferenceWorkload w;
-  w.input_tokens = run.input_tokens;
-  w.output_tokens = run.output_tokens;
-  w.concurrency = run.concurrency;
+  const InferenceWorkload w = workload_of(run);
   const Deployment dep = deployment_of(run);
   const InferenceEstimate e = estimate_inference(model, w, gpu, dep, engine, nullptr, 0.0);
   out.fits = e.memory.fits;
