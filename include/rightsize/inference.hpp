@@ -102,6 +102,9 @@ struct PreparedModel {
   double linear_state_shards = 0.0;  ///< units TP splits the state over (value heads; Mamba d_inner)
   double activation_bytes = 2.0;     ///< b_a
   double kv_bytes_per_element = 2.0; ///< b_kv
+  /// Bytes per element of the residual stream between layers, which TP all-reduces, PP hand-offs and
+  /// MoE combines carry: quantized GEMMs write 16-bit outputs, so max(2, b_a) (methodology §5.1).
+  double residual_bytes = 2.0;
   MathDtype math = MathDtype::bf16;
   double mm_flops_per_token = 0.0;        ///< 2·N_mm_active (incl. LM head)
   double head_flops_per_token = 0.0;      ///< 2·V·h of the LM head
@@ -113,6 +116,12 @@ struct PreparedModel {
   double image_fixed_flops = 0.0;
   double image_encoder_weight_bytes = 0.0;
 };
+
+/// MoE token-routing traffic per prompt token on one GPU, all MoE layers (bytes, methodology §4.3):
+/// each of the token's k (token, expert) rows is gathered into the grouped GEMM's input (b_in =
+/// min(b_a, residual) per element) and its expert output written and read back by the weighted sum
+/// (residual bytes each way): L_moe·k·h·(b_in + 2·b_res)·adp/ep. 0 for dense models.
+double moe_routing_bytes_per_token(const PreparedModel& pm, double attention_dp, int ep);
 
 /// Derives a PreparedModel (copies `model`).
 PreparedModel prepare_model(const ModelSpec& model, const Precision& precision);

@@ -32,6 +32,15 @@ double seq_kv_bytes_gpu(const Setup& s, double c) {
   return (s.pm->kv_bytes_per_token_layer * s.kv_fraction * tokens + state) / s.p;
 }
 
+// The dtype attention's score and value products run in: 16 bits when the GEMMs are quantized
+// (fp8 / int8 / fp4), since engines' FlashAttention-2/3 and FlashInfer prefill kernels keep Q·Kᵀ and
+// P·V in bf16/fp16 unless fp8 attention is asked for ([FA3] §3.3 makes fp8 an option; vLLM and
+// SGLang default to 16-bit attention); the GEMM dtype otherwise (methodology §4.1).
+MathDtype attention_dtype(MathDtype gemm, const Gpu& gpu) {
+  if (gemm != MathDtype::fp8 && gemm != MathDtype::int8 && gemm != MathDtype::fp4) return gemm;
+  return gpu.supports(MathDtype::bf16) ? MathDtype::bf16 : MathDtype::fp16;
+}
+
 // Query-key pairs of a causal prefill of n tokens in one layer: Σ_{i=1..n} min(i, W).
 double causal_pairs(double n, double window) {
   if (window <= 0.0 || n <= window) return n * (n + 1.0) / 2.0;
@@ -64,7 +73,7 @@ double weight_read_bytes(const Setup& s, double tokens) {
 // experts ([DSV3] §3.4, DeepEP).
 double tp_comm_s(const Setup& s, double tokens) {
   const EngineConfig& e = *s.engine;
-  const double msg = tokens * d(s.m->hidden_size) * s.pm->activation_bytes;
+  const double msg = tokens * d(s.m->hidden_size) * s.pm->residual_bytes;
   const double ar = s.tp_int > 1 ? group_allreduce_s(msg, s.tp_int, s.tp_local, s.local_link_gb_per_s,
                                                      s.local_hop_s, s.tp_link_gb_per_s, s.tp_hop_s,
                                                      s.link_efficiency, e.collective_base_latency_s)
@@ -73,16 +82,21 @@ double tp_comm_s(const Setup& s, double tokens) {
   const int group = static_cast<int>(s.t * s.adp);
   if (s.adp <= 1.0 || s.m->moe.experts == 0 || group <= 1) return 2.0 * layers * ar;
   const double moe_layers = d(s.pm->params.moe_layers);
-  const double a2a_msg = msg / s.t * d(s.m->moe.experts_per_token);
-  const double a2a = collective_time_s(a2a_msg, group, s.ep_link_gb_per_s, s.link_efficiency, s.ep_hop_s,
-                                       e.collective_base_latency_s, false);
-  return layers * ar + (layers - moe_layers) * ar + moe_layers * 2.0 * a2a;
+  // Dispatch sends the experts' GEMM input (fp8 when the GEMMs are fp8, [DSV3] §3.4); combine
+  // returns their 16-bit outputs.
+  const double rows = tokens / s.t * d(s.m->moe.experts_per_token) * d(s.m->hidden_size);
+  const double dispatch = collective_time_s(rows * std::min(s.pm->activation_bytes, s.pm->residual_bytes),
+                                            group, s.ep_link_gb_per_s, s.link_efficiency, s.ep_hop_s,
+                                            e.collective_base_latency_s, false);
+  const double combine = collective_time_s(rows * s.pm->residual_bytes, group, s.ep_link_gb_per_s,
+                                           s.link_efficiency, s.ep_hop_s, e.collective_base_latency_s, false);
+  return layers * ar + (layers - moe_layers) * ar + moe_layers * (dispatch + combine);
 }
 
 // Stage-to-stage activation hand-offs for one micro-batch of `tokens` tokens (methodology §5.3).
 double pp_comm_s(const Setup& s, double tokens) {
   if (s.p <= 1.0) return 0.0;
-  const double msg = tokens * d(s.m->hidden_size) * s.pm->activation_bytes;
+  const double msg = tokens * d(s.m->hidden_size) * s.pm->residual_bytes;
   const double one = s.engine->collective_base_latency_s + s.pp_hop_s +
                      msg / (gb_per_s_to_bytes_per_s(s.pp_link_gb_per_s) * s.link_efficiency);
   return (s.p - 1.0) * one;
@@ -94,12 +108,15 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   const PreparedModel& pm = *s.pm;
   PhaseTime r;
   double flops = (pm.mm_flops_per_token - pm.head_flops_per_token) * n + pm.head_flops_per_token;
+  double attention_flops = 0.0;
   if (s.decoder) {
-    flops += pm.attention_flops_per_pair *
-             (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
+    attention_flops = pm.attention_flops_per_pair *
+                      (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
   } else {
-    flops = pm.mm_flops_per_token * n + pm.attention_flops_per_pair * d(s.m->layers) * n * n;
+    flops = pm.mm_flops_per_token * n;
+    attention_flops = pm.attention_flops_per_pair * d(s.m->layers) * n * n;
   }
+  flops += attention_flops;
   const double chunks = std::max(1.0, std::ceil(n / d(s.engine->max_batched_tokens)));
   const double chunk_tokens = std::min(n, d(s.engine->max_batched_tokens));
   // Thin GEMMs (short prompts) run below the large-GEMM efficiency: scale η_f by M/(M + M½).
@@ -127,11 +144,15 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
     // The most loaded expert group sets the pace (methodology §5.6).
     expert_shape /= expert_load_imbalance(routed, s.ep_int);
   }
-  r.compute_s = (flops - expert_flops) / (s.t * s.compute_flops_per_s * shape) +
+  // Attention scores and values run in 16 bits whatever the GEMM format (FlashAttention-2/3 and
+  // FlashInfer prefill kernels; fp8 attention is opt-in), so they take the 16-bit rate (§4.1).
+  r.compute_s = (flops - expert_flops - attention_flops) / (s.t * s.compute_flops_per_s * shape) +
+                attention_flops / (s.t * s.attention_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
+  r.routing_s = n * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
-  r.total_s = std::max(r.compute_s, r.memory_s) + r.comm_s + chunks * s.engine->step_overhead_s;
+  r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s + chunks * s.engine->step_overhead_s;
   return r;
 }
 
@@ -144,12 +165,15 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   const double kv_bytes = bm * seq_kv_bytes_gpu(s, mean_context) * s.p; // column = all stages
   const double attn_pairs =
       s.full_layers * mean_context + s.sliding_layers * std::min(mean_context, s.window);
-  const double flops = bm * (pm.mm_flops_per_token + pm.attention_flops_per_pair * attn_pairs) / s.t;
+  const double gemm_flops = bm * pm.mm_flops_per_token / s.t;
+  const double attention_flops = bm * pm.attention_flops_per_pair * attn_pairs / s.t;
   // A column reads its weights once per micro-batch: p micro-batches per round, each through p stages.
   r.memory_s = (weight_read_bytes(s, bm) + kv_bytes) / s.bandwidth_bytes_per_s;
-  r.compute_s = flops / s.compute_flops_per_s;
+  r.compute_s = gemm_flops / s.compute_flops_per_s + attention_flops / s.attention_flops_per_s;
+  // p micro-batches of bm tokens through L/p layers each: bm tokens through all L per GPU.
+  r.routing_s = bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = tp_comm_s(s, bm) + pp_comm_s(s, bm);
-  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + s.engine->step_overhead_s;
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + s.engine->step_overhead_s;
   return r;
 }
 
@@ -204,6 +228,19 @@ bool meets_latency(const Point& pt, const Sla* sla) {
 }
 
 } // namespace detail
+
+// Routing passes of the MoE layers (methodology §4.3): the engines materialise every (token, expert)
+// row: vLLM's fused_moe gathers rows by sorted token id and writes a per-expert output cache that
+// moe_sum reduces; TensorRT-LLM's expand and finalize kernels do the same [VLLM-SRC] [TRT-DOC]. These
+// are memory-bound passes outside the GEMMs. A GPU handles tokens·adp·k/ep rows: every attention-DP
+// rank's tokens reach the stage's experts, split over ep expert groups.
+double moe_routing_bytes_per_token(const PreparedModel& pm, double attention_dp, int ep) {
+  const ModelSpec& m = pm.model;
+  if (m.moe.experts == 0) return 0.0;
+  const double rows = std::max(1.0, attention_dp) * detail::d(m.moe.experts_per_token) / std::max(1, ep);
+  const double b_in = std::min(pm.activation_bytes, pm.residual_bytes);
+  return detail::d(pm.params.moe_layers) * rows * detail::d(m.hidden_size) * (b_in + 2.0 * pm.residual_bytes);
+}
 using namespace detail;
 
 double latency_stat_s(const InferenceEstimate& e, int figure, Statistic statistic) {
@@ -294,14 +331,21 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.adp = adp;
   s.moe_tp = std::max(1.0, s.t * adp / d(s.ep_int));
   s.decoder = m.kind == ModelKind::decoder;
-  // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast.
-  const MathDtype math =
-      (pm.math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
-          ? MathDtype::fp16
-          : pm.math;
+  // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast; GPUs
+  // without fp4 tensor cores run NVFP4 weights weight-only with 16-bit math (vLLM's FP4 Marlin
+  // kernels), so W4A4 becomes W4A16 there (methodology §4.1).
+  MathDtype math = pm.math;
+  if (math == MathDtype::fp4 && !gpu.supports(MathDtype::fp4)) math = MathDtype::bf16;
+  if (math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
+    math = MathDtype::fp16;
   est.precision_supported = gpu.supports(math);
   const double peak_tflops = est.precision_supported ? gpu.tflops(math) : gpu.tflops(MathDtype::bf16);
   s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * gpu.efficiency.prefill_compute;
+  const MathDtype attention_math = attention_dtype(math, gpu);
+  s.attention_flops_per_s =
+      gpu.supports(attention_math)
+          ? std::max(1e-3, gpu.tflops(attention_math)) * k_flops_per_tflop * gpu.efficiency.prefill_compute
+          : s.compute_flops_per_s;
   s.bandwidth_bytes_per_s =
       gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * gpu.efficiency.decode_bandwidth;
   // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated

@@ -25,6 +25,7 @@ struct Setup {
   double moe_tp; // ways each routed expert's width is split: t·adp/ep
   double ep_link_gb_per_s, ep_hop_s; // link of the MoE group (t·adp GPUs of a stage)
   double compute_flops_per_s;        // F·η_f for the GEMM dtype, one GPU
+  double attention_flops_per_s;      // F·η_f for the attention dtype (16-bit), one GPU (§4.1)
   double bandwidth_bytes_per_s;      // BW·η_m, one GPU
   double kv_fraction;                // share of KV heads a TP rank holds (replication past n_kv, MLA)
   double full_layers, sliding_layers, window;
@@ -43,6 +44,7 @@ struct PhaseTime {
   double memory_s = 0.0;
   double compute_s = 0.0;
   double comm_s = 0.0;
+  double routing_s = 0.0; // MoE token routing passes (gather, expert outputs, weighted sum)
   double total_s = 0.0;
 };
 

@@ -120,8 +120,10 @@ Precision precision_from_shorthand(NumberFormat format) {
   Precision p;
   p.weights = format;
   const FormatInfo& info = format_info(format);
-  p.activations = info.usable_for_activations && format != NumberFormat::mxfp4 &&
-                          format != NumberFormat::nvfp4 && format != NumberFormat::int8
+  // NVFP4 checkpoints are W4A4: the engines quantize GEMM inputs to NVFP4 on the fly ([MODELOPT]
+  // NVFP4; TensorRT-LLM and vLLM's ModelOpt path). MXFP4 (gpt-oss) and int8 shorthands stay
+  // weight-only (W4A16 / W8A16), as engines serve them by default.
+  p.activations = info.usable_for_activations && format != NumberFormat::mxfp4 && format != NumberFormat::int8
                       ? format
                       : NumberFormat::bf16;
   p.kv_cache = (format == NumberFormat::fp32 || format == NumberFormat::fp16) ? format : NumberFormat::bf16;

@@ -54,6 +54,7 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
 
   pm.kv_bytes_per_element = precision.kv_bytes_per_element();
   pm.activation_bytes = precision.activation_bytes_per_element();
+  pm.residual_bytes = std::max(2.0, pm.activation_bytes);
   pm.math = precision.math_dtype();
   // Only attention layers hold KV; linear-attention layers hold a fixed state per sequence
   // (methodology §2.3).

@@ -1,0 +1,95 @@
+// Quantized serving, worked by hand (methodology §4.1, §4.3, §5.1): 16-bit attention beside fp8/fp4
+// GEMMs, NVFP4 as W4A4 where the GPU has fp4 tensor cores (W4A16 elsewhere), the 16-bit residual
+// stream in collectives, and the MoE routing passes.
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "rightsize/inference.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+namespace {
+
+InferenceWorkload prompt(std::int64_t input_tokens) {
+  InferenceWorkload w;
+  w.input_tokens = input_tokens;
+  w.output_tokens = 256;
+  w.concurrency = 1;
+  return w;
+}
+
+InferenceEstimate run(const ModelSpec& m, NumberFormat f, const Gpu& g, int tp = 1) {
+  const PreparedModel pm = prepare_model(m, precision_from_shorthand(f));
+  Deployment dep;
+  dep.tp = tp;
+  dep.gpus = tp;
+  return estimate_inference(pm, prompt(1024), g, dep, EngineConfig{}, nullptr, 0.0);
+}
+
+// Llama-3.1-8B prefill of 1,024 tokens (test_inference.cpp's worked example): GEMM FLOPs
+// (2·N_mm − 2·V·h)·1024 + 2·V·h and attention FLOPs 4·n_h·d_h·L·(1024·1025/2).
+const double k_gemm_flops = (2.0 * 7'504'658'432.0 - 1'050'673'152.0) * 1024.0 + 1'050'673'152.0;
+const double k_attention_flops = 16384.0 * 32.0 * (1024.0 * 1025.0 / 2.0);
+const double k_shape = 1024.0 / (1024.0 + 128.0); // thin-GEMM correction at M = 1024
+
+} // namespace
+
+TEST_CASE("fp8 GEMMs run at the fp8 rate, attention at the 16-bit rate (methodology §4.1)", "[core]") {
+  const InferenceEstimate e = run(llama31_8b(), NumberFormat::fp8, h100_sxm());
+  // 1,979 TFLOPS for the GEMMs, 989.5 for attention, both × η_f 0.6 × shape; + 0.5 ms step overhead.
+  const double expected =
+      k_gemm_flops / (1979e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + 0.5e-3;
+  CHECK(e.prefill_s == Approx(expected));
+  CHECK(e.prefill_s * 1e3 == Approx(14.565).epsilon(0.001));
+  CHECK(e.precision_supported);
+}
+
+TEST_CASE("NVFP4 is W4A4 where the GPU has fp4 tensor cores and W4A16 elsewhere (methodology §4.1)",
+          "[core]") {
+  // On H100 (no fp4): 16-bit math, so the compute-bound prefill equals the bf16 checkpoint's.
+  const InferenceEstimate hopper = run(llama31_8b(), NumberFormat::nvfp4, h100_sxm());
+  const InferenceEstimate bf16 = run(llama31_8b(), NumberFormat::bf16, h100_sxm());
+  CHECK(hopper.precision_supported);
+  CHECK(hopper.prefill_s == Approx(bf16.prefill_s));
+  // The same GPU with 3,958 fp4 TFLOPS: GEMMs at the fp4 rate, attention still at 989.5.
+  Gpu fp4_gpu = h100_sxm();
+  fp4_gpu.dense_tflops[static_cast<std::size_t>(MathDtype::fp4)] = 3958.0;
+  const InferenceEstimate w4a4 = run(llama31_8b(), NumberFormat::nvfp4, fp4_gpu);
+  const double expected =
+      k_gemm_flops / (3958e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + 0.5e-3;
+  CHECK(w4a4.prefill_s == Approx(expected));
+}
+
+TEST_CASE("collectives carry the 16-bit residual stream whatever the GEMM format (methodology §5.1)",
+          "[core]") {
+  const PreparedModel fp8 = prepare_model(llama31_8b(), precision_from_shorthand(NumberFormat::fp8));
+  const PreparedModel bf16 = prepare_model(llama31_8b(), Precision{});
+  CHECK(fp8.activation_bytes == 1.0);
+  CHECK(fp8.residual_bytes == 2.0);
+  CHECK(bf16.residual_bytes == 2.0);
+  // At B = 1 on TP2 the decode step is weights + KV read + all-reduce + overhead; the KV (bf16 in
+  // both) and the all-reduce (bf16 in both) cancel, leaving the weight bytes' difference over BW·η_m.
+  const InferenceEstimate a = run(llama31_8b(), NumberFormat::fp8, h100_sxm(), 2);
+  const InferenceEstimate b = run(llama31_8b(), NumberFormat::bf16, h100_sxm(), 2);
+  const auto read = [](const PreparedModel& pm) { return (pm.layer_weight_bytes + pm.lm_head_bytes) / 2.0; };
+  CHECK(b.decode_step_s - a.decode_step_s == Approx((read(bf16) - read(fp8)) / (3350e9 * 0.8)));
+}
+
+TEST_CASE("MoE routing traffic per token, worked by hand (methodology §4.3)", "[core]") {
+  // Mixtral-8x7B bf16: 32 MoE layers, k = 2, h = 4096; b_in = b_res = 2 bytes:
+  // 32 × 2 × 4096 × (2 + 2·2) = 1,572,864 bytes per prompt token on one GPU.
+  const PreparedModel mix = prepare_model(mixtral_8x7b(), Precision{});
+  CHECK(moe_routing_bytes_per_token(mix, 1.0, 1) == Approx(1'572'864.0));
+  // EP over 2 groups halves the rows each GPU handles; 4 attention-DP ranks feed 4× the rows.
+  CHECK(moe_routing_bytes_per_token(mix, 1.0, 2) == Approx(786'432.0));
+  CHECK(moe_routing_bytes_per_token(mix, 4.0, 2) == Approx(3'145'728.0));
+  // fp8 GEMMs gather 1-byte inputs: 32 × 2 × 4096 × (1 + 2·2) = 1,310,720.
+  const PreparedModel mix8 = prepare_model(mixtral_8x7b(), precision_from_shorthand(NumberFormat::fp8));
+  CHECK(moe_routing_bytes_per_token(mix8, 1.0, 1) == Approx(1'310'720.0));
+  // Dense models route nothing.
+  CHECK(moe_routing_bytes_per_token(prepare_model(llama31_8b(), Precision{}), 1.0, 1) == 0.0);
+  // In the prefill of 1,024 tokens on one H100 the passes cost 1024 × 1,572,864 / (3,350e9 × 0.8).
+  const InferenceEstimate e = run(mixtral_8x7b(), NumberFormat::bf16, h100_sxm(), 2);
+  CHECK(e.prefill_s > 1024.0 * 1'572'864.0 / (3350e9 * 0.8));
+}
