@@ -1,6 +1,8 @@
 // Deployment settings (core plan_deployment) and the emitted engine commands / Kubernetes YAML,
 // parsed back with yaml-cpp (docs/deploy.md).
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -404,4 +406,19 @@ TEST_CASE("a multi-node replica is a LeaderWorkerSet the autoscalers target", "[
     CHECK(ref["kind"].as<std::string>() == "LeaderWorkerSet");
     CHECK(ref["name"].as<std::string>() == "chat-8b");
   }
+}
+
+TEST_CASE("check --emit and recommend --emit write the same manifests for the same deployment", "[deploy]") {
+  // chat-8b on 3 × H100-SXM is recommend's H100-SXM winner (1 GPU × 3 replicas); checking that
+  // deployment must give the same engine settings and autoscaler, only the header line differs.
+  const auto body = [](const char* name) {
+    std::ifstream f(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/cli/" + name + "/stdout");
+    std::string first;
+    std::getline(f, first);
+    CHECK(first.rfind("# rightsize: chat-8b on 1 × H100-SXM (TP1 PP1), ", 0) == 0);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const std::string recommended = body("recommend_emit_k8s");
+  REQUIRE_FALSE(recommended.empty());
+  CHECK(recommended == body("check_emit_k8s"));
 }
