@@ -17,7 +17,13 @@ struct DeployPlan {
   int pipeline_parallel = 1;
   int expert_parallel = 1; ///< 1 = experts split by TP
   int gpus_per_replica = 1;
+  /// Nodes one replica spans: ceil(gpus_per_replica / the GPU's gpus_per_node). Above 1 the replica
+  /// is one leader pod plus nodes_per_replica − 1 worker pods (a LeaderWorkerSet).
   int nodes_per_replica = 1;
+  /// GPUs each worker pod takes (a whole node) and the leader the rest, so the pods add up to
+  /// gpus_per_replica on nodes_per_replica nodes; both equal gpus_per_replica on one node.
+  int gpus_per_worker_pod = 1;
+  int gpus_per_leader_pod = 1;
   // Engine limits.
   std::int64_t max_num_seqs = 1;           ///< in-flight sequences per replica: the SLA-meeting concurrency
   std::int64_t kv_capacity_seqs = 1;       ///< sequences the KV cache holds at max_model_len
@@ -47,5 +53,12 @@ struct DeployPlan {
 DeployPlan plan_deployment(const Candidate& candidate, const PreparedModel& model, const Gpu& gpu,
                            const InferenceWorkload& workload, const EngineConfig& engine,
                            const CapacityPlan& plan, const CapacityPolicy& policy);
+
+/// The deployment settings `recommend --emit` and `check --emit` write for `candidate`: its capacity
+/// plan under the search's capacity policy (capacity_policy_for, plan_capacity: the `capacity:` line
+/// `recommend` prints), then plan_deployment. One derivation for both commands. Pure.
+DeployPlan plan_candidate_deployment(const Candidate& candidate, const PreparedModel& model, const Gpu& gpu,
+                                     const InferenceWorkload& workload, const Sla& sla,
+                                     const SearchPolicy& policy, PricingModel pricing);
 
 } // namespace rightsize

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
+#include "diagnostics.hpp"
 #include "disagg_render.hpp"
+#include "emit/emit.hpp"
 #include "image_render.hpp"
 #include "judge_options.hpp"
 #include "recommend_render.hpp"
@@ -29,6 +31,7 @@ struct CheckOptions {
   CatalogOptions catalog;
   EngineOptions engine;
   JudgeOptions judging;
+  EmitOptions emit;
 };
 
 // "2xL40S", "8 x H100-SXM", "L4" -> (count, id).
@@ -86,6 +89,29 @@ struct CheckResult {
   std::vector<std::string> compared;   ///< GPU ids the overspend test compared against
 };
 
+// check --emit: the artifact of the deployment as judged (its layout, its replicas, its capacity
+// plan through core plan_candidate_deployment, as recommend --emit), on stdout or in --out; the
+// verdict goes to stderr and the exit code. A deployment that misses the SLA gets no artifact.
+int emit_checked(const EmitOptions& emit, const Spec& spec, const SearchInputs& in, const CheckResult& res,
+                 const SearchPolicy& policy, PricingModel pricing, bool pass) {
+  if (!res.verdict.passes()) {
+    std::string why;
+    if (!res.verdict.feasible())
+      why = describe_rejection(res.verdict.first, res.current.estimate.concurrency);
+    for (std::size_t i = 0; i < res.verdict.term_count && why.empty(); ++i) {
+      if (!res.verdict.terms[i].met) why = describe_term(res.verdict.terms[i]);
+    }
+    note("verdict: fail: the deployment misses the SLA ({}); no {} artifact written", why, emit.kind);
+    return static_cast<int>(ExitCode::not_met);
+  }
+  emit_candidate(emit, spec, in, res.current, policy, pricing, "the checked deployment");
+  if (!pass)
+    note("verdict: fail: over-provisioned, a cheaper option saves {:.0f}% (check without --emit names it); "
+         "the artifact was written",
+         res.saving * 100.0);
+  return pass ? 0 : static_cast<int>(ExitCode::not_met);
+}
+
 int run_check(const CheckOptions& o) {
   const Format format = parse_format(o.format, {"table", "json"});
   const double max_overspend = parse_share(o.max_overspend, "--max-overspend");
@@ -94,7 +120,16 @@ int run_check(const CheckOptions& o) {
     throw Error(ErrorKind::usage, "check", "",
                 "check gates inference deployments; use 'rightsize recommend' for training specs");
   }
+  check_emit_options(o.emit, spec);
+  if (!o.emit.kind.empty() && format != Format::table)
+    throw Error(ErrorKind::usage, "--format", "",
+                "--emit writes the artifact instead of the verdict; leave out --format (the verdict goes "
+                "to stderr and the exit code)");
   if (spec.disaggregated && o.deployment.empty()) {
+    if (!o.emit.kind.empty())
+      throw Error(ErrorKind::usage, "--emit", "",
+                  "expected an aggregated deployment: a disaggregated one has a prefill and a decode pool, "
+                  "which --emit does not write yet");
     // Separate prefill and decode pools (methodology §3.6): judged as one deployment by core::judge.
     if (o.tp > 0 || o.pp > 0) {
       throw Error(ErrorKind::usage, "--tp", "",
@@ -192,6 +227,8 @@ int run_check(const CheckOptions& o) {
   const bool over_provisioned = meets && res.cheaper && res.saving > max_overspend;
   const bool pass = meets && !over_provisioned;
   const int replicas = want.gpus / choice.deployment.gpus_per_replica();
+
+  if (!o.emit.kind.empty()) return emit_checked(o.emit, spec, current_in, res, policy, catalog.pricing, pass);
 
   auto describe = [](const SearchInputs& in, const Candidate& c) {
     return fmt::format("{} × {} ({}, {} replica{}) for {}/h", c.total_gpus(), in.gpus[c.gpu_index].id,
@@ -302,6 +339,7 @@ void add_check(CLI::App& app, Action& action) {
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);
   add_judge_options(command, o->judging);
+  add_emit_options(command, o->emit, false);
   command->callback([o, &action] { action = [o] { return run_check(*o); }; });
 }
 

@@ -170,7 +170,7 @@ void add_recommend(CLI::App& app, Action& action) {
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);
   add_judge_options(command, o->judging);
-  add_emit_options(command, o->emit);
+  add_emit_options(command, o->emit, true);
   command->callback([o, &action] { action = [o] { return run_recommend(*o); }; });
 }
 

@@ -19,6 +19,9 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.gpus_per_replica = c.layout.gpus_per_replica();
   const int node = std::max(1, gpu.gpus_per_node);
   d.nodes_per_replica = (d.gpus_per_replica + node - 1) / node;
+  // Workers fill whole nodes; the leader (which runs the API server) takes what is left.
+  d.gpus_per_worker_pod = d.nodes_per_replica > 1 ? node : d.gpus_per_replica;
+  d.gpus_per_leader_pod = d.gpus_per_replica - (d.nodes_per_replica - 1) * d.gpus_per_worker_pod;
   // The engine admits no more sequences than the estimate met the SLA with, and never more than
   // the KV cache holds at the full context (a larger cap would preempt, methodology §2.4).
   d.kv_capacity_seqs = std::max<std::int64_t>(1, c.estimate.max_concurrency);
@@ -52,6 +55,14 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   // at most a fifth of the idle time it saves; never below KEDA's 300 s default.
   d.idle_before_zero_s = std::max(300, 5 * d.cold_start_s);
   return d;
+}
+
+DeployPlan plan_candidate_deployment(const Candidate& c, const PreparedModel& model, const Gpu& gpu,
+                                     const InferenceWorkload& workload, const Sla& sla,
+                                     const SearchPolicy& policy, PricingModel pricing) {
+  const CapacityPolicy capacity_policy = capacity_policy_for(policy, pricing);
+  const CapacityPlan capacity = plan_capacity(c, model, sla, capacity_policy);
+  return plan_deployment(c, model, gpu, workload, policy.engine, capacity, capacity_policy);
 }
 
 } // namespace rightsize

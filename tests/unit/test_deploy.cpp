@@ -1,6 +1,8 @@
 // Deployment settings (core plan_deployment) and the emitted engine commands / Kubernetes YAML,
 // parsed back with yaml-cpp (docs/deploy.md).
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,48 @@ DeployPlan fp8_plan() {
   w.output_tokens = 256;
   return plan_deployment(tp2_candidate(), with_kv, test::h100_sxm(), w, EngineConfig{}, capacity(),
                          CapacityPolicy{});
+}
+
+// A 16-GPU TP8 × PP2 replica: two 8-GPU H100 nodes.
+DeployPlan multi_node_plan(int tp, int pp) {
+  Candidate c = tp2_candidate();
+  c.layout.tp = tp;
+  c.layout.pp = pp;
+  c.layout.gpus = tp * pp;
+  const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(), CapacityPolicy{});
+}
+
+rightsize::cli::K8sInputs k8s_inputs(const DeployPlan& plan, rightsize::cli::Autoscaler autoscaler) {
+  using namespace rightsize::cli;
+  K8sInputs in;
+  in.name = "chat-8b";
+  in.gpu_id = "H100-SXM";
+  in.gpu_vendor = "nvidia";
+  in.image = "vllm/vllm-openai:latest";
+  in.prometheus_url = "http://prometheus:9090";
+  in.model_name = "meta-llama/Llama-3.1-8B-Instruct";
+  in.plan = plan;
+  in.command = engine_command(Engine::vllm, plan, in.model_name);
+  in.autoscaler = autoscaler;
+  return in;
+}
+
+// The comment block of an HPA manifest ("#   " lines) as YAML text.
+std::string adapter_rule_in_comments(const std::string& manifests) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < manifests.size()) {
+    const std::size_t end = manifests.find('\n', start);
+    const std::string line = manifests.substr(start, end - start);
+    if (line.rfind("#   ", 0) == 0) out += line.substr(4) + "\n";
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
 }
 
 bool has_pair(const std::vector<std::string>& args, const std::string& flag, const std::string& value) {
@@ -190,17 +234,191 @@ TEST_CASE("k8s_name makes DNS-1123 labels", "[deploy]") {
   CHECK(k8s_name(std::string(100, 'x')).size() == 63);
 }
 
-TEST_CASE("the k8s goldens on the shipped examples parse as a Deployment and a ScaledObject", "[deploy]") {
-  for (const char* name : {"recommend_emit_k8s"}) {
-    const std::string path = std::string(RIGHTSIZE_TEST_DATA_DIR) + "/cli/" + name + "/stdout";
+TEST_CASE("the k8s goldens on the shipped examples parse as a workload and its autoscaler", "[deploy]") {
+  struct Golden {
+    const char* name;
+    const char* workload;
+    const char* autoscaler;
+  };
+  for (const Golden& g : {Golden{"recommend_emit_k8s", "Deployment", "ScaledObject"},
+                          Golden{"recommend_emit_k8s_hpa", "Deployment", "HorizontalPodAutoscaler"},
+                          Golden{"check_emit_k8s", "Deployment", "ScaledObject"},
+                          Golden{"recommend_emit_lws", "LeaderWorkerSet", "ScaledObject"},
+                          Golden{"check_emit_lws", "LeaderWorkerSet", "ScaledObject"},
+                          Golden{"check_emit_lws_hpa", "LeaderWorkerSet", "HorizontalPodAutoscaler"}}) {
+    INFO(g.name);
+    const std::string path = std::string(RIGHTSIZE_TEST_DATA_DIR) + "/cli/" + g.name + "/stdout";
     const std::vector<YAML::Node> docs = YAML::LoadAllFromFile(path);
     REQUIRE(docs.size() == 2);
-    CHECK(docs[0]["kind"].as<std::string>() == "Deployment");
-    CHECK(docs[0]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"]
-              .as<int>() >= 1);
-    CHECK(docs[1]["kind"].as<std::string>() == "ScaledObject");
-    const int min_replicas = docs[1]["spec"]["minReplicaCount"].as<int>();
-    CHECK(docs[1]["spec"]["maxReplicaCount"].as<int>() >= min_replicas);
-    CHECK(std::stod(docs[1]["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>()) >= 1.0);
+    const YAML::Node& w = docs[0];
+    const YAML::Node& a = docs[1];
+    CHECK(w["kind"].as<std::string>() == g.workload);
+    const bool lws = std::string(g.workload) == "LeaderWorkerSet";
+    const YAML::Node pod =
+        lws ? w["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"] : w["spec"]["template"]["spec"];
+    CHECK(pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>() >= 1);
+    CHECK(pod["nodeSelector"]["rightsize.io/gpu"].as<std::string>() == "H100-SXM");
+    if (lws) {
+      CHECK(w["spec"]["leaderWorkerTemplate"]["size"].as<int>() >= 2);
+      CHECK(w["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["resources"]
+             ["limits"]["nvidia.com/gpu"]
+                 .as<int>() >= 1);
+    }
+    CHECK(a["kind"].as<std::string>() == g.autoscaler);
+    CHECK(a["spec"]["scaleTargetRef"]["name"].as<std::string>() == w["metadata"]["name"].as<std::string>());
+    if (std::string(g.autoscaler) == "ScaledObject") {
+      const int min_replicas = a["spec"]["minReplicaCount"].as<int>();
+      CHECK(a["spec"]["maxReplicaCount"].as<int>() >= min_replicas);
+      CHECK(std::stod(a["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>()) >= 1.0);
+    } else {
+      CHECK(a["spec"]["scaleTargetRef"]["kind"].as<std::string>() == g.workload);
+      CHECK(a["spec"]["maxReplicas"].as<int>() >= a["spec"]["minReplicas"].as<int>());
+      CHECK(a["spec"]["minReplicas"].as<int>() >= 1);
+      CHECK(std::stod(a["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>()) >= 1.0);
+    }
+    if (lws) {
+      CHECK(a["spec"]["scaleTargetRef"]["apiVersion"].as<std::string>() == "leaderworkerset.x-k8s.io/v1");
+      CHECK(a["spec"]["scaleTargetRef"]["kind"].as<std::string>() == "LeaderWorkerSet");
+    }
   }
+}
+
+TEST_CASE("plan_deployment: a replica over two nodes is a leader and a worker pod", "[deploy]") {
+  const DeployPlan d = multi_node_plan(8, 2); // 16 GPUs on 8-GPU nodes
+  CHECK(d.gpus_per_replica == 16);
+  CHECK(d.nodes_per_replica == 2);
+  CHECK(d.gpus_per_worker_pod == 8);
+  CHECK(d.gpus_per_leader_pod == 8);
+  const DeployPlan u = multi_node_plan(4, 3); // 12 GPUs: a full worker node, 4 on the leader's
+  CHECK(u.nodes_per_replica == 2);
+  CHECK(u.gpus_per_worker_pod == 8);
+  CHECK(u.gpus_per_leader_pod == 4);
+  const DeployPlan one = fp8_plan(); // 2 GPUs: one pod with both
+  CHECK(one.nodes_per_replica == 1);
+  CHECK(one.gpus_per_leader_pod == 2);
+}
+
+TEST_CASE("plan_candidate_deployment: the capacity plan under the search's headroom", "[deploy]") {
+  // One replica sized on 10 req/s; the SLA's 25 req/s peak and 12 req/s average.
+  Candidate c = tp2_candidate();
+  c.replicas = 4;
+  c.sizing_requests_per_s_per_replica = 10.0;
+  Sla sla;
+  sla.requests_per_s = 25.0;
+  sla.average_requests_per_s = 12.0;
+  SearchPolicy policy;
+  policy.throughput_headroom = 0.5;
+  const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  const DeployPlan d =
+      plan_candidate_deployment(c, pm, test::h100_sxm(), w, sla, policy, PricingModel::on_demand);
+  // Average replicas ceil(12 × 1.5 / 10) = 2; peak = the candidate's 4.
+  CHECK(d.initial_replicas == 2);
+  CHECK(d.min_replicas == 2);
+  CHECK(d.max_replicas == 4);
+  // Threshold floor(80 / 1.5) = 53: the search's headroom, not the default 20 %.
+  CHECK(d.target_inflight_per_replica == 53.0);
+}
+
+TEST_CASE("an HPA manifest parses back with the capacity plan's numbers and its adapter rule", "[deploy]") {
+  using namespace rightsize::cli;
+  const std::string text = k8s_manifests(k8s_inputs(fp8_plan(), Autoscaler::hpa));
+  const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+  REQUIRE(docs.size() == 2);
+  CHECK(docs[0]["kind"].as<std::string>() == "Deployment");
+  const YAML::Node& hpa = docs[1];
+  CHECK(hpa["apiVersion"].as<std::string>() == "autoscaling/v2");
+  CHECK(hpa["kind"].as<std::string>() == "HorizontalPodAutoscaler");
+  CHECK(hpa["spec"]["scaleTargetRef"]["apiVersion"].as<std::string>() == "apps/v1");
+  CHECK(hpa["spec"]["scaleTargetRef"]["kind"].as<std::string>() == "Deployment");
+  CHECK(hpa["spec"]["scaleTargetRef"]["name"].as<std::string>() == "chat-8b");
+  CHECK(hpa["spec"]["minReplicas"].as<int>() == 3);
+  CHECK(hpa["spec"]["maxReplicas"].as<int>() == 5);
+  CHECK(hpa["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"].as<int>() == 69);
+  const YAML::Node m = hpa["spec"]["metrics"][0];
+  CHECK(m["type"].as<std::string>() == "Pods");
+  CHECK(m["pods"]["metric"]["name"].as<std::string>() == k_hpa_metric);
+  CHECK(m["pods"]["target"]["type"].as<std::string>() == "AverageValue");
+  CHECK(m["pods"]["target"]["averageValue"].as<std::string>() == "66");
+  // The adapter rule rides along as comments and is itself valid YAML serving that metric.
+  const std::string rule_text = adapter_rule_in_comments(text);
+  REQUIRE_FALSE(rule_text.empty());
+  const YAML::Node rule = YAML::Load(rule_text)[0];
+  CHECK(rule["name"]["as"].as<std::string>() == k_hpa_metric);
+  CHECK(rule["resources"]["overrides"]["pod"]["resource"].as<std::string>() == "pod");
+  CHECK(rule["seriesQuery"].as<std::string>().find("vllm:num_requests_running") != std::string::npos);
+  const std::string query = rule["metricsQuery"].as<std::string>();
+  CHECK(query.find("vllm:num_requests_waiting{<<.LabelMatchers>>}") != std::string::npos);
+  CHECK(query.find("<<.GroupBy>>") != std::string::npos);
+  CHECK(rule_text == prometheus_adapter_rule() + "\n");
+}
+
+TEST_CASE("an HPA keeps one replica when the plan scales to zero", "[deploy]") {
+  using namespace rightsize::cli;
+  DeployPlan p = fp8_plan();
+  p.min_replicas = 0;
+  p.scale_to_zero = true;
+  const std::vector<YAML::Node> docs = YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::hpa)));
+  REQUIRE(docs.size() == 2);
+  CHECK(docs[1]["spec"]["minReplicas"].as<int>() == 1);
+  // KEDA does scale to zero.
+  const std::vector<YAML::Node> keda = YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::keda)));
+  CHECK(keda[1]["spec"]["minReplicaCount"].as<int>() == 0);
+}
+
+TEST_CASE("a multi-node replica is a LeaderWorkerSet the autoscalers target", "[deploy]") {
+  using namespace rightsize::cli;
+  const DeployPlan p = multi_node_plan(8, 2);
+  for (Autoscaler a : {Autoscaler::keda, Autoscaler::hpa}) {
+    const std::vector<YAML::Node> docs = YAML::LoadAll(k8s_manifests(k8s_inputs(p, a)));
+    REQUIRE(docs.size() == 2);
+    const YAML::Node& lws = docs[0];
+    CHECK(lws["apiVersion"].as<std::string>() == "leaderworkerset.x-k8s.io/v1");
+    CHECK(lws["kind"].as<std::string>() == "LeaderWorkerSet");
+    CHECK(lws["metadata"]["name"].as<std::string>() == "chat-8b");
+    CHECK(lws["spec"]["replicas"].as<int>() == 3);
+    const YAML::Node t = lws["spec"]["leaderWorkerTemplate"];
+    CHECK(t["size"].as<int>() == 2);
+    CHECK(t["restartPolicy"].as<std::string>() == "RecreateGroupOnPodRestart");
+    const YAML::Node leader = t["leaderTemplate"]["spec"];
+    const YAML::Node worker = t["workerTemplate"]["spec"];
+    CHECK(t["leaderTemplate"]["metadata"]["labels"]["role"].as<std::string>() == "leader");
+    CHECK(leader["nodeSelector"]["rightsize.io/gpu"].as<std::string>() == "H100-SXM");
+    CHECK(worker["nodeSelector"]["rightsize.io/gpu"].as<std::string>() == "H100-SXM");
+    CHECK(leader["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>() == 8);
+    CHECK(worker["containers"][0]["resources"]["requests"]["nvidia.com/gpu"].as<int>() == 8);
+    CHECK(leader["containers"][0]["ports"][0]["containerPort"].as<int>() == 8000);
+    CHECK_FALSE(worker["containers"][0]["ports"]);
+    CHECK(leader["containers"][0]["command"].as<std::vector<std::string>>() ==
+          std::vector<std::string>{"sh", "-c"});
+    const std::string lead = leader["containers"][0]["args"][0].as<std::string>();
+    CHECK(lead.find("multi-node-serving.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE) && exec vllm serve") !=
+          std::string::npos);
+    CHECK(
+        lead.find("--tensor-parallel-size 8 --pipeline-parallel-size 2 --distributed-executor-backend ray") !=
+        std::string::npos);
+    const std::string work = worker["containers"][0]["args"][0].as<std::string>();
+    CHECK(work.find("multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)") != std::string::npos);
+    const YAML::Node ref = docs[1]["spec"]["scaleTargetRef"];
+    CHECK(ref["apiVersion"].as<std::string>() == "leaderworkerset.x-k8s.io/v1");
+    CHECK(ref["kind"].as<std::string>() == "LeaderWorkerSet");
+    CHECK(ref["name"].as<std::string>() == "chat-8b");
+  }
+}
+
+TEST_CASE("check --emit and recommend --emit write the same manifests for the same deployment", "[deploy]") {
+  // chat-8b on 3 × H100-SXM is recommend's H100-SXM winner (1 GPU × 3 replicas); checking that
+  // deployment must give the same engine settings and autoscaler, only the header line differs.
+  const auto body = [](const char* name) {
+    std::ifstream f(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/cli/" + name + "/stdout");
+    std::string first;
+    std::getline(f, first);
+    CHECK(first.rfind("# rightsize: chat-8b on 1 × H100-SXM (TP1 PP1), ", 0) == 0);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const std::string recommended = body("recommend_emit_k8s");
+  REQUIRE_FALSE(recommended.empty());
+  CHECK(recommended == body("check_emit_k8s"));
 }

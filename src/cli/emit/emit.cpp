@@ -37,12 +37,15 @@ void write_artifact(const EmitOptions& o, const std::string& file_name, const st
 
 } // namespace
 
-void add_emit_options(CLI::App* command, EmitOptions& o) {
+void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
   command->add_option("--emit", o.kind,
-                      "write a deployment artifact instead of the table: vllm, sglang, "
-                      "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)");
+                      with_rank ? "write a deployment artifact instead of the table: vllm, sglang, "
+                                  "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)"
+                                : "write the checked deployment's artifact instead of the verdict: vllm, "
+                                  "sglang, trtllm (launch command) or k8s (Deployment + autoscaler)");
   command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory");
-  command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
+  if (with_rank)
+    command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
   command->add_option("--model-path", o.model_path,
                       "with --emit: Hugging Face id or path to serve (default: the spec's model name)");
   command->add_option("--image", o.image,
@@ -50,6 +53,11 @@ void add_emit_options(CLI::App* command, EmitOptions& o) {
                       "rocm/vllm:latest for AMD GPUs)");
   command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
       ->default_str("http://prometheus-operated.monitoring.svc:9090");
+  command
+      ->add_option("--autoscaler", o.autoscaler,
+                   "with --emit k8s: keda (ScaledObject, default) or hpa (autoscaling/v2 "
+                   "HorizontalPodAutoscaler on a prometheus-adapter metric)")
+      ->default_str("keda");
 }
 
 void check_emit_options(const EmitOptions& o, const Spec& spec) {
@@ -58,13 +66,19 @@ void check_emit_options(const EmitOptions& o, const Spec& spec) {
                 fmt::format("unknown artifact \"{}\" (expected {})", o.kind, k_kinds));
   if (o.kind.empty()) {
     // The --emit companions do nothing on their own; say so rather than ignore them.
-    const char* lone = !o.out_dir.empty()      ? "--out"
-                       : o.rank != 1           ? "--rank"
-                       : !o.model_path.empty() ? "--model-path"
-                       : !o.image.empty()      ? "--image"
-                                               : nullptr;
+    const char* lone = !o.out_dir.empty()       ? "--out"
+                       : o.rank != 1            ? "--rank"
+                       : !o.model_path.empty()  ? "--model-path"
+                       : !o.image.empty()       ? "--image"
+                       : o.autoscaler != "keda" ? "--autoscaler"
+                                                : nullptr;
     if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
   }
+  if (o.autoscaler != "keda" && o.autoscaler != "hpa")
+    throw Error(ErrorKind::usage, "--autoscaler", "",
+                fmt::format("unknown autoscaler \"{}\" (expected keda or hpa)", o.autoscaler));
+  if (o.autoscaler != "keda" && !o.kind.empty() && o.kind != "k8s")
+    throw Error(ErrorKind::usage, "--autoscaler", "", "works with --emit k8s only");
   if (!o.kind.empty() && spec.mode == WorkloadMode::training)
     throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
   if (o.rank < 1)
@@ -82,36 +96,36 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
                 fmt::format("only {} candidate{} meet the requirements, got rank {}", r.candidates.size(),
                             r.candidates.size() == 1 ? "" : "s", o.rank));
   const Candidate& c = r.candidates[static_cast<std::size_t>(o.rank) - 1];
+  emit_candidate(o, spec, in, c, policy, pricing, fmt::format("rank {}", o.rank));
+  return 0;
+}
+
+void emit_candidate(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Candidate& c,
+                    const SearchPolicy& policy, PricingModel pricing, const std::string& what) {
   const PreparedModel& model = in.models[c.precision_index];
   const Gpu& gpu = in.gpus[c.gpu_index];
-  const CapacityPolicy capacity_policy = capacity_policy_for(policy, pricing);
-  // The same capacity plan `recommend` prints for its winner.
-  const CapacityPlan capacity = plan_capacity(c, model, spec.sla, capacity_policy);
-  const DeployPlan plan =
-      plan_deployment(c, model, gpu, spec.inference, policy.engine, capacity, capacity_policy);
-  if (o.kind == "trtllm" && gpu.vendor != "nvidia")
-    throw Error(
-        ErrorKind::usage, "--emit", "",
-        fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and rank {} is {} ({}); choose NVIDIA GPUs "
-                    "with --gpu or another --rank",
-                    o.rank, gpu.id, gpu.vendor));
+  // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
+  const DeployPlan plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
+  if (o.kind == "trtllm" && gpu.vendor != "nvidia") {
+    const bool ranked = what.rfind("rank", 0) == 0;
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and {} is {} ({}); {}", what, gpu.id,
+                            gpu.vendor,
+                            ranked ? "choose NVIDIA GPUs with --gpu or another --rank"
+                                   : "emit vllm or sglang for it"));
+  }
   const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
   if (o.model_path.empty())
     note("--model-path not given; serving \"{}\" (the spec's model name): set it to the Hugging Face id "
          "or local path",
          model_path);
-  const std::string header = fmt::format(
-      "# rightsize: {} on {} × {} (TP{} PP{}{}), rank {}; {} replica{} at average load, {}–{} autoscaled\n",
+  std::string header = fmt::format(
+      "# rightsize: {} on {} × {} (TP{} PP{}{}), {}; {} replica{} at average load, {}–{} autoscaled\n",
       spec.name, plan.gpus_per_replica, gpu.id, plan.tensor_parallel, plan.pipeline_parallel,
-      plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(), o.rank,
+      plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(), what,
       plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s", plan.min_replicas, plan.max_replicas);
   const std::string base = k8s_name(spec.name);
   if (o.kind == "k8s") {
-    if (plan.nodes_per_replica > 1)
-      throw Error(ErrorKind::usage, "--emit", "",
-                  fmt::format("rank {} spans {} nodes per replica; multi-node manifests (LeaderWorkerSet) "
-                              "are not written yet: use --max-nodes 1 or --emit vllm",
-                              o.rank, plan.nodes_per_replica));
     K8sInputs k;
     k.name = base;
     k.gpu_id = gpu.id;
@@ -123,15 +137,24 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
     k.model_name = model_path;
     k.command = engine_command(Engine::vllm, plan, model_path);
     k.plan = plan;
+    k.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
+    if (plan.nodes_per_replica > 1)
+      header += fmt::format(
+          "# note: one replica spans {} nodes ({} GPUs on the leader, {} on each worker): a LeaderWorkerSet "
+          "(needs the LWS controller); the pods run vLLM's examples/online_serving/multi-node-serving.sh "
+          "from /vllm-workspace, as the vllm/vllm-openai image ships it\n",
+          plan.nodes_per_replica, plan.gpus_per_leader_pod, plan.gpus_per_worker_pod);
+    if (k.autoscaler == Autoscaler::hpa && plan.min_replicas == 0)
+      header += "# note: the capacity plan scales to zero; an HPA keeps one replica (minReplicas 0 needs the "
+                "alpha HPAScaleToZero gate): --autoscaler keda scales to zero\n";
     write_artifact(o, base + ".k8s.yaml", header + k8s_manifests(k));
-    return 0;
+    return;
   }
   const Engine engine = o.kind == "vllm"     ? Engine::vllm
                         : o.kind == "sglang" ? Engine::sglang
                                              : Engine::trtllm;
   const EngineCommand command = engine_command(engine, plan, model_path);
   write_artifact(o, base + "." + o.kind + ".sh", shell_script(command, header));
-  return 0;
 }
 
 } // namespace rightsize::cli

@@ -1,6 +1,7 @@
 #pragma once
-// `recommend --emit KIND`: write an engine launch command or Kubernetes manifests for a ranked
-// candidate instead of the table (docs/deploy.md).
+// `recommend --emit KIND` and `check --emit KIND`: write an engine launch command or Kubernetes
+// manifests for a ranked candidate, or for the deployment check judged, instead of the table
+// (docs/deploy.md).
 #include <string>
 
 #include "app.hpp"
@@ -15,15 +16,23 @@ struct EmitOptions {
   std::string model_path; ///< "" = the spec's model name
   std::string image;      ///< "" = vLLM's CUDA image, or its ROCm image for AMD GPUs
   std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
+  std::string autoscaler = "keda"; ///< with --emit k8s: keda (ScaledObject) or hpa
   int rank = 1;
 };
-void add_emit_options(CLI::App* command, EmitOptions& options);
+/// `with_rank`: recommend picks a rank; check emits the one deployment it judged.
+void add_emit_options(CLI::App* command, EmitOptions& options, bool with_rank);
 
 /// Writes the artifact for the candidate of rank `options.rank` (exit 0), or returns 1 when
 /// nothing meets the requirements. Bad flags are usage errors naming the flag.
 int emit_artifact(const EmitOptions& options, const Spec& spec, const SearchInputs& in,
-                  const Recommendation& r, const SearchPolicy& policy,
-                  PricingModel pricing);
+                  const Recommendation& r, const SearchPolicy& policy, PricingModel pricing);
+
+/// Writes the artifact for one candidate (model and GPU from `in` by its indices), its deployment
+/// settings from core plan_candidate_deployment as for recommend. `what` names it in the header
+/// ("rank 2", "checked deployment").
+void emit_candidate(const EmitOptions& options, const Spec& spec, const SearchInputs& in,
+                    const Candidate& candidate, const SearchPolicy& policy, PricingModel pricing,
+                    const std::string& what);
 
 /// Checks the flags against the spec before the search (usage errors naming the flag).
 void check_emit_options(const EmitOptions& options, const Spec& spec);

@@ -70,6 +70,9 @@ EngineCommand engine_command(Engine engine, const DeployPlan& p, const std::stri
     flag(c, "--served-model-name", model);
     flag(c, "--tensor-parallel-size", std::to_string(p.tensor_parallel));
     flag(c, "--pipeline-parallel-size", std::to_string(p.pipeline_parallel));
+    // Across nodes vLLM runs its workers on a Ray cluster the nodes join (vLLM "Parallelism and
+    // scaling", docs/deploy.md).
+    if (p.nodes_per_replica > 1) flag(c, "--distributed-executor-backend", "ray");
     if (p.expert_parallel > 1) flag(c, "--enable-expert-parallel", "");
     flag(c, "--max-num-seqs", std::to_string(p.max_num_seqs));
     flag(c, "--max-num-batched-tokens", std::to_string(p.max_num_batched_tokens));
@@ -127,10 +130,27 @@ EngineCommand engine_command(Engine engine, const DeployPlan& p, const std::stri
   }
   }
   if (p.nodes_per_replica > 1)
-    c.notes.push_back(fmt::format("one replica spans {} nodes: launch it on each node with the engine's "
-                                  "multi-node options (Ray for vLLM, --nnodes/--node-rank for SGLang)",
-                                  p.nodes_per_replica));
+    c.notes.push_back(fmt::format(
+        "one replica spans {} nodes: {}", p.nodes_per_replica,
+        engine == Engine::vllm
+            ? "start a Ray head on the first node (ray start --head), join the others (ray start "
+              "--address=HEAD:6379), then run this on the head; --emit k8s writes it as a LeaderWorkerSet"
+            : "launch it on each node with the engine's multi-node options (--nnodes/--node-rank for "
+              "SGLang)"));
   return c;
+}
+
+std::string shell_line(const EngineCommand& c) {
+  std::string out;
+  for (const auto& w : c.program) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(shell_word(w));
+  }
+  for (const auto& a : c.args) {
+    out.push_back(' ');
+    out.append(shell_word(a));
+  }
+  return out;
 }
 
 std::string shell_script(const EngineCommand& c, const std::string& header) {

@@ -22,6 +22,9 @@ struct EngineCommand {
 /// The launch command of one replica. `model` is the Hugging Face id or local path.
 EngineCommand engine_command(Engine engine, const DeployPlan& plan, const std::string& model);
 
+/// The command on one line, each word quoted for a POSIX shell where it needs it.
+std::string shell_line(const EngineCommand& command);
+
 /// A POSIX shell script: caveats as comments, then the command with one flag per line.
 std::string shell_script(const EngineCommand& command, const std::string& header);
 

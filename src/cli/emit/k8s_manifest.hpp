@@ -1,12 +1,16 @@
 #pragma once
-// Kubernetes manifests for one recommended deployment: a Deployment running the engine and a KEDA
-// ScaledObject scaling it on the engine's own metrics (docs/deploy.md "Kubernetes").
+// Kubernetes manifests for one recommended deployment: the workload running the engine (a
+// Deployment, or a LeaderWorkerSet when one replica spans several nodes) and its autoscaler (a KEDA
+// ScaledObject, or an autoscaling/v2 HorizontalPodAutoscaler) on the engine's own metrics
+// (docs/deploy.md "Kubernetes").
 #include <string>
 
 #include "emit/engine_command.hpp"
 #include "rightsize/deploy.hpp"
 
 namespace rightsize::cli {
+
+enum class Autoscaler { keda, hpa };
 
 struct K8sInputs {
   std::string name;           ///< DNS-1123 name for every object
@@ -15,14 +19,25 @@ struct K8sInputs {
   std::string image;          ///< engine container image
   std::string prometheus_url; ///< KEDA prometheus trigger serverAddress
   std::string model_name;     ///< served model name (the engine's model_name metric label)
-  EngineCommand command;      ///< vLLM only: the KEDA query uses vLLM's metric names
+  EngineCommand command;      ///< vLLM only: the autoscalers use vLLM's metric names
   DeployPlan plan;
+  Autoscaler autoscaler = Autoscaler::keda;
 };
 
 /// A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters, never empty.
 std::string k8s_name(const std::string& text);
 
-/// Two YAML documents (Deployment, ScaledObject) written with yaml-cpp.
+/// The per-pod custom metric the HorizontalPodAutoscaler scales on (in-flight requests: vLLM's
+/// running + waiting), as a metrics adapter must serve it.
+inline constexpr const char* k_hpa_metric = "vllm_requests_in_flight";
+
+/// The prometheus-adapter discovery rule (one item of its `rules` list, YAML) that serves
+/// k_hpa_metric per pod from vLLM's gauges.
+std::string prometheus_adapter_rule();
+
+/// Two YAML documents written with yaml-cpp: the workload (Deployment, or LeaderWorkerSet when
+/// plan.nodes_per_replica > 1) and the autoscaler targeting it (KEDA ScaledObject or HPA; the HPA
+/// document is preceded by the adapter rule it needs, as comments).
 std::string k8s_manifests(const K8sInputs& in);
 
 } // namespace rightsize::cli
