@@ -18,10 +18,14 @@ struct EngineConfig {
   double nccl_reserve_bytes = 0.375 * 1073741824.0;  ///< NCCL buffers when a replica spans GPUs
   double cuda_graph_bytes = 0.5 * 1073741824.0;      ///< captured CUDA graphs
   double step_overhead_s = 0.5e-3;                   ///< CPU scheduling/sampling per engine step
-  double collective_base_latency_s = 5e-6;           ///< fixed start-up of one collective (GenZ)
-  double scaleup_hop_latency_s = 0.8e-6;             ///< per ring step on NVLink / Infinity Fabric
-  double pcie_hop_latency_s = 4e-6;                  ///< per ring step over PCIe
-  double network_hop_latency_s = 6e-6;               ///< per ring step across nodes
+  /// Fixed GPU time per layer and per forward pass (small kernels; methodology §3 "per-layer time"),
+  /// and the extra per MoE layer; grid-fitted on the one-node serving rows.
+  double layer_overhead_s = 20e-6;
+  double moe_layer_overhead_s = 20e-6;
+  double collective_base_latency_s = 5e-6; ///< fixed start-up of one collective (GenZ)
+  double scaleup_hop_latency_s = 0.8e-6;   ///< per ring step on NVLink / Infinity Fabric
+  double pcie_hop_latency_s = 4e-6;        ///< per ring step over PCIe
+  double network_hop_latency_s = 6e-6;     ///< per ring step across nodes
   /// Largest batch the engine captures CUDA graphs for; decode steps above it run eagerly and
   /// pay `eager_step_overhead_s` more per step (methodology §3.2).
   std::int64_t cuda_graph_max_batch = 512;

@@ -63,6 +63,17 @@ double weight_read_bytes(const Setup& s, double tokens) {
   return bytes;
 }
 
+// Fixed GPU time per forward pass: every layer runs a chain of small kernels (norms, RoPE and KV
+// writes, activation quantization, residual adds; MoE adds router, top-k, token alignment and the
+// weighted sum) whose launch-to-completion time a byte or FLOP count does not see, even inside CUDA
+// graphs. t_layer per layer plus t_moe per MoE layer; a GPU column passes all L layers once per
+// micro-batch round (methodology §3, "per-layer time").
+double layer_overhead_s(const Setup& s) {
+  if (!s.decoder) return 0.0;
+  return d(s.m->layers) * s.engine->layer_overhead_s +
+         d(s.pm->params.moe_layers) * s.engine->moe_layer_overhead_s;
+}
+
 // Exposed TP / EP communication per forward pass of `tokens` tokens per attention rank
 // (methodology §5.2, §5.5, §5.6). Without attention DP every GPU of the stage holds every token:
 // two all-reduces of tokens·h·b_a per layer over the TP group, and expert parallelism inside it
@@ -152,7 +163,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
   r.routing_s = n * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
-  r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s + chunks * s.engine->step_overhead_s;
+  r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s +
+              chunks * (layer_overhead_s(s) + s.engine->step_overhead_s);
   return r;
 }
 
@@ -173,7 +185,8 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   // p micro-batches of bm tokens through L/p layers each: bm tokens through all L per GPU.
   r.routing_s = bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = tp_comm_s(s, bm) + pp_comm_s(s, bm);
-  r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + s.engine->step_overhead_s;
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + layer_overhead_s(s) +
+              s.engine->step_overhead_s;
   return r;
 }
 

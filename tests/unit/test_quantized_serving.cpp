@@ -32,16 +32,18 @@ InferenceEstimate run(const ModelSpec& m, NumberFormat f, const Gpu& g, int tp =
 const double k_gemm_flops = (2.0 * 7'504'658'432.0 - 1'050'673'152.0) * 1024.0 + 1'050'673'152.0;
 const double k_attention_flops = 16384.0 * 32.0 * (1024.0 * 1025.0 / 2.0);
 const double k_shape = 1024.0 / (1024.0 + 128.0); // thin-GEMM correction at M = 1024
+const double k_fixed_s = 32 * 20e-6 + 0.5e-3;     // per-layer kernel time + step overhead
 
 } // namespace
 
 TEST_CASE("fp8 GEMMs run at the fp8 rate, attention at the 16-bit rate (methodology §4.1)", "[core]") {
   const InferenceEstimate e = run(llama31_8b(), NumberFormat::fp8, h100_sxm());
-  // 1,979 TFLOPS for the GEMMs, 989.5 for attention, both × η_f 0.6 × shape; + 0.5 ms step overhead.
+  // 1,979 TFLOPS for the GEMMs, 989.5 for attention, both × η_f 0.6 × shape; + 32 layers × 20 µs
+  // + 0.5 ms step overhead.
   const double expected =
-      k_gemm_flops / (1979e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + 0.5e-3;
+      k_gemm_flops / (1979e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + k_fixed_s;
   CHECK(e.prefill_s == Approx(expected));
-  CHECK(e.prefill_s * 1e3 == Approx(14.565).epsilon(0.001));
+  CHECK(e.prefill_s * 1e3 == Approx(15.205).epsilon(0.001));
   CHECK(e.precision_supported);
 }
 
@@ -57,7 +59,7 @@ TEST_CASE("NVFP4 is W4A4 where the GPU has fp4 tensor cores and W4A16 elsewhere 
   fp4_gpu.dense_tflops[static_cast<std::size_t>(MathDtype::fp4)] = 3958.0;
   const InferenceEstimate w4a4 = run(llama31_8b(), NumberFormat::nvfp4, fp4_gpu);
   const double expected =
-      k_gemm_flops / (3958e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + 0.5e-3;
+      k_gemm_flops / (3958e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + k_fixed_s;
   CHECK(w4a4.prefill_s == Approx(expected));
 }
 
@@ -92,4 +94,28 @@ TEST_CASE("MoE routing traffic per token, worked by hand (methodology §4.3)", "
   // In the prefill of 1,024 tokens on one H100 the passes cost 1024 × 1,572,864 / (3,350e9 × 0.8).
   const InferenceEstimate e = run(mixtral_8x7b(), NumberFormat::bf16, h100_sxm(), 2);
   CHECK(e.prefill_s > 1024.0 * 1'572'864.0 / (3350e9 * 0.8));
+}
+
+TEST_CASE("every forward pass pays a fixed time per layer, more per MoE layer (methodology §3)", "[core]") {
+  // Mixtral-8x7B: 32 layers, all MoE: 32 × (20 + 20) µs = 1.28 ms per decode step and per prefill chunk.
+  const PreparedModel mix = prepare_model(mixtral_8x7b(), Precision{});
+  EngineConfig none;
+  none.layer_overhead_s = 0.0;
+  none.moe_layer_overhead_s = 0.0;
+  Deployment dep;
+  dep.tp = 2;
+  dep.gpus = 2;
+  const InferenceEstimate with =
+      estimate_inference(mix, prompt(1024), h100_sxm(), dep, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate without =
+      estimate_inference(mix, prompt(1024), h100_sxm(), dep, none, nullptr, 0.0);
+  CHECK(with.decode_step_s - without.decode_step_s == Approx(1.28e-3));
+  CHECK(with.prefill_s - without.prefill_s == Approx(1.28e-3));
+  // A dense model pays only the per-layer term: Llama-3.1-8B, 32 × 20 µs.
+  const PreparedModel dense = prepare_model(llama31_8b(), Precision{});
+  const InferenceEstimate a =
+      estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate b =
+      estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, none, nullptr, 0.0);
+  CHECK(a.decode_step_s - b.decode_step_s == Approx(0.64e-3));
 }
