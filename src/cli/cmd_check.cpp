@@ -129,7 +129,7 @@ int run_check(const CheckOptions& o) {
   // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
   SearchInputs current_in = search_inputs(spec, catalog, {gpu.id}, "");
   const PreparedModel& pm = current_in.models.front();
-  const double price = current_in.usd_per_gpu_hour.front();
+  const GpuPrice& price = current_in.gpu_prices.front();
   LayoutRequest request{want.gpus, want.tp, want.pp, want.ep};
   request.attention_dp = want.attention_dp;
   const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, request, policy.engine);
@@ -174,8 +174,7 @@ int run_check(const CheckOptions& o) {
   SearchInputs all = search_inputs(spec, catalog, alternatives, "");
   for (const Gpu& g : all.gpus)
     res.compared.push_back(g.id);
-  const Recommendation r =
-      recommend(all.models, spec.inference, spec.sla, all.gpus, all.usd_per_gpu_hour, policy);
+  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, policy);
   if (!r.candidates.empty() && res.current.price_known && e.usd_per_hour > 0.0) {
     const Candidate& best = r.candidates.front();
     if (best.price_known && best.estimate.usd_per_hour < e.usd_per_hour) {
@@ -186,7 +185,7 @@ int run_check(const CheckOptions& o) {
   if (!meets) {
     // What would pass on the same GPU type: the search restricted to it.
     const Recommendation same = recommend(current_in.models, spec.inference, spec.sla, current_in.gpus,
-                                          current_in.usd_per_gpu_hour, policy);
+                                          current_in.gpu_prices, policy);
     if (!same.candidates.empty()) res.would_pass = same.candidates.front();
   }
   const bool over_provisioned = meets && res.cheaper && res.saving > max_overspend;
