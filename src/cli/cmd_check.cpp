@@ -8,6 +8,7 @@
 #include "app.hpp"
 #include "disagg_render.hpp"
 #include "image_render.hpp"
+#include "instances_render.hpp"
 #include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
@@ -253,6 +254,7 @@ int run_check(const CheckOptions& o) {
       fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
                  e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
     }
+    if (res.verdict.feasible()) fmt::print("instances: {}\n", instances_text(e.bill, price));
     if (meets) {
       fmt::print("meets the SLA\n");
     } else {
