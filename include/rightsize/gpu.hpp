@@ -26,6 +26,12 @@ struct PriceQuote {
   bool spot = false;         ///< spot / preemptible
   std::string date;          ///< ISO date the price was observed; empty when the source is undated
   std::string source;        ///< tag into the catalog's `sources`
+  /// The instance this price rents (docs/catalog.md "Instance shapes"): its name and the GPU counts
+  /// the provider rents it in, ascending (e.g. {8} for AWS p5.48xlarge, {1, 2, 4, 8} for GCP
+  /// a2-highgpu-*). Empty = unknown: per-GPU rental is assumed.
+  std::string instance;
+  std::vector<int> gpus_per_instance;
+  std::string instance_source; ///< tag into `sources` documenting the shape
 };
 
 /// Market class of a GPU (docs/catalog.md): consumer cards' driver licence (GeForce EULA) excludes

@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "rightsize/gpu.hpp"
+#include "rightsize/instances.hpp"
 #include "rightsize/model.hpp"
 #include "rightsize/spec.hpp"
 
@@ -154,7 +155,8 @@ struct InferenceEstimate {
   double requests_per_s = 0.0;      ///< whole deployment
   double comm_s_per_token = 0.0;    ///< exposed TP/EP/PP communication per decode step
   Bound bound = Bound::capacity;
-  double usd_per_hour = 0.0; ///< whole deployment
+  double usd_per_hour = 0.0; ///< whole deployment: the GPUs billed (instances.hpp) × the price
+  InstanceBill bill; ///< whole instances rented for the deployment (docs/methodology.md "Whole instances")
   double usd_per_million_output_tokens = 0.0;
   double usd_per_request = 0.0;
   bool precision_supported = true; ///< the GPU runs the GEMM dtype
@@ -162,11 +164,11 @@ struct InferenceEstimate {
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency
-/// that fits and, when `sla` is given, meets its latency targets). `usd_per_gpu_hour` may be 0.
-/// Pure and allocation-free.
+/// that fits and, when `sla` is given, meets its latency targets). The price may be unknown (0); its
+/// instance shapes decide the GPUs billed (bill_instances). Pure and allocation-free.
 InferenceEstimate estimate_inference(const PreparedModel& model, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
-                                     const Sla* sla, double usd_per_gpu_hour);
+                                     const Sla* sla, const GpuPrice& price);
 
 /// The value of a latency figure's statistic: figure 0 TTFT, 1 TPOT, 2 end-to-end.
 double latency_stat_s(const InferenceEstimate& estimate, int figure, Statistic statistic);

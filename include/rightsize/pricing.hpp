@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rightsize/gpu.hpp"
+#include "rightsize/instances.hpp"
 
 namespace rightsize {
 
@@ -75,7 +76,14 @@ struct ResolvedPrice {
   bool known = false;
   std::string basis; ///< e.g. "median of 12 providers", "aws", "on-prem TCO"
   std::string date;  ///< newest date of the quotes used
+  /// How each provider the price rests on rents the GPU (by provider name): the union of the instance
+  /// sizes of its quotes used, empty (per-GPU assumed) when any of them gives no shape. Empty for
+  /// on-prem and `--price` (per-GPU).
+  std::vector<RentalShape> shapes;
 };
+
+/// The price the estimator bills with: the rate (0 when unknown) and the providers' instance shapes.
+GpuPrice gpu_price(const ResolvedPrice& price);
 
 /// Removes quotes dated before `oldest_day` (days since 1970-01-01; see parse_iso_date) and undated
 /// ones, for every GPU alike (`--max-price-age`). Returns how many quotes it removed.

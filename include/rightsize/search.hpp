@@ -74,14 +74,18 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
 bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp, const SearchPolicy& policy);
 
 /// Evaluates one layout of one GPU against the workload and SLA and sizes the replicas.
-/// `usd_per_gpu_hour` <= 0 means the price is unknown.
+/// A price <= 0 means it is unknown; its instance shapes decide the GPUs billed (instances.hpp).
 /// `bands` are the pessimistic multipliers of --confidence (band_factors); {} judges the point.
 Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
-                             const Gpu& gpu, const Deployment& layout, double usd_per_gpu_hour,
+                             const Gpu& gpu, const Deployment& layout, const GpuPrice& price,
                              const SearchPolicy& policy, const BandFactors& bands = {});
 
 /// Runs the whole search. `models` holds one PreparedModel per precision to consider; `gpus` and
-/// `prices_usd_per_gpu_hour` are parallel. The result does not depend on the order of `gpus`.
+/// `prices` are parallel. The result does not depend on the order of `gpus`.
+Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,
+                         const Sla& sla, std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
+                         const SearchPolicy& policy);
+/// The same with per-GPU prices (no instance shapes).
 Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,
                          const Sla& sla, std::span<const Gpu> gpus,
                          std::span<const double> prices_usd_per_gpu_hour, const SearchPolicy& policy);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "rightsize/units.hpp"
 #include "table.hpp"
@@ -108,10 +109,22 @@ Table field_table(const Gpu& gpu) {
   return table;
 }
 
+// "p5.48xlarge (8)", "a2-highgpu (1/2/4/8)", or "per GPU (assumed)" when the shape is unknown.
+std::string instance_text(const PriceQuote& q) {
+  if (q.gpus_per_instance.empty()) return "per GPU (assumed)";
+  return fmt::format("{} ({})", q.instance, fmt::join(q.gpus_per_instance, "/"));
+}
+
 Table quote_table(const Gpu& gpu) {
-  Table table({{"provider"}, {"kind"}, {"$/GPU-h", Align::right}, {"date"}, {"source"}, {"in median"}});
+  Table table({{"provider"},
+               {"kind"},
+               {"$/GPU-h", Align::right},
+               {"instance (GPUs)"},
+               {"date"},
+               {"source"},
+               {"in median"}});
   for (const auto& q : gpu.prices) {
-    table.add_row({q.provider, q.spot ? "spot" : "on-demand", format_price(q.usd_per_hour),
+    table.add_row({q.provider, q.spot ? "spot" : "on-demand", format_price(q.usd_per_hour), instance_text(q),
                    q.date.empty() ? "undated" : q.date, q.source,
                    in_median(gpu, q) ? "yes" : fmt::format("no (>{} days older)", k_price_window_days)});
   }
@@ -214,12 +227,18 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu) {
                      {"provenance", e.provenance}};
   g["prices"] = nlohmann::json::array();
   for (const auto& q : gpu.prices) {
-    g["prices"].push_back({{"provider", q.provider},
-                           {"usd_per_hour", json_number(q.usd_per_hour)},
-                           {"spot", q.spot},
-                           {"date", q.date.empty() ? nlohmann::json() : nlohmann::json(q.date)},
-                           {"source", q.source},
-                           {"in_median", in_median(gpu, q)}});
+    g["prices"].push_back(
+        {{"provider", q.provider},
+         {"usd_per_hour", json_number(q.usd_per_hour)},
+         {"spot", q.spot},
+         {"date", q.date.empty() ? nlohmann::json() : nlohmann::json(q.date)},
+         {"source", q.source},
+         {"instance", q.instance.empty() ? nlohmann::json() : nlohmann::json(q.instance)},
+         {"gpus_per_instance",
+          q.gpus_per_instance.empty() ? nlohmann::json() : nlohmann::json(q.gpus_per_instance)},
+         {"instance_source",
+          q.instance_source.empty() ? nlohmann::json() : nlohmann::json(q.instance_source)},
+         {"in_median", in_median(gpu, q)}});
   }
   g["purchase_usd"] = optional(gpu.purchase_usd);
   g["purchase_source"] = gpu.purchase_source.empty() ? nlohmann::json() : nlohmann::json(gpu.purchase_source);

@@ -123,7 +123,7 @@ void apply_price_override(LoadedCatalog& loaded, const std::string& assignment) 
                             k_max_price_usd_per_hour, text));
   }
   const auto index = static_cast<std::size_t>(&gpu - loaded.catalog.gpus.data());
-  loaded.prices[index] = ResolvedPrice{*value, true, "--price", ""};
+  loaded.prices[index] = ResolvedPrice{*value, true, "--price", "", {}};
 }
 
 } // namespace

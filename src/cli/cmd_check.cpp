@@ -10,6 +10,7 @@
 #include "disagg_render.hpp"
 #include "emit/emit.hpp"
 #include "image_render.hpp"
+#include "instances_render.hpp"
 #include "judge_options.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
@@ -164,7 +165,7 @@ int run_check(const CheckOptions& o) {
   // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
   SearchInputs current_in = search_inputs(spec, catalog, {gpu.id}, "");
   const PreparedModel& pm = current_in.models.front();
-  const double price = current_in.usd_per_gpu_hour.front();
+  const GpuPrice& price = current_in.gpu_prices.front();
   LayoutRequest request{want.gpus, want.tp, want.pp, want.ep};
   request.attention_dp = want.attention_dp;
   const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, request, policy.engine);
@@ -209,8 +210,7 @@ int run_check(const CheckOptions& o) {
   SearchInputs all = search_inputs(spec, catalog, alternatives, "");
   for (const Gpu& g : all.gpus)
     res.compared.push_back(g.id);
-  const Recommendation r =
-      recommend(all.models, spec.inference, spec.sla, all.gpus, all.usd_per_gpu_hour, policy);
+  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, policy);
   if (!r.candidates.empty() && res.current.price_known && e.usd_per_hour > 0.0) {
     const Candidate& best = r.candidates.front();
     if (best.price_known && best.estimate.usd_per_hour < e.usd_per_hour) {
@@ -221,7 +221,7 @@ int run_check(const CheckOptions& o) {
   if (!meets) {
     // What would pass on the same GPU type: the search restricted to it.
     const Recommendation same = recommend(current_in.models, spec.inference, spec.sla, current_in.gpus,
-                                          current_in.usd_per_gpu_hour, policy);
+                                          current_in.gpu_prices, policy);
     if (!same.candidates.empty()) res.would_pass = same.candidates.front();
   }
   const bool over_provisioned = meets && res.cheaper && res.saving > max_overspend;
@@ -291,6 +291,7 @@ int run_check(const CheckOptions& o) {
       fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
                  e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
     }
+    if (res.verdict.feasible()) fmt::print("instances: {}\n", instances_text(e.bill, price));
     if (meets) {
       fmt::print("meets the SLA\n");
     } else {

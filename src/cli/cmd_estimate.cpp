@@ -8,6 +8,7 @@
 #include "app.hpp"
 #include "disagg_render.hpp"
 #include "image_render.hpp"
+#include "instances_render.hpp"
 #include "judge_options.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
@@ -152,6 +153,7 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
                price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
                price.date.empty() ? "" : ", " + price.date);
     fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
+    fmt::print("  instances: {}\n", instances_text(e.bill, gpu_price(price)));
     // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
     fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
                format_usd(e.usd_per_million_output_tokens, price.known));
@@ -290,8 +292,7 @@ int run_estimate(const EstimateOptions& o) {
   for (const auto& a : spec.assumptions) {
     if (o.concurrency < 0 || a.rfind("concurrency:", 0) != 0) assumptions.push_back(a);
   }
-  const InferenceEstimate e =
-      estimate_inference(pm, w, gpu, d, engine, sla, price.known ? price.usd_per_hour : 0.0);
+  const InferenceEstimate e = estimate_inference(pm, w, gpu, d, engine, sla, gpu_price(price));
   JudgeRules rules;
   rules.bands = factors;
   rules.price_known = price.known;
@@ -299,6 +300,7 @@ int run_estimate(const EstimateOptions& o) {
   const CostAtLoad at_load = cost_at_load(e, spec.sla, w);
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    doc["instances"] = instances_json(e.bill, gpu_price(price));
     doc["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
     doc["load"] = load_json(w, engine_name(o.engine, spec.engine));
     if (verdict.feasible()) {
@@ -311,6 +313,7 @@ int run_estimate(const EstimateOptions& o) {
     } else {
       doc["inference"] = nullptr; // not feasible: no performance or cost (docs/output-schema.md)
       doc["cost"] = nullptr;
+      doc["instances"] = nullptr;
     }
     doc["judgement"] = verdict_json(verdict, confidence, e.concurrency);
     doc["schema_version"] = k_output_schema_version;

@@ -122,7 +122,7 @@ int run_recommend(const RecommendOptions& o) {
   Recommendation r;
   {
     const StageTimer timer("search");
-    r = recommend(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+    r = recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, policy);
   }
   trace_search(in, r, policy);
   if (!o.emit.kind.empty()) return emit_artifact(o.emit, spec, in, r, policy, catalog.pricing);

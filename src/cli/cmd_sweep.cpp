@@ -102,7 +102,7 @@ void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& l
   plan.gpus = gpus;
   for (const Gpu& gpu : gpus) {
     const ResolvedPrice& price = price_of(loaded, gpu);
-    plan.prices.push_back(price.known ? price.usd_per_hour : 0.0);
+    plan.prices.push_back(gpu_price(price));
   }
   std::vector<std::string> allowed = spec.constraints.gpus;
   if (!o.gpu.empty()) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "image_render.hpp"
+#include "instances_render.hpp"
 #include "render.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
@@ -32,6 +33,12 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
                       bool show_precision, bool with_reason) {
   std::vector<Column> columns = {
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
+  // Whole instances (docs/methodology.md "Whole instances"): a "billed" column only when a row pays for idle
+  // GPUs.
+  bool billed_column = false;
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
+    billed_column = billed_column || rows[i].estimate.bill.gpus_billed != rows[i].estimate.bill.gpus_used;
+  if (billed_column) columns.insert(columns.begin() + 3, {"billed", Align::right});
   if (show_precision) columns.push_back({"precision", Align::left});
   for (const char* h : {"conc", "TTFT", "TPOT", "served tok/s", "headroom", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
@@ -43,6 +50,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     const InferenceEstimate& e = c.estimate;
     std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
                                       gpus_label(c), layout_label(c.layout)};
+    if (billed_column) cells.insert(cells.begin() + 3, billed_cell(e.bill));
     if (show_precision) cells.push_back(precision_name(in.precisions[c.precision_index]));
     cells.push_back(std::to_string(e.concurrency));
     cells.push_back(format_ms(e.ttft_s));
@@ -58,6 +66,15 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   return t;
 }
 
+// CSV cells of the bill: empty where billed per GPU (shape unknown).
+std::string instances_cell(const InstanceBill& bill) {
+  return bill.shape_known ? std::to_string(bill.packing.instances) : std::string();
+}
+std::string instance_provider(const InstanceBill& bill, const GpuPrice& price) {
+  const nlohmann::json j = instances_json(bill, price);
+  return j["provider"].is_string() ? j["provider"].get<std::string>() : std::string();
+}
+
 // CSV: one row per candidate (passing, then rejected), plain numbers in the units their names say
 // (same conventions as sweep's CSV: docs/output-schema.md "recommend CSV"); empty = unknown.
 Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) {
@@ -67,6 +84,10 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                         "precision",
                         "gpus_per_replica",
                         "replicas",
+                        "gpus_billed",
+                        "instances",
+                        "gpus_per_instance",
+                        "instance_provider",
                         "tp",
                         "pp",
                         "ep",
@@ -98,6 +119,10 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                precision_name(in.precisions[c.precision_index]),
                std::to_string(c.layout.gpus_per_replica()),
                std::to_string(c.replicas),
+               std::to_string(e.bill.gpus_billed),
+               instances_cell(e.bill),
+               e.bill.shape_known ? std::to_string(e.bill.packing.largest_size) : std::string(),
+               instance_provider(e.bill, in.gpu_prices[c.gpu_index]),
                std::to_string(c.layout.tp),
                std::to_string(c.layout.pp),
                std::to_string(c.layout.ep),
@@ -282,6 +307,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
                    c.price_known);
   j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
   j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
+  j["instances"] = instances_json(c.estimate.bill, in.gpu_prices[c.gpu_index]);
   if (is_item_model(in.models[c.precision_index])) add_image_json(j, model, c);
   return j;
 }
@@ -407,6 +433,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     fmt::print("{}", table_of(rows, o.top, false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, r, spec, rank_by));
     const Candidate& winner = r.candidates.front();
+    fmt::print("instances: {}\n", instances_text(winner.estimate.bill, in.gpu_prices[winner.gpu_index]));
     if (policy.confidence == Confidence::p50) {
       for (const auto& note :
            optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {

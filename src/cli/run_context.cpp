@@ -145,6 +145,7 @@ SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
     const ResolvedPrice& price = price_of(catalog, *gpu);
     in.prices.push_back(price);
     in.usd_per_gpu_hour.push_back(price.known ? price.usd_per_hour : 0.0);
+    in.gpu_prices.push_back(gpu_price(price));
   }
   in.precisions = precisions_to_search(spec, precision_list);
   for (const auto& p : in.precisions)

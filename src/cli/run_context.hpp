@@ -37,6 +37,7 @@ struct SearchInputs {
   std::vector<Gpu> gpus;                ///< sorted by id
   std::vector<ResolvedPrice> prices;    ///< parallel to gpus
   std::vector<double> usd_per_gpu_hour; ///< parallel to gpus; 0 = unknown
+  std::vector<GpuPrice> gpu_prices;     ///< parallel to gpus: the rate with its instance shapes
   std::vector<Precision> precisions;
   std::vector<PreparedModel> models;          ///< parallel to precisions
   std::vector<std::string> excluded_consumer; ///< consumer GPUs a whole-catalog search left out

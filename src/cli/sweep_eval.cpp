@@ -56,13 +56,13 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
 
 // A fixed deployment, judged as a whole: its replicas serve the load (core::judge).
 void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment& dep, PointResult& out) {
-  const double price = plan.prices[out.gpu];
+  const GpuPrice& price = plan.prices[out.gpu];
   const BandFactors& bands = plan.bands_for(in.model, out.gpu);
-  out.price_known = price > 0.0;
+  out.price_known = price.usd_per_gpu_hour > 0.0;
   out.deployment = dep;
   const Sla auto_sla = auto_concurrency_sla(in.sla, bands); // judged end of the band
   out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep,
-                                    plan.policy.engine, &auto_sla, out.price_known ? price : 0.0);
+                                    plan.policy.engine, &auto_sla, price);
   JudgeRules rules;
   rules.bands = bands;
   rules.price_known = out.price_known;
@@ -74,7 +74,7 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
 // (core::evaluate_candidate on the layout fit_layout chose).
 void size_replicas(const SweepPlan& plan, const PointInputs& in, const Deployment& replica,
                    PointResult& out) {
-  const double price = plan.prices[out.gpu];
+  const GpuPrice& price = plan.prices[out.gpu];
   const Candidate c = evaluate_candidate(plan.models[in.model], in.workload, in.sla, plan.gpus[out.gpu],
                                          replica, price, plan.policy, plan.bands_for(in.model, out.gpu));
   out.price_known = c.price_known;
@@ -131,7 +131,7 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
   // The search, restricted to the point's GPU when one is given; the best candidate, or the
   // rejected one that came closest.
   std::vector<Gpu> gpus;
-  std::vector<double> prices;
+  std::vector<GpuPrice> prices;
   std::vector<std::size_t> catalog_index;
   for (const std::size_t g : plan.search_gpus) {
     if (in.deployment.gpu != k_none && g != in.deployment.gpu) continue;
@@ -145,7 +145,8 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
     catalog_index.push_back(in.deployment.gpu);
   }
   const std::span<const PreparedModel> models(&plan.models[in.model], 1);
-  const Recommendation r = recommend(models, in.workload, in.sla, gpus, prices, plan.search_policy());
+  const Recommendation r =
+      recommend(models, in.workload, in.sla, gpus, std::span<const GpuPrice>(prices), plan.search_policy());
   const Candidate* best = !r.candidates.empty() ? &r.candidates.front()
                           : !r.rejected.empty() ? &r.rejected.front()
                                                 : nullptr;

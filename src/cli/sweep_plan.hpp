@@ -98,8 +98,8 @@ struct SweepPlan {
   std::vector<std::size_t> model_axes; ///< indices into `axes` of the model keys, in order
   GridShape model_grid;                ///< over the model axes: one PreparedModel per point
   std::vector<PreparedModel> models;
-  std::vector<Gpu> gpus;                ///< the catalog
-  std::vector<double> prices;           ///< USD per GPU-hour, parallel to gpus; <= 0 unknown
+  std::vector<Gpu> gpus;        ///< the catalog
+  std::vector<GpuPrice> prices; ///< USD per GPU-hour (<= 0 unknown) and instance shapes, parallel to gpus
   std::vector<std::size_t> search_gpus; ///< recommend mode: catalog indices to consider
   /// Auto layouts per (model combination, GPU): replica_layouts() computed up front.
   std::vector<std::vector<Deployment>> layouts;

@@ -86,6 +86,7 @@ const std::vector<std::string_view>& sweep_figure_columns() {
                                                         "inference.output_tokens_per_s",
                                                         "inference.requests_per_s",
                                                         "inference.bound",
+                                                        "cost.gpus_billed",
                                                         "cost.usd_per_hour",
                                                         "cost.usd_per_million_output_tokens_at_capacity",
                                                         "cost.usd_per_request_at_capacity",
@@ -309,6 +310,8 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
       out.push_back(',');
     }
     put(out, to_string(e.bound));
+    out.push_back(','); // whole instances billed (docs/methodology.md "Whole instances")
+    put_int(out, e.bill.gpus_billed);
     for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request,
                            p.at_load.usd_per_million_output_tokens}) {
       out.push_back(',');
@@ -345,7 +348,9 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     const Deployment& d = p.deployment;
     const InferenceEstimate& e = p.estimate;
     const MemoryEstimate& m = e.memory;
-    put(out, "{\"cost\": {\"price_known\": ");
+    put(out, "{\"cost\": {\"gpus_billed\": "); // keys sorted, as every JSON output
+    put_int(out, e.bill.gpus_billed);
+    put(out, ", \"price_known\": ");
     put(out, p.price_known ? "true" : "false");
     const double unknown = std::nan("");
     number(", \"usd_per_hour\": ", p.price_known ? e.usd_per_hour : unknown);

@@ -321,7 +321,7 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
 
 InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& dep, const EngineConfig& engine_in,
-                                     const Sla* sla, double usd_per_gpu_hour) {
+                                     const Sla* sla, const GpuPrice& price) {
   InferenceEstimate est;
   // The arrival rate is the deployment's; each replica carries its share.
   // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
@@ -523,8 +523,14 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
     }
   }
 
-  // Cost (methodology §6.1): replica price over the tokens / requests it serves per hour.
-  est.usd_per_hour = usd_per_gpu_hour * d(dep.gpus);
+  // Cost (methodology §6.1): the price of what is billed (whole instances, docs/methodology.md "Whole
+  // instances") over the tokens / requests served per hour. A GPU count that is not whole replicas is billed
+  // GPU by GPU.
+  const int per_replica = dep.gpus_per_replica();
+  const bool whole = per_replica > 0 && dep.gpus % per_replica == 0;
+  est.bill = bill_instances(whole ? dep.gpus / per_replica : dep.gpus, whole ? per_replica : 1, price,
+                            whole ? dep.tp : 1);
+  est.usd_per_hour = est.bill.usd_per_hour;
   if (est.output_tokens_per_s > 0.0) {
     est.usd_per_million_output_tokens =
         est.usd_per_hour / (est.output_tokens_per_s * k_seconds_per_hour) * 1e6;

@@ -67,6 +67,43 @@ std::string newest_date(const std::vector<PriceQuote>& quotes) {
   return newest.empty() ? "undated" : newest;
 }
 
+// docs/catalog.md "Instance shapes": one shape per provider, keyed like provider_medians. A provider
+// with a quote of unknown shape is per-GPU (its median may rest on that quote).
+std::vector<RentalShape> provider_shapes(const std::vector<PriceQuote>& quotes) {
+  std::map<std::string, RentalShape> by_provider;
+  std::map<std::string, bool> unknown;
+  for (const auto& q : quotes) {
+    std::string key = q.provider;
+    std::transform(key.begin(), key.end(), key.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    RentalShape& shape = by_provider[key];
+    shape.provider = key;
+    if (q.gpus_per_instance.empty()) {
+      unknown[key] = true;
+      continue;
+    }
+    if (shape.instance.empty()) {
+      shape.instance = q.instance;
+    } else if (!q.instance.empty() && shape.instance.find(q.instance) == std::string::npos) {
+      shape.instance += ", " + q.instance;
+    }
+    shape.gpus_per_instance.insert(shape.gpus_per_instance.end(), q.gpus_per_instance.begin(),
+                                   q.gpus_per_instance.end());
+  }
+  std::vector<RentalShape> out;
+  for (auto& [key, shape] : by_provider) {
+    if (unknown.contains(key)) {
+      shape.instance.clear();
+      shape.gpus_per_instance.clear();
+    }
+    std::sort(shape.gpus_per_instance.begin(), shape.gpus_per_instance.end());
+    shape.gpus_per_instance.erase(std::unique(shape.gpus_per_instance.begin(), shape.gpus_per_instance.end()),
+                                  shape.gpus_per_instance.end());
+    out.push_back(std::move(shape));
+  }
+  return out;
+}
+
 ResolvedPrice resolve_cloud(const Gpu& gpu, bool spot, std::string_view provider) {
   ResolvedPrice out;
   const std::vector<PriceQuote> quotes = current_quotes(gpu, spot, provider);
@@ -87,6 +124,7 @@ ResolvedPrice resolve_cloud(const Gpu& gpu, bool spot, std::string_view provider
   out.date = newest_date(quotes);
   out.basis = medians.size() == 1 ? quotes.front().provider
                                   : "median of " + std::to_string(medians.size()) + " providers";
+  out.shapes = provider_shapes(quotes);
   return out;
 }
 
@@ -211,6 +249,10 @@ std::size_t drop_quotes_before(Gpu& gpu, std::int64_t oldest_day) {
     return !day || *day < oldest_day;
   });
   return before - gpu.prices.size();
+}
+
+GpuPrice gpu_price(const ResolvedPrice& price) {
+  return GpuPrice{price.known ? price.usd_per_hour : 0.0, price.shapes};
 }
 
 ResolvedPrice resolve_price(const Gpu& gpu, PricingModel model, std::string_view provider,

@@ -184,13 +184,12 @@ CostAtLoad cost_at_load(const InferenceEstimate& e, const Sla& sla, const Infere
 }
 
 Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
-                             const Gpu& gpu, const Deployment& layout, double usd_per_gpu_hour,
+                             const Gpu& gpu, const Deployment& layout, const GpuPrice& price,
                              const SearchPolicy& policy, const BandFactors& bands) {
   Candidate c;
   c.layout = layout;
   c.layout.gpus = layout.gpus_per_replica();
-  c.price_known = usd_per_gpu_hour > 0.0;
-  const double price = c.price_known ? usd_per_gpu_hour : 0.0;
+  c.price_known = price.usd_per_gpu_hour > 0.0;
   // Open loop: a replica's capacity is its throughput at the largest concurrency that fits; the
   // latency targets (any statistic) are judged at the arrival rate below, where they are defined.
   // Capacity is found in closed loop (the largest concurrency that meets the latency targets);
@@ -325,6 +324,13 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
 
 Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,
                          const Sla& sla, std::span<const Gpu> gpus, std::span<const double> prices,
+                         const SearchPolicy& policy) {
+  const std::vector<GpuPrice> per_gpu(prices.begin(), prices.end());
+  return recommend(models, workload, sla, gpus, std::span<const GpuPrice>(per_gpu), policy);
+}
+
+Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,
+                         const Sla& sla, std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
                          const SearchPolicy& policy) {
   Recommendation out;
   for (std::size_t pi = 0; pi < models.size(); ++pi) {

@@ -22,6 +22,8 @@ constexpr double k_max_dense_tflops = 100000.0;
 constexpr double k_max_tdp_watts = 5000.0;
 constexpr double k_max_link_gb_per_s = 10000.0;
 constexpr double k_max_usd_per_hour = 10000.0;
+// Largest instance a quote may name: a GB200/GB300 NVL72 rack (72 GPUs) with room to spare.
+constexpr std::int64_t k_max_gpus_per_instance = 128;
 constexpr double k_max_purchase_usd = 10'000'000.0;
 
 const std::vector<std::string>& gpu_keys() {
@@ -132,9 +134,56 @@ void parse_efficiency(const JsonReader& r, GpuEfficiency& eff, std::vector<Error
   read_field(r, "provenance", false, errors, [&](const JsonReader& v) { eff.provenance = v.as_string(); });
 }
 
+// docs/catalog.md "Instance shapes": a GPU count or a list of the counts a provider rents.
+std::vector<int> as_instance_sizes(const JsonReader& v) {
+  std::vector<int> sizes;
+  if (!v.is_array()) {
+    sizes.push_back(static_cast<int>(v.as_int(1, k_max_gpus_per_instance)));
+    return sizes;
+  }
+  const std::vector<JsonReader> items = v.elements();
+  if (items.empty()) v.fail("expected a GPU count or a non-empty list of GPU counts, got an empty list");
+  for (const auto& item : items) {
+    const int size = static_cast<int>(item.as_int(1, k_max_gpus_per_instance));
+    if (!sizes.empty() && size <= sizes.back())
+      item.fail(fmt::format("expected GPU counts in ascending order without repeats, got {} after {}", size,
+                            sizes.back()));
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+void parse_instance(const JsonReader& r, PriceQuote& q, std::vector<TagUse>& tags,
+                    std::vector<Error>& errors) {
+  read_field(r, "instance", false, errors, [&](const JsonReader& v) { q.instance = v.as_string(); });
+  read_field(r, "gpus_per_instance", false, errors,
+             [&](const JsonReader& v) { q.gpus_per_instance = as_instance_sizes(v); });
+  read_field(r, "instance_source", false, errors, [&](const JsonReader& v) {
+    q.instance_source = v.as_string();
+    tags.push_back({v.pointer(), q.instance_source});
+  });
+  // The three go together: a shape is the instance, its GPU counts and where they are documented.
+  const bool has_instance = r.find("instance").has_value();
+  const bool has_sizes = r.find("gpus_per_instance").has_value();
+  const bool has_source = r.find("instance_source").has_value();
+  if (has_instance || has_sizes || has_source) {
+    for (const char* key : {"instance", "gpus_per_instance", "instance_source"}) {
+      if (r.find(key)) continue;
+      attempt(errors, [&] {
+        r.fail(fmt::format("an instance shape needs \"{}\" too (\"instance\", \"gpus_per_instance\" and "
+                           "\"instance_source\" go together)",
+                           key));
+      });
+    }
+  }
+}
+
 PriceQuote parse_quote(const JsonReader& r, std::vector<TagUse>& tags, std::vector<Error>& errors) {
   PriceQuote q;
-  attempt(errors, [&] { r.expect_keys({"provider", "usd_per_hour", "spot", "date", "source"}); });
+  attempt(errors, [&] {
+    r.expect_keys({"provider", "usd_per_hour", "spot", "date", "source", "instance", "gpus_per_instance",
+                   "instance_source"});
+  });
   if (!r.is_object()) return q;
   read_field(r, "provider", true, errors, [&](const JsonReader& v) { q.provider = v.as_string(); });
   read_field(r, "usd_per_hour", true, errors,
@@ -145,6 +194,7 @@ PriceQuote parse_quote(const JsonReader& r, std::vector<TagUse>& tags, std::vect
     q.source = v.as_string();
     tags.push_back({v.pointer(), q.source});
   });
+  parse_instance(r, q, tags, errors);
   return q;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Hand-built models and GPUs for unit tests (figures from methodology §0.3 and gpu-specs.md §1).
 #include "rightsize/gpu.hpp"
+#include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
 
 namespace rightsize::test {
@@ -122,6 +123,14 @@ inline Gpu a100_80gb_sxm() {
   g.scaleup_gb_per_s = 300.0;
   g.nic_gb_per_s = 25.0;
   return g;
+}
+
+/// The chat workload the search tests use: 1024 input / 256 output tokens, auto concurrency.
+inline InferenceWorkload chat_workload() {
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  return w;
 }
 
 } // namespace rightsize::test

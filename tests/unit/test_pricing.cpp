@@ -12,7 +12,7 @@ using namespace rightsize;
 namespace {
 
 PriceQuote quote(std::string provider, double usd, std::string date, bool spot = false) {
-  return PriceQuote{std::move(provider), usd, spot, std::move(date), "E"};
+  return PriceQuote{std::move(provider), usd, spot, std::move(date), "E", "", {}, ""};
 }
 
 // methodology §6.4 worked example, per GPU: $300k per 8-GPU server = $37.5k, the server already

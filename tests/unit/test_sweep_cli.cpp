@@ -214,7 +214,7 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
   const auto front = parse_csv(run_to_string(plan, options));
   REQUIRE(front.size() > 2);
   const std::size_t tpot = 2 + 15; // two keys, then inference.tpot_s (figure column 15)
-  const std::size_t cost = 2 + 23; // cost.usd_per_million_output_tokens_at_load (figure column 23)
+  const std::size_t cost = 2 + 24; // cost.usd_per_million_output_tokens_at_load (figure column 24)
   REQUIRE(all[0][tpot] == "inference.tpot_s");
   REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens_at_load");
   for (std::size_t i = 1; i < front.size(); ++i) {
@@ -248,7 +248,7 @@ TEST_CASE("jsonl rows carry the estimate document's field names", "[cli][sweep]"
     ++n;
   }
   CHECK(n == 2);
-  CHECK(out.starts_with("{\"cost\": {\"price_known\": true"));
+  CHECK(out.starts_with("{\"cost\": {\"gpus_billed\": 1, \"price_known\": true")); // keys sorted
   CHECK(out.find("\"point\": {\"workload.concurrency\": \"auto\"}") != std::string::npos);
   options.format = Format::json;
   const auto doc = nlohmann::json::parse(run_to_string(plan, options));

@@ -1,0 +1,129 @@
+#include "rightsize/instances.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace rightsize {
+
+namespace {
+
+// Remainders are packed exactly over at most this many replicas (the replicas one largest
+// instance holds, 72 on an NVL72 rack); beyond it, whole largest instances.
+constexpr int k_max_remainder = 128;
+
+struct Cost {
+  int gpus = std::numeric_limits<int>::max();
+  int instances = 0;
+  bool mixed = false;
+  int size = 0; ///< the size of one instance in the mix (to tell a mix from one size)
+};
+
+} // namespace
+
+InstancePacking pack_instances(int replicas, int gpus_per_replica, const std::vector<int>& sizes,
+                               int tp_gpus) {
+  InstancePacking out;
+  if (replicas <= 0 || gpus_per_replica <= 0) return out;
+  out.gpus_billed = replicas * gpus_per_replica;
+  if (sizes.empty()) return out;
+  const int largest = sizes.back();
+  if (tp_gpus > largest) { // the TP group needs one node; no instance of this provider holds it
+    out.hostable = false;
+    return out;
+  }
+  out.largest_size = largest;
+  if (gpus_per_replica > largest) {
+    // A replica larger than the largest instance spans whole largest instances (a multi-node
+    // replica, as the layout search allows across nodes).
+    const int per_replica = (gpus_per_replica + largest - 1) / largest;
+    out.instances = replicas * per_replica;
+    out.gpus_billed = out.instances * largest;
+    return out;
+  }
+  const int per_largest = largest / gpus_per_replica; // replicas one largest instance holds
+  const int full = replicas / per_largest;
+  const int rest = replicas % per_largest;
+  out.instances = full;
+  out.gpus_billed = full * largest;
+  if (rest == 0) return out;
+  if (rest > k_max_remainder) { // beyond the exact packing: one more largest instance
+    ++out.instances;
+    out.gpus_billed += largest;
+    return out;
+  }
+  // The remaining replicas (fewer than one largest instance holds): the fewest GPUs any mix of
+  // sizes gives, fewer instances at a tie (a small knapsack over at most k_max_remainder replicas).
+  std::array<Cost, k_max_remainder + 1> best{};
+  best[0] = Cost{0, 0, false, 0};
+  for (int r = 1; r <= rest; ++r) {
+    for (const int size : sizes) {
+      const int holds = size / gpus_per_replica;
+      if (holds <= 0) continue;
+      const Cost& before = best[static_cast<std::size_t>(std::max(0, r - holds))];
+      if (before.gpus == std::numeric_limits<int>::max()) continue;
+      Cost c{before.gpus + size, before.instances + 1,
+             before.mixed || (before.size != 0 && before.size != size), size};
+      Cost& slot = best[static_cast<std::size_t>(r)];
+      if (c.gpus < slot.gpus || (c.gpus == slot.gpus && c.instances < slot.instances)) slot = c;
+    }
+  }
+  const Cost& tail = best[static_cast<std::size_t>(rest)];
+  out.instances += tail.instances;
+  out.gpus_billed += tail.gpus;
+  out.mixed_sizes = tail.mixed || (full > 0 && tail.size != largest);
+  return out;
+}
+
+InstanceBill bill_instances(int replicas, int gpus_per_replica, const GpuPrice& price, int tp_gpus) {
+  InstanceBill bill;
+  bill.gpus_used = std::max(0, replicas) * std::max(0, gpus_per_replica);
+  bill.gpus_billed = bill.gpus_used;
+  bill.packing = pack_instances(replicas, gpus_per_replica, {});
+  const std::size_t n = price.shapes.size();
+  if (n > 0) {
+    // The provider at the lower middle of the billed GPU counts (ties by provider name): for each
+    // one, count those ordered before it; the median has (n - 1) / 2 before it. O(n²) over a
+    // handful of providers, no allocation: each provider is packed once (the first k_cached on the
+    // stack; any more are packed again on use).
+    constexpr std::size_t k_cached = 64;
+    std::array<InstancePacking, k_cached> cache{};
+    const auto pack_one = [&](std::size_t i) {
+      return pack_instances(replicas, gpus_per_replica, price.shapes[i].gpus_per_instance, tp_gpus);
+    };
+    for (std::size_t i = 0; i < n && i < k_cached; ++i)
+      cache[i] = pack_one(i);
+    const auto packing = [&](std::size_t i) { return i < k_cached ? cache[i] : pack_one(i); };
+    const auto key = [&](std::size_t i) { return packing(i).gpus_billed; };
+    // Providers that cannot hold the TP group are left out, unless none can.
+    std::size_t hosting = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      hosting += packing(i).hostable ? 1U : 0U;
+    const bool all = hosting == 0;
+    const std::size_t counted = all ? n : hosting;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!all && !packing(i).hostable) continue;
+      const int ki = key(i);
+      std::size_t before = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        if (j == i || (!all && !packing(j).hostable)) continue;
+        const int kj = key(j);
+        if (kj < ki || (kj == ki && (price.shapes[j].provider < price.shapes[i].provider ||
+                                     (price.shapes[j].provider == price.shapes[i].provider && j < i))))
+          ++before;
+      }
+      if (before != (counted - 1) / 2) continue;
+      bill.shape_index = static_cast<int>(i);
+      bill.packing = packing(i);
+      bill.gpus_billed = bill.packing.gpus_billed;
+      bill.hostable = bill.packing.hostable;
+      bill.shape_known = !price.shapes[i].gpus_per_instance.empty() && bill.packing.hostable;
+      break;
+    }
+  }
+  // docs/methodology.md "Whole instances": a deployment pays for every GPU of the instances it rents.
+  bill.usd_per_hour = price.usd_per_gpu_hour > 0.0 ? price.usd_per_gpu_hour * bill.gpus_billed : 0.0;
+  return bill;
+}
+
+} // namespace rightsize
