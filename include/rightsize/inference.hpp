@@ -115,6 +115,11 @@ struct PreparedModel {
   /// text encoder's resident weight bytes (on the first GPU of a replica).
   double image_fixed_flops = 0.0;
   double image_encoder_weight_bytes = 0.0;
+  /// Vision-language models (methodology §1.6): the vision tower's weight bytes (16-bit, TP-sharded
+  /// on the first pipeline stage) and its encoder FLOPs per prompt token (the request's images'
+  /// ViT forward spread over the prompt, so each prefill chunk carries its share).
+  double vision_weight_bytes = 0.0;
+  double vision_flops_per_prompt_token = 0.0;
 };
 
 /// MoE token-routing traffic per prompt token on one GPU, all MoE layers (bytes, methodology §4.3):

@@ -112,6 +112,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   if (s.decoder) {
     attention_flops = pm.attention_flops_per_pair *
                       (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
+    // A vision-language prompt's images run through the vision tower first (methodology §1.6).
+    flops += pm.vision_flops_per_prompt_token * n;
   } else {
     flops = pm.mm_flops_per_token * n;
     attention_flops = pm.attention_flops_per_pair * d(s.m->layers) * n * n;
@@ -397,7 +399,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   MemoryEstimate& mem = est.memory;
   mem.capacity_per_gpu_bytes = gpu.visible_memory();
   mem.usable_per_gpu_bytes = mem.capacity_per_gpu_bytes * engine.usable_fraction;
-  mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes;
+  // The vision tower sits on the first pipeline stage, TP-sharded like the LM (methodology §1.6).
+  mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes + pm.vision_weight_bytes / s.t;
   const double step_tokens = d(engine.max_batched_tokens);
   if (s.decoder) {
     // A_peak ≈ b_a·T_step·(h + 3·I/t) + 4 B·S_logit·V/t, S_logit = max_num_seqs rows of fp32 logits.
