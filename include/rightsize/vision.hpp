@@ -59,9 +59,6 @@ struct VisionTowerSpec {
   std::int64_t images_per_request = 0;
   std::int64_t image_width_px = 0;
   std::int64_t image_height_px = 0;
-  /// The request's prompt, text and image tokens: the encoder FLOPs are spread over its tokens so
-  /// that every prefill chunk carries its share (set by apply_vision_request).
-  std::int64_t prompt_tokens = 0;
 };
 
 /// Parameter counts of a vision tower (methodology §1.6).
@@ -93,10 +90,9 @@ struct VisionRequest {
   double encoder_flops = 0.0;    ///< all images of the request
 };
 
-/// Applies the request's images (v.images_per_request of v.image_width_px × v.image_height_px) to
-/// a prompt of `text_tokens`: returns the image tokens and encoder FLOPs, and records the whole
-/// prompt (text + image tokens) in v.prompt_tokens. No images: an empty request.
-VisionRequest apply_vision_request(VisionTowerSpec& v, std::int64_t text_tokens);
+/// What the request's images (v.images_per_request of v.image_width_px × v.image_height_px, each
+/// default_image_side_px when 0) add to a prompt. No images: an empty request.
+VisionRequest vision_request(const VisionTowerSpec& v);
 
 /// The resolution an image is taken at when the workload names none: image_size² for fixed and
 /// tiled towers, 1024² for dynamic ones (a typical photo or screenshot; methodology §1.6).

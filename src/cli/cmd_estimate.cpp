@@ -57,8 +57,8 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
   if (pm.model.vision.layers > 0) {
     // Vision-language model (methodology §1.6): the tower's weights and the request's image tokens.
-    VisionTowerSpec v = pm.model.vision;
-    const VisionRequest r = apply_vision_request(v, 0);
+    const VisionTowerSpec& v = pm.model.vision;
+    const VisionRequest r = vision_request(v);
     const std::string images =
         v.images_per_request == 0
             ? std::string("no images per request (workload.images_per_request)")

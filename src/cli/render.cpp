@@ -218,8 +218,8 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                   {"weight_bytes_total", bytes(model.weight_bytes_total)}};
   if (model.model.vision.layers > 0) {
     // Vision-language model (methodology §1.6): the tower and what the request's images add.
-    VisionTowerSpec v = model.model.vision;
-    const VisionRequest r = apply_vision_request(v, 0);
+    const VisionTowerSpec& v = model.model.vision;
+    const VisionRequest r = vision_request(v);
     doc["model"]["vision"] = {{"params", model.params.vision},
                               {"weight_bytes", bytes(model.vision_weight_bytes)},
                               {"images_per_request", v.images_per_request},

@@ -113,7 +113,7 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
     attention_flops = pm.attention_flops_per_pair *
                       (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
     // A vision-language prompt's images run through the vision tower first (methodology §1.6).
-    flops += pm.vision_flops_per_prompt_token * n;
+    flops += s.vision_flops_per_token * n;
   } else {
     flops = pm.mm_flops_per_token * n;
     attention_flops = pm.attention_flops_per_pair * d(s.m->layers) * n * n;
@@ -333,6 +333,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.adp = adp;
   s.moe_tp = std::max(1.0, s.t * adp / d(s.ep_int));
   s.decoder = m.kind == ModelKind::decoder;
+  s.vision_flops_per_token =
+      s.decoder && w.input_tokens > 0 ? pm.vision_flops_per_request / d(w.input_tokens) : 0.0;
   // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast; GPUs
   // without fp4 tensor cores run NVFP4 weights weight-only with 16-bit math (vLLM's FP4 Marlin
   // kernels), so W4A4 becomes W4A16 there (methodology §4.1).

@@ -77,10 +77,9 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
 
   pm.mm_flops_per_token = 2.0 * d(c.mm_active);
   pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);
-  if (m.vision.images_per_request > 0 && m.vision.prompt_tokens > 0) {
-    VisionTowerSpec v = m.vision;
-    pm.vision_flops_per_prompt_token = apply_vision_request(v, 0).encoder_flops / d(m.vision.prompt_tokens);
-  }
+  const VisionRequest images = vision_request(m.vision);
+  pm.vision_flops_per_request = images.encoder_flops;
+  pm.vision_image_tokens_per_request = images.image_tokens;
   // The routed experts' share: 2·k·N_expert per MoE layer (grouped GEMMs, methodology §4.3).
   pm.expert_flops_per_token = 2.0 * d(m.moe.experts_per_token) * d(c.expert_params) * d(c.moe_layers);
   // Attention per query-key pair per layer (methodology §4.1): QKᵀ 2·n_h·d_qk + softmax·V 2·n_h·d_v.

@@ -123,16 +123,14 @@ VisionImage vision_image(const VisionTowerSpec& v, std::int64_t width_px, std::i
   return img;
 }
 
-VisionRequest apply_vision_request(VisionTowerSpec& v, std::int64_t text_tokens) {
+VisionRequest vision_request(const VisionTowerSpec& v) {
   VisionRequest r;
-  v.prompt_tokens = text_tokens;
   if (v.layers <= 0 || v.images_per_request <= 0) return r;
   const i64 side = default_image_side_px(v);
   r.image = vision_image(v, v.image_width_px > 0 ? v.image_width_px : side,
                          v.image_height_px > 0 ? v.image_height_px : side);
   r.image_tokens = v.images_per_request * r.image.tokens;
   r.encoder_flops = d(v.images_per_request) * r.image.encoder_flops;
-  v.prompt_tokens = text_tokens + r.image_tokens;
   return r;
 }
 

@@ -28,8 +28,15 @@ void parse_vision_request(const JsonReader& w, Spec& spec) {
   }
   v.images_per_request = non_negative_count(*images, 1'000, "images");
   const std::int64_t text = spec.inference.input_tokens;
-  const VisionRequest r = apply_vision_request(v, text);
+  const VisionRequest r = vision_request(v);
   if (v.images_per_request == 0) return;
+  // The prompt keeps the input_tokens limit (10,000,000) with its image tokens added.
+  if (text + r.image_tokens > 10'000'000) {
+    images->fail(
+        fmt::format("expected at most 10,000,000 prompt tokens with the images, got {} text + {} image "
+                    "tokens ({} per image)",
+                    text, r.image_tokens, r.image.tokens));
+  }
   spec.inference.input_tokens += r.image_tokens;
   spec.assumptions.push_back(fmt::format(
       "vision: {} image(s) of {}x{} px per request (resized to {}x{}{}) = {} image tokens each, {} in all; "

@@ -139,7 +139,6 @@ TEST_CASE("images per request add prompt tokens, KV and prefill time", "[core][i
   const Spec b = io::parse_spec(with_images, "s.json", base, models);
   CHECK(a.inference.input_tokens == 512);
   CHECK(b.inference.input_tokens == 512 + 2 * 256);
-  CHECK(b.model.vision.prompt_tokens == 1024);
   bool named = false;
   for (const auto& s : b.assumptions)
     named = named || s.find("512 text + 512 image = 1024 tokens") != std::string::npos;
@@ -148,9 +147,9 @@ TEST_CASE("images per request add prompt tokens, KV and prefill time", "[core][i
   const PreparedModel pa = prepare_model(a.model, a.precision);
   const PreparedModel pb = prepare_model(b.model, b.precision);
   CHECK(pa.vision_weight_bytes == Approx(2.0 * 676'550'144));
-  CHECK(pa.vision_flops_per_prompt_token == 0.0);
-  CHECK(pb.vision_flops_per_prompt_token * 1024 ==
-        Approx(2 * vision_image(b.model.vision, 448, 448).encoder_flops));
+  CHECK(pa.vision_flops_per_request == 0.0);
+  CHECK(pb.vision_image_tokens_per_request == 512);
+  CHECK(pb.vision_flops_per_request == Approx(2 * vision_image(b.model.vision, 448, 448).encoder_flops));
   InferenceWorkload w = b.inference;
   w.concurrency = 4;
   const EngineConfig engine;
@@ -191,4 +190,9 @@ TEST_CASE("image workload keys: bad values are one-line errors with the JSON poi
   CHECK(with({{"images_per_request", 1}, {"image_height_px", 0}}, vlm["model"])
             .find("/workload/image_height_px") != std::string::npos);
   CHECK(with({{"images_per_request", 1}, {"image_height_px", 720}}, vlm["model"]) == "no error");
+  // 1,000 images of 16,384 tokens each pass 10,000,000 prompt tokens.
+  CHECK(
+      with({{"images_per_request", 1000}, {"image_width_px", 8192}, {"image_height_px", 8192}}, vlm["model"])
+          .find("/workload/images_per_request: expected at most 10,000,000 prompt tokens") !=
+      std::string::npos);
 }
