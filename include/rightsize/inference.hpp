@@ -120,6 +120,12 @@ struct PreparedModel {
   /// text encoder's resident weight bytes (on the first GPU of a replica).
   double image_fixed_flops = 0.0;
   double image_encoder_weight_bytes = 0.0;
+  /// Vision-language models (methodology §1.6): the vision tower's weight bytes (16-bit, TP-sharded
+  /// on the first pipeline stage), the encoder FLOPs of one request's images and the prompt tokens
+  /// they add (part of the workload's input_tokens).
+  double vision_weight_bytes = 0.0;
+  double vision_flops_per_request = 0.0;
+  std::int64_t vision_image_tokens_per_request = 0;
 };
 
 /// MoE token-routing traffic per prompt token on one GPU, all MoE layers (bytes, methodology §4.3):

@@ -5,6 +5,7 @@
 
 #include "rightsize/image.hpp"
 #include "rightsize/precision.hpp"
+#include "rightsize/vision.hpp"
 
 namespace rightsize {
 
@@ -113,6 +114,9 @@ struct ModelSpec {
   /// (pixels_per_token_side > 0) tokens_per_item and passes_per_item are derived from it
   /// (methodology §3.7).
   ImagePipelineSpec image;
+  /// Vision-language models: the vision tower (ViT + projector) and the images each request carries
+  /// (methodology §1.6). vision.layers == 0: a text-only model.
+  VisionTowerSpec vision;
 };
 
 /// Parameter counts derived from a ModelSpec (methodology §1.2, §1.3).
@@ -128,6 +132,9 @@ struct ParamCounts {
   std::int64_t norms_total = 0;             ///< all norm weights
   std::int64_t mm_active = 0;  ///< GEMM weights used per token, incl. LM head, excl. embedding (N_mm)
   std::int64_t moe_layers = 0; ///< layers with an MoE FFN
+  /// Vision tower (encoder + projector), included in total but not in active: it runs once per
+  /// image, not per token (methodology §1.6).
+  std::int64_t vision = 0;
 };
 
 /// Counts parameters of a model. Pure; assumes a validated spec.

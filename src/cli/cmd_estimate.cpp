@@ -56,6 +56,20 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
              format_params(static_cast<double>(pm.params.total)),
              format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
              format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
+  if (pm.model.vision.layers > 0) {
+    // Vision-language model (methodology §1.6): the tower's weights and the request's image tokens.
+    const VisionTowerSpec& v = pm.model.vision;
+    const VisionRequest r = vision_request(v);
+    const std::string images =
+        v.images_per_request == 0
+            ? std::string("no images per request (workload.images_per_request)")
+            : fmt::format("{} image(s) per request = {} image tokens of the {} input tokens, {:.3g} TFLOP to "
+                          "encode in prefill",
+                          v.images_per_request, r.image_tokens, w.input_tokens, r.encoder_flops / 1e12);
+    fmt::print("vision   tower {} params, {} (16-bit, in the weights); {}\n",
+               format_params(static_cast<double>(pm.params.vision)), format_gb(pm.vision_weight_bytes),
+               images);
+  }
   if (is_image_model(pm)) {
     fmt::print("workload one image per request: {}; batch {} per replica{} (fits up to {})\n\n",
                image_workload_line(pm.model), e.concurrency, w.concurrency == 0 ? " (auto)" : "",

@@ -67,6 +67,25 @@ std::string sla_text(const Sla& sla, ModelKind kind) {
   return out.empty() ? "none" : out;
 }
 
+// The vision tower of a vision-language model (methodology §1.6): its parameters and what one image
+// becomes at the workload's resolution (or the default one).
+std::string vision_summary(const VisionTowerSpec& v) {
+  const VisionParams p = count_vision_params(v);
+  const std::int64_t side = default_image_side_px(v);
+  const std::int64_t width = v.image_width_px > 0 ? v.image_width_px : side;
+  const std::int64_t height = v.image_height_px > 0 ? v.image_height_px : side;
+  const VisionImage img = vision_image(v, width, height);
+  const char* rule = v.rule == VisionTokenRule::dynamic_resolution ? "native resolution"
+                     : v.rule == VisionTokenRule::tiled            ? "tiles"
+                                                                   : "fixed resolution";
+  return fmt::format("{} blocks of {} ({} encoder + {} projector = {} params, kept 16-bit); a {}x{} px image "
+                     "= {} LM tokens ({}{}), {:.3g} TFLOP to encode",
+                     v.layers, v.hidden_size, short_count(p.encoder), short_count(p.projector),
+                     short_count(p.total), width, height, img.tokens, rule,
+                     img.tiles > 1 ? fmt::format(", {} tiles", img.tiles) : std::string(),
+                     img.encoder_flops / 1e12);
+}
+
 void print_table(const Spec& s, const Resolved& r) {
   const ModelSpec& m = s.model;
   std::vector<std::pair<std::string, std::string>> rows = {
@@ -102,6 +121,7 @@ void print_table(const Spec& s, const Resolved& r) {
                                   with_commas(static_cast<std::int64_t>(r.linear_state_bytes)),
                                   r.linear_state_bytes / 1048576.0, attention_layers(m)));
   }
+  if (m.vision.layers > 0) rows.emplace_back("vision tower", vision_summary(m.vision));
   if (m.kind != ModelKind::decoder) {
     rows.emplace_back("per item", fmt::format("{} tokens x {} passes", m.tokens_per_item, m.passes_per_item));
   }
@@ -152,6 +172,21 @@ void print_json(const Spec& s, const Resolved& r) {
   if (m.linear_attention.layers > 0) {
     model["linear_attention_layers"] = m.linear_attention.layers;
     model["linear_state_bytes_per_sequence"] = static_cast<std::int64_t>(r.linear_state_bytes);
+  }
+  if (m.vision.layers > 0) {
+    const VisionParams vp = count_vision_params(m.vision);
+    const std::int64_t side = default_image_side_px(m.vision);
+    const VisionImage img =
+        vision_image(m.vision, m.vision.image_width_px > 0 ? m.vision.image_width_px : side,
+                     m.vision.image_height_px > 0 ? m.vision.image_height_px : side);
+    model["vision"] = {{"layers", m.vision.layers},
+                       {"hidden_size", m.vision.hidden_size},
+                       {"encoder_params", vp.encoder},
+                       {"projector_params", vp.projector},
+                       {"total_params", vp.total},
+                       {"tokens_per_image", img.tokens},
+                       {"encoder_flops_per_image", img.encoder_flops},
+                       {"images_per_request", m.vision.images_per_request}};
   }
   nlohmann::json out = {
       {"schema_version", 1},

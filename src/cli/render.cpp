@@ -216,6 +216,16 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                   {"params", model.params.total},
                   {"active_params", model.params.active},
                   {"weight_bytes_total", bytes(model.weight_bytes_total)}};
+  if (model.model.vision.layers > 0) {
+    // Vision-language model (methodology §1.6): the tower and what the request's images add.
+    const VisionTowerSpec& v = model.model.vision;
+    const VisionRequest r = vision_request(v);
+    doc["model"]["vision"] = {{"params", model.params.vision},
+                              {"weight_bytes", bytes(model.vision_weight_bytes)},
+                              {"images_per_request", v.images_per_request},
+                              {"image_tokens_per_request", r.image_tokens},
+                              {"encoder_flops_per_request", round_sig(r.encoder_flops)}};
+  }
   doc["deployment"] = {{"gpu", gpu_id},
                        {"gpus", d.gpus},
                        {"tp", d.tp},

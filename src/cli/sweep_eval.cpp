@@ -52,6 +52,12 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
     }
   }
   in.model = model;
+  // A vision-language model's images stay in the prompt: an input_tokens axis gives the text tokens
+  // (methodology §1.6).
+  for (const SweepAxis& axis : plan.axes) {
+    if (axis.key->field == SweepField::input_tokens)
+      in.workload.input_tokens += plan.models[model].vision_image_tokens_per_request;
+  }
 }
 
 // A fixed deployment, judged as a whole: its replicas serve the load (core::judge).

@@ -123,6 +123,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   if (s.decoder) {
     attention_flops = pm.attention_flops_per_pair *
                       (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
+    // A vision-language prompt's images run through the vision tower first (methodology §1.6).
+    flops += s.vision_flops_per_token * n;
   } else {
     flops = pm.mm_flops_per_token * n;
     attention_flops = pm.attention_flops_per_pair * d(s.m->layers) * n * n;
@@ -344,6 +346,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.adp = adp;
   s.moe_tp = std::max(1.0, s.t * adp / d(s.ep_int));
   s.decoder = m.kind == ModelKind::decoder;
+  s.vision_flops_per_token =
+      s.decoder && w.input_tokens > 0 ? pm.vision_flops_per_request / d(w.input_tokens) : 0.0;
   // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast; GPUs
   // without fp4 tensor cores run NVFP4 weights weight-only with 16-bit math (vLLM's FP4 Marlin
   // kernels), so W4A4 becomes W4A16 there (methodology §4.1).
@@ -410,7 +414,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   MemoryEstimate& mem = est.memory;
   mem.capacity_per_gpu_bytes = gpu.visible_memory();
   mem.usable_per_gpu_bytes = mem.capacity_per_gpu_bytes * engine.usable_fraction;
-  mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes;
+  // The vision tower sits on the first pipeline stage, TP-sharded like the LM (methodology §1.6).
+  mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes + pm.vision_weight_bytes / s.t;
   const double step_tokens = d(engine.max_batched_tokens);
   if (s.decoder) {
     // A_peak ≈ b_a·T_step·(h + 3·I/t) + 4 B·S_logit·V/t, S_logit = max_num_seqs rows of fp32 logits.

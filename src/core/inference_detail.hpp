@@ -29,6 +29,9 @@ struct Setup {
   double bandwidth_bytes_per_s;      // BW·η_m, one GPU
   double kv_fraction;                // share of KV heads a TP rank holds (replication past n_kv, MLA)
   double full_layers, sliding_layers, window;
+  /// The request's vision-encoder FLOPs spread over its prompt tokens, so that every prefill chunk
+  /// carries its share (methodology §1.6).
+  double vision_flops_per_token;
   double weights_gpu_bytes; // resident weights on the most loaded GPU
   double tp_link_gb_per_s, tp_hop_s;
   // A TP group across scale-up domains: GPUs per domain in the group, the domain's link and hop

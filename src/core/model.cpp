@@ -170,6 +170,8 @@ ParamCounts count_params(const ModelSpec& m) {
   c.norms_total = k.norms_total;
   c.mm_active = k.mm_active;
   c.moe_layers = k.moe_layers;
+  c.vision = count_vision_params(m.vision).total;
+  c.total += c.vision;
   if (m.params_override > 0 && c.total > 0) {
     // Architecture fitted to a bare parameter count: report the user's figure, scale active with it.
     const double scale = static_cast<double>(m.params_override) / static_cast<double>(c.total);
@@ -181,7 +183,7 @@ ParamCounts count_params(const ModelSpec& m) {
 }
 
 double params_upper_bound(const ModelSpec& m) {
-  return count<double>(m).total;
+  return count<double>(m).total + static_cast<double>(count_vision_params(m.vision).total);
 }
 
 std::int64_t attention_layers(const ModelSpec& m) {

@@ -77,7 +77,8 @@ double embedding_bytes_per_param(const ModelSpec& model, const Precision& precis
 double weight_bytes(const ModelSpec& model, const Precision& precision) {
   if (model.checkpoint_weight_bytes > 0) return static_cast<double>(model.checkpoint_weight_bytes);
   const ParamCounts c = count_params(model);
-  const i64 embedding_params = c.embedding + c.lm_head;
+  // The vision tower stays 16-bit like the embeddings: the quantizers skip it (methodology §1.6).
+  const i64 embedding_params = c.embedding + c.lm_head + c.vision;
   const i64 linear = c.total > embedding_params ? c.total - embedding_params : 0;
   return static_cast<double>(linear) * precision.weight_bytes_per_param() +
          static_cast<double>(embedding_params) * embedding_bytes_per_param(model, precision);

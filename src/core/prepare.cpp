@@ -32,15 +32,18 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   const double body_scale = (m.params_override > 0 && raw_total > embed_params)
                                 ? (d(c.total) - embed_params) / (raw_total - embed_params)
                                 : 1.0;
-  const double layer_params = (raw_total - embed_params - expert_params) * body_scale;
+  const double vision_params = d(c.vision);
+  const double layer_params = (raw_total - embed_params - expert_params - vision_params) * body_scale;
 
   pm.embedding_bytes = d(c.embedding) * b_embed;
   pm.lm_head_bytes = d(c.lm_head) * b_embed;
   pm.layer_weight_bytes = std::max(0.0, layer_params) * b_w;
   pm.expert_weight_bytes = expert_params * body_scale * b_w;
   pm.bytes_per_expert = d(c.expert_params) * body_scale * b_w;
-  pm.weight_bytes_total =
-      pm.embedding_bytes + pm.lm_head_bytes + pm.layer_weight_bytes + pm.expert_weight_bytes;
+  // The vision tower stays 16-bit like the embeddings (the quantizers' skip lists, methodology §1.6).
+  pm.vision_weight_bytes = vision_params * b_embed;
+  pm.weight_bytes_total = pm.embedding_bytes + pm.lm_head_bytes + pm.layer_weight_bytes +
+                          pm.expert_weight_bytes + pm.vision_weight_bytes;
   if (m.checkpoint_weight_bytes > 0 && pm.weight_bytes_total > 0.0) {
     // Exact bytes from safetensors headers: keep the split, rescale to the measured total.
     const double s = d(m.checkpoint_weight_bytes) / pm.weight_bytes_total;
@@ -49,6 +52,7 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
     pm.layer_weight_bytes *= s;
     pm.expert_weight_bytes *= s;
     pm.bytes_per_expert *= s;
+    pm.vision_weight_bytes *= s;
     pm.weight_bytes_total = d(m.checkpoint_weight_bytes);
   }
 
@@ -73,6 +77,9 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
 
   pm.mm_flops_per_token = 2.0 * d(c.mm_active);
   pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);
+  const VisionRequest images = vision_request(m.vision);
+  pm.vision_flops_per_request = images.encoder_flops;
+  pm.vision_image_tokens_per_request = images.image_tokens;
   // The routed experts' share: 2·k·N_expert per MoE layer (grouped GEMMs, methodology §4.3).
   pm.expert_flops_per_token = 2.0 * d(m.moe.experts_per_token) * d(c.expert_params) * d(c.moe_layers);
   // Attention per query-key pair per layer (methodology §4.1): QKᵀ 2·n_h·d_qk + softmax·V 2·n_h·d_v.

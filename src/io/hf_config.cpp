@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "checks.hpp"
+#include "hf_vision.hpp"
 #include "spec_io.hpp"
 
 namespace rightsize::io {
@@ -14,10 +15,11 @@ using i64 = std::int64_t;
 
 const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> types = {
-      "deepseek_v3", "deepseek_v32", "falcon",      "gemma",     "gemma2",    "gemma3", "gemma3_text",
-      "glm4_moe",    "glm_moe_dsa",  "gpt_neox",    "gpt_oss",   "gptj",      "jamba",  "kimi_k2",
-      "llama",       "llama4",       "minimax_m2",  "mistral",   "mixtral",   "phi3",   "qwen2",
-      "qwen2_moe",   "qwen3",        "qwen3_5_moe", "qwen3_moe", "qwen3_next"};
+      "deepseek_v3", "deepseek_v32", "falcon",      "gemma",      "gemma2",     "gemma3",
+      "gemma3_text", "glm4_moe",     "glm_moe_dsa", "gpt_neox",   "gpt_oss",    "gptj",
+      "jamba",       "kimi_k2",      "llama",       "llama4",     "llava",      "minimax_m2",
+      "mistral",     "mixtral",      "phi3",        "qwen2",      "qwen2_5_vl", "qwen2_moe",
+      "qwen3",       "qwen3_5_moe",  "qwen3_moe",   "qwen3_next", "qwen3_vl",   "qwen3_vl_moe"};
   return types;
 }
 
@@ -27,6 +29,8 @@ const std::vector<std::string>& supported_types() {
 std::string family_of(const std::string& type) {
   if (type == "kimi_k2" || type == "glm_moe_dsa" || type == "deepseek_v32") return "deepseek_v3";
   if (type == "qwen3_5_moe") return "qwen3_next";
+  // Vision-language wrappers around a text family (the vision tower is read by hf_vision.cpp).
+  if (type == "qwen2_5_vl") return "qwen2";
   return type;
 }
 
@@ -349,7 +353,10 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   const JsonReader root(config, source);
   root.expect_object();
   std::string type = root.at("model_type").as_string();
+  const std::string outer_type = type;
   JsonReader r = root;
+  if ((type == "llava" || type == "qwen3_vl" || type == "qwen3_vl_moe") && !root.find("text_config"))
+    (void)root.at("text_config"); // these wrappers keep the language model there: "missing required key"
   if (auto text = root.find("text_config")) {
     text->expect_object();
     r = *text;
@@ -358,6 +365,8 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   if (type == "gemma3") type = "gemma3_text";
   if (type == "qwen3_5_moe_text") type = "qwen3_5_moe";
   if (type == "llama4_text") type = "llama4";
+  if (type == "qwen3_vl_text") type = "qwen3";
+  if (type == "qwen3_vl_moe_text") type = "qwen3_moe";
   const auto& types = supported_types();
   if (std::find(types.begin(), types.end(), type) == types.end()) {
     std::string list;
@@ -424,7 +433,13 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
     assumptions.emplace_back("sparse-attention indexer: its key cache is counted, its top-k selection "
                              "is not (attention reads the whole context)");
   }
-  if (root.find("vision_config")) assumptions.emplace_back("vision tower in vision_config is not counted");
+  if (auto vision = root.find("vision_config")) {
+    if (auto tower = import_vision_config(root, *vision, outer_type, m.hidden_size)) {
+      m.vision = *tower;
+    } else {
+      assumptions.emplace_back("vision tower in vision_config is not counted");
+    }
+  }
   return m;
 }
 

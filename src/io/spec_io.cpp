@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "checks.hpp"
+#include "hf_vision.hpp"
 #include "model_io.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/training.hpp"
@@ -52,7 +53,8 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
 
 void parse_inference(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context", "engine", "arrival",
-                 "request_rate_per_s", "arrival_cv", "image"});
+                 "request_rate_per_s", "arrival_cv", "image", "images_per_request", "image_width_px",
+                 "image_height_px"});
   if (auto v = w.find("image")) parse_image_request(*v, spec);
   InferenceWorkload& in = spec.inference;
   // An image model's work is its image (workload.image), not prompt and output tokens.
@@ -71,6 +73,7 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   } else {
     spec.assumptions.emplace_back("workload.output_tokens not given: 256");
   }
+  parse_vision_request(w, spec);
   auto c = w.find("concurrency");
   if (c && c->is_string()) {
     (void)c->as_choice({"auto"});

@@ -27,16 +27,16 @@ TEST_CASE("HF import reproduces published parameter counts, one config per model
     std::int64_t active;
   };
   const Case cases[] = {
-      {"Llama-3.1-8B.json", 8'030'261'248, 8'030'261'248},           // llama (published exactly)
-      {"Mistral-7B-v0.3.json", 7'248'023'552, 7'248'023'552},        // mistral: v0.1 + 2·768·4096
-      {"Mixtral-8x7B-v0.1.json", 46'702'792'704, 12'879'925'248},    // mixtral (published total exactly)
-      {"Qwen2.5-7B.json", 7'615'616'512, 7'615'616'512},             // qwen2: "7.61B"
-      {"Qwen3-8B.json", 8'190'735'360, 8'190'735'360},               // qwen3: "8.2B"
-      {"Qwen3-30B-A3B.json", 30'532'122'624, 3'353'032'704},         // qwen3_moe: "30.5B / 3.3B"
-      {"gemma-2b.json", 2'506'172'416, 2'506'172'416},               // gemma: tied by default, "2.51B"
-      {"gemma-2-9b.json", 9'241'705'984, 9'241'705'984},             // gemma2: 4 norms per layer, "9.24B"
-      {"gemma-3-1b-it.json", 999'885'952, 999'885'952},              // gemma3_text: qk-norm
-      {"gemma-3-27b-it.json", 27'009'346'304, 27'009'346'304},       // gemma3 nested text_config
+      {"Llama-3.1-8B.json", 8'030'261'248, 8'030'261'248},        // llama (published exactly)
+      {"Mistral-7B-v0.3.json", 7'248'023'552, 7'248'023'552},     // mistral: v0.1 + 2·768·4096
+      {"Mixtral-8x7B-v0.1.json", 46'702'792'704, 12'879'925'248}, // mixtral (published total exactly)
+      {"Qwen2.5-7B.json", 7'615'616'512, 7'615'616'512},          // qwen2: "7.61B"
+      {"Qwen3-8B.json", 8'190'735'360, 8'190'735'360},            // qwen3: "8.2B"
+      {"Qwen3-30B-A3B.json", 30'532'122'624, 3'353'032'704},      // qwen3_moe: "30.5B / 3.3B"
+      {"gemma-2b.json", 2'506'172'416, 2'506'172'416},            // gemma: tied by default, "2.51B"
+      {"gemma-2-9b.json", 9'241'705'984, 9'241'705'984},          // gemma2: 4 norms per layer, "9.24B"
+      {"gemma-3-1b-it.json", 999'885'952, 999'885'952},           // gemma3_text: qk-norm
+      {"gemma-3-27b-it.json", 27'432'406'640, 27'009'346'304},    // gemma3: text + SigLIP tower (test_vision)
       {"Phi-3-mini-4k-instruct.json", 3'821'079'552, 3'821'079'552}, // phi3: "3.8B"
       {"gpt-j-6b.json", 6'050'882'784, 6'050'882'784},               // gptj: model card 6,053,381,344
       {"gpt-oss-20b.json", 20'914'757'184, 4'187'440'704},           // gpt_oss: "20.91B", sinks and biases
@@ -101,8 +101,9 @@ TEST_CASE("HF import: unsupported model_type lists the supported ones", "[io]") 
     CHECK(format_error(e) ==
           "c.json: /model_type: unsupported model_type \"bert\" (supported: deepseek_v3, "
           "deepseek_v32, falcon, gemma, gemma2, gemma3, gemma3_text, glm4_moe, glm_moe_dsa, "
-          "gpt_neox, gpt_oss, gptj, jamba, kimi_k2, llama, llama4, minimax_m2, mistral, mixtral, phi3, "
-          "qwen2, qwen2_moe, qwen3, qwen3_5_moe, qwen3_moe, qwen3_next)");
+          "gpt_neox, gpt_oss, gptj, jamba, kimi_k2, llama, llama4, llava, minimax_m2, mistral, mixtral, "
+          "phi3, qwen2, qwen2_5_vl, qwen2_moe, qwen3, qwen3_5_moe, qwen3_moe, qwen3_next, qwen3_vl, "
+          "qwen3_vl_moe)");
   }
 }
 
