@@ -198,6 +198,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.policy.engine = engine_config(o.engine, spec.engine);
   plan.calibrated = loaded.calibrated;
   if (loaded.calibrated) plan.calibration = loaded.calibration;
+  if (!loaded.calibration_overlay.empty()) plan.calibration_overlay_label = loaded.calibration_label;
   prepare_sweep_models(plan, document,
                        {o.spec, std::filesystem::path(o.spec).parent_path().string(), models_dir});
   finish_plan(plan);

@@ -109,6 +109,9 @@ struct SweepPlan {
   SearchPolicy policy;     ///< its calibration pointer is unset: see search_policy()
   Calibration calibration; ///< the bands --confidence judges at (owned: the plan outlives the catalog)
   bool calibrated = false;
+  /// The --calibration overlay's label (file and what it fitted), "" when none: the JSON document
+  /// names it like estimate, check and recommend do.
+  std::string calibration_overlay_label;
   /// --confidence multipliers per (model combination, GPU), computed by finish_plan.
   std::vector<BandFactors> bands;
 

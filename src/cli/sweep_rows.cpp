@@ -250,7 +250,13 @@ void RowWriter::header(Buffer& out) const {
     }
     out.push_back('\n');
   } else if (m_format == Format::json) {
-    put(out, "{\"keys\": [");
+    put(out, "{");
+    if (!m_plan->calibration_overlay_label.empty()) {
+      put(out, "\"calibration\": ");
+      append_json_string(out, m_plan->calibration_overlay_label);
+      put(out, ", ");
+    }
+    put(out, "\"keys\": [");
     for (std::size_t a = 0; a < m_plan->axes.size(); ++a) {
       put(out, a == 0 ? "" : ", ");
       append_json_string(out, m_plan->axes[a].key->name);
