@@ -1,5 +1,6 @@
 #pragma once
-// The process exit codes of the rightsize CLI. Documented in docs/cli.md; only main() returns them.
+// The process exit codes of the rightsize CLI. Documented in docs/cli.md; only run_command_line
+// (src/cli/command_line.cpp) chooses them.
 
 namespace rightsize {
 

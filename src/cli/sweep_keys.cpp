@@ -8,6 +8,7 @@
 
 #include "rightsize/error.hpp"
 #include "rightsize/precision.hpp"
+#include "rightsize/text.hpp"
 #include "sweep_plan.hpp"
 #include "sweep_rows.hpp"
 
@@ -172,6 +173,12 @@ const KeyInfo* find_sweep_key(std::string_view name) {
 }
 
 SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::string>& presets) {
+  // Values reach JSON and CSV output: text that is not UTF-8 would end the run in an internal
+  // error there (found by fuzz_sweep: `--vary gpu=H100-SXM,L40S` + byte 0xAC, exit 4).
+  if (const std::size_t bad = invalid_utf8_at(argument); bad != std::string_view::npos) {
+    fail(fmt::format("expected UTF-8 text, got byte 0x{:02X} at position {} of \"{}\"",
+                     static_cast<unsigned char>(argument[bad]), bad + 1, argument.substr(0, bad)));
+  }
   const auto eq = argument.find('=');
   if (eq == std::string_view::npos || eq == 0) {
     fail(fmt::format("expected KEY=VALUES such as workload.concurrency=1..256:x2, got \"{}\"", argument));

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -82,23 +83,34 @@ void read_top_level(const JsonReader& root, bool overlay, FileContents& file, st
   });
 }
 
-void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overlay, FileContents& file,
-               std::vector<Error>& errors) {
+// Reads one "gpus" element onto `file` (an overlay entry may give only the fields it changes when
+// its id names a GPU of `base`).
+void read_gpu(const JsonReader& item, const std::vector<Gpu>& base, const IdIndex& base_index, bool overlay,
+              FileContents& file, std::vector<Error>& errors) {
+  const std::ptrdiff_t existing = overlay ? index_of(base_index, peek_id(item)) : -1;
+  if (existing >= 0) {
+    const Gpu& known = base[static_cast<std::size_t>(existing)];
+    file.entries.push_back(parse_gpu_entry(item, known, false, errors));
+    file.entries.back().gpu.id = known.id; // "h100-sxm" in an overlay keeps the canonical spelling
+  } else {
+    file.entries.push_back(parse_gpu_entry(item, Gpu{}, true, errors));
+  }
+}
+
+// The "gpus" array. `streamed` elements were already read while the file was parsed
+// (parse_json_streaming); their errors are in `streamed_errors`, after the array's own.
+void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overlay, std::size_t streamed,
+               std::vector<Error>& streamed_errors, FileContents& file, std::vector<Error>& errors) {
   std::vector<JsonReader> items;
   if (!attempt(errors, [&] { items = gpus.elements(); })) return;
-  if (items.empty() && !overlay)
+  if (items.empty() && streamed == 0 && !overlay)
     attempt(errors, [&] { gpus.fail("expected at least one GPU, got an empty array"); });
+  errors.insert(errors.end(), std::make_move_iterator(streamed_errors.begin()),
+                std::make_move_iterator(streamed_errors.end()));
+  if (items.empty()) return;
   const IdIndex base_index = overlay ? index_ids(base) : IdIndex{};
-  for (const auto& item : items) {
-    const std::ptrdiff_t existing = overlay ? index_of(base_index, peek_id(item)) : -1;
-    if (existing >= 0) {
-      const Gpu& known = base[static_cast<std::size_t>(existing)];
-      file.entries.push_back(parse_gpu_entry(item, known, false, errors));
-      file.entries.back().gpu.id = known.id; // "h100-sxm" in an overlay keeps the canonical spelling
-    } else {
-      file.entries.push_back(parse_gpu_entry(item, Gpu{}, true, errors));
-    }
-  }
+  for (const auto& item : items)
+    read_gpu(item, base, base_index, overlay, file, errors);
 }
 
 // Ids and aliases must name one GPU each, case-insensitively, across the merged catalog.
@@ -154,16 +166,35 @@ void check_references(const FileContents& file, const std::map<std::string, std:
   }
 }
 
+// Sorts GPUs by id through a permutation: each GPU is moved once, not swapped about by std::sort.
+void sort_by_id(std::vector<Gpu>& gpus) {
+  const auto by_id = [](const Gpu& a, const Gpu& b) { return a.id < b.id; };
+  if (std::is_sorted(gpus.begin(), gpus.end(), by_id)) return;
+  std::vector<std::size_t> order(gpus.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return gpus[a].id < gpus[b].id; });
+  std::vector<Gpu> sorted;
+  sorted.reserve(gpus.size());
+  for (const std::size_t i : order)
+    sorted.push_back(std::move(gpus[i]));
+  gpus = std::move(sorted);
+}
+
 // Applies one parsed catalog document onto `catalog`; on any error `catalog` is left unchanged and
-// ErrorList is thrown. `path` names the document in messages.
-void apply_document(Catalog& catalog, const nlohmann::json& document, const std::string& path, bool overlay) {
+// ErrorList is thrown. `path` names the document in messages. `file` may hold entries already read
+// from a streamed "gpus" array (`streamed` of them, their errors in `streamed_errors`).
+void apply_document(Catalog& catalog, const nlohmann::json& document, const std::string& path, bool overlay,
+                    FileContents file = {}, std::size_t streamed = 0,
+                    std::vector<Error> streamed_errors = {}) {
   std::vector<Error> errors;
   const JsonReader root(document, path);
   if (!attempt(errors, [&] { root.expect_object(); })) throw ErrorList(std::move(errors));
-  FileContents file;
   read_top_level(root, overlay, file, errors);
-  read_field(root, "gpus", true, errors,
-             [&](const JsonReader& v) { read_gpus(v, catalog.gpus, overlay, file, errors); });
+  read_field(root, "gpus", true, errors, [&](const JsonReader& v) {
+    read_gpus(v, catalog.gpus, overlay, streamed, streamed_errors, file, errors);
+  });
   Catalog merged = catalog;
   for (auto& [tag, document_name] : file.sources)
     merged.sources[tag] = document_name;
@@ -173,6 +204,7 @@ void apply_document(Catalog& catalog, const nlohmann::json& document, const std:
 
   std::string newest = std::max(merged.prices_as_of, file.prices_as_of);
   IdIndex merged_index = index_ids(merged.gpus);
+  merged.gpus.reserve(merged.gpus.size() + file.entries.size());
   for (auto& entry : file.entries) {
     if (file.prices_as_of.empty()) {
       for (const auto& q : entry.gpu.prices)
@@ -187,19 +219,29 @@ void apply_document(Catalog& catalog, const nlohmann::json& document, const std:
     }
   }
   merged.prices_as_of = newest;
-  std::sort(merged.gpus.begin(), merged.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.id < b.id; });
+  sort_by_id(merged.gpus);
   catalog = std::move(merged);
 }
 
-// Reads one file onto `catalog` (see apply_document).
+// Reads one file onto `catalog` (see apply_document). The "gpus" array is read element by element
+// while the file is parsed, so a 60 MB catalog never stands in memory as one JSON tree (building
+// and freeing that tree was most of the 4 s a 40,000-GPU catalog took; issue 22).
 void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
+  FileContents file;
+  std::vector<Error> streamed_errors;
+  std::size_t streamed = 0;
+  const IdIndex base_index = overlay ? index_ids(catalog.gpus) : IdIndex{};
+  const ElementSink read_element = [&](std::size_t index, const nlohmann::json& element) {
+    const JsonReader item(element, path, "/gpus/" + std::to_string(index));
+    read_gpu(item, catalog.gpus, base_index, overlay, file, streamed_errors);
+  };
   nlohmann::json document;
   try {
-    document = read_json_file(path);
+    document = parse_json_streaming(read_text_file(path), path, "gpus", read_element, streamed);
   } catch (const Error& e) {
     throw ErrorList({e});
   }
-  apply_document(catalog, document, path, overlay);
+  apply_document(catalog, document, path, overlay, std::move(file), streamed, std::move(streamed_errors));
 }
 
 } // namespace
@@ -222,6 +264,10 @@ Catalog load_catalog(const std::string& path) {
 
 void overlay_catalog(Catalog& base, const std::string& path) {
   apply_file(base, path, true);
+}
+
+void overlay_catalog_document(Catalog& base, const nlohmann::json& document, const std::string& source) {
+  apply_document(base, document, source, true);
 }
 
 const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias) {

@@ -33,6 +33,10 @@ Catalog parse_catalog(const nlohmann::json& document, const std::string& source)
 /// when its id already exists.
 void overlay_catalog(Catalog& base, const std::string& path);
 
+/// The in-memory twin of overlay_catalog (tests, fuzzing): applies an already-parsed overlay
+/// document named `source`. On any error `base` is left unchanged and ErrorList is thrown.
+void overlay_catalog_document(Catalog& base, const nlohmann::json& document, const std::string& source);
+
 /// Finds a GPU by id or alias, case-insensitively; nullptr when unknown.
 const Gpu* find_gpu(const Catalog& catalog, std::string_view id_or_alias);
 

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -35,88 +34,147 @@ std::string type_name(const nlohmann::json& value) {
 // Limits of the structural pre-pass (docs/reliability.md, "Resource limits").
 constexpr std::size_t k_max_json_depth = 64;
 
-// A SAX pass before the DOM is built: refuses duplicate keys (nlohmann keeps the last one
-// silently), NUL characters inside strings, and nesting deeper than k_max_json_depth (a 64 MiB
-// file of '[' would otherwise build gigabytes of empty arrays before any check could run).
-class StructureCheck final : public nlohmann::json_sax<nlohmann::json> {
+// Builds the DOM in one SAX pass and checks it on the way: refuses duplicate keys (nlohmann keeps
+// the last one silently), NUL characters inside strings and keys, and nesting deeper than
+// k_max_json_depth (a 64 MiB file of '[' would otherwise build gigabytes of empty arrays). One pass
+// instead of a checking pass and a parse: the lexer ran twice on every input (a 60 MB catalog,
+// issue 22). Pointers are built only for an error. Syntax errors are thrown as nlohmann builds them.
+class CheckedDomBuilder {
 public:
-  explicit StructureCheck(const std::string& source) : m_source(source) {}
+  using json = nlohmann::json;
 
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t& text) override {
+  CheckedDomBuilder(json& root, const std::string& source, std::string_view streamed_key = {},
+                    const ElementSink* sink = nullptr)
+      : m_root(root), m_source(source), m_streamed_key(streamed_key), m_sink(sink) {}
+
+  bool null() { return scalar(json(nullptr)); }
+  bool boolean(bool v) { return scalar(json(v)); }
+  bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return scalar(json(v)); }
+  bool string(json::string_t& text) {
     if (text.find('\0') != std::string::npos) fail(pointer(), "expected a string without NUL characters");
-    return value();
+    return scalar(json(std::move(text)));
   }
-  bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return open(true); }
-  bool key(string_t& name) override {
+  bool binary(json::binary_t& v) { return scalar(json(std::move(v))); }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool key(json::string_t& name) {
     Frame& top = m_frames.back();
-    std::string at = pointer(false);
-    at.push_back('/');
-    at.append(pointer_token(name));
-    if (name.find('\0') != std::string::npos) fail(at, "expected a key without NUL characters");
-    if (!top.keys.insert(name).second) {
-      fail(at, fmt::format("duplicate key \"{}\" (each key may appear once)", name));
+    if (name.find('\0') != std::string::npos)
+      fail(key_pointer(name), "expected a key without NUL characters");
+    if (top.node->contains(name)) {
+      fail(key_pointer(name), fmt::format("duplicate key \"{}\" (each key may appear once)", name));
     }
-    top.key = name;
+    top.key = std::move(name);
     return true;
   }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(false); }
-  bool end_array() override { return close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false; // the DOM parse that follows reports it with a line and column
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_array() { return close(); }
+  /// Elements handed to the sink (and left out of the document).
+  [[nodiscard]] std::size_t streamed() const { return m_streamed; }
+  template <typename Exception> bool parse_error(std::size_t, const std::string&, const Exception& e) {
+    throw e; // parse_json turns it into a line and column
   }
 
 private:
   struct Frame {
-    bool object = false;
-    std::unordered_set<std::string> keys;
-    std::string key;
-    std::size_t index = 0;
+    json* node = nullptr;
+    std::string key;       // objects: the key whose value is being read
+    std::size_t count = 0; // arrays: elements added so far (streamed ones included)
   };
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
     throw Error(ErrorKind::input, m_source, pointer.empty() ? "/" : pointer, message);
   }
 
-  // The pointer of the value being read; `with_top_key` false leaves out the current object's last
-  // key (for a key that is being read, which replaces it).
-  std::string pointer(bool with_top_key = true) const {
+  // The pointer of the first `frames` containers: an outer array's open element is its last one.
+  std::string outer_pointer(std::size_t frames) const {
     std::string out;
-    const std::size_t n = m_frames.size() - (with_top_key || m_frames.empty() ? 0 : 1);
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < frames; ++i) {
       const Frame& f = m_frames[i];
       out.push_back('/');
-      out.append(f.object ? pointer_token(f.key) : std::to_string(f.index));
+      out.append(f.node->is_object() ? pointer_token(f.key) : std::to_string(f.count - 1));
     }
     return out;
   }
 
-  bool value() {
-    if (!m_frames.empty() && !m_frames.back().object) ++m_frames.back().index;
+  // The pointer of the value being read (an array's next element is at its current size).
+  std::string pointer() const {
+    if (m_frames.empty()) return "";
+    std::string out = outer_pointer(m_frames.size() - 1);
+    const Frame& top = m_frames.back();
+    out.push_back('/');
+    out.append(top.node->is_object() ? pointer_token(top.key) : std::to_string(top.count));
+    return out;
+  }
+
+  // The pointer of a key being read in the innermost object.
+  std::string key_pointer(const std::string& name) const {
+    std::string out = outer_pointer(m_frames.size() - 1);
+    out.push_back('/');
+    out.append(pointer_token(name));
+    return out;
+  }
+
+  bool scalar(json&& value) {
+    (void)add(std::move(value));
+    stream_finished_element();
     return true;
   }
 
-  bool open(bool object) {
+  // Places a value where the parser is; returns it.
+  json* add(json&& value) {
+    if (m_frames.empty()) {
+      m_root = std::move(value);
+      return &m_root;
+    }
+    json& parent = *m_frames.back().node;
+    if (parent.is_array()) {
+      ++m_frames.back().count;
+      parent.get_ref<json::array_t&>().push_back(std::move(value));
+      return &parent.get_ref<json::array_t&>().back();
+    }
+    return &parent.get_ref<json::object_t&>().emplace(m_frames.back().key, std::move(value)).first->second;
+  }
+
+  bool open(json&& container) {
     if (m_frames.size() >= k_max_json_depth) {
       fail(pointer(), fmt::format("nested deeper than {} levels (the limit)", k_max_json_depth));
     }
-    m_frames.push_back(Frame{object, {}, {}, 0});
+    json* node = add(std::move(container));
+    m_frames.push_back(Frame{node, {}, 0});
     return true;
   }
 
   bool close() {
     m_frames.pop_back();
-    return value();
+    stream_finished_element();
+    return true;
   }
 
+  // Whether values added now are elements of the streamed array: the root object's
+  // `m_streamed_key` member, when it is an array.
+  [[nodiscard]] bool in_streamed_array() const {
+    return m_sink != nullptr && m_frames.size() == 2 && m_frames[0].node->is_object() &&
+           m_frames[0].key == m_streamed_key && m_frames[1].node->is_array();
+  }
+
+  // Hands a finished element of the streamed array to the sink and drops it from the document.
+  void stream_finished_element() {
+    if (!in_streamed_array()) return;
+    json::array_t& array = m_frames[1].node->get_ref<json::array_t&>();
+    (*m_sink)(m_frames[1].count - 1, array.back());
+    array.pop_back();
+    ++m_streamed;
+  }
+
+  json& m_root;
   const std::string& m_source;
+  std::string_view m_streamed_key;
+  const ElementSink* m_sink;
   std::vector<Frame> m_frames;
+  std::size_t m_streamed = 0;
 };
 
 } // namespace
@@ -158,6 +216,7 @@ std::string read_text_file(const std::string& path) {
   if (!in) throw Error(ErrorKind::input, path, "", "cannot open file: permission denied or unreadable");
   // Read in chunks and stop one chunk past the limit, in case the file grew after it was measured.
   std::string text;
+  if (!ec) text.reserve(static_cast<std::size_t>(size) + 1); // no regrowth while a 60 MB file is read
   std::array<char, 65536> chunk{};
   while (in && text.size() <= k_max_input_file_bytes) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
@@ -175,7 +234,10 @@ std::string read_text_file(const std::string& path) {
   return text;
 }
 
-nlohmann::json parse_json(const std::string& text, const std::string& source) {
+namespace {
+
+nlohmann::json parse_checked(const std::string& text, const std::string& source,
+                             std::string_view streamed_key, const ElementSink* sink, std::size_t* streamed) {
   // nlohmann's lexer ends the input at a NUL byte, so "{...}\0garbage" would parse; a raw NUL is
   // never valid JSON (inside a string it must be written \u0000).
   if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
@@ -187,9 +249,11 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
                 fmt::format("malformed JSON at line {}, column {}: a NUL byte", line, column));
   }
   try {
-    StructureCheck check(source);
-    (void)nlohmann::json::sax_parse(text, &check);
-    return nlohmann::json::parse(text);
+    nlohmann::json document;
+    CheckedDomBuilder builder(document, source, streamed_key, sink);
+    (void)nlohmann::json::sax_parse(text, &builder);
+    if (streamed != nullptr) *streamed = builder.streamed();
+    return document;
   } catch (const nlohmann::json::parse_error& e) {
     std::size_t byte = e.byte == 0 ? 0 : e.byte - 1;
     if (byte > text.size()) byte = text.size();
@@ -212,6 +276,18 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
   } catch (const nlohmann::json::exception&) {
     throw Error(ErrorKind::input, source, "", "malformed JSON: a number is out of range");
   }
+}
+
+} // namespace
+
+nlohmann::json parse_json(const std::string& text, const std::string& source) {
+  return parse_checked(text, source, {}, nullptr, nullptr);
+}
+
+nlohmann::json parse_json_streaming(const std::string& text, const std::string& source, std::string_view key,
+                                    const ElementSink& sink, std::size_t& streamed) {
+  streamed = 0;
+  return parse_checked(text, source, key, &sink, &streamed);
 }
 
 nlohmann::json read_json_file(const std::string& path) {
@@ -240,10 +316,15 @@ std::string describe_value(const nlohmann::json& value) {
 }
 
 JsonReader::JsonReader(const nlohmann::json& value, std::string source, std::string pointer)
+    : m_value(&value), m_source(std::make_shared<const std::string>(std::move(source))),
+      m_pointer(std::move(pointer)) {}
+
+JsonReader::JsonReader(const nlohmann::json& value, std::shared_ptr<const std::string> source,
+                       std::string pointer)
     : m_value(&value), m_source(std::move(source)), m_pointer(std::move(pointer)) {}
 
 Error JsonReader::error(const std::string& message) const {
-  return Error(ErrorKind::input, m_source, m_pointer.empty() ? "/" : m_pointer, message);
+  return Error(ErrorKind::input, *m_source, m_pointer.empty() ? "/" : m_pointer, message);
 }
 
 void JsonReader::fail(const std::string& message) const {
@@ -264,10 +345,7 @@ void JsonReader::expect_keys(std::initializer_list<std::string_view> allowed) co
 void JsonReader::expect_keys(const std::vector<std::string>& allowed) const {
   expect_object();
   for (const auto& item : m_value->items()) {
-    bool known = false;
-    for (const auto& key : allowed)
-      known = known || key == item.key();
-    if (known) continue;
+    if (std::find(allowed.begin(), allowed.end(), item.key()) != allowed.end()) continue;
     const JsonReader child(item.value(), m_source, m_pointer + "/" + pointer_token(item.key()));
     const std::string hint = did_you_mean(item.key(), allowed);
     child.fail(hint.empty()
@@ -278,7 +356,7 @@ void JsonReader::expect_keys(const std::vector<std::string>& allowed) const {
 
 std::optional<JsonReader> JsonReader::find(std::string_view key) const {
   expect_object();
-  auto it = m_value->find(std::string(key));
+  auto it = m_value->find(key); // std::less<> keys: no string is made for the lookup
   if (it == m_value->end() || it->is_null()) return std::nullopt;
   return JsonReader(*it, m_source, m_pointer + "/" + pointer_token(key));
 }

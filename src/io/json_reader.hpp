@@ -2,7 +2,9 @@
 // Checked access to JSON documents: every failure becomes one rightsize::Error carrying the file,
 // the RFC 6901 pointer and what was expected. Library error text never escapes this file.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +30,17 @@ void require_regular_file(const std::string& path);
 /// Parses JSON text; a syntax error names line and column. `source` names the file in messages.
 nlohmann::json parse_json(const std::string& text, const std::string& source);
 
+/// Receives one element of a streamed array: its index and value (valid only during the call).
+using ElementSink = std::function<void(std::size_t index, const nlohmann::json& element)>;
+
+/// parse_json for large documents whose bulk is one array, the root object's member `key` (a
+/// catalog's "gpus"): each element goes to `sink` as soon as it is parsed and is left out of the
+/// returned document, where `key` is an empty array, so memory holds one element at a time.
+/// `streamed` counts the elements given to `sink` (0 when `key` is absent or not an array: the
+/// document then keeps it whole). A syntax error is thrown as by parse_json once it is reached.
+nlohmann::json parse_json_streaming(const std::string& text, const std::string& source, std::string_view key,
+                                    const ElementSink& sink, std::size_t& streamed);
+
 /// read_text_file + parse_json.
 nlohmann::json read_json_file(const std::string& path);
 
@@ -44,7 +57,7 @@ public:
   JsonReader(const nlohmann::json& value, std::string source, std::string pointer = "");
 
   [[nodiscard]] const nlohmann::json& value() const { return *m_value; }
-  [[nodiscard]] const std::string& source() const { return m_source; }
+  [[nodiscard]] const std::string& source() const { return *m_source; }
   [[nodiscard]] const std::string& pointer() const { return m_pointer; }
 
   /// Throws an input Error at this position.
@@ -88,8 +101,12 @@ public:
   [[nodiscard]] std::string as_choice(const std::vector<std::string>& choices) const;
 
 private:
+  // Children share their document's source name (a copy per child was an allocation per field of
+  // a 40,000-GPU catalog; issue 22).
+  JsonReader(const nlohmann::json& value, std::shared_ptr<const std::string> source, std::string pointer);
+
   const nlohmann::json* m_value;
-  std::string m_source;
+  std::shared_ptr<const std::string> m_source;
   std::string m_pointer;
 };
 

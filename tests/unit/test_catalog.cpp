@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "catalog_io.hpp"
+#include "json_reader.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
 
@@ -205,4 +206,62 @@ TEST_CASE("an overlay changes given fields of known GPUs and adds complete new o
             "/gpus/1/confidence: missing required key",
             "/gpus/0/aliases/0: \"l4\" is already used by \"L4\"",
         });
+}
+
+namespace {
+
+// Every error of an in-memory parse ("pointer: message"), or the GPU ids of the result.
+std::vector<std::string> document_outcome(const std::string& path, const io::Catalog* base) {
+  std::vector<std::string> out;
+  try {
+    const nlohmann::json doc = io::read_json_file(path);
+    io::Catalog c = base != nullptr ? *base : io::Catalog{};
+    if (base != nullptr) {
+      io::overlay_catalog_document(c, doc, path);
+    } else {
+      c = io::parse_catalog(doc, path);
+    }
+    for (const auto& g : c.gpus)
+      out.push_back(g.id + " " + std::to_string(g.prices.size()) + " " + c.prices_as_of);
+  } catch (const ErrorList& list) {
+    for (const auto& e : list.errors())
+      out.push_back(e.pointer() + ": " + e.message());
+  } catch (const Error& e) {
+    out.push_back(e.pointer() + ": " + e.message()); // a syntax error: read_json_file throws it alone
+  }
+  return out;
+}
+
+// The same from the file loaders, which read "gpus" element by element while parsing.
+std::vector<std::string> file_outcome(const std::string& path, const io::Catalog* base) {
+  std::vector<std::string> out = errors_of(path, base);
+  if (!out.empty()) return out;
+  io::Catalog c = base != nullptr ? *base : io::Catalog{};
+  if (base != nullptr) {
+    io::overlay_catalog(c, path);
+  } else {
+    c = io::load_catalog(path);
+  }
+  for (const auto& g : c.gpus)
+    out.push_back(g.id + " " + std::to_string(g.prices.size()) + " " + c.prices_as_of);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a catalog file read element by element gives what its whole document gives", "[io]") {
+  // load_catalog streams the "gpus" array (issue 22: a 40,000-GPU catalog); parse_catalog gets the
+  // whole tree. Results and every error, in order, must agree.
+  CHECK(file_outcome(k_catalog, nullptr) == document_outcome(k_catalog, nullptr));
+  CHECK(file_outcome(k_catalog, nullptr).size() == shipped().gpus.size());
+  for (const char* name :
+       {"bad_malformed.json", "bad_wrong_type.json", "bad_negative_memory.json", "bad_fp8_below_bf16.json",
+        "bad_duplicate_id.json", "bad_unknown_key.json", "bad_several.json", "good_minimal.json"}) {
+    INFO(name);
+    CHECK(file_outcome(k_fixtures + name, nullptr) == document_outcome(k_fixtures + name, nullptr));
+  }
+  for (const char* name : {"overlay_prices.json", "bad_overlay_partial_new.json"}) {
+    INFO(name);
+    CHECK(file_outcome(k_fixtures + name, &shipped()) == document_outcome(k_fixtures + name, &shipped()));
+  }
 }

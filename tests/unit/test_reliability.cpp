@@ -1,6 +1,7 @@
 // Issue 22 (reliability, round two): one error line per bad input, bounded work, no wrapped numbers.
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include "json_reader.hpp"
 #include "render.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 #include "table.hpp"
 
 using namespace rightsize;
@@ -78,4 +80,63 @@ TEST_CASE("byte counts past int64 never wrap (issue 22 item 2)", "[reliability]"
 TEST_CASE("markdown text escapes markdown and HTML (issue 22 item 14)", "[reliability]") {
   CHECK(cli::markdown_text("# <b>x</b> *y*\nz") == "\\# \\<b\\>x\\</b\\> \\*y\\* z");
   CHECK(cli::markdown_text("chat-8b") == "chat-8b");
+}
+
+namespace {
+
+// Elements a streamed parse hands over ("index: json"), then the document left, or the error.
+std::vector<std::string> streamed_parse(const std::string& text) {
+  std::vector<std::string> out;
+  const io::ElementSink sink = [&](std::size_t index, const nlohmann::json& element) {
+    out.push_back(std::to_string(index) + ": " + element.dump());
+  };
+  try {
+    std::size_t streamed = 0;
+    const nlohmann::json doc = io::parse_json_streaming(text, "f.json", "gpus", sink, streamed);
+    out.push_back(std::to_string(streamed) + " streamed, left " + doc.dump());
+  } catch (const Error& e) {
+    out.push_back(format_error(e));
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a streamed array hands over each element and keeps the checks and pointers (issue 22 item 10)",
+          "[reliability]") {
+  CHECK(streamed_parse(R"({"a": 1, "gpus": [{"x": [1, {"y": 2}]}, 3, [4]], "b": {"gpus": [5]}})") ==
+        std::vector<std::string>{R"(0: {"x":[1,{"y":2}]})", "1: 3", "2: [4]",
+                                 R"(3 streamed, left {"a":1,"b":{"gpus":[5]},"gpus":[]})"});
+  // Only the root object's array is streamed; anything else is kept whole.
+  CHECK(streamed_parse(R"({"gpus": {"x": 1}})") ==
+        std::vector<std::string>{R"(0 streamed, left {"gpus":{"x":1}})"});
+  CHECK(streamed_parse(R"([{"gpus": [1]}])") ==
+        std::vector<std::string>{R"(0 streamed, left [{"gpus":[1]}])"});
+  // Errors past streamed elements keep their index; the elements before them were handed over.
+  CHECK(
+      streamed_parse(R"({"gpus": [{}, {"x": 1, "x": 2}]})") ==
+      std::vector<std::string>{"0: {}", "f.json: /gpus/1/x: duplicate key \"x\" (each key may appear once)"});
+  CHECK(streamed_parse(R"({"gpus": [1, 2, {"a": [0, "b\u0000"]}]})") ==
+        std::vector<std::string>{"0: 1", "1: 2",
+                                 "f.json: /gpus/2/a/1: expected a string without NUL characters"});
+  CHECK(streamed_parse(R"({"gpus": [1], "gpus": [2]})") ==
+        std::vector<std::string>{"0: 1", "f.json: /gpus: duplicate key \"gpus\" (each key may appear once)"});
+  CHECK(streamed_parse(R"({"gpus": [1, 2)") ==
+        std::vector<std::string>{"0: 1", "1: 2", "f.json: malformed JSON: unexpected end of file at line 1"});
+  // The same pointers without streaming, for an outer array whose element is open.
+  CHECK(parse_error_of(R"([[1, 2], [3, {"k": "\u0000"}]])") ==
+        "f.json: /1/1/k: expected a string without NUL characters");
+}
+
+TEST_CASE("UTF-8 validation: the first byte that breaks RFC 3629", "[reliability]") {
+  constexpr auto ok = std::string_view::npos;
+  CHECK(invalid_utf8_at("gpu=H100-SXM,L40S") == ok);
+  CHECK(invalid_utf8_at("\xC2\xA7 \xE2\x80\x94 \xF0\x9F\x98\x80") == ok); // §, em dash, an emoji
+  CHECK(invalid_utf8_at("gpu=L40S\xAC") == 8);                            // fuzz_sweep's byte
+  CHECK(invalid_utf8_at("a\xC0\x80") == 1);                               // overlong NUL
+  CHECK(invalid_utf8_at("\xE0\x80\x80") == 0);                            // overlong 3-byte form
+  CHECK(invalid_utf8_at("\xED\xA0\x80") == 0);                            // a UTF-16 surrogate
+  CHECK(invalid_utf8_at("\xF4\x90\x80\x80") == 0);                        // past U+10FFFF
+  CHECK(invalid_utf8_at("ab\xE2\x80") == 2);                              // cut short
+  CHECK(invalid_utf8_at("\xF5\x80\x80\x80") == 0);
 }
