@@ -166,7 +166,10 @@ struct InferenceEstimate {
   double usd_per_million_output_tokens = 0.0;
   double usd_per_request = 0.0;
   bool precision_supported = true; ///< the GPU runs the GEMM dtype
-  bool link_known = true;          ///< the catalog gives the bandwidth of every link the replica uses
+  /// The dtype the GEMMs run in on this GPU: the precision's math, or the fallback engines take
+  /// (NVFP4 → W4A16 without fp4 tensor cores, bf16 → fp16 without bf16; methodology §3).
+  MathDtype gemm_math = MathDtype::bf16;
+  bool link_known = true; ///< the catalog gives the bandwidth of every link the replica uses
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency

@@ -2,6 +2,8 @@
 // One deployment, estimated: memory against capacity, performance, bound, cost, assumptions.
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -43,6 +45,17 @@ void require_positive(int value, const char* flag) {
     throw Error(ErrorKind::usage, flag, "",
                 fmt::format("expected a positive integer up to 65536, got {}", value));
   }
+}
+
+// The GEMM dtype fallback the estimate took on this GPU, as an assumption line (none when the
+// GEMMs run in the precision's own math).
+std::optional<std::string> gemm_fallback(const PreparedModel& pm, const InferenceEstimate& e,
+                                         const Gpu& gpu) {
+  if (!e.precision_supported || e.gemm_math == pm.math) return std::nullopt;
+  return fmt::format("{} GEMMs run in {} on {}: it has no {} tensor cores (the engines' fallback, "
+                     "docs/methodology.md §3)",
+                     math_dtype_name(pm.math), math_dtype_name(e.gemm_math), gpu.id,
+                     math_dtype_name(pm.math));
 }
 
 void print_inference_table(const Spec& spec, const InferenceWorkload& w, const PreparedModel& pm,
@@ -189,11 +202,13 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
         fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
     }
   }
-  if (!spec.assumptions.empty()) {
+  const auto fallback = gemm_fallback(pm, e, gpu);
+  if (!spec.assumptions.empty() || fallback) {
     fmt::print("\nassumptions\n");
     for (const auto& a : spec.assumptions) {
       if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) fmt::print("  - {}\n", a);
     }
+    if (fallback) fmt::print("  - {}\n", *fallback);
   }
 }
 
@@ -307,6 +322,7 @@ int run_estimate(const EstimateOptions& o) {
     if (o.concurrency < 0 || a.rfind("concurrency:", 0) != 0) assumptions.push_back(a);
   }
   const InferenceEstimate e = estimate_inference(pm, w, gpu, d, engine, sla, gpu_price(price));
+  if (auto line = gemm_fallback(pm, e, gpu)) assumptions.push_back(*line);
   JudgeRules rules;
   rules.bands = factors;
   rules.price_known = price.known;

@@ -356,6 +356,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   if (math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
     math = MathDtype::fp16;
   est.precision_supported = gpu.supports(math);
+  est.gemm_math = math;
   const double peak_tflops = est.precision_supported ? gpu.tflops(math) : gpu.tflops(MathDtype::bf16);
   s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * gpu.efficiency.prefill_compute;
   const MathDtype attention_math = attention_dtype(math, gpu);
