@@ -105,7 +105,7 @@ int emit_checked(const EmitOptions& emit, const Spec& spec, const SearchInputs& 
     note("verdict: fail: the deployment misses the SLA ({}); no {} artifact written", why, emit.kind);
     return static_cast<int>(ExitCode::not_met);
   }
-  emit_candidate(emit, spec, in, res.current, policy, pricing, "the checked deployment");
+  emit_candidate(emit, spec, in, res.current, policy, pricing, 0);
   if (!pass)
     note("verdict: fail: over-provisioned, a cheaper option saves {:.0f}% (check without --emit names it); "
          "the artifact was written",

@@ -157,8 +157,7 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
     // The most loaded expert group sets the pace (methodology §5.6).
     expert_shape /= expert_load_imbalance(routed, s.ep_int);
   }
-  // Attention scores and values run in 16 bits whatever the GEMM format (FlashAttention-2/3 and
-  // FlashInfer prefill kernels; fp8 attention is opt-in), so they take the 16-bit rate (§4.1).
+  // Attention takes its own dtype's rate (attention_dtype).
   r.compute_s = (flops - expert_flops - attention_flops) / (s.t * s.compute_flops_per_s * shape) +
                 attention_flops / (s.t * s.attention_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);

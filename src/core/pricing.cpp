@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 
+#include "rightsize/text.hpp"
+
 namespace rightsize {
 namespace {
 
@@ -49,10 +51,7 @@ std::optional<std::int64_t> parse_digits(std::string_view text) {
 std::map<std::string, double> provider_medians(const std::vector<PriceQuote>& quotes) {
   std::map<std::string, std::vector<double>> by_provider;
   for (const auto& q : quotes) {
-    std::string key = q.provider;
-    std::transform(key.begin(), key.end(), key.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    by_provider[key].push_back(q.usd_per_hour);
+    by_provider[to_lower(q.provider)].push_back(q.usd_per_hour);
   }
   std::map<std::string, double> out;
   for (auto& [provider, values] : by_provider)
@@ -73,9 +72,7 @@ std::vector<RentalShape> provider_shapes(const std::vector<PriceQuote>& quotes) 
   std::map<std::string, RentalShape> by_provider;
   std::map<std::string, bool> unknown;
   for (const auto& q : quotes) {
-    std::string key = q.provider;
-    std::transform(key.begin(), key.end(), key.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string key = to_lower(q.provider);
     RentalShape& shape = by_provider[key];
     shape.provider = key;
     if (q.gpus_per_instance.empty()) {

@@ -96,23 +96,23 @@ int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in
                 fmt::format("only {} candidate{} meet the requirements, got rank {}", r.candidates.size(),
                             r.candidates.size() == 1 ? "" : "s", o.rank));
   const Candidate& c = r.candidates[static_cast<std::size_t>(o.rank) - 1];
-  emit_candidate(o, spec, in, c, policy, pricing, fmt::format("rank {}", o.rank));
+  emit_candidate(o, spec, in, c, policy, pricing, o.rank);
   return 0;
 }
 
 void emit_candidate(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Candidate& c,
-                    const SearchPolicy& policy, PricingModel pricing, const std::string& what) {
+                    const SearchPolicy& policy, PricingModel pricing, int rank) {
+  const std::string what = rank > 0 ? fmt::format("rank {}", rank) : "the checked deployment";
   const PreparedModel& model = in.models[c.precision_index];
   const Gpu& gpu = in.gpus[c.gpu_index];
   // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
   const DeployPlan plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
   if (o.kind == "trtllm" && gpu.vendor != "nvidia") {
-    const bool ranked = what.rfind("rank", 0) == 0;
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and {} is {} ({}); {}", what, gpu.id,
                             gpu.vendor,
-                            ranked ? "choose NVIDIA GPUs with --gpu or another --rank"
-                                   : "emit vllm or sglang for it"));
+                            rank > 0 ? "choose NVIDIA GPUs with --gpu or another --rank"
+                                     : "emit vllm or sglang for it"));
   }
   const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
   if (o.model_path.empty())

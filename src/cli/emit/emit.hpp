@@ -28,11 +28,10 @@ int emit_artifact(const EmitOptions& options, const Spec& spec, const SearchInpu
                   const Recommendation& r, const SearchPolicy& policy, PricingModel pricing);
 
 /// Writes the artifact for one candidate (model and GPU from `in` by its indices), its deployment
-/// settings from core plan_candidate_deployment as for recommend. `what` names it in the header
-/// ("rank 2", "checked deployment").
+/// settings from core plan_candidate_deployment as for recommend. `rank` is its place in recommend's
+/// ranking, or 0 for the deployment check judged (the header and messages name it either way).
 void emit_candidate(const EmitOptions& options, const Spec& spec, const SearchInputs& in,
-                    const Candidate& candidate, const SearchPolicy& policy, PricingModel pricing,
-                    const std::string& what);
+                    const Candidate& candidate, const SearchPolicy& policy, PricingModel pricing, int rank);
 
 /// Checks the flags against the spec before the search (usage errors naming the flag).
 void check_emit_options(const EmitOptions& options, const Spec& spec);
