@@ -143,7 +143,8 @@ TEST_CASE("cost at load: $/h over the load served, capped at capacity", "[core][
   sla.requests_per_s = 50.0;
   CHECK(cost_at_load(e, sla, chat()).served_requests_per_s == Approx(10.0));
   // Without a load: full capacity, the estimate's own figure ($8/h ÷ 2,560 tok/s = $0.868 per 1M).
-  CHECK(cost_at_load(e, Sla{}, chat()).usd_per_million_output_tokens == Approx(8.0 / (2560.0 * 3600.0) * 1e6));
+  CHECK(cost_at_load(e, Sla{}, chat()).usd_per_million_output_tokens ==
+        Approx(8.0 / (2560.0 * 3600.0) * 1e6));
 }
 
 TEST_CASE("fit_layout: the smallest replica that fits, TP before PP", "[core][judge]") {
