@@ -3,13 +3,15 @@
 # On Debian/Ubuntu it installs the packages with apt-get; elsewhere it prints what to install.
 set -euo pipefail
 
-packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev catch2)
+packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev catch2
+  clang-format clang-tidy) # the last two: scripts/lint.sh, which .ci/run calls
 # clang + compiler-rt give the libFuzzer targets (optional: skipped if unavailable).
 optional=(clang libclang-rt-dev)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "rightsize: setup: not a Debian/Ubuntu system; install these with your package manager:" >&2
   echo "  C++20 compiler (g++ >= 12 or clang >= 14), CMake >= 3.20, CLI11, nlohmann_json, fmt, spdlog, Catch2 v2" >&2
+  echo "  and, for scripts/lint.sh, clang-format and clang-tidy (version 14 or newer)" >&2
   exit 0
 fi
 
