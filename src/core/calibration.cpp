@@ -111,7 +111,7 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
   case FigureKind::throughput: return e.output_tokens_per_s;
   case FigureKind::ttft: return e.ttft_s;
   case FigureKind::tpot: return e.tpot_s;
-  case FigureKind::e2e: return e.e2e_s;
+  case FigureKind::e2e:
   case FigureKind::image_latency: return e.e2e_s; // one image = one request (methodology §3.7)
   case FigureKind::memory: return e.memory.weights_bytes;
   case FigureKind::training_throughput:

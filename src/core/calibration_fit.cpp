@@ -46,7 +46,7 @@ double predict_ready(const Ready& r, const EngineConfig& engine) {
   case FigureKind::throughput: return e.output_tokens_per_s;
   case FigureKind::ttft: return e.ttft_s;
   case FigureKind::tpot: return e.tpot_s;
-  case FigureKind::e2e: return e.e2e_s;
+  case FigureKind::e2e:
   case FigureKind::image_latency: return e.e2e_s;
   default: return 0.0;
   }
@@ -218,6 +218,7 @@ std::vector<FittedEfficiency> fit_except(const std::vector<ValidationCase>& case
                                          const FitOptions& o, const std::string& skip_id) {
   std::vector<Ready> ready = make_ready(cases, gpus, skip_id);
   std::vector<Ready*> all;
+  all.reserve(ready.size());
   for (Ready& r : ready)
     all.push_back(&r);
   std::vector<FittedEfficiency> out;
@@ -255,6 +256,7 @@ FittedEfficiency fit_gpu_from(const std::vector<ValidationCase>& cases, const Gp
                               const std::string& keep_source) {
   std::vector<Ready> ready = make_ready(cases, {gpu}, "");
   std::vector<Ready*> pool;
+  pool.reserve(ready.size());
   for (Ready& r : ready)
     pool.push_back(&r);
   // The start point is the GPU's current (shipped) efficiency; a factor too few cases inform keeps

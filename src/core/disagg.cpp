@@ -302,7 +302,7 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
     DisaggEstimate r = run(mid);
     if (ok(r)) {
       lo = mid;
-      best = std::move(r);
+      best = r;
     } else {
       hi = mid;
     }

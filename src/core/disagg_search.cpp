@@ -171,7 +171,7 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
               c.decode_gpu_index = gd;
               c.precision_index = pi;
               ++out.evaluated;
-              (c.meets_sla ? out.candidates : out.rejected).push_back(std::move(c));
+              (c.meets_sla ? out.candidates : out.rejected).push_back(c);
             }
           }
         }

@@ -112,6 +112,7 @@ ResolvedPrice resolve_cloud(const Gpu& gpu, bool spot, std::string_view provider
   }
   const std::map<std::string, double> medians = provider_medians(quotes);
   std::vector<double> values;
+  values.reserve(medians.size());
   for (const auto& [name, value] : medians)
     values.push_back(value);
   // gpu-specs.md §1: the median over providers of each provider's median, so a provider listing

@@ -18,6 +18,7 @@ double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
+// NOLINTBEGIN(bugprone-narrowing-conversions): clang-tidy 14 calls `cond ? double : k_inf` narrowing
 double rank_key(const Candidate& c, RankBy rank_by) {
   switch (rank_by) {
   case RankBy::cost_per_token:
@@ -32,6 +33,7 @@ double rank_key(const Candidate& c, RankBy rank_by) {
   }
   return k_inf;
 }
+// NOLINTEND(bugprone-narrowing-conversions)
 
 // Rejections closer to passing sort first: a budget or throughput miss is nearer than a latency
 // miss, which is nearer than not fitting at all.
@@ -40,7 +42,7 @@ int reason_order(RejectReason r) {
   case RejectReason::none: return 0;
   case RejectReason::no_price: return 1;
   case RejectReason::deadline: return 3;
-  case RejectReason::budget: return 2;
+  case RejectReason::budget:
   case RejectReason::power: return 2;
   case RejectReason::throughput: return 3;
   case RejectReason::e2e: return 4;
