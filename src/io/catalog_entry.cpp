@@ -71,13 +71,13 @@ double positive_in(const JsonReader& r, double min, double max) {
 }
 
 std::string as_date(const JsonReader& r) {
-  const std::string text = r.as_string();
+  std::string text = r.as_string();
   if (!parse_iso_date(text)) r.fail(fmt::format("expected a date YYYY-MM-DD, got \"{}\"", text));
   return text;
 }
 
 std::string as_id(const JsonReader& r) {
-  const std::string id = r.as_string();
+  std::string id = r.as_string();
   const bool ok = std::all_of(id.begin(), id.end(), [](unsigned char c) {
     return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.';
   });

@@ -22,6 +22,7 @@ constexpr int k_schema_version = 1;
 
 std::vector<std::string> keys_of(const std::map<std::string, std::string>& map) {
   std::vector<std::string> out;
+  out.reserve(map.size());
   for (const auto& [key, value] : map)
     out.push_back(key);
   return out;

@@ -440,7 +440,7 @@ std::string JsonReader::as_string() const {
 }
 
 std::string JsonReader::as_choice(const std::vector<std::string>& choices) const {
-  const std::string s = as_string();
+  std::string s = as_string();
   for (const auto& c : choices) {
     if (c == s) return s;
   }

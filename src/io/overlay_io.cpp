@@ -101,7 +101,7 @@ CalibrationOverlay load_overlay(const std::string& path) {
                     "the shipped data/calibration.json is applied already",
                     k_overlay_kind));
   }
-  const JsonReader kind = *found;
+  const JsonReader& kind = *found;
   if (kind.as_string() != k_overlay_kind) {
     kind.fail(fmt::format("expected \"{}\" (a file written by 'rightsize calibrate'), got \"{}\"",
                           k_overlay_kind, kind.as_string()));
