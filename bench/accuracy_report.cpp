@@ -270,7 +270,7 @@ void add_serving_factors(Calibration& cal, const std::string& exclude_preset = "
   for (const auto& [id, rows] : used) {
     const Gpu* g = io::find_gpu(loaded.catalog, id);
     auto it = std::find_if(cal.gpus.begin(), cal.gpus.end(),
-                           [&](const FittedEfficiency& f) { return f.gpu_id == id; });
+                           [&gpu_id = id](const FittedEfficiency& f) { return f.gpu_id == gpu_id; });
     if (it == cal.gpus.end()) {
       FittedEfficiency f;
       f.gpu_id = id;

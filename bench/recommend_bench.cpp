@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
                                              "impossible-sla"};
   std::printf("%-16s %10s %12s %14s\n", "example", "candidates", "search ms", "load+search ms");
   for (const auto& name : examples) {
-    const std::string spec_path = root + "/data/examples/" + name + ".json";
+    std::string spec_path = root;
+    spec_path.append("/data/examples/").append(name).append(".json");
     std::size_t candidates = 0;
     double search_s = 0.0;
     const double t0 = now_s();

@@ -7,6 +7,7 @@
 // full (non-causal) attention square. To compare like with like, the prediction applies the same
 // formula to the predicted step time: predicted TFLOP/s = formula FLOPs per token × predicted tokens/s.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 
 #include "rightsize/training.hpp"
@@ -26,7 +27,7 @@ ModelSpec megatron_gpt(const char* name, int layers, int hidden, int heads) {
   m.heads = heads;
   m.kv_heads = heads;
   m.head_dim = hidden / heads;
-  m.ffn_size = 4 * hidden;
+  m.ffn_size = 4 * std::int64_t{hidden};
   m.ffn_gated = false;
   m.vocab_size = 51200;
   m.tied_embeddings = true;

@@ -75,6 +75,7 @@ void check_flag_context(const io::RunContext& c, const std::vector<io::Preset>& 
   }
   if (!c.preset.empty()) {
     std::vector<std::string> ids;
+    ids.reserve(presets.size());
     for (const io::Preset& p : presets)
       ids.push_back(p.id);
     if (std::find(ids.begin(), ids.end(), c.preset) == ids.end()) {

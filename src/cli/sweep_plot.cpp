@@ -178,6 +178,7 @@ std::string render_plot(const PlotData& plot) {
       return a.x != b.x ? a.x < b.x : a.y < b.y;
     });
     std::vector<SvgPoint> line;
+    line.reserve(front.size());
     for (const PlotPoint& p : front)
       line.push_back(at(p));
     svg.polyline(line, "#222", 2.5, "pareto");

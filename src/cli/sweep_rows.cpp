@@ -112,7 +112,7 @@ void append_number(Buffer& out, double value) {
   int e10 = (e2 * 78913) >> 18;
   if (a >= pow10(e10 + 1)) ++e10;
   if (a < pow10(e10)) --e10;
-  auto m = static_cast<std::int64_t>((e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5)) + 0.5);
+  std::int64_t m = std::llround(e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5));
   if (m >= 1'000'000) { // rounded up to the next decade
     m /= 10;
     ++e10;

@@ -157,7 +157,7 @@ void strict_number_flags(CLI::App& app) {
 
 std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
                              const std::vector<std::string>& args) {
-  const std::string what = error.what();
+  std::string what = error.what();
   if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && app.get_subcommands().empty()) {
     const std::vector<std::string> commands = command_names(app);
     if (args.empty() || args.front().empty() || args.front()[0] == '-') {

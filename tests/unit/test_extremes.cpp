@@ -130,7 +130,8 @@ TEST_CASE("architectures past 10T parameters are refused before they can overflo
       "s.json: /model: expected an architecture of at most 10,000,000,000,000 parameters (more parameters is "
       "absurd), got about 7e+15");
   // 96 x 12·65536² ≈ 4.9T: large but valid, counted exactly.
-  const Spec big = io::parse_spec(architecture(96, 65536, 512, 4 * 65536), "s.json", "", models_dir());
+  const Spec big =
+      io::parse_spec(architecture(96, 65536, 512, std::int64_t{4} * 65536), "s.json", "", models_dir());
   const ParamCounts c = count_params(big.model);
   CHECK(c.total > 4'900'000'000'000);
   CHECK(c.total < 10'000'000'000'000);

@@ -56,7 +56,7 @@ TEST_CASE("HF import: families without a preset", "[io]") {
   const Imported falcon = import("falcon-40b.json");
   CHECK(falcon.model.kv_heads == 8);
   CHECK(falcon.model.tied_embeddings);
-  CHECK(count_params(falcon.model).total == 60LL * 679'510'016 + 65024LL * 8192 + 2 * 8192);
+  CHECK(count_params(falcon.model).total == 60LL * 679'510'016 + 65024LL * 8192 + 2LL * 8192);
   // RedPajama-3B (gpt_neox): biases everywhere, LayerNorm, plain 4h MLP, untied.
   const Imported neox = import("RedPajama-INCITE-Base-3B-v1.json");
   CHECK_FALSE(neox.model.ffn_gated);

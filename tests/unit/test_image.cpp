@@ -1,6 +1,7 @@
 // Image generation workloads (methodology §3.7) against hand-computed worked examples for FLUX.1-dev
 // at 1024 x 1024, 28 steps: latent tokens, DiT FLOPs, per-image text-encoder and VAE cost, the time
 // the estimate gives, and the spec keys that speak in images.
+#include <cstdint>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -92,7 +93,7 @@ TEST_CASE("CFG doubles the passes; a request overrides the model's default image
   r.width_px = 512;
   r.steps = 50;
   const ImageItem item = image_item(apply_image_request(p, r));
-  CHECK(item.image_tokens == 32 * 64); // 512 x 1024
+  CHECK(item.image_tokens == std::int64_t{32} * 64); // 512 x 1024
   CHECK(item.tokens == 2048 + 333);
   CHECK(item.passes == 100); // 50 steps x 2 CFG passes
 }

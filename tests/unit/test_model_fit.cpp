@@ -68,10 +68,10 @@ TEST_CASE("count terms for GPT-J and gpt-oss layouts", "[core]") {
   j.mlp_bias = true;
   j.lm_head_bias = true;
   // Per layer 4h² + (2·h·4h + 4h + h) + 2h = 201,355,264; embedding and head 2·V·h + V; final norm 2h.
-  CHECK(count_params(j).total == 28LL * 201'355'264 + 2LL * 50400 * 4096 + 50400 + 2 * 4096);
+  CHECK(count_params(j).total == 28LL * 201'355'264 + 2LL * 50400 * 4096 + 50400 + 2LL * 4096);
   // Attention sinks add one parameter per head per layer.
   ModelSpec s = llama31_8b();
   const std::int64_t before = count_params(s).total;
   s.attention_sinks = true;
-  CHECK(count_params(s).total == before + 32 * 32);
+  CHECK(count_params(s).total == before + std::int64_t{32} * 32);
 }

@@ -33,6 +33,7 @@ TEST_CASE("errors are one line: control characters escaped, long lines cut in th
   CHECK(format_error(newline) == "a\\nb.json: cannot open file: no such file");
   const Error escape(ErrorKind::usage, "--gpu", "", "unknown GPU \"\x1b[31mred\"");
   CHECK(format_error(escape) == "--gpu: unknown GPU \"\\x1b[31mred\"");
+  // NOLINTNEXTLINE(bugprone-string-constructor): the 10 MB string is the point of this test
   const std::string huge(10'000'000, 'x');
   const std::string line = format_error(Error(ErrorKind::input, "s.json", "/model/preset",
                                               "unknown preset \"" + huge + "\" (expected one of a, b)"));

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("rightsize_test_" + name);
+  fs::path dir = fs::temp_directory_path() / ("rightsize_test_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -384,7 +384,7 @@ TEST_CASE("Megatron-LM 2021 A100 throughput cases stay within ±25 % (validation
     m.hidden_size = c.hidden;
     m.heads = m.kv_heads = c.heads;
     m.head_dim = c.hidden / c.heads;
-    m.ffn_size = 4 * c.hidden;
+    m.ffn_size = 4 * std::int64_t{c.hidden};
     m.ffn_gated = false;
     m.vocab_size = 51200;
     m.tied_embeddings = m.qkv_bias = m.o_bias = m.mlp_bias = true;

@@ -1,6 +1,7 @@
 // Vision-language models (issue 19 item 2, methodology §1.6): vision towers imported from the configs
 // in tests/io/hf/ (sources in its README), their parameters against the published totals, the image
 // tokens per request by each model's rule and the vision encoder's FLOPs in prefill.
+#include <cstdint>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -95,9 +96,9 @@ TEST_CASE("image tokens per image follow each model's rule", "[core][vision]") {
   CHECK(vision_image(qwen, 448, 448).tokens == 256);
   const VisionImage photo = vision_image(qwen, 1024, 1024); // 1024/28 = 36.6 → 37 → 1036 px
   CHECK(photo.resized_width_px == 1036);
-  CHECK(photo.tokens == 37 * 37);
-  CHECK(photo.encoder_tokens == 4 * 37 * 37);
-  CHECK(vision_image(qwen, 1280, 720).tokens == 46 * 26);
+  CHECK(photo.tokens == std::int64_t{37} * 37);
+  CHECK(photo.encoder_tokens == std::int64_t{4} * 37 * 37);
+  CHECK(vision_image(qwen, 1280, 720).tokens == std::int64_t{46} * 26);
   CHECK(vision_image(qwen, 10, 10).tokens == 4);                          // min_pixels 56²: 2×2 tokens
   CHECK(vision_image(qwen, 8192, 8192).tokens <= 12'845'056 / (28 * 28)); // max_pixels
   // 448²: 1,024 patches; 32 blocks of 19,686,400 GEMM weights + patch 1,505,280; attention full in 4
@@ -119,7 +120,7 @@ TEST_CASE("image tokens per image follow each model's rule", "[core][vision]") {
   const VisionTowerSpec scout = test::import_hf("Llama-4-Scout-17B-16E.json").model.vision;
   CHECK(vision_image(scout, 336, 336).tokens == 144);
   CHECK(vision_image(scout, 1024, 1024).tiles == 17);
-  CHECK(vision_image(scout, 1024, 1024).tokens == 17 * 144);
+  CHECK(vision_image(scout, 1024, 1024).tokens == std::int64_t{17} * 144);
   CHECK(vision_image(scout, 1024, 1024).encoder_flops ==
         Approx(17 * vision_image(scout, 336, 336).encoder_flops));
   CHECK(vision_image(scout, 8000, 8000).tiles == 17); // at most 16 tiles + the global one
