@@ -60,6 +60,7 @@ struct ValidationCase {
   int training_vp = 1;
   std::optional<double> training_tp_overlap;
   TrainingFramework training_framework = TrainingFramework::generic;
+  AttentionKernel training_attention_kernel = AttentionKernel::fused;
   MemoryScope memory_scope = MemoryScope::weights_per_gpu;
   double measured = 0.0;   ///< in the unit of `kind`
   bool scored = true;      ///< false: reported but excluded from metrics and fits

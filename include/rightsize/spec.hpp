@@ -51,6 +51,9 @@ enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd };
 enum class Recompute : std::uint8_t { none, selective, full, per_op };
 /// Whose defaults a training run follows (only the TP-overlap default differs today).
 enum class TrainingFramework : std::uint8_t { generic, megatron, nemo, torchtitan };
+/// How attention scores are computed: fused (FlashAttention: the s×s scores never reach HBM [FA]) or
+/// materialized (QKᵀ, softmax and dropout as separate kernels, as in Megatron-LM before 2022 [KOR22]).
+enum class AttentionKernel : std::uint8_t { fused, materialized };
 const char* to_string(TrainingMethod value);
 const char* to_string(LoraTargets value);
 const char* to_string(Optimizer value);
@@ -74,6 +77,7 @@ struct TrainingWorkload {
   int context_parallel = 0;              ///< ranks one sequence is split over (ring attention); 0 = search
   std::optional<double> tp_comm_overlap; ///< share of TP communication hidden; unset = framework default
   bool chunked_cross_entropy = false;    ///< loss computed in vocabulary chunks (no full FP32 logits)
+  AttentionKernel attention_kernel = AttentionKernel::fused; ///< materialized: scores go through HBM
   /// LoRA adapters on the attention projections q, k, v (and o) only instead of every projection.
   LoraTargets lora_targets = LoraTargets::all_linear;
 };

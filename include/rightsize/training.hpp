@@ -53,6 +53,11 @@ struct TrainingConfig {
   double fragmentation_low_fraction = 0.02;
   double fragmentation_high_fraction = 0.15;
   double runtime_reserve_low_bytes = 0.75 * 1073741824.0;
+  /// Memory-bound element-wise work of training (norms, activation functions, residual adds, RoPE,
+  /// the loss): HBM passes over the activations backward needs, per micro-batch. Derived
+  /// (docs/training.md §2): each such byte is written once forward, read once backward and its
+  /// gradient written once = 3; recompute that re-runs the element-wise forward (full, per-op) adds 1.
+  double elementwise_passes = 3.0;
   /// Planning GPU-hours = ideal × this (restarts, evaluation, stragglers): methodology §4.2 suggests 1.2–1.5.
   double planning_overhead_factor = 1.3;
   /// > 0 replaces gpu.efficiency.training_mfu as the kernel-level GEMM efficiency (calibration hook).
@@ -85,6 +90,7 @@ struct TrainingEstimate {
   double tokens_per_step = 0.0;
   double step_time_s = 0.0;
   double compute_s = 0.0;           ///< m micro-batches of GEMM + attention work, recompute included
+  double elementwise_s = 0.0;       ///< part of compute_s: memory-bound element-wise passes (HBM)
   double comm_exposed_s = 0.0;      ///< TP + EP + CP + PP p2p + DP/ZeRO not hidden under compute
   double tp_comm_exposed_s = 0.0;   ///< part of comm_exposed_s: tensor-parallel collectives
   double cp_comm_exposed_s = 0.0;   ///< part of comm_exposed_s: ring-attention K/V exchange
@@ -169,8 +175,8 @@ double loss_bytes_per_logit(TrainingFramework framework);
 /// Tokens per cross-entropy chunk of a chunked loss (torchtune's 8 chunks of a 8,192-token sequence).
 inline constexpr double k_ce_chunk_tokens = 1024.0;
 /// Per-op selective checkpointing (torchtitan "op" policy): bytes per token per layer kept when the
-/// layer input, the attention output and every second matmul output are saved, §3.3:
-/// gated 4h + 3h_q + 2h_kv + 2I, plain 4h + 3h_q + 2h_kv + I (16-bit, scaled by b_a/2).
+/// layer input, the attention output and the odd-numbered matmul outputs of each block are saved, §3.3:
+/// gated 4h + 4h_q + 2h_kv + 2I, plain 2h + 4h_q + 2h_kv + 2I (16-bit, scaled by b_a/2).
 double per_op_activation_bytes_per_token_layer(const PreparedModel& model, int tp, bool sequence_parallel);
 /// Activations held for `layers` layers of one micro-batch of `tokens` tokens (no logits, no working set).
 double stored_activation_bytes(const PreparedModel& model, std::int64_t tokens, double layers, int tp,

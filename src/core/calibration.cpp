@@ -86,6 +86,7 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
     w.micro_batch = c.training_micro_batch;
     w.zero_stage = c.training_zero_stage;
     w.framework = c.training_framework;
+    w.attention_kernel = c.training_attention_kernel;
     w.tp_comm_overlap = c.training_tp_overlap;
     LayoutPins pins;
     pins.tp = c.deployment.tp;

@@ -88,10 +88,12 @@ TrainingFlops training_flops_per_token(const PreparedModel& pm, std::int64_t seq
     // Full recompute re-runs the layers' forward, not the logits [NAR21] (methodology §4.1).
     f.hardware_per_token += f.forward_per_token - pm.head_flops_per_token;
   } else if (recompute == Recompute::per_op) {
-    // torchtitan per-op selective AC [TT-AC]: every second matmul output is recomputed (half the
-    // layers' GEMM forward); attention (SDPA output saved) and the head are not; element-wise ops
-    // are memory-bound and not counted (methodology §4.1).
-    f.hardware_per_token += 0.5 * (mm_fwd - pm.head_flops_per_token);
+    // torchtitan per-op selective AC [TT-AC]: its policy counts the matmuls of each block and
+    // recomputes the even ones — q, k, v, o, gate, up, down (gated) or q, k, v, o, fc1, fc2 → k, o and
+    // up / fc2: 2·(h·h_kv + h_q·h + h·I) per layer; attention (SDPA output saved) and the head are not;
+    // element-wise ops are memory-bound and counted as time, not FLOPs (methodology §4.1).
+    const auto [h, h_q, h_kv, ffn] = detail::layer_widths(pm);
+    f.hardware_per_token += 2.0 * d(pm.model.layers) * (h * h_kv + h_q * h + h * ffn);
   }
   return f;
 }

@@ -77,6 +77,10 @@ struct LayerWidths {
 };
 LayerWidths layer_widths(const PreparedModel& pm);
 
+/// Bytes per token and layer of materialized attention scores on one TP rank: QKᵀ (2 B), softmax
+/// (2 B) and dropout mask (1 B) per score, 5·n_h·s·(b_a/2)/t [KOR22]; 0 with a fused kernel [FA].
+double materialized_scores_bytes_per_token_layer(const TrainingContext& ctx, int tp);
+
 /// Layers held by each pipeline rank: ceil(L / p), or v chunks of ceil(L / (p·v)) when interleaved.
 double layers_per_stage(const TrainingContext& ctx, int pp, int vp = 1);
 

@@ -135,17 +135,18 @@ double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool c
 }
 
 double per_op_activation_bytes_per_token_layer(const PreparedModel& pm, int tp, bool sequence_parallel) {
-  // torchtitan per-op selective AC [TT-AC]: the save list keeps matmul and SDPA outputs, but only
-  // every second matmul; element-wise ops (norms, SwiGLU, residual adds) are recomputed. Kept per
-  // token (elements): the layer input h, the SDPA output h_q and half of the matmul outputs —
-  // gated: q, k, v, o, gate, up, down = h_q + 2h_kv + 2h + 2I → 16-bit bytes 4h + 3h_q + 2h_kv + 2I;
-  // plain: q, k, v, o, fc1, fc2 → 4h + 3h_q + 2h_kv + I (methodology §3.3, derived).
-  // Replicated without SP: the layer input and half of the o / down outputs (4h bytes).
+  // torchtitan per-op selective AC [TT-AC]: the save list keeps matmul and SDPA outputs, but its
+  // policy counts the matmuls of each block and recomputes the even ones; element-wise ops (norms,
+  // RoPE, SwiGLU, residual adds) are recomputed. Kept per token (elements): the layer input h, the
+  // SDPA output h_q and the odd matmuls — gated q, k, v, o, gate, up, down → q, v, gate, down =
+  // h_q + h_kv + I + h → 16-bit bytes 4h + 4h_q + 2h_kv + 2I; plain q, k, v, o, fc1, fc2 → q, v,
+  // fc1 → 2h + 4h_q + 2h_kv + 2I (methodology §3.3, derived). Replicated without SP: the layer input
+  // and the down output (gated, 4h bytes) or the layer input (plain, 2h).
   const ModelSpec& m = pm.model;
   const auto [h, h_q, h_kv, ffn] = detail::layer_widths(pm);
   const double scale = pm.activation_bytes / 2.0;
-  const double replicated = 4.0 * h * scale;
-  const double sharded = (3.0 * h_q + 2.0 * h_kv + (m.ffn_gated ? 2.0 : 1.0) * ffn) * scale;
+  const double replicated = (m.ffn_gated ? 4.0 : 2.0) * h * scale;
+  const double sharded = (4.0 * h_q + 2.0 * h_kv + 2.0 * ffn) * scale;
   const double t = static_cast<double>(std::max(1, tp));
   return sequence_parallel ? (replicated + sharded) / t : replicated + sharded / t;
 }
@@ -169,6 +170,13 @@ LayerWidths layer_widths(const PreparedModel& pm) {
   const ModelSpec& m = pm.model;
   return {d(m.hidden_size), d(m.heads * m.head_dim), d(m.kv_heads * m.head_dim),
           pm.ffn_width_for_activations};
+}
+
+double materialized_scores_bytes_per_token_layer(const TrainingContext& ctx, int tp) {
+  if (ctx.workload->attention_kernel != AttentionKernel::materialized) return 0.0;
+  // Korthikanti's 5·a·s term per token and layer (the causal mask does not shrink a dense s×s
+  // softmax); heads are split over the TP ranks [KOR22].
+  return 5.0 * d(ctx.pm->model.heads) * ctx.seq * (ctx.pm->activation_bytes / 2.0) / std::max(1, tp);
 }
 
 double layers_per_stage(const TrainingContext& ctx, int pp, int vp) {
@@ -234,10 +242,17 @@ MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& la
       last ? 1.0 : std::min(d(std::max(1, lay.pp)), d(std::max<std::int64_t>(1, micro_batches)));
   const bool seq_par = lay.sequence_parallel && lay.tp > 1;
   double acts = in_flight * stored_activation_bytes(pm, tokens_i, ls, lay.tp, seq_par, lay.recompute);
+  // Materialized scores are stored without recompute (and per-op, which saves the attention output
+  // with them); selective recompute exists to drop them [KOR22].
+  const double scores = materialized_scores_bytes_per_token_layer(ctx, lay.tp);
+  const bool scores_stored = lay.recompute == Recompute::none || lay.recompute == Recompute::per_op;
+  if (scores_stored) acts += in_flight * d(tokens_i) * ls * scores;
   if (!last) acts *= interleaved_activation_factor(lay.pp, lay.vp);
-  // Full recompute rebuilds one layer's activations at a time during backward (working set, derived).
+  // Full recompute rebuilds one layer's activations at a time during backward (working set, derived);
+  // recomputed scores are one layer's working set too.
   if (lay.recompute == Recompute::full)
     acts += tokens_mb * activation_bytes_per_token_layer(pm, lay.tp, seq_par);
+  if (!scores_stored) acts += tokens_mb * scores;
   if (last || lay.pp <= 1)
     acts += logits_bytes(pm, tokens_i, lay.tp, ctx.workload->chunked_cross_entropy,
                          loss_bytes_per_logit(ctx.workload->framework));

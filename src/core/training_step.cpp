@@ -14,6 +14,14 @@ double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
+// Members of a group of `group` ranks spread evenly over `span` consecutive ranks that share one node
+// of `gpus_per_node` consecutive ranks: one every span/group ranks, at least 1, at most the group.
+double ring_members_per_node(const Gpu& gpu, int group, int span) {
+  const double stride = static_cast<double>(std::max(1, span)) / std::max(1, group);
+  const double per_node = std::floor(std::max(1, gpu.gpus_per_node) / stride);
+  return std::clamp(per_node, 1.0, static_cast<double>(std::max(1, group)));
+}
+
 double hop_latency(const TrainingConfig& c, LinkKind link) {
   switch (link) {
   case LinkKind::scaleup: return c.scaleup_hop_latency_s;
@@ -25,11 +33,21 @@ double hop_latency(const TrainingConfig& c, LinkKind link) {
 
 // One collective among `group` GPUs whose ring spans `span` consecutive ranks. Megatron orders ranks
 // tp-cp-ep-dp-pp, so a group's span decides NVLink vs PCIe vs NIC. α–β model of methodology §5.1.
-double collective(const TrainingContext& ctx, double bytes, int group, int span, bool all_reduce) {
+// A ring collective across nodes (all-reduce, all-gather, reduce-scatter) runs one NCCL channel per
+// NIC: the k group members that share a node each carry 1/k of the data over their own NIC and pass
+// it on inside the node, so the bus bandwidth is k × the per-GPU NIC bandwidth, at most the node's
+// scale-up link (docs/training.md §2, [NCCL] bus bandwidth; derived). An all-to-all (`ring` false)
+// sends each GPU's own off-node data through its own NIC: k = 1.
+double collective(const TrainingContext& ctx, double bytes, int group, int span, bool all_reduce,
+                  bool ring = true) {
   if (group <= 1 || bytes <= 0.0) return 0.0;
   const LinkKind link = link_for_group(*ctx.gpu, span);
-  if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0; // unknown link: left out, flagged by link_known
-  return collective_time_s(bytes, group, link_gb_per_s(*ctx.gpu, link), ctx.gpu->efficiency.communication,
+  double bw = link_gb_per_s(*ctx.gpu, link);
+  if (bw <= 0.0) return 0.0; // unknown link: left out, flagged by link_known
+  if (link == LinkKind::network && ring)
+    bw = std::min(bw * ring_members_per_node(*ctx.gpu, group, span),
+                  link_gb_per_s(*ctx.gpu, LinkKind::scaleup));
+  return collective_time_s(bytes, group, bw, ctx.gpu->efficiency.communication,
                            hop_latency(*ctx.config, link), ctx.config->collective_base_latency_s, all_reduce);
 }
 
@@ -41,10 +59,39 @@ double p2p(const TrainingContext& ctx, double bytes, int span) {
          bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s(*ctx.gpu, link)) * ctx.gpu->efficiency.communication);
 }
 
+// Memory-bound element-wise work per token of a micro-batch on one GPU (docs/training.md §2, derived):
+// norms, activation functions, residual adds, RoPE and the loss run at HBM speed, not at the GEMM
+// rate. Their traffic is taken as `passes` HBM passes over the bytes backward needs: the layer
+// activations of Korthikanti's count [KOR22] (TP-sharded as stored, §1) and the loss's logits
+// (16-bit + FP32, ÷t vocab-parallel, the last stage's share spread over the p stages like the FLOPs).
+// Passes: written forward, read backward, gradient written = 3; +1 when recompute re-runs the
+// element-wise forward (full, per-op). This is what does not speed up with FP8 GEMMs and what weighs
+// more on GPUs with more FLOPs per byte (H100 295 FLOP/B vs A100 153) and on narrow layers (bytes ∝ h,
+// GEMM FLOPs ∝ h²).
+double elementwise_s_per_token(const TrainingContext& ctx, const TrainingLayout& l, double layers_on_gpu) {
+  const PreparedModel& pm = *ctx.pm;
+  const bool seq_par = l.sequence_parallel && l.tp > 1;
+  // Element-wise math stays 16-bit under FP8 GEMMs (norms, SwiGLU and the residual stream run in BF16
+  // [TE-FP8]): narrower stored activations are read and written at 2 B.
+  const double width16 = pm.activation_bytes < 2.0 ? 2.0 / pm.activation_bytes : 1.0;
+  const double layer_bytes = layers_on_gpu * activation_bytes_per_token_layer(pm, l.tp, seq_par) * width16;
+  const double logit_bytes = d(pm.model.vocab_size) * loss_bytes_per_logit(ctx.workload->framework) /
+                             (static_cast<double>(l.tp) * static_cast<double>(l.pp));
+  const bool refwd = l.recompute == Recompute::full || l.recompute == Recompute::per_op;
+  const double passes = ctx.config->elementwise_passes + (refwd ? 1.0 : 0.0);
+  // Materialized attention scores (pre-FlashAttention kernels, [KOR22] 5·a·s bytes) take the same
+  // passes, +1 when selective or full recompute re-runs the attention core.
+  const bool score_refwd = l.recompute == Recompute::full || l.recompute == Recompute::selective;
+  const double scores = layers_on_gpu * materialized_scores_bytes_per_token_layer(ctx, l.tp) *
+                        (ctx.config->elementwise_passes + (score_refwd ? 1.0 : 0.0));
+  return (passes * (layer_bytes + logit_bytes) + scores) / ctx.hbm_bytes_per_s;
+}
+
 // Work and exposed communication of one micro-batch on one pipeline stage.
 struct MicroBatch {
-  double compute_s = 0.0;
-  double comm_s = 0.0; // TP + EP + CP + PP p2p (exposed)
+  double compute_s = 0.0;     // GEMM + attention FLOPs and the element-wise passes
+  double elementwise_s = 0.0; // part of compute_s: memory-bound element-wise work
+  double comm_s = 0.0;        // TP + EP + CP + PP p2p (exposed)
   double tp_s = 0.0, ep_s = 0.0, cp_s = 0.0, pp_s = 0.0;
 };
 
@@ -58,6 +105,8 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l)
 
   const double ls = layers_per_stage(ctx, l.pp, l.vp);
   const bool seq_par = l.sequence_parallel && l.tp > 1;
+  mb.elementwise_s = elementwise_s_per_token(ctx, l, ls) * tokens / cp;
+  mb.compute_s += mb.elementwise_s;
   const double act_msg = tokens / cp * ctx.hidden * pm.activation_bytes; // b·s·h·b_a
   // Megatron TP: 2 all-reduces forward + 2 backward per layer (RS + AG pairs of the same volume with
   // SP), and full recompute repeats the forward's 2 [NAR21][KOR22], methodology §5.2.
@@ -70,7 +119,7 @@ MicroBatch micro_batch_time(const TrainingContext& ctx, const TrainingLayout& l)
   if (l.ep > 1 && ctx.moe_layers > 0.0) {
     const double msg = act_msg * ctx.experts_per_token / (seq_par ? t : 1.0);
     ep_s = ctx.moe_layers * (ls / ctx.layers) * per_layer *
-           collective(ctx, msg, l.ep, l.tp * l.cp * l.ep, false);
+           collective(ctx, msg, l.ep, l.tp * l.cp * l.ep, false, false);
   }
   // CP ring attention [RING][MEG-CP]: each rank passes its K and V shard cp − 1 times forward and
   // K, V, dK, dV backward (3·(cp − 1) sends per layer, derived). Megatron-Core overlaps each step's
@@ -214,6 +263,7 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   const MicroBatch mb = micro_batch_time(ctx, l);
   const double m = d(est.micro_batches);
   est.compute_s = m * mb.compute_s;
+  est.elementwise_s = m * mb.elementwise_s;
   // 1F1B: the step lasts (m + p − 1) micro-batch slots, p − 1 of them idle (§5.3 [NAR21]);
   // interleaved 1F1B with v chunks per rank idles (p − 1)/v slots [NAR21 §2.2].
   est.bubble_s = (l.pp - 1.0) / l.vp * (mb.compute_s + mb.comm_s);

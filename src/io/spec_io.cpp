@@ -112,7 +112,7 @@ void parse_training(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens",
                  "optimizer", "zero_stage", "recompute", "cpu_offload", "framework",
                  "virtual_pipeline_stages", "context_parallel", "tp_comm_overlap", "chunked_cross_entropy",
-                 "lora_targets"});
+                 "lora_targets", "attention_kernel"});
   TrainingWorkload& t = spec.training;
   if (auto v = w.find("method")) {
     const std::string m = v->as_choice({"full", "lora", "qlora"});
@@ -176,6 +176,10 @@ void parse_training(const JsonReader& w, Spec& spec) {
       t.tp_comm_overlap = v->as_number(0.0, 1.0);
   }
   if (auto v = w.find("chunked_cross_entropy")) t.chunked_cross_entropy = v->as_bool();
+  if (auto v = w.find("attention_kernel"))
+    t.attention_kernel = v->as_choice({"fused", "materialized"}) == "materialized"
+                             ? AttentionKernel::materialized
+                             : AttentionKernel::fused;
   if (auto v = w.find("lora_targets")) {
     if (t.method == TrainingMethod::full)
       v->fail("expected lora_targets only with method \"lora\" or \"qlora\", got it with \"full\"");

@@ -124,6 +124,11 @@ ValidationCase read_case(const JsonReader& r) {
     c.training_cp = static_cast<int>(int_or(t, "cp", 1));
     c.training_vp = static_cast<int>(int_or(t, "vp", 1));
     if (auto o = t.find("tp_comm_overlap")) c.training_tp_overlap = o->as_number(0.0, 1.0);
+    if (auto ak = t.find("attention_kernel")) {
+      c.training_attention_kernel = ak->as_choice({"fused", "materialized"}) == "materialized"
+                                        ? AttentionKernel::materialized
+                                        : AttentionKernel::fused;
+    }
     if (auto f = t.find("framework")) {
       const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
       c.training_framework = fw == "megatron"     ? TrainingFramework::megatron

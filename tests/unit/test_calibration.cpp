@@ -30,7 +30,7 @@ ValidationCase synthetic(const std::string& id, std::int64_t batch, std::int64_t
   return c;
 }
 
-ValidationCase training_case(const std::string& id, int gpus, double mfu) {
+ValidationCase training_case(const std::string& id, int gpus, double mfu, double decode_bandwidth) {
   ValidationCase c;
   c.id = id;
   c.kind = FigureKind::training_throughput;
@@ -39,8 +39,10 @@ ValidationCase training_case(const std::string& id, int gpus, double mfu) {
   c.deployment.gpus = gpus;
   c.training_seq_len = 4096;
   // Synthetic measurement: the training estimator itself at a known GEMM efficiency.
+  // Its element-wise passes run at HBM × decode_bandwidth, so the truth carries the fitted one too.
   Gpu truth = h100_sxm();
   truth.efficiency.training_mfu = mfu;
+  truth.efficiency.decode_bandwidth = decode_bandwidth;
   c.measured = predict_case(c, truth, EngineConfig{});
   return c;
 }
@@ -87,7 +89,8 @@ TEST_CASE("the fit recovers a known decode bandwidth and MFU from synthetic case
   truth.training_mfu = 0.55;
   const std::vector<ValidationCase> cases = {
       synthetic("a", 16, 128, 2048, truth), synthetic("b", 64, 128, 2048, truth),
-      synthetic("c", 1, 64, 512, truth), training_case("t1", 8, 0.55), training_case("t2", 64, 0.55)};
+      synthetic("c", 1, 64, 512, truth), training_case("t1", 8, 0.55, 0.70),
+      training_case("t2", 64, 0.55, 0.70)};
   const std::vector<Gpu> gpus = {h100_sxm()};
   const auto fits = fit_efficiencies(cases, gpus, EngineConfig{}, FitOptions{});
   REQUIRE(fits.size() == 2); // "*" and H100-SXM

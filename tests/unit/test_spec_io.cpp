@@ -162,6 +162,11 @@ TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute,
       "with \"full\"");
   CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"context_parallel", 0}}}}) !=
         "no error");
+  CHECK(s.training.attention_kernel == AttentionKernel::fused);
+  CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"attention_kernel", "materialized"}}}})
+            .training.attention_kernel == AttentionKernel::materialized);
+  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"attention_kernel", "flash"}}}})
+            .find("/workload/attention_kernel") != std::string::npos);
 }
 
 TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deployment", "[io][disagg]") {

@@ -202,9 +202,15 @@ TEST_CASE("DP gradient all-reduce of the 8B on 8 NVLink GPUs ≈ 0.08 s (methodo
   // 2 × 7/8 × 16,060,522,496 B / 360e9 B/s + 5 µs + 14 × 0.8 µs = 0.0781 s.
   CHECK(e.comm_exposed_s == Approx(2.0 * 7.0 / 8.0 * 2.0 * k_8b / 360e9 + 5e-6 + 14 * 0.8e-6));
   CHECK(e.comm_exposed_s == Approx(0.078).epsilon(0.01));
-  // Across 8 nodes (64 GPUs, 50 GB/s NIC at 0.8): 2 × 63/64 × 16.06 GB / 40 GB/s ≈ 0.79 s.
+  // Across 8 nodes (64 GPUs, 50 GB/s NIC at 0.8): the 8 members of the ring in each node carry one NCCL
+  // channel each over their own NIC, min(8 × 50, 450 NVLink) × 0.8 = 320 GB/s of bus bandwidth:
+  // 2 × 63/64 × 16.06 GB / 320 GB/s + 5 µs + 126 × 6 µs ≈ 0.0996 s (one NIC per ring would be 0.79 s).
   const auto x = estimate_training(p8, pretrain(2048, 64), g, layout(1, 1, 64, 0), cfg, 0.0);
-  CHECK(x.comm_exposed_s == Approx(0.79).epsilon(0.01));
+  CHECK(x.comm_exposed_s == Approx(2.0 * 63.0 / 64.0 * 2.0 * k_8b / 320e9 + 5e-6 + 126 * 6e-6));
+  CHECK(x.comm_exposed_s == Approx(0.0996).epsilon(0.01));
+  // TP8 inside each node leaves one DP member per node: its 1/8 of the gradients over one NIC, 40 GB/s.
+  const auto tp8 = estimate_training(p8, pretrain(2048, 8), g, layout(8, 1, 8, 0), cfg, 0.0);
+  CHECK(tp8.dp_comm_exposed_s == Approx(2.0 * 7.0 / 8.0 * 2.0 * k_8b / 8.0 / 40e9).epsilon(0.02));
   // With overlap only the part the last micro-batch's backward cannot hide stays exposed.
   const auto hidden = estimate_training(p8, pretrain(2048, 8), g, layout(1, 1, 8, 0), TrainingConfig{}, 0.0);
   CHECK(hidden.comm_exposed_s == Approx(0.2 * e.comm_exposed_s));

@@ -17,6 +17,16 @@ TrainingWorkload pretrain(std::int64_t seq, std::int64_t global_batch) {
   return w;
 }
 
+// Data parallel only (ZeRO `zero`), `micro_batch` sequences per micro-batch.
+TrainingLayout dp_only(int dp, int zero, std::int64_t micro_batch, Recompute rc = Recompute::none) {
+  TrainingLayout l;
+  l.dp = dp;
+  l.zero_stage = zero;
+  l.micro_batch = micro_batch;
+  l.recompute = rc;
+  return l;
+}
+
 Gpu h100_training() {
   Gpu g = h100_sxm();
   g.efficiency.training_mfu = 0.50;
@@ -97,22 +107,24 @@ TEST_CASE("context parallelism divides activations by cp and hides the ring unde
   CHECK(short_seq.cp_comm_exposed_s > 0.0);
 }
 
-TEST_CASE("per-op selective recompute keeps 4h + 3h_q + 2h_kv + 2I bytes per token per layer [TT-AC]",
+TEST_CASE("per-op selective recompute keeps 4h + 4h_q + 2h_kv + 2I bytes per token per layer [TT-AC]",
           "[core]") {
   const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
-  // 4·4096 + 3·4096 + 2·1024 + 2·14336 = 16,384 + 12,288 + 2,048 + 28,672 = 59,392 (vs 167,936 none).
-  CHECK(per_op_activation_bytes_per_token_layer(p8, 1, false) == 59'392.0);
-  // TP8 + SP: everything ÷ 8 = 7,424; TP8 alone: 4h replicated + the rest ÷ 8 = 16,384 + 43,008/8.
-  CHECK(per_op_activation_bytes_per_token_layer(p8, 8, true) == 7'424.0);
-  CHECK(per_op_activation_bytes_per_token_layer(p8, 8, false) == 16'384.0 + 5'376.0);
-  // s = 8192, 32 layers: 32 × 8192 × 59,392 = 15.57 GB.
-  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::per_op) == 32.0 * 8192.0 * 59'392.0);
-  // FLOPs: model FLOPs unchanged, hardware adds half the layers' GEMM forward.
+  // Saved: layer input, SDPA output and the odd matmuls q, v, gate, down (the policy recomputes the
+  // even ones k, o, up): 4·4096 + 4·4096 + 2·1024 + 2·14336 = 16,384 + 16,384 + 2,048 + 28,672 = 63,488
+  // (vs 167,936 none).
+  CHECK(per_op_activation_bytes_per_token_layer(p8, 1, false) == 63'488.0);
+  // TP8 + SP: everything ÷ 8 = 7,936; TP8 alone: 4h replicated + the rest ÷ 8 = 16,384 + 47,104/8.
+  CHECK(per_op_activation_bytes_per_token_layer(p8, 8, true) == 7'936.0);
+  CHECK(per_op_activation_bytes_per_token_layer(p8, 8, false) == 16'384.0 + 5'888.0);
+  // s = 8192, 32 layers: 32 × 8192 × 63,488 = 16.64 GB.
+  CHECK(stored_activation_bytes(p8, 8192, 32, 1, false, Recompute::per_op) == 32.0 * 8192.0 * 63'488.0);
+  // FLOPs: model FLOPs unchanged, hardware adds the recomputed k, o and up GEMMs:
+  // 2 × 32 × (4096·1024 + 4096·4096 + 4096·14336) = 64 × 79,691,776 = 5,100,273,664.
   const auto none = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::none, 0);
   const auto op = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::per_op, 0);
   CHECK(op.model_per_token == none.model_per_token);
-  CHECK(op.hardware_per_token ==
-        Approx(none.hardware_per_token + 0.5 * (p8.mm_flops_per_token - p8.head_flops_per_token)));
+  CHECK(op.hardware_per_token == Approx(none.hardware_per_token + 5'100'273'664.0));
   const auto full = training_flops_per_token(p8, 8192, TrainingMethod::full, Recompute::full, 0);
   CHECK(op.hardware_per_token < full.hardware_per_token);
 }
@@ -129,8 +141,8 @@ TEST_CASE("per-op recompute makes the 8B FSDP run fit on 48 GB where full stash 
   const auto op = estimate_training(p8, pretrain(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
   CHECK_FALSE(none.memory.fits);
   CHECK(op.memory.fits);
-  // activations + logits: 15.57 + 6.30 GB.
-  CHECK(op.memory.activations_bytes / 1e9 == Approx(15.569 + 6.304).epsilon(1e-3));
+  // activations + logits: 16.64 + 6.30 GB.
+  CHECK(op.memory.activations_bytes / 1e9 == Approx(16.643 + 6.304).epsilon(1e-3));
 }
 
 TEST_CASE("chunked cross-entropy keeps one FP32 chunk; LoRA targets", "[core]") {
@@ -215,12 +227,92 @@ TEST_CASE("FP8 training per op: GEMMs at the FP8 peak, attention BF16, casts at 
   const double cast = 3.0 * 32.0 * (2.0 * 4096 + 4096 + 14336 + 4096 + 2048 + 8192 + 28672);
   CHECK(cast == 3.0 * 32.0 * 69'632.0);
   const double hbm = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
-  const double t16 = fl.hardware_per_token / f16;
-  const double t8 = gemm / f8r + attn / f16 + cast / hbm;
+  // Element-wise passes, the same in both (16-bit activations): 3 × (32 layers × 167,936 B + the
+  // loss's 6 B × 128,256 vocabulary) per token.
+  const double ew = 3.0 * (32.0 * 167'936.0 + 6.0 * 128'256.0);
+  CHECK(eb.elementwise_s == Approx(ew / hbm * 16.0 * 8192.0).epsilon(1e-9)); // m = 128 / 8 = 16
+  const double t16 = fl.hardware_per_token / f16 + ew / hbm;
+  const double t8 = gemm / f8r + attn / f16 + cast / hbm + ew / hbm;
   CHECK(ef.compute_s / eb.compute_s == Approx(t8 / t16).epsilon(1e-6));
-  // The speed-up stays well short of the 2× peak ratio (attention and casts do not speed up).
+  // The speed-up stays well short of the 2× peak ratio (attention, casts and element-wise work do not
+  // speed up).
   CHECK(eb.compute_s / ef.compute_s < 1.8);
   CHECK(eb.compute_s / ef.compute_s > 1.3);
+}
+
+TEST_CASE("element-wise work runs at HBM speed: 3 passes, +1 when the forward is recomputed", "[core]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingLayout l = dp_only(8, 3, 2);
+  const auto w = pretrain(8192, 16); // m = 1, 16,384 tokens per GPU
+  const Gpu gpu = h100_training();
+  const double hbm = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
+  // Per token: 32 layers × (8h + 4h_q + 4h_kv + 8I = 167,936 B) + 6 B × 128,256 logits = 6,143,488 B;
+  // × 3 passes = 18.43 MB, i.e. 5.5 ms per 1,000 tokens at 3.35 TB/s (η_m = 1).
+  const double bytes = 3.0 * 6'143'488.0;
+  const auto none = estimate_training(p8, w, gpu, l, TrainingConfig{}, 0.0);
+  CHECK(none.elementwise_s == Approx(16384.0 * bytes / hbm).epsilon(1e-9));
+  CHECK(none.elementwise_s < none.compute_s);
+  l.recompute = Recompute::full;
+  const auto full = estimate_training(p8, w, gpu, l, TrainingConfig{}, 0.0);
+  CHECK(full.elementwise_s / none.elementwise_s == Approx(4.0 / 3.0));
+  l.recompute = Recompute::per_op;
+  CHECK(estimate_training(p8, w, gpu, l, TrainingConfig{}, 0.0).elementwise_s == Approx(full.elementwise_s));
+  // TP with sequence parallelism splits every byte over the t ranks (and the logits vocab-parallel).
+  l.recompute = Recompute::none;
+  l.dp = 4;
+  l.tp = 2;
+  l.sequence_parallel = true;
+  const auto tp2 = estimate_training(p8, w, gpu, l, TrainingConfig{}, 0.0);
+  // m = 16 / (4 · 2) = 2 micro-batches of 16,384 tokens, each GPU doing half the bytes.
+  CHECK(tp2.elementwise_s == Approx(2.0 * 16384.0 * bytes / 2.0 / hbm).epsilon(1e-9));
+  // The bytes grow with h and the GEMM FLOPs with h²: the share is larger for narrow layers.
+  ModelSpec narrow = llama31_8b();
+  narrow.hidden_size = 2048;
+  narrow.heads = 16;
+  narrow.kv_heads = 4;
+  narrow.ffn_size = 7168;
+  const PreparedModel pn = prepare_model(narrow, Precision{});
+  l = dp_only(8, 3, 2);
+  const auto wide_e = estimate_training(p8, w, gpu, l, TrainingConfig{}, 0.0);
+  const auto narrow_e = estimate_training(pn, w, gpu, l, TrainingConfig{}, 0.0);
+  CHECK(narrow_e.elementwise_s / narrow_e.compute_s > 1.5 * wide_e.elementwise_s / wide_e.compute_s);
+}
+
+TEST_CASE("materialized attention scores: 5·a·s bytes through HBM and into memory [KOR22][FA]", "[core]") {
+  // Megatron-2021 GPT 1.7B: 24 layers × 2304, 18 heads of 128, I = 4h, tied, s = 2048 on 32 A100.
+  ModelSpec m = llama31_8b();
+  m.layers = 24;
+  m.hidden_size = 2304;
+  m.heads = 18;
+  m.kv_heads = 18;
+  m.head_dim = 128;
+  m.ffn_size = 9216;
+  m.ffn_gated = false;
+  m.vocab_size = 51200;
+  m.tied_embeddings = true;
+  m.norm = NormKind::layer;
+  m.attention.kind = AttentionKind::mha;
+  const PreparedModel pm = prepare_model(m, Precision{});
+  TrainingLayout l = dp_only(32, 1, 4);
+  TrainingWorkload w = pretrain(2048, 512); // m = 4
+  Gpu gpu = a100_80gb_sxm();
+  gpu.efficiency.training_mfu = 0.5;
+  const double hbm = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
+  const auto fused = estimate_training(pm, w, gpu, l, TrainingConfig{}, 0.0);
+  w.attention_kernel = AttentionKernel::materialized;
+  const auto mat = estimate_training(pm, w, gpu, l, TrainingConfig{}, 0.0);
+  // Scores: 5 × 18 × 2048 = 184,320 B per token and layer (vs 34h = 78,336 B for the rest), 3 passes.
+  const double tokens = 4.0 * 4.0 * 2048.0; // m × micro-batch × s on one GPU
+  CHECK(mat.elementwise_s - fused.elementwise_s == Approx(tokens * 24.0 * 184'320.0 * 3.0 / hbm));
+  // Stored for the 4 × 2048 tokens of the micro-batch in flight (no recompute, no pipeline).
+  CHECK(mat.memory.activations_bytes - fused.memory.activations_bytes == Approx(8192.0 * 24.0 * 184'320.0));
+  // Selective recompute drops them from memory (one layer's working set stays) and re-runs them.
+  l.recompute = Recompute::selective;
+  const auto sel = estimate_training(pm, w, gpu, l, TrainingConfig{}, 0.0);
+  w.attention_kernel = AttentionKernel::fused;
+  const auto sel_fused = estimate_training(pm, w, gpu, l, TrainingConfig{}, 0.0);
+  CHECK(sel.memory.activations_bytes - sel_fused.memory.activations_bytes == Approx(8192.0 * 184'320.0));
+  CHECK(sel.elementwise_s - sel_fused.elementwise_s == Approx(tokens * 24.0 * 184'320.0 * 4.0 / hbm));
 }
 
 TEST_CASE("torchtitan's FP32 loss peak holds 12 B per token and vocabulary entry [TT-LOSS]", "[core]") {
