@@ -20,12 +20,13 @@ namespace rightsize {
 /// B200/H200, SGLang and TensorRT-LLM; docs/accuracy.md "disagg"): 0.237 s.
 inline constexpr double k_pd_handoff_s = 0.24;
 
-/// One pool: `workers` replicas of `layout` (layout.gpus = GPUs of one worker = tp·pp) on `gpu`.
+/// One pool: `workers` replicas of `layout` (layout.gpus = GPUs of one worker = tp·pp) on `gpu`,
+/// rented at `price` (the rate and its providers' instance shapes; rate <= 0: unknown).
 struct PoolDeployment {
   const Gpu* gpu = nullptr;
   Deployment layout;
   int workers = 1;
-  double usd_per_gpu_hour = 0.0;
+  GpuPrice price;
   [[nodiscard]] int gpus() const { return workers * layout.gpus_per_replica(); }
 };
 
@@ -33,6 +34,16 @@ struct DisaggDeployment {
   PoolDeployment prefill;
   PoolDeployment decode;
 };
+
+/// What both pools are billed for (docs/methodology.md "Whole instances"): each pool is its own set of
+/// instances, `copies` × its workers replicas of its worker layout (TP groups of layout.tp) billed by
+/// bill_instances under the pool's price; the deployment pays the sum.
+struct DisaggBill {
+  InstanceBill prefill;
+  InstanceBill decode;
+  double usd_per_hour = 0.0; ///< both pools (0 when a pool's price is unknown)
+};
+DisaggBill bill_disagg(const DisaggDeployment& unit, int copies = 1);
 
 /// The link a prompt's KV cache crosses from a prefill worker to a decode worker.
 struct KvLink {
@@ -74,6 +85,7 @@ struct DisaggEstimate {
   double handoff_s = 0.0;           ///< prefill-to-decode handoff (k_pd_handoff_s)
   double decode_batch = 0.0;        ///< mean sequences in flight per decode worker
   double client_wait_s = 0.0;       ///< closed loop: wait for a decode slot when clients exceed the KV
+  DisaggBill bill;                  ///< one unit's instances; `combined.usd_per_hour` is its cost
 };
 
 /// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or

@@ -19,7 +19,8 @@ struct DisaggCandidate {
   DisaggDeployment unit;   ///< one xPyD unit (GPU pointers into the list given)
   int copies = 1;          ///< units sized for the SLA's load with headroom
   DisaggEstimate estimate; ///< one unit; `estimate.combined` scaled to all copies in `whole`
-  InferenceEstimate whole; ///< the whole deployment (copies × unit), as judged
+  InferenceEstimate whole; ///< the whole deployment (copies × unit), as judged; costed by `bill`
+  DisaggBill bill; ///< the whole deployment's instances: each pool's copies × workers packed together
   Verdict verdict;
   bool meets_sla = false;
   bool price_known = true;
@@ -48,11 +49,11 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
                                           const Sla& sla, const DisaggDeployment& unit,
                                           const SearchPolicy& policy, const BandFactors& bands);
 
-/// The disaggregated search: `models`, `gpus` and `prices_usd_per_gpu_hour` as for recommend().
+/// The disaggregated search: `models`, `gpus` and `prices` (rates with their instance shapes) as for
+/// recommend(); each pool is billed in whole instances (bill_disagg).
 DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
                                       const InferenceWorkload& workload, const Sla& sla,
-                                      std::span<const Gpu> gpus,
-                                      std::span<const double> prices_usd_per_gpu_hour,
+                                      std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
                                       const SearchPolicy& policy, const DisaggGrid& grid = {});
 
 } // namespace rightsize

@@ -110,9 +110,10 @@ struct TrainingEstimate {
   double time_to_train_s = 0.0;      ///< workload.tokens at tokens_per_s (one step when tokens == 0)
   double gpu_hours = 0.0;            ///< ideal: time_to_train × gpus
   double gpu_hours_planning = 0.0;   ///< gpu_hours × planning_overhead_factor
-  double usd_per_hour = 0.0;         ///< whole job
-  double usd_total = 0.0;            ///< gpu_hours_planning × price per GPU-hour
-  double usd_total_ideal = 0.0;      ///< gpu_hours × price per GPU-hour
+  double usd_per_hour = 0.0;         ///< whole job: the GPUs billed (bill) × price per GPU-hour
+  double usd_total = 0.0;            ///< time_to_train × usd_per_hour × planning_overhead_factor
+  double usd_total_ideal = 0.0;      ///< time_to_train × usd_per_hour
+  InstanceBill bill;                 ///< the job's whole instances (docs/methodology.md "Whole instances")
   std::int64_t trainable_params = 0;
   Bound bound = Bound::capacity;
   bool precision_supported = true; ///< the GPU runs the GEMM dtype (else bf16 peak is used)
@@ -121,10 +122,12 @@ struct TrainingEstimate {
   bool link_known = true;
 };
 
-/// Estimates one layout (degrees < 1 are read as 1). `usd_per_gpu_hour` may be 0. Pure, allocation-free.
+/// Estimates one layout (degrees < 1 are read as 1). The price's rate may be 0 (unknown); its
+/// instance shapes decide the GPUs billed (the job is one replica of all its GPUs, TP groups inside one
+/// instance: bill_instances). Pure, allocation-free.
 TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload,
                                    const Gpu& gpu, const TrainingLayout& layout, const TrainingConfig& config,
-                                   double usd_per_gpu_hour);
+                                   const GpuPrice& price);
 
 /// Fixed choices for the layout search; 0 / -1 / nullopt = search.
 struct LayoutPins {
@@ -140,7 +143,7 @@ struct LayoutPins {
 /// GPU, with memory.fits == false. Ties go to the first layout in enumeration order. Pure.
 TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload,
                                         const Gpu& gpu, int gpus, const LayoutPins& pins,
-                                        const TrainingConfig& config, double usd_per_gpu_hour);
+                                        const TrainingConfig& config, const GpuPrice& price);
 
 // ---- Building blocks (exposed for tests and reports) ----------------------------------------------
 

@@ -28,11 +28,12 @@ struct TrainingRecommendation {
 /// up to `max_nodes` nodes.
 std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes);
 
-/// Searches GPU types × counts (`prices` parallel to `gpus`; 0 = unknown). Deadline: sla.deadline_hours
-/// against time to train; budget: sla.budget_usd against the planning cost. Pure.
+/// Searches GPU types × counts (`prices` parallel to `gpus`: the rate, <= 0 unknown, with its instance
+/// shapes, which decide the GPUs billed). Deadline: sla.deadline_hours against time to train; budget:
+/// sla.budget_usd against the planning cost of the billed GPUs; ranked by that cost. Pure.
 TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
                                           const Sla& sla, std::span<const Gpu> gpus,
-                                          std::span<const double> prices, const SearchPolicy& policy,
+                                          std::span<const GpuPrice> prices, const SearchPolicy& policy,
                                           const TrainingConfig& config);
 
 } // namespace rightsize

@@ -262,10 +262,10 @@ int run_estimate(const EstimateOptions& o) {
     pins.tp = o.tp;
     pins.pp = o.pp;
     pins.ep = o.ep;
-    const TrainingEstimate t = search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{},
-                                                      price.known ? price.usd_per_hour : 0.0);
+    const TrainingEstimate t =
+        search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, gpu_price(price));
     if (format == Format::json) {
-      nlohmann::json doc = training_json(pm, gpu.id, t, price.known);
+      nlohmann::json doc = training_json(pm, gpu.id, gpu_price(price), t, price.known);
       add_training_bands(doc, bands, t);
       doc["schema_version"] = k_output_schema_version;
       doc["assumptions"] = assumptions_json(spec.assumptions);

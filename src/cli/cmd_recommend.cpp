@@ -115,7 +115,7 @@ int run_recommend(const RecommendOptions& o) {
   ro.searched_precisions = !o.precisions.empty();
   if (spec.mode == WorkloadMode::training) {
     const TrainingRecommendation r = recommend_training(in.models.front(), spec.training, spec.sla, in.gpus,
-                                                        in.usd_per_gpu_hour, policy, TrainingConfig{});
+                                                        in.gpu_prices, policy, TrainingConfig{});
     render_training_recommendation(spec, in, r, catalog, ro);
     return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
   }
@@ -131,7 +131,7 @@ int run_recommend(const RecommendOptions& o) {
   if (o.disagg) {
     {
       const StageTimer timer("disaggregated search");
-      dr = recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.usd_per_gpu_hour, policy);
+      dr = recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, policy);
     }
     if (format == Format::json) ro.extra_json["disaggregated"] = disagg_search_json(in, *dr, r, ro.top);
   }

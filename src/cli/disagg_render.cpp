@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "instances_render.hpp"
 #include "render.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/disagg.hpp"
@@ -38,7 +39,8 @@ ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const 
   r.pool.workers = p.workers;
   const ResolvedPrice& price = price_of(catalog, gpu);
   r.price_known = price.known;
-  r.pool.usd_per_gpu_hour = price.known ? price.usd_per_hour : 0.0;
+  r.pool.price = gpu_price(price);
+  if (!price.known) r.pool.price.usd_per_gpu_hour = 0.0;
   return r;
 }
 
@@ -60,7 +62,18 @@ nlohmann::json pool_json(const PoolDeployment& p) {
           {"pp", p.layout.pp},
           {"ep", p.layout.ep},
           {"gpus", p.gpus()},
-          {"usd_per_gpu_hour", round_sig(p.usd_per_gpu_hour)}};
+          {"usd_per_gpu_hour", round_sig(p.price.usd_per_gpu_hour)}};
+}
+
+// Each pool's whole instances (bill_disagg), as JSON and as the `instances:` line.
+nlohmann::json bill_json(const DisaggDeployment& unit, const DisaggBill& bill) {
+  return {{"prefill", instances_json(bill.prefill, unit.prefill.price)},
+          {"decode", instances_json(bill.decode, unit.decode.price)}};
+}
+
+std::string bill_text(const DisaggDeployment& unit, const DisaggBill& bill) {
+  return fmt::format("prefill pool {}; decode pool {}", instances_text(bill.prefill, unit.prefill.price),
+                     instances_text(bill.decode, unit.decode.price));
 }
 
 nlohmann::json memory_json(const MemoryEstimate& m) {
@@ -118,6 +131,8 @@ nlohmann::json disagg_candidate_json(const DisaggCandidate& c) {
   j["label"] = fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers);
   j["copies"] = c.copies;
   j["gpus"] = c.total_gpus();
+  j["gpus_billed"] = c.bill.prefill.gpus_billed + c.bill.decode.gpus_billed;
+  j["instances"] = bill_json(c.unit, c.bill);
   j["meets_sla"] = c.meets_sla;
   j["inference"] = figures_json(c.whole);
   j["usd_per_hour"] = c.price_known ? nlohmann::json(round_sig(c.whole.usd_per_hour)) : nlohmann::json();
@@ -196,34 +211,49 @@ void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
   fmt::print(
       "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
       markdown ? "## " : "", r.evaluated, r.candidates.size());
-  Table t({{"rank", Align::right},
-           {"xPyD", Align::left},
-           {"prefill pool", Align::left},
-           {"decode pool", Align::left},
-           {"copies", Align::right},
-           {"GPUs", Align::right},
-           {"TTFT", Align::right},
-           {"KV xfer", Align::right},
-           {"TPOT", Align::right},
-           {"batch/dec", Align::right},
-           {"$/1M served", Align::right}});
   const bool any = !r.candidates.empty();
   const std::vector<DisaggCandidate>& rows = any ? r.candidates : r.rejected;
-  for (std::size_t i = 0; i < rows.size() && i < (any ? top : 3); ++i) {
+  const std::size_t shown = std::min(rows.size(), any ? top : std::size_t{3});
+  const auto billed = [](const DisaggCandidate& c) {
+    return c.bill.prefill.gpus_billed + c.bill.decode.gpus_billed;
+  };
+  // The "billed" column appears when whole instances bill more GPUs than a shown row uses (as aggregated).
+  bool billed_column = false;
+  for (std::size_t i = 0; i < shown; ++i)
+    billed_column = billed_column || billed(rows[i]) != rows[i].total_gpus();
+  std::vector<Column> columns = {{"rank", Align::right},        {"xPyD", Align::left},
+                                 {"prefill pool", Align::left}, {"decode pool", Align::left},
+                                 {"copies", Align::right},      {"GPUs", Align::right}};
+  if (billed_column) columns.push_back({"billed", Align::right});
+  for (const char* h : {"TTFT", "KV xfer", "TPOT", "batch/dec", "$/1M served"})
+    columns.push_back({h, Align::right});
+  Table t(std::move(columns));
+  for (std::size_t i = 0; i < shown; ++i) {
     const DisaggCandidate& c = rows[i];
-    t.add_row({any ? std::to_string(i + 1) : "-",
-               fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers),
-               fmt::format("{} {}", c.unit.prefill.gpu->id, layout_label(c.unit.prefill.layout)),
-               fmt::format("{} {}", c.unit.decode.gpu->id, layout_label(c.unit.decode.layout)),
-               std::to_string(c.copies), std::to_string(c.total_gpus()), format_ms(c.whole.ttft_s),
-               format_ms(c.estimate.kv_transfer_s), format_ms(c.whole.tpot_s),
-               fmt::format("{:.0f}", c.estimate.decode_batch),
-               c.meets_sla ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
-                           : describe_rejection(c.verdict.first, c.whole.concurrency)});
+    std::vector<std::string> cells = {
+        any ? std::to_string(i + 1) : "-",
+        fmt::format("{}P{}D", c.unit.prefill.workers, c.unit.decode.workers),
+        fmt::format("{} {}", c.unit.prefill.gpu->id, layout_label(c.unit.prefill.layout)),
+        fmt::format("{} {}", c.unit.decode.gpu->id, layout_label(c.unit.decode.layout)),
+        std::to_string(c.copies),
+        std::to_string(c.total_gpus())};
+    if (billed_column) cells.push_back(std::to_string(billed(c)));
+    for (const std::string& cell :
+         {format_ms(c.whole.ttft_s), format_ms(c.estimate.kv_transfer_s), format_ms(c.whole.tpot_s),
+          fmt::format("{:.0f}", c.estimate.decode_batch),
+          c.meets_sla ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
+                      : describe_rejection(c.verdict.first, c.whole.concurrency)})
+      cells.push_back(cell);
+    t.add_row(std::move(cells));
   }
   if (!rows.empty()) {
     if (!any) fmt::print("closest misses:\n");
     fmt::print("{}", t.render(markdown ? TableStyle::markdown : TableStyle::text, 160));
+  }
+  if (any) {
+    const DisaggCandidate& best = r.candidates.front();
+    fmt::print("\ninstances (rank 1, {} cop{}): {}\n", best.copies, best.copies == 1 ? "y" : "ies",
+               bill_text(best.unit, best.bill));
   }
   fmt::print("\n{}\n", verdict_line(in, r, aggregated));
 }
@@ -265,6 +295,7 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
         {"usd_per_million_output_tokens", price_known && verdict.feasible()
                                               ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
                                               : nlohmann::json()}};
+    doc["instances"] = bill_json(dep, e.bill);
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
     if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
     doc["assumptions"] = assumptions_json(spec.assumptions);
@@ -314,6 +345,7 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
   if (show)
     fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
   fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
+  fmt::print("  instances: {}\n", bill_text(dep, e.bill));
   if (show)
     fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
                format_usd(c.usd_per_million_output_tokens, price_known));

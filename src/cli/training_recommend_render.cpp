@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "instances_render.hpp"
 #include "recommend_render.hpp"
 #include "render.hpp"
 #include "rightsize/units.hpp"
@@ -16,8 +17,13 @@ namespace {
 
 Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate>& rows, std::size_t limit,
                      bool with_reason) {
-  std::vector<Column> columns = {
-      {"rank", Align::right}, {"gpu", Align::left}, {"gpus", Align::right}, {"layout", Align::left, true}};
+  std::vector<Column> columns = {{"rank", Align::right}, {"gpu", Align::left}, {"gpus", Align::right}};
+  // "billed" appears when a shown job pays for idle GPUs of its instances (as the aggregated table).
+  bool billed_column = false;
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
+    billed_column = billed_column || rows[i].estimate.bill.gpus_billed != rows[i].estimate.gpus;
+  if (billed_column) columns.push_back({"billed", Align::right});
+  columns.push_back({"layout", Align::left, true});
   for (const char* h : {"MFU", "tok/s", "time", "$/h", "$/run", "mem/GPU"})
     columns.push_back({h, Align::right});
   if (with_reason) columns.push_back({"reason", Align::left, true});
@@ -26,17 +32,16 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
     const TrainingCandidate& c = rows[i];
     const TrainingEstimate& e = c.estimate;
     const double hours = e.time_to_train_s / k_seconds_per_hour;
-    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-",
-                                      in.gpus[c.gpu_index].id,
-                                      std::to_string(e.gpus),
-                                      training_layout_label(e.layout),
-                                      fmt::format("{:.1f}%", e.mfu * 100.0),
-                                      format_count(e.tokens_per_s),
-                                      hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0)
-                                                    : fmt::format("{:.1f} h", hours),
-                                      format_usd(e.usd_per_hour, c.price_known),
-                                      c.price_known ? format_usd_total(e.usd_total) : "n/a",
-                                      format_gb(e.memory.per_gpu_bytes)};
+    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
+                                      std::to_string(e.gpus)};
+    if (billed_column) cells.push_back(billed_cell(e.bill));
+    for (const std::string& cell :
+         {training_layout_label(e.layout), fmt::format("{:.1f}%", e.mfu * 100.0),
+          format_count(e.tokens_per_s),
+          hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0) : fmt::format("{:.1f} h", hours),
+          format_usd(e.usd_per_hour, c.price_known), c.price_known ? format_usd_total(e.usd_total) : "n/a",
+          format_gb(e.memory.per_gpu_bytes)})
+      cells.push_back(cell);
     if (with_reason) cells.push_back(describe_training_rejection(c));
     t.add_row(std::move(cells));
   }
@@ -58,7 +63,8 @@ std::vector<TrainingCandidate> training_misses(const TrainingRecommendation& r) 
 
 nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
                                        const LoadedCatalog& catalog) {
-  nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, c.estimate, c.price_known);
+  nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
+                                   c.estimate, c.price_known);
   BandContext bands;
   bands.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
   bands.gpu_id = in.gpus[c.gpu_index].id;
@@ -135,6 +141,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
                goal_text.empty() ? "fits" : "meets " + goal_text,
                win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
                win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
+    fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
   } else {
     fmt::print("no configuration meets the requirements\n");
   }

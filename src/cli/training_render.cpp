@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "instances_render.hpp"
 #include "render.hpp"
 #include "rightsize/units.hpp"
 
@@ -35,8 +36,8 @@ std::string training_layout_label(const TrainingLayout& l) {
   return out;
 }
 
-nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id, const TrainingEstimate& t,
-                             bool price_known) {
+nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id, const GpuPrice& price,
+                             const TrainingEstimate& t, bool price_known) {
   using nlohmann::json;
   json doc;
   doc["model"] = {{"name", pm.model.name},
@@ -112,6 +113,7 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
     cost["usd_total_ideal"] = nullptr;
   }
   doc["cost"] = cost;
+  doc["instances"] = instances_json(t.bill, price);
   return doc;
 }
 
@@ -197,6 +199,7 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
   fmt::print("\ncost ({}, {})\n", price.basis,
              price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price");
   fmt::print("  {:<26}{:>12}\n", "per hour", format_usd(t.usd_per_hour, price.known));
+  fmt::print("  instances: {}\n", instances_text(t.bill, gpu_price(price)));
   if (w.tokens > 0.0) {
     fmt::print("  {:<26}{:>12}\n", "per run (planning)", price.known ? format_usd_total(t.usd_total) : "n/a");
     fmt::print("  {:<26}{:>12}\n", "per run (ideal)",

@@ -13,8 +13,9 @@
 namespace rightsize::cli {
 
 /// The estimate document for a training run: model, deployment, memory (with gradients and
-/// optimizer), training {layout, step_time_s, tokens_per_s, ...}, cost {usd_per_hour, usd_total}.
-nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_id,
+/// optimizer), training {layout, step_time_s, tokens_per_s, ...}, cost {usd_per_hour, usd_total} and
+/// the instances billed under `price` (instances_json).
+nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_id, const GpuPrice& price,
                              const TrainingEstimate& estimate, bool price_known);
 
 /// Adds `*_low` / `*_high` siblings for tokens/s, time to train and cost (training_throughput band).

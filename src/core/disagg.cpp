@@ -54,7 +54,7 @@ InferenceEstimate decode_at(const PoolSetup& s, double batch) {
   w.request_rate_per_s = 0.0;
   w.concurrency = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(batch)));
   const PoolDeployment& pool = s.dep->decode;
-  return estimate_inference(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine, nullptr, pool.usd_per_gpu_hour);
+  return estimate_inference(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine, nullptr, pool.price);
 }
 
 struct Operating {
@@ -177,8 +177,14 @@ InferenceEstimate combine(const PoolSetup& s, const DisaggEstimate& e, const Ope
   c.output_tokens_per_s = op.requests_per_s * d(s.w.output_tokens);
   c.precision_supported = e.prefill.precision_supported && e.decode.precision_supported;
   c.link_known = e.prefill.link_known && e.decode.link_known && e.link.gb_per_s > 0.0;
-  c.usd_per_hour = d(dep.prefill.gpus()) * dep.prefill.usd_per_gpu_hour +
-                   d(dep.decode.gpus()) * dep.decode.usd_per_gpu_hour;
+  // Whole instances per pool (bill_disagg); the shared renderers read the sum.
+  c.bill = InstanceBill{};
+  c.bill.gpus_used = e.bill.prefill.gpus_used + e.bill.decode.gpus_used;
+  c.bill.gpus_billed = e.bill.prefill.gpus_billed + e.bill.decode.gpus_billed;
+  c.bill.shape_known = e.bill.prefill.shape_known && e.bill.decode.shape_known;
+  c.bill.hostable = e.bill.prefill.hostable && e.bill.decode.hostable;
+  c.bill.usd_per_hour = e.bill.usd_per_hour;
+  c.usd_per_hour = e.bill.usd_per_hour;
   c.usd_per_million_output_tokens = 0.0;
   c.usd_per_request = 0.0;
   if (c.output_tokens_per_s > 0.0) {
@@ -229,6 +235,19 @@ double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double
   return latency_s + bytes / (d(link.lanes) * gb_per_s_to_bytes_per_s(link.gb_per_s) * efficiency);
 }
 
+DisaggBill bill_disagg(const DisaggDeployment& unit, int copies) {
+  // docs/methodology.md "Whole instances": each pool rents its own instances (one function bills both).
+  const auto pool_bill = [copies](const PoolDeployment& p) {
+    return bill_instances(std::max(0, copies) * p.workers, p.layout.gpus_per_replica(), p.price, p.layout.tp);
+  };
+  DisaggBill b;
+  b.prefill = pool_bill(unit.prefill);
+  b.decode = pool_bill(unit.decode);
+  const bool known = unit.prefill.price.usd_per_gpu_hour > 0.0 && unit.decode.price.usd_per_gpu_hour > 0.0;
+  b.usd_per_hour = known ? b.prefill.usd_per_hour + b.decode.usd_per_hour : 0.0;
+  return b;
+}
+
 double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s,
                         int decode_workers) {
   if (decode_workers <= 0) return 0.0;
@@ -256,7 +275,8 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   wp.arrival = Arrival::closed_loop;
   wp.request_rate_per_s = 0.0;
   e.prefill = estimate_inference(pm, wp, *dep.prefill.gpu, one_worker(dep.prefill), engine, nullptr,
-                                 dep.prefill.usd_per_gpu_hour);
+                                 dep.prefill.price);
+  e.bill = bill_disagg(dep, 1);
   e.prefill_service_s = e.prefill.prefill_s;
   e.ttft_fixed_s = engine_for_gpu(engine, *dep.prefill.gpu, dep.prefill.layout.tp).ttft_fixed_s;
   e.link = kv_transfer_link(*dep.prefill.gpu, dep.prefill.layout.gpus_per_replica(), *dep.decode.gpu,

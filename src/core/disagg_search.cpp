@@ -16,11 +16,15 @@ namespace {
 
 constexpr int k_max_copies = 100000;
 
-// The whole deployment: `copies` identical units (throughput and price scale, latency does not).
-InferenceEstimate scaled(const InferenceEstimate& unit, int copies) {
+// The whole deployment: `copies` identical units (throughput scales, latency does not); the price is
+// the whole deployment's instances (bill_disagg packs each pool's copies × workers together).
+InferenceEstimate scaled(const InferenceEstimate& unit, const DisaggBill& bill, int copies) {
   InferenceEstimate e = unit;
   const double n = copies;
-  e.usd_per_hour *= n;
+  e.usd_per_hour = bill.usd_per_hour;
+  e.bill.gpus_used = bill.prefill.gpus_used + bill.decode.gpus_used;
+  e.bill.gpus_billed = bill.prefill.gpus_billed + bill.decode.gpus_billed;
+  e.bill.usd_per_hour = bill.usd_per_hour;
   e.requests_per_s *= n;
   e.output_tokens_per_s *= n;
   e.in_flight *= n;
@@ -88,13 +92,14 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
                                           const SearchPolicy& policy, const BandFactors& bands) {
   DisaggCandidate c;
   c.unit = unit;
-  c.price_known = unit.prefill.usd_per_gpu_hour > 0.0 && unit.decode.usd_per_gpu_hour > 0.0;
+  c.price_known = unit.prefill.price.usd_per_gpu_hour > 0.0 && unit.decode.price.usd_per_gpu_hour > 0.0;
   // As evaluate_candidate: capacity in closed loop at the largest client count meeting the latency
   // targets at the judged end of the band; open-loop latency judged at the rate once sized.
   const CapacityInputs cap = capacity_inputs(workload, sla, bands);
   const Sla& capacity_sla = cap.sla;
   c.estimate = estimate_disagg(model, cap.workload, unit, policy.engine, &cap.auto_sla);
   c.whole = c.estimate.combined;
+  c.bill = c.estimate.bill;
   JudgeRules rules;
   rules.bands = bands;
   rules.price_known = c.price_known;
@@ -111,7 +116,8 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
     copies = std::max(copies, std::ceil(*sla.output_tokens_per_s * headroom / tps));
   }
   c.copies = static_cast<int>(std::min<double>(copies, k_max_copies));
-  c.whole = scaled(c.estimate.combined, c.copies);
+  c.bill = bill_disagg(unit, c.copies);
+  c.whole = scaled(c.estimate.combined, c.bill, c.copies);
   rules.check_load = true;
   c.verdict = judge(c.whole, capacity_sla, rules);
   if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
@@ -120,11 +126,13 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
       InferenceWorkload open = workload;
       open.request_rate_per_s = *sla.requests_per_s / c.copies; // each unit's share
       const DisaggEstimate at_rate = estimate_disagg(model, open, unit, policy.engine, nullptr);
-      const InferenceEstimate whole = scaled(at_rate.combined, c.copies);
+      const DisaggBill bill = bill_disagg(unit, c.copies);
+      const InferenceEstimate whole = scaled(at_rate.combined, bill, c.copies);
       const Verdict v = judge(whole, sla, rules);
       if (v.passes() || c.copies >= std::min(k_max_copies, 4 * first + 8)) {
         c.estimate = at_rate;
         c.whole = whole;
+        c.bill = bill;
         c.verdict = v;
         break;
       }
@@ -142,7 +150,7 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
 
 DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
                                       const InferenceWorkload& workload, const Sla& sla,
-                                      std::span<const Gpu> gpus, std::span<const double> prices,
+                                      std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
                                       const SearchPolicy& policy, const DisaggGrid& grid) {
   DisaggRecommendation out;
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
@@ -185,14 +193,15 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
     // same-type unit's cost per token (or its decode step when none passed).
     std::vector<std::pair<double, std::size_t>> by_prefill, by_decode;
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
-      if (layouts[gi].empty() || prices[gi] <= 0.0) continue;
+      const double rate = prices[gi].usd_per_gpu_hour;
+      if (layouts[gi].empty() || rate <= 0.0) continue;
       double prompt = std::numeric_limits<double>::max();
       double token = std::numeric_limits<double>::max();
       const auto consider = [&](const DisaggCandidate& c) {
         if (c.precision_index != pi) return;
         if (c.prefill_gpu_index == gi) {
-          prompt = std::min(prompt, c.unit.prefill.layout.gpus_per_replica() * prices[gi] *
-                                        c.estimate.prefill_service_s);
+          prompt = std::min(prompt,
+                            c.unit.prefill.layout.gpus_per_replica() * rate * c.estimate.prefill_service_s);
         }
         if (c.decode_gpu_index == gi && c.meets_sla)
           token = std::min(token, c.usd_per_million_output_tokens_at_load);

@@ -16,7 +16,8 @@ struct Cost {
   int gpus = std::numeric_limits<int>::max();
   int instances = 0;
   bool mixed = false;
-  int size = 0; ///< the size of one instance in the mix (to tell a mix from one size)
+  int size = 0;     ///< the size of one instance in the mix (to tell a mix from one size)
+  int max_size = 0; ///< the largest size in the mix
 };
 
 } // namespace
@@ -32,8 +33,8 @@ InstancePacking pack_instances(int replicas, int gpus_per_replica, const std::ve
     out.hostable = false;
     return out;
   }
-  out.largest_size = largest;
   if (gpus_per_replica > largest) {
+    out.largest_size = largest;
     // A replica larger than the largest instance spans whole largest instances (a multi-node
     // replica, as the layout search allows across nodes).
     const int per_replica = (gpus_per_replica + largest - 1) / largest;
@@ -46,16 +47,18 @@ InstancePacking pack_instances(int replicas, int gpus_per_replica, const std::ve
   const int rest = replicas % per_largest;
   out.instances = full;
   out.gpus_billed = full * largest;
+  out.largest_size = full > 0 ? largest : 0;
   if (rest == 0) return out;
   if (rest > k_max_remainder) { // beyond the exact packing: one more largest instance
     ++out.instances;
     out.gpus_billed += largest;
+    out.largest_size = largest;
     return out;
   }
   // The remaining replicas (fewer than one largest instance holds): the fewest GPUs any mix of
   // sizes gives, fewer instances at a tie (a small knapsack over at most k_max_remainder replicas).
   std::array<Cost, k_max_remainder + 1> best{};
-  best[0] = Cost{0, 0, false, 0};
+  best[0] = Cost{0, 0, false, 0, 0};
   for (int r = 1; r <= rest; ++r) {
     for (const int size : sizes) {
       const int holds = size / gpus_per_replica;
@@ -63,7 +66,8 @@ InstancePacking pack_instances(int replicas, int gpus_per_replica, const std::ve
       const Cost& before = best[static_cast<std::size_t>(std::max(0, r - holds))];
       if (before.gpus == std::numeric_limits<int>::max()) continue;
       Cost c{before.gpus + size, before.instances + 1,
-             before.mixed || (before.size != 0 && before.size != size), size};
+             before.mixed || (before.size != 0 && before.size != size), size,
+             std::max(before.max_size, size)};
       Cost& slot = best[static_cast<std::size_t>(r)];
       if (c.gpus < slot.gpus || (c.gpus == slot.gpus && c.instances < slot.instances)) slot = c;
     }
@@ -72,6 +76,9 @@ InstancePacking pack_instances(int replicas, int gpus_per_replica, const std::ve
   out.instances += tail.instances;
   out.gpus_billed += tail.gpus;
   out.mixed_sizes = tail.mixed || (full > 0 && tail.size != largest);
+  // The largest instance size used: the full ones, else the remainder's largest (1 GPU of a 1/4/8
+  // family is one 1-GPU instance, not an 8-GPU one).
+  out.largest_size = std::max(out.largest_size, tail.max_size);
   return out;
 }
 

@@ -240,9 +240,9 @@ TrainingContext make_training_context(const PreparedModel& pm, const TrainingWor
 
 TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWorkload& workload,
                                    const Gpu& gpu, const TrainingLayout& layout, const TrainingConfig& config,
-                                   double usd_per_gpu_hour) {
+                                   const GpuPrice& price) {
   const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
-  return detail::evaluate_training(ctx, normalized(layout), usd_per_gpu_hour);
+  return detail::evaluate_training(ctx, normalized(layout), price);
 }
 
 namespace detail {

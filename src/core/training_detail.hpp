@@ -65,7 +65,7 @@ StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& layou
 
 /// Estimate for one layout on a prepared context (estimate_training and the search share it).
 TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& layout,
-                                   double usd_per_gpu_hour);
+                                   const GpuPrice& price);
 
 /// The layout with degrees clamped to >= 1, ZeRO to 0..3 and micro_batch to >= 1.
 TrainingLayout normalized_layout(const TrainingLayout& layout);

@@ -55,7 +55,7 @@ std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes) {
 
 TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
                                           const Sla& sla, std::span<const Gpu> gpus,
-                                          std::span<const double> prices, const SearchPolicy& policy,
+                                          std::span<const GpuPrice> prices, const SearchPolicy& policy,
                                           const TrainingConfig& config) {
   TrainingRecommendation out;
   for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
@@ -63,7 +63,7 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
     for (int count : training_gpu_counts(gpu, policy.max_nodes)) {
       TrainingCandidate c;
       c.gpu_index = gi;
-      c.price_known = prices[gi] > 0.0;
+      c.price_known = prices[gi].usd_per_gpu_hour > 0.0;
       c.estimate = search_training_layout(model, workload, gpu, count, LayoutPins{}, config, prices[gi]);
       const TrainingEstimate& e = c.estimate;
       const double hours = e.time_to_train_s / k_seconds_per_hour;

@@ -93,7 +93,7 @@ struct Search {
   std::int64_t global_batch;
   std::int64_t layers;
   bool cpu_offload;
-  double usd_per_gpu_hour;
+  const GpuPrice* price;
   TrainingEstimate best;
   bool have = false;
 
@@ -106,7 +106,7 @@ struct Search {
   }
 
   void consider(const TrainingLayout& l) {
-    const TrainingEstimate e = detail::evaluate_training(*ctx, l, usd_per_gpu_hour);
+    const TrainingEstimate e = detail::evaluate_training(*ctx, l, *price);
     if (!have || better(e, best)) {
       best = e;
       have = true;
@@ -150,7 +150,7 @@ struct Search {
 
 TrainingEstimate search_training_layout(const PreparedModel& model, const TrainingWorkload& workload,
                                         const Gpu& gpu, int gpus, const LayoutPins& pins,
-                                        const TrainingConfig& config, double usd_per_gpu_hour) {
+                                        const TrainingConfig& config, const GpuPrice& price) {
   const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
   const ModelSpec& m = model.model;
   gpus = std::max(1, gpus);
@@ -160,7 +160,7 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
                 std::max<std::int64_t>(1, workload.global_batch),
                 std::max<std::int64_t>(1, m.layers),
                 workload.cpu_offload_optimizer,
-                usd_per_gpu_hour,
+                &price,
                 TrainingEstimate{},
                 false};
   for (int tp = 1; tp <= std::max(k_max_tp, pins.tp); ++tp) {
@@ -196,7 +196,7 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
   l.recompute = ch.recompute[0];
   l.sequence_parallel = l.tp > 1;
   l.cpu_offload = workload.cpu_offload_optimizer;
-  TrainingEstimate e = detail::evaluate_training(ctx, detail::normalized_layout(l), usd_per_gpu_hour);
+  TrainingEstimate e = detail::evaluate_training(ctx, detail::normalized_layout(l), price);
   e.memory.fits = false;
   e.bound = Bound::capacity;
   return e;

@@ -197,8 +197,10 @@ void update_time(const TrainingContext& ctx, const TrainingLayout& l, const Stag
 }
 
 // Throughput, utilisation (MFU counts model FLOPs, HFU adds recompute, §4.2), time and cost (§6.2:
-// GPU-hours already count every GPU, so cost = GPU-hours × price), and the bound.
-void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_gpu_hour,
+// the job pays for every GPU of the instances it rents, docs/methodology.md "Whole instances": one
+// replica of all its GPUs whose TP groups stay inside an instance; cost = time × billed GPUs × price),
+// and the bound.
+void finish(const TrainingContext& ctx, const TrainingFlops& fl, const GpuPrice& price, int tp,
             TrainingEstimate& est) {
   const TrainingConfig& cfg = *ctx.config;
   const double gpus = est.gpus;
@@ -211,9 +213,11 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_
       ctx.workload->tokens > 0.0 ? ctx.workload->tokens / est.tokens_per_s : est.step_time_s;
   est.gpu_hours = est.time_to_train_s * gpus / k_seconds_per_hour;
   est.gpu_hours_planning = est.gpu_hours * cfg.planning_overhead_factor;
-  est.usd_per_hour = usd_per_gpu_hour * gpus;
-  est.usd_total_ideal = est.gpu_hours * usd_per_gpu_hour;
-  est.usd_total = est.gpu_hours_planning * usd_per_gpu_hour;
+  est.bill = bill_instances(1, est.gpus, price, tp);
+  est.usd_per_hour = est.bill.usd_per_hour;
+  const double hours = est.time_to_train_s / k_seconds_per_hour;
+  est.usd_total_ideal = hours * est.usd_per_hour;
+  est.usd_total = est.usd_total_ideal * cfg.planning_overhead_factor;
   const double comm = est.comm_exposed_s + est.bubble_s;
   const double update = est.optimizer_step_s + est.offload_s;
   if (!est.memory.fits) {
@@ -228,7 +232,7 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, double usd_per_
 } // namespace
 
 TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l,
-                                   double usd_per_gpu_hour) {
+                                   const GpuPrice& price) {
   TrainingEstimate est;
   est.layout = l;
   est.gpus = l.gpus();
@@ -280,7 +284,7 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   update_time(ctx, l, sp, est);
   est.step_time_s = est.compute_s + est.comm_exposed_s + est.bubble_s + est.optimizer_step_s + est.offload_s;
   est.bubble_fraction = est.step_time_s > 0.0 ? est.bubble_s / est.step_time_s : 0.0;
-  finish(ctx, fl, usd_per_gpu_hour, est);
+  finish(ctx, fl, price, l.tp, est);
   return est;
 }
 

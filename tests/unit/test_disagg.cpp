@@ -68,12 +68,12 @@ DisaggDeployment h100_pools(const Gpu& gpu, int prefill_workers, int decode_work
   dep.prefill.layout.tp = 1;
   dep.prefill.layout.gpus = 1;
   dep.prefill.workers = prefill_workers;
-  dep.prefill.usd_per_gpu_hour = 2.0;
+  dep.prefill.price = GpuPrice(2.0);
   dep.decode = dep.prefill;
   dep.decode.layout.tp = 2;
   dep.decode.layout.gpus = 2;
   dep.decode.workers = decode_workers;
-  dep.decode.usd_per_gpu_hour = 3.0;
+  dep.decode.price = GpuPrice(3.0);
   return dep;
 }
 
@@ -145,7 +145,7 @@ TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {
 
 TEST_CASE("the disaggregated search ranks passing units by cost and judges every one", "[disagg]") {
   const std::vector<Gpu> gpus = {h100_sxm(), a100_80gb_sxm()};
-  const std::vector<double> prices = {3.0, 2.0};
+  const std::vector<GpuPrice> prices = {3.0, 2.0};
   const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
   InferenceWorkload w;
   w.input_tokens = 4096;

@@ -37,6 +37,12 @@ TEST_CASE("pack_instances: worked examples", "[core][instances]") {
   CHECK(p.gpus_billed == 3);
   CHECK(p.instances == 2);
   CHECK(p.mixed_sizes);
+  CHECK(p.largest_size == 2); // a 2 and a 1: the largest size used, not the family's 8
+  // 1 × 1 GPU of a 1/4/8 family (AWS g6e): one 1-GPU instance.
+  p = pack_instances(1, 1, std::vector<int>{1, 4, 8});
+  CHECK(p.gpus_billed == 1);
+  CHECK(p.instances == 1);
+  CHECK(p.largest_size == 1);
   // 12 × 1 GPU: one 8 + one 4.
   p = pack_instances(12, 1, k_lambda_like);
   CHECK(p.gpus_billed == 12);
