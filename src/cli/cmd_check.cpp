@@ -209,7 +209,11 @@ int run_check(const CheckOptions& o) {
   const bool pass = meets && !over_provisioned;
   const int replicas = want.gpus / choice.deployment.gpus_per_replica();
 
-  if (!o.emit.kind.empty()) return emit_checked(o.emit, spec, current_in, res, policy, catalog.pricing, pass);
+  if (!o.emit.kind.empty()) {
+    EmitOptions emit = o.emit;
+    emit.engine = engine_name(o.engine, spec.engine); // --emit k8s runs the engine the estimate assumed
+    return emit_checked(emit, spec, current_in, res, policy, catalog.pricing, pass);
+  }
 
   auto describe = [](const SearchInputs& in, const Candidate& c) {
     return fmt::format("{} × {} ({}, {} replica{}) for {}/h", c.total_gpus(), in.gpus[c.gpu_index].id,
