@@ -152,3 +152,29 @@ TEST_CASE("attention-DP layouts get each engine's data-parallel attention and ex
   CHECK(std::find(plain.args.begin(), plain.args.end(), "--data-parallel-size") == plain.args.end());
   CHECK(engine_command(Engine::trtllm, multi_node_plan(8, 1), "m").extra_options_yaml.empty());
 }
+
+TEST_CASE("an attention-DP replica over two nodes places its vLLM ranks with Ray", "[deploy]") {
+  using namespace rightsize::cli;
+  Candidate c = tp2_candidate();
+  c.layout = Deployment{16, 1, 1, 16, 16}; // 16 attention ranks of TP1 on two 8-GPU nodes
+  const PreparedModel pm = prepare_model(test::deepseek_v3(), Precision{});
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  const DeployPlan d =
+      plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(), CapacityPolicy{});
+  REQUIRE(d.nodes_per_replica == 2);
+  const EngineCommand v = engine_command(Engine::vllm, d, "m");
+  CHECK(has_pair(v.args, "--data-parallel-size", "16"));
+  CHECK(has_pair(v.args, "--data-parallel-size-local", "8")); // the ranks on the head node
+  CHECK(has_pair(v.args, "--data-parallel-backend", "ray"));
+  CHECK(std::find(v.args.begin(), v.args.end(), "--distributed-executor-backend") == v.args.end());
+  // SGLang: the same ranks, each node launched with its rank; the wide-EP backend is only named.
+  const EngineCommand s = engine_command(Engine::sglang, d, "m");
+  CHECK(has_pair(s.args, "--tp-size", "16"));
+  CHECK(has_pair(s.args, "--dp-size", "16"));
+  CHECK(has_pair(s.args, "--nnodes", "2"));
+  CHECK(std::any_of(s.notes.begin(), s.notes.end(), [](const std::string& n) {
+    return n.find("--moe-a2a-backend deepep") != std::string::npos;
+  }));
+}

@@ -170,9 +170,10 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
     flag(c, "--node-rank", pod ? "$(LWS_WORKER_INDEX)" : "${NODE_RANK}");
     if (!pod) {
       c.preamble.push_back(": \"${LEADER_ADDR:?set LEADER_ADDR to the first node's address}\"");
-      c.preamble.push_back(
-          fmt::format(": \"${{NODE_RANK:?set NODE_RANK: 0 on the first node, 1 to {} on the others}}\"",
-                      p.nodes_per_replica - 1));
+      c.preamble.push_back(fmt::format(": \"${{NODE_RANK:?set NODE_RANK: 0 on the first node, {}}}\"",
+                                       p.nodes_per_replica == 2
+                                           ? std::string("1 on the other")
+                                           : fmt::format("1 to {} on the others", p.nodes_per_replica - 1)));
       c.notes.push_back(fmt::format("one replica spans {} nodes: run this script on each of them with "
                                     "LEADER_ADDR and NODE_RANK set; the first node serves HTTP",
                                     p.nodes_per_replica));
