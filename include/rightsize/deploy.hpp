@@ -16,6 +16,9 @@ struct DeployPlan {
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
   int expert_parallel = 1; ///< 1 = experts split by TP
+  /// Attention data-parallel ranks per replica (the `adp` layout: one attention rank per TP group,
+  /// experts over all of them); 1 = none. GPUs per replica = TP × PP × this.
+  int attention_dp = 1;
   int gpus_per_replica = 1;
   /// Nodes one replica spans: ceil(gpus_per_replica / the GPU's gpus_per_node). Above 1 the replica
   /// is one leader pod plus nodes_per_replica − 1 worker pods (a LeaderWorkerSet).
@@ -25,7 +28,10 @@ struct DeployPlan {
   int gpus_per_worker_pod = 1;
   int gpus_per_leader_pod = 1;
   // Engine limits.
-  std::int64_t max_num_seqs = 1;           ///< in-flight sequences per replica: the SLA-meeting concurrency
+  std::int64_t max_num_seqs = 1; ///< in-flight sequences per replica: the SLA-meeting concurrency
+  /// The same cap per attention-DP rank, ceil(max_num_seqs / attention_dp), for engines that
+  /// schedule each rank on its own (vLLM's DP engines, TensorRT-LLM's attention-DP ranks).
+  std::int64_t max_num_seqs_per_rank = 1;
   std::int64_t kv_capacity_seqs = 1;       ///< sequences the KV cache holds at max_model_len
   std::int64_t max_num_batched_tokens = 1; ///< tokens per engine step (chunked prefill)
   std::int64_t max_model_len_tokens = 1;   ///< longest context admitted

@@ -10,6 +10,7 @@
 namespace rightsize {
 
 struct Candidate;
+struct InferenceEstimate;
 
 /// Board power as fractions of TDP. Anchors (methodology §9): ML.ENERGY Benchmark v3.0, H100-SXM
 /// (700 W TDP) serving at batch 1 ≈ 300 W and at batch 128 ≈ 600 W.
@@ -31,6 +32,10 @@ struct CandidateEnergy {
 /// Energy of a sized candidate at the SLA's peak load (its capacity when the SLA states none).
 CandidateEnergy candidate_energy(const Candidate& candidate, const Gpu& gpu, const Sla& sla,
                                  const PowerModel& model);
+/// The same for `total_gpus` GPUs whose whole-deployment estimate is `whole` (sweep's fixed
+/// deployments, which have no Candidate).
+CandidateEnergy deployment_energy(const InferenceEstimate& whole, int total_gpus, const Gpu& gpu,
+                                  const Sla& sla, const PowerModel& model);
 
 struct EnergyCost {
   double kwh_per_million_tokens = 0.0; ///< at the facility: board energy × PUE

@@ -80,6 +80,19 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
                              const Gpu& gpu, const Deployment& layout, const GpuPrice& price,
                              const SearchPolicy& policy, const BandFactors& bands = {});
 
+/// The power term of the one verdict: sets `rules`' cap to policy.max_power_kw and the
+/// deployment's board power at peak load to `power_watts` (energy.hpp); nothing without a cap.
+/// recommend, check and sweep all set it here, so they judge power alike.
+void apply_power_cap(JudgeRules& rules, const SearchPolicy& policy, double power_watts);
+
+/// A deployment as given (`whole`: its GPU count, and the replica layout it is split into), as
+/// `check` judges it: one replica at its own concurrency (auto: the largest meeting the latency
+/// targets at the judged end of `bands`), then all replicas at that concurrency judged together
+/// with the load, the budget and policy.max_power_kw. replicas = whole.gpus ÷ GPUs per replica.
+Candidate judge_deployment(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
+                           const Gpu& gpu, const Deployment& whole, const GpuPrice& price,
+                           const SearchPolicy& policy, const BandFactors& bands = {});
+
 /// Runs the whole search. `models` holds one PreparedModel per precision to consider; `gpus` and
 /// `prices` are parallel. The result does not depend on the order of `gpus`.
 Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,

@@ -161,6 +161,7 @@ int run_check(const CheckOptions& o) {
   policy.max_nodes = spec.constraints.max_nodes;
   policy.confidence = confidence_of(o.judging);
   policy.calibration = band_calibration(catalog);
+  policy.max_power_kw = spec.constraints.max_power_kw;
 
   // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
   SearchInputs current_in = search_inputs(spec, catalog, {gpu.id}, "");
@@ -179,29 +180,9 @@ int run_check(const CheckOptions& o) {
   CheckResult res;
   const BandFactors bands =
       band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model));
-  {
-    // Per replica: its concurrency (auto meets latency at the judged end of the band); then the
-    // whole deployment at that concurrency, judged with its load.
-    Deployment replica = choice.deployment;
-    replica.gpus = replica.gpus_per_replica();
-    Sla latency_only = spec.sla;
-    latency_only.requests_per_s.reset();
-    latency_only.output_tokens_per_s.reset();
-    latency_only.budget_usd.reset();
-    res.current = evaluate_candidate(pm, spec.inference, latency_only, gpu, replica, price, policy, bands);
-    res.current.replicas = want.gpus / replica.gpus;
-    InferenceWorkload fixed = spec.inference;
-    fixed.concurrency = std::max<std::int64_t>(1, res.current.estimate.concurrency);
-    res.current.estimate =
-        estimate_inference(pm, fixed, gpu, choice.deployment, policy.engine, nullptr, price);
-    JudgeRules rules;
-    rules.bands = bands;
-    rules.price_known = res.current.price_known;
-    res.verdict = judge(res.current.estimate, spec.sla, rules);
-    res.current.verdict = res.verdict;
-    res.current.rejection = res.verdict.first;
-    res.current.meets_sla = res.verdict.passes();
-  }
+  // The deployment as given, judged by core (load, budget and constraints.max_power_kw included).
+  res.current = judge_deployment(pm, spec.inference, spec.sla, gpu, choice.deployment, price, policy, bands);
+  res.verdict = res.current.verdict;
   const bool meets = res.verdict.passes();
   const InferenceEstimate& e = res.current.estimate;
 
@@ -228,7 +209,11 @@ int run_check(const CheckOptions& o) {
   const bool pass = meets && !over_provisioned;
   const int replicas = want.gpus / choice.deployment.gpus_per_replica();
 
-  if (!o.emit.kind.empty()) return emit_checked(o.emit, spec, current_in, res, policy, catalog.pricing, pass);
+  if (!o.emit.kind.empty()) {
+    EmitOptions emit = o.emit;
+    emit.engine = engine_name(o.engine, spec.engine); // --emit k8s runs the engine the estimate assumed
+    return emit_checked(emit, spec, current_in, res, policy, catalog.pricing, pass);
+  }
 
   auto describe = [](const SearchInputs& in, const Candidate& c) {
     return fmt::format("{} × {} ({}, {} replica{}) for {}/h", c.total_gpus(), in.gpus[c.gpu_index].id,

@@ -125,7 +125,11 @@ int run_recommend(const RecommendOptions& o) {
     r = recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, policy);
   }
   trace_search(in, r, policy);
-  if (!o.emit.kind.empty()) return emit_artifact(o.emit, spec, in, r, policy, catalog.pricing);
+  if (!o.emit.kind.empty()) {
+    EmitOptions emit = o.emit;
+    emit.engine = engine_name(o.engine, spec.engine); // --emit k8s runs the engine the estimate assumed
+    return emit_artifact(emit, spec, in, r, policy, catalog.pricing);
+  }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
   std::optional<DisaggRecommendation> dr;
   if (o.disagg) {

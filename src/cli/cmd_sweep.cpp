@@ -194,6 +194,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.sla = spec.sla;
   plan.policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;
   plan.policy.max_nodes = spec.constraints.max_nodes;
+  plan.policy.max_power_kw = spec.constraints.max_power_kw; // judged as recommend and check judge it
   plan.policy.confidence = confidence_of(o.judging);
   plan.policy.engine = engine_config(o.engine, spec.engine);
   plan.calibrated = loaded.calibrated;

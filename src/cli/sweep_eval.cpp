@@ -2,6 +2,7 @@
 // Estimate mode is the hot path and allocates nothing (docs/sweep.md "Speed").
 #include <algorithm>
 
+#include "rightsize/energy.hpp"
 #include "sweep_plan.hpp"
 
 namespace rightsize::cli {
@@ -72,6 +73,11 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
   JudgeRules rules;
   rules.bands = bands;
   rules.price_known = out.price_known;
+  if (plan.policy.max_power_kw > 0.0) {
+    const CandidateEnergy energy =
+        deployment_energy(out.estimate, dep.gpus, plan.gpus[out.gpu], in.sla, PowerModel{});
+    apply_power_cap(rules, plan.policy, energy.power_watts);
+  }
   out.rejection = judge(out.estimate, in.sla, rules).first;
   out.at_load = cost_at_load(out.estimate, in.sla, in.workload);
 }

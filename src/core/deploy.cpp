@@ -16,6 +16,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.tensor_parallel = c.layout.tp;
   d.pipeline_parallel = c.layout.pp;
   d.expert_parallel = c.layout.ep;
+  d.attention_dp = std::max(1, c.layout.attention_dp);
   d.gpus_per_replica = c.layout.gpus_per_replica();
   const int node = std::max(1, gpu.gpus_per_node);
   d.nodes_per_replica = (d.gpus_per_replica + node - 1) / node;
@@ -26,6 +27,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   // the KV cache holds at the full context (a larger cap would preempt, methodology §2.4).
   d.kv_capacity_seqs = std::max<std::int64_t>(1, c.estimate.max_concurrency);
   d.max_num_seqs = std::clamp<std::int64_t>(c.estimate.concurrency, 1, d.kv_capacity_seqs);
+  d.max_num_seqs_per_rank = (d.max_num_seqs + d.attention_dp - 1) / d.attention_dp;
   d.max_num_batched_tokens = engine_for_gpu(engine, gpu, c.layout.tp).max_batched_tokens;
   d.max_model_len_tokens = workload.context_tokens();
   d.gpu_memory_fraction = engine.usable_fraction;

@@ -17,14 +17,18 @@ double gpu_power_watts(double tdp_watts, double load, const PowerModel& m) {
 }
 
 CandidateEnergy candidate_energy(const Candidate& c, const Gpu& gpu, const Sla& sla, const PowerModel& m) {
+  return deployment_energy(c.estimate, c.total_gpus(), gpu, sla, m);
+}
+
+CandidateEnergy deployment_energy(const InferenceEstimate& e, int total_gpus, const Gpu& gpu, const Sla& sla,
+                                  const PowerModel& m) {
   CandidateEnergy out;
-  const InferenceEstimate& e = c.estimate;
   out.load = 1.0;
   if (sla.requests_per_s && e.requests_per_s > 0.0)
     out.load = std::min(1.0, *sla.requests_per_s / e.requests_per_s);
   else if (sla.output_tokens_per_s && e.output_tokens_per_s > 0.0)
     out.load = std::min(1.0, *sla.output_tokens_per_s / e.output_tokens_per_s);
-  out.power_watts = c.total_gpus() * gpu_power_watts(gpu.tdp_watts, out.load, m);
+  out.power_watts = total_gpus * gpu_power_watts(gpu.tdp_watts, out.load, m);
   out.served_output_tokens_per_s = e.output_tokens_per_s * out.load;
   if (out.power_watts > 0.0 && out.served_output_tokens_per_s > 0.0)
     out.joules_per_output_token = out.power_watts / out.served_output_tokens_per_s;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
 
 namespace rightsize {
@@ -145,7 +146,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   }
   if (rules.max_power_kw > 0.0) {
     // Unknown power (no TDP in the catalog) cannot be shown to meet a cap.
-    const bool met = rules.power_kw > 0.0 && rules.power_kw <= rules.max_power_kw;
+    const bool met = meets_power_cap(rules.power_kw * 1e3, rules.max_power_kw);
     add(SlaTerm::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met, RejectReason::power);
   }
   return v;

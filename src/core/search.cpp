@@ -269,14 +269,50 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   c.joules_per_output_token = energy.joules_per_output_token;
   if (policy.max_power_kw > 0.0) {
     // The power cap is one more term of the one verdict (core::judge).
-    rules.power_kw = c.power_watts / 1e3;
-    rules.max_power_kw = policy.max_power_kw;
+    apply_power_cap(rules, policy, c.power_watts);
     c.verdict = judge(e, sla, rules);
     c.rejection = c.verdict.first;
   }
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
   latency_at_load(c, model, capacity_workload, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
+  c.meets_sla = c.verdict.passes();
+  return c;
+}
+
+void apply_power_cap(JudgeRules& rules, const SearchPolicy& policy, double power_watts) {
+  if (policy.max_power_kw <= 0.0) return;
+  rules.max_power_kw = policy.max_power_kw;
+  rules.power_kw = power_watts / 1e3;
+}
+
+Candidate judge_deployment(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
+                           const Gpu& gpu, const Deployment& whole, const GpuPrice& price,
+                           const SearchPolicy& policy, const BandFactors& bands) {
+  // One replica at its concurrency: latency only (the load, budget and power are the whole
+  // deployment's, judged below).
+  Deployment replica = whole;
+  replica.gpus = replica.gpus_per_replica();
+  Sla latency_only = sla;
+  latency_only.requests_per_s.reset();
+  latency_only.output_tokens_per_s.reset();
+  latency_only.budget_usd.reset();
+  SearchPolicy per_replica = policy;
+  per_replica.max_power_kw = 0.0;
+  Candidate c = evaluate_candidate(model, workload, latency_only, gpu, replica, price, per_replica, bands);
+  c.replicas = std::max(1, whole.gpus / replica.gpus);
+  InferenceWorkload fixed = workload;
+  fixed.concurrency = std::max<std::int64_t>(1, c.estimate.concurrency);
+  c.estimate = estimate_inference(model, fixed, gpu, whole, policy.engine, nullptr, price);
+  const CandidateEnergy energy = candidate_energy(c, gpu, sla, PowerModel{});
+  c.power_watts = energy.power_watts;
+  c.joules_per_output_token = energy.joules_per_output_token;
+  JudgeRules rules;
+  rules.bands = bands;
+  rules.price_known = c.price_known;
+  apply_power_cap(rules, policy, c.power_watts);
+  c.verdict = judge(c.estimate, sla, rules);
+  c.rejection = c.verdict.first;
   c.meets_sla = c.verdict.passes();
   return c;
 }

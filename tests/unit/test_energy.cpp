@@ -75,3 +75,47 @@ TEST_CASE("the search rejects candidates over the power cap with reason power", 
   CHECK(capped.rejection.reason == RejectReason::power);
   CHECK(capped.rejection.value == Approx(free.power_watts / 1e3));
 }
+
+TEST_CASE("check and recommend give the same power verdict for the same deployment", "[energy]") {
+  // recommend's candidates, each judged again as check judges a given deployment
+  // (core::judge_deployment): the same power draw, and the same pass or power rejection.
+  const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
+  const InferenceWorkload w = test::chat_workload();
+  Sla sla;
+  sla.ttft_ms = 1000.0;
+  sla.tpot_ms = 50.0;
+  sla.requests_per_s = 20.0;
+  SearchPolicy policy;
+  const std::vector<Gpu> gpus{test::h100_sxm(), test::l40s(), test::a100_80gb_sxm()};
+  const std::vector<double> prices{3.0, 1.0, 2.0};
+  const Recommendation free = recommend(std::span<const PreparedModel>(&pm, 1), w, sla, gpus, prices, policy);
+  REQUIRE(free.candidates.size() >= 2);
+  // A cap between the two cheapest candidates' draws: one passes it, the other does not.
+  const double low_w = std::min(free.candidates[0].power_watts, free.candidates[1].power_watts);
+  const double high_w = std::max(free.candidates[0].power_watts, free.candidates[1].power_watts);
+  REQUIRE(low_w < high_w);
+  policy.max_power_kw = (low_w + high_w) / 2.0 / 1e3;
+  const Recommendation capped =
+      recommend(std::span<const PreparedModel>(&pm, 1), w, sla, gpus, prices, policy);
+  int passed = 0;
+  int rejected_on_power = 0;
+  auto same_verdict = [&](const Candidate& r) {
+    Deployment whole = r.layout;
+    whole.gpus = r.total_gpus();
+    const Candidate c =
+        judge_deployment(pm, w, sla, gpus[r.gpu_index], whole, GpuPrice{prices[r.gpu_index]}, policy);
+    CHECK(c.replicas == r.replicas);
+    CHECK(c.power_watts == Approx(r.power_watts).epsilon(1e-9));
+    CHECK(c.meets_sla == r.meets_sla);
+    CHECK(c.rejection.reason == r.rejection.reason);
+    passed += c.meets_sla ? 1 : 0;
+    rejected_on_power += c.rejection.reason == RejectReason::power ? 1 : 0;
+  };
+  for (const Candidate& r : capped.candidates)
+    same_verdict(r);
+  for (const Candidate& r : capped.rejected) {
+    if (r.rejection.reason == RejectReason::power) same_verdict(r);
+  }
+  CHECK(passed > 0);
+  CHECK(rejected_on_power > 0);
+}

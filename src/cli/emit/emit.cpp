@@ -35,6 +35,10 @@ void write_artifact(const EmitOptions& o, const std::string& file_name, const st
   fmt::print("wrote {}\n", path);
 }
 
+Engine parse_engine(const std::string& name) {
+  return name == "sglang" ? Engine::sglang : name == "trtllm" ? Engine::trtllm : Engine::vllm;
+}
+
 } // namespace
 
 void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
@@ -49,8 +53,9 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
   command->add_option("--model-path", o.model_path,
                       "with --emit: Hugging Face id or path to serve (default: the spec's model name)");
   command->add_option("--image", o.image,
-                      "with --emit k8s: engine container image (default vllm/vllm-openai:latest, "
-                      "rocm/vllm:latest for AMD GPUs)");
+                      "with --emit k8s: engine container image (default: vllm/vllm-openai:latest, "
+                      "rocm/vllm:latest on AMD GPUs; lmsysorg/sglang:latest; "
+                      "nvcr.io/nvidia/tensorrt-llm/release:latest)");
   command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
       ->default_str("http://prometheus-operated.monitoring.svc:9090");
   command
@@ -107,12 +112,17 @@ void emit_candidate(const EmitOptions& o, const Spec& spec, const SearchInputs& 
   const Gpu& gpu = in.gpus[c.gpu_index];
   // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
   const DeployPlan plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
-  if (o.kind == "trtllm" && gpu.vendor != "nvidia") {
+  const Engine engine = o.kind == "k8s"      ? parse_engine(o.engine)
+                        : o.kind == "vllm"   ? Engine::vllm
+                        : o.kind == "sglang" ? Engine::sglang
+                                             : Engine::trtllm;
+  if (engine == Engine::trtllm && gpu.vendor != "nvidia") {
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and {} is {} ({}); {}", what, gpu.id,
                             gpu.vendor,
-                            rank > 0 ? "choose NVIDIA GPUs with --gpu or another --rank"
-                                     : "emit vllm or sglang for it"));
+                            rank > 0          ? "choose NVIDIA GPUs with --gpu or another --rank"
+                            : o.kind == "k8s" ? "use --engine vllm or sglang for it"
+                                              : "emit vllm or sglang for it"));
   }
   const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
   if (o.model_path.empty())
@@ -120,39 +130,56 @@ void emit_candidate(const EmitOptions& o, const Spec& spec, const SearchInputs& 
          "or local path",
          model_path);
   std::string header = fmt::format(
-      "# rightsize: {} on {} × {} (TP{} PP{}{}), {}; {} replica{} at average load, {}–{} autoscaled\n",
+      "# rightsize: {} on {} × {} (TP{} PP{}{}{}), {}; {} replica{} at average load, {}–{} autoscaled\n",
       spec.name, plan.gpus_per_replica, gpu.id, plan.tensor_parallel, plan.pipeline_parallel,
-      plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(), what,
+      plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(),
+      plan.attention_dp > 1 ? fmt::format(" attention-DP{}", plan.attention_dp) : std::string(), what,
       plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s", plan.min_replicas, plan.max_replicas);
   const std::string base = k8s_name(spec.name);
   if (o.kind == "k8s") {
+    if (engine == Engine::trtllm && plan.nodes_per_replica > 1)
+      throw Error(ErrorKind::usage, "--emit", "",
+                  fmt::format("{} needs {} nodes per replica, and a multi-node TensorRT-LLM replica runs as "
+                              "one MPI world (trtllm-serve under mpirun or srun with trtllm-llmapi-launch), "
+                              "which rightsize does not write as a LeaderWorkerSet; --emit trtllm writes the "
+                              "launch command, or --engine vllm|sglang the manifests",
+                              what, plan.nodes_per_replica));
+    if (engine == Engine::sglang && gpu.vendor == "amd" && o.image.empty())
+      throw Error(ErrorKind::usage, "--image", "",
+                  fmt::format("{} is an AMD GPU ({}): SGLang's ROCm images are tagged per release; give "
+                              "one with --image",
+                              gpu.id, what));
     K8sInputs k;
     k.name = base;
     k.gpu_id = gpu.id;
     k.gpu_vendor = gpu.vendor;
-    k.image = !o.image.empty()      ? o.image
-              : gpu.vendor == "amd" ? "rocm/vllm:latest"
-                                    : "vllm/vllm-openai:latest";
+    k.engine = engine;
+    k.image = !o.image.empty()           ? o.image
+              : engine == Engine::sglang ? "lmsysorg/sglang:latest"
+              : engine == Engine::trtllm ? "nvcr.io/nvidia/tensorrt-llm/release:latest"
+              : gpu.vendor == "amd"      ? "rocm/vllm:latest"
+                                         : "vllm/vllm-openai:latest";
     k.prometheus_url = o.prometheus_url;
     k.model_name = model_path;
-    k.command = engine_command(Engine::vllm, plan, model_path);
+    k.command = engine_command(engine, plan, model_path, Target::pod);
     k.plan = plan;
     k.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
     if (plan.nodes_per_replica > 1)
       header += fmt::format(
           "# note: one replica spans {} nodes ({} GPUs on the leader, {} on each worker): a LeaderWorkerSet "
-          "(needs the LWS controller); the pods run vLLM's examples/online_serving/multi-node-serving.sh "
-          "from /vllm-workspace, as the vllm/vllm-openai image ships it\n",
-          plan.nodes_per_replica, plan.gpus_per_leader_pod, plan.gpus_per_worker_pod);
+          "(needs the LWS controller{}\n",
+          plan.nodes_per_replica, plan.gpus_per_leader_pod, plan.gpus_per_worker_pod,
+          engine == Engine::sglang
+              ? ", 0.6.0 or later for LWS_WORKER_INDEX); every pod runs the same launch_server with "
+                "--node-rank $(LWS_WORKER_INDEX), the leader (rank 0) serves HTTP"
+              : "); the pods run vLLM's examples/online_serving/multi-node-serving.sh from /vllm-workspace, "
+                "as the vllm/vllm-openai image ships it");
     if (k.autoscaler == Autoscaler::hpa && plan.min_replicas == 0)
       header += "# note: the capacity plan scales to zero; an HPA keeps one replica (minReplicas 0 needs the "
                 "alpha HPAScaleToZero gate): --autoscaler keda scales to zero\n";
     write_artifact(o, base + ".k8s.yaml", header + k8s_manifests(k));
     return;
   }
-  const Engine engine = o.kind == "vllm"     ? Engine::vllm
-                        : o.kind == "sglang" ? Engine::sglang
-                                             : Engine::trtllm;
   const EngineCommand command = engine_command(engine, plan, model_path);
   write_artifact(o, base + "." + o.kind + ".sh", shell_script(command, header));
 }

@@ -14,7 +14,10 @@ struct EmitOptions {
   std::string kind;       ///< "" = no artifact; vllm, sglang, trtllm or k8s
   std::string out_dir;    ///< "" = stdout
   std::string model_path; ///< "" = the spec's model name
-  std::string image;      ///< "" = vLLM's CUDA image, or its ROCm image for AMD GPUs
+  std::string image;      ///< "" = the engine's image (vLLM: its ROCm image on AMD GPUs)
+  /// The engine --emit k8s runs: the engine profile the estimate used (--engine, else the spec's
+  /// workload.engine, else vllm); the command sets it.
+  std::string engine = "vllm";
   std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
   std::string autoscaler = "keda"; ///< with --emit k8s: keda (ScaledObject) or hpa
   int rank = 1;

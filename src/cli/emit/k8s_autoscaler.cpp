@@ -62,8 +62,9 @@ void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in) {
   // the replica count, so `threshold` is the per-replica target. A multi-node replica's metrics
   // come from its leader, which runs the API server.
   const std::string sel = fmt::format("{{model_name=\"{}\"}}", in.model_name);
+  const EngineMetrics m = engine_metrics(in.engine);
   y << YAML::Key << "query" << YAML::Value
-    << fmt::format("sum(vllm:num_requests_running{0}) + sum(vllm:num_requests_waiting{0})", sel);
+    << fmt::format("sum({1}{0}) + sum({2}{0})", sel, m.running, m.waiting);
   y << YAML::Key << "threshold" << YAML::Value << YAML::DoubleQuoted << threshold(p);
   y << YAML::EndMap;
   y << YAML::EndMap << YAML::EndSeq;
@@ -87,7 +88,7 @@ void horizontal_pod_autoscaler(YAML::Emitter& y, const K8sInputs& in) {
   y << YAML::Key << "type" << YAML::Value << "Pods";
   y << YAML::Key << "pods" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "metric" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "name" << YAML::Value << k_hpa_metric;
+  y << YAML::Key << "name" << YAML::Value << engine_metrics(in.engine).hpa_metric;
   y << YAML::EndMap;
   y << YAML::Key << "target" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "type" << YAML::Value << "AverageValue";
@@ -101,14 +102,15 @@ void horizontal_pod_autoscaler(YAML::Emitter& y, const K8sInputs& in) {
 
 } // namespace k8s
 
-std::string prometheus_adapter_rule() {
+std::string prometheus_adapter_rule(Engine engine) {
   // Discovery on the running gauge of pods Prometheus labels with namespace and pod; the value
   // is running + waiting per pod (prometheus-adapter docs/config.md: seriesQuery, resources,
   // name, metricsQuery with its <<.LabelMatchers>> and <<.GroupBy>> templates).
+  const EngineMetrics m = engine_metrics(engine);
   YAML::Emitter y;
   y << YAML::BeginSeq << YAML::BeginMap;
   y << YAML::Key << "seriesQuery" << YAML::Value << YAML::SingleQuoted
-    << "vllm:num_requests_running{namespace!=\"\",pod!=\"\"}";
+    << fmt::format("{}{{namespace!=\"\",pod!=\"\"}}", m.running);
   y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "overrides" << YAML::Value << YAML::BeginMap;
   for (const char* label : {"namespace", "pod"}) {
@@ -118,12 +120,13 @@ std::string prometheus_adapter_rule() {
   }
   y << YAML::EndMap << YAML::EndMap;
   y << YAML::Key << "name" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "matches" << YAML::Value << YAML::DoubleQuoted << "^vllm:num_requests_running$";
-  y << YAML::Key << "as" << YAML::Value << YAML::DoubleQuoted << k_hpa_metric;
+  y << YAML::Key << "matches" << YAML::Value << YAML::DoubleQuoted << fmt::format("^{}$", m.running);
+  y << YAML::Key << "as" << YAML::Value << YAML::DoubleQuoted << m.hpa_metric;
   y << YAML::EndMap;
   y << YAML::Key << "metricsQuery" << YAML::Value << YAML::SingleQuoted
-    << "sum by (<<.GroupBy>>) (vllm:num_requests_running{<<.LabelMatchers>>}) + sum by (<<.GroupBy>>) "
-       "(vllm:num_requests_waiting{<<.LabelMatchers>>})";
+    << fmt::format("sum by (<<.GroupBy>>) ({}{{<<.LabelMatchers>>}}) + sum by (<<.GroupBy>>) "
+                   "({}{{<<.LabelMatchers>>}})",
+                   m.running, m.waiting);
   y << YAML::EndMap << YAML::EndSeq;
   return y.c_str();
 }

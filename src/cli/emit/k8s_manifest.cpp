@@ -1,7 +1,7 @@
 // The engine's workload written with yaml-cpp: a Deployment (one node per replica) or a
 // LeaderWorkerSet (a replica over several nodes). Field names: Kubernetes apps/v1 Deployment, the
-// LeaderWorkerSet leaderworkerset.x-k8s.io/v1 API and vLLM's LWS deployment guide, cited in
-// docs/deploy.md.
+// LeaderWorkerSet leaderworkerset.x-k8s.io/v1 API, vLLM's and SGLang's LWS deployment guides, cited
+// in docs/deploy.md.
 #include "emit/k8s_manifest.hpp"
 
 #include <algorithm>
@@ -50,10 +50,10 @@ enum class Role { single, leader, worker };
 // $(VAR) in args.
 constexpr const char* k_ray_script = "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh";
 
-void http_probe(YAML::Emitter& y, const char* key, int period_s, int failures) {
+void http_probe(YAML::Emitter& y, const char* key, const std::string& path, int period_s, int failures) {
   y << YAML::Key << key << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "httpGet" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "path" << YAML::Value << "/health";
+  y << YAML::Key << "path" << YAML::Value << path;
   y << YAML::Key << "port" << YAML::Value << "http";
   y << YAML::EndMap;
   y << YAML::Key << "periodSeconds" << YAML::Value << period_s;
@@ -70,7 +70,9 @@ void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
   y << YAML::BeginSeq << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << (role == Role::worker ? "worker" : "engine");
   y << YAML::Key << "image" << YAML::Value << in.image;
-  if (role == Role::single) {
+  // SGLang's nodes each run the same command with their rank from the LWS environment (the kubelet
+  // expands $(VAR) in args); vLLM's join a Ray cluster first.
+  if (role == Role::single || in.engine == Engine::sglang) {
     y << YAML::Key << "command" << YAML::Value << YAML::Flow << in.command.program;
     y << YAML::Key << "args" << YAML::Value << YAML::BeginSeq;
     for (const auto& a : in.command.args)
@@ -102,13 +104,23 @@ void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
   if (role != Role::worker) {
     // The startup probe allows twice the estimated cold start before the kubelet restarts the pod.
     const int period_s = 10;
-    http_probe(y, "startupProbe", period_s, std::max(3, (2 * p.cold_start_s + period_s - 1) / period_s));
-    http_probe(y, "readinessProbe", period_s, 3);
+    const std::string& health = in.command.health_path;
+    http_probe(y, "startupProbe", health, period_s,
+               std::max(3, (2 * p.cold_start_s + period_s - 1) / period_s));
+    http_probe(y, "readinessProbe", health, period_s, 3);
   }
   y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << "dshm";
   y << YAML::Key << "mountPath" << YAML::Value << "/dev/shm";
-  y << YAML::EndMap << YAML::EndSeq;
+  y << YAML::EndMap;
+  if (!in.command.extra_options_yaml.empty()) {
+    y << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << "trtllm-options";
+    y << YAML::Key << "mountPath" << YAML::Value << k_trtllm_options_dir;
+    y << YAML::Key << "readOnly" << YAML::Value << true;
+    y << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
   y << YAML::EndMap << YAML::EndSeq;
 }
 
@@ -117,6 +129,16 @@ void pod_template(YAML::Emitter& y, const K8sInputs& in, Role role) {
   y << YAML::BeginMap;
   y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
   labels(y, in.name, role == Role::leader ? "leader" : role == Role::worker ? "worker" : nullptr);
+  if (role != Role::worker) {
+    // The prometheus.io/* annotations of Prometheus' kubernetes-pods scrape job: where the
+    // engine serves its metrics (docs/deploy.md "Metrics").
+    y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "prometheus.io/scrape" << YAML::Value << YAML::DoubleQuoted << "true";
+    y << YAML::Key << "prometheus.io/port" << YAML::Value << YAML::DoubleQuoted
+      << std::to_string(in.command.port);
+    y << YAML::Key << "prometheus.io/path" << YAML::Value << in.command.metrics_path;
+    y << YAML::EndMap;
+  }
   y << YAML::EndMap;
   y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap;
@@ -128,7 +150,15 @@ void pod_template(YAML::Emitter& y, const K8sInputs& in, Role role) {
   y << YAML::Key << "name" << YAML::Value << "dshm";
   y << YAML::Key << "emptyDir" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "medium" << YAML::Value << "Memory";
-  y << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
+  y << YAML::EndMap << YAML::EndMap;
+  if (!in.command.extra_options_yaml.empty()) {
+    y << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << "trtllm-options";
+    y << YAML::Key << "configMap" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << trtllm_options_name(in.name);
+    y << YAML::EndMap << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
   y << YAML::EndMap; // pod spec
   y << YAML::EndMap;
 }
@@ -186,7 +216,27 @@ std::string k8s_name(const std::string& text) {
   return out.empty() ? "rightsize" : out;
 }
 
+std::string trtllm_options_name(const std::string& name) {
+  return k8s_name(name.substr(0, 63 - 16) + "-trtllm-options");
+}
+
 std::string k8s_manifests(const K8sInputs& in) {
+  std::string options;
+  if (!in.command.extra_options_yaml.empty()) {
+    // TensorRT-LLM's --extra_llm_api_options file, mounted read-only into the engine container.
+    YAML::Emitter cm;
+    cm << YAML::BeginDoc << YAML::BeginMap;
+    cm << YAML::Key << "apiVersion" << YAML::Value << "v1";
+    cm << YAML::Key << "kind" << YAML::Value << "ConfigMap";
+    cm << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+    cm << YAML::Key << "name" << YAML::Value << trtllm_options_name(in.name);
+    labels(cm, in.name);
+    cm << YAML::EndMap;
+    cm << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
+    cm << YAML::Key << k_trtllm_options_file << YAML::Value << YAML::Literal << in.command.extra_options_yaml;
+    cm << YAML::EndMap << YAML::EndMap;
+    options = std::string(cm.c_str()) + "\n";
+  }
   YAML::Emitter workload;
   workload << YAML::BeginDoc;
   if (in.plan.nodes_per_replica > 1)
@@ -203,10 +253,10 @@ std::string k8s_manifests(const K8sInputs& in) {
   if (in.autoscaler == Autoscaler::hpa) {
     // The HPA reads a custom metric: say which adapter rule serves it, as comments after "---".
     std::string comment = "# This HorizontalPodAutoscaler reads the per-pod custom metric " +
-                          std::string(k_hpa_metric) +
+                          std::string(engine_metrics(in.engine).hpa_metric) +
                           " (custom.metrics.k8s.io).\n# Serve it with prometheus-adapter; add this "
                           "rule to its `rules` list (Helm chart: rules.custom):\n";
-    const std::string rule = prometheus_adapter_rule();
+    const std::string rule = prometheus_adapter_rule(in.engine);
     std::size_t start = 0;
     while (start < rule.size()) {
       const std::size_t end = rule.find('\n', start);
@@ -217,7 +267,7 @@ std::string k8s_manifests(const K8sInputs& in) {
     }
     scaler_text.insert(scaler_text.find('\n') + 1, comment);
   }
-  return std::string(workload.c_str()) + "\n" + scaler_text + "\n";
+  return options + std::string(workload.c_str()) + "\n" + scaler_text + "\n";
 }
 
 } // namespace rightsize::cli

@@ -19,7 +19,8 @@ struct K8sInputs {
   std::string image;          ///< engine container image
   std::string prometheus_url; ///< KEDA prometheus trigger serverAddress
   std::string model_name;     ///< served model name (the engine's model_name metric label)
-  EngineCommand command;      ///< vLLM only: the autoscalers use vLLM's metric names
+  Engine engine = Engine::vllm;
+  EngineCommand command; ///< engine_command(engine, plan, model, Target::pod): the leader's for LWS
   DeployPlan plan;
   Autoscaler autoscaler = Autoscaler::keda;
 };
@@ -27,17 +28,18 @@ struct K8sInputs {
 /// A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters, never empty.
 std::string k8s_name(const std::string& text);
 
-/// The per-pod custom metric the HorizontalPodAutoscaler scales on (in-flight requests: vLLM's
-/// running + waiting), as a metrics adapter must serve it.
-inline constexpr const char* k_hpa_metric = "vllm_requests_in_flight";
+/// The prometheus-adapter discovery rule (one item of its `rules` list, YAML) that serves the
+/// engine's per-pod custom metric (engine_metrics(engine).hpa_metric: running + waiting requests)
+/// from its gauges.
+std::string prometheus_adapter_rule(Engine engine);
 
-/// The prometheus-adapter discovery rule (one item of its `rules` list, YAML) that serves
-/// k_hpa_metric per pod from vLLM's gauges.
-std::string prometheus_adapter_rule();
-
-/// Two YAML documents written with yaml-cpp: the workload (Deployment, or LeaderWorkerSet when
-/// plan.nodes_per_replica > 1) and the autoscaler targeting it (KEDA ScaledObject or HPA; the HPA
-/// document is preceded by the adapter rule it needs, as comments).
+/// YAML documents written with yaml-cpp: TensorRT-LLM's options ConfigMap when its command has one,
+/// the workload (Deployment, or LeaderWorkerSet when plan.nodes_per_replica > 1) and the autoscaler
+/// targeting it (KEDA ScaledObject or HPA; the HPA document is preceded by the adapter rule it
+/// needs, as comments). A TensorRT-LLM replica over several nodes is refused by the caller.
 std::string k8s_manifests(const K8sInputs& in);
+
+/// The ConfigMap holding TensorRT-LLM's options file: "<name>-trtllm-options".
+std::string trtllm_options_name(const std::string& name);
 
 } // namespace rightsize::cli
