@@ -1,6 +1,7 @@
 // Reading benchmark result files for `rightsize calibrate` (docs/calibration.md, "Input formats"):
 // unit conversions and the per-request lengths, by hand from the fixtures in tests/calibrate/.
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,8 @@
 #include "bench_runs.hpp"
 #include "overlay_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/stack_calibration.hpp"
+#include "training_runs.hpp"
 #include "validation_io.hpp"
 
 using namespace rightsize;
@@ -122,4 +125,171 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   REQUIRE(back.stacks[0].bands.size() == 1);
   CHECK(back.stacks[0].bands[0].gpu_id == "H100-SXM");
   CHECK(back.stacks[0].bands[0].ratio_high == Approx(1.02));
+}
+
+// Training inputs (docs/calibration.md, "Training runs"): torchtitan's metrics lines, the warm-up
+// rule, and the training CSV, by hand from tests/calibrate/.
+namespace {
+
+io::RunContext llama_h100(int gpus, std::int64_t global_batch) {
+  io::RunContext c;
+  c.preset = "llama-3.1-8b";
+  c.gpu = "H100-SXM";
+  c.gpus = gpus;
+  c.seq_len = 8192;
+  c.global_batch = global_batch;
+  c.recompute = "per_op";
+  return c;
+}
+
+const ValidationCase* case_of(const StackRun& r, FigureKind kind) {
+  for (const ValidationCase& c : r.cases)
+    if (c.kind == kind) return &c;
+  return nullptr;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return format_error(e);
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("torchtitan metrics line: colours, thousands separators, GiB", "[io][calibrate][training]") {
+  const std::string text =
+      "[rank0]:[titan] 2024-12-26 10:00:45,000 - root - INFO - Training starts at step 1.\n"
+      "[rank0]:[titan] 2024-12-26 10:00:46,000 - root - INFO - \x1b[31mstep:  1  \x1b[32mloss: 12.2510  "
+      "\x1b[36mmemory: 78.11GiB(87.36%)  \x1b[34mtps: 1,187  \x1b[96mtflops: 68.74  \x1b[35mmfu: "
+      "6.95%\x1b[39m\n"
+      "[titan] x - root - INFO - validate step: 10  loss:  7.0000  memory: 80.00GiB(90.00%)  tps: 9,999\n"
+      "[titan] x - root - INFO - step: 20  loss:  9.4102  grad_norm:  4.3390  memory: 82.40GiB(92.16%)  "
+      "tps: 15,762  tflops: 1,333.70  mfu: 33.74%\n";
+  const auto steps = io::parse_torchtitan_log(text, "t.log");
+  REQUIRE(steps.size() == 2); // the validation line and the plain message are skipped
+  CHECK(steps[0].step == 1);
+  CHECK(steps[0].tokens_per_s_per_gpu == 1187.0);
+  CHECK(steps[0].memory_reserved_gib == Approx(78.11));
+  CHECK(steps[1].step == 20);
+  CHECK(steps[1].tokens_per_s_per_gpu == 15762.0);
+}
+
+TEST_CASE("torchtitan metrics line: a missing tps or an unknown key names file:line",
+          "[io][calibrate][training]") {
+  CHECK_THAT(error_of([] {
+               (void)io::parse_torchtitan_log("a\nstep: 20  loss: 9.4  memory: 82.40GiB(92%)\n", "t.log");
+             }),
+             Catch::Contains("t.log:2") && Catch::Contains("without \"tps:\""));
+  CHECK_THAT(error_of([] {
+               (void)io::parse_torchtitan_log("step: 20  loss: 9.4  wps: 5,762  memory: 1GiB  tps: 1\n",
+                                              "t.log");
+             }),
+             Catch::Contains("t.log:1") && Catch::Contains("unknown metric \"wps\""));
+  CHECK_THAT(error_of([] {
+               (void)io::parse_torchtitan_log("step: 20  loss: 9.4  memory: 82.4GB  tps: 1\n", "t.log");
+             }),
+             Catch::Contains("\"memory\": expected peak reserved memory in GiB"));
+}
+
+TEST_CASE("warm-up rule: step 1 always, then the first 10 % of the run", "[core][calibrate][training]") {
+  CHECK(default_warmup_steps(100) == 10);
+  CHECK(default_warmup_steps(5) == 1);
+  CHECK(default_warmup_steps(101) == 11);
+  const std::vector<TrainingLogStep> steps = {
+      {1, 1000.0, 70.0}, {10, 4000.0, 80.0}, {20, 5000.0, 81.0}, {30, 6000.0, 82.0}};
+  const TrainingLogSummary s = summarize_training_log(steps, -1); // default: steps <= 3 dropped
+  CHECK(s.warmup_through_step == 3);
+  CHECK(s.lines_dropped == 1);
+  CHECK(s.lines_kept == 3);
+  CHECK(s.tokens_per_s_per_gpu == Approx(5000.0));
+  CHECK(s.peak_memory_reserved_bytes == Approx(82.0 * 1073741824.0));
+  const TrainingLogSummary t = summarize_training_log(steps, 10);
+  CHECK(t.lines_kept == 2);
+  CHECK(t.tokens_per_s_per_gpu == Approx(5500.0));
+  CHECK(summarize_training_log(steps, 30).lines_kept == 0);
+}
+
+TEST_CASE("torchtitan log fixture: warm-up dropped, tps x GPUs, reserved GiB", "[io][calibrate][training]") {
+  io::RunFormat format = io::RunFormat::serving_csv;
+  const auto runs = io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), llama_h100(8, 16),
+                                            presets(), &format);
+  CHECK(format == io::RunFormat::torchtitan_log);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].run.engine == "training");
+  const ValidationCase* tput = case_of(runs[0], FigureKind::training_throughput);
+  REQUIRE(tput != nullptr);
+  // Steps 1 and 10 are warm-up (<= 10 % of 100); steps 20..100 log 5,762 tps per GPU x 8 GPUs.
+  CHECK(tput->measured == Approx(5762.0 * 8));
+  CHECK(tput->deployment.gpus == 8);
+  CHECK(tput->training_global_batch == 16);
+  CHECK(tput->training_seq_len == 8192);
+  CHECK(tput->training_recompute == Recompute::per_op);
+  CHECK(tput->training_framework == TrainingFramework::torchtitan);
+  const ValidationCase* mem = case_of(runs[0], FigureKind::training_memory);
+  REQUIRE(mem != nullptr);
+  CHECK(mem->measured == Approx(82.40 * 1073741824.0)); // 82.40 GiB reserved
+  CHECK(mem->memory_scope == MemoryScope::reserved);
+  // With --warmup-steps 0 the warm-up lines count: (1,187 + 5,698 + 9 x 5,762) / 11 per GPU.
+  io::RunContext all = llama_h100(8, 16);
+  all.warmup_steps = 0;
+  const auto with_warmup =
+      io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), all, presets());
+  CHECK(case_of(with_warmup[0], FigureKind::training_throughput)->measured ==
+        Approx((1187.0 + 5698.0 + 9 * 5762.0) / 11.0 * 8));
+}
+
+TEST_CASE("torchtitan log: the context it lacks is named", "[io][calibrate][training]") {
+  io::RunContext c = llama_h100(8, 16);
+  c.global_batch = 0;
+  CHECK_THAT(error_of([&] {
+               (void)io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), c, presets());
+             }),
+             Catch::Contains("global batch"));
+  c = llama_h100(8, 16);
+  c.warmup_steps = 100;
+  CHECK_THAT(error_of([&] {
+               (void)io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), c, presets());
+             }),
+             Catch::Contains("all 11 step lines are warm-up steps (step <= 100)"));
+}
+
+TEST_CASE("training CSV: per-GPU tokens/s or step time, GiB, layout check", "[io][calibrate][training]") {
+  io::RunFormat format = io::RunFormat::serving_csv;
+  const auto runs =
+      io::load_benchmark_runs(fixture("training-runs.csv"), io::RunContext{}, presets(), &format);
+  CHECK(format == io::RunFormat::training_csv);
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[0].run.gpu_id == "A100-80GB-SXM");
+  CHECK(case_of(runs[0], FigureKind::training_throughput)->measured == Approx(2973.0 * 64));
+  CHECK(case_of(runs[0], FigureKind::training_memory) == nullptr); // peak_memory_gib empty
+  CHECK(case_of(runs[2], FigureKind::training_memory)->measured == Approx(82.4 * 1073741824.0));
+
+  const std::string header = "model,gpu,gpus,tp,pp,dp,seq_len,global_batch,precision,recompute,step_time_s\n";
+  // 16 sequences x 8,192 tokens per 2.5 s step = 52,428.8 tokens/s for the job.
+  const auto step = io::parse_training_csv(header + "llama-3.1-8b,H100-SXM,8,2,1,4,8192,16,bf16,full,2.5\n",
+                                           "t.csv", presets());
+  REQUIRE(step.size() == 1);
+  CHECK(step[0].run.id == "t:2");
+  CHECK(case_of(step[0], FigureKind::training_throughput)->measured == Approx(52428.8));
+  CHECK(case_of(step[0], FigureKind::training_throughput)->deployment.tp == 2);
+  CHECK_THAT(error_of([&] {
+               (void)io::parse_training_csv(header + "llama-3.1-8b,H100-SXM,8,2,1,2,8192,16,bf16,full,2.5\n",
+                                            "t.csv", presets());
+             }),
+             Catch::Contains("t.csv:2") && Catch::Contains("expected gpus = 8"));
+  CHECK_THAT(error_of([&] {
+               (void)io::parse_training_csv(
+                   "model,gpu,gpus,tp,pp,dp,seq_len,global_batch,precision,recompute,"
+                   "tokens_per_s,step_time_s\n",
+                   "t.csv", presets());
+             }),
+             Catch::Contains("t.csv:1") && Catch::Contains("unknown column \"tokens_per_s\""));
+  CHECK_THAT(error_of([&] {
+               (void)io::parse_training_csv(header + "llama-9b,H100-SXM,8,2,1,4,8192,16,bf16,full,2.5\n",
+                                            "t.csv", presets());
+             }),
+             Catch::Contains("column \"model\": unknown model preset \"llama-9b\""));
 }
