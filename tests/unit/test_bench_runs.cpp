@@ -66,6 +66,20 @@ TEST_CASE("SGLang bench_serving JSONL: one run per line, ids by line", "[io][cal
   CHECK(runs[0].run.id == "sglang-bench-serving-qwen3-32b-h100-tp4:1");
   CHECK(runs[1].run.concurrency == 64);
   CHECK(runs[1].run.ttft_s == Approx(1.142696));
+  CHECK(runs[1].ttft_p99_s == Approx(1.142696));  // p99_ttft_ms 1142.696
+  CHECK(runs[1].tpot_p99_s == Approx(0.0151681)); // p99_tpot_ms 15.1681
+}
+
+TEST_CASE("vLLM p99: p99_ttft_ms and p99_tpot_ms in ms", "[io][calibrate][tails]") {
+  io::RunContext c = qwen_h100("vllm");
+  c.preset = "qwen3-8b";
+  c.tp = 1;
+  const auto runs = io::load_benchmark_runs(fixture("vllm-bench-serve-qwen3-8b-h100-c8.json"), c, presets());
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].run.ttft_s == Approx(0.07457)); // Mean TTFT 74.57 ms
+  CHECK(runs[0].ttft_p99_s == Approx(0.20411)); // P99 TTFT 204.11 ms
+  CHECK(runs[0].tpot_p99_s == Approx(0.00819)); // P99 TPOT 8.19 ms
+  CHECK(runs[0].run.input_tokens == 233);       // 23,260 / 100, rounded
 }
 
 TEST_CASE("GenAI-Perf profile export: avg of each metric, unit checked", "[io][calibrate]") {
@@ -80,6 +94,8 @@ TEST_CASE("GenAI-Perf profile export: avg of each metric, unit checked", "[io][c
   CHECK(runs[0].run.concurrency == 8);            // input_config.concurrency
   CHECK(runs[0].run.tpot_s == Approx(0.0079436)); // inter_token_latency.avg 7.9436 ms
   CHECK(runs[0].run.input_tokens == 1024);
+  CHECK(runs[0].ttft_p99_s == Approx(0.190955));  // time_to_first_token.p99 190.955 ms
+  CHECK(runs[0].tpot_p99_s == Approx(0.0079436)); // inter_token_latency.p99 7.9436 ms
 }
 
 TEST_CASE("serving-measurements CSV: context from the rows", "[io][calibrate]") {
@@ -113,6 +129,22 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   b.cases = 5;
   b.rule = "user runs, leave-one-out";
   s.bands = {b};
+  TailFit t;
+  t.kind = FigureKind::ttft;
+  t.p99_over_mean = 1.5012;
+  t.runs = 4;
+  s.tails = {t};
+  LayoutFit own;
+  own.family = LayoutFamily::ep;
+  own.runs = {"r1", "r2", "r3"};
+  own.own = true;
+  own.fitted.efficiency.decode_bandwidth = 0.5;
+  own.fitted.decode_source = "fitted";
+  own.fitted.prefill_source = own.fitted.communication_source = own.fitted.training_source = "stack";
+  LayoutFit few;
+  few.family = LayoutFamily::tp_pp;
+  few.runs = {"r4"};
+  s.layouts = {own, few};
   o.stacks = {s};
   const std::string path = (std::filesystem::temp_directory_path() / "rightsize_test_overlay.json").string();
   io::write_text_file(path, io::overlay_to_json(o));
@@ -123,6 +155,16 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   CHECK(back.stacks[0].fitted.decode_source == "fitted");
   CHECK(back.stacks[0].fitted.decode_cases.size() == 2);
   REQUIRE(back.stacks[0].bands.size() == 1);
+  REQUIRE(back.stacks[0].tails.size() == 1);
+  CHECK(back.stacks[0].tails[0].p99_over_mean == Approx(1.5012));
+  CHECK(back.stacks[0].tails[0].runs == 4);
+  REQUIRE(back.stacks[0].layouts.size() == 2);
+  CHECK(back.stacks[0].layouts[0].family == LayoutFamily::ep);
+  CHECK(back.stacks[0].layouts[0].own);
+  CHECK(back.stacks[0].layouts[0].fitted.efficiency.decode_bandwidth == Approx(0.5));
+  CHECK(back.stacks[0].layouts[0].fitted.prefill_source == "stack");
+  CHECK(back.stacks[0].layouts[1].family == LayoutFamily::tp_pp);
+  CHECK_FALSE(back.stacks[0].layouts[1].own);
   CHECK(back.stacks[0].bands[0].gpu_id == "H100-SXM");
   CHECK(back.stacks[0].bands[0].ratio_high == Approx(1.02));
 }
