@@ -120,13 +120,26 @@ struct ClassWidening {
   double factor = 1.0;
 };
 
+/// The measured tail of a latency figure on a GPU (from a `rightsize calibrate` overlay): p99 ≈
+/// predicted mean × p99_over_mean (docs/calibration.md, "Tails").
+struct TailEntry {
+  FigureKind kind = FigureKind::ttft;
+  std::string gpu_id;
+  double p99_over_mean = 1.0;
+  int runs = 0;
+};
+
 /// A calibration: fitted factors per GPU and error bands (data/calibration.json).
 struct Calibration {
   int schema_version = 1;
   std::vector<FittedEfficiency> gpus; ///< sorted by id; "*" first
   std::vector<BandEntry> bands;       ///< sorted by kind, then GPU id
   std::vector<ClassWidening> classes; ///< sorted by class
+  std::vector<TailEntry> tails;       ///< from overlays only; sorted by kind, then GPU id
 };
+
+/// The tail entry of a figure on a GPU (exact kind and GPU id), or null when none is in force.
+const TailEntry* tail_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id);
 
 /// A value with its band: low ≤ value ≤ high (all in the value's unit).
 struct Band {

@@ -1,7 +1,9 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rightsize/precision.hpp"
@@ -17,6 +19,20 @@ struct GpuEfficiency {
       0.50; ///< training GEMM efficiency (kernel level; comm and bubble are explicit, docs/training.md)
   double communication = 0.75; ///< η_l of link bandwidth for collectives
   std::string provenance;      ///< where the factors come from ("methodology §4.5 defaults, ...")
+};
+
+/// Layout family of a serving deployment: the key of per-layout calibrated factors
+/// (docs/calibration.md, "Layout families"). tp: tensor parallelism only (TP 1 included); tp_pp:
+/// with pipeline stages; ep: MoE expert parallelism without attention data parallelism; adp: with
+/// attention data parallelism.
+enum class LayoutFamily : std::uint8_t { tp, tp_pp, ep, adp };
+const char* to_string(LayoutFamily family); ///< "tp", "tp+pp", "ep", "adp"
+std::optional<LayoutFamily> parse_layout_family(std::string_view text);
+
+/// Factors fitted to one layout family's runs (a `rightsize calibrate` overlay).
+struct LayoutEfficiency {
+  LayoutFamily family = LayoutFamily::tp;
+  GpuEfficiency efficiency;
 };
 
 /// One price observation.
@@ -65,6 +81,8 @@ struct Gpu {
   int gpus_per_node = 8;         ///< GPUs in the common server
   double nic_gb_per_s = 0.0;     ///< default scale-out NIC bandwidth per GPU per direction; 0 = unknown
   GpuEfficiency efficiency;
+  /// Per layout family, from an overlay; a family not listed uses `efficiency` (efficiency_for).
+  std::vector<LayoutEfficiency> layout_efficiency;
   std::vector<PriceQuote> prices;
   double purchase_usd = 0.0;             ///< purchase estimate per GPU (0 = unknown)
   std::string purchase_source;           ///< tag into the catalog's `sources`
@@ -82,6 +100,10 @@ struct Gpu {
   /// True when the GPU runs GEMMs in this dtype.
   [[nodiscard]] bool supports(MathDtype dtype) const { return tflops(dtype) > 0.0; }
 };
+
+/// The factors a deployment of `family` runs with: the family's own (an overlay's per-layout fit)
+/// when the GPU has them, else the GPU's. An exact key lookup.
+const GpuEfficiency& efficiency_for(const Gpu& gpu, LayoutFamily family);
 
 /// How GPUs of one replica talk to each other.
 enum class LinkKind : std::uint8_t { scaleup, pcie, network };

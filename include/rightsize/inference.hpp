@@ -64,6 +64,14 @@ struct Deployment {
   [[nodiscard]] int moe_group_gpus() const { return tp * attention_dp; }
 };
 
+/// The layout family of a deployment: adp when attention_dp > 1, else ep when ep > 1, else tp_pp
+/// when pp > 1, else tp.
+LayoutFamily layout_family(const Deployment& deployment);
+
+/// Where the factors a deployment runs with come from: the provenance of efficiency_for(gpu, its
+/// family); when the GPU has per-layout factors but none for this family, says that the GPU's apply.
+std::string efficiency_provenance(const Gpu& gpu, const Deployment& deployment);
+
 /// What limits a configuration.
 enum class Bound : std::uint8_t { compute, memory_bandwidth, interconnect, capacity };
 const char* to_string(Bound bound);

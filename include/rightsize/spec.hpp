@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rightsize/model.hpp"
@@ -58,6 +59,8 @@ const char* to_string(TrainingMethod value);
 const char* to_string(LoraTargets value);
 const char* to_string(Optimizer value);
 const char* to_string(Recompute value);
+/// "none", "selective", "full", "per_op" (the spec's training.recompute values); nullopt otherwise.
+std::optional<Recompute> parse_recompute(std::string_view text);
 const char* to_string(TrainingFramework value);
 
 /// Training / fine-tuning workload. Optional fields left unset are chosen by the layout search.

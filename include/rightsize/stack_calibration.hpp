@@ -20,11 +20,57 @@ struct StackRun {
   ServingRun run;
   ModelSpec model;                  ///< the run's model (its preset)
   double output_tokens_per_s = 0.0; ///< tokens/s, 0 = not measured
+  double ttft_p99_s = 0.0;          ///< measured p99 TTFT, seconds, 0 = not measured
+  double tpot_p99_s = 0.0;          ///< measured p99 TPOT, seconds, 0 = not measured
   std::string source;               ///< the file it came from (for messages and the overlay)
   /// Training runs (validation-case format): their cases as given; `run` then only names the run
   /// (id, gpu_id, engine "training").
   std::vector<ValidationCase> cases;
 };
+
+/// A training run read from a training log or CSV (docs/calibration.md, "Training runs"): the layout
+/// and settings the estimator needs, and what was measured. 0 = not measured.
+struct TrainingRunSpec {
+  std::string id;
+  ModelSpec model;
+  Precision precision;
+  std::string gpu_id;
+  int gpus = 1, tp = 1, pp = 1;
+  std::int64_t seq_len = 0, global_batch = 0;
+  Recompute recompute = Recompute::full;
+  TrainingFramework framework = TrainingFramework::generic;
+  double tokens_per_s = 0.0;      ///< whole job, tokens/s
+  double peak_memory_bytes = 0.0; ///< per GPU, in `memory_scope`
+  MemoryScope memory_scope = MemoryScope::reserved;
+};
+
+/// The cases of a training run: "<id>:training_throughput" and "<id>:training_memory", each only
+/// when measured; the layout pinned as run (TP, PP, recompute, global batch), DP = gpus / (TP x PP).
+std::vector<ValidationCase> training_run_cases(const TrainingRunSpec& run);
+
+/// One per-step metrics line of a training log (torchtitan's `step: ... tps: ... memory: ...`).
+struct TrainingLogStep {
+  std::int64_t step = 0;
+  double tokens_per_s_per_gpu = 0.0;
+  double memory_reserved_gib = 0.0; ///< GiB = 2^30 bytes, the allocator's peak reserve
+};
+
+/// Warm-up rule (docs/calibration.md): metrics lines of steps <= this are dropped. Default
+/// max(1, ceil(10 % of the last logged step)): step 1 is always a warm-up (compilation, allocator
+/// growth), and a tenth of the run covers the early logging intervals.
+std::int64_t default_warmup_steps(std::int64_t last_step);
+
+struct TrainingLogSummary {
+  std::int64_t warmup_through_step = 0; ///< lines of steps <= this were dropped
+  int lines_kept = 0, lines_dropped = 0;
+  double tokens_per_s_per_gpu = 0.0;       ///< mean over the kept lines
+  double peak_memory_reserved_bytes = 0.0; ///< max over the kept lines
+};
+
+/// Drops the warm-up lines (`warmup_steps` < 0: default_warmup_steps) and averages the rest.
+/// lines_kept == 0 when every line is a warm-up step.
+TrainingLogSummary summarize_training_log(const std::vector<TrainingLogStep>& steps,
+                                          std::int64_t warmup_steps);
 
 /// The validation cases of one run: one per measured figure (TTFT, TPOT, output throughput), ids
 /// "<run id>:ttft", ":tpot", ":throughput". Same workload, layout and precision as predict_serving.
@@ -40,6 +86,37 @@ struct FigureError {
   double median_ape_fitted_pct = 0.0;
 };
 
+/// The tail of one latency figure (TTFT or TPOT) on one GPU x engine: the median over the fit runs
+/// of measured p99 / measured mean, and how well mean x that ratio predicts the measured p99
+/// (leave-one-out: run i's p99 from the factors and the ratio of the other runs).
+struct TailFit {
+  FigureKind kind = FigureKind::ttft;
+  int runs = 0;                        ///< fit runs that report this p99
+  double p99_over_mean = 1.0;          ///< median of measured p99 / measured mean
+  double median_ape_shipped_pct = 0.0; ///< the estimator's own p99 (queueing model), shipped factors
+  double median_ape_fitted_pct = 0.0;  ///< leave-one-out fitted mean x leave-one-out ratio
+};
+
+/// Minimum fit runs reporting a figure's p99 for the overlay to carry its tail ratio (each
+/// leave-one-out ratio then rests on at least 2 runs).
+inline constexpr int k_min_tail_runs = 3;
+
+/// The factors of one layout family among a GPU x engine's runs (docs/calibration.md, "Layout
+/// families"): fitted to that family's runs alone when it has k_min_layout_runs of them, else the
+/// GPU x engine factors apply to it.
+struct LayoutFit {
+  LayoutFamily family = LayoutFamily::tp;
+  std::vector<std::string> runs;
+  bool own = false;        ///< true: own factors; false: too few runs, the GPU x engine factors apply
+  FittedEfficiency fitted; ///< own only; a factor its runs do not inform keeps the stack's ("stack")
+  /// own only: median |error| leave-one-out per figure, GPU x engine factors in the "shipped" slot,
+  /// the family's in the "fitted" slot (both refitted without the left-out run).
+  std::vector<FigureError> loo;
+};
+
+/// Minimum fit runs of a layout family for factors of its own.
+inline constexpr int k_min_layout_runs = 3;
+
 /// The fit of one GPU x engine.
 struct StackFit {
   std::string gpu_id;
@@ -50,6 +127,8 @@ struct StackFit {
   std::vector<BandEntry> bands;     ///< p10/p90 of measured / leave-one-out prediction per figure
   std::vector<FigureError> loo;     ///< on the fit runs, leave-one-out (one run out at a time)
   std::vector<FigureError> holdout; ///< on held-out runs (never seen by the fit); empty if none
+  std::vector<TailFit> tails;       ///< TTFT / TPOT p99 ratios, when >= k_min_tail_runs runs report them
+  std::vector<LayoutFit> layouts;   ///< serving runs of two or more layout families only; by family
 };
 
 /// Minimum leave-one-out residuals of a figure for the overlay to carry its own band (fewer keep
@@ -64,7 +143,9 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
 
 /// Applies fitted stacks on top of an already calibrated catalog: each stack's GPU takes the
 /// factors the stack fitted (kept factors stay as they are) and its bands replace that GPU's
-/// entries in `calibration`. Stacks whose GPU is not in `gpus` are ignored.
+/// entries in `calibration`, its tails that GPU's tail entries; layout fits with factors of their
+/// own become the GPU's layout_efficiency (core::efficiency_for). Stacks whose GPU is not in `gpus`
+/// are ignored.
 void apply_stack_fits(const std::vector<StackFit>& stacks, std::vector<Gpu>& gpus, Calibration& calibration);
 
 } // namespace rightsize

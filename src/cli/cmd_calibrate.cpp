@@ -57,12 +57,21 @@ void require_context(const io::RunContext& c, const std::string& file) {
     if (value.empty()) {
       throw Error(c.given_by == "--model" ? ErrorKind::usage : ErrorKind::input,
                   c.given_by == "--model" ? flag : c.given_by, "",
-                  fmt::format("required for {}: a tool's result file does not say which {} ran", file, what));
+                  fmt::format("required for {}: a {} does not say which {} ran", file,
+                              io::is_training_log(file) ? "training log" : "tool's result file", what));
     }
   };
   need(c.preset, "--model", "model (a preset of 'rightsize models')");
   need(c.gpu, "--gpu", "GPU");
-  need(c.engine, "--engine", "engine");
+  if (!io::is_training_log(file)) {
+    need(c.engine, "--engine", "engine");
+    return;
+  }
+  // A torchtitan log prints speed and memory, not the job's shape.
+  need(c.gpus > 0 ? "set" : "", "--gpus", "GPU count");
+  need(c.seq_len > 0 ? "set" : "", "--seq-len", "sequence length");
+  need(c.global_batch > 0 ? "set" : "", "--global-batch", "global batch (sequences per step)");
+  need(c.recompute, "--recompute", "activation recompute (none, selective, full or per_op)");
 }
 
 // The run-context flags, checked before any file is read: each bad one is a usage error naming it.
@@ -85,6 +94,11 @@ void check_flag_context(const io::RunContext& c, const std::vector<io::Preset>& 
                       ? fmt::format("unknown model preset \"{}\" (see 'rightsize models')", c.preset)
                       : fmt::format("unknown model preset \"{}\"; did you mean \"{}\"?", c.preset, hint));
     }
+  }
+  if (!c.recompute.empty() && !parse_recompute(c.recompute)) {
+    throw Error(
+        ErrorKind::usage, "--recompute", "",
+        fmt::format("unknown recompute \"{}\" (expected none, selective, full or per_op)", c.recompute));
   }
   if (!c.precision.empty()) {
     const std::vector<std::string> known = {"bf16", "fp16", "fp8", "fp4", "int4"};
@@ -149,6 +163,36 @@ constexpr FactorRow k_factor_rows[] = {
      &FittedEfficiency::training_cases, "training runs"},
 };
 
+// Layout families (docs/calibration.md): own factors, or the GPU x engine factors and why.
+void print_layouts(const StackFit& s) {
+  if (s.layouts.empty()) return;
+  fmt::print("  layout families ({} or more runs get factors of their own)\n", k_min_layout_runs);
+  for (const LayoutFit& l : s.layouts) {
+    if (!l.own) {
+      fmt::print("    {:<7}{:>3} run{}  fewer than {}: the {} x {} factors above apply\n",
+                 to_string(l.family), l.runs.size(), l.runs.size() == 1 ? " " : "s", k_min_layout_runs,
+                 s.gpu_id, s.engine);
+      continue;
+    }
+    std::string factors;
+    for (const FactorRow& f : k_factor_rows) {
+      if (l.fitted.*f.source != "fitted") continue;
+      factors +=
+          fmt::format("{}{} {:.3f}", factors.empty() ? "" : ", ", f.name, l.fitted.efficiency.*f.value);
+    }
+    fmt::print("    {:<7}{:>3} runs  {}\n", to_string(l.family), l.runs.size(),
+               factors.empty() ? std::string("no factor informed: the stack's apply") : factors);
+  }
+  fmt::print("  median |error| by layout, leave-one-out\n");
+  fmt::print("    {:<7}{:<18}{:>6}{:>14}{:>10}\n", "layout", "figure", "runs", "gpu x engine", "layout");
+  for (const LayoutFit& l : s.layouts) {
+    for (const FigureError& e : l.loo) {
+      fmt::print("    {:<7}{:<18}{:>6}{:>14}{:>10}\n", to_string(l.family), figure_title(e.kind), e.runs,
+                 pct(e.median_ape_shipped_pct), pct(e.median_ape_fitted_pct));
+    }
+  }
+}
+
 void print_stack(const StackFit& s, std::size_t holdout_runs) {
   fmt::print("{} x {}: fitted to {} run{}{}\n", s.gpu_id, s.engine, s.runs.size(),
              s.runs.size() == 1 ? "" : "s",
@@ -165,6 +209,11 @@ void print_stack(const StackFit& s, std::size_t holdout_runs) {
                    : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
   }
   print_errors("median |error|, leave-one-out over the fit runs", s.loo);
+  for (const TailFit& t : s.tails) {
+    // The p99 before: the estimator's own queueing-model p99; after: leave-one-out mean x ratio.
+    fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", t.kind == FigureKind::ttft ? "TTFT p99" : "TPOT p99", t.runs,
+               pct(t.median_ape_shipped_pct), pct(t.median_ape_fitted_pct));
+  }
   if (s.runs.size() < 3) {
     fmt::print("  note: {} fit run{}: leave-one-out refits on {} run{}, too few to show a gain; add runs\n",
                s.runs.size(), s.runs.size() == 1 ? "" : "s", s.runs.size() - 1,
@@ -176,6 +225,11 @@ void print_stack(const StackFit& s, std::size_t holdout_runs) {
                to_string(b.kind), b.ratio_low, b.ratio_high, b.cases);
   }
   if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
+  for (const TailFit& t : s.tails) {
+    fmt::print("  tail {:<11} p99 = mean x{:.2f} (median of measured p99 / mean, {} runs)\n",
+               to_string(t.kind), t.p99_over_mean, t.runs);
+  }
+  print_layouts(s);
 }
 
 int run_calibrate(const CalibrateOptions& o) {
@@ -250,6 +304,8 @@ int run_calibrate(const CalibrateOptions& o) {
       }
       j["error_leave_one_out"] = io::figure_errors_json(s.loo);
       j["error_holdout"] = io::figure_errors_json(s.holdout);
+      j["tails"] = io::tails_json(s.tails);
+      j["layouts"] = io::layouts_json(s.layouts);
       doc["stacks"].push_back(j);
     }
     doc["gpus_keeping_shipped_factors"] = kept;
@@ -276,7 +332,8 @@ void add_calibrate(CLI::App& app, Action& action) {
       "calibrate", "fit the efficiency factors to your own benchmark runs and write a calibration overlay");
   command->add_option("runs", o->runs,
                       "benchmark results: serving-measurements CSV, vLLM --save-result JSON, SGLang "
-                      "bench_serving JSONL, GenAI-Perf profile_export_genai_perf.json (docs/calibration.md)");
+                      "bench_serving JSONL, GenAI-Perf profile_export_genai_perf.json, training CSV, "
+                      "torchtitan log (.log/.txt) (docs/calibration.md)");
   command->add_option("--out", o->out, "overlay file to write (for --calibration FILE)")->required();
   command->add_option("--holdout", o->holdout,
                       "result files scored before -> after but not fitted to (repeatable)");
@@ -302,6 +359,20 @@ void add_calibrate(CLI::App& app, Action& action) {
       ->add_option("--concurrency", o->context.concurrency,
                    "closed-loop concurrency, for GenAI-Perf files without input_config.concurrency")
       ->group("Run context (files without their own)");
+  const char* training_group = "Training log context (torchtitan logs)";
+  command->add_option("--gpus", o->context.gpus, "GPUs of the training job")->group(training_group);
+  command->add_option("--seq-len", o->context.seq_len, "training sequence length in tokens")
+      ->group(training_group);
+  command->add_option("--global-batch", o->context.global_batch, "sequences per optimizer step, all GPUs")
+      ->group(training_group);
+  command
+      ->add_option("--recompute", o->context.recompute,
+                   "activation recompute: none, selective, full or per_op")
+      ->group(training_group);
+  command
+      ->add_option("--warmup-steps", o->context.warmup_steps,
+                   "drop log lines of steps <= N (default: 10 % of the last step, at least step 1)")
+      ->group(training_group);
   command->add_option("--format", o->format, "output format: table (default) or json");
   add_catalog_options(command, o->catalog);
   command->callback([&action, o] { action = [o] { return run_calibrate(*o); }; });

@@ -106,7 +106,7 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
                engine_name, e.concurrency);
   }
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
-  fmt::print("efficiency {}\n\n", gpu.efficiency.provenance);
+  fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d));
   const MemoryEstimate& m = e.memory;
   fmt::print("memory per GPU (GB = 1e9 bytes)\n");
   fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
@@ -142,11 +142,13 @@ void print_inference_table(const Spec& spec, const InferenceWorkload& w, const P
     fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
                fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
                            format_ms(e.ttft.p99_s)));
+    print_overlay_tail(bands, FigureKind::ttft, e.ttft_s);
     fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
     fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
                fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
                            format_ms(e.tpot.p99_s)));
+    print_overlay_tail(bands, FigureKind::tpot, e.tpot_s);
     if (e.overloaded) {
       fmt::print(
           "  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
@@ -331,7 +333,7 @@ int run_estimate(const EstimateOptions& o) {
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
     doc["instances"] = instances_json(e.bill, gpu_price(price));
-    doc["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
+    doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d);
     doc["load"] = load_json(w, engine_name(o.engine, spec.engine));
     if (verdict.feasible()) {
       add_inference_bands(doc, bands, e);

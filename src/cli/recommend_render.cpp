@@ -289,7 +289,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   Deployment whole = c.layout;
   whole.gpus = c.total_gpus();
   nlohmann::json j = estimate_json(in.models[c.precision_index], gpu.id, whole, c.estimate, c.price_known);
-  j["deployment"]["efficiency_provenance"] = gpu.efficiency.provenance;
+  j["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, whole);
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
   const ModelSpec& model = in.models[c.precision_index].model;

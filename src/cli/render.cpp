@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -300,6 +301,15 @@ InferenceBands BandContext::of(const InferenceEstimate& e) const {
   return inference_bands(*calibration, gpu_id, model_class, e);
 }
 
+void print_overlay_tail(const BandContext& bands, FigureKind kind, double mean_s) {
+  const TailEntry* t =
+      bands.calibration != nullptr ? tail_for(*bands.calibration, kind, bands.gpu_id) : nullptr;
+  if (t == nullptr) return;
+  fmt::print("  {:<26}{:>10}  (mean x{:.2f}: p99 / mean of your {} runs, --calibration)\n",
+             kind == FigureKind::ttft ? "TTFT p99 (your runs)" : "TPOT p99 (your runs)",
+             format_ms(mean_s * t->p99_over_mean), t->p99_over_mean, t->runs);
+}
+
 void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& e) {
   const InferenceBands ib = bands.of(e);
   auto put = [&](const char* section, const char* key, const Band& b) {
@@ -314,6 +324,13 @@ void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const In
   const Band m = bands.band(FigureKind::memory, e.memory.per_gpu_bytes);
   doc["memory"]["per_gpu_bytes_low"] = json_bytes(m.low);
   doc["memory"]["per_gpu_bytes_high"] = json_bytes(m.high);
+  for (const auto& [kind, key, mean_s] :
+       {std::tuple{FigureKind::ttft, "ttft_p99_from_overlay_s", e.ttft_s},
+        std::tuple{FigureKind::tpot, "tpot_p99_from_overlay_s", e.tpot_s}}) {
+    if (bands.calibration == nullptr) break;
+    if (const TailEntry* t = tail_for(*bands.calibration, kind, bands.gpu_id))
+      doc["inference"][key] = round_sig(mean_s * t->p99_over_mean);
+  }
   doc["bands"] = {{"calibrated", bands.calibration != nullptr},
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }

@@ -79,6 +79,10 @@ struct BandContext {
   [[nodiscard]] InferenceBands of(const InferenceEstimate& estimate) const;
 };
 
+/// With a --calibration overlay that measured the figure's tail on this GPU: the p99 as predicted
+/// mean x the measured p99 / mean ratio (core::tail_for), one table line; nothing otherwise.
+void print_overlay_tail(const BandContext& bands, FigureKind kind, double mean_s);
+
 /// Adds `*_low` / `*_high` siblings to the performance and memory figures of an estimate document
 /// (docs/output-schema.md). Latency lows are optimistic; throughput lows are pessimistic.
 void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& estimate);

@@ -97,6 +97,9 @@ constexpr IntegerFlag k_integer_flags[] = {
     {"--rank", 1, 1'000'000, "1 to 1000000"},
     {"--threads", 0, 256, "0 to 256"},
     {"--concurrency", 1, 1'000'000, "1 to 1000000"},
+    {"--seq-len", 1, 100'000'000, "1 to 100000000 tokens"},
+    {"--global-batch", 1, 100'000'000, "1 to 100000000 sequences"},
+    {"--warmup-steps", 0, 1'000'000'000, "0 to 1000000000 steps"},
 };
 
 CLI::Validator integer_validator(const IntegerFlag& flag) {

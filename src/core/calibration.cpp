@@ -121,6 +121,26 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
   return 0.0;
 }
 
+LayoutFamily layout_family(const Deployment& dep) {
+  if (dep.attention_dp > 1) return LayoutFamily::adp;
+  if (dep.ep > 1) return LayoutFamily::ep;
+  if (dep.pp > 1) return LayoutFamily::tp_pp;
+  return LayoutFamily::tp;
+}
+
+std::string efficiency_provenance(const Gpu& gpu, const Deployment& dep) {
+  const LayoutFamily family = layout_family(dep);
+  const GpuEfficiency& e = efficiency_for(gpu, family);
+  if (&e != &gpu.efficiency || gpu.layout_efficiency.empty()) return e.provenance;
+  return e.provenance + "; layout " + to_string(family) + ": no factors of its own, the GPU's apply";
+}
+
+const TailEntry* tail_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id) {
+  for (const TailEntry& t : calibration.tails)
+    if (t.kind == kind && t.gpu_id == gpu_id) return &t;
+  return nullptr;
+}
+
 double signed_error_pct(double predicted, double measured) {
   return measured == 0.0 ? 0.0 : (predicted - measured) / measured * 100.0;
 }

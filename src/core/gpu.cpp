@@ -49,4 +49,26 @@ std::string link_name(const Gpu& gpu, LinkKind link) {
   return "PCIe";
 }
 
+const char* to_string(LayoutFamily family) {
+  switch (family) {
+  case LayoutFamily::tp: return "tp";
+  case LayoutFamily::tp_pp: return "tp+pp";
+  case LayoutFamily::ep: return "ep";
+  case LayoutFamily::adp: return "adp";
+  }
+  return "tp";
+}
+
+std::optional<LayoutFamily> parse_layout_family(std::string_view text) {
+  for (LayoutFamily f : {LayoutFamily::tp, LayoutFamily::tp_pp, LayoutFamily::ep, LayoutFamily::adp})
+    if (text == to_string(f)) return f;
+  return std::nullopt;
+}
+
+const GpuEfficiency& efficiency_for(const Gpu& gpu, LayoutFamily family) {
+  for (const LayoutEfficiency& l : gpu.layout_efficiency)
+    if (l.family == family) return l.efficiency;
+  return gpu.efficiency;
+}
+
 } // namespace rightsize

@@ -333,6 +333,8 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   const ModelSpec& m = pm.model;
   // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
   const EngineConfig engine = engine_for_gpu(engine_in, gpu, dep.tp);
+  // The factors of this layout family when an overlay fitted them, else the GPU's (docs/calibration.md).
+  const GpuEfficiency& eff = efficiency_for(gpu, layout_family(dep));
   Setup s{};
   s.pm = &pm;
   s.m = &m;
@@ -357,14 +359,12 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   est.precision_supported = gpu.supports(math);
   est.gemm_math = math;
   const double peak_tflops = est.precision_supported ? gpu.tflops(math) : gpu.tflops(MathDtype::bf16);
-  s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * gpu.efficiency.prefill_compute;
+  s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * eff.prefill_compute;
   const MathDtype attention_math = attention_dtype(math, gpu);
-  s.attention_flops_per_s =
-      gpu.supports(attention_math)
-          ? std::max(1e-3, gpu.tflops(attention_math)) * k_flops_per_tflop * gpu.efficiency.prefill_compute
-          : s.compute_flops_per_s;
-  s.bandwidth_bytes_per_s =
-      gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * gpu.efficiency.decode_bandwidth;
+  s.attention_flops_per_s = gpu.supports(attention_math) ? std::max(1e-3, gpu.tflops(attention_math)) *
+                                                               k_flops_per_tflop * eff.prefill_compute
+                                                         : s.compute_flops_per_s;
+  s.bandwidth_bytes_per_s = gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * eff.decode_bandwidth;
   // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated
   // on every rank (methodology §2.3, [LA], [VLLM-SRC]).
   if (m.attention.kind == AttentionKind::mla || m.kv_heads <= 0) {
@@ -398,7 +398,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   const LinkKind pp_link = link_for_group(gpu, dep.gpus_per_replica());
   s.pp_link_gb_per_s = link_gb_per_s(gpu, pp_link);
   s.pp_hop_s = hop_latency(engine, pp_link);
-  s.link_efficiency = gpu.efficiency.communication;
+  s.link_efficiency = eff.communication;
   // A replica spanning GPUs needs a known link; without one the communication terms are left out
   // (finite numbers) and the estimate says so.
   const bool ep_unknown = dep.moe_group_gpus() > 1 && adp > 1.0 && s.ep_link_gb_per_s <= 0.0;
@@ -491,7 +491,7 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   est.prefill_s = prefill.total_s;
   est.decode_step_s = pt.decode.total_s;
   // Undo the efficiencies: the time the same bytes and FLOPs take at the catalog's peaks.
-  const double eta_m = gpu.efficiency.decode_bandwidth, eta_f = gpu.efficiency.prefill_compute;
+  const double eta_m = eff.decode_bandwidth, eta_f = eff.prefill_compute;
   est.ttft_floor_s = std::max(prefill.memory_s * eta_m, prefill.compute_s * eta_f);
   est.tpot_floor_s = s.decoder ? std::max(pt.decode.memory_s * eta_m, pt.decode.compute_s * eta_f) : 0.0;
   est.ttft_s = pt.ttft_s;

@@ -45,6 +45,12 @@ const char* to_string(Recompute value) {
   return "none";
 }
 
+std::optional<Recompute> parse_recompute(std::string_view text) {
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full, Recompute::per_op})
+    if (text == to_string(r)) return r;
+  return std::nullopt;
+}
+
 const char* to_string(TrainingFramework value) {
   switch (value) {
   case TrainingFramework::generic: return "generic";

@@ -8,7 +8,10 @@
 #include <array>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <utility>
+
+#include "rightsize/inference.hpp"
 
 namespace rightsize {
 namespace {
@@ -60,19 +63,118 @@ std::vector<FigureError> errors_of(const std::array<Residuals, k_figure_count>& 
   return out;
 }
 
-// Replaces (or inserts, keeping the kind-then-GPU order) the band of b.kind on b.gpu_id.
-void put_band(Calibration& cal, const BandEntry& b) {
-  auto it = std::find_if(cal.bands.begin(), cal.bands.end(),
-                         [&](const BandEntry& e) { return e.kind == b.kind && e.gpu_id == b.gpu_id; });
-  if (it != cal.bands.end()) {
-    *it = b;
+// Replaces (or inserts, keeping the kind-then-GPU order) the entry of x.kind on x.gpu_id: bands
+// and tails.
+template <class Entry> void put_entry(std::vector<Entry>& entries, const Entry& x) {
+  auto it = std::find_if(entries.begin(), entries.end(),
+                         [&](const Entry& e) { return e.kind == x.kind && e.gpu_id == x.gpu_id; });
+  if (it != entries.end()) {
+    *it = x;
     return;
   }
-  cal.bands.insert(std::upper_bound(cal.bands.begin(), cal.bands.end(), b,
-                                    [](const BandEntry& x, const BandEntry& y) {
-                                      return std::pair(x.kind, x.gpu_id) < std::pair(y.kind, y.gpu_id);
-                                    }),
-                   b);
+  entries.insert(std::upper_bound(entries.begin(), entries.end(), x,
+                                  [](const Entry& l, const Entry& r) {
+                                    return std::pair(l.kind, l.gpu_id) < std::pair(r.kind, r.gpu_id);
+                                  }),
+                 x);
+}
+
+// The estimator's own p99 of a latency case (its queueing model), as `estimate` prints it.
+double predicted_p99(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine) {
+  const PreparedModel pm = prepare_model(c.model, c.precision);
+  const InferenceEstimate e = estimate_inference(pm, c.workload, gpu, c.deployment, engine, nullptr, 0.0);
+  return c.kind == FigureKind::ttft ? e.ttft.p99_s : e.tpot.p99_s;
+}
+
+double measured_p99(const StackRun& r, FigureKind kind) {
+  return kind == FigureKind::ttft ? r.ttft_p99_s : r.tpot_p99_s;
+}
+
+double measured_mean(const StackRun& r, FigureKind kind) {
+  return kind == FigureKind::ttft ? r.run.ttft_s : r.run.tpot_s;
+}
+
+// Median of measured p99 / mean over the runs reporting both, leaving out run `skip`.
+std::vector<double> tail_ratios(const std::vector<StackRun>& runs, FigureKind kind, std::size_t skip) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (i == skip) continue;
+    const double p99 = measured_p99(runs[i], kind), m = measured_mean(runs[i], kind);
+    if (p99 > 0.0 && m > 0.0) out.push_back(p99 / m);
+  }
+  return out;
+}
+
+// The tail fit of one latency figure: needs k_min_tail_runs runs reporting its p99. `loo_gpus[i]`
+// carries the factors fitted without run i.
+std::optional<TailFit> fit_tail(const std::vector<StackRun>& runs, FigureKind kind, const Gpu& gpu,
+                                const std::vector<Gpu>& loo_gpus, const EngineConfig& engine) {
+  constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+  const std::vector<double> all = tail_ratios(runs, kind, k_none);
+  if (static_cast<int>(all.size()) < k_min_tail_runs) return std::nullopt;
+  TailFit t;
+  t.kind = kind;
+  t.runs = static_cast<int>(all.size());
+  t.p99_over_mean = quantile(all, 0.5);
+  std::vector<double> ape_shipped, ape_fitted;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const double measured = measured_p99(runs[i], kind);
+    if (!(measured > 0.0) || !(measured_mean(runs[i], kind) > 0.0)) continue;
+    for (const ValidationCase& c : stack_cases(runs[i])) {
+      if (c.kind != kind) continue;
+      const double shipped = predicted_p99(c, gpu, engine);
+      const double fitted = predict_case(c, loo_gpus[i], engine) * quantile(tail_ratios(runs, kind, i), 0.5);
+      if (!usable(shipped) || !usable(fitted)) continue;
+      ape_shipped.push_back(ape_pct(shipped, measured));
+      ape_fitted.push_back(ape_pct(fitted, measured));
+    }
+  }
+  t.median_ape_shipped_pct = quantile(ape_shipped, 0.5);
+  t.median_ape_fitted_pct = quantile(ape_fitted, 0.5);
+  return t;
+}
+
+// Per-layout fits (docs/calibration.md, "Layout families"): only when the runs span two or more
+// families; a family with k_min_layout_runs runs gets its own factors, started from the stack's.
+std::vector<LayoutFit> fit_layouts(const std::vector<StackRun>& runs, const StackFit& stack, const Gpu& gpu,
+                                   const std::vector<Gpu>& loo_gpus, const EngineConfig& engine,
+                                   const FitOptions& options) {
+  std::vector<LayoutFit> out;
+  for (LayoutFamily family : {LayoutFamily::tp, LayoutFamily::tp_pp, LayoutFamily::ep, LayoutFamily::adp}) {
+    std::vector<std::size_t> index; // positions in `runs`
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (layout_family(deployment_of(runs[i].run)) == family) index.push_back(i);
+    if (index.empty()) continue;
+    LayoutFit f;
+    f.family = family;
+    for (std::size_t i : index)
+      f.runs.push_back(runs[i].run.id);
+    out.push_back(std::move(f));
+    if (static_cast<int>(index.size()) < k_min_layout_runs) continue;
+    LayoutFit& fit = out.back();
+    std::vector<StackRun> mine;
+    for (std::size_t i : index)
+      mine.push_back(runs[i]);
+    constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+    Gpu start = gpu;
+    start.efficiency = stack.fitted.efficiency;
+    fit.own = true;
+    fit.fitted = fit_gpu_from(cases_of(mine, k_none), start, engine, options, "stack");
+    std::array<Residuals, k_figure_count> loo;
+    for (std::size_t j = 0; j < mine.size(); ++j) {
+      const Gpu& without = loo_gpus[index[j]]; // the GPU x engine factors fitted without this run
+      Gpu family_without = without;
+      family_without.efficiency =
+          fit_gpu_from(cases_of(mine, j), without, engine, options, "stack").efficiency;
+      for (const ValidationCase& c : stack_cases(mine[j])) {
+        add(loo[figure_index(c.kind)], c.measured, predict_case(c, without, engine),
+            predict_case(c, family_without, engine));
+      }
+    }
+    fit.loo = errors_of(loo);
+  }
+  if (out.size() < 2) out.clear(); // one family: the GPU x engine factors are that family's
+  return out;
 }
 
 } // namespace
@@ -103,6 +205,61 @@ std::vector<ValidationCase> stack_cases(const StackRun& r) {
   return out;
 }
 
+std::vector<ValidationCase> training_run_cases(const TrainingRunSpec& r) {
+  ValidationCase base;
+  base.model = r.model;
+  base.precision = r.precision;
+  base.gpu_id = r.gpu_id;
+  base.deployment.gpus = r.gpus;
+  base.deployment.tp = r.tp;
+  base.deployment.pp = r.pp;
+  base.training_seq_len = r.seq_len;
+  base.training_global_batch = r.global_batch;
+  base.training_recompute = r.recompute;
+  base.training_framework = r.framework;
+  base.model_class = model_class_of(r.model);
+  std::vector<ValidationCase> out;
+  const auto push = [&](FigureKind kind, double measured) {
+    if (!(measured > 0.0)) return;
+    ValidationCase c = base;
+    c.id = r.id + ":" + to_string(kind);
+    c.kind = kind;
+    c.measured = measured;
+    if (kind == FigureKind::training_memory) c.memory_scope = r.memory_scope;
+    out.push_back(std::move(c));
+  };
+  push(FigureKind::training_throughput, r.tokens_per_s);
+  push(FigureKind::training_memory, r.peak_memory_bytes);
+  return out;
+}
+
+std::int64_t default_warmup_steps(std::int64_t last_step) {
+  return std::max<std::int64_t>(1, (last_step + 9) / 10);
+}
+
+TrainingLogSummary summarize_training_log(const std::vector<TrainingLogStep>& steps,
+                                          std::int64_t warmup_steps) {
+  TrainingLogSummary out;
+  std::int64_t last = 0;
+  for (const TrainingLogStep& s : steps)
+    last = std::max(last, s.step);
+  out.warmup_through_step = warmup_steps >= 0 ? warmup_steps : default_warmup_steps(last);
+  double tps_sum = 0.0;
+  for (const TrainingLogStep& s : steps) {
+    if (s.step <= out.warmup_through_step) {
+      ++out.lines_dropped;
+      continue;
+    }
+    ++out.lines_kept;
+    tps_sum += s.tokens_per_s_per_gpu;
+    // GiB = 2^30 bytes (torchtitan's DeviceMemoryMonitor._to_gib).
+    out.peak_memory_reserved_bytes =
+        std::max(out.peak_memory_reserved_bytes, s.memory_reserved_gib * 1024.0 * 1024.0 * 1024.0);
+  }
+  if (out.lines_kept > 0) out.tokens_per_s_per_gpu = tps_sum / out.lines_kept;
+  return out;
+}
+
 StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<StackRun>& holdout_runs,
                    const Gpu& gpu, const EngineConfig& engine, const FitOptions& options) {
   StackFit out;
@@ -116,8 +273,9 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
 
   // Leave-one-out: each run predicted by factors fitted to the other runs only.
   std::array<Residuals, k_figure_count> loo;
+  std::vector<Gpu> loo_gpus(fit_runs.size(), gpu);
   for (std::size_t i = 0; i < fit_runs.size(); ++i) {
-    Gpu without = gpu;
+    Gpu& without = loo_gpus[i];
     without.efficiency = fit_gpu_from(cases_of(fit_runs, i), gpu, engine, options, "shipped").efficiency;
     for (const ValidationCase& c : stack_cases(fit_runs[i])) {
       add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
@@ -125,6 +283,10 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
     }
   }
   out.loo = errors_of(loo);
+  for (FigureKind k : {FigureKind::ttft, FigureKind::tpot}) {
+    if (const auto t = fit_tail(fit_runs, k, gpu, loo_gpus, engine)) out.tails.push_back(*t);
+  }
+  if (out.engine != "training") out.layouts = fit_layouts(fit_runs, out, gpu, loo_gpus, engine, options);
   for (FigureKind k : k_figures) {
     const Residuals& r = loo[figure_index(k)];
     if (static_cast<int>(r.ratio_fitted.size()) < k_min_band_runs) continue;
@@ -151,26 +313,46 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   return out;
 }
 
+namespace {
+
+// Sets the factors whose source is "fitted" on `e`; returns their names ("" when none).
+std::string take_fitted(GpuEfficiency& e, const FittedEfficiency& f) {
+  std::string names;
+  const auto take = [&](double& slot, double value, const std::string& source, const char* name) {
+    if (source != "fitted") return;
+    slot = value;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  };
+  take(e.decode_bandwidth, f.efficiency.decode_bandwidth, f.decode_source, "decode_bandwidth");
+  take(e.prefill_compute, f.efficiency.prefill_compute, f.prefill_source, "prefill_compute");
+  take(e.communication, f.efficiency.communication, f.communication_source, "communication");
+  take(e.training_mfu, f.efficiency.training_mfu, f.training_source, "training_mfu");
+  return names;
+}
+
+} // namespace
+
 void apply_stack_fits(const std::vector<StackFit>& stacks, std::vector<Gpu>& gpus, Calibration& calibration) {
   for (const StackFit& s : stacks) {
     auto g = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& x) { return x.id == s.gpu_id; });
     if (g == gpus.end()) continue;
     GpuEfficiency& e = g->efficiency;
-    const FittedEfficiency& f = s.fitted;
-    std::string fitted_names;
-    const auto take = [&](double& slot, double value, const std::string& source, const char* name) {
-      if (source != "fitted") return;
-      slot = value;
-      fitted_names += (fitted_names.empty() ? "" : ", ") + std::string(name);
-    };
-    take(e.decode_bandwidth, f.efficiency.decode_bandwidth, f.decode_source, "decode_bandwidth");
-    take(e.prefill_compute, f.efficiency.prefill_compute, f.prefill_source, "prefill_compute");
-    take(e.communication, f.efficiency.communication, f.communication_source, "communication");
-    take(e.training_mfu, f.efficiency.training_mfu, f.training_source, "training_mfu");
+    const std::string fitted_names = take_fitted(e, s.fitted);
     e.provenance += "; overlay (" + s.engine + ", " + std::to_string(s.runs.size()) +
                     " runs): " + (fitted_names.empty() ? std::string("no factor fitted") : fitted_names);
+    for (const LayoutFit& l : s.layouts) {
+      if (!l.own) continue;
+      LayoutEfficiency le{l.family, e};
+      const std::string names = take_fitted(le.efficiency, l.fitted);
+      le.efficiency.provenance += std::string("; layout ") + to_string(l.family) + " (" +
+                                  std::to_string(l.runs.size()) +
+                                  " runs): " + (names.empty() ? std::string("no factor of its own") : names);
+      g->layout_efficiency.push_back(le);
+    }
     for (const BandEntry& b : s.bands)
-      put_band(calibration, b);
+      put_entry(calibration.bands, b);
+    for (const TailFit& t : s.tails)
+      put_entry(calibration.tails, TailEntry{t.kind, s.gpu_id, t.p99_over_mean, t.runs});
   }
 }
 

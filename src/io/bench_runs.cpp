@@ -12,6 +12,7 @@
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 #include "serving_csv.hpp"
+#include "training_runs.hpp"
 #include "validation_io.hpp"
 
 namespace rightsize::io {
@@ -103,7 +104,15 @@ StackRun from_vllm_like(const JsonReader& doc, const RunContext& c, const std::v
   run.ttft_s = doc.at("mean_ttft_ms").as_positive(1e9) / 1e3;
   run.tpot_s = doc.at("mean_tpot_ms").as_positive(1e9) / 1e3;
   const double tput = doc.at("output_throughput").as_positive(1e12);
-  return finish(std::move(run), tput, presets, path, where, c.given_by);
+  StackRun out = finish(std::move(run), tput, presets, path, where, c.given_by);
+  // p99 is written when "99" is among --metric-percentiles (vLLM's default); absent = no tail.
+  const auto p99 = [&doc](const char* key) {
+    const auto v = doc.find(key);
+    return v ? v->as_positive(1e9) / 1e3 : 0.0;
+  };
+  out.ttft_p99_s = p99("p99_ttft_ms");
+  out.tpot_p99_s = p99("p99_tpot_ms");
+  return out;
 }
 
 // A GenAI-Perf / AIPerf metric: {"unit": <expected>, "avg": value}.
@@ -134,7 +143,15 @@ StackRun from_genai_perf(const JsonReader& doc, const RunContext& c, const std::
                 "missing: give the run's closed-loop concurrency with --concurrency or the manifest's "
                 "\"concurrency\"");
   }
-  return finish(std::move(run), tput, presets, path, path, c.given_by);
+  StackRun out = finish(std::move(run), tput, presets, path, path, c.given_by);
+  // Each GenAI-Perf metric carries p99 beside avg (in the metric's unit, checked above).
+  const auto p99 = [&doc](const char* key) {
+    const auto v = doc.at(key).find("p99");
+    return v ? v->as_positive(1e12) / 1e3 : 0.0;
+  };
+  out.ttft_p99_s = p99("time_to_first_token");
+  out.tpot_p99_s = p99("inter_token_latency");
+  return out;
 }
 
 } // namespace
@@ -146,6 +163,8 @@ const char* to_string(RunFormat format) {
   case RunFormat::sglang_jsonl: return "SGLang bench_serving JSONL";
   case RunFormat::genai_perf_json: return "GenAI-Perf profile_export JSON";
   case RunFormat::training_cases_json: return "training runs (validation-case JSON)";
+  case RunFormat::training_csv: return "training CSV";
+  case RunFormat::torchtitan_log: return "torchtitan log";
   }
   return "?";
 }
@@ -156,7 +175,13 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
   const auto set_format = [&](RunFormat f) {
     if (format != nullptr) *format = f;
   };
-  if (ends_with(path, ".csv")) {
+  if (is_training_log(path)) {
+    set_format(RunFormat::torchtitan_log);
+    out.push_back(load_torchtitan_log(path, context, presets));
+  } else if (ends_with(path, ".csv") && is_training_csv(path)) {
+    set_format(RunFormat::training_csv);
+    out = parse_training_csv(read_text_file(path), path, presets);
+  } else if (ends_with(path, ".csv")) {
     set_format(RunFormat::serving_csv);
     for (ServingRun& run : load_serving_csv(path)) {
       if (run.preset.empty()) run.preset = context.preset; // --model fills rows without a preset
@@ -196,14 +221,9 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
                                   c.id, to_string(c.kind)));
         }
         if (!c.scored) continue;
-        StackRun r;
-        r.run.id = c.id;
-        r.run.gpu_id = c.gpu_id;
-        r.run.engine = "training";
-        r.model = c.model;
-        r.source = path;
-        r.cases.push_back(std::move(c));
-        out.push_back(std::move(r));
+        const std::string id = c.id, gpu_id = c.gpu_id;
+        const ModelSpec model = c.model;
+        out.push_back(training_stack_run(id, gpu_id, model, path, {std::move(c)}));
       }
     } else if (root.find("time_to_first_token")) {
       set_format(RunFormat::genai_perf_json);
@@ -221,6 +241,10 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
   return out;
 }
 
+bool is_training_log(const std::string& path) {
+  return ends_with(path, ".log") || ends_with(path, ".txt");
+}
+
 bool describes_its_context(const std::string& path) {
   if (ends_with(path, ".csv")) return true;
   if (!ends_with(path, ".json")) return false;
@@ -235,7 +259,8 @@ std::vector<ManifestEntry> load_run_manifest(const std::string& path) {
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   std::vector<ManifestEntry> out;
   for (const JsonReader& r : root.at("runs").elements()) {
-    r.expect_keys({"file", "model", "gpu", "engine", "precision", "tp", "pp", "ep", "concurrency", "role"});
+    r.expect_keys({"file", "model", "gpu", "engine", "precision", "tp", "pp", "ep", "concurrency", "role",
+                   "gpus", "seq_len", "global_batch", "recompute", "warmup_steps"});
     ManifestEntry e;
     e.file = (base / r.at("file").as_string()).string();
     RunContext& c = e.context;
@@ -260,6 +285,12 @@ std::vector<ManifestEntry> load_run_manifest(const std::string& path) {
     c.pp = static_cast<int>(integer("pp", 1));
     c.ep = static_cast<int>(integer("ep", 1));
     c.concurrency = integer("concurrency", 0);
+    c.gpus = static_cast<int>(integer("gpus", 0));
+    c.seq_len = integer("seq_len", 0);
+    c.global_batch = integer("global_batch", 0);
+    if (const auto rc = r.find("recompute"))
+      c.recompute = rc->as_choice({"none", "selective", "full", "per_op"});
+    if (const auto w = r.find("warmup_steps")) c.warmup_steps = w->as_int(0, 1'000'000'000);
     if (const auto role = r.find("role")) e.holdout = role->as_choice({"fit", "holdout"}) == "holdout";
     out.push_back(std::move(e));
   }

@@ -18,12 +18,25 @@ struct RunContext {
   std::string preset, gpu, engine, precision;
   int tp = 1, pp = 1, ep = 1;
   std::int64_t concurrency = 0;
+  // Training logs (torchtitan): what the log does not print. 0 / empty = not given.
+  int gpus = 0;
+  std::int64_t seq_len = 0, global_batch = 0;
+  std::string recompute;
+  std::int64_t warmup_steps = -1; ///< -1 = the default rule (core::default_warmup_steps)
   std::string given_by =
       "--model"; ///< where the context came from, for messages ("--model", "manifest.json")
 };
 
 /// The input formats.
-enum class RunFormat { serving_csv, vllm_json, sglang_jsonl, genai_perf_json, training_cases_json };
+enum class RunFormat {
+  serving_csv,
+  vllm_json,
+  sglang_jsonl,
+  genai_perf_json,
+  training_cases_json,
+  training_csv,
+  torchtitan_log
+};
 const char* to_string(RunFormat format);
 
 /// Reads one result file: format from the extension (.csv, .jsonl) or, for .json, from its keys.
@@ -32,13 +45,18 @@ const char* to_string(RunFormat format);
 std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunContext& context,
                                           const std::vector<Preset>& presets, RunFormat* format = nullptr);
 
-/// True when the file carries its own context (a serving-measurements CSV, or a JSON of training
-/// runs in the validation-case format with a "cases" array); false for the tools' result files.
+/// True when the file carries its own context (a serving-measurements or training CSV, or a JSON
+/// of training runs in the validation-case format with a "cases" array); false for the tools'
+/// result files and training logs.
 bool describes_its_context(const std::string& path);
 
+/// True for a training log (torchtitan's stdout saved as .log or .txt).
+bool is_training_log(const std::string& path);
+
 /// A manifest: {"runs": [{"file": "...", "model": "...", "gpu": "...", "engine": "...", "tp": 1,
-/// "pp": 1, "ep": 1, "precision": "bf16", "concurrency": 8, "role": "fit" | "holdout"}]}; file
-/// paths relative to the manifest.
+/// "pp": 1, "ep": 1, "precision": "bf16", "concurrency": 8, "role": "fit" | "holdout", and for
+/// training logs "gpus", "seq_len", "global_batch", "recompute", "warmup_steps"}]}; file paths
+/// relative to the manifest.
 struct ManifestEntry {
   std::string file;
   RunContext context;

@@ -50,6 +50,35 @@ nlohmann::json figure_errors_json(const std::vector<FigureError>& errors) {
   return out;
 }
 
+nlohmann::json tails_json(const std::vector<TailFit>& tails) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TailFit& t : tails) {
+    out.push_back({{"kind", to_string(t.kind)},
+                   {"p99_over_mean", rounded(t.p99_over_mean)},
+                   {"runs", t.runs},
+                   {"median_ape_shipped_pct", std::round(t.median_ape_shipped_pct * 10.0) / 10.0},
+                   {"median_ape_fitted_pct", std::round(t.median_ape_fitted_pct * 10.0) / 10.0}});
+  }
+  return out;
+}
+
+nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const LayoutFit& l : layouts) {
+    nlohmann::json lj = {{"family", to_string(l.family)}, {"runs", l.runs}, {"own_factors", l.own}};
+    if (l.own) {
+      for (const FactorSlot& f : k_slots) {
+        lj["efficiency"][f.name] = rounded(l.fitted.efficiency.*f.value);
+        lj["source"][f.name] = l.fitted.*f.source;
+        lj["fitted_to"][f.name] = l.fitted.*f.cases;
+      }
+      lj["error_leave_one_out"] = figure_errors_json(l.loo);
+    }
+    out.push_back(lj);
+  }
+  return out;
+}
+
 std::string overlay_to_json(const CalibrationOverlay& overlay) {
   nlohmann::json doc;
   doc["schema_version"] = k_overlay_schema_version;
@@ -81,6 +110,8 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
                        {"rule", b.rule}});
     }
     j["bands"] = bands;
+    j["tails"] = tails_json(s.tails);
+    j["layouts"] = layouts_json(s.layouts);
     j["error_leave_one_out"] = figure_errors_json(s.loo);
     j["error_holdout"] = figure_errors_json(s.holdout);
     stacks.push_back(j);
@@ -161,6 +192,37 @@ CalibrationOverlay load_overlay(const std::string& path) {
       e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
       e.rule = b.at("rule").as_string();
       fit.bands.push_back(e);
+    }
+    if (const auto layouts = s.find("layouts")) { // absent in overlays written before layout families
+      for (const JsonReader& l : layouts->elements()) {
+        LayoutFit fit_l;
+        const JsonReader family = l.at("family");
+        const auto parsed = parse_layout_family(family.as_string());
+        if (!parsed)
+          family.fail("unknown layout family \"" + family.as_string() + "\" (expected tp, tp+pp, ep or adp)");
+        fit_l.family = *parsed;
+        for (const JsonReader& r : l.at("runs").elements())
+          fit_l.runs.push_back(r.as_string());
+        fit_l.own = l.at("own_factors").as_bool();
+        if (fit_l.own) {
+          for (const FactorSlot& f : k_slots) {
+            fit_l.fitted.efficiency.*f.value = l.at("efficiency").at(f.name).as_number(0.01, 1.0);
+            fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
+          }
+        }
+        fit.layouts.push_back(std::move(fit_l));
+      }
+    }
+    if (const auto tails = s.find("tails")) { // absent in overlays written before tails existed
+      for (const JsonReader& t : tails->elements()) {
+        TailFit tail;
+        tail.kind = t.at("kind").as_choice({"ttft", "tpot"}) == "ttft" ? FigureKind::ttft : FigureKind::tpot;
+        tail.p99_over_mean = t.at("p99_over_mean").as_positive(1e3);
+        tail.runs = static_cast<int>(t.at("runs").as_int(k_min_tail_runs, 1'000'000));
+        tail.median_ape_shipped_pct = t.at("median_ape_shipped_pct").as_number(0.0, 1e9);
+        tail.median_ape_fitted_pct = t.at("median_ape_fitted_pct").as_number(0.0, 1e9);
+        fit.tails.push_back(tail);
+      }
     }
     out.stacks.push_back(std::move(fit));
   }

@@ -21,6 +21,14 @@ struct CalibrationOverlay {
 /// "median_ape_fitted_pct"} (percent to 0.1); the overlay's and `calibrate --format json`'s shape.
 nlohmann::json figure_errors_json(const std::vector<FigureError>& errors);
 
+/// The tail fits as a JSON array of {"kind", "p99_over_mean", "runs", "median_ape_shipped_pct",
+/// "median_ape_fitted_pct"}: the overlay's and `calibrate --format json`'s shape.
+nlohmann::json tails_json(const std::vector<TailFit>& tails);
+
+/// The layout fits as a JSON array of {"family", "runs", "own_factors", and with own factors
+/// "efficiency", "source", "fitted_to", "error_leave_one_out"}.
+nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts);
+
 /// Deterministic JSON text (sorted keys, 4-significant-digit factors, trailing newline).
 std::string overlay_to_json(const CalibrationOverlay& overlay);
 

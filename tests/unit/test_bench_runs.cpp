@@ -1,6 +1,7 @@
 // Reading benchmark result files for `rightsize calibrate` (docs/calibration.md, "Input formats"):
 // unit conversions and the per-request lengths, by hand from the fixtures in tests/calibrate/.
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,8 @@
 #include "bench_runs.hpp"
 #include "overlay_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/stack_calibration.hpp"
+#include "training_runs.hpp"
 #include "validation_io.hpp"
 
 using namespace rightsize;
@@ -63,6 +66,20 @@ TEST_CASE("SGLang bench_serving JSONL: one run per line, ids by line", "[io][cal
   CHECK(runs[0].run.id == "sglang-bench-serving-qwen3-32b-h100-tp4:1");
   CHECK(runs[1].run.concurrency == 64);
   CHECK(runs[1].run.ttft_s == Approx(1.142696));
+  CHECK(runs[1].ttft_p99_s == Approx(1.142696));  // p99_ttft_ms 1142.696
+  CHECK(runs[1].tpot_p99_s == Approx(0.0151681)); // p99_tpot_ms 15.1681
+}
+
+TEST_CASE("vLLM p99: p99_ttft_ms and p99_tpot_ms in ms", "[io][calibrate][tails]") {
+  io::RunContext c = qwen_h100("vllm");
+  c.preset = "qwen3-8b";
+  c.tp = 1;
+  const auto runs = io::load_benchmark_runs(fixture("vllm-bench-serve-qwen3-8b-h100-c8.json"), c, presets());
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].run.ttft_s == Approx(0.07457)); // Mean TTFT 74.57 ms
+  CHECK(runs[0].ttft_p99_s == Approx(0.20411)); // P99 TTFT 204.11 ms
+  CHECK(runs[0].tpot_p99_s == Approx(0.00819)); // P99 TPOT 8.19 ms
+  CHECK(runs[0].run.input_tokens == 233);       // 23,260 / 100, rounded
 }
 
 TEST_CASE("GenAI-Perf profile export: avg of each metric, unit checked", "[io][calibrate]") {
@@ -77,6 +94,8 @@ TEST_CASE("GenAI-Perf profile export: avg of each metric, unit checked", "[io][c
   CHECK(runs[0].run.concurrency == 8);            // input_config.concurrency
   CHECK(runs[0].run.tpot_s == Approx(0.0079436)); // inter_token_latency.avg 7.9436 ms
   CHECK(runs[0].run.input_tokens == 1024);
+  CHECK(runs[0].ttft_p99_s == Approx(0.190955));  // time_to_first_token.p99 190.955 ms
+  CHECK(runs[0].tpot_p99_s == Approx(0.0079436)); // inter_token_latency.p99 7.9436 ms
 }
 
 TEST_CASE("serving-measurements CSV: context from the rows", "[io][calibrate]") {
@@ -110,6 +129,22 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   b.cases = 5;
   b.rule = "user runs, leave-one-out";
   s.bands = {b};
+  TailFit t;
+  t.kind = FigureKind::ttft;
+  t.p99_over_mean = 1.5012;
+  t.runs = 4;
+  s.tails = {t};
+  LayoutFit own;
+  own.family = LayoutFamily::ep;
+  own.runs = {"r1", "r2", "r3"};
+  own.own = true;
+  own.fitted.efficiency.decode_bandwidth = 0.5;
+  own.fitted.decode_source = "fitted";
+  own.fitted.prefill_source = own.fitted.communication_source = own.fitted.training_source = "stack";
+  LayoutFit few;
+  few.family = LayoutFamily::tp_pp;
+  few.runs = {"r4"};
+  s.layouts = {own, few};
   o.stacks = {s};
   const std::string path = (std::filesystem::temp_directory_path() / "rightsize_test_overlay.json").string();
   io::write_text_file(path, io::overlay_to_json(o));
@@ -120,6 +155,183 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   CHECK(back.stacks[0].fitted.decode_source == "fitted");
   CHECK(back.stacks[0].fitted.decode_cases.size() == 2);
   REQUIRE(back.stacks[0].bands.size() == 1);
+  REQUIRE(back.stacks[0].tails.size() == 1);
+  CHECK(back.stacks[0].tails[0].p99_over_mean == Approx(1.5012));
+  CHECK(back.stacks[0].tails[0].runs == 4);
+  REQUIRE(back.stacks[0].layouts.size() == 2);
+  CHECK(back.stacks[0].layouts[0].family == LayoutFamily::ep);
+  CHECK(back.stacks[0].layouts[0].own);
+  CHECK(back.stacks[0].layouts[0].fitted.efficiency.decode_bandwidth == Approx(0.5));
+  CHECK(back.stacks[0].layouts[0].fitted.prefill_source == "stack");
+  CHECK(back.stacks[0].layouts[1].family == LayoutFamily::tp_pp);
+  CHECK_FALSE(back.stacks[0].layouts[1].own);
   CHECK(back.stacks[0].bands[0].gpu_id == "H100-SXM");
   CHECK(back.stacks[0].bands[0].ratio_high == Approx(1.02));
+}
+
+// Training inputs (docs/calibration.md, "Training runs"): torchtitan's metrics lines, the warm-up
+// rule, and the training CSV, by hand from tests/calibrate/.
+namespace {
+
+io::RunContext llama_h100(int gpus, std::int64_t global_batch) {
+  io::RunContext c;
+  c.preset = "llama-3.1-8b";
+  c.gpu = "H100-SXM";
+  c.gpus = gpus;
+  c.seq_len = 8192;
+  c.global_batch = global_batch;
+  c.recompute = "per_op";
+  return c;
+}
+
+const ValidationCase* case_of(const StackRun& r, FigureKind kind) {
+  for (const ValidationCase& c : r.cases)
+    if (c.kind == kind) return &c;
+  return nullptr;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return format_error(e);
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("torchtitan metrics line: colours, thousands separators, GiB", "[io][calibrate][training]") {
+  const std::string text =
+      "[rank0]:[titan] 2024-12-26 10:00:45,000 - root - INFO - Training starts at step 1.\n"
+      "[rank0]:[titan] 2024-12-26 10:00:46,000 - root - INFO - \x1b[31mstep:  1  \x1b[32mloss: 12.2510  "
+      "\x1b[36mmemory: 78.11GiB(87.36%)  \x1b[34mtps: 1,187  \x1b[96mtflops: 68.74  \x1b[35mmfu: "
+      "6.95%\x1b[39m\n"
+      "[titan] x - root - INFO - validate step: 10  loss:  7.0000  memory: 80.00GiB(90.00%)  tps: 9,999\n"
+      "[titan] x - root - INFO - step: 20  loss:  9.4102  grad_norm:  4.3390  memory: 82.40GiB(92.16%)  "
+      "tps: 15,762  tflops: 1,333.70  mfu: 33.74%\n";
+  const auto steps = io::parse_torchtitan_log(text, "t.log");
+  REQUIRE(steps.size() == 2); // the validation line and the plain message are skipped
+  CHECK(steps[0].step == 1);
+  CHECK(steps[0].tokens_per_s_per_gpu == 1187.0);
+  CHECK(steps[0].memory_reserved_gib == Approx(78.11));
+  CHECK(steps[1].step == 20);
+  CHECK(steps[1].tokens_per_s_per_gpu == 15762.0);
+}
+
+TEST_CASE("torchtitan metrics line: a missing tps or an unknown key names file:line",
+          "[io][calibrate][training]") {
+  CHECK_THAT(error_of([] {
+               (void)io::parse_torchtitan_log("a\nstep: 20  loss: 9.4  memory: 82.40GiB(92%)\n", "t.log");
+             }),
+             Catch::Contains("t.log:2") && Catch::Contains("without \"tps:\""));
+  CHECK_THAT(error_of([] {
+               (void)io::parse_torchtitan_log("step: 20  loss: 9.4  wps: 5,762  memory: 1GiB  tps: 1\n",
+                                              "t.log");
+             }),
+             Catch::Contains("t.log:1") && Catch::Contains("unknown metric \"wps\""));
+  CHECK_THAT(error_of([] {
+               (void)io::parse_torchtitan_log("step: 20  loss: 9.4  memory: 82.4GB  tps: 1\n", "t.log");
+             }),
+             Catch::Contains("\"memory\": expected peak reserved memory in GiB"));
+}
+
+TEST_CASE("warm-up rule: step 1 always, then the first 10 % of the run", "[core][calibrate][training]") {
+  CHECK(default_warmup_steps(100) == 10);
+  CHECK(default_warmup_steps(5) == 1);
+  CHECK(default_warmup_steps(101) == 11);
+  const std::vector<TrainingLogStep> steps = {
+      {1, 1000.0, 70.0}, {10, 4000.0, 80.0}, {20, 5000.0, 81.0}, {30, 6000.0, 82.0}};
+  const TrainingLogSummary s = summarize_training_log(steps, -1); // default: steps <= 3 dropped
+  CHECK(s.warmup_through_step == 3);
+  CHECK(s.lines_dropped == 1);
+  CHECK(s.lines_kept == 3);
+  CHECK(s.tokens_per_s_per_gpu == Approx(5000.0));
+  CHECK(s.peak_memory_reserved_bytes == Approx(82.0 * 1073741824.0));
+  const TrainingLogSummary t = summarize_training_log(steps, 10);
+  CHECK(t.lines_kept == 2);
+  CHECK(t.tokens_per_s_per_gpu == Approx(5500.0));
+  CHECK(summarize_training_log(steps, 30).lines_kept == 0);
+}
+
+TEST_CASE("torchtitan log fixture: warm-up dropped, tps x GPUs, reserved GiB", "[io][calibrate][training]") {
+  io::RunFormat format = io::RunFormat::serving_csv;
+  const auto runs = io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), llama_h100(8, 16),
+                                            presets(), &format);
+  CHECK(format == io::RunFormat::torchtitan_log);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].run.engine == "training");
+  const ValidationCase* tput = case_of(runs[0], FigureKind::training_throughput);
+  REQUIRE(tput != nullptr);
+  // Steps 1 and 10 are warm-up (<= 10 % of 100); steps 20..100 log 5,762 tps per GPU x 8 GPUs.
+  CHECK(tput->measured == Approx(5762.0 * 8));
+  CHECK(tput->deployment.gpus == 8);
+  CHECK(tput->training_global_batch == 16);
+  CHECK(tput->training_seq_len == 8192);
+  CHECK(tput->training_recompute == Recompute::per_op);
+  CHECK(tput->training_framework == TrainingFramework::torchtitan);
+  const ValidationCase* mem = case_of(runs[0], FigureKind::training_memory);
+  REQUIRE(mem != nullptr);
+  CHECK(mem->measured == Approx(82.40 * 1073741824.0)); // 82.40 GiB reserved
+  CHECK(mem->memory_scope == MemoryScope::reserved);
+  // With --warmup-steps 0 the warm-up lines count: (1,187 + 5,698 + 9 x 5,762) / 11 per GPU.
+  io::RunContext all = llama_h100(8, 16);
+  all.warmup_steps = 0;
+  const auto with_warmup =
+      io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), all, presets());
+  CHECK(case_of(with_warmup[0], FigureKind::training_throughput)->measured ==
+        Approx((1187.0 + 5698.0 + 9 * 5762.0) / 11.0 * 8));
+}
+
+TEST_CASE("torchtitan log: the context it lacks is named", "[io][calibrate][training]") {
+  io::RunContext c = llama_h100(8, 16);
+  c.global_batch = 0;
+  CHECK_THAT(error_of([&] {
+               (void)io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), c, presets());
+             }),
+             Catch::Contains("global batch"));
+  c = llama_h100(8, 16);
+  c.warmup_steps = 100;
+  CHECK_THAT(error_of([&] {
+               (void)io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), c, presets());
+             }),
+             Catch::Contains("all 11 step lines are warm-up steps (step <= 100)"));
+}
+
+TEST_CASE("training CSV: per-GPU tokens/s or step time, GiB, layout check", "[io][calibrate][training]") {
+  io::RunFormat format = io::RunFormat::serving_csv;
+  const auto runs =
+      io::load_benchmark_runs(fixture("training-runs.csv"), io::RunContext{}, presets(), &format);
+  CHECK(format == io::RunFormat::training_csv);
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[0].run.gpu_id == "A100-80GB-SXM");
+  CHECK(case_of(runs[0], FigureKind::training_throughput)->measured == Approx(2973.0 * 64));
+  CHECK(case_of(runs[0], FigureKind::training_memory) == nullptr); // peak_memory_gib empty
+  CHECK(case_of(runs[2], FigureKind::training_memory)->measured == Approx(82.4 * 1073741824.0));
+
+  const std::string header = "model,gpu,gpus,tp,pp,dp,seq_len,global_batch,precision,recompute,step_time_s\n";
+  // 16 sequences x 8,192 tokens per 2.5 s step = 52,428.8 tokens/s for the job.
+  const auto step = io::parse_training_csv(header + "llama-3.1-8b,H100-SXM,8,2,1,4,8192,16,bf16,full,2.5\n",
+                                           "t.csv", presets());
+  REQUIRE(step.size() == 1);
+  CHECK(step[0].run.id == "t:2");
+  CHECK(case_of(step[0], FigureKind::training_throughput)->measured == Approx(52428.8));
+  CHECK(case_of(step[0], FigureKind::training_throughput)->deployment.tp == 2);
+  CHECK_THAT(error_of([&] {
+               (void)io::parse_training_csv(header + "llama-3.1-8b,H100-SXM,8,2,1,2,8192,16,bf16,full,2.5\n",
+                                            "t.csv", presets());
+             }),
+             Catch::Contains("t.csv:2") && Catch::Contains("expected gpus = 8"));
+  CHECK_THAT(error_of([&] {
+               (void)io::parse_training_csv(
+                   "model,gpu,gpus,tp,pp,dp,seq_len,global_batch,precision,recompute,"
+                   "tokens_per_s,step_time_s\n",
+                   "t.csv", presets());
+             }),
+             Catch::Contains("t.csv:1") && Catch::Contains("unknown column \"tokens_per_s\""));
+  CHECK_THAT(error_of([&] {
+               (void)io::parse_training_csv(header + "llama-9b,H100-SXM,8,2,1,4,8192,16,bf16,full,2.5\n",
+                                            "t.csv", presets());
+             }),
+             Catch::Contains("column \"model\": unknown model preset \"llama-9b\""));
 }

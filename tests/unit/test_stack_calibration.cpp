@@ -218,3 +218,89 @@ TEST_CASE("fit_stack fits training_mfu to training runs given as cases", "[stack
   REQUIRE(e != fit.loo.end());
   CHECK(e->median_ape_fitted_pct < e->median_ape_shipped_pct);
 }
+
+TEST_CASE("tails: the median p99 / mean ratio, leave-one-out scored", "[stack_calibration][tails]") {
+  GpuEfficiency truth = h100_sxm().efficiency;
+  std::vector<StackRun> runs = five_runs(truth);
+  // Measured p99 = 1.5 x, 1.6 x, 1.7 x, 1.8 x and (run e) no p99 for TTFT; TPOT p99 only on two runs.
+  const double ratios[] = {1.5, 1.6, 1.7, 1.8};
+  for (std::size_t i = 0; i < 4; ++i)
+    runs[i].ttft_p99_s = runs[i].run.ttft_s * ratios[i];
+  runs[0].tpot_p99_s = runs[0].run.tpot_s * 1.1;
+  runs[1].tpot_p99_s = runs[1].run.tpot_s * 1.1;
+  const StackFit fit = fit_stack(runs, {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  REQUIRE(fit.tails.size() == 1); // TPOT: 2 runs < k_min_tail_runs
+  const TailFit& t = fit.tails[0];
+  CHECK(t.kind == FigureKind::ttft);
+  CHECK(t.runs == 4);
+  CHECK(t.p99_over_mean == Approx(1.65)); // median of 1.5, 1.6, 1.7, 1.8
+  // Leave-one-out: run a's p99 from the ratio of b, c, d (median 1.7): |1.7 / 1.5 - 1| = 13.3 %;
+  // b: median(1.5, 1.7, 1.8) = 1.7 -> 6.25 %; c: 1.6 -> 5.9 %; d: 1.6 -> 11.1 %. The means are
+  // the estimator's own, so the fitted mean is exact: the median of the four is (6.25 + 11.1) / 2.
+  CHECK(t.median_ape_fitted_pct ==
+        Approx((100.0 * (1.7 / 1.6 - 1.0) + 100.0 * (1.0 - 1.6 / 1.8)) / 2.0).epsilon(0.02));
+
+  Calibration cal;
+  std::vector<Gpu> gpus = {h100_sxm()};
+  apply_stack_fits({fit}, gpus, cal);
+  const TailEntry* in_force = tail_for(cal, FigureKind::ttft, "H100-SXM");
+  REQUIRE(in_force != nullptr);
+  CHECK(in_force->p99_over_mean == Approx(1.65));
+  CHECK(tail_for(cal, FigureKind::tpot, "H100-SXM") == nullptr);
+  CHECK(tail_for(cal, FigureKind::ttft, "H100-PCIE") == nullptr);
+}
+
+TEST_CASE("layout families: own factors with enough runs, else the GPU x engine's",
+          "[stack_calibration][layouts]") {
+  // TP1 runs measured at decode_bandwidth 0.80; pipeline-parallel (PP2) runs at 0.60.
+  GpuEfficiency tp_truth = h100_sxm().efficiency;
+  tp_truth.decode_bandwidth = 0.80;
+  GpuEfficiency pp_truth = tp_truth;
+  pp_truth.decode_bandwidth = 0.60;
+  std::vector<StackRun> runs = five_runs(tp_truth);
+  for (const char* id : {"p1", "p2", "p3"}) {
+    runs.push_back(synthetic_run(id, 2048, 512, 16, pp_truth));
+  }
+  // synthetic_run measures at TP1 PP1: re-measure the PP2 runs at their layout.
+  for (std::size_t i = 5; i < runs.size(); ++i) {
+    runs[i].run.pp = 2;
+    Gpu g = h100_sxm();
+    g.efficiency = pp_truth;
+    for (const ValidationCase& c : stack_cases(runs[i])) {
+      (c.kind == FigureKind::ttft ? runs[i].run.ttft_s : runs[i].run.tpot_s) =
+          predict_case(c, g, engine_profile(EngineKind::vllm));
+    }
+  }
+  const StackFit fit = fit_stack(runs, {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  REQUIRE(fit.layouts.size() == 2);
+  CHECK(fit.layouts[0].family == LayoutFamily::tp);
+  CHECK(fit.layouts[1].family == LayoutFamily::tp_pp);
+  REQUIRE(fit.layouts[0].own);
+  REQUIRE(fit.layouts[1].own);
+  CHECK(fit.layouts[0].fitted.efficiency.decode_bandwidth == Approx(0.80).margin(0.01));
+  CHECK(fit.layouts[1].fitted.efficiency.decode_bandwidth == Approx(0.60).margin(0.01));
+
+  std::vector<Gpu> gpus = {h100_sxm()};
+  Calibration cal;
+  apply_stack_fits({fit}, gpus, cal);
+  Deployment pp2;
+  pp2.gpus = 2;
+  pp2.pp = 2;
+  CHECK(efficiency_for(gpus[0], layout_family(pp2)).decode_bandwidth == Approx(0.60).margin(0.01));
+  CHECK(efficiency_for(gpus[0], LayoutFamily::tp).decode_bandwidth == Approx(0.80).margin(0.01));
+  // No ep runs: an ep deployment keeps the GPU x engine factors, and its provenance says so.
+  Deployment ep;
+  ep.gpus = 2;
+  ep.tp = 2;
+  ep.ep = 2;
+  CHECK(&efficiency_for(gpus[0], layout_family(ep)) == &gpus[0].efficiency);
+  CHECK_THAT(efficiency_provenance(gpus[0], ep), Catch::Contains("layout ep: no factors of its own"));
+
+  // Two PP runs only: too few for factors of their own.
+  runs.pop_back();
+  const StackFit few = fit_stack(runs, {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  REQUIRE(few.layouts.size() == 2);
+  CHECK(few.layouts[1].family == LayoutFamily::tp_pp);
+  CHECK_FALSE(few.layouts[1].own);
+  CHECK(few.layouts[1].runs.size() == 2);
+}
