@@ -23,7 +23,8 @@ EngineConfig engine_profile(EngineKind kind) {
   EngineConfig e; // vLLM defaults (inference.hpp): 8,192-token budget, 1,024 sequences, u = 0.90
   switch (kind) {
   case EngineKind::vllm:
-    // Fitted on the vLLM rows of tests/validation/serving (methodology §3.2).
+    // Fitted on the vLLM rows of tests/validation/serving (methodology §3.2). Eager prefill time:
+    // the EngineConfig defaults (piecewise CUDA graphs stop at the largest capture size) [VLLM-GRAPH].
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
     break;
@@ -34,6 +35,10 @@ EngineConfig engine_profile(EngineKind kind) {
     e.usable_fraction = 0.88;
     e.wave_synchrony = 0.6;
     e.ttft_fixed_s = 0.1;
+    // Extend (prefill) batches run without CUDA graphs (cuda_graph_max_bs covers decode) [SGL-SRC];
+    // grid-fitted on the SGLang aggregated serving rows (methodology §3, "eager prefill time").
+    e.prefill_layer_overhead_s = 0.0;
+    e.prefill_moe_layer_overhead_s = 1200e-6;
     break;
   case EngineKind::trtllm:
     // trtllm-serve: max_num_tokens 8,192 [TRT-DOC]; the KV pool is a fraction of the memory free
@@ -41,6 +46,10 @@ EngineConfig engine_profile(EngineKind kind) {
     e.max_batched_tokens = 8192;
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
+    // The PyTorch backend's CUDA graphs cover generation-only steps; piecewise graphs for the context
+    // phase are opt-in [TRT-PCG]. Grid-fitted on the TensorRT-LLM aggregated rows (methodology §3).
+    e.prefill_layer_overhead_s = 100e-6;
+    e.prefill_moe_layer_overhead_s = 1200e-6;
     break;
   }
   return e;

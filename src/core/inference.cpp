@@ -74,6 +74,15 @@ double layer_overhead_s(const Setup& s) {
          d(s.pm->params.moe_layers) * s.engine->moe_layer_overhead_s;
 }
 
+// Extra fixed time of a forward pass that carries prompt tokens: engines capture CUDA graphs for
+// decode-only batches [VLLM-GRAPH][SGL-SRC][TRT-PCG], so the small kernels of a prefill step are
+// launched one by one from the CPU (methodology §3, "eager prefill time").
+double eager_prefill_overhead_s(const Setup& s) {
+  if (!s.decoder) return 0.0;
+  return d(s.m->layers) * s.engine->prefill_layer_overhead_s +
+         d(s.pm->params.moe_layers) * s.engine->prefill_moe_layer_overhead_s;
+}
+
 // Exposed TP / EP communication per forward pass of `tokens` tokens per attention rank
 // (methodology §5.2, §5.5, §5.6). Without attention DP every GPU of the stage holds every token:
 // two all-reduces of tokens·h·b_a per layer over the TP group, and expert parallelism inside it
@@ -165,7 +174,7 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   r.routing_s = n * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
   r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s +
-              chunks * (layer_overhead_s(s) + s.engine->step_overhead_s);
+              chunks * (layer_overhead_s(s) + eager_prefill_overhead_s(s) + s.engine->step_overhead_s);
   return r;
 }
 

@@ -119,3 +119,28 @@ TEST_CASE("every forward pass pays a fixed time per layer, more per MoE layer (m
       estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, none, nullptr, 0.0);
   CHECK(a.decode_step_s - b.decode_step_s == Approx(0.64e-3));
 }
+
+TEST_CASE("a prefill step pays the engine's eager kernel launches; decode steps do not (methodology §3)",
+          "[core]") {
+  // vLLM defaults: 50 µs per layer + 600 µs per MoE layer. Mixtral-8x7B, 32 MoE layers, one
+  // 1,024-token prompt = one step: 32 × (50 + 600) µs = 20.8 ms on the prefill, nothing on decode.
+  const PreparedModel mix = prepare_model(mixtral_8x7b(), Precision{});
+  EngineConfig graphs;
+  graphs.prefill_layer_overhead_s = 0.0;
+  graphs.prefill_moe_layer_overhead_s = 0.0;
+  Deployment dep;
+  dep.tp = 2;
+  dep.gpus = 2;
+  const InferenceEstimate eager =
+      estimate_inference(mix, prompt(1024), h100_sxm(), dep, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate graphed = estimate_inference(mix, prompt(1024), h100_sxm(), dep, graphs, nullptr, 0.0);
+  CHECK(eager.prefill_s - graphed.prefill_s == Approx(20.8e-3));
+  CHECK(eager.decode_step_s == Approx(graphed.decode_step_s));
+  // Dense Llama-3.1-8B: 32 × 50 µs = 1.6 ms.
+  const PreparedModel dense = prepare_model(llama31_8b(), Precision{});
+  const InferenceEstimate a =
+      estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate b =
+      estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, graphs, nullptr, 0.0);
+  CHECK(a.prefill_s - b.prefill_s == Approx(1.6e-3));
+}
