@@ -76,16 +76,18 @@ struct DisaggEstimate {
   InferenceEstimate decode;   ///< one decode worker at the decode pool's in-flight batch
   InferenceEstimate combined; ///< the whole deployment, as judge() and the shared renderers read it
   KvLink link;
-  double kv_bytes = 0.0;            ///< one prompt's KV cache (whole model)
-  double kv_transfer_s = 0.0;       ///< added to TTFT
-  double prefill_service_s = 0.0;   ///< one prompt on an idle prefill worker
-  double prefill_wait_s = 0.0;      ///< mean wait for a prefill worker
-  double prefill_utilization = 0.0; ///< share of time a prefill worker is busy
-  double ttft_fixed_s = 0.0;        ///< engine's fixed TTFT share (HTTP, tokenizer, scheduling)
-  double handoff_s = 0.0;           ///< prefill-to-decode handoff (k_pd_handoff_s)
-  double decode_batch = 0.0;        ///< mean sequences in flight per decode worker
-  double client_wait_s = 0.0;       ///< closed loop: wait for a decode slot when clients exceed the KV
-  DisaggBill bill;                  ///< one unit's instances; `combined.usd_per_hour` is its cost
+  double kv_bytes = 0.0;                 ///< one prompt's KV cache (whole model)
+  double kv_transfer_s = 0.0;            ///< added to TTFT
+  double prefill_service_s = 0.0;        ///< one prompt on an idle prefill worker
+  double prefill_prompts_per_step = 1.0; ///< mean prompts a loaded prefill worker packs per step
+  double prefill_step_s = 0.0;           ///< that batched step (a prompt's own prefill time under load)
+  double prefill_wait_s = 0.0;           ///< mean wait for a prefill worker
+  double prefill_utilization = 0.0;      ///< share of time a prefill worker is busy
+  double ttft_fixed_s = 0.0;             ///< engine's fixed TTFT share (HTTP, tokenizer, scheduling)
+  double handoff_s = 0.0;                ///< prefill-to-decode handoff (k_pd_handoff_s)
+  double decode_batch = 0.0;             ///< mean sequences in flight per decode worker
+  double client_wait_s = 0.0;            ///< closed loop: wait for a decode slot when clients exceed the KV
+  DisaggBill bill;                       ///< one unit's instances; `combined.usd_per_hour` is its cost
 };
 
 /// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or

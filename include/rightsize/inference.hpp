@@ -157,10 +157,14 @@ struct InferenceEstimate {
   std::int64_t concurrency = 0;     ///< in-flight sequences per replica
   std::int64_t max_concurrency = 0; ///< largest that fits per replica at the workload's context
   double prefill_s = 0.0;           ///< one request's prefill, no contention
-  double decode_step_s = 0.0;       ///< pure decode step at `concurrency`
-  double ttft_s = 0.0;              ///< mean, including queueing (methodology §3.1)
-  double tpot_s = 0.0;              ///< mean, effective, including prefill interference
-  double e2e_s = 0.0;               ///< mean
+  /// One prefill step packing k = ⌊max_batched_tokens / ISL⌋ whole prompts (at least 1) on an idle
+  /// replica: what a loaded disaggregated prefill worker runs (methodology §3.6).
+  double prefill_batch_step_s = 0.0;
+  double prefill_prompts_per_step = 1.0; ///< that k
+  double decode_step_s = 0.0;            ///< pure decode step at `concurrency`
+  double ttft_s = 0.0;                   ///< mean, including queueing (methodology §3.1)
+  double tpot_s = 0.0;                   ///< mean, effective, including prefill interference
+  double e2e_s = 0.0;                    ///< mean
   Percentiles ttft, tpot, e2e;
   /// Physical lower bounds: one idle prefill and one decode step at the catalog's peak bandwidth
   /// and FLOP/s (efficiency 1), no communication or CPU overhead. No band goes below them.

@@ -39,7 +39,34 @@ struct PoolSetup {
   double slots;   // KV slots of one decode worker
   double tkv_s;   // KV transfer
   double fixed_s; // engine's fixed TTFT share + the prefill-to-decode handoff
+  double step1_s; // prefill step of one prompt
+  double stepk_s; // prefill step of k_max prompts
+  double k_max;   // whole prompts per step within the token budget
 };
+
+// A prefill step of k prompts (1 ≤ k ≤ k_max): affine between one prompt and a full step, each
+// prompt adding its FLOPs to one shared weight read and one step's fixed time (methodology §3.6).
+double prefill_step_s(const PoolSetup& s, double k) {
+  if (s.k_max <= 1.0) return s.step1_s;
+  return s.step1_s + (std::clamp(k, 1.0, s.k_max) - 1.0) / (s.k_max - 1.0) * (s.stepk_s - s.step1_s);
+}
+
+// A loaded prefill worker packs the prompts waiting when a step starts into it (up to k_max): the
+// step count k is the mean number of prompts at the worker (Little's law, X·R), found by fixed
+// point; each prompt costs step(k)/k of the worker's time. Returns that per-prompt service.
+template <typename Queue> double batched_service(const PoolSetup& s, double& k, Queue queue_at) {
+  k = 1.0;
+  double service = s.step1_s;
+  for (int i = 0; i < 8; ++i) {
+    service = prefill_step_s(s, k) / k;
+    const double next = std::clamp(queue_at(service), 1.0, std::max(1.0, s.k_max));
+    if (std::fabs(next - k) <= 0.02 * k) break;
+    k = 0.5 * (k + next);
+  }
+  service = prefill_step_s(s, k) / k;
+  queue_at(service);
+  return service;
+}
 
 Deployment one_worker(const PoolDeployment& pool) {
   Deployment r = pool.layout;
@@ -61,15 +88,27 @@ struct Operating {
   InferenceEstimate decode;
   double tpot_s = 0.0, batch = 0.0, wait_s = 0.0, utilization = 0.0, requests_per_s = 0.0;
   double ttft_s = 0.0, client_wait_s = 0.0, p_wait = 0.0;
+  double prompts_per_step = 1.0, step_s = 0.0; // the loaded prefill worker's batched step
   bool overloaded = false, kv_bound = false;
 };
 
 // The decode batch by fixed point (methodology §3.6): B = min(slots, λ(B)·(OSL − 1)·TPOT(B)/D).
+// A mean batch B between two integers is a mix of steps at ⌊B⌋ and ⌈B⌉ sequences, so the TPOT is
+// the linear interpolation of the two step times (time-average over the steps, derived). Without it
+// the TPOT of a batch of 6.47 would be the step at 6 and the fixed point below would report a batch
+// its own TPOT does not produce (Little's law off by up to half a sequence).
+double tpot_at(const PoolSetup& s, double batch) {
+  const double lo = std::max(1.0, std::floor(batch));
+  const double frac = std::clamp(batch - lo, 0.0, 1.0);
+  const double t_lo = decode_at(s, lo).decode_step_s;
+  if (frac < 1e-6) return t_lo;
+  return (1.0 - frac) * t_lo + frac * decode_at(s, lo + 1.0).decode_step_s;
+}
+
 template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, Rate rate_of) {
   const double dw = s.dep->decode.workers;
   for (int i = 0; i < 24; ++i) {
-    op.decode = decode_at(s, op.batch);
-    op.tpot_s = op.decode.decode_step_s;
+    op.tpot_s = tpot_at(s, op.batch);
     op.requests_per_s = rate_of(op.tpot_s);
     const double wanted = std::max(
         1.0, decode_in_flight(op.requests_per_s, s.w.output_tokens, op.tpot_s, static_cast<int>(dw)));
@@ -82,7 +121,7 @@ template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, R
     op.batch = 0.5 * (op.batch + next);
   }
   op.decode = decode_at(s, op.batch);
-  op.tpot_s = op.decode.decode_step_s;
+  op.tpot_s = tpot_at(s, op.batch);
 }
 
 // Closed loop with `clients` clients (methodology §3.6): each prefill worker is a queue (exact MVA)
@@ -90,15 +129,19 @@ template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, R
 // of OSL − 1 tokens. When the decode workers' KV slots cap the batch, the deployment completes
 // D·slots/((OSL − 1)·TPOT) requests per second and the other clients wait (Little's law:
 // TTFT = N/X − (OSL − 1)·TPOT).
-Operating closed_point(const PoolSetup& s, double clients, double service_s) {
+Operating closed_point(const PoolSetup& s, double clients) {
   const double osl_rest = std::max(0.0, d(s.w.output_tokens) - 1.0);
   const double pw = s.dep->prefill.workers, dw = s.dep->decode.workers;
   Operating op;
   op.batch = std::min(s.slots, std::max(1.0, clients / dw));
   load::ClosedResult q;
+  double service_s = s.step1_s;
   const auto rate_of = [&](double tpot_s) {
     const double think = s.tkv_s + s.fixed_s + osl_rest * tpot_s;
-    q = mva_at(service_s, think, clients / pw);
+    service_s = batched_service(s, op.prompts_per_step, [&](double service) {
+      q = mva_at(service, think, clients / pw);
+      return q.throughput_per_s * q.response_s;
+    });
     double x = pw * q.throughput_per_s;
     if (osl_rest > 0.0 && tpot_s > 0.0) x = std::min(x, dw * s.slots / (osl_rest * tpot_s));
     return x;
@@ -108,7 +151,8 @@ Operating closed_point(const PoolSetup& s, double clients, double service_s) {
   op.wait_s = std::max(0.0, q.response_s - service_s);
   op.utilization = std::min(1.0, q.utilization);
   op.p_wait = op.utilization;
-  const double inside = q.response_s + s.tkv_s + s.fixed_s;
+  op.step_s = prefill_step_s(s, op.prompts_per_step);
+  const double inside = op.wait_s + op.step_s + s.tkv_s + s.fixed_s;
   const double cycle_ttft =
       op.requests_per_s > 0.0 ? clients / op.requests_per_s - osl_rest * op.tpot_s : inside;
   op.ttft_s = std::max(inside, cycle_ttft);
@@ -118,20 +162,25 @@ Operating closed_point(const PoolSetup& s, double clients, double service_s) {
 
 // Open loop at the deployment's rate λ: each prefill worker a G/G/1 queue (Kingman) at λ/P with
 // deterministic service; the decode batch by Little's law.
-Operating open_point(const PoolSetup& s, double service_s) {
+Operating open_point(const PoolSetup& s) {
   const double rate = s.w.request_rate_per_s;
   const double pw = s.dep->prefill.workers;
   Operating op;
   op.batch = 1.0;
   settle_decode(s, op, [rate](double) { return rate; });
-  const double rho = rate / pw * service_s;
-  double wait = load::kingman_wait_s(service_s, rho, s.w.arrival_cv, 0.0);
+  double rho = 0.0, wait = 0.0;
+  batched_service(s, op.prompts_per_step, [&](double service) {
+    rho = rate / pw * service;
+    wait = load::kingman_wait_s(service, rho, s.w.arrival_cv, 0.0);
+    return std::isfinite(wait) ? rate / pw * (wait + service) : s.k_max;
+  });
   op.overloaded = !std::isfinite(wait) || op.kv_bound;
   if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
   op.wait_s = wait;
   op.utilization = std::min(1.0, rho);
   op.p_wait = op.utilization;
-  op.ttft_s = s.fixed_s + wait + service_s + s.tkv_s;
+  op.step_s = prefill_step_s(s, op.prompts_per_step);
+  op.ttft_s = s.fixed_s + wait + op.step_s + s.tkv_s;
   return op;
 }
 
@@ -156,7 +205,7 @@ InferenceEstimate combine(const PoolSetup& s, const DisaggEstimate& e, const Ope
   c.ttft_s = op.ttft_s;
   c.tpot_s = op.tpot_s;
   c.e2e_s = op.ttft_s + osl_rest * op.tpot_s;
-  const double base = op.ttft_s - op.wait_s - op.client_wait_s; // fixed + service + transfer
+  const double base = op.ttft_s - op.wait_s - op.client_wait_s; // fixed + prefill step + transfer
   double* ttft[3] = {&c.ttft.p50_s, &c.ttft.p90_s, &c.ttft.p99_s};
   const double qs[3] = {0.5, 0.9, 0.99};
   for (int i = 0; i < 3; ++i) {
@@ -290,18 +339,22 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   s.tkv_s = e.kv_transfer_s;
   e.handoff_s = handoff_s >= 0.0 ? handoff_s : k_pd_handoff_s;
   s.fixed_s = e.ttft_fixed_s + e.handoff_s;
+  s.step1_s = e.prefill.prefill_s;
+  s.stepk_s = e.prefill.prefill_batch_step_s;
+  s.k_max = e.prefill.prefill_prompts_per_step;
   e.decode = decode_at(s, 1.0);
   s.slots = std::max(1.0, d(e.decode.max_concurrency));
 
   const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
   const auto run = [&](double clients) {
-    const Operating op =
-        open ? open_point(s, e.prefill_service_s) : closed_point(s, clients, e.prefill_service_s);
+    const Operating op = open ? open_point(s) : closed_point(s, clients);
     DisaggEstimate r = e;
     r.decode = op.decode;
     r.prefill_wait_s = op.wait_s;
     r.prefill_utilization = op.utilization;
     r.decode_batch = op.batch;
+    r.prefill_prompts_per_step = op.prompts_per_step;
+    r.prefill_step_s = op.step_s;
     r.client_wait_s = op.client_wait_s;
     r.combined = combine(s, r, op, open ? op.batch * dep.decode.workers : clients);
     return r;

@@ -498,6 +498,17 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
 
   const double replicas = d(dep.replicas());
   est.prefill_s = prefill.total_s;
+  // k whole prompts in one step: the GEMMs run at k·ISL rows (one weight read), attention per
+  // prompt, one step's fixed time (methodology §3.6, "batched prefill worker").
+  const double isl = d(w.input_tokens);
+  const double k = s.decoder && isl > 0.0 ? std::max(1.0, std::floor(step_tokens / isl)) : 1.0;
+  est.prefill_prompts_per_step = k;
+  est.prefill_batch_step_s = prefill.total_s;
+  if (k > 1.0) {
+    const PhaseTime pk = prefill_time(s, isl, k * isl);
+    est.prefill_batch_step_s = std::max(k * pk.compute_s, pk.memory_s) + k * (pk.routing_s + pk.comm_s) +
+                               layer_overhead_s(s) + eager_prefill_overhead_s(s) + engine.step_overhead_s;
+  }
   est.decode_step_s = pt.decode.total_s;
   // Undo the efficiencies: the time the same bytes and FLOPs take at the catalog's peaks.
   const double eta_m = eff.decode_bandwidth, eta_f = eff.prefill_compute;

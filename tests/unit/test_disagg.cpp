@@ -125,6 +125,34 @@ TEST_CASE("closed loop: the prefill queue is exact MVA over clients per prefill 
   CHECK(wider.prefill_wait_s < e.prefill_wait_s);
 }
 
+TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  w.concurrency = 128;
+  const DisaggEstimate e = estimate_disagg(pm, w, h100_pools(gpu, 1, 2), engine, nullptr);
+  // Up to ⌊8,192 / 1,024⌋ = 8 prompts per step; the step is affine between one prompt and eight.
+  const double t1 = e.prefill.prefill_s, t8 = e.prefill.prefill_batch_step_s;
+  const double k = e.prefill_prompts_per_step;
+  REQUIRE(k > 1.0);
+  CHECK(k <= 8.0);
+  CHECK(e.prefill_step_s == Approx(t1 + (k - 1.0) / 7.0 * (t8 - t1)));
+  // k is the mean number of prompts at the worker: X·R of the MVA at the per-prompt service step/k.
+  const double think = e.kv_transfer_s + e.ttft_fixed_s + e.handoff_s + 255.0 * e.combined.tpot_s;
+  const load::ClosedResult q = load::closed_mva(e.prefill_step_s / k, think, 128);
+  CHECK(k == Approx(std::min(8.0, q.throughput_per_s * q.response_s)).epsilon(0.05));
+  // Against a worker that cannot batch (a 1,024-token budget): more requests per second, less wait.
+  EngineConfig narrow = engine;
+  narrow.max_batched_tokens = 1024;
+  const DisaggEstimate one = estimate_disagg(pm, w, h100_pools(gpu, 1, 2), narrow, nullptr);
+  CHECK(one.prefill_prompts_per_step == 1.0);
+  CHECK(e.combined.requests_per_s > one.combined.requests_per_s);
+  CHECK(e.prefill_wait_s < one.prefill_wait_s);
+}
+
 TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
