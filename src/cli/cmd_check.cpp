@@ -122,6 +122,7 @@ int run_check(const CheckOptions& o) {
                 "check gates inference deployments; use 'rightsize recommend' for training specs");
   }
   check_emit_options(o.emit, spec);
+  const EngineOptions engine_options = emit_engine_options(o.emit, o.engine, spec);
   if (!o.emit.kind.empty() && format != Format::table)
     throw Error(ErrorKind::usage, "--format", "",
                 "--emit writes the artifact instead of the verdict; leave out --format (the verdict goes "
@@ -137,8 +138,9 @@ int run_check(const CheckOptions& o) {
                   "--tp/--pp set an aggregated replica; the spec's deployment has prefill and decode pools");
     }
     const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
-    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), spec.inference,
-                                 confidence_of(o.judging), format, true, engine_name(o.engine, spec.engine));
+    return run_disagg_deployment(spec, catalog, engine_config(engine_options, spec.engine), spec.inference,
+                                 confidence_of(o.judging), format, true,
+                                 engine_name(engine_options, spec.engine));
   }
   DeploymentSpec want;
   if (!o.deployment.empty()) {
@@ -155,8 +157,8 @@ int run_check(const CheckOptions& o) {
   const Gpu& gpu =
       require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
   SearchPolicy policy;
-  policy.engine = engine_config(o.engine, spec.engine);
-  warn_overlay_engine(catalog, gpu.id, engine_name(o.engine, spec.engine));
+  policy.engine = engine_config(engine_options, spec.engine);
+  warn_overlay_engine(catalog, gpu.id, engine_name(engine_options, spec.engine));
   policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
   policy.max_nodes = spec.constraints.max_nodes;
   policy.confidence = confidence_of(o.judging);
@@ -211,7 +213,7 @@ int run_check(const CheckOptions& o) {
 
   if (!o.emit.kind.empty()) {
     EmitOptions emit = o.emit;
-    emit.engine = engine_name(o.engine, spec.engine); // --emit k8s runs the engine the estimate assumed
+    emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
     return emit_checked(emit, spec, current_in, res, policy, catalog.pricing, pass);
   }
 

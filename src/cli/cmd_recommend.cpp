@@ -82,6 +82,7 @@ int run_recommend(const RecommendOptions& o) {
     return load_spec_file(o.spec);
   }();
   check_emit_options(o.emit, spec);
+  const EngineOptions engine_options = emit_engine_options(o.emit, o.engine, spec);
   const LoadedCatalog catalog = [&] {
     const StageTimer timer("load catalog");
     return load_catalog(o.catalog, &spec.constraints, spec.source);
@@ -89,9 +90,9 @@ int run_recommend(const RecommendOptions& o) {
   SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions, o.include_consumer);
   SearchPolicy policy;
   policy.rank_by = parse_rank_by(o.rank_by);
-  policy.engine = engine_config(o.engine, spec.engine);
+  policy.engine = engine_config(engine_options, spec.engine);
   for (const auto& [gpu_id, fitted_with] : catalog.overlay_engines)
-    warn_overlay_engine(catalog, gpu_id, engine_name(o.engine, spec.engine));
+    warn_overlay_engine(catalog, gpu_id, engine_name(engine_options, spec.engine));
   policy.confidence = confidence_of(o.judging);
   policy.calibration = band_calibration(catalog);
   policy.max_power_kw = spec.constraints.max_power_kw;
@@ -127,7 +128,7 @@ int run_recommend(const RecommendOptions& o) {
   trace_search(in, r, policy);
   if (!o.emit.kind.empty()) {
     EmitOptions emit = o.emit;
-    emit.engine = engine_name(o.engine, spec.engine); // --emit k8s runs the engine the estimate assumed
+    emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
     return emit_artifact(emit, spec, in, r, policy, catalog.pricing);
   }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.

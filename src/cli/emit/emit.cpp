@@ -11,6 +11,7 @@
 #include "emit/k8s_manifest.hpp"
 #include "output_file.hpp"
 #include "rightsize/deploy.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
 
@@ -88,6 +89,26 @@ void check_emit_options(const EmitOptions& o, const Spec& spec) {
     throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
   if (o.rank < 1)
     throw Error(ErrorKind::usage, "--rank", "", fmt::format("expected 1 or more, got {}", o.rank));
+}
+
+EngineOptions emit_engine_options(const EmitOptions& o, const EngineOptions& engine, const Spec& spec) {
+  if (o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm") return engine;
+  // A bad --engine value is engine_config's usage error, raised where it is read.
+  if (!engine.engine.empty() && !parse_engine_kind(engine.engine)) return engine;
+  EngineOptions out = engine;
+  if (engine.engine.empty() && !spec.engine) {
+    out.engine = o.kind;
+    return out;
+  }
+  const std::string assumed = engine_name(engine, spec.engine);
+  if (assumed != o.kind) {
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        fmt::format("writes a {} launch script, but the estimate assumes {} ({}); give --engine {} so "
+                    "the script's batch and KV sizes come from the engine it launches",
+                    o.kind, assumed, engine.engine.empty() ? "workload.engine" : "--engine", o.kind));
+  }
+  return out;
 }
 
 int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Recommendation& r,

@@ -39,4 +39,10 @@ void emit_candidate(const EmitOptions& options, const Spec& spec, const SearchIn
 /// Checks the flags against the spec before the search (usage errors naming the flag).
 void check_emit_options(const EmitOptions& options, const Spec& spec);
 
+/// The engine options the estimate runs with when an engine's launch script is emitted: `--emit
+/// sglang` (or trtllm, vllm) sizes the script from that engine's profile, so with no --engine and no
+/// workload.engine the estimate assumes the emitted engine; a different explicit engine is a usage
+/// error (the script's --max-num-seqs and KV budget would come from another scheduler).
+EngineOptions emit_engine_options(const EmitOptions& options, const EngineOptions& engine, const Spec& spec);
+
 } // namespace rightsize::cli
