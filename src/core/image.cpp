@@ -1,11 +1,14 @@
 // Image generation workloads (docs/methodology.md §3.7). Sources: [FLUX-CFG] the FLUX.1-dev
 // transformer / VAE configs (patch 2, VAE ×8, 16 latent channels, 19 + 38 blocks, d = 3072);
 // [SD3] Esser et al. 2024, "Scaling Rectified Flow Transformers", §2 (latent patching, joint text +
-// image attention); [KAPLAN] 2·N FLOPs per token per GEMM weight.
+// image attention); [KAPLAN] 2·N FLOPs per token per GEMM weight; [FA2] Dao 2023, "FlashAttention-2",
+// abstract (50–73 % of the A100's peak); [FA3] Shah et al. 2024, "FlashAttention-3", abstract
+// ("FlashAttention-2 achieving only 35% utilization on the H100 GPU").
 #include "rightsize/image.hpp"
 
 #include <algorithm>
 
+#include "rightsize/image_attention.hpp"
 #include "rightsize/model.hpp"
 
 namespace rightsize {
@@ -56,6 +59,13 @@ double dit_gemm_flops_per_token(const ModelSpec& m) {
 
 double dit_attention_flops(const ModelSpec& m, double tokens) {
   return 4.0 * d(m.layers) * d(m.heads) * d(m.head_dim) * tokens * tokens;
+}
+
+double dit_attention_utilization(const std::string& architecture) {
+  // torch SDPA's flash backend is FlashAttention-2 on both architectures (Hopper kernels are FA3's).
+  if (architecture.rfind("Hopper", 0) == 0) return 0.35;       // [FA3]
+  if (architecture.rfind("Ampere GA100", 0) == 0) return 0.73; // [FA2], its best case
+  return 1.0;
 }
 
 double image_flops(const ModelSpec& m, const ImageItem& item) {

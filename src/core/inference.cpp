@@ -7,6 +7,7 @@
 
 #include "inference_detail.hpp"
 #include "rightsize/engine_profile.hpp"
+#include "rightsize/image_attention.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
@@ -314,6 +315,13 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   s.attention_flops_per_s = gpu.supports(attention_math) ? std::max(1e-3, gpu.tflops(attention_math)) *
                                                                k_flops_per_tflop * eff.prefill_compute
                                                          : s.compute_flops_per_s;
+  // A DiT pipeline's attention is FlashAttention-2 (diffusers → torch SDPA), which tops out below the
+  // GEMMs' η_f on Hopper: bidirectional attention over 4,096+ tokens is 20–30 % of an image model's
+  // FLOPs (methodology §3.7).
+  if (m.kind == ModelKind::dit && gpu.supports(attention_math))
+    s.attention_flops_per_s =
+        std::min(s.attention_flops_per_s, gpu.tflops(attention_math) * k_flops_per_tflop *
+                                              dit_attention_utilization(gpu.architecture));
   s.bandwidth_bytes_per_s = gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * eff.decode_bandwidth;
   // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated
   // on every rank (methodology §2.3, [LA], [VLLM-SRC]).

@@ -10,6 +10,7 @@
 #include "rightsize/calibration.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/image.hpp"
+#include "rightsize/image_attention.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
@@ -122,6 +123,37 @@ TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibr
   CHECK(e.memory.kv_cache_bytes == 0.0);
   // Weights on the GPU: 12 B x 2 B + the text encoders 9.76 GB.
   CHECK(e.memory.weights_bytes == Approx(24e9 + 9.76e9).epsilon(1e-3));
+}
+
+TEST_CASE("a DiT's attention runs at FlashAttention-2's share of peak where it is below η_f",
+          "[core][image]") {
+  // [FA3] abstract: FlashAttention-2 reaches 35 % of the H100's peak; [FA2] abstract: 50–73 % on A100.
+  CHECK(dit_attention_utilization("Hopper GH100") == 0.35);
+  CHECK(dit_attention_utilization("Ampere GA100") == 0.73);
+  CHECK(dit_attention_utilization("Ada AD102") == 1.0); // no published figure: no cap
+  CHECK(dit_attention_utilization("Blackwell") == 1.0);
+
+  const PreparedModel pm = prepare_model(flux(), precision_from_shorthand(NumberFormat::bf16));
+  Gpu gpu = test::h100_sxm();
+  gpu.architecture = "Hopper GH100";
+  InferenceWorkload w;
+  w.concurrency = 1;
+  const Deployment dep{1, 1, 1, 1};
+  const EngineConfig engine;
+  const InferenceEstimate e = estimate_inference(pm, w, gpu, dep, engine, nullptr, 3.0);
+  // Worked by hand, FLUX.1-dev 1024², 28 steps, η_f 0.60, shape 4608/4736 = 0.97297:
+  // GEMMs 5.94896e13 FLOPs / (989.5e12 x 0.60 x 0.97297) = 0.102985 s per pass;
+  // attention 1.48724e13 / (989.5e12 x 0.35 x 0.97297) = 0.044136 s (0.025746 s at η_f);
+  // 28 x (0.102985 + 0.044136 + 0.0005) + (4.99712e12 + 9.8566144e12) / (989.5e12 x 0.60)
+  // = 4.1334 + 0.0250 = 4.1584 s, 14 % above the 3.6435 s with attention at η_f.
+  CHECK(e.e2e_s == Approx(4.158411).epsilon(1e-5));
+  gpu.architecture = "";
+  CHECK(estimate_inference(pm, w, gpu, dep, engine, nullptr, 3.0).e2e_s == Approx(3.643487).epsilon(1e-5));
+  // The cap only lowers: an A100 at η_f 0.60 < 0.73 keeps attention at η_f.
+  Gpu a100 = test::a100_80gb_sxm();
+  const double uncapped = estimate_inference(pm, w, a100, dep, engine, nullptr, 3.0).e2e_s;
+  a100.architecture = "Ampere GA100";
+  CHECK(estimate_inference(pm, w, a100, dep, engine, nullptr, 3.0).e2e_s == Approx(uncapped));
 }
 
 TEST_CASE("an image or encoder model ranks by cost per item", "[core][image]") {
