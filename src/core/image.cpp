@@ -65,7 +65,9 @@ double dit_attention_utilization(const std::string& architecture) {
   // torch SDPA's flash backend is FlashAttention-2 on both architectures (Hopper kernels are FA3's).
   if (architecture.rfind("Hopper", 0) == 0) return 0.35;       // [FA3]
   if (architecture.rfind("Ampere GA100", 0) == 0) return 0.73; // [FA2], its best case
-  return 1.0;
+  // No published figure (Ada, Blackwell, AMD): the lowest measured one, so a GPU without data never
+  // runs attention faster than a measured sibling (methodology §3.7).
+  return 0.35;
 }
 
 double image_flops(const ModelSpec& m, const ImageItem& item) {
