@@ -147,12 +147,14 @@ std::vector<LayoutFit> fit_layouts(const std::vector<StackRun>& runs, const Stac
     if (index.empty()) continue;
     LayoutFit f;
     f.family = family;
+    f.runs.reserve(index.size());
     for (std::size_t i : index)
       f.runs.push_back(runs[i].run.id);
     out.push_back(std::move(f));
     if (static_cast<int>(index.size()) < k_min_layout_runs) continue;
     LayoutFit& fit = out.back();
     std::vector<StackRun> mine;
+    mine.reserve(index.size());
     for (std::size_t i : index)
       mine.push_back(runs[i]);
     constexpr std::size_t k_none = static_cast<std::size_t>(-1);
