@@ -329,9 +329,13 @@ double collective_time_s(double message_bytes, int group_gpus, double link_gb_pe
          factor * message_bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s) * efficiency);
 }
 
-InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload,
-                                     const Gpu& gpu, const Deployment& dep, const EngineConfig& engine_in,
-                                     const Sla* sla, const GpuPrice& price) {
+namespace {
+
+// estimate_inference; with `step_only`, a closed loop at a given concurrency returns as soon as its
+// decode_step_s is known (closed_decode_step_s).
+InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
+                           const Deployment& dep, const EngineConfig& engine_in, const Sla* sla,
+                           const GpuPrice& price, bool step_only) {
   InferenceEstimate est;
   // The arrival rate is the deployment's; each replica carries its share.
   // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
@@ -452,6 +456,13 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   }
   max_conc = std::min(max_conc, d(engine.max_num_seqs) * s.p); // per attention-DP rank
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
+  const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
+  if (step_only && s.decoder && w.concurrency > 0 && !open_arrivals) {
+    // The step evaluate() below would report: the closed loop's decode of the busiest rank's batch.
+    const double rank_batch = std::ceil(d(w.concurrency) / adp - 1e-9);
+    est.decode_step_s = closed_decode_step(s, w, rank_batch, std::max(1.0, max_conc)).total_s;
+    return est;
+  }
 
   const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(m.tokens_per_item), 0.0);
   const double slots = std::max(1.0, max_conc);
@@ -563,6 +574,23 @@ InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWor
   if (est.requests_per_s > 0.0)
     est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.requests_per_s;
   return est;
+}
+
+} // namespace
+
+InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload,
+                                     const Gpu& gpu, const Deployment& dep, const EngineConfig& engine,
+                                     const Sla* sla, const GpuPrice& price) {
+  return estimate(pm, workload, gpu, dep, engine, sla, price, false);
+}
+
+double closed_decode_step_s(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
+                            const Deployment& dep, const EngineConfig& engine) {
+  InferenceWorkload w = workload;
+  w.arrival = Arrival::closed_loop;
+  w.request_rate_per_s = 0.0;
+  w.concurrency = std::max<std::int64_t>(1, w.concurrency);
+  return estimate(pm, w, gpu, dep, engine, nullptr, GpuPrice{}, true).decode_step_s;
 }
 
 } // namespace rightsize

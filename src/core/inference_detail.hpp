@@ -66,6 +66,9 @@ constexpr double k_quantiles[3] = {0.5, 0.9, 0.99};
 PhaseTime prefill_time(const Setup& s, double n, double gemm_rows);
 /// One decode round of `batch` sequences at mean context `mean_context`.
 PhaseTime decode_time(const Setup& s, double batch, double mean_context);
+/// The pure decode step of the closed loop's batch, min(clients, slots) sequences (evaluate_closed's
+/// pt.decode: the round plus the eager-step overhead above the largest CUDA-graph batch).
+PhaseTime closed_decode_step(const Setup& s, const InferenceWorkload& w, double clients, double slots);
 /// Closed loop with `clients` clients and `slots` KV slots per replica (methodology §3.1).
 Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots);
 /// Open loop at w.request_rate_per_s per replica (methodology §3.1).
