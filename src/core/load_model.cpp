@@ -19,10 +19,10 @@ ClosedResult closed_mva(double service_s, double think_s, int customers) {
   }
   // The product form exact MVA computes (Reiser & Lavenberg 1980, §2): with z = Z/S, the
   // probability of j customers at the station is w_j/Σw, w_j = N!/(N−j)!·z^−j (the finite-source
-  // queue M/M/1//N, Kleinrock 1975 §3.8). Summed from the side where the weights fall (j from 0
-  // when N ≤ z; from j = N, m = N − j thinking, w ∝ z^m/m!, otherwise) and stopped once a weight
-  // is below 1e-20 of the sum past the largest one (the rest falls faster than geometrically):
-  // the same numbers as the O(N) recursion to rounding, in O(√N + max(0, z − N)) steps.
+  // queue M/M/1//N, Kleinrock 1975 §3.8). Summed outwards from the largest weight (j = 0 when
+  // N ≤ z; otherwise m = N − j = ⌊z⌋ thinking) and stopped once a weight is below 1e-20 of the sum
+  // (the rest falls faster than geometrically): the same numbers as the O(N) recursion to
+  // rounding, in O(√min(N, z)) steps.
   const double z = think_s / service_s;
   double sum = 1.0, busy = 0.0, queue = 0.0; // Σ w, Σ over j ≥ 1, Σ j·w
   double w = 1.0;
@@ -35,20 +35,24 @@ ClosedResult closed_mva(double service_s, double think_s, int customers) {
       if (w < 1e-20 * sum) break;
     }
   } else {
-    busy = 1.0; // m = 0: all N at the station
-    queue = n;
-    for (int m = 1; m <= customers; ++m) {
+    // m customers thinking, w_m ∝ z^m/m!, largest at m0 = ⌊z⌋ < N: summed outwards from there.
+    const int m0 = static_cast<int>(z);
+    sum = busy = 1.0;
+    queue = n - m0;
+    for (int m = m0 + 1; m <= customers; ++m) { // up: w_m = w_{m−1}·z/m
       w *= z / m;
       sum += w;
-      if (m < customers) busy += w;
+      if (m < customers) busy += w; // m = N: the station idle
       queue += (n - m) * w;
-      if (w > 1e250) { // rescaling keeps every ratio
-        w *= 1e-250;
-        sum *= 1e-250;
-        busy *= 1e-250;
-        queue *= 1e-250;
-      }
-      if (m > z && w < 1e-20 * sum) break;
+      if (w < 1e-20 * sum) break;
+    }
+    w = 1.0;
+    for (int m = m0; m > 0; --m) { // down: w_{m−1} = w_m·m/z
+      w *= m / z;
+      sum += w;
+      busy += w;
+      queue += (n - m + 1.0) * w;
+      if (w < 1e-20 * sum) break;
     }
   }
   r.utilization = std::min(1.0, busy / sum);

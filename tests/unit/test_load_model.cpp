@@ -142,8 +142,8 @@ static load::ClosedResult mva_recursion(double service_s, double think_s, int cu
 }
 
 TEST_CASE("exact MVA's product form equals the recursion, light to saturated", "[load]") {
-  // z = Z/S from far below to far above the customer counts (both summation sides, the rescaling
-  // past 1e250 at z = 2,000 and N = 5,000, and the saturated stop).
+  // z = Z/S from far below to far above the customer counts: both summations (from the empty
+  // station when N ≤ z, outwards from ⌊z⌋ thinking otherwise), the knee N ≈ z and far past it.
   for (const double think : {0.0, 1e-3, 0.5, 3.0, 40.0, 700.0, 2000.0, 1e6}) {
     for (const int n : {1, 2, 3, 7, 50, 299, 300, 301, 1000, 5000}) {
       const load::ClosedResult want = mva_recursion(1.0, think, n);
