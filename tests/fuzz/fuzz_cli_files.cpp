@@ -37,7 +37,9 @@ const std::string& scratch() {
 
 bool allowed_option(std::string_view line) {
   if (!line.starts_with("--")) return false;
-  for (const std::string_view banned : {"--plot", "--out", "--threads", "--catalog", "--calibration"}) {
+  // --help and --version answer without running the command (nothing to write).
+  for (const std::string_view banned :
+       {"--plot", "--out", "--threads", "--catalog", "--calibration", "--help", "--version"}) {
     if (line.starts_with(banned)) return false;
   }
   return line.find("/proc") == std::string_view::npos && line.find("/sys") == std::string_view::npos;
