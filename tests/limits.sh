@@ -122,6 +122,13 @@ check sweep_recommend_1e8_points 2 sweep "$spec" --mode recommend --vary workloa
   --vary workload.output_tokens=1..10000
 check sweep_axis_100k_values 0 sweep "$spec" --gpu H100-SXM --vary workload.input_tokens=1..100000 --format csv
 
+# The disaggregated search (recommend --disagg, methodology §3.6): DeepSeek-V3 over two GPU types
+# took 2.9 s of CPU, then 19 s after the batched prefill worker (3.4 million O(N) MVA recursions);
+# 0.7 s since (docs/reliability.md). chat-8b over every shipped GPU: 63 s, then 1.5 s.
+check recommend_disagg_deepseek_v3_2gpus 0 recommend "$root/data/examples/deepseek-v3.json" \
+  --gpu B200,H200-SXM --disagg
+check recommend_disagg_chat_8b_all_gpus 0 recommend "$spec" --disagg
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures limit case(s) failed"
   exit 1

@@ -197,6 +197,12 @@ InferenceEstimate estimate_inference(const PreparedModel& model, const Inference
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price);
 
+/// The pure decode step (InferenceEstimate::decode_step_s) of one replica in closed loop at
+/// `workload.concurrency` (at least 1): what estimate_inference reports for it, without the rest of
+/// the estimate (the disaggregated decode pool asks for many batches, methodology §3.6). Pure.
+double closed_decode_step_s(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
+                            const Deployment& deployment, const EngineConfig& engine);
+
 /// The value of a latency figure's statistic: figure 0 TTFT, 1 TPOT, 2 end-to-end.
 double latency_stat_s(const InferenceEstimate& estimate, int figure, Statistic statistic);
 

@@ -12,7 +12,8 @@ struct ClosedResult {
 };
 
 /// Exact MVA (Reiser & Lavenberg 1980): R(k) = S·(1 + Q(k−1)), X(k) = k/(R(k) + Z), Q(k) = X(k)·R(k),
-/// for k = 1..customers.
+/// for k = 1..customers. Computed from the product form that recursion solves, in O(√customers +
+/// think/service) steps (load_model.cpp; equal to the recursion to rounding).
 ClosedResult closed_mva(double service_s, double think_s, int customers);
 
 /// Mean wait in a G/G/1 queue by Kingman's approximation: (c_a² + c_s²)/2 · ρ/(1 − ρ) · S.

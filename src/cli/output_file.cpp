@@ -41,6 +41,9 @@ int stdout_write_error(int known) {
   }
 }
 
+// ".tmp-" and the process id (at most 11 digits).
+constexpr std::size_t k_temp_suffix_bytes = 16;
+
 void check_output_path(const std::string& flag, const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) refuse(flag, "expected a file path, got an empty string");
@@ -61,6 +64,16 @@ void check_output_path(const std::string& flag, const std::string& path) {
     if (::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == file.st_dev && out.st_ino == file.st_ino) {
       refuse(flag, fmt::format("cannot write \"{}\": it is the file stdout goes to", path));
     }
+  }
+  // write_file_atomically writes "<name>.tmp-<pid>" first: with room for that suffix the name must
+  // fit the folder's limit on one name (pathconf _PC_NAME_MAX, POSIX; 255 where unknown), or the
+  // write would fail only after the work (found by fuzz_cli_files).
+  const long name_max = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  const std::size_t name_bytes = target.filename().string().size();
+  if (name_bytes + k_temp_suffix_bytes > static_cast<std::size_t>(name_max > 0 ? name_max : 255)) {
+    refuse(flag, fmt::format("cannot write \"{}\": the file name is {} bytes, past the folder's limit on a "
+                             "name (with {} bytes of room for the temporary file written first)",
+                             path, name_bytes, k_temp_suffix_bytes));
   }
   if (::access(folder.c_str(), W_OK) != 0) {
     refuse(flag,

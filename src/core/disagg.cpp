@@ -3,6 +3,7 @@
 #include "rightsize/disagg.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "rightsize/engine_profile.hpp"
@@ -31,6 +32,15 @@ load::ClosedResult mva_at(double service_s, double think_s, double customers) {
   return r;
 }
 
+// Decode step times per integer batch, memoised within one estimate_disagg call: the fixed points
+// and the client-count search revisit the same few batches, each a whole estimate_inference.
+// Direct-mapped and fixed in size (no allocation); a collision only recomputes.
+struct StepCache {
+  static constexpr std::size_t k_entries = 64;
+  std::array<std::int64_t, k_entries> batch{}; // 0 = empty (batches are ≥ 1)
+  std::array<double, k_entries> step_s{};
+};
+
 struct PoolSetup {
   const PreparedModel* pm;
   InferenceWorkload w;
@@ -42,6 +52,7 @@ struct PoolSetup {
   double step1_s; // prefill step of one prompt
   double stepk_s; // prefill step of k_max prompts
   double k_max;   // whole prompts per step within the token budget
+  StepCache* steps;
 };
 
 // A prefill step of k prompts (1 ≤ k ≤ k_max): affine between one prompt and a full step, each
@@ -55,12 +66,12 @@ double prefill_step_s(const PoolSetup& s, double k) {
 // step count k is the mean number of prompts at the worker (Little's law, X·R), found by fixed
 // point; each prompt costs step(k)/k of the worker's time. Returns that per-prompt service.
 template <typename Queue> double batched_service(const PoolSetup& s, double& k, Queue queue_at) {
-  k = 1.0;
+  k = std::clamp(k, 1.0, std::max(1.0, s.k_max)); // warm start: the caller's last solution
   double service = s.step1_s;
   for (int i = 0; i < 8; ++i) {
     service = prefill_step_s(s, k) / k;
     const double next = std::clamp(queue_at(service), 1.0, std::max(1.0, s.k_max));
-    if (std::fabs(next - k) <= 0.02 * k) break;
+    if (std::fabs(next - k) <= 0.02 * k) return service; // queue_at last saw this service
     k = 0.5 * (k + next);
   }
   service = prefill_step_s(s, k) / k;
@@ -92,6 +103,21 @@ struct Operating {
   bool overloaded = false, kv_bound = false;
 };
 
+// One decode worker's step at `batch` (rounded) sequences, from the cache or decode_at.
+double decode_step_s(const PoolSetup& s, double batch) {
+  const std::int64_t b = std::max<std::int64_t>(1, std::llround(batch));
+  StepCache& c = *s.steps;
+  const auto slot = static_cast<std::size_t>(b) % StepCache::k_entries;
+  if (c.batch[slot] != b) {
+    InferenceWorkload w = s.w;
+    w.concurrency = b;
+    const PoolDeployment& pool = s.dep->decode;
+    c.step_s[slot] = closed_decode_step_s(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine);
+    c.batch[slot] = b;
+  }
+  return c.step_s[slot];
+}
+
 // The decode batch by fixed point (methodology §3.6): B = min(slots, λ(B)·(OSL − 1)·TPOT(B)/D).
 // A mean batch B between two integers is a mix of steps at ⌊B⌋ and ⌈B⌉ sequences, so the TPOT is
 // the linear interpolation of the two step times (time-average over the steps, derived). Without it
@@ -100,9 +126,9 @@ struct Operating {
 double tpot_at(const PoolSetup& s, double batch) {
   const double lo = std::max(1.0, std::floor(batch));
   const double frac = std::clamp(batch - lo, 0.0, 1.0);
-  const double t_lo = decode_at(s, lo).decode_step_s;
+  const double t_lo = decode_step_s(s, lo);
   if (frac < 1e-6) return t_lo;
-  return (1.0 - frac) * t_lo + frac * decode_at(s, lo + 1.0).decode_step_s;
+  return (1.0 - frac) * t_lo + frac * decode_step_s(s, lo + 1.0);
 }
 
 template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, Rate rate_of) {
@@ -316,6 +342,8 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   s.w = workload;
   s.dep = &dep;
   s.engine = &engine;
+  StepCache steps;
+  s.steps = &steps;
   // Prefill worker: one prompt in flight (its KV leaves for the decode pool), one output token.
   InferenceWorkload wp = workload;
   wp.output_tokens = 1;

@@ -62,10 +62,19 @@ struct Point {
 
 constexpr double k_quantiles[3] = {0.5, 0.9, 0.99};
 
+/// KV bytes one sequence of context c holds on one GPU (inference.cpp).
+double seq_kv_bytes_gpu(const Setup& s, double c);
+/// Fixed GPU time of a forward pass: L·t_layer + L_moe·t_moe (inference_phases.cpp).
+double layer_overhead_s(const Setup& s);
+/// Extra fixed time of a forward pass that carries prompt tokens (inference_phases.cpp).
+double eager_prefill_overhead_s(const Setup& s);
 /// Prefill of one request of n tokens on an idle replica; `gemm_rows` rows in its GEMMs (0 = n).
 PhaseTime prefill_time(const Setup& s, double n, double gemm_rows);
 /// One decode round of `batch` sequences at mean context `mean_context`.
 PhaseTime decode_time(const Setup& s, double batch, double mean_context);
+/// The pure decode step of the closed loop's batch, min(clients, slots) sequences (evaluate_closed's
+/// pt.decode: the round plus the eager-step overhead above the largest CUDA-graph batch).
+PhaseTime closed_decode_step(const Setup& s, const InferenceWorkload& w, double clients, double slots);
 /// Closed loop with `clients` clients and `slots` KV slots per replica (methodology §3.1).
 Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots);
 /// Open loop at w.request_rate_per_s per replica (methodology §3.1).

@@ -50,14 +50,20 @@ void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_w
 // slots) requests is prefilled in steps of up to max_batched_tokens tokens; request i (FCFS) has its
 // first token when the step holding its last prompt token ends. Requests prefilled early wait for
 // the rest of the wave inside their decode (TPOT). Clients beyond the slots wait whole waves.
+PhaseTime closed_decode_step(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
+  const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
+  PhaseTime decode = decode_time(s, batch, d(w.input_tokens) + d(w.output_tokens) / 2.0);
+  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) decode.total_s += s.engine->eager_step_overhead_s;
+  return decode;
+}
+
 Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
   Point pt{};
   const double osl = d(w.output_tokens);
   const double isl = d(w.input_tokens);
   const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
   const int n = static_cast<int>(batch);
-  pt.decode = decode_time(s, batch, isl + osl / 2.0);
-  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) pt.decode.total_s += s.engine->eager_step_overhead_s;
+  pt.decode = closed_decode_step(s, w, clients, slots);
   pt.prefill = prefill_time(s, isl, 0.0);
   const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
   const double wave_tokens = batch * isl;

@@ -244,3 +244,29 @@ TEST_CASE("a replica over GPUs with no known link stays finite and says so", "[c
   Deployment one;
   CHECK(estimate_inference(pm, chat(8), island, one, EngineConfig{}, nullptr, 1.0).link_known);
 }
+
+TEST_CASE("closed_decode_step_s is estimate_inference's decode step, batch by batch", "[core]") {
+  // The shortcut the disaggregated decode pool uses must report the same step as the whole estimate
+  // for every batch: below and above the KV slots, above the CUDA-graph batch, with TP, and for a
+  // MoE model with attention DP (the busiest rank's ceil(C/adp) sequences).
+  const PreparedModel dense = prepare_model(llama31_8b(), Precision{});
+  const PreparedModel moe = prepare_model(deepseek_v3(), precision_from_shorthand(NumberFormat::fp8));
+  Deployment tp2;
+  tp2.tp = 2;
+  tp2.gpus = 2;
+  Deployment adp;
+  adp.tp = 8;
+  adp.ep = 8;
+  adp.attention_dp = 8;
+  adp.gpus = 8;
+  const EngineConfig engine;
+  for (const std::int64_t c : {1, 2, 7, 64, 300, 513, 5000}) {
+    InferenceWorkload w = chat(c);
+    for (const Deployment& dep : {Deployment{}, tp2}) {
+      const InferenceEstimate e = estimate_inference(dense, w, h100_sxm(), dep, engine, nullptr, 0.0);
+      CHECK(closed_decode_step_s(dense, w, h100_sxm(), dep, engine) == e.decode_step_s);
+    }
+    const InferenceEstimate m = estimate_inference(moe, w, h100_sxm(), adp, engine, nullptr, 0.0);
+    CHECK(closed_decode_step_s(moe, w, h100_sxm(), adp, engine) == m.decode_step_s);
+  }
+}

@@ -126,3 +126,37 @@ TEST_CASE("inference bands respect the physical floors and build E2E from TTFT a
   e.open_loop = true; // an open loop serves its rate by construction
   CHECK(inference_bands(cal, "X", "dense", e).requests_per_s.high == Approx(10.0));
 }
+
+// The O(N) recursion of Reiser & Lavenberg, as written in methodology §3.1: closed_mva evaluates the
+// product form it solves and must agree with it.
+static load::ClosedResult mva_recursion(double service_s, double think_s, int customers) {
+  load::ClosedResult r;
+  double queue = 0.0;
+  for (int k = 1; k <= customers; ++k) {
+    r.response_s = service_s * (1.0 + queue);
+    r.throughput_per_s = static_cast<double>(k) / (r.response_s + think_s);
+    queue = r.throughput_per_s * r.response_s;
+  }
+  r.utilization = std::min(1.0, r.throughput_per_s * service_s);
+  return r;
+}
+
+TEST_CASE("exact MVA's product form equals the recursion, light to saturated", "[load]") {
+  // z = Z/S from far below to far above the customer counts: both summations (from the empty
+  // station when N ≤ z, outwards from ⌊z⌋ thinking otherwise), the knee N ≈ z and far past it.
+  for (const double think : {0.0, 1e-3, 0.5, 3.0, 40.0, 700.0, 2000.0, 1e6}) {
+    for (const int n : {1, 2, 3, 7, 50, 299, 300, 301, 1000, 5000}) {
+      const load::ClosedResult want = mva_recursion(1.0, think, n);
+      const load::ClosedResult got = load::closed_mva(1.0, think, n);
+      INFO("Z/S = " << think << ", N = " << n);
+      CHECK(got.response_s == Approx(want.response_s).epsilon(1e-9));
+      CHECK(got.throughput_per_s == Approx(want.throughput_per_s).epsilon(1e-9));
+      CHECK(got.utilization == Approx(want.utilization).epsilon(1e-9));
+    }
+  }
+  // Scale: S = 0.25 s, Z = 30 s, 120 customers, against the recursion at the same S and Z.
+  const load::ClosedResult a = load::closed_mva(0.25, 30.0, 120);
+  const load::ClosedResult b = mva_recursion(0.25, 30.0, 120);
+  CHECK(a.response_s == Approx(b.response_s).epsilon(1e-9));
+  CHECK(a.throughput_per_s == Approx(b.throughput_per_s).epsilon(1e-9));
+}

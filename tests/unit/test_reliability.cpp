@@ -41,6 +41,16 @@ TEST_CASE("errors are one line: control characters escaped, long lines cut in th
   CHECK(line.find('\n') == std::string::npos);
   CHECK(line.rfind("s.json: /model/preset: unknown preset \"xxx", 0) == 0);
   CHECK(line.substr(line.size() - 22) == "(expected one of a, b)");
+  // The bound holds after escaping (fuzz_cli_files): 900 DEL bytes are 3,600 bytes escaped; under
+  // 1,000 raw bytes the line was once printed whole.
+  const std::string dels =
+      format_error(Error(ErrorKind::usage, "--out", "", "cannot write \"" + std::string(900, '\x7f') + "\""));
+  CHECK(dels.size() <= 1000);
+  CHECK(dels.rfind("--out: cannot write \"\\x7f", 0) == 0);
+  CHECK(dels.find("bytes left out") != std::string::npos);
+  CHECK(dels.substr(dels.size() - 5) == "\\x7f\"");
+  // Under the bound once escaped: whole.
+  CHECK(format_error(Error(ErrorKind::usage, "--out", "", std::string(200, '\x7f'))).size() == 7 + 800);
 }
 
 TEST_CASE("did-you-mean only for short names (issue 22 item 12)", "[reliability]") {
