@@ -302,22 +302,32 @@ Calibration load_calibration(const std::string& path) {
   return cal;
 }
 
-std::string baseline_to_json(const AccuracyBaseline& baseline) {
+std::string baseline_to_json(const AccuracyBaseline& baseline, const std::string& description) {
   nlohmann::json doc;
   doc["schema_version"] = 1;
   doc["description"] =
-      "Median APE (percent, leave-one-out) per figure kind; accuracy.regression fails when a kind "
-      "gets worse by more than 2 points. Regenerate with accuracy_report --write-baseline. "
-      "serving_ttft/serving_tpot: median APE over the scored rows of tests/validation/serving (shipped "
-      "calibration, in-sample; the leave-one-pair-out figures are in docs/accuracy.md); *_new: the rows "
-      "of the models issue 19 added (MiniMax-M2.5, Qwen3.5-397B-A17B, Kimi-K2.5, GLM-5), mapped by "
-      "Hugging Face id; *_disagg: the disaggregated prefill/decode rows (issue 17); image_latency: the "
-      "FLUX.1 / SD3 image cases (issue 19). Each gated separately.";
+      !description.empty()
+          ? description
+          : "Median APE (percent, leave-one-out) per figure kind; accuracy.regression fails when a kind "
+            "gets worse by more than 2 points. Regenerate with accuracy_report --write-baseline. "
+            "serving_ttft/serving_tpot: median APE over the scored rows of tests/validation/serving (shipped "
+            "calibration, in-sample; the leave-one-pair-out figures are in docs/accuracy.md); *_new: the "
+            "rows "
+            "of the models issue 19 added (MiniMax-M2.5, Qwen3.5-397B-A17B, Kimi-K2.5, GLM-5), mapped by "
+            "Hugging Face id; *_disagg: the disaggregated prefill/decode rows (issue 17); image_latency: the "
+            "FLUX.1 / SD3 image cases (issue 19). Each gated separately.";
   nlohmann::json m = nlohmann::json::object();
   for (const auto& [kind, v] : baseline)
     m[kind] = std::round(v * 100.0) / 100.0;
   doc["median_ape_loo_pct"] = m;
   return doc.dump(1) + "\n";
+}
+
+std::string load_baseline_description(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  const auto description = root.find("description");
+  return description ? description->as_string() : std::string();
 }
 
 AccuracyBaseline load_baseline(const std::string& path) {

@@ -27,11 +27,15 @@ Calibration load_calibration(const std::string& path);
 /// Median APE per figure kind (kind name -> percent), the accuracy regression baseline.
 using AccuracyBaseline = std::map<std::string, double>;
 
-/// Serialises a baseline as deterministic JSON text.
-std::string baseline_to_json(const AccuracyBaseline& baseline);
+/// Serialises a baseline as deterministic JSON text. `description` carries the file's history of
+/// gate changes (why each was raised or tightened); empty = the standard description alone.
+std::string baseline_to_json(const AccuracyBaseline& baseline, const std::string& description = "");
 
 /// Loads tests/validation/baseline.json.
 AccuracyBaseline load_baseline(const std::string& path);
+
+/// The description of an existing baseline file, so a rewrite keeps its history.
+std::string load_baseline_description(const std::string& path);
 
 /// Writes text to a file, replacing it. Throws Error (input) when the file cannot be written.
 void write_text_file(const std::string& path, const std::string& text);

@@ -335,3 +335,16 @@ TEST_CASE("training CSV: per-GPU tokens/s or step time, GiB, layout check", "[io
              }),
              Catch::Contains("column \"model\": unknown model preset \"llama-9b\""));
 }
+
+TEST_CASE("a rewritten accuracy baseline keeps the description that records why gates moved", "[io]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "rightsize_test_baseline.json").string();
+  io::AccuracyBaseline b{{"ttft", 9.85}, {"tpot", 9.024}};
+  io::write_text_file(path, io::baseline_to_json(b, "history: tpot raised 7.13 -> 9.02 (why)"));
+  CHECK(io::load_baseline_description(path) == "history: tpot raised 7.13 -> 9.02 (why)");
+  const io::AccuracyBaseline back = io::load_baseline(path);
+  CHECK(back.at("tpot") == Approx(9.02)); // two decimals
+  // Without one, the standard description.
+  io::write_text_file(path, io::baseline_to_json(b));
+  CHECK(io::load_baseline_description(path).rfind("Median APE", 0) == 0);
+  std::filesystem::remove(path);
+}
