@@ -67,14 +67,13 @@ double prefill_step_s(const PoolSetup& s, double k) {
 // point; each prompt costs step(k)/k of the worker's time. Returns that per-prompt service.
 template <typename Queue> double batched_service(const PoolSetup& s, double& k, Queue queue_at) {
   k = std::clamp(k, 1.0, std::max(1.0, s.k_max)); // warm start: the caller's last solution
-  double service = s.step1_s;
   for (int i = 0; i < 8; ++i) {
-    service = prefill_step_s(s, k) / k;
+    const double service = prefill_step_s(s, k) / k;
     const double next = std::clamp(queue_at(service), 1.0, std::max(1.0, s.k_max));
     if (std::fabs(next - k) <= 0.02 * k) return service; // queue_at last saw this service
     k = 0.5 * (k + next);
   }
-  service = prefill_step_s(s, k) / k;
+  const double service = prefill_step_s(s, k) / k;
   queue_at(service);
   return service;
 }
@@ -85,14 +84,20 @@ Deployment one_worker(const PoolDeployment& pool) {
   return r;
 }
 
-// One decode worker at `batch` sequences in flight: its pure decode step is the TPOT.
-InferenceEstimate decode_at(const PoolSetup& s, double batch) {
+// One decode worker's workload: `batch` (rounded, at least 1) sequences in a closed loop.
+InferenceWorkload decode_workload(const PoolSetup& s, std::int64_t batch) {
   InferenceWorkload w = s.w;
   w.arrival = Arrival::closed_loop;
   w.request_rate_per_s = 0.0;
-  w.concurrency = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(batch)));
+  w.concurrency = std::max<std::int64_t>(1, batch);
+  return w;
+}
+
+// One decode worker at `batch` sequences in flight: its pure decode step is the TPOT.
+InferenceEstimate decode_at(const PoolSetup& s, double batch) {
   const PoolDeployment& pool = s.dep->decode;
-  return estimate_inference(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine, nullptr, pool.price);
+  return estimate_inference(*s.pm, decode_workload(s, std::llround(batch)), *pool.gpu, one_worker(pool),
+                            *s.engine, nullptr, pool.price);
 }
 
 struct Operating {
@@ -109,10 +114,9 @@ double decode_step_s(const PoolSetup& s, double batch) {
   StepCache& c = *s.steps;
   const auto slot = static_cast<std::size_t>(b) % StepCache::k_entries;
   if (c.batch[slot] != b) {
-    InferenceWorkload w = s.w;
-    w.concurrency = b;
     const PoolDeployment& pool = s.dep->decode;
-    c.step_s[slot] = closed_decode_step_s(*s.pm, w, *pool.gpu, one_worker(pool), *s.engine);
+    c.step_s[slot] =
+        closed_decode_step_s(*s.pm, decode_workload(s, b), *pool.gpu, one_worker(pool), *s.engine);
     c.batch[slot] = b;
   }
   return c.step_s[slot];

@@ -307,8 +307,8 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   est.prefill_batch_step_s = prefill.total_s;
   if (k > 1.0) {
     const PhaseTime pk = prefill_time(s, isl, k * isl);
-    est.prefill_batch_step_s = std::max(k * pk.compute_s, pk.memory_s) + k * (pk.routing_s + pk.comm_s) +
-                               layer_overhead_s(s) + eager_prefill_overhead_s(s) + engine.step_overhead_s;
+    est.prefill_batch_step_s =
+        std::max(k * pk.compute_s, pk.memory_s) + k * (pk.routing_s + pk.comm_s) + prefill_step_fixed_s(s);
   }
   est.decode_step_s = pt.decode.total_s;
   // Undo the efficiencies: the time the same bytes and FLOPs take at the catalog's peaks.

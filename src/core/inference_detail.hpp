@@ -68,6 +68,8 @@ double seq_kv_bytes_gpu(const Setup& s, double c);
 double layer_overhead_s(const Setup& s);
 /// Extra fixed time of a forward pass that carries prompt tokens (inference_phases.cpp).
 double eager_prefill_overhead_s(const Setup& s);
+/// Fixed time of one prefill step: layer + eager prefill + engine step overhead (inference_phases.cpp).
+double prefill_step_fixed_s(const Setup& s);
 /// Prefill of one request of n tokens on an idle replica; `gemm_rows` rows in its GEMMs (0 = n).
 PhaseTime prefill_time(const Setup& s, double n, double gemm_rows);
 /// One decode round of `batch` sequences at mean context `mean_context`.

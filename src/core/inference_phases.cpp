@@ -52,6 +52,12 @@ double eager_prefill_overhead_s(const Setup& s) {
          d(s.pm->params.moe_layers) * s.engine->prefill_moe_layer_overhead_s;
 }
 
+// The fixed time of one forward pass that carries prompt tokens: per-layer time, eager prefill time
+// and the engine's step overhead (methodology §3, "per-layer time", "eager prefill time").
+double prefill_step_fixed_s(const Setup& s) {
+  return layer_overhead_s(s) + eager_prefill_overhead_s(s) + s.engine->step_overhead_s;
+}
+
 // Exposed TP / EP communication per forward pass of `tokens` tokens per attention rank
 // (methodology §5.2, §5.5, §5.6). Without attention DP every GPU of the stage holds every token:
 // two all-reduces of tokens·h·b_a per layer over the TP group, and expert parallelism inside it
@@ -142,8 +148,7 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
   r.routing_s = n * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
-  r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s +
-              chunks * (layer_overhead_s(s) + eager_prefill_overhead_s(s) + s.engine->step_overhead_s);
+  r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s + chunks * prefill_step_fixed_s(s);
   return r;
 }
 
