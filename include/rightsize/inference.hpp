@@ -20,15 +20,17 @@ struct EngineConfig {
   double cuda_graph_bytes = 0.5 * 1073741824.0;      ///< captured CUDA graphs
   double step_overhead_s = 0.5e-3;                   ///< CPU scheduling/sampling per engine step
   /// Fixed GPU time per layer and per forward pass (small kernels; methodology §3 "per-layer time"),
-  /// and the extra per MoE layer; grid-fitted on the one-node serving rows.
-  double layer_overhead_s = 20e-6;
+  /// and the extra per MoE layer; engine profile, grid-fitted on each engine's aggregated serving
+  /// rows. Defaults: vLLM.
+  double layer_overhead_s = 30e-6;
   double moe_layer_overhead_s = 20e-6;
   /// Engines replay CUDA graphs for decode-only steps; a step that carries a prompt chunk runs its
-  /// small kernels without a graph, each paying its launch on the CPU. Extra time per layer and per
-  /// MoE layer of every prefill step; engine profile, grid-fitted on the aggregated serving rows
-  /// (methodology §3, "eager prefill time"). Defaults: vLLM.
+  /// small kernels without a graph, each paying its launch on the CPU. Extra time per layer, and per
+  /// routed expert of every MoE layer (the expert-indexed routing kernels), of every prefill step;
+  /// engine profile, grid-fitted on the aggregated serving rows (methodology §3, "eager prefill
+  /// time"). Defaults: vLLM.
   double prefill_layer_overhead_s = 50e-6;
-  double prefill_moe_layer_overhead_s = 600e-6;
+  double prefill_expert_overhead_s = 2.5e-6;
   double collective_base_latency_s = 5e-6; ///< fixed start-up of one collective (GenZ)
   double scaleup_hop_latency_s = 0.8e-6;   ///< per ring step on NVLink / Infinity Fabric
   double pcie_hop_latency_s = 4e-6;        ///< per ring step over PCIe

@@ -23,8 +23,9 @@ EngineConfig engine_profile(EngineKind kind) {
   EngineConfig e; // vLLM defaults (inference.hpp): 8,192-token budget, 1,024 sequences, u = 0.90
   switch (kind) {
   case EngineKind::vllm:
-    // Fitted on the vLLM rows of tests/validation/serving (methodology §3.2). Eager prefill time:
-    // the EngineConfig defaults (piecewise CUDA graphs stop at the largest capture size) [VLLM-GRAPH].
+    // Fitted on the vLLM rows of tests/validation/serving (methodology §3.2). Per-layer and eager
+    // prefill time: the EngineConfig defaults (piecewise CUDA graphs stop at the largest capture size)
+    // [VLLM-GRAPH].
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
     break;
@@ -36,9 +37,12 @@ EngineConfig engine_profile(EngineKind kind) {
     e.wave_synchrony = 0.6;
     e.ttft_fixed_s = 0.1;
     // Extend (prefill) batches run without CUDA graphs (cuda_graph_max_bs covers decode) [SGL-SRC];
-    // grid-fitted on the SGLang aggregated serving rows (methodology §3, "eager prefill time").
+    // grid-fitted on the SGLang aggregated serving rows (methodology §3, "eager prefill time"), as
+    // the per-layer times (§3, "per-layer time").
     e.prefill_layer_overhead_s = 0.0;
-    e.prefill_moe_layer_overhead_s = 1200e-6;
+    e.prefill_expert_overhead_s = 3.5e-6;
+    e.layer_overhead_s = 20e-6;
+    e.moe_layer_overhead_s = 30e-6;
     break;
   case EngineKind::trtllm:
     // trtllm-serve: max_num_tokens 8,192 [TRT-DOC]; the KV pool is a fraction of the memory free
@@ -47,9 +51,12 @@ EngineConfig engine_profile(EngineKind kind) {
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
     // The PyTorch backend's CUDA graphs cover generation-only steps; piecewise graphs for the context
-    // phase are opt-in [TRT-PCG]. Grid-fitted on the TensorRT-LLM aggregated rows (methodology §3).
+    // phase are opt-in [TRT-PCG]. Grid-fitted on the TensorRT-LLM aggregated rows (methodology §3);
+    // its fused MoE decode adds no per-layer time over a dense layer's.
     e.prefill_layer_overhead_s = 100e-6;
-    e.prefill_moe_layer_overhead_s = 1200e-6;
+    e.prefill_expert_overhead_s = 5e-6;
+    e.layer_overhead_s = 20e-6;
+    e.moe_layer_overhead_s = 0.0;
     break;
   }
   return e;

@@ -45,11 +45,13 @@ double layer_overhead_s(const Setup& s) {
 
 // Extra fixed time of a forward pass that carries prompt tokens: engines capture CUDA graphs for
 // decode-only batches [VLLM-GRAPH][SGL-SRC][TRT-PCG], so the small kernels of a prefill step are
-// launched one by one from the CPU (methodology §3, "eager prefill time").
+// launched one by one from the CPU: L·t_pf + L_moe·E·t_pf,e, the MoE part per routed expert (every
+// rank counts, sorts and aligns the tokens of all E experts before its GEMMs; methodology §3,
+// "eager prefill time").
 double eager_prefill_overhead_s(const Setup& s) {
   if (!s.decoder) return 0.0;
   return d(s.m->layers) * s.engine->prefill_layer_overhead_s +
-         d(s.pm->params.moe_layers) * s.engine->prefill_moe_layer_overhead_s;
+         d(s.pm->params.moe_layers) * d(s.m->moe.experts) * s.engine->prefill_expert_overhead_s;
 }
 
 // The fixed time of one forward pass that carries prompt tokens: per-layer time, eager prefill time

@@ -33,18 +33,18 @@ const double k_gemm_flops = (2.0 * 7'504'658'432.0 - 1'050'673'152.0) * 1024.0 +
 const double k_attention_flops = 16384.0 * 32.0 * (1024.0 * 1025.0 / 2.0);
 const double k_shape = 1024.0 / (1024.0 + 128.0); // thin-GEMM correction at M = 1024
 // Per-layer kernel time + step overhead + the eager prefill launches (32 layers × 50 µs, vLLM default).
-const double k_fixed_s = 32 * 20e-6 + 0.5e-3 + 32 * 50e-6;
+const double k_fixed_s = 32 * 30e-6 + 0.5e-3 + 32 * 50e-6;
 
 } // namespace
 
 TEST_CASE("fp8 GEMMs run at the fp8 rate, attention at the 16-bit rate (methodology §4.1)", "[core]") {
   const InferenceEstimate e = run(llama31_8b(), NumberFormat::fp8, h100_sxm());
-  // 1,979 TFLOPS for the GEMMs, 989.5 for attention, both × η_f 0.6 × shape; + 32 layers × 20 µs
+  // 1,979 TFLOPS for the GEMMs, 989.5 for attention, both × η_f 0.6 × shape; + 32 layers × 30 µs
   // + 0.5 ms step overhead + 32 layers × 50 µs of eager prefill launches.
   const double expected =
       k_gemm_flops / (1979e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + k_fixed_s;
   CHECK(e.prefill_s == Approx(expected));
-  CHECK(e.prefill_s * 1e3 == Approx(16.805).epsilon(0.001));
+  CHECK(e.prefill_s * 1e3 == Approx(17.125).epsilon(0.001));
   CHECK(e.precision_supported);
 }
 
@@ -98,7 +98,8 @@ TEST_CASE("MoE routing traffic per token, worked by hand (methodology §4.3)", "
 }
 
 TEST_CASE("every forward pass pays a fixed time per layer, more per MoE layer (methodology §3)", "[core]") {
-  // Mixtral-8x7B: 32 layers, all MoE: 32 × (20 + 20) µs = 1.28 ms per decode step and per prefill chunk.
+  // Mixtral-8x7B: 32 layers, all MoE: 32 × (30 + 20) µs = 1.6 ms per decode step and per prefill chunk
+  // (vLLM's EngineConfig defaults).
   const PreparedModel mix = prepare_model(mixtral_8x7b(), Precision{});
   EngineConfig none;
   none.layer_overhead_s = 0.0;
@@ -110,25 +111,26 @@ TEST_CASE("every forward pass pays a fixed time per layer, more per MoE layer (m
       estimate_inference(mix, prompt(1024), h100_sxm(), dep, EngineConfig{}, nullptr, 0.0);
   const InferenceEstimate without =
       estimate_inference(mix, prompt(1024), h100_sxm(), dep, none, nullptr, 0.0);
-  CHECK(with.decode_step_s - without.decode_step_s == Approx(1.28e-3));
-  CHECK(with.prefill_s - without.prefill_s == Approx(1.28e-3));
-  // A dense model pays only the per-layer term: Llama-3.1-8B, 32 × 20 µs.
+  CHECK(with.decode_step_s - without.decode_step_s == Approx(1.6e-3));
+  CHECK(with.prefill_s - without.prefill_s == Approx(1.6e-3));
+  // A dense model pays only the per-layer term: Llama-3.1-8B, 32 × 30 µs.
   const PreparedModel dense = prepare_model(llama31_8b(), Precision{});
   const InferenceEstimate a =
       estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 0.0);
   const InferenceEstimate b =
       estimate_inference(dense, prompt(1024), h100_sxm(), Deployment{}, none, nullptr, 0.0);
-  CHECK(a.decode_step_s - b.decode_step_s == Approx(0.64e-3));
+  CHECK(a.decode_step_s - b.decode_step_s == Approx(0.96e-3));
 }
 
 TEST_CASE("a prefill step pays the engine's eager kernel launches; decode steps do not (methodology §3)",
           "[core]") {
-  // vLLM defaults: 50 µs per layer + 600 µs per MoE layer. Mixtral-8x7B, 32 MoE layers, one
-  // 1,024-token prompt = one step: 32 × (50 + 600) µs = 20.8 ms on the prefill, nothing on decode.
+  // vLLM defaults: 50 µs per layer + 2.5 µs per routed expert of each MoE layer. Mixtral-8x7B, 32 MoE
+  // layers of 8 experts, one 1,024-token prompt = one step: 32 × (50 + 8 × 2.5) µs = 2.24 ms on the
+  // prefill, nothing on decode.
   const PreparedModel mix = prepare_model(mixtral_8x7b(), Precision{});
   EngineConfig graphs;
   graphs.prefill_layer_overhead_s = 0.0;
-  graphs.prefill_moe_layer_overhead_s = 0.0;
+  graphs.prefill_expert_overhead_s = 0.0;
   Deployment dep;
   dep.tp = 2;
   dep.gpus = 2;
@@ -136,8 +138,18 @@ TEST_CASE("a prefill step pays the engine's eager kernel launches; decode steps 
       estimate_inference(mix, prompt(1024), h100_sxm(), dep, EngineConfig{}, nullptr, 0.0);
   const InferenceEstimate graphed =
       estimate_inference(mix, prompt(1024), h100_sxm(), dep, graphs, nullptr, 0.0);
-  CHECK(eager.prefill_s - graphed.prefill_s == Approx(20.8e-3));
+  CHECK(eager.prefill_s - graphed.prefill_s == Approx(2.24e-3));
   CHECK(eager.decode_step_s == Approx(graphed.decode_step_s));
+  // The MoE part grows with the routed experts, not with the tokens: the same layers with 256 experts
+  // (DeepSeek-V3's count) pay 32 × (50 + 256 × 2.5) µs = 22.08 ms.
+  ModelSpec wide = mixtral_8x7b();
+  wide.moe.experts = 256;
+  const PreparedModel many = prepare_model(wide, Precision{});
+  const InferenceEstimate eager_many =
+      estimate_inference(many, prompt(1024), h100_sxm(), dep, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate graphed_many =
+      estimate_inference(many, prompt(1024), h100_sxm(), dep, graphs, nullptr, 0.0);
+  CHECK(eager_many.prefill_s - graphed_many.prefill_s == Approx(22.08e-3));
   // Dense Llama-3.1-8B: 32 × 50 µs = 1.6 ms.
   const PreparedModel dense = prepare_model(llama31_8b(), Precision{});
   const InferenceEstimate a =
