@@ -21,6 +21,12 @@ struct ImagePipelineSpec {
   std::int64_t cfg_passes = 1;             ///< forward passes per step: 1 guidance-distilled, 2 with CFG
   double text_encoder_params = 0.0;        ///< run once per image over text_tokens; resident in memory
   double vae_decode_flops_per_pixel = 0.0; ///< VAE decoder FLOPs per output pixel
+  /// Rotary position embedding on q and k in every block (FLUX.1; SD3 has none): its fp32 chain
+  /// adds to the unfused traffic (dit_unfused_rw_per_token_block).
+  bool rotary_qk = false;
+  /// The pipeline runs compiled (torch.compile, TensorRT): the elementwise chains between the GEMMs
+  /// are fused, so no unfused traffic is counted. false = eager PyTorch (the diffusers default).
+  bool fused = false;
 };
 
 /// What a workload asks of an image model; 0 = the model's default.
@@ -29,6 +35,7 @@ struct ImageRequest {
   std::int64_t height_px = 0;
   std::int64_t steps = 0;
   std::int64_t cfg_passes = 0;
+  int fused = -1; ///< -1 the model's default, 0 eager, 1 compiled (torch.compile / TensorRT)
 };
 
 /// One image's work (methodology §3.7).
@@ -61,6 +68,16 @@ double dit_gemm_flops_per_token(const ModelSpec& model);
 /// Attention FLOPs of one bidirectional DiT pass over n tokens: 4·L·n_h·d_h·n² (QKᵀ and PV over
 /// every pair; no causal mask).
 double dit_attention_flops(const ModelSpec& model, double tokens);
+
+/// h-wide 16-bit reads + writes per token per block that an eager (unfused) pipeline spends outside
+/// the GEMMs and attention (methodology §3.7 "Unfused traffic"), counted from diffusers' MMDiT
+/// blocks: 38 for LayerNorms, modulation, GELU, joint concatenations, gates and residuals, + 34 for
+/// an fp32 RMSNorm of q and k (model qk_norm), + 52 for the fp32 rotary embedding of q and k
+/// (image.rotary_qk). 0 when the pipeline is fused (image.fused).
+double dit_unfused_rw_per_token_block(const ModelSpec& model);
+
+/// Bytes of that unfused traffic in one pass over n tokens: rw · n · h · L · bytes per value.
+double dit_unfused_bytes_per_pass(const ModelSpec& model, double tokens, double bytes_per_value);
 
 /// FLOPs of one image: passes × (GEMM + attention) + text encoder + VAE decode.
 double image_flops(const ModelSpec& model, const ImageItem& item);

@@ -39,10 +39,11 @@ std::string image_workload_line(const ModelSpec& m) {
                        format_count(static_cast<double>(m.tokens_per_item)), m.passes_per_item);
   }
   const ImageItem item = image_item(p);
-  return fmt::format("{}×{} px, {} steps × {} pass{}, {} image + {} text tokens per pass", p.width_px,
-                     p.height_px, p.steps, p.cfg_passes, p.cfg_passes == 1 ? "" : "es",
+  // Eager or compiled: the unfused elementwise traffic depends on it (methodology §3.7).
+  return fmt::format("{}×{} px, {} steps × {} pass{}, {} image + {} text tokens per pass, {} pipeline",
+                     p.width_px, p.height_px, p.steps, p.cfg_passes, p.cfg_passes == 1 ? "" : "es",
                      format_count(static_cast<double>(item.image_tokens)),
-                     format_count(static_cast<double>(item.text_tokens)));
+                     format_count(static_cast<double>(item.text_tokens)), p.fused ? "compiled" : "eager");
 }
 
 std::string describe_image_sla(const Sla& sla, ModelKind kind) {

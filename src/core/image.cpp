@@ -3,7 +3,10 @@
 // [SD3] Esser et al. 2024, "Scaling Rectified Flow Transformers", §2 (latent patching, joint text +
 // image attention); [KAPLAN] 2·N FLOPs per token per GEMM weight; [FA2] Dao 2023, "FlashAttention-2",
 // abstract (50–73 % of the A100's peak); [FA3] Shah et al. 2024, "FlashAttention-3", abstract
-// ("FlashAttention-2 achieving only 35% utilization on the H100 GPU").
+// ("FlashAttention-2 achieving only 35% utilization on the H100 GPU"); [DIFFUSERS-FLUX] diffusers
+// transformer_flux.py (FluxTransformerBlock, FluxSingleTransformerBlock), attention_processor.py
+// (FluxAttnProcessor2_0, JointAttnProcessor2_0), normalization.py (RMSNorm, AdaLayerNormZero),
+// embeddings.py (apply_rotary_emb): the eager elementwise ops counted in dit_unfused_rw_per_token_block.
 #include "rightsize/image.hpp"
 
 #include <algorithm>
@@ -35,6 +38,7 @@ ImagePipelineSpec apply_image_request(const ImagePipelineSpec& pipeline, const I
   if (r.height_px > 0) out.height_px = r.height_px;
   if (r.steps > 0) out.steps = r.steps;
   if (r.cfg_passes > 0) out.cfg_passes = r.cfg_passes;
+  if (r.fused >= 0) out.fused = r.fused == 1;
   return out;
 }
 
@@ -68,6 +72,20 @@ double dit_attention_utilization(const std::string& architecture) {
   // No published figure (Ada, Blackwell, AMD): the lowest measured one, so a GPU without data never
   // runs attention faster than a measured sibling (methodology §3.7).
   return 0.35;
+}
+
+double dit_unfused_rw_per_token_block(const ModelSpec& m) {
+  if (m.image.fused) return 0.0;
+  // Counted per token in diffusers' eager blocks [DIFFUSERS-FLUX] (methodology §3.7 table): one unit
+  // is one h-wide bf16 read or write; an fp32 tensor counts 2.
+  constexpr double k_block = 38.0;   // LN + modulation ×2, GELU (4h), q/k/v concat, gates, residuals
+  constexpr double k_qk_norm = 34.0; // RMSNorm in fp32 of q and of k: 17 each
+  constexpr double k_rotary = 52.0;  // apply_rotary_emb in fp32 of q and of k: 26 each
+  return k_block + (m.qk_norm ? k_qk_norm : 0.0) + (m.image.rotary_qk ? k_rotary : 0.0);
+}
+
+double dit_unfused_bytes_per_pass(const ModelSpec& m, double tokens, double bytes_per_value) {
+  return dit_unfused_rw_per_token_block(m) * tokens * d(m.hidden_size) * d(m.layers) * bytes_per_value;
 }
 
 double image_flops(const ModelSpec& m, const ImageItem& item) {

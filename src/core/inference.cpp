@@ -7,6 +7,7 @@
 
 #include "inference_detail.hpp"
 #include "rightsize/engine_profile.hpp"
+#include "rightsize/image.hpp"
 #include "rightsize/image_attention.hpp"
 #include "rightsize/units.hpp"
 
@@ -57,7 +58,15 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, doubl
   const double tokens = d(s.m->tokens_per_item);
   PhaseTime one = prefill_time(s, tokens, tokens * batch);
   const double compute = batch * one.compute_s;
-  const double step = std::max(compute, one.memory_s) + one.comm_s * batch + s.engine->step_overhead_s;
+  // An eager DiT pipeline's elementwise chains between the GEMMs (norms, modulation, RoPE, GELU,
+  // concatenations) are separate memory-bound kernels that run between them, not under them
+  // (methodology §3.7 "Unfused traffic"); 0 for a fused pipeline and for a ViT.
+  const double unfused_s =
+      s.m->kind == ModelKind::dit
+          ? batch * dit_unfused_bytes_per_pass(*s.m, tokens, s.pm->activation_bytes) / s.bandwidth_bytes_per_s
+          : 0.0;
+  const double step =
+      std::max(compute, one.memory_s) + unfused_s + one.comm_s * batch + s.engine->step_overhead_s;
   pt.decode = one;
   pt.decode.compute_s = compute;
   pt.decode.total_s = step;

@@ -146,7 +146,7 @@ void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
 // the resolution, steps and CFG passes (methodology §3.7).
 void apply_image(const JsonReader& im, ModelSpec& m) {
   im.expect_keys({"pixels_per_token_side", "text_tokens", "width_px", "height_px", "steps", "cfg_passes",
-                  "text_encoder_params", "vae_decode_flops_per_pixel"});
+                  "text_encoder_params", "vae_decode_flops_per_pixel", "rotary_qk", "fused"});
   ImagePipelineSpec& p = m.image;
   read_count(im, "pixels_per_token_side", p.pixels_per_token_side, 1024, "pixels");
   read_non_negative(im, "text_tokens", p.text_tokens, k_max_context, "tokens");
@@ -156,6 +156,8 @@ void apply_image(const JsonReader& im, ModelSpec& m) {
   read_count(im, "cfg_passes", p.cfg_passes, 8, "passes");
   if (auto v = im.find("text_encoder_params")) p.text_encoder_params = amount_in(*v, 0, 1e13);
   if (auto v = im.find("vae_decode_flops_per_pixel")) p.vae_decode_flops_per_pixel = amount_in(*v, 0, 1e12);
+  read_flag(im, "rotary_qk", p.rotary_qk);
+  read_flag(im, "fused", p.fused);
   if (p.pixels_per_token_side <= 0) (void)im.at("pixels_per_token_side");
   const ImageItem item = image_item(p);
   m.tokens_per_item = item.tokens;

@@ -56,6 +56,8 @@ ModelSpec read_model(const JsonReader& r) {
     if (auto v = im.find("text_encoder_params")) p.text_encoder_params = v->as_number(0.0, 1e13);
     if (auto v = im.find("vae_decode_flops_per_pixel"))
       p.vae_decode_flops_per_pixel = v->as_number(0.0, 1e12);
+    p.rotary_qk = bool_or(im, "rotary_qk", false);
+    p.fused = bool_or(im, "fused", false);
     const ImageItem item = image_item(p);
     m.tokens_per_item = item.tokens;
     m.passes_per_item = item.passes;

@@ -19,7 +19,7 @@ constexpr i64 k_max_concurrency = 1'000'000;
 // workload.image (docs/model-spec.md): the resolution, steps and CFG passes of each image; the
 // model's image pipeline turns them into tokens and passes per image (methodology §3.7).
 void parse_image_request(const JsonReader& im, Spec& spec) {
-  im.expect_keys({"width_px", "height_px", "steps", "cfg_passes"});
+  im.expect_keys({"width_px", "height_px", "steps", "cfg_passes", "fused"});
   ModelSpec& m = spec.model;
   if (m.kind != ModelKind::dit || m.image.pixels_per_token_side <= 0) {
     im.fail(fmt::format("expected an image block only for an image model with an image pipeline (model "
@@ -41,6 +41,7 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
   }
   if (auto v = im.find("steps")) r.steps = positive_count(*v, 10'000, "steps");
   if (auto v = im.find("cfg_passes")) r.cfg_passes = positive_count(*v, 8, "passes");
+  if (auto v = im.find("fused")) r.fused = v->as_bool() ? 1 : 0;
   m.image = apply_image_request(m.image, r);
   const ImageItem item = image_item(m.image);
   m.tokens_per_item = item.tokens;

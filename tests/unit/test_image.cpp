@@ -38,6 +38,8 @@ ModelSpec flux() {
   m.ffn_gated = false;
   m.vocab_size = 0;
   m.keep_embeddings_16bit = false;
+  m.qk_norm = true; // RMSNorm of q and k, and rotary embeddings, in every block
+  m.image.rotary_qk = true;
   m.image.pixels_per_token_side = 16;
   m.image.text_tokens = 512;
   m.image.text_encoder_params = 4.88e9;
@@ -102,7 +104,11 @@ TEST_CASE("CFG doubles the passes; a request overrides the model's default image
 
 TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibrated efficiency",
           "[core][image]") {
-  const PreparedModel pm = prepare_model(flux(), precision_from_shorthand(NumberFormat::bf16));
+  // Compiled (fused): no unfused elementwise traffic, so the time is the FLOPs alone; the eager
+  // term is checked in its own case below.
+  ModelSpec fused = flux();
+  fused.image.fused = true;
+  const PreparedModel pm = prepare_model(fused, precision_from_shorthand(NumberFormat::bf16));
   CHECK(pm.mm_flops_per_token == Approx(12'910'067'712.0));
   CHECK(pm.image_encoder_weight_bytes == Approx(4.88e9 * 2.0)); // T5 + CLIP resident in bf16
   const Gpu gpu = test::h100_sxm();
@@ -138,7 +144,9 @@ TEST_CASE("a DiT's attention runs at FlashAttention-2's share of peak where it i
   CHECK(dit_attention_utilization("Ada AD102") == 0.35);
   CHECK(dit_attention_utilization("Blackwell") == 0.35);
 
-  const PreparedModel pm = prepare_model(flux(), precision_from_shorthand(NumberFormat::bf16));
+  ModelSpec fused = flux(); // compiled: the FLOPs alone (the unfused traffic is tested below)
+  fused.image.fused = true;
+  const PreparedModel pm = prepare_model(fused, precision_from_shorthand(NumberFormat::bf16));
   Gpu gpu = test::h100_sxm();
   gpu.architecture = "Hopper GH100";
   InferenceWorkload w;
@@ -170,6 +178,47 @@ TEST_CASE("a DiT's attention runs at FlashAttention-2's share of peak where it i
   CHECK(named < unnamed);
 }
 
+TEST_CASE("an eager DiT pays its unfused elementwise traffic at memory bandwidth", "[core][image]") {
+  // Counted from diffusers' blocks (methodology §3.7 table): 38 per token per block, + 34 for the
+  // fp32 RMSNorm of q and k, + 52 for the fp32 rotary embedding of q and k.
+  ModelSpec m = flux();
+  CHECK(dit_unfused_rw_per_token_block(m) == 124.0); // FLUX.1: qk_norm and rotary
+  m.image.rotary_qk = false;
+  CHECK(dit_unfused_rw_per_token_block(m) == 72.0); // SD3.5-Large: qk_norm, no rotary
+  m.qk_norm = false;
+  CHECK(dit_unfused_rw_per_token_block(m) == 38.0); // SD3-Medium: neither
+  m.image.fused = true;
+  CHECK(dit_unfused_rw_per_token_block(m) == 0.0); // compiled: fused into the GEMMs
+  // FLUX.1-dev at 4,608 tokens: 124 x 4608 x 3072 x 57 x 2 B = 200,106,049,536 B per pass.
+  CHECK(dit_unfused_bytes_per_pass(flux(), 4608.0, 2.0) == Approx(200'106'049'536.0));
+
+  // The eager and the compiled estimate differ by 28 passes of that traffic at the GPU's bandwidth.
+  ModelSpec compiled = flux();
+  compiled.image.fused = true;
+  const Precision bf16 = precision_from_shorthand(NumberFormat::bf16);
+  const Gpu gpu = test::h100_sxm();
+  InferenceWorkload w;
+  w.concurrency = 1;
+  const Deployment dep{1, 1, 1, 1};
+  const EngineConfig engine;
+  const double eager_s =
+      estimate_inference(prepare_model(flux(), bf16), w, gpu, dep, engine, nullptr, 3.0).e2e_s;
+  const double fused_s =
+      estimate_inference(prepare_model(compiled, bf16), w, gpu, dep, engine, nullptr, 3.0).e2e_s;
+  const double bandwidth = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
+  CHECK(eager_s - fused_s == Approx(28.0 * 200'106'049'536.0 / bandwidth).epsilon(1e-9));
+  CHECK(eager_s - fused_s > 1.0); // ≈ 2 s on an H100: the eager/compiled gap the FLUX.1 rows show
+
+  // A workload's image.fused overrides the model's.
+  ImageRequest r;
+  r.fused = 1;
+  CHECK(apply_image_request(flux().image, r).fused);
+  r.fused = 0;
+  CHECK_FALSE(apply_image_request(compiled.image, r).fused);
+  r.fused = -1;
+  CHECK(apply_image_request(compiled.image, r).fused);
+}
+
 TEST_CASE("an image or encoder model ranks by cost per item", "[core][image]") {
   CHECK(effective_rank_by(RankBy::cost_per_token, ModelKind::dit) == RankBy::cost_per_request);
   CHECK(effective_rank_by(RankBy::latency, ModelKind::dit) == RankBy::latency);
@@ -187,6 +236,19 @@ TEST_CASE("image specs speak in images; bad combinations name their key", "[io][
                      "s.json", "", k_models);
   CHECK(s.model.tokens_per_item == 4032 + 512);
   CHECK(s.model.passes_per_item == 50);
+  // The preset describes the eager FLUX.1 pipeline (qk_norm, rotary); workload.image.fused compiles it.
+  CHECK(s.model.qk_norm);
+  CHECK(s.model.image.rotary_qk);
+  CHECK_FALSE(s.model.image.fused);
+  const Spec compiled = io::parse_spec({{"schema_version", 1},
+                                        {"model", {{"preset", "flux.1-dev"}}},
+                                        {"workload", {{"image", {{"fused", true}}}}}},
+                                       "s.json", "", k_models);
+  CHECK(compiled.model.image.fused);
+  CHECK(error_of({{"schema_version", 1},
+                  {"model", {{"preset", "flux.1-dev"}}},
+                  {"workload", {{"image", {{"fused", 1}}}}}})
+            .find("/workload/image/fused") != std::string::npos);
   CHECK(s.sla.e2e_ms == Approx(10000.0));
   CHECK(s.sla.requests_per_s == Approx(2.0));
   CHECK(
