@@ -409,7 +409,12 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
                             : i == 1 ? own->prefill_cases
                             : i == 2 ? own->training_cases
                                      : own->communication_cases;
-        text += std::string(" ") + v.name + " fitted (" + std::to_string(cases.size()) + " cases);";
+        // A factor fitted to the serving CSV carries one label naming its rows, not one id per case.
+        text +=
+            std::string(" ") + v.name + " fitted (" +
+            ((*own).*(v.source) == "serving" && cases.size() == 1 ? cases.front()
+                                                                  : std::to_string(cases.size()) + " cases") +
+            ");";
         continue;
       }
       const bool sibling = family != family_low.end() && family->second[i] <= 1.0;

@@ -97,6 +97,22 @@ TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling"
   CHECK(gpus[2].efficiency.prefill_compute == Approx(0.36)); // no CDNA sibling: lowest measured anywhere
   CHECK(gpus[1].efficiency.provenance.find("extrapolated from Hopper siblings") != std::string::npos);
   CHECK(gpus[2].efficiency.provenance.find("extrapolated (no measured sibling)") != std::string::npos);
+  CHECK(gpus[0].efficiency.provenance.find("decode fitted (2 cases)") != std::string::npos);
+}
+
+TEST_CASE("a factor fitted to the serving rows names its rows, not a count of one case", "[calibration]") {
+  Gpu gpu = test::h100_sxm();
+  gpu.efficiency.provenance = "defaults: methodology §4.5";
+  Calibration cal;
+  FittedEfficiency own;
+  own.gpu_id = gpu.id;
+  own.decode_source = "serving";
+  own.decode_cases = {"serving-measurements.csv: 132 dense-model rows on H100-SXM"};
+  cal.gpus = {own};
+  std::vector<Gpu> gpus{gpu};
+  apply_calibration(cal, gpus);
+  CHECK_THAT(gpus[0].efficiency.provenance,
+             Catch::Contains("decode fitted (serving-measurements.csv: 132 dense-model rows on H100-SXM)"));
 }
 
 TEST_CASE("inference bands respect the physical floors and build E2E from TTFT and TPOT", "[calibration]") {
