@@ -404,11 +404,14 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     const auto family = family_low.find(gpu_family(gpu));
     for (std::size_t i = 0; i < 4; ++i) {
       const FactorView& v = k_factors[i];
+      const auto cases_of = [i](const FittedEfficiency& f) -> const std::vector<std::string>& {
+        return i == 0   ? f.decode_cases
+               : i == 1 ? f.prefill_cases
+               : i == 2 ? f.training_cases
+                        : f.communication_cases;
+      };
       if (own != nullptr && measured((*own).*(v.source))) {
-        const auto& cases = i == 0   ? own->decode_cases
-                            : i == 1 ? own->prefill_cases
-                            : i == 2 ? own->training_cases
-                                     : own->communication_cases;
+        const auto& cases = cases_of(*own);
         // A factor fitted to the serving CSV carries one label naming its rows, not one id per case.
         text +=
             std::string(" ") + v.name + " fitted (" +
@@ -420,9 +423,14 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
       const bool sibling = family != family_low.end() && family->second[i] <= 1.0;
       const double cap = sibling ? family->second[i] : any_low[i];
       if (cap <= 1.0 && gpu.efficiency.*(v.field) > cap) gpu.efficiency.*(v.field) = cap;
+      // With no GPU measured for this factor, the value is the pooled fit over every GPU's cases
+      // when there is one (source "cross_gpu", or no entry of its own), else the catalog default.
+      const bool pooled_fit = pooled != nullptr && measured((*pooled).*(v.source)) &&
+                              (own == nullptr || (*own).*(v.source) == "cross_gpu");
       text += std::string(" ") + v.name +
               (sibling      ? " extrapolated from " + gpu_family(gpu) + " siblings;"
                : cap <= 1.0 ? " extrapolated (no measured sibling);"
+               : pooled_fit ? " pooled over GPUs (" + std::to_string(cases_of(*pooled).size()) + " cases);"
                             : " default;");
     }
     text.pop_back();

@@ -81,6 +81,8 @@ TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling"
   pooled.gpu_id.assign(1, '*'); // (assign: GCC 12 -Wrestrict false positive on = "*")
   pooled.efficiency.decode_bandwidth = 0.79;
   pooled.efficiency.prefill_compute = 0.50;
+  pooled.communication_source = "fitted"; // no GPU measured on its own: every GPU gets the pool
+  pooled.communication_cases = {"x", "y"};
   FittedEfficiency own;
   own.gpu_id = "H100-SXM";
   own.efficiency.decode_bandwidth = 0.70;
@@ -98,6 +100,7 @@ TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling"
   CHECK(gpus[1].efficiency.provenance.find("extrapolated from Hopper siblings") != std::string::npos);
   CHECK(gpus[2].efficiency.provenance.find("extrapolated (no measured sibling)") != std::string::npos);
   CHECK(gpus[0].efficiency.provenance.find("decode fitted (2 cases)") != std::string::npos);
+  CHECK(gpus[2].efficiency.provenance.find("communication pooled over GPUs (2 cases)") != std::string::npos);
 }
 
 TEST_CASE("a factor fitted to the serving rows names its rows, not a count of one case", "[calibration]") {
