@@ -48,19 +48,6 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
   return t;
 }
 
-// The closest training misses: the best-placed rejection of each GPU, at most three.
-std::vector<TrainingCandidate> training_misses(const TrainingRecommendation& r) {
-  std::vector<TrainingCandidate> misses;
-  for (const auto& c : r.rejected) {
-    bool seen = false;
-    for (const auto& m : misses)
-      seen = seen || m.gpu_index == c.gpu_index;
-    if (!seen) misses.push_back(c);
-    if (misses.size() == 3) break;
-  }
-  return misses;
-}
-
 nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
                                        const LoadedCatalog& catalog) {
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
@@ -79,8 +66,10 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
 
 } // namespace
 
-void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
-                                    const LoadedCatalog& catalog, const RenderOptions& o) {
+void render_training_recommendation(const Spec& spec, const SearchInputs& in,
+                                    const app::TrainingRecommendResult& result, const LoadedCatalog& catalog,
+                                    const RenderOptions& o) {
+  const TrainingRecommendation& r = result.recommendation;
   const PreparedModel& pm = in.models.front();
   const TrainingWorkload& w = spec.training;
   if (o.format == Format::json) {
@@ -95,10 +84,10 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i)
-      doc["candidates"].push_back(training_candidate_json(in, r.candidates[i], catalog));
+    for (const auto& c : result.shown)
+      doc["candidates"].push_back(training_candidate_json(in, c, catalog));
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : o.explain ? r.rejected : training_misses(r))
+    for (const auto& c : result.rejected_rows)
       doc["rejected"].push_back(training_candidate_json(in, c, catalog));
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
@@ -108,13 +97,9 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<TrainingCandidate> all(r.candidates.begin(),
-                                       r.candidates.begin() +
-                                           static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
-    if (o.format == Format::csv) {
-      const std::vector<TrainingCandidate> misses = o.explain ? r.rejected : training_misses(r);
-      all.insert(all.end(), misses.begin(), misses.end());
-    }
+    std::vector<TrainingCandidate> all = result.shown;
+    if (o.format == Format::csv)
+      all.insert(all.end(), result.rejected_rows.begin(), result.rejected_rows.end());
     const Table t = training_table(in, all, all.size(), o.format == Format::csv);
     fmt::print("{}", o.format == Format::csv ? t.render_csv() : t.render_markdown());
     return;
@@ -134,7 +119,8 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));
   const int width = terminal_width();
   if (!r.candidates.empty()) {
-    fmt::print("{}", training_table(in, r.candidates, o.top, false).render_text(width, use_color()));
+    fmt::print("{}",
+               training_table(in, result.shown, result.shown.size(), false).render_text(width, use_color()));
     const TrainingCandidate& win = r.candidates.front();
     fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
                win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
@@ -145,16 +131,16 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   } else {
     fmt::print("no configuration meets the requirements\n");
   }
-  const std::vector<TrainingCandidate> misses = training_misses(r);
-  if (!misses.empty() && !o.explain) {
+  if (!result.rejected_rows.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");
-    for (const auto& c : misses) {
+    for (const auto& c : result.rejected_rows) {
       fmt::print("  {} × {}: {}\n", c.estimate.gpus, in.gpus[c.gpu_index].id, describe_training_rejection(c));
     }
   }
   if (o.explain && !r.rejected.empty()) {
     fmt::print("\nrejected ({}):\n{}", r.rejected.size(),
-               training_table(in, r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
+               training_table(in, result.rejected_rows, result.rejected_rows.size(), true)
+                   .render_text(std::max(width, 160)));
   }
   fmt::print("\n{} configurations evaluated, {} meet the requirements\n",
              r.candidates.size() + r.rejected.size(), r.candidates.size());
