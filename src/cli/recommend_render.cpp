@@ -78,40 +78,35 @@ std::string instance_provider(const InstanceBill& bill, const GpuPrice& price) {
 // CSV: one row per candidate (passing, then rejected), plain numbers in the units their names say
 // (same conventions as sweep's CSV: docs/output-schema.md "recommend CSV"); empty = unknown.
 Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) {
-  std::vector<Column> columns;
-  for (const char* h : {"rank",
-                        "gpu",
-                        "precision",
-                        "gpus_per_replica",
-                        "replicas",
-                        "gpus_billed",
-                        "instances",
-                        "gpus_per_instance",
-                        "instance_provider",
-                        "tp",
-                        "pp",
-                        "ep",
-                        "attention_dp",
-                        "concurrency",
-                        "ttft_s",
-                        "tpot_s",
-                        "e2e_s",
-                        "capacity_output_tokens_per_s",
-                        "served_output_tokens_per_s",
-                        "served_requests_per_s",
-                        "per_gpu_bytes",
-                        "headroom_bytes",
-                        "usd_per_hour",
-                        "usd_per_million_output_tokens_at_load",
-                        "usd_per_million_output_tokens_at_capacity",
-                        "bound",
-                        "meets_sla",
-                        "reject_reason",
-                        "reason"})
-    columns.push_back({h, Align::left});
-  Table t(std::move(columns));
-  auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:g}", round_sig(v)) : std::string(); };
-  auto usd = [&](double v, bool known) { return known ? num(v) : std::string(); };
+  Table t = csv_columns({"rank",
+                         "gpu",
+                         "precision",
+                         "gpus_per_replica",
+                         "replicas",
+                         "gpus_billed",
+                         "instances",
+                         "gpus_per_instance",
+                         "instance_provider",
+                         "tp",
+                         "pp",
+                         "ep",
+                         "attention_dp",
+                         "concurrency",
+                         "ttft_s",
+                         "tpot_s",
+                         "e2e_s",
+                         "capacity_output_tokens_per_s",
+                         "served_output_tokens_per_s",
+                         "served_requests_per_s",
+                         "per_gpu_bytes",
+                         "headroom_bytes",
+                         "usd_per_hour",
+                         "usd_per_million_output_tokens_at_load",
+                         "usd_per_million_output_tokens_at_capacity",
+                         "bound",
+                         "meets_sla",
+                         "reject_reason",
+                         "reason"});
   for (const Candidate& c : rows) {
     const InferenceEstimate& e = c.estimate;
     t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
@@ -128,17 +123,17 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                std::to_string(c.layout.ep),
                std::to_string(c.layout.attention_dp),
                std::to_string(e.concurrency),
-               num(e.ttft_s),
-               num(e.tpot_s),
-               num(e.e2e_s),
-               num(e.output_tokens_per_s),
-               num(c.served_output_tokens_per_s),
-               num(c.served_requests_per_s),
+               csv_number(e.ttft_s),
+               csv_number(e.tpot_s),
+               csv_number(e.e2e_s),
+               csv_number(e.output_tokens_per_s),
+               csv_number(c.served_output_tokens_per_s),
+               csv_number(c.served_requests_per_s),
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),
                fmt::format("{:.0f}", e.memory.headroom_bytes()),
-               usd(e.usd_per_hour, c.price_known),
-               usd(c.usd_per_million_output_tokens_at_load, c.price_known),
-               usd(e.usd_per_million_output_tokens, c.price_known),
+               csv_usd(e.usd_per_hour, c.price_known),
+               csv_usd(c.usd_per_million_output_tokens_at_load, c.price_known),
+               csv_usd(e.usd_per_million_output_tokens, c.price_known),
                to_string(e.bound),
                c.meets_sla ? "true" : "false",
                to_string(c.rejection.reason),
@@ -228,6 +223,21 @@ void print_energy_line(const Candidate& w, const app::WinnerFacts& facts, const 
 }
 
 } // namespace
+
+Table csv_columns(std::initializer_list<const char*> headers) {
+  std::vector<Column> columns;
+  for (const char* h : headers)
+    columns.push_back({h, Align::left});
+  return Table(std::move(columns));
+}
+
+std::string csv_number(double value) {
+  return std::isfinite(value) ? fmt::format("{:g}", round_sig(value)) : std::string();
+}
+
+std::string csv_usd(double usd, bool known) {
+  return known ? csv_number(usd) : std::string();
+}
 
 std::string describe_sla(const Sla& sla) {
   std::vector<std::string> parts;
@@ -365,6 +375,11 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
         fmt::print("\n**{}**\n", winner_line(in, result, spec));
       else
         fmt::print("\n**No configuration meets the requirements.**\n");
+    }
+    // The rejected rows of JSON and CSV: the closest miss per GPU, or every rejection with --explain.
+    if (!result.rejected_rows.empty()) {
+      fmt::print("\n**{}**\n\n{}", o.explain ? "Rejected" : "Closest misses",
+                 table_of(result.rejected_rows, result.rejected_rows.size(), true).render_markdown());
     }
     return;
   }

@@ -13,6 +13,7 @@
 #include "rightsize/spec.hpp"
 #include "rightsize/training_recommend.hpp"
 #include "run_context.hpp"
+#include "table.hpp"
 
 namespace rightsize::cli {
 
@@ -24,6 +25,13 @@ struct RenderOptions {
   /// Extra top-level keys for the JSON document (`recommend --disagg`: "disaggregated").
   nlohmann::json extra_json = nlohmann::json::object();
 };
+
+/// The CSV writers' shared pieces (docs/output-schema.md "recommend --format csv"): a table of
+/// machine-named columns, numbers to 6 significant digits (empty when not finite), prices empty when
+/// unknown.
+Table csv_columns(std::initializer_list<const char*> headers);
+std::string csv_number(double value);
+std::string csv_usd(double usd, bool known);
 
 /// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);

@@ -48,6 +48,58 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
   return t;
 }
 
+// CSV: one row per training candidate (passing, then rejected), plain numbers in the units their
+// names say (docs/output-schema.md "recommend --format csv, training"); empty = unknown.
+Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>& rows) {
+  Table t = csv_columns({"rank",
+                         "gpu",
+                         "gpus",
+                         "gpus_billed",
+                         "tp",
+                         "pp",
+                         "dp",
+                         "ep",
+                         "cp",
+                         "vp",
+                         "zero_stage",
+                         "micro_batch",
+                         "mfu",
+                         "tokens_per_s",
+                         "time_to_train_s",
+                         "usd_per_hour",
+                         "usd_total",
+                         "per_gpu_bytes",
+                         "meets_sla",
+                         "reject_reason",
+                         "reason"});
+  for (const TrainingCandidate& c : rows) {
+    const TrainingEstimate& e = c.estimate;
+    const TrainingLayout& l = e.layout;
+    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
+               in.gpus[c.gpu_index].id,
+               std::to_string(e.gpus),
+               std::to_string(e.bill.gpus_billed),
+               std::to_string(l.tp),
+               std::to_string(l.pp),
+               std::to_string(l.dp),
+               std::to_string(l.ep),
+               std::to_string(l.cp),
+               std::to_string(l.vp),
+               std::to_string(l.zero_stage),
+               std::to_string(l.micro_batch),
+               csv_number(e.mfu),
+               csv_number(e.tokens_per_s),
+               csv_number(e.time_to_train_s),
+               csv_usd(e.usd_per_hour, c.price_known),
+               csv_usd(e.usd_total, c.price_known),
+               fmt::format("{:.0f}", e.memory.per_gpu_bytes),
+               c.meets ? "true" : "false",
+               to_string(c.rejection.reason),
+               c.meets ? "" : describe_training_rejection(c)});
+  }
+  return t;
+}
+
 nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
                                        const LoadedCatalog& catalog) {
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
@@ -97,11 +149,18 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<TrainingCandidate> all = result.shown;
-    if (o.format == Format::csv)
+    if (o.format == Format::csv) {
+      std::vector<TrainingCandidate> all = result.shown;
       all.insert(all.end(), result.rejected_rows.begin(), result.rejected_rows.end());
-    const Table t = training_table(in, all, all.size(), o.format == Format::csv);
-    fmt::print("{}", o.format == Format::csv ? t.render_csv() : t.render_markdown());
+      fmt::print("{}", training_csv(in, all).render_csv());
+      return;
+    }
+    fmt::print("{}", training_table(in, result.shown, result.shown.size(), false).render_markdown());
+    if (!result.rejected_rows.empty()) {
+      fmt::print(
+          "\n**{}**\n\n{}", o.explain ? "Rejected" : "Closest misses",
+          training_table(in, result.rejected_rows, result.rejected_rows.size(), true).render_markdown());
+    }
     return;
   }
   std::vector<std::string> goals;
