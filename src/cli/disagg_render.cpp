@@ -15,35 +15,6 @@
 namespace rightsize::cli {
 namespace {
 
-struct ResolvedPool {
-  PoolDeployment pool;
-  bool price_known = false;
-};
-
-ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const PoolSpec& p,
-                          const char* name) {
-  const std::string where = fmt::format("/deployment/{}", name);
-  const Gpu& gpu = require_gpu(catalog.catalog, p.gpu, spec.source);
-  if (p.tp > 1 && spec.model.heads > 0 && spec.model.heads % p.tp != 0) {
-    throw Error(ErrorKind::input, spec.source, where + "/tp",
-                fmt::format("expected a TP degree dividing the model's {} attention heads, got {}",
-                            spec.model.heads, p.tp));
-  }
-  ResolvedPool r;
-  r.pool.gpu = &gpu;
-  r.pool.layout.tp = p.tp;
-  r.pool.layout.pp = p.pp;
-  r.pool.layout.ep = p.ep;
-  r.pool.layout.attention_dp = p.attention_dp;
-  r.pool.layout.gpus = r.pool.layout.gpus_per_replica();
-  r.pool.workers = p.workers;
-  const ResolvedPrice& price = price_of(catalog, gpu);
-  r.price_known = price.known;
-  r.pool.price = gpu_price(price);
-  if (!price.known) r.pool.price.usd_per_gpu_hour = 0.0;
-  return r;
-}
-
 std::string pool_label(const PoolDeployment& p) {
   return fmt::format("{} × {} {}", p.workers, p.gpu->id, layout_label(p.layout));
 }
@@ -258,30 +229,14 @@ void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
   fmt::print("\n{}\n", verdict_line(in, r, aggregated));
 }
 
-int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
-                          const InferenceWorkload& w, Confidence confidence, Format format, bool gate,
-                          const std::string& engine_label) {
-  const DisaggSpec& ds = *spec.disaggregated;
-  const ResolvedPool rp = resolve_pool(spec, catalog, ds.prefill, "prefill");
-  const ResolvedPool rd = resolve_pool(spec, catalog, ds.decode, "decode");
-  DisaggDeployment dep{rp.pool, rd.pool};
-  const bool price_known = rp.price_known && rd.price_known;
-  const PreparedModel pm = prepare_model(spec.model, spec.precision);
-  // TTFT is the prefill pool's figure, TPOT the decode pool's: each judged with its GPU's band.
-  const std::string cls = model_class_of(spec.model);
-  const Calibration* cal = catalog.calibrated ? &catalog.calibration : nullptr;
-  const BandFactors bp = band_factors(cal, confidence, dep.prefill.gpu->id, cls);
-  const BandFactors bd = band_factors(cal, confidence, dep.decode.gpu->id, cls);
-  BandFactors factors{bp.ttft_high, bd.tpot_high, std::min(bp.throughput_low, bd.throughput_low)};
-  const Sla auto_sla = auto_concurrency_sla(spec.sla, factors);
-  const DisaggEstimate e = estimate_disagg(pm, w, dep, engine, w.concurrency == 0 ? &auto_sla : nullptr);
-  JudgeRules rules;
-  rules.bands = factors;
-  rules.price_known = price_known;
-  const Verdict verdict = judge(e.combined, spec.sla, rules);
+void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& res, Confidence confidence,
+                              Format format, bool gate, const std::string& engine_label) {
+  const DisaggDeployment& dep = res.deployment;
+  const DisaggEstimate& e = res.estimate;
+  const InferenceWorkload& w = res.workload;
+  const Verdict& verdict = res.verdict;
+  const bool price_known = res.price_known;
   const InferenceEstimate& c = e.combined;
-  const int code = gate ? (verdict.passes() ? 0 : static_cast<int>(ExitCode::not_met))
-                        : (verdict.feasible() ? 0 : static_cast<int>(ExitCode::not_met));
   if (format == Format::json) {
     nlohmann::json doc;
     doc["schema_version"] = k_output_schema_version;
@@ -298,9 +253,9 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
     doc["instances"] = bill_json(dep, e.bill);
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
     if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
-    doc["assumptions"] = assumptions_json(spec.assumptions);
+    doc["assumptions"] = assumptions_json(res.assumptions);
     fmt::print("{}\n", doc.dump(2));
-    return code;
+    return;
   }
   fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,
              dep.decode.workers, dep.prefill.gpus() + dep.decode.gpus());
@@ -357,13 +312,21 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
       fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
   }
   if (gate) fmt::print("verdict: {}\n", verdict.passes() ? "pass" : "fail");
-  if (!spec.assumptions.empty()) {
+  if (!res.assumptions.empty()) {
     fmt::print("\nassumptions\n");
-    for (const auto& a : spec.assumptions) {
-      if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) fmt::print("  - {}\n", a);
-    }
+    for (const auto& a : res.assumptions)
+      fmt::print("  - {}\n", a);
   }
-  return code;
+}
+
+int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
+                          const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
+                          const std::string& engine_label) {
+  const app::DisaggDeploymentResult result =
+      app::run_disagg_deployment(spec, catalog, engine, workload, confidence);
+  render_disagg_deployment(spec, result, confidence, format, gate, engine_label);
+  const bool ok = gate ? result.verdict.passes() : result.verdict.feasible();
+  return ok ? 0 : static_cast<int>(ExitCode::not_met);
 }
 
 } // namespace rightsize::cli

@@ -8,6 +8,7 @@
 
 #include "app.hpp"
 #include "catalog_setup.hpp"
+#include "disagg_deployment.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/spec.hpp"
@@ -15,7 +16,14 @@
 
 namespace rightsize::cli {
 
-/// `estimate` (gate = false) or `check` (gate = true) of `spec.disaggregated`. Returns the exit code.
+/// Prints the result of app::run_disagg_deployment for `estimate` (gate = false) or `check` (gate =
+/// true, with its pass / fail line) in `format` (table or json).
+void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& result,
+                              Confidence confidence, Format format, bool gate,
+                              const std::string& engine_label);
+
+/// `estimate` (gate = false) or `check` (gate = true) of `spec.disaggregated`: the use case, then the
+/// writer. Returns the exit code (check: the verdict passes; estimate: the deployment is feasible).
 int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
                           const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
                           const std::string& engine_label);
