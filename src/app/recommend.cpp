@@ -81,6 +81,26 @@ WinnerFacts winner_facts(const LoadedCatalog& catalog, const SearchInputs& in, c
   return facts;
 }
 
+DisaggComparison compare_disagg(const Recommendation& agg, const DisaggRecommendation& r) {
+  DisaggComparison cmp;
+  for (std::size_t i = 0; i < agg.candidates.size(); ++i) {
+    const Candidate& c = agg.candidates[i];
+    if (!cmp.aggregated ||
+        (c.price_known && c.usd_per_million_output_tokens_at_load <
+                              agg.candidates[*cmp.aggregated].usd_per_million_output_tokens_at_load))
+      cmp.aggregated = i;
+  }
+  cmp.disaggregated = !r.candidates.empty();
+  if (cmp.disaggregated && !cmp.aggregated) cmp.disaggregated_wins = true;
+  if (cmp.disaggregated && cmp.aggregated) {
+    const double ca = agg.candidates[*cmp.aggregated].usd_per_million_output_tokens_at_load;
+    const double cd = r.candidates.front().usd_per_million_output_tokens_at_load;
+    cmp.disaggregated_wins = cd < ca;
+    cmp.pct_below = cmp.disaggregated_wins ? (1.0 - cd / ca) * 100.0 : (1.0 - ca / cd) * 100.0;
+  }
+  return cmp;
+}
+
 } // namespace
 
 SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
@@ -119,9 +139,11 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
                                          capacity_policy_for(result.policy, catalog.pricing));
   }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
-  if (request.disagg)
+  if (request.disagg) {
     result.disagg =
         recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
+    result.disagg_comparison = compare_disagg(r, *result.disagg);
+  }
   return result;
 }
 

@@ -53,6 +53,15 @@ struct WinnerFacts {
   std::optional<EnergyCost> energy;             ///< per 1M output tokens; none when the TDP is unknown
 };
 
+/// recommend --disagg: the best of each kind compared by cost per 1M output tokens at the served
+/// load (methodology §3.6).
+struct DisaggComparison {
+  std::optional<std::size_t> aggregated; ///< the cheapest priced aggregated candidate (index in candidates)
+  bool disaggregated = false;            ///< the disaggregated search has a passing unit (its rank 1)
+  bool disaggregated_wins = false;       ///< rank 1 of the disaggregated search is the cheaper kind
+  double pct_below = 0.0;                ///< how much cheaper the winner is than the other kind, in percent
+};
+
 /// An inference recommendation with every decision its outputs show.
 struct RecommendResult {
   SearchPolicy policy;
@@ -65,6 +74,7 @@ struct RecommendResult {
   std::optional<WinnerFacts> winner;
   std::optional<CapacityPlan> capacity_plan; ///< the winner's replicas and autoscaling
   std::optional<DisaggRecommendation> disagg;
+  std::optional<DisaggComparison> disagg_comparison; ///< with disagg
   [[nodiscard]] bool none() const {
     return recommendation.candidates.empty() && (!disagg || disagg->candidates.empty());
   }

@@ -116,13 +116,11 @@ nlohmann::json disagg_candidate_json(const DisaggCandidate& c) {
 
 // Which of the best aggregated and the best disaggregated deployment is cheaper per 1M output
 // tokens at the load, and the figures that say why (methodology §3.6 "When disaggregation pays").
-std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, const Recommendation& agg) {
-  const Candidate* a = agg.candidates.empty() ? nullptr : &agg.candidates.front();
-  for (const Candidate& c : agg.candidates) {
-    if (c.price_known && c.usd_per_million_output_tokens_at_load < a->usd_per_million_output_tokens_at_load)
-      a = &c;
-  }
-  const DisaggCandidate* d = r.candidates.empty() ? nullptr : &r.candidates.front();
+std::string verdict_line(const SearchInputs& in, const app::RecommendResult& result) {
+  const DisaggRecommendation& r = *result.disagg;
+  const app::DisaggComparison& cmp = *result.disagg_comparison;
+  const Candidate* a = cmp.aggregated ? &result.recommendation.candidates[*cmp.aggregated] : nullptr;
+  const DisaggCandidate* d = cmp.disaggregated ? &r.candidates.front() : nullptr;
   if (a == nullptr && d == nullptr)
     return "neither an aggregated nor a disaggregated deployment meets the SLA";
   if (a == nullptr) {
@@ -138,13 +136,13 @@ std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, 
         aggregated_label(in, *a), format_usd(a->usd_per_million_output_tokens_at_load, a->price_known));
   }
   const double ca = a->usd_per_million_output_tokens_at_load, cd = d->usd_per_million_output_tokens_at_load;
-  if (cd < ca) {
+  if (cmp.disaggregated_wins) {
     return fmt::format(
         "winner: disaggregated {} at {}/1M output tokens, {:.0f} % below the best aggregated ({}, {}): "
         "cheapest "
         "meeting the SLA; its decode steps carry no prefill, so within the TPOT target a decode GPU holds "
         "{:.1f} sequences vs {:.1f} aggregated (TPOT {} vs {})",
-        unit_label(*d), format_usd(cd, d->price_known), (1.0 - cd / ca) * 100.0, aggregated_label(in, *a),
+        unit_label(*d), format_usd(cd, d->price_known), cmp.pct_below, aggregated_label(in, *a),
         format_usd(ca, a->price_known), d->estimate.decode_batch / d->unit.decode.layout.gpus_per_replica(),
         static_cast<double>(a->estimate.concurrency) / a->layout.gpus_per_replica(),
         format_ms(d->whole.tpot_s), format_ms(a->estimate.tpot_s));
@@ -155,15 +153,16 @@ std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, 
       "meeting the SLA; the separate prefill pool is busy {:.0f} % of the time and the prefill it removes "
       "from "
       "the decode steps costs little at this prompt length (TPOT {} aggregated vs {} disaggregated)",
-      aggregated_label(in, *a), format_usd(ca, a->price_known), (1.0 - ca / cd) * 100.0, unit_label(*d),
+      aggregated_label(in, *a), format_usd(ca, a->price_known), cmp.pct_below, unit_label(*d),
       format_usd(cd, d->price_known), d->estimate.prefill_utilization * 100.0, format_ms(a->estimate.tpot_s),
       format_ms(d->whole.tpot_s));
 }
 
 } // namespace
 
-nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommendation& r,
-                                  const Recommendation& aggregated, std::size_t top) {
+nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result,
+                                  std::size_t top) {
+  const DisaggRecommendation& r = *result.disagg;
   nlohmann::json doc;
   doc["candidates_evaluated"] = r.evaluated;
   doc["candidates_passing"] = r.candidates.size();
@@ -173,12 +172,13 @@ nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommenda
   doc["rejected"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.rejected.size() && i < 3; ++i)
     doc["rejected"].push_back(disagg_candidate_json(r.rejected[i]));
-  doc["why"] = verdict_line(in, r, aggregated);
+  doc["why"] = verdict_line(in, result);
   return doc;
 }
 
-void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
-                         const Recommendation& aggregated, std::size_t top, bool markdown) {
+void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, std::size_t top,
+                         bool markdown) {
+  const DisaggRecommendation& r = *result.disagg;
   fmt::print(
       "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
       markdown ? "## " : "", r.evaluated, r.candidates.size());
@@ -226,7 +226,7 @@ void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
     fmt::print("\ninstances (rank 1, {} cop{}): {}\n", best.copies, best.copies == 1 ? "y" : "ies",
                bill_text(best.unit, best.bill));
   }
-  fmt::print("\n{}\n", verdict_line(in, r, aggregated));
+  fmt::print("\n{}\n", verdict_line(in, result));
 }
 
 void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& res, Confidence confidence,

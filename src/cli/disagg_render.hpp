@@ -9,6 +9,7 @@
 #include "app.hpp"
 #include "catalog_setup.hpp"
 #include "disagg_deployment.hpp"
+#include "recommend.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/spec.hpp"
@@ -29,12 +30,12 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
                           const std::string& engine_label);
 
 /// The disaggregated search's result as JSON (`recommend --disagg --format json`, key "disaggregated").
-nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommendation& r,
-                                  const Recommendation& aggregated, std::size_t top);
+nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result,
+                                  std::size_t top);
 
 /// The disaggregated section of `recommend --disagg` (table or markdown) and the line that says which
 /// of aggregated and disaggregated won and why.
-void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
-                         const Recommendation& aggregated, std::size_t top, bool markdown);
+void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, std::size_t top,
+                         bool markdown);
 
 } // namespace rightsize::cli

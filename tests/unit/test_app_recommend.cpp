@@ -101,3 +101,38 @@ TEST_CASE("recommend use case: --explain rows, price age and energy follow the r
 }
 
 } // namespace rightsize
+
+namespace rightsize {
+
+TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[app]") {
+  const std::string data = RIGHTSIZE_DATA_DIR;
+  const Spec spec = io::load_spec(data + "/examples/chat-8b.json", data + "/models");
+  app::LoadedCatalog catalog;
+  catalog.catalog = io::load_catalog(data + "/gpus.json");
+  for (const auto& gpu : catalog.catalog.gpus)
+    catalog.prices.push_back(resolve_price(gpu, catalog.pricing, catalog.provider, catalog.tco));
+  const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM", "L40S"}, "");
+  app::RecommendRequest request;
+  request.disagg = true;
+  const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(result.disagg);
+  REQUIRE(result.disagg_comparison);
+  const app::DisaggComparison& cmp = *result.disagg_comparison;
+  const std::vector<Candidate>& agg = result.recommendation.candidates;
+  REQUIRE(cmp.aggregated);
+  REQUIRE(cmp.disaggregated == !result.disagg->candidates.empty());
+  // The aggregated side is the cheapest priced candidate, not necessarily rank 1.
+  const double ca = agg[*cmp.aggregated].usd_per_million_output_tokens_at_load;
+  for (const Candidate& c : agg) {
+    if (c.price_known) CHECK(ca <= c.usd_per_million_output_tokens_at_load);
+  }
+  if (cmp.disaggregated) {
+    const double cd = result.disagg->candidates.front().usd_per_million_output_tokens_at_load;
+    CHECK(cmp.disaggregated_wins == (cd < ca));
+    CHECK(cmp.pct_below ==
+          Approx(cmp.disaggregated_wins ? (1.0 - cd / ca) * 100.0 : (1.0 - ca / cd) * 100.0));
+    CHECK(cmp.pct_below >= 0.0);
+  }
+}
+
+} // namespace rightsize
