@@ -1,7 +1,6 @@
 #include "catalog_render.hpp"
 
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,34 +19,6 @@ std::string join(const std::vector<std::string>& items) {
   for (const auto& item : items)
     out += (out.empty() ? "" : ", ") + item;
   return out;
-}
-
-bool same_quote(const PriceQuote& a, const PriceQuote& b) {
-  return a.provider == b.provider && a.usd_per_hour == b.usd_per_hour && a.spot == b.spot &&
-         a.date == b.date && a.source == b.source;
-}
-
-// Whether a quote counts in the GPU's median (current_quotes, gpu-specs.md caveat 5).
-bool in_median(const Gpu& gpu, const PriceQuote& quote) {
-  for (const auto& q : current_quotes(gpu, quote.spot, "")) {
-    if (same_quote(q, quote)) return true;
-  }
-  return false;
-}
-
-// The on-demand price break-even is measured against: the selected one when on-demand (so a
-// --price override counts), else the catalog's on-demand price.
-ResolvedPrice cloud_reference(const LoadedCatalog& loaded, const Gpu& gpu) {
-  if (loaded.pricing == PricingModel::on_demand) return price_of(loaded, gpu);
-  return resolve_price(gpu, PricingModel::on_demand, loaded.provider, loaded.tco);
-}
-
-std::vector<std::string> tags_of(const Gpu& gpu) {
-  std::set<std::string> tags(gpu.spec_sources.begin(), gpu.spec_sources.end());
-  for (const auto& q : gpu.prices)
-    tags.insert(q.source);
-  if (!gpu.purchase_source.empty()) tags.insert(gpu.purchase_source);
-  return {tags.begin(), tags.end()};
 }
 
 std::string price_text(const ResolvedPrice& price) {
@@ -115,7 +86,8 @@ std::string instance_text(const PriceQuote& q) {
   return fmt::format("{} ({})", q.instance, fmt::join(q.gpus_per_instance, "/"));
 }
 
-Table quote_table(const Gpu& gpu) {
+Table quote_table(const app::GpuSheet& sheet) {
+  const Gpu& gpu = *sheet.gpu;
   Table table({{"provider"},
                {"kind"},
                {"$/GPU-h", Align::right},
@@ -123,17 +95,20 @@ Table quote_table(const Gpu& gpu) {
                {"date"},
                {"source"},
                {"in median"}});
-  for (const auto& q : gpu.prices) {
-    table.add_row({q.provider, q.spot ? "spot" : "on-demand", format_price(q.usd_per_hour), instance_text(q),
-                   q.date.empty() ? "undated" : q.date, q.source,
-                   in_median(gpu, q) ? "yes" : fmt::format("no (>{} days older)", k_price_window_days)});
+  for (std::size_t i = 0; i < gpu.prices.size(); ++i) {
+    const PriceQuote& q = gpu.prices[i];
+    table.add_row(
+        {q.provider, q.spot ? "spot" : "on-demand", format_price(q.usd_per_hour), instance_text(q),
+         q.date.empty() ? "undated" : q.date, q.source,
+         sheet.quote_in_median[i] ? "yes" : fmt::format("no (>{} days older)", k_price_window_days)});
   }
   return table;
 }
 
-std::string tco_text(const LoadedCatalog& loaded, const Gpu& gpu, int width) {
+std::string tco_text(const LoadedCatalog& loaded, const app::GpuSheet& sheet, int width) {
+  const Gpu& gpu = *sheet.gpu;
   const TcoParams& p = loaded.tco;
-  const TcoResult tco = on_prem_tco(gpu.purchase_usd, gpu.tdp_watts, p);
+  const TcoResult& tco = *sheet.tco;
   std::string out = fmt::format(
       "\non-prem TCO (methodology §6.4): purchase {} USD per GPU [{}], server overhead {}, {} years, cost of "
       "capital {}, PUE {}, {} USD/kWh, power {} of TDP, ops {} of capital per year\n",
@@ -150,9 +125,9 @@ std::string tco_text(const LoadedCatalog& loaded, const Gpu& gpu, int width) {
       {fmt::format("per useful GPU-hour at {} % utilization", format_number(p.utilization * 100.0, 1)),
        format_price(tco.usd_per_useful_gpu_hour)});
   out += table.render_text(width);
-  const ResolvedPrice cloud = cloud_reference(loaded, gpu);
-  if (cloud.known) {
-    const double u = break_even_utilization(tco, p.utilization, cloud.usd_per_hour);
+  const ResolvedPrice& cloud = sheet.cloud_reference;
+  if (sheet.break_even_utilization) {
+    const double u = *sheet.break_even_utilization;
     out += fmt::format("break-even utilization vs on-demand {} USD/GPU-h: {} %{}\n",
                        format_price(cloud.usd_per_hour), format_number(u * 100.0, 1),
                        u > 1.0 ? " (owning never pays off)" : "");
@@ -190,7 +165,8 @@ nlohmann::json price_json(const ResolvedPrice& price) {
           {"date", price.date.empty() ? nlohmann::json() : nlohmann::json(price.date)}};
 }
 
-nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu) {
+nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet) {
+  const Gpu& gpu = *sheet.gpu;
   const auto optional = [](double v) { return v > 0.0 ? json_number(v) : nlohmann::json(); };
   nlohmann::json g = {{"id", gpu.id},
                       {"aliases", gpu.aliases},
@@ -238,64 +214,61 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu) {
           q.gpus_per_instance.empty() ? nlohmann::json() : nlohmann::json(q.gpus_per_instance)},
          {"instance_source",
           q.instance_source.empty() ? nlohmann::json() : nlohmann::json(q.instance_source)},
-         {"in_median", in_median(gpu, q)}});
+         {"in_median", sheet.quote_in_median[static_cast<std::size_t>(&q - gpu.prices.data())]}});
   }
   g["purchase_usd"] = optional(gpu.purchase_usd);
   g["purchase_source"] = gpu.purchase_source.empty() ? nlohmann::json() : nlohmann::json(gpu.purchase_source);
 
   nlohmann::json out = {
       {"schema_version", 1}, {"gpu", std::move(g)}, {"prices_as_of", loaded.catalog.prices_as_of}};
-  out["price"] = {
-      {"pricing", to_string(loaded.pricing)},
-      {"provider", loaded.provider.empty() ? nlohmann::json() : nlohmann::json(loaded.provider)},
-      {"selected", price_json(price_of(loaded, gpu))},
-      {"on_demand", price_json(resolve_price(gpu, PricingModel::on_demand, loaded.provider, loaded.tco))},
-      {"spot", price_json(resolve_price(gpu, PricingModel::spot, loaded.provider, loaded.tco))},
-      {"on_prem", price_json(resolve_price(gpu, PricingModel::on_prem, loaded.provider, loaded.tco))}};
+  out["price"] = {{"pricing", to_string(loaded.pricing)},
+                  {"provider", loaded.provider.empty() ? nlohmann::json() : nlohmann::json(loaded.provider)},
+                  {"selected", price_json(sheet.selected)},
+                  {"on_demand", price_json(sheet.on_demand)},
+                  {"spot", price_json(sheet.spot)},
+                  {"on_prem", price_json(sheet.on_prem)}};
   out["tco"] = nullptr;
-  if (gpu.purchase_usd > 0.0) {
-    const TcoResult tco = on_prem_tco(gpu.purchase_usd, gpu.tdp_watts, loaded.tco);
-    const ResolvedPrice cloud = cloud_reference(loaded, gpu);
+  if (sheet.tco) {
+    const TcoResult& tco = *sheet.tco;
+    const ResolvedPrice& cloud = sheet.cloud_reference;
     out["tco"] = {{"capex_usd_per_year", json_number(tco.capex_usd_per_year)},
                   {"power_usd_per_year", json_number(tco.power_usd_per_year)},
                   {"ops_usd_per_year", json_number(tco.ops_usd_per_year)},
                   {"usd_per_gpu_hour", json_number(tco.usd_per_gpu_hour)},
                   {"usd_per_useful_gpu_hour", json_number(tco.usd_per_useful_gpu_hour)},
                   {"utilization", json_number(loaded.tco.utilization)},
-                  {"break_even_utilization",
-                   cloud.known
-                       ? json_number(break_even_utilization(tco, loaded.tco.utilization, cloud.usd_per_hour))
-                       : nlohmann::json()},
+                  {"break_even_utilization", sheet.break_even_utilization
+                                                 ? json_number(*sheet.break_even_utilization)
+                                                 : nlohmann::json()},
                   {"break_even_against_usd_per_gpu_hour",
                    cloud.known ? json_number(cloud.usd_per_hour) : nlohmann::json()}};
   }
   out["sources"] = nlohmann::json::object();
-  for (const auto& tag : tags_of(gpu))
+  for (const auto& tag : sheet.source_tags)
     out["sources"][tag] = loaded.catalog.sources.at(tag);
   return out;
 }
 
-std::string show_text(const LoadedCatalog& loaded, const Gpu& gpu, int width, bool color) {
+std::string show_text(const LoadedCatalog& loaded, const app::GpuSheet& sheet, int width, bool color) {
+  const Gpu& gpu = *sheet.gpu;
   std::string out = fmt::format("{}: {}\n\n", gpu.id, gpu.name);
   out += fmt::format("spec figures from sources {} (confidence {}; gpu-specs.md conventions)\n\n",
                      join(gpu.spec_sources), gpu.confidence);
   out += field_table(gpu).render_text(width, color);
   out += "\nprice quotes, USD per GPU-hour (median of provider medians over quotes marked 'in median')\n";
-  out += gpu.prices.empty() ? "none in the catalog\n" : quote_table(gpu).render_text(width, color);
+  out += gpu.prices.empty() ? "none in the catalog\n" : quote_table(sheet).render_text(width, color);
   const std::string provider = loaded.provider.empty() ? "" : ", provider " + loaded.provider;
   out += fmt::format("\non-demand: {}\nspot: {}\non-prem: {}\nselected ({}{}): {}\n",
-                     price_text(resolve_price(gpu, PricingModel::on_demand, loaded.provider, loaded.tco)),
-                     price_text(resolve_price(gpu, PricingModel::spot, loaded.provider, loaded.tco)),
-                     price_text(resolve_price(gpu, PricingModel::on_prem, loaded.provider, loaded.tco)),
-                     to_string(loaded.pricing), provider, price_text(price_of(loaded, gpu)));
-  if (gpu.purchase_usd > 0.0) out += tco_text(loaded, gpu, width);
+                     price_text(sheet.on_demand), price_text(sheet.spot), price_text(sheet.on_prem),
+                     to_string(loaded.pricing), provider, price_text(sheet.selected));
+  if (sheet.tco) out += tco_text(loaded, sheet, width);
   if (!gpu.notes.empty()) {
     out += "\nnotes\n";
     for (const auto& note : gpu.notes)
       out += "- " + note + "\n";
   }
   out += "\nsources\n";
-  for (const auto& tag : tags_of(gpu))
+  for (const auto& tag : sheet.source_tags)
     out += fmt::format("{}: {}\n", tag, loaded.catalog.sources.at(tag));
   return out;
 }

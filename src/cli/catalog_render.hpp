@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog.hpp"
 #include "catalog_setup.hpp"
 
 namespace rightsize::cli {
@@ -21,8 +22,8 @@ nlohmann::json json_tflops(const Gpu& gpu, MathDtype dtype);
 nlohmann::json price_json(const ResolvedPrice& price);
 
 /// Every field of one GPU, its quotes, resolved prices and on-prem TCO, as JSON (schema_version 1).
-nlohmann::json show_json(const LoadedCatalog& loaded, const Gpu& gpu);
+nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet);
 /// The same as text: a field table with source tags, a price table, TCO, notes and sources.
-std::string show_text(const LoadedCatalog& loaded, const Gpu& gpu, int width, bool color);
+std::string show_text(const LoadedCatalog& loaded, const app::GpuSheet& sheet, int width, bool color);
 
 } // namespace rightsize::cli

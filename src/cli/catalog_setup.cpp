@@ -163,15 +163,6 @@ std::vector<std::string> catalog_providers(const io::Catalog& catalog) {
   return {names.begin(), names.end()};
 }
 
-const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias,
-                       const std::string& source) {
-  if (const Gpu* gpu = io::find_gpu(catalog, id_or_alias)) return *gpu;
-  const std::string hint = did_you_mean(id_or_alias, io::gpu_ids(catalog));
-  throw Error(ErrorKind::usage, source, "",
-              hint.empty() ? fmt::format("unknown GPU \"{}\" (see 'rightsize catalog list')", id_or_alias)
-                           : fmt::format("unknown GPU \"{}\"; did you mean \"{}\"?", id_or_alias, hint));
-}
-
 namespace {
 
 // Efficiency factors fitted to the validation set (docs/accuracy.md) replace the catalog's defaults:
@@ -281,25 +272,6 @@ void warn_overlay_engine(const LoadedCatalog& loaded, const std::string& gpu_id,
   warn("{}: the {} factors were fitted to {} runs; this run uses {} (applied anyway: the factors are "
        "per GPU)",
        loaded.calibration_overlay, gpu_id, it->second, engine);
-}
-
-std::int64_t price_age_days(const ResolvedPrice& price) {
-  const auto date = parse_iso_date(price.date);
-  return date ? today_days() - *date : -1;
-}
-
-const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu) {
-  const auto& gpus = loaded.catalog.gpus;
-  // A GPU of the catalog by its address (a scan per call made `catalog list` quadratic: 40k GPUs
-  // spent 0.3 s here, issue 22); std::less orders pointers into unrelated arrays too.
-  const std::less<const Gpu*> before;
-  if (!gpus.empty() && !before(&gpu, gpus.data()) && before(&gpu, gpus.data() + gpus.size())) {
-    return loaded.prices[static_cast<std::size_t>(&gpu - gpus.data())];
-  }
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (gpus[i].id == gpu.id) return loaded.prices[i];
-  }
-  throw Error(ErrorKind::internal, "", "", fmt::format("GPU \"{}\" is not in the loaded catalog", gpu.id));
 }
 
 } // namespace rightsize::cli

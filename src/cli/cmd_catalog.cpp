@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
+#include "catalog.hpp"
 #include "catalog_render.hpp"
 #include "catalog_setup.hpp"
 #include "rightsize/error.hpp"
@@ -27,15 +28,16 @@ std::string tflops_cell(const Gpu& gpu, MathDtype dtype) {
   return gpu.supports(dtype) ? format_number(gpu.tflops(dtype), 2) : "-";
 }
 
-nlohmann::json list_json(const LoadedCatalog& loaded) {
+nlohmann::json list_json(const LoadedCatalog& loaded, const std::vector<app::CatalogRow>& rows) {
   nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& gpu : loaded.catalog.gpus) {
+  for (const auto& [gpu_ptr, price] : rows) {
+    const Gpu& gpu = *gpu_ptr;
     nlohmann::json row = {{"id", gpu.id}, {"name", gpu.name}};
     row["memory_gb"] = json_number(gpu.memory_bytes / k_bytes_per_gb);
     row["memory_bandwidth_gb_per_s"] = json_number(gpu.memory_bandwidth_gb_per_s);
     row["bf16_dense_tflops"] = json_tflops(gpu, MathDtype::bf16);
     row["fp8_dense_tflops"] = json_tflops(gpu, MathDtype::fp8);
-    row["price"] = price_json(price_of(loaded, gpu));
+    row["price"] = price_json(price);
     gpus.push_back(std::move(row));
   }
   return {{"schema_version", 1},
@@ -45,7 +47,7 @@ nlohmann::json list_json(const LoadedCatalog& loaded) {
           {"gpus", std::move(gpus)}};
 }
 
-Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
+Table list_table(const std::vector<app::CatalogRow>& rows, bool machine_headers) {
   Table table({{machine_headers ? "id" : "GPU"},
                {machine_headers ? "memory_gb" : "mem GB", Align::right},
                {machine_headers ? "memory_bandwidth_gb_per_s" : "BW GB/s", Align::right},
@@ -54,8 +56,8 @@ Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
                {machine_headers ? "usd_per_gpu_hour" : "$/GPU-h", Align::right},
                {machine_headers ? "price_date" : "date"},
                {machine_headers ? "price_basis" : "basis", Align::left, true}});
-  for (const auto& gpu : loaded.catalog.gpus) {
-    const ResolvedPrice& price = price_of(loaded, gpu);
+  for (const auto& [gpu_ptr, price] : rows) {
+    const Gpu& gpu = *gpu_ptr;
     std::string price_text = price_cell(price);
     std::string fp8 = tflops_cell(gpu, MathDtype::fp8);
     if (machine_headers) {
@@ -75,16 +77,17 @@ Table list_table(const LoadedCatalog& loaded, bool machine_headers) {
 int run_list(const CatalogCommand& command) {
   const Format format = parse_format(command.format, {"table", "json", "csv", "markdown"});
   const LoadedCatalog loaded = load_catalog(command.catalog, nullptr);
+  const std::vector<app::CatalogRow> rows = app::list_catalog(loaded);
   if (format == Format::json) {
-    fmt::print("{}\n", list_json(loaded).dump(2));
+    fmt::print("{}\n", list_json(loaded, rows).dump(2));
     return 0;
   }
   if (format == Format::csv) {
-    std::fputs(list_table(loaded, true).render_csv().c_str(), stdout);
+    std::fputs(list_table(rows, true).render_csv().c_str(), stdout);
     return 0;
   }
   const TableStyle style = format == Format::markdown ? TableStyle::markdown : TableStyle::text;
-  std::fputs(list_table(loaded, false).render(style, terminal_width(), use_color()).c_str(), stdout);
+  std::fputs(list_table(rows, false).render(style, terminal_width(), use_color()).c_str(), stdout);
   if (style == TableStyle::text) {
     fmt::print(
         "\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
@@ -98,11 +101,11 @@ int run_list(const CatalogCommand& command) {
 int run_show(const CatalogCommand& command) {
   const Format format = parse_format(command.format, {"table", "json"});
   const LoadedCatalog loaded = load_catalog(command.catalog, nullptr);
-  const Gpu& gpu = require_gpu(loaded.catalog, command.gpu, "");
+  const app::GpuSheet sheet = app::show_gpu(loaded, require_gpu(loaded.catalog, command.gpu, ""));
   if (format == Format::json) {
-    fmt::print("{}\n", show_json(loaded, gpu).dump(2));
+    fmt::print("{}\n", show_json(loaded, sheet).dump(2));
   } else {
-    std::fputs(show_text(loaded, gpu, terminal_width(), use_color()).c_str(), stdout);
+    std::fputs(show_text(loaded, sheet, terminal_width(), use_color()).c_str(), stdout);
   }
   return 0;
 }

@@ -4,18 +4,17 @@
 
 #include "app.hpp"
 #include "model_summary.hpp"
-#include "spec_io.hpp"
+#include "models.hpp"
 
 namespace rightsize::cli {
 namespace {
 
 int run_models(const std::string& format_text) {
   const Format format = parse_format(format_text, {"table", "json"});
-  const auto presets = io::load_presets(data_dir() + "/models");
+  const std::vector<app::ModelRow> rows = app::list_models(data_dir() + "/models");
   if (format == Format::json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& p : presets) {
-      const ParamCounts c = count_params(p.model);
+    for (const auto& [p, c] : rows) {
       list.push_back({{"id", p.id},
                       {"name", p.display_name},
                       {"kind", to_string(p.model.kind)},
@@ -32,8 +31,7 @@ int run_models(const std::string& format_text) {
   }
   fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", "ID", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION",
              "NATIVE", "SOURCE");
-  for (const auto& p : presets) {
-    const ParamCounts c = count_params(p.model);
+  for (const auto& [p, c] : rows) {
     fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", p.id, short_count(c.total),
                short_count(c.active), p.model.layers, to_string(p.model.attention.kind),
                format_info(p.precision.weights).name, p.source);

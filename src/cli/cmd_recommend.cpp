@@ -87,66 +87,55 @@ int run_recommend(const RecommendOptions& o) {
     const StageTimer timer("load catalog");
     return load_catalog(o.catalog, &spec.constraints, spec.source);
   }();
-  SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions, o.include_consumer);
-  SearchPolicy policy;
-  policy.rank_by = parse_rank_by(o.rank_by);
-  policy.engine = engine_config(engine_options, spec.engine);
+  const SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions, o.include_consumer);
+  app::RecommendRequest request;
+  request.rank_by = parse_rank_by(o.rank_by);
+  request.engine = engine_config(engine_options, spec.engine);
   for (const auto& [gpu_id, fitted_with] : catalog.overlay_engines)
     warn_overlay_engine(catalog, gpu_id, engine_name(engine_options, spec.engine));
-  policy.confidence = confidence_of(o.judging);
-  policy.calibration = band_calibration(catalog);
-  policy.max_power_kw = spec.constraints.max_power_kw;
-  policy.max_gpus_per_replica =
-      o.max_gpus_per_replica > 0 ? o.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
-  policy.max_nodes = o.max_nodes > 0 ? o.max_nodes : spec.constraints.max_nodes;
-  if (o.headroom >= 0.0) {
-    if (o.headroom > 10.0)
-      throw Error(ErrorKind::usage, "--headroom", "", fmt::format("expected 0 to 10, got {}", o.headroom));
-    policy.throughput_headroom = o.headroom;
-  }
+  request.confidence = confidence_of(o.judging);
   if (o.disagg && (format == Format::csv || spec.mode == WorkloadMode::training || !o.emit.kind.empty())) {
     throw Error(ErrorKind::usage, "--disagg", "",
                 "expected an inference spec with --format table, json or markdown and no --emit (a "
                 "disaggregated unit has two pools per row)");
   }
+  request.top = static_cast<std::size_t>(o.top);
+  request.explain = o.explain;
+  request.disagg = o.disagg;
+  request.max_gpus_per_replica = o.max_gpus_per_replica;
+  request.max_nodes = o.max_nodes;
+  request.headroom = o.headroom;
+  request.today_days = today_days();
   RenderOptions ro;
   ro.format = format;
-  ro.top = static_cast<std::size_t>(o.top);
+  ro.top = request.top;
   ro.explain = o.explain;
   ro.searched_precisions = !o.precisions.empty();
   if (spec.mode == WorkloadMode::training) {
-    const TrainingRecommendation r = recommend_training(in.models.front(), spec.training, spec.sla, in.gpus,
-                                                        in.gpu_prices, policy, TrainingConfig{});
-    render_training_recommendation(spec, in, r, catalog, ro);
-    return r.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
+    const app::TrainingRecommendResult result = app::run_training_recommend(spec, catalog, in, request);
+    render_training_recommendation(spec, in, result, catalog, ro);
+    return result.recommendation.candidates.empty() ? static_cast<int>(ExitCode::not_met) : 0;
   }
-  Recommendation r;
+  app::RecommendResult result;
   {
     const StageTimer timer("search");
-    r = recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, policy);
+    result = app::run_recommend(spec, catalog, in, request);
   }
-  trace_search(in, r, policy);
+  trace_search(in, result.recommendation, result.policy);
   if (!o.emit.kind.empty()) {
     EmitOptions emit = o.emit;
     emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
-    return emit_artifact(emit, spec, in, r, policy, catalog.pricing);
+    return emit_artifact(emit, spec, in, result.recommendation, result.policy, catalog.pricing);
   }
-  // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
-  std::optional<DisaggRecommendation> dr;
-  if (o.disagg) {
-    {
-      const StageTimer timer("disaggregated search");
-      dr = recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, policy);
-    }
-    if (format == Format::json) ro.extra_json["disaggregated"] = disagg_search_json(in, *dr, r, ro.top);
-  }
+  if (result.disagg && format == Format::json)
+    ro.extra_json["disaggregated"] = disagg_search_json(in, result, ro.top);
   {
     const StageTimer timer("render");
-    render_recommendation(spec, in, r, catalog, policy, ro);
-    if (dr && format != Format::json) print_disagg_search(in, *dr, r, ro.top, format == Format::markdown);
+    render_recommendation(spec, in, result, catalog, ro);
+    if (result.disagg && format != Format::json)
+      print_disagg_search(in, result, ro.top, format == Format::markdown);
   }
-  const bool none = r.candidates.empty() && (!dr || dr->candidates.empty());
-  return none ? static_cast<int>(ExitCode::not_met) : 0;
+  return result.none() ? static_cast<int>(ExitCode::not_met) : 0;
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "rightsize/error.hpp"
 #include "rightsize/units.hpp"
 #include "spec_io.hpp"
+#include "validate.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -18,12 +19,7 @@ struct ValidateOptions {
   std::string format = "table";
 };
 
-struct Resolved {
-  ParamCounts params;
-  double weight_bytes = 0.0;
-  double kv_bytes_per_token = 0.0;
-  double linear_state_bytes = 0.0; ///< per sequence, linear-attention layers (methodology §2.3)
-};
+using Resolved = app::ValidateResult;
 
 std::string precision_text(const Precision& p) {
   return fmt::format("weights {}, activations {}, kv cache {}", format_info(p.weights).name,
@@ -206,11 +202,7 @@ void print_json(const Spec& s, const Resolved& r) {
 int run_validate(const ValidateOptions& options) {
   const Format format = parse_format(options.format, {"table", "json"});
   const Spec spec = io::load_spec(options.spec, data_dir() + "/models");
-  Resolved r;
-  r.params = count_params(spec.model);
-  r.weight_bytes = weight_bytes(spec.model, spec.precision);
-  r.kv_bytes_per_token = kv_cache_bytes_per_token(spec.model, spec.precision.kv_bytes_per_element());
-  r.linear_state_bytes = linear_state_bytes_per_sequence(spec.model, 2.0); // conv state at 16 bits
+  const Resolved r = app::run_validate(spec);
   if (format == Format::json) {
     print_json(spec, r);
   } else {

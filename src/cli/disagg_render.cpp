@@ -15,35 +15,6 @@
 namespace rightsize::cli {
 namespace {
 
-struct ResolvedPool {
-  PoolDeployment pool;
-  bool price_known = false;
-};
-
-ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const PoolSpec& p,
-                          const char* name) {
-  const std::string where = fmt::format("/deployment/{}", name);
-  const Gpu& gpu = require_gpu(catalog.catalog, p.gpu, spec.source);
-  if (p.tp > 1 && spec.model.heads > 0 && spec.model.heads % p.tp != 0) {
-    throw Error(ErrorKind::input, spec.source, where + "/tp",
-                fmt::format("expected a TP degree dividing the model's {} attention heads, got {}",
-                            spec.model.heads, p.tp));
-  }
-  ResolvedPool r;
-  r.pool.gpu = &gpu;
-  r.pool.layout.tp = p.tp;
-  r.pool.layout.pp = p.pp;
-  r.pool.layout.ep = p.ep;
-  r.pool.layout.attention_dp = p.attention_dp;
-  r.pool.layout.gpus = r.pool.layout.gpus_per_replica();
-  r.pool.workers = p.workers;
-  const ResolvedPrice& price = price_of(catalog, gpu);
-  r.price_known = price.known;
-  r.pool.price = gpu_price(price);
-  if (!price.known) r.pool.price.usd_per_gpu_hour = 0.0;
-  return r;
-}
-
 std::string pool_label(const PoolDeployment& p) {
   return fmt::format("{} × {} {}", p.workers, p.gpu->id, layout_label(p.layout));
 }
@@ -145,13 +116,11 @@ nlohmann::json disagg_candidate_json(const DisaggCandidate& c) {
 
 // Which of the best aggregated and the best disaggregated deployment is cheaper per 1M output
 // tokens at the load, and the figures that say why (methodology §3.6 "When disaggregation pays").
-std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, const Recommendation& agg) {
-  const Candidate* a = agg.candidates.empty() ? nullptr : &agg.candidates.front();
-  for (const Candidate& c : agg.candidates) {
-    if (c.price_known && c.usd_per_million_output_tokens_at_load < a->usd_per_million_output_tokens_at_load)
-      a = &c;
-  }
-  const DisaggCandidate* d = r.candidates.empty() ? nullptr : &r.candidates.front();
+std::string verdict_line(const SearchInputs& in, const app::RecommendResult& result) {
+  const DisaggRecommendation& r = *result.disagg;
+  const app::DisaggComparison& cmp = *result.disagg_comparison;
+  const Candidate* a = cmp.aggregated ? &result.recommendation.candidates[*cmp.aggregated] : nullptr;
+  const DisaggCandidate* d = cmp.disaggregated ? &r.candidates.front() : nullptr;
   if (a == nullptr && d == nullptr)
     return "neither an aggregated nor a disaggregated deployment meets the SLA";
   if (a == nullptr) {
@@ -167,13 +136,13 @@ std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, 
         aggregated_label(in, *a), format_usd(a->usd_per_million_output_tokens_at_load, a->price_known));
   }
   const double ca = a->usd_per_million_output_tokens_at_load, cd = d->usd_per_million_output_tokens_at_load;
-  if (cd < ca) {
+  if (cmp.disaggregated_wins) {
     return fmt::format(
         "winner: disaggregated {} at {}/1M output tokens, {:.0f} % below the best aggregated ({}, {}): "
         "cheapest "
         "meeting the SLA; its decode steps carry no prefill, so within the TPOT target a decode GPU holds "
         "{:.1f} sequences vs {:.1f} aggregated (TPOT {} vs {})",
-        unit_label(*d), format_usd(cd, d->price_known), (1.0 - cd / ca) * 100.0, aggregated_label(in, *a),
+        unit_label(*d), format_usd(cd, d->price_known), cmp.pct_below, aggregated_label(in, *a),
         format_usd(ca, a->price_known), d->estimate.decode_batch / d->unit.decode.layout.gpus_per_replica(),
         static_cast<double>(a->estimate.concurrency) / a->layout.gpus_per_replica(),
         format_ms(d->whole.tpot_s), format_ms(a->estimate.tpot_s));
@@ -184,15 +153,16 @@ std::string verdict_line(const SearchInputs& in, const DisaggRecommendation& r, 
       "meeting the SLA; the separate prefill pool is busy {:.0f} % of the time and the prefill it removes "
       "from "
       "the decode steps costs little at this prompt length (TPOT {} aggregated vs {} disaggregated)",
-      aggregated_label(in, *a), format_usd(ca, a->price_known), (1.0 - ca / cd) * 100.0, unit_label(*d),
+      aggregated_label(in, *a), format_usd(ca, a->price_known), cmp.pct_below, unit_label(*d),
       format_usd(cd, d->price_known), d->estimate.prefill_utilization * 100.0, format_ms(a->estimate.tpot_s),
       format_ms(d->whole.tpot_s));
 }
 
 } // namespace
 
-nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommendation& r,
-                                  const Recommendation& aggregated, std::size_t top) {
+nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result,
+                                  std::size_t top) {
+  const DisaggRecommendation& r = *result.disagg;
   nlohmann::json doc;
   doc["candidates_evaluated"] = r.evaluated;
   doc["candidates_passing"] = r.candidates.size();
@@ -202,12 +172,13 @@ nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommenda
   doc["rejected"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.rejected.size() && i < 3; ++i)
     doc["rejected"].push_back(disagg_candidate_json(r.rejected[i]));
-  doc["why"] = verdict_line(in, r, aggregated);
+  doc["why"] = verdict_line(in, result);
   return doc;
 }
 
-void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
-                         const Recommendation& aggregated, std::size_t top, bool markdown) {
+void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, std::size_t top,
+                         bool markdown) {
+  const DisaggRecommendation& r = *result.disagg;
   fmt::print(
       "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
       markdown ? "## " : "", r.evaluated, r.candidates.size());
@@ -255,33 +226,17 @@ void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
     fmt::print("\ninstances (rank 1, {} cop{}): {}\n", best.copies, best.copies == 1 ? "y" : "ies",
                bill_text(best.unit, best.bill));
   }
-  fmt::print("\n{}\n", verdict_line(in, r, aggregated));
+  fmt::print("\n{}\n", verdict_line(in, result));
 }
 
-int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
-                          const InferenceWorkload& w, Confidence confidence, Format format, bool gate,
-                          const std::string& engine_label) {
-  const DisaggSpec& ds = *spec.disaggregated;
-  const ResolvedPool rp = resolve_pool(spec, catalog, ds.prefill, "prefill");
-  const ResolvedPool rd = resolve_pool(spec, catalog, ds.decode, "decode");
-  DisaggDeployment dep{rp.pool, rd.pool};
-  const bool price_known = rp.price_known && rd.price_known;
-  const PreparedModel pm = prepare_model(spec.model, spec.precision);
-  // TTFT is the prefill pool's figure, TPOT the decode pool's: each judged with its GPU's band.
-  const std::string cls = model_class_of(spec.model);
-  const Calibration* cal = catalog.calibrated ? &catalog.calibration : nullptr;
-  const BandFactors bp = band_factors(cal, confidence, dep.prefill.gpu->id, cls);
-  const BandFactors bd = band_factors(cal, confidence, dep.decode.gpu->id, cls);
-  BandFactors factors{bp.ttft_high, bd.tpot_high, std::min(bp.throughput_low, bd.throughput_low)};
-  const Sla auto_sla = auto_concurrency_sla(spec.sla, factors);
-  const DisaggEstimate e = estimate_disagg(pm, w, dep, engine, w.concurrency == 0 ? &auto_sla : nullptr);
-  JudgeRules rules;
-  rules.bands = factors;
-  rules.price_known = price_known;
-  const Verdict verdict = judge(e.combined, spec.sla, rules);
+void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& res, Confidence confidence,
+                              Format format, bool gate, const std::string& engine_label) {
+  const DisaggDeployment& dep = res.deployment;
+  const DisaggEstimate& e = res.estimate;
+  const InferenceWorkload& w = res.workload;
+  const Verdict& verdict = res.verdict;
+  const bool price_known = res.price_known;
   const InferenceEstimate& c = e.combined;
-  const int code = gate ? (verdict.passes() ? 0 : static_cast<int>(ExitCode::not_met))
-                        : (verdict.feasible() ? 0 : static_cast<int>(ExitCode::not_met));
   if (format == Format::json) {
     nlohmann::json doc;
     doc["schema_version"] = k_output_schema_version;
@@ -298,9 +253,9 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
     doc["instances"] = bill_json(dep, e.bill);
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
     if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
-    doc["assumptions"] = assumptions_json(spec.assumptions);
+    doc["assumptions"] = assumptions_json(res.assumptions);
     fmt::print("{}\n", doc.dump(2));
-    return code;
+    return;
   }
   fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,
              dep.decode.workers, dep.prefill.gpus() + dep.decode.gpus());
@@ -357,13 +312,21 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
       fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
   }
   if (gate) fmt::print("verdict: {}\n", verdict.passes() ? "pass" : "fail");
-  if (!spec.assumptions.empty()) {
+  if (!res.assumptions.empty()) {
     fmt::print("\nassumptions\n");
-    for (const auto& a : spec.assumptions) {
-      if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) fmt::print("  - {}\n", a);
-    }
+    for (const auto& a : res.assumptions)
+      fmt::print("  - {}\n", a);
   }
-  return code;
+}
+
+int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
+                          const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
+                          const std::string& engine_label) {
+  const app::DisaggDeploymentResult result =
+      app::run_disagg_deployment(spec, catalog, engine, workload, confidence);
+  render_disagg_deployment(spec, result, confidence, format, gate, engine_label);
+  const bool ok = gate ? result.verdict.passes() : result.verdict.feasible();
+  return ok ? 0 : static_cast<int>(ExitCode::not_met);
 }
 
 } // namespace rightsize::cli

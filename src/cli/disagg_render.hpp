@@ -8,6 +8,8 @@
 
 #include "app.hpp"
 #include "catalog_setup.hpp"
+#include "disagg_deployment.hpp"
+#include "recommend.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/spec.hpp"
@@ -15,18 +17,25 @@
 
 namespace rightsize::cli {
 
-/// `estimate` (gate = false) or `check` (gate = true) of `spec.disaggregated`. Returns the exit code.
+/// Prints the result of app::run_disagg_deployment for `estimate` (gate = false) or `check` (gate =
+/// true, with its pass / fail line) in `format` (table or json).
+void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& result,
+                              Confidence confidence, Format format, bool gate,
+                              const std::string& engine_label);
+
+/// `estimate` (gate = false) or `check` (gate = true) of `spec.disaggregated`: the use case, then the
+/// writer. Returns the exit code (check: the verdict passes; estimate: the deployment is feasible).
 int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
                           const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
                           const std::string& engine_label);
 
 /// The disaggregated search's result as JSON (`recommend --disagg --format json`, key "disaggregated").
-nlohmann::json disagg_search_json(const SearchInputs& in, const DisaggRecommendation& r,
-                                  const Recommendation& aggregated, std::size_t top);
+nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result,
+                                  std::size_t top);
 
 /// The disaggregated section of `recommend --disagg` (table or markdown) and the line that says which
 /// of aggregated and disaggregated won and why.
-void print_disagg_search(const SearchInputs& in, const DisaggRecommendation& r,
-                         const Recommendation& aggregated, std::size_t top, bool markdown);
+void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, std::size_t top,
+                         bool markdown);
 
 } // namespace rightsize::cli

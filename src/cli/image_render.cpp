@@ -25,10 +25,6 @@ bool is_image_model(const PreparedModel& model) {
   return model.model.kind == ModelKind::dit;
 }
 
-bool is_item_model(const PreparedModel& model) {
-  return model.model.kind != ModelKind::decoder;
-}
-
 std::string image_workload_line(const ModelSpec& m) {
   const ImagePipelineSpec& p = m.image;
   if (m.kind == ModelKind::vit) {

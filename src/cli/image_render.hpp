@@ -15,9 +15,7 @@ namespace rightsize::cli {
 
 /// True for an image-generation model: recommend speaks in images for it.
 bool is_image_model(const PreparedModel& model);
-/// True for a model sized per item (an image for kind dit, an encoded input for kind vit): recommend
-/// speaks in items for it, not in output tokens.
-bool is_item_model(const PreparedModel& model);
+using app::is_item_model;
 
 /// "1024×1024 px, 28 steps × 1 pass, 4,096 image + 512 text tokens per pass"; an encoder:
 /// "197 input tokens per item".

@@ -20,8 +20,4 @@ Confidence confidence_of(const JudgeOptions& options) {
               fmt::format("expected p50 or p90, got \"{}\"", options.confidence));
 }
 
-const Calibration* band_calibration(const LoadedCatalog& catalog) {
-  return catalog.calibrated ? &catalog.calibration : nullptr;
-}
-
 } // namespace rightsize::cli

@@ -15,7 +15,6 @@ struct JudgeOptions {
 void add_judge_options(CLI::App* command, JudgeOptions& options);
 /// The parsed level; a bad value is a usage error naming --confidence.
 Confidence confidence_of(const JudgeOptions& options);
-/// The calibration whose bands --confidence reads (null with --no-calibration or none loaded).
-const Calibration* band_calibration(const LoadedCatalog& catalog);
+using app::band_calibration;
 
 } // namespace rightsize::cli

@@ -78,40 +78,35 @@ std::string instance_provider(const InstanceBill& bill, const GpuPrice& price) {
 // CSV: one row per candidate (passing, then rejected), plain numbers in the units their names say
 // (same conventions as sweep's CSV: docs/output-schema.md "recommend CSV"); empty = unknown.
 Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) {
-  std::vector<Column> columns;
-  for (const char* h : {"rank",
-                        "gpu",
-                        "precision",
-                        "gpus_per_replica",
-                        "replicas",
-                        "gpus_billed",
-                        "instances",
-                        "gpus_per_instance",
-                        "instance_provider",
-                        "tp",
-                        "pp",
-                        "ep",
-                        "attention_dp",
-                        "concurrency",
-                        "ttft_s",
-                        "tpot_s",
-                        "e2e_s",
-                        "capacity_output_tokens_per_s",
-                        "served_output_tokens_per_s",
-                        "served_requests_per_s",
-                        "per_gpu_bytes",
-                        "headroom_bytes",
-                        "usd_per_hour",
-                        "usd_per_million_output_tokens_at_load",
-                        "usd_per_million_output_tokens_at_capacity",
-                        "bound",
-                        "meets_sla",
-                        "reject_reason",
-                        "reason"})
-    columns.push_back({h, Align::left});
-  Table t(std::move(columns));
-  auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:g}", round_sig(v)) : std::string(); };
-  auto usd = [&](double v, bool known) { return known ? num(v) : std::string(); };
+  Table t = csv_columns({"rank",
+                         "gpu",
+                         "precision",
+                         "gpus_per_replica",
+                         "replicas",
+                         "gpus_billed",
+                         "instances",
+                         "gpus_per_instance",
+                         "instance_provider",
+                         "tp",
+                         "pp",
+                         "ep",
+                         "attention_dp",
+                         "concurrency",
+                         "ttft_s",
+                         "tpot_s",
+                         "e2e_s",
+                         "capacity_output_tokens_per_s",
+                         "served_output_tokens_per_s",
+                         "served_requests_per_s",
+                         "per_gpu_bytes",
+                         "headroom_bytes",
+                         "usd_per_hour",
+                         "usd_per_million_output_tokens_at_load",
+                         "usd_per_million_output_tokens_at_capacity",
+                         "bound",
+                         "meets_sla",
+                         "reject_reason",
+                         "reason"});
   for (const Candidate& c : rows) {
     const InferenceEstimate& e = c.estimate;
     t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
@@ -128,36 +123,23 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                std::to_string(c.layout.ep),
                std::to_string(c.layout.attention_dp),
                std::to_string(e.concurrency),
-               num(e.ttft_s),
-               num(e.tpot_s),
-               num(e.e2e_s),
-               num(e.output_tokens_per_s),
-               num(c.served_output_tokens_per_s),
-               num(c.served_requests_per_s),
+               csv_number(e.ttft_s),
+               csv_number(e.tpot_s),
+               csv_number(e.e2e_s),
+               csv_number(e.output_tokens_per_s),
+               csv_number(c.served_output_tokens_per_s),
+               csv_number(c.served_requests_per_s),
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),
                fmt::format("{:.0f}", e.memory.headroom_bytes()),
-               usd(e.usd_per_hour, c.price_known),
-               usd(c.usd_per_million_output_tokens_at_load, c.price_known),
-               usd(e.usd_per_million_output_tokens, c.price_known),
+               csv_usd(e.usd_per_hour, c.price_known),
+               csv_usd(c.usd_per_million_output_tokens_at_load, c.price_known),
+               csv_usd(e.usd_per_million_output_tokens, c.price_known),
                to_string(e.bound),
                c.meets_sla ? "true" : "false",
                to_string(c.rejection.reason),
                c.meets_sla ? "" : describe_rejection(c)});
   }
   return t;
-}
-
-// The closest misses: the best-placed rejection of each GPU, in rejection order.
-std::vector<Candidate> closest_misses(const Recommendation& r, std::size_t count) {
-  std::vector<Candidate> out;
-  std::vector<std::size_t> seen;
-  for (const auto& c : r.rejected) {
-    if (std::find(seen.begin(), seen.end(), c.gpu_index) != seen.end()) continue;
-    seen.push_back(c.gpu_index);
-    out.push_back(c);
-    if (out.size() == count) break;
-  }
-  return out;
 }
 
 nlohmann::json capacity_json(const CapacityPlan& plan) {
@@ -172,8 +154,11 @@ nlohmann::json capacity_json(const CapacityPlan& plan) {
           {"why", plan.why}};
 }
 
-std::string winner_line(const SearchInputs& in, const Recommendation& r, const Spec& spec, RankBy rank_by) {
-  const Candidate& w = r.candidates.front();
+std::string winner_line(const SearchInputs& in, const app::RecommendResult& result, const Spec& spec) {
+  const std::vector<Candidate>& ranked = result.recommendation.candidates;
+  const Candidate& w = ranked.front();
+  const app::WinnerFacts& facts = *result.winner;
+  const RankBy rank_by = result.rank_by;
   const Gpu& gpu = in.gpus[w.gpu_index];
   const bool image = is_item_model(in.models[w.precision_index]);
   std::string why;
@@ -204,48 +189,29 @@ std::string winner_line(const SearchInputs& in, const Recommendation& r, const S
       fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
                   layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
                   sla_text == "none" ? "the memory requirement" : sla_text);
-  // How far ahead of the best alternative on another GPU type.
-  for (std::size_t i = 1; i < r.candidates.size(); ++i) {
-    const Candidate& n = r.candidates[i];
-    if (n.gpu_index == w.gpu_index || !n.price_known || !w.price_known) continue;
-    if (rank_by == RankBy::cost_per_token && w.usd_per_million_output_tokens_at_load > 0.0) {
-      const double pct =
-          (n.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) * 100.0;
-      line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
-    } else if (image && w.usd_per_request_at_load > 0.0 &&
-               (rank_by == RankBy::cost_per_request || rank_by == RankBy::cost_per_token)) {
-      const double pct = (n.usd_per_request_at_load / w.usd_per_request_at_load - 1.0) * 100.0;
-      line += fmt::format("; the best {} option costs {:.0f}% more", in.gpus[n.gpu_index].id, pct);
-    }
-    break;
+  if (facts.other_gpu) {
+    line += fmt::format("; the best {} option costs {:.0f}% more",
+                        in.gpus[ranked[facts.other_gpu->index].gpu_index].id, facts.other_gpu->pct_more);
   }
-  // Attention DP against the other layout family on the winner's GPU (methodology §5.6).
-  for (std::size_t i = 1; i < r.candidates.size(); ++i) {
-    const Candidate& n = r.candidates[i];
-    if (n.gpu_index != w.gpu_index || (n.layout.attention_dp > 1) == (w.layout.attention_dp > 1)) continue;
-    if (rank_by != RankBy::cost_per_token || !n.price_known || !w.price_known ||
-        w.usd_per_million_output_tokens_at_load <= 0.0)
-      break;
-    const double pct =
-        (n.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) * 100.0;
+  if (facts.other_attention_dp) {
+    const Candidate& n = ranked[facts.other_attention_dp->index];
     line += fmt::format("; the best {} layout {} attention DP ({}) costs {:.0f}% more{}", gpu.id,
-                        w.layout.attention_dp > 1 ? "without" : "with", layout_label(n.layout), pct,
+                        w.layout.attention_dp > 1 ? "without" : "with", layout_label(n.layout),
+                        facts.other_attention_dp->pct_more,
                         w.layout.attention_dp > 1 ? " (each attention rank holds only its own sequences' KV)"
                                                   : "");
-    break;
   }
   return line;
 }
 
 // Energy of the winner (methodology §9): board power at peak load, J per output token, and per
 // 1M tokens the facility kWh (× PUE), electricity $ and, when a grid intensity is given, CO2e.
-void print_energy_line(const Candidate& w, const TcoParams& tco) {
-  if (w.power_watts <= 0.0) {
+void print_energy_line(const Candidate& w, const app::WinnerFacts& facts, const TcoParams& tco) {
+  if (!facts.energy) {
     fmt::print("energy: TDP unknown for the winner; no power estimate\n");
     return;
   }
-  const EnergyCost cost = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness,
-                                      tco.usd_per_kwh, tco.grid_g_co2e_per_kwh);
+  const EnergyCost& cost = *facts.energy;
   std::string carbon;
   if (tco.grid_g_co2e_per_kwh > 0.0)
     carbon =
@@ -257,6 +223,21 @@ void print_energy_line(const Candidate& w, const TcoParams& tco) {
 }
 
 } // namespace
+
+Table csv_columns(std::initializer_list<const char*> headers) {
+  std::vector<Column> columns;
+  for (const char* h : headers)
+    columns.push_back({h, Align::left});
+  return Table(std::move(columns));
+}
+
+std::string csv_number(double value) {
+  return std::isfinite(value) ? fmt::format("{:g}", round_sig(value)) : std::string();
+}
+
+std::string csv_usd(double usd, bool known) {
+  return known ? csv_number(usd) : std::string();
+}
 
 std::string describe_sla(const Sla& sla) {
   std::vector<std::string> parts;
@@ -312,12 +293,14 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   return j;
 }
 
-void render_recommendation(const Spec& spec, const SearchInputs& in, const Recommendation& r,
-                           const LoadedCatalog& catalog, const SearchPolicy& policy, const RenderOptions& o) {
+void render_recommendation(const Spec& spec, const SearchInputs& in, const app::RecommendResult& result,
+                           const LoadedCatalog& catalog, const RenderOptions& o) {
+  const Recommendation& r = result.recommendation;
+  const SearchPolicy& policy = result.policy;
   const bool show_precision = in.precisions.size() > 1;
   const PreparedModel& first = in.models.front();
   const bool image = is_item_model(first);
-  const RankBy rank_by = effective_rank_by(policy.rank_by, first.model.kind);
+  const RankBy rank_by = result.rank_by;
   const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
     return image ? image_candidate_table(in, rows, limit, show_precision, with_reason)
                  : candidate_table(in, rows, limit, show_precision, with_reason);
@@ -325,12 +308,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
   const auto reason_of = [&](const Candidate& c) {
     return image ? image_words(describe_rejection(c), first.model.kind) : describe_rejection(c);
   };
-  std::optional<CapacityPlan> plan;
-  if (!r.candidates.empty()) {
-    const Candidate& w = r.candidates.front();
-    plan = plan_capacity(w, in.models[w.precision_index], spec.sla,
-                         capacity_policy_for(policy, catalog.pricing));
-  }
+  const std::optional<CapacityPlan>& plan = result.capacity_plan;
   if (o.format == Format::json) {
     nlohmann::json doc;
     doc["schema_version"] = k_output_schema_version;
@@ -346,8 +324,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     doc["not_searched_consumer"] = in.excluded_consumer;
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i) {
-      const Candidate& c = r.candidates[i];
+    for (const Candidate& c : result.shown) {
       nlohmann::json j = candidate_json(in, c);
       const BandContext bands = candidate_bands(in, c, catalog);
       add_inference_bands(j, bands, c.estimate);
@@ -355,14 +332,14 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
       doc["candidates"].push_back(j);
     }
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : o.explain ? r.rejected : closest_misses(r, 3))
+    for (const auto& c : result.rejected_rows)
       doc["rejected"].push_back(candidate_json(in, c));
     if (plan) {
       const Candidate& w = r.candidates.front();
       nlohmann::json winner = candidate_json(in, w);
       winner["gpu"] = in.gpus[w.gpu_index].id;
       winner["replicas"] = w.replicas;
-      winner["why"] = winner_line(in, r, spec, rank_by);
+      winner["why"] = winner_line(in, result, spec);
       doc["winner"] = winner;
       doc["capacity_plan"] = capacity_json(*plan);
     } else {
@@ -380,18 +357,14 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
     fmt::print("{}\n", doc.dump(2));
     return;
   }
-  std::vector<Candidate> rows = r.candidates;
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<Candidate> all(r.candidates.begin(),
-                               r.candidates.begin() +
-                                   static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
     if (o.format == Format::csv) {
-      const std::vector<Candidate> misses = o.explain ? r.rejected : closest_misses(r, 3);
-      all.insert(all.end(), misses.begin(), misses.end());
+      std::vector<Candidate> all = result.shown;
+      all.insert(all.end(), result.rejected_rows.begin(), result.rejected_rows.end());
       fmt::print("{}", candidate_csv(in, all).render_csv());
       return;
     }
-    const Table t = table_of(all, all.size(), false);
+    const Table t = table_of(result.shown, result.shown.size(), false);
     {
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
                  markdown_text(spec.name.empty() ? first.model.name : spec.name),
@@ -399,9 +372,14 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
                  image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
                  t.render_markdown());
       if (!r.candidates.empty())
-        fmt::print("\n**{}**\n", winner_line(in, r, spec, rank_by));
+        fmt::print("\n**{}**\n", winner_line(in, result, spec));
       else
         fmt::print("\n**No configuration meets the requirements.**\n");
+    }
+    // The rejected rows of JSON and CSV: the closest miss per GPU, or every rejection with --explain.
+    if (!result.rejected_rows.empty()) {
+      fmt::print("\n**{}**\n\n{}", o.explain ? "Rejected" : "Closest misses",
+                 table_of(result.rejected_rows, result.rejected_rows.size(), true).render_markdown());
     }
     return;
   }
@@ -430,8 +408,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
         "it at full capacity\n\n");
   }
   if (!r.candidates.empty()) {
-    fmt::print("{}", table_of(rows, o.top, false).render_text(width));
-    fmt::print("\n{}\n", winner_line(in, r, spec, rank_by));
+    fmt::print("{}", table_of(result.shown, result.shown.size(), false).render_text(width));
+    fmt::print("\n{}\n", winner_line(in, result, spec));
     const Candidate& winner = r.candidates.front();
     fmt::print("instances: {}\n", instances_text(winner.estimate.bill, in.gpu_prices[winner.gpu_index]));
     if (policy.confidence == Confidence::p50) {
@@ -440,16 +418,16 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
         fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
       }
     }
-    const Gpu& winner_gpu = in.gpus[winner.gpu_index];
-    if (winner_gpu.efficiency.provenance.find("extrapolated") != std::string::npos) {
+    const app::WinnerFacts& facts = *result.winner;
+    if (facts.speed_extrapolated) {
       fmt::print("note: the winner's speed rests on factors extrapolated from other GPUs ({})\n",
-                 winner_gpu.efficiency.provenance);
+                 in.gpus[winner.gpu_index].efficiency.provenance);
     }
-    const ResolvedPrice& wp = in.prices[winner.gpu_index];
-    if (const std::int64_t age = price_age_days(wp); age > 90) {
+    if (facts.price_note) {
+      const ResolvedPrice& wp = in.prices[winner.gpu_index];
       fmt::print(
           "note: the winner's price ({}/GPU-h, {}) is dated {}, {} days old; check it with --price {}=USD\n",
-          format_usd(wp.usd_per_hour), wp.basis, wp.date, age, in.gpus[winner.gpu_index].id);
+          format_usd(wp.usd_per_hour), wp.basis, wp.date, facts.price_age_days, in.gpus[winner.gpu_index].id);
     }
     if (plan && spec.sla.requests_per_s) {
       fmt::print(
@@ -460,21 +438,22 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const Recom
           plan->scale_to_zero ? "yes" : "no");
     }
     if (plan) fmt::print("tier: {} ({})\n", plan->tier, plan->why);
-    if (policy.max_power_kw > 0.0 || policy.rank_by == RankBy::energy) print_energy_line(winner, catalog.tco);
+    if (facts.energy_shown) print_energy_line(winner, facts, catalog.tco);
   } else {
     fmt::print("no configuration meets the requirements\n");
   }
-  const auto misses = closest_misses(r, 3);
-  if (!misses.empty() && !o.explain) {
+  if (!result.rejected_rows.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");
-    for (const auto& c : misses) {
+    for (const auto& c : result.rejected_rows) {
       fmt::print("  {} {} {}: {}\n", c.total_gpus(), in.gpus[c.gpu_index].id, layout_label(c.layout),
                  reason_of(c));
     }
   }
   if (o.explain && !r.rejected.empty()) {
     fmt::print("\nrejected ({}):\n", r.rejected.size());
-    fmt::print("{}", table_of(r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
+    fmt::print(
+        "{}",
+        table_of(result.rejected_rows, result.rejected_rows.size(), true).render_text(std::max(width, 160)));
   }
   if (o.searched_precisions) {
     fmt::print("\nprecision quality:\n");

@@ -7,22 +7,31 @@
 
 #include "app.hpp"
 #include "catalog_setup.hpp"
+#include "recommend.hpp"
 #include "render.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 #include "rightsize/training_recommend.hpp"
 #include "run_context.hpp"
+#include "table.hpp"
 
 namespace rightsize::cli {
 
 struct RenderOptions {
   Format format = Format::table;
-  std::size_t top = 5;
+  std::size_t top = 5; ///< the request's --top (the rows themselves come from the use case)
   bool explain = false;
   bool searched_precisions = false;
   /// Extra top-level keys for the JSON document (`recommend --disagg`: "disaggregated").
   nlohmann::json extra_json = nlohmann::json::object();
 };
+
+/// The CSV writers' shared pieces (docs/output-schema.md "recommend --format csv"): a table of
+/// machine-named columns, numbers to 6 significant digits (empty when not finite), prices empty when
+/// unknown.
+Table csv_columns(std::initializer_list<const char*> headers);
+std::string csv_number(double value);
+std::string csv_usd(double usd, bool known);
 
 /// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);
@@ -33,13 +42,13 @@ BandContext candidate_bands(const SearchInputs& in, const Candidate& c, const Lo
 /// The SLA in words: "TTFT ≤ 1000 ms, TPOT ≤ 50 ms, 20 req/s peak" ("none" when empty).
 std::string describe_sla(const Sla& sla);
 
-/// Prints a recommendation in the chosen format to stdout.
-void render_recommendation(const Spec& spec, const SearchInputs& in, const Recommendation& r,
-                           const LoadedCatalog& catalog, const SearchPolicy& policy,
-                           const RenderOptions& options);
+/// Prints a recommendation in the chosen format to stdout: formats the use case's result, decides nothing.
+void render_recommendation(const Spec& spec, const SearchInputs& in, const app::RecommendResult& result,
+                           const LoadedCatalog& catalog, const RenderOptions& options);
 
 /// Prints a training recommendation in the chosen format to stdout.
-void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
-                                    const LoadedCatalog& catalog, const RenderOptions& options);
+void render_training_recommendation(const Spec& spec, const SearchInputs& in,
+                                    const app::TrainingRecommendResult& result, const LoadedCatalog& catalog,
+                                    const RenderOptions& options);
 
 } // namespace rightsize::cli

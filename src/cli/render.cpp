@@ -75,16 +75,6 @@ std::string format_params(double params) {
   return fmt::format("{:.1f} M", params / 1e6);
 }
 
-std::string layout_label(const Deployment& layout) {
-  // Attention DP over one-GPU ranks reads "ADP8 EP8"; wider ranks "TP2·ADP4 EP8".
-  std::string out =
-      layout.attention_dp > 1 && layout.tp == 1 ? std::string() : fmt::format("TP{}", layout.tp);
-  if (layout.attention_dp > 1) out += fmt::format("{}ADP{}", out.empty() ? "" : "·", layout.attention_dp);
-  if (layout.pp > 1) out += fmt::format("·PP{}", layout.pp);
-  if (layout.ep > 1) out += fmt::format(" EP{}", layout.ep);
-  return out;
-}
-
 void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency) {
   auto it = fmt::appender(out);
   auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };

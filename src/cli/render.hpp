@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "context.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"
@@ -50,8 +51,7 @@ std::string describe_term(const TermCheck& term);
 /// The verdict as JSON (docs/output-schema.md "verdict").
 nlohmann::json verdict_json(const Verdict& verdict, Confidence confidence, std::int64_t concurrency);
 
-/// Layout label "TP2", "TP4·PP2", "TP8 EP8".
-std::string layout_label(const Deployment& layout);
+using app::layout_label;
 
 /// JSON of one inference estimate, the estimate document's body (model/deployment/memory/
 /// inference/cost). `gpu_id` names the GPU.

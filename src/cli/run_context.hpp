@@ -29,26 +29,9 @@ std::string engine_name(const EngineOptions& options, std::optional<EngineKind> 
 /// Loads a spec from `path` with presets from the data directory.
 Spec load_spec_file(const std::string& path);
 
-/// Index of a GPU in the catalog.
-std::size_t gpu_index(const LoadedCatalog& catalog, const Gpu& gpu);
-
-/// What a search runs over: the chosen GPUs with their prices, and one prepared model per precision.
-struct SearchInputs {
-  std::vector<Gpu> gpus;                ///< sorted by id
-  std::vector<ResolvedPrice> prices;    ///< parallel to gpus
-  std::vector<double> usd_per_gpu_hour; ///< parallel to gpus; 0 = unknown
-  std::vector<GpuPrice> gpu_prices;     ///< parallel to gpus: the rate with its instance shapes
-  std::vector<Precision> precisions;
-  std::vector<PreparedModel> models;          ///< parallel to precisions
-  std::vector<std::string> excluded_consumer; ///< consumer GPUs a whole-catalog search left out
-};
-/// GPUs from --gpu (usage errors), else the spec's constraints.gpus (input errors with pointer),
-/// else the whole catalog without consumer parts unless `include_consumer` (searched_by_default).
-SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
-                           const std::vector<std::string>& gpu_flags, const std::string& precision_list,
-                           bool include_consumer = false);
-
-/// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
-std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);
+using app::gpu_index;
+using app::precisions_to_search;
+using app::search_inputs;
+using app::SearchInputs;
 
 } // namespace rightsize::cli

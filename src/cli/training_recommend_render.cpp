@@ -48,17 +48,56 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
   return t;
 }
 
-// The closest training misses: the best-placed rejection of each GPU, at most three.
-std::vector<TrainingCandidate> training_misses(const TrainingRecommendation& r) {
-  std::vector<TrainingCandidate> misses;
-  for (const auto& c : r.rejected) {
-    bool seen = false;
-    for (const auto& m : misses)
-      seen = seen || m.gpu_index == c.gpu_index;
-    if (!seen) misses.push_back(c);
-    if (misses.size() == 3) break;
+// CSV: one row per training candidate (passing, then rejected), plain numbers in the units their
+// names say (docs/output-schema.md "recommend --format csv, training"); empty = unknown.
+Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>& rows) {
+  Table t = csv_columns({"rank",
+                         "gpu",
+                         "gpus",
+                         "gpus_billed",
+                         "tp",
+                         "pp",
+                         "dp",
+                         "ep",
+                         "cp",
+                         "vp",
+                         "zero_stage",
+                         "micro_batch",
+                         "mfu",
+                         "tokens_per_s",
+                         "time_to_train_s",
+                         "usd_per_hour",
+                         "usd_total",
+                         "per_gpu_bytes",
+                         "meets_sla",
+                         "reject_reason",
+                         "reason"});
+  for (const TrainingCandidate& c : rows) {
+    const TrainingEstimate& e = c.estimate;
+    const TrainingLayout& l = e.layout;
+    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
+               in.gpus[c.gpu_index].id,
+               std::to_string(e.gpus),
+               std::to_string(e.bill.gpus_billed),
+               std::to_string(l.tp),
+               std::to_string(l.pp),
+               std::to_string(l.dp),
+               std::to_string(l.ep),
+               std::to_string(l.cp),
+               std::to_string(l.vp),
+               std::to_string(l.zero_stage),
+               std::to_string(l.micro_batch),
+               csv_number(e.mfu),
+               csv_number(e.tokens_per_s),
+               csv_number(e.time_to_train_s),
+               csv_usd(e.usd_per_hour, c.price_known),
+               csv_usd(e.usd_total, c.price_known),
+               fmt::format("{:.0f}", e.memory.per_gpu_bytes),
+               c.meets ? "true" : "false",
+               to_string(c.rejection.reason),
+               c.meets ? "" : describe_training_rejection(c)});
   }
-  return misses;
+  return t;
 }
 
 nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
@@ -79,8 +118,10 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
 
 } // namespace
 
-void render_training_recommendation(const Spec& spec, const SearchInputs& in, const TrainingRecommendation& r,
-                                    const LoadedCatalog& catalog, const RenderOptions& o) {
+void render_training_recommendation(const Spec& spec, const SearchInputs& in,
+                                    const app::TrainingRecommendResult& result, const LoadedCatalog& catalog,
+                                    const RenderOptions& o) {
+  const TrainingRecommendation& r = result.recommendation;
   const PreparedModel& pm = in.models.front();
   const TrainingWorkload& w = spec.training;
   if (o.format == Format::json) {
@@ -95,10 +136,10 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < r.candidates.size() && i < o.top; ++i)
-      doc["candidates"].push_back(training_candidate_json(in, r.candidates[i], catalog));
+    for (const auto& c : result.shown)
+      doc["candidates"].push_back(training_candidate_json(in, c, catalog));
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : o.explain ? r.rejected : training_misses(r))
+    for (const auto& c : result.rejected_rows)
       doc["rejected"].push_back(training_candidate_json(in, c, catalog));
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
@@ -108,15 +149,18 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {
-    std::vector<TrainingCandidate> all(r.candidates.begin(),
-                                       r.candidates.begin() +
-                                           static_cast<std::ptrdiff_t>(std::min(o.top, r.candidates.size())));
     if (o.format == Format::csv) {
-      const std::vector<TrainingCandidate> misses = o.explain ? r.rejected : training_misses(r);
-      all.insert(all.end(), misses.begin(), misses.end());
+      std::vector<TrainingCandidate> all = result.shown;
+      all.insert(all.end(), result.rejected_rows.begin(), result.rejected_rows.end());
+      fmt::print("{}", training_csv(in, all).render_csv());
+      return;
     }
-    const Table t = training_table(in, all, all.size(), o.format == Format::csv);
-    fmt::print("{}", o.format == Format::csv ? t.render_csv() : t.render_markdown());
+    fmt::print("{}", training_table(in, result.shown, result.shown.size(), false).render_markdown());
+    if (!result.rejected_rows.empty()) {
+      fmt::print(
+          "\n**{}**\n\n{}", o.explain ? "Rejected" : "Closest misses",
+          training_table(in, result.rejected_rows, result.rejected_rows.size(), true).render_markdown());
+    }
     return;
   }
   std::vector<std::string> goals;
@@ -134,7 +178,8 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));
   const int width = terminal_width();
   if (!r.candidates.empty()) {
-    fmt::print("{}", training_table(in, r.candidates, o.top, false).render_text(width, use_color()));
+    fmt::print("{}",
+               training_table(in, result.shown, result.shown.size(), false).render_text(width, use_color()));
     const TrainingCandidate& win = r.candidates.front();
     fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
                win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
@@ -145,16 +190,16 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in, co
   } else {
     fmt::print("no configuration meets the requirements\n");
   }
-  const std::vector<TrainingCandidate> misses = training_misses(r);
-  if (!misses.empty() && !o.explain) {
+  if (!result.rejected_rows.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");
-    for (const auto& c : misses) {
+    for (const auto& c : result.rejected_rows) {
       fmt::print("  {} × {}: {}\n", c.estimate.gpus, in.gpus[c.gpu_index].id, describe_training_rejection(c));
     }
   }
   if (o.explain && !r.rejected.empty()) {
     fmt::print("\nrejected ({}):\n{}", r.rejected.size(),
-               training_table(in, r.rejected, r.rejected.size(), true).render_text(std::max(width, 160)));
+               training_table(in, result.rejected_rows, result.rejected_rows.size(), true)
+                   .render_text(std::max(width, 160)));
   }
   fmt::print("\n{} configurations evaluated, {} meet the requirements\n",
              r.candidates.size() + r.rejected.size(), r.candidates.size());

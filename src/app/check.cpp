@@ -1,0 +1,74 @@
+#include "check.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "rightsize/error.hpp"
+
+namespace rightsize::app {
+
+CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckRequest& request) {
+  const DeploymentSpec& want = request.deployment;
+  CheckResult res;
+  SearchPolicy& policy = res.policy;
+  policy.engine = request.engine;
+  policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
+  policy.max_nodes = spec.constraints.max_nodes;
+  policy.confidence = request.confidence;
+  policy.calibration = band_calibration(catalog);
+  policy.max_power_kw = spec.constraints.max_power_kw;
+
+  // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
+  res.current_in = search_inputs(spec, catalog, {want.gpu}, "");
+  const Gpu& gpu = res.current_in.gpus.front();
+  const PreparedModel& pm = res.current_in.models.front();
+  const GpuPrice& price = res.current_in.gpu_prices.front();
+  LayoutRequest layout_request{want.gpus, want.tp, want.pp, want.ep};
+  layout_request.attention_dp = want.attention_dp;
+  const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, layout_request, policy.engine);
+  if (choice.issue != LayoutIssue::none) {
+    throw Error(
+        ErrorKind::usage, "--deployment", "",
+        fmt::format("{} × {} cannot be split into replicas of TP{} × PP{} that divide the GPUs and the "
+                    "model's {} heads",
+                    want.gpus, gpu.id, choice.deployment.tp, choice.deployment.pp, pm.model.heads));
+  }
+  res.layout = choice.deployment;
+  res.gpus = want.gpus;
+  res.replicas = want.gpus / choice.deployment.gpus_per_replica();
+  const BandFactors bands =
+      band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model));
+  // The deployment as given, judged by core (load, budget and constraints.max_power_kw included).
+  res.current = judge_deployment(pm, spec.inference, spec.sla, gpu, choice.deployment, price, policy, bands);
+  res.verdict = res.current.verdict;
+  res.meets = res.verdict.passes();
+  const InferenceEstimate& e = res.current.estimate;
+  res.current_at_load = cost_at_load(e, spec.sla, spec.inference);
+
+  // The alternatives: --gpu, else the spec's constraints.gpus, else the whole catalog.
+  res.compared_in = search_inputs(spec, catalog, request.alternatives, "");
+  for (const Gpu& g : res.compared_in.gpus)
+    res.compared.push_back(g.id);
+  const SearchInputs& all = res.compared_in;
+  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, policy);
+  if (!r.candidates.empty() && res.current.price_known && e.usd_per_hour > 0.0) {
+    const Candidate& best = r.candidates.front();
+    if (best.price_known && best.estimate.usd_per_hour < e.usd_per_hour) {
+      res.cheaper = best;
+      res.saving = 1.0 - best.estimate.usd_per_hour / e.usd_per_hour;
+    }
+  }
+  if (!res.meets) {
+    // What would pass on the same GPU type: the search restricted to it.
+    const SearchInputs& same_in = res.current_in;
+    const Recommendation same =
+        recommend(same_in.models, spec.inference, spec.sla, same_in.gpus, same_in.gpu_prices, policy);
+    if (!same.candidates.empty()) res.would_pass = same.candidates.front();
+  }
+  res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend;
+  res.pass = res.meets && !res.over_provisioned;
+  return res;
+}
+
+} // namespace rightsize::app

@@ -1,0 +1,77 @@
+#pragma once
+// What every use case of the application layer runs on (docs/ARCHITECTURE.md "Application layer"):
+// the priced, calibrated catalog and the search inputs a spec selects from it. Plain values: the CLI
+// fills them from files and flags; a use case reads them and decides.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "catalog_io.hpp"
+#include "rightsize/calibration.hpp"
+#include "rightsize/inference.hpp"
+#include "rightsize/pricing.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize::app {
+
+/// A catalog ready for a command: the GPUs, the price model in force and each GPU's price.
+struct LoadedCatalog {
+  io::Catalog catalog;
+  PricingModel pricing = PricingModel::on_demand;
+  std::string provider;
+  TcoParams tco;
+  std::vector<ResolvedPrice> prices; // parallel to catalog.gpus
+  Calibration calibration;           // data/calibration.json (empty with --no-calibration)
+  bool calibrated = false;           // efficiency factors and error bands come from it
+  /// Which calibration is in force, in words: "data/calibration.json" (shipped), "none"
+  /// (--no-calibration) or "data/calibration.json + FILE (GPU x engine, N runs, DATE)".
+  std::string calibration_label = "none";
+  std::string calibration_overlay;                    // the --calibration FILE applied; empty when none
+  std::map<std::string, std::string> overlay_engines; // GPU id -> engine its overlay stack was fitted with
+};
+
+/// The calibration whose bands --confidence reads (null with --no-calibration or none loaded).
+const Calibration* band_calibration(const LoadedCatalog& catalog);
+
+/// The price of a GPU of `loaded.catalog` (by identity, else by id); an internal Error otherwise.
+const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu);
+
+/// Index of a GPU in the catalog.
+std::size_t gpu_index(const LoadedCatalog& catalog, const Gpu& gpu);
+
+/// Days from the newest quote behind a price to `today_days` (days since 1970-01-01; -1 when undated).
+std::int64_t price_age_days(const ResolvedPrice& price, std::int64_t today_days);
+
+/// Finds a GPU named on the command line; unknown -> usage Error with did-you-mean, naming `source`
+/// (a flag or argument name; may be empty).
+const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source);
+
+/// What a search runs over: the chosen GPUs with their prices, and one prepared model per precision.
+struct SearchInputs {
+  std::vector<Gpu> gpus;                ///< sorted by id
+  std::vector<ResolvedPrice> prices;    ///< parallel to gpus
+  std::vector<double> usd_per_gpu_hour; ///< parallel to gpus; 0 = unknown
+  std::vector<GpuPrice> gpu_prices;     ///< parallel to gpus: the rate with its instance shapes
+  std::vector<Precision> precisions;
+  std::vector<PreparedModel> models;          ///< parallel to precisions
+  std::vector<std::string> excluded_consumer; ///< consumer GPUs a whole-catalog search left out
+};
+/// GPUs from --gpu (usage errors), else the spec's constraints.gpus (input errors with pointer),
+/// else the whole catalog without consumer parts unless `include_consumer` (searched_by_default).
+SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
+                           const std::vector<std::string>& gpu_flags, const std::string& precision_list,
+                           bool include_consumer = false);
+
+/// True for a model sized per item (an image for kind dit, an encoded input for kind vit): recommend
+/// speaks in items for it, not in output tokens.
+bool is_item_model(const PreparedModel& model);
+
+/// Layout label "TP2", "TP4·PP2", "TP8 EP8", "ADP8 EP8": the one name of a layout in every output
+/// and error message.
+std::string layout_label(const Deployment& layout);
+
+/// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
+std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);
+
+} // namespace rightsize::app

@@ -1,0 +1,106 @@
+#include "estimate.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "rightsize/error.hpp"
+
+namespace rightsize::app {
+namespace {
+
+// The GEMM dtype fallback the estimate took on this GPU, as an assumption line (none when the
+// GEMMs run in the precision's own math).
+std::optional<std::string> gemm_fallback(const PreparedModel& pm, const InferenceEstimate& e,
+                                         const Gpu& gpu) {
+  if (!e.precision_supported || e.gemm_math == pm.math) return std::nullopt;
+  return fmt::format("{} GEMMs run in {} on {}: it has no {} tensor cores (the engines' fallback, "
+                     "docs/methodology.md §3)",
+                     math_dtype_name(pm.math), math_dtype_name(e.gemm_math), gpu.id,
+                     math_dtype_name(pm.math));
+}
+
+} // namespace
+
+InferenceWorkload with_concurrency(const InferenceWorkload& workload, std::int64_t concurrency) {
+  InferenceWorkload w = workload;
+  if (concurrency >= 0) {
+    if (concurrency < 1 || concurrency > 1'000'000) {
+      throw Error(ErrorKind::usage, "--concurrency", "",
+                  fmt::format("expected 1 to 1000000, got {}", concurrency));
+    }
+    w.concurrency = concurrency;
+  }
+  return w;
+}
+
+EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, const EstimateRequest& request) {
+  EstimateResult res;
+  const Gpu& gpu = require_gpu(catalog.catalog, request.gpu, "--gpu");
+  res.gpu = gpu;
+  res.price = price_of(catalog, gpu);
+  const bool spec_pins = spec.deployment && !request.gpu_from_flag;
+  int gpus = request.gpus > 0 ? request.gpus : (spec_pins ? spec.deployment->gpus : 0);
+  if (gpus == 0) gpus = std::max(1, request.tp) * std::max(1, request.pp);
+  res.model = prepare_model(spec.model, spec.precision);
+  const PreparedModel& pm = res.model;
+
+  if (spec.mode == WorkloadMode::training) {
+    LayoutPins pins;
+    pins.tp = request.tp;
+    pins.pp = request.pp;
+    pins.ep = request.ep;
+    res.training =
+        search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, gpu_price(res.price));
+    res.assumptions = spec.assumptions;
+    return res;
+  }
+
+  res.workload = with_concurrency(spec.inference, request.concurrency);
+  const InferenceWorkload& w = res.workload;
+  LayoutRequest layout;
+  layout.gpus = gpus;
+  layout.tp = request.tp;
+  layout.pp = request.pp;
+  layout.ep = request.ep;
+  layout.attention_dp = request.attention_dp;
+  // The spec's deployment block pins the layout when the flags do not name another GPU.
+  if (spec_pins && request.tp == 0 && request.pp == 0 && request.ep == 0 && request.attention_dp == 0) {
+    layout.tp = spec.deployment->tp;
+    layout.pp = spec.deployment->pp;
+    layout.ep = spec.deployment->ep;
+    layout.attention_dp = spec.deployment->attention_dp;
+  }
+  const LayoutChoice choice = fit_layout(pm, w, gpu, layout, request.engine);
+  const Deployment& d = choice.deployment;
+  if (choice.issue == LayoutIssue::gpus_not_divisible) {
+    throw Error(ErrorKind::usage, "--gpus", "",
+                fmt::format("{} GPUs cannot hold whole replicas of {} ({} GPUs each)", gpus, layout_label(d),
+                            d.gpus_per_replica()));
+  }
+  if (choice.issue == LayoutIssue::heads_not_divisible) {
+    throw Error(ErrorKind::usage, "--tp", "",
+                fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));
+  }
+  res.deployment = d;
+  // An "auto" concurrency meets the latency SLA at the judged end of its band (core::judge).
+  const BandFactors factors =
+      band_factors(band_calibration(catalog), request.confidence, gpu.id, model_class_of(spec.model));
+  const Sla auto_sla = auto_concurrency_sla(spec.sla, factors); // judged end of the band
+  const Sla* sla = w.concurrency == 0 ? &auto_sla : nullptr;
+  // A --concurrency flag replaces the spec's "auto" and the assumption that came with it.
+  for (const auto& a : spec.assumptions) {
+    if (request.concurrency < 0 || a.rfind("concurrency:", 0) != 0) res.assumptions.push_back(a);
+  }
+  res.estimate = estimate_inference(pm, w, gpu, d, request.engine, sla, gpu_price(res.price));
+  res.gemm_fallback = gemm_fallback(pm, res.estimate, gpu);
+  if (res.gemm_fallback) res.assumptions.push_back(*res.gemm_fallback);
+  JudgeRules rules;
+  rules.bands = factors;
+  rules.price_known = res.price.known;
+  res.verdict = judge(res.estimate, spec.sla, rules);
+  res.at_load = cost_at_load(res.estimate, spec.sla, w);
+  return res;
+}
+
+} // namespace rightsize::app

@@ -1,0 +1,55 @@
+#pragma once
+// The `estimate` use case (docs/cli.md "estimate"): one deployment of one GPU — its layout
+// (core::fit_layout, pinned by flags or the spec's deployment block), the estimate, core::judge's
+// verdict at --confidence, the cost at the SLA's load and the assumptions it rests on. Training
+// specs get the best training layout for the GPU count. The writers in src/cli format the result.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "context.hpp"
+#include "rightsize/judge.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/spec.hpp"
+#include "rightsize/training.hpp"
+
+namespace rightsize::app {
+
+/// The options of one estimate, parsed and typed (0 = choose; -1 concurrency = the spec's).
+struct EstimateRequest {
+  std::string gpu;            ///< catalog id of the GPU
+  bool gpu_from_flag = false; ///< --gpu named it (the spec's deployment block then pins nothing)
+  int gpus = 0;               ///< --gpus
+  int tp = 0;
+  int pp = 0;
+  int ep = 0;
+  int attention_dp = 0;
+  std::int64_t concurrency = -1; ///< --concurrency; -1 = the spec's
+  EngineConfig engine;
+  Confidence confidence = Confidence::p90;
+};
+
+/// An estimated deployment and every decision about it.
+struct EstimateResult {
+  Gpu gpu;
+  ResolvedPrice price;
+  PreparedModel model;
+  std::optional<TrainingEstimate> training; ///< set for a training spec (and nothing below)
+  InferenceWorkload workload;               ///< the spec's, with --concurrency applied
+  Deployment deployment;                    ///< the layout core::fit_layout chose
+  InferenceEstimate estimate;
+  Verdict verdict;    ///< core::judge at the request's confidence
+  CostAtLoad at_load; ///< cost over the SLA's load (core::cost_at_load)
+  std::vector<std::string>
+      assumptions; ///< the spec's (less a concurrency one --concurrency replaced), then any GEMM fallback
+  std::optional<std::string> gemm_fallback; ///< the dtype fallback the GEMMs took on this GPU, in words
+};
+
+/// The spec's workload with --concurrency applied (-1 = keep); outside 1 to 1,000,000 is a usage
+/// Error naming --concurrency.
+InferenceWorkload with_concurrency(const InferenceWorkload& workload, std::int64_t concurrency);
+
+/// Estimates `request.gpu` for `spec`. Layouts that do not divide are usage Errors naming --gpus / --tp.
+EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, const EstimateRequest& request);
+
+} // namespace rightsize::app

@@ -1,0 +1,161 @@
+#include "recommend.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "rightsize/error.hpp"
+
+namespace rightsize::app {
+namespace {
+
+// The closest misses: the best-placed rejection of each GPU, in rejection order, at most `count`.
+template <typename C> std::vector<C> closest_misses(const std::vector<C>& rejected, std::size_t count) {
+  std::vector<C> out;
+  std::vector<std::size_t> seen;
+  for (const auto& c : rejected) {
+    if (std::find(seen.begin(), seen.end(), c.gpu_index) != seen.end()) continue;
+    seen.push_back(c.gpu_index);
+    out.push_back(c);
+    if (out.size() == count) break;
+  }
+  return out;
+}
+
+// The rows every format shows: the top `top` passing; the closest miss per GPU, or every rejection.
+template <typename C>
+void choose_rows(const std::vector<C>& passing, const std::vector<C>& rejected,
+                 const RecommendRequest& request, std::vector<C>& shown, std::vector<C>& rejected_rows) {
+  shown.assign(passing.begin(),
+               passing.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, passing.size())));
+  rejected_rows = request.explain ? rejected : closest_misses(rejected, 3);
+}
+
+double pct_more(double other, double winner) {
+  return (other / winner - 1.0) * 100.0;
+}
+
+WinnerFacts winner_facts(const LoadedCatalog& catalog, const SearchInputs& in, const RecommendResult& result,
+                         const RecommendRequest& request) {
+  const std::vector<Candidate>& ranked = result.recommendation.candidates;
+  const Candidate& w = ranked.front();
+  const bool image = is_item_model(in.models[w.precision_index]);
+  WinnerFacts facts;
+  // How far ahead of the best alternative on another GPU type.
+  for (std::size_t i = 1; i < ranked.size(); ++i) {
+    const Candidate& n = ranked[i];
+    if (n.gpu_index == w.gpu_index || !n.price_known || !w.price_known) continue;
+    if (result.rank_by == RankBy::cost_per_token && w.usd_per_million_output_tokens_at_load > 0.0) {
+      facts.other_gpu = Comparison{
+          i, pct_more(n.usd_per_million_output_tokens_at_load, w.usd_per_million_output_tokens_at_load)};
+    } else if (image && w.usd_per_request_at_load > 0.0 &&
+               (result.rank_by == RankBy::cost_per_request || result.rank_by == RankBy::cost_per_token)) {
+      facts.other_gpu = Comparison{i, pct_more(n.usd_per_request_at_load, w.usd_per_request_at_load)};
+    }
+    break;
+  }
+  // Attention DP against the other layout family on the winner's GPU (methodology §5.6).
+  for (std::size_t i = 1; i < ranked.size(); ++i) {
+    const Candidate& n = ranked[i];
+    if (n.gpu_index != w.gpu_index || (n.layout.attention_dp > 1) == (w.layout.attention_dp > 1)) continue;
+    if (result.rank_by == RankBy::cost_per_token && n.price_known && w.price_known &&
+        w.usd_per_million_output_tokens_at_load > 0.0) {
+      facts.other_attention_dp = Comparison{
+          i, pct_more(n.usd_per_million_output_tokens_at_load, w.usd_per_million_output_tokens_at_load)};
+    }
+    break;
+  }
+  facts.price_age_days = price_age_days(in.prices[w.gpu_index], request.today_days);
+  facts.price_note = facts.price_age_days > k_winner_price_note_days;
+  facts.speed_extrapolated =
+      in.gpus[w.gpu_index].efficiency.provenance.find("extrapolated") != std::string::npos;
+  // Energy of the winner (methodology §9): J per output token, and per 1M tokens the facility kWh
+  // (× PUE), electricity $ and, when a grid intensity is given, CO2e.
+  facts.energy_shown = result.policy.max_power_kw > 0.0 || result.policy.rank_by == RankBy::energy;
+  if (facts.energy_shown && w.power_watts > 0.0) {
+    const TcoParams& tco = catalog.tco;
+    facts.energy = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness, tco.usd_per_kwh,
+                               tco.grid_g_co2e_per_kwh);
+  }
+  return facts;
+}
+
+DisaggComparison compare_disagg(const Recommendation& agg, const DisaggRecommendation& r) {
+  DisaggComparison cmp;
+  for (std::size_t i = 0; i < agg.candidates.size(); ++i) {
+    const Candidate& c = agg.candidates[i];
+    if (!cmp.aggregated ||
+        (c.price_known && c.usd_per_million_output_tokens_at_load <
+                              agg.candidates[*cmp.aggregated].usd_per_million_output_tokens_at_load))
+      cmp.aggregated = i;
+  }
+  cmp.disaggregated = !r.candidates.empty();
+  if (cmp.disaggregated && !cmp.aggregated) cmp.disaggregated_wins = true;
+  if (cmp.disaggregated && cmp.aggregated) {
+    const double ca = agg.candidates[*cmp.aggregated].usd_per_million_output_tokens_at_load;
+    const double cd = r.candidates.front().usd_per_million_output_tokens_at_load;
+    cmp.disaggregated_wins = cd < ca;
+    cmp.pct_below = cmp.disaggregated_wins ? (1.0 - cd / ca) * 100.0 : (1.0 - ca / cd) * 100.0;
+  }
+  return cmp;
+}
+
+} // namespace
+
+SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
+                              const RecommendRequest& request) {
+  SearchPolicy policy;
+  policy.rank_by = request.rank_by;
+  policy.engine = request.engine;
+  policy.confidence = request.confidence;
+  policy.calibration = band_calibration(catalog);
+  policy.max_power_kw = spec.constraints.max_power_kw;
+  policy.max_gpus_per_replica =
+      request.max_gpus_per_replica > 0 ? request.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
+  policy.max_nodes = request.max_nodes > 0 ? request.max_nodes : spec.constraints.max_nodes;
+  if (request.headroom >= 0.0) {
+    if (request.headroom > 10.0)
+      throw Error(ErrorKind::usage, "--headroom", "",
+                  fmt::format("expected 0 to 10, got {}", request.headroom));
+    policy.throughput_headroom = request.headroom;
+  }
+  return policy;
+}
+
+RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
+                              const RecommendRequest& request) {
+  RecommendResult result;
+  result.policy = recommend_policy(spec, catalog, request);
+  result.rank_by = effective_rank_by(result.policy.rank_by, in.models.front().model.kind);
+  result.recommendation =
+      recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
+  const Recommendation& r = result.recommendation;
+  choose_rows(r.candidates, r.rejected, request, result.shown, result.rejected_rows);
+  if (!r.candidates.empty()) {
+    const Candidate& w = r.candidates.front();
+    result.winner = winner_facts(catalog, in, result, request);
+    result.capacity_plan = plan_capacity(w, in.models[w.precision_index], spec.sla,
+                                         capacity_policy_for(result.policy, catalog.pricing));
+  }
+  // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
+  if (request.disagg) {
+    result.disagg =
+        recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
+    result.disagg_comparison = compare_disagg(r, *result.disagg);
+  }
+  return result;
+}
+
+TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCatalog& catalog,
+                                               const SearchInputs& in, const RecommendRequest& request) {
+  TrainingRecommendResult result;
+  result.recommendation =
+      recommend_training(in.models.front(), spec.training, spec.sla, in.gpus, in.gpu_prices,
+                         recommend_policy(spec, catalog, request), TrainingConfig{});
+  choose_rows(result.recommendation.candidates, result.recommendation.rejected, request, result.shown,
+              result.rejected_rows);
+  return result;
+}
+
+} // namespace rightsize::app

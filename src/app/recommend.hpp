@@ -1,0 +1,103 @@
+#pragma once
+// The `recommend` use case (docs/cli.md "recommend"): the search policy from the request, the core
+// search (aggregated, disaggregated or training), and every decision the output shows — the rows of
+// every format, the winner's comparisons, the capacity plan, price age and energy. The writers in
+// src/cli format this result and compute nothing.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "context.hpp"
+#include "rightsize/disagg_search.hpp"
+#include "rightsize/energy.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/spec.hpp"
+#include "rightsize/training_recommend.hpp"
+
+namespace rightsize::app {
+
+/// Prices older than this many days get a note under the winner (gpu-specs.md caveat 5: cloud
+/// prices moved 18-42 % in six months).
+inline constexpr std::int64_t k_winner_price_note_days = 90;
+
+/// The options of one recommendation, parsed and typed (flags and the spec's constraints).
+struct RecommendRequest {
+  RankBy rank_by = RankBy::cost_per_token;
+  Confidence confidence = Confidence::p90;
+  EngineConfig engine;
+  std::size_t top = 5;          ///< passing rows every format shows
+  bool explain = false;         ///< every rejection instead of the closest miss per GPU
+  bool disagg = false;          ///< also search disaggregated prefill/decode pools
+  int max_gpus_per_replica = 0; ///< 0 = the spec's constraints
+  int max_nodes = 0;            ///< 0 = the spec's constraints
+  double headroom = -1.0;       ///< throughput headroom over the peak; negative = the default
+  std::int64_t today_days = 0;  ///< days since 1970-01-01, for the age of the winner's price
+};
+
+/// A candidate the winner is compared against: its index in `Recommendation::candidates` and how
+/// much more it costs than the winner, in percent.
+struct Comparison {
+  std::size_t index = 0;
+  double pct_more = 0.0;
+};
+
+/// Facts about the winner that the outputs state beside it.
+struct WinnerFacts {
+  std::optional<Comparison> other_gpu;          ///< the best option on another GPU type
+  std::optional<Comparison> other_attention_dp; ///< the best layout of the other attention-DP family
+  std::int64_t price_age_days = -1;             ///< -1 = undated
+  bool price_note = false;                      ///< older than k_winner_price_note_days
+  bool speed_extrapolated = false;              ///< its efficiency factors come from other GPUs
+  bool energy_shown = false;                    ///< a power cap or --rank-by energy asked for energy
+  std::optional<EnergyCost> energy;             ///< per 1M output tokens; none when the TDP is unknown
+};
+
+/// recommend --disagg: the best of each kind compared by cost per 1M output tokens at the served
+/// load (methodology §3.6).
+struct DisaggComparison {
+  std::optional<std::size_t> aggregated; ///< the cheapest priced aggregated candidate (index in candidates)
+  bool disaggregated = false;            ///< the disaggregated search has a passing unit (its rank 1)
+  bool disaggregated_wins = false;       ///< rank 1 of the disaggregated search is the cheaper kind
+  double pct_below = 0.0;                ///< how much cheaper the winner is than the other kind, in percent
+};
+
+/// An inference recommendation with every decision its outputs show.
+struct RecommendResult {
+  SearchPolicy policy;
+  RankBy rank_by = RankBy::cost_per_token; ///< the effective ranking (image models rank per item)
+  Recommendation recommendation;           ///< every candidate, passing and rejected
+  std::vector<Candidate> shown;            ///< the top `top` passing candidates: the rows of every format
+  /// The rejected rows of every format: the closest miss of each GPU (at most 3), or with --explain
+  /// every rejection.
+  std::vector<Candidate> rejected_rows;
+  std::optional<WinnerFacts> winner;
+  std::optional<CapacityPlan> capacity_plan; ///< the winner's replicas and autoscaling
+  std::optional<DisaggRecommendation> disagg;
+  std::optional<DisaggComparison> disagg_comparison; ///< with disagg
+  [[nodiscard]] bool none() const {
+    return recommendation.candidates.empty() && (!disagg || disagg->candidates.empty());
+  }
+};
+
+/// A training recommendation with its rows.
+struct TrainingRecommendResult {
+  TrainingRecommendation recommendation;
+  std::vector<TrainingCandidate> shown;         ///< the top `top` passing candidates
+  std::vector<TrainingCandidate> rejected_rows; ///< closest miss per GPU (3), or every one with --explain
+};
+
+/// The search policy of a request: ranking, confidence, calibration bands, engine and the spec's
+/// limits overridden by the request's (a headroom above 10 is a usage error naming --headroom).
+SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
+                              const RecommendRequest& request);
+
+/// Runs an inference recommendation over `in` and decides what its outputs show.
+RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
+                              const RecommendRequest& request);
+
+/// Runs a training recommendation (cheapest run that meets the deadline and budget) over `in`.
+TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCatalog& catalog,
+                                               const SearchInputs& in, const RecommendRequest& request);
+
+} // namespace rightsize::app

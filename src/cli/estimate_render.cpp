@@ -1,0 +1,228 @@
+#include "estimate_render.hpp"
+
+#include <fmt/format.h>
+
+#include "image_render.hpp"
+#include "instances_render.hpp"
+#include "render.hpp"
+#include "rightsize/units.hpp"
+#include "training_render.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+void print_inference_table(const Spec& spec, const app::EstimateResult& result, PricingModel pricing,
+                           const BandContext& bands, Confidence confidence, const std::string& engine_name) {
+  const InferenceWorkload& w = result.workload;
+  const PreparedModel& pm = result.model;
+  const Gpu& gpu = result.gpu;
+  const Deployment& d = result.deployment;
+  const InferenceEstimate& e = result.estimate;
+  const ResolvedPrice& price = result.price;
+  const Verdict& verdict = result.verdict;
+  const CostAtLoad& at_load = result.at_load;
+  fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
+             d.replicas(), d.replicas() == 1 ? "" : "s");
+  fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n",
+             format_params(static_cast<double>(pm.params.total)),
+             format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
+             format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
+  if (pm.model.vision.layers > 0) {
+    // Vision-language model (methodology §1.6): the tower's weights and the request's image tokens.
+    const VisionTowerSpec& v = pm.model.vision;
+    const VisionRequest r = vision_request(v);
+    const std::string images =
+        v.images_per_request == 0
+            ? std::string("no images per request (workload.images_per_request)")
+            : fmt::format("{} image(s) per request = {} image tokens of the {} input tokens, {:.3g} TFLOP to "
+                          "encode in prefill",
+                          v.images_per_request, r.image_tokens, w.input_tokens, r.encoder_flops / 1e12);
+    fmt::print("vision   tower {} params, {} (16-bit, in the weights); {}\n",
+               format_params(static_cast<double>(pm.params.vision)), format_gb(pm.vision_weight_bytes),
+               images);
+  }
+  if (is_image_model(pm)) {
+    fmt::print("workload one image per request: {}; batch {} per replica{} (fits up to {})\n\n",
+               image_workload_line(pm.model), e.concurrency, w.concurrency == 0 ? " (auto)" : "",
+               e.max_concurrency);
+  } else {
+    fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n",
+               w.input_tokens, w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
+               e.open_loop          ? " (Little's law at the arrival rate)"
+               : w.concurrency == 0 ? " (auto)"
+                                    : "",
+               e.max_concurrency);
+  }
+  if (w.arrival == Arrival::poisson) {
+    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} "
+               "(docs/methodology.md §3.1)\n\n",
+               engine_name, w.request_rate_per_s,
+               w.arrival_cv != 1.0 ? fmt::format(", inter-arrival CV {:g}", w.arrival_cv) : "");
+  } else {
+    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths "
+               "(docs/methodology.md §3.1)\n\n",
+               engine_name, e.concurrency);
+  }
+  // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
+  fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d));
+  const MemoryEstimate& m = e.memory;
+  fmt::print("memory per GPU (GB = 1e9 bytes)\n");
+  fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
+  fmt::print("  {:<26}{:>10}\n", "KV cache", format_gb(m.kv_cache_bytes));
+  fmt::print("  {:<26}{:>10}\n", "activations (prefill peak)", format_gb(m.activations_bytes));
+  fmt::print("  {:<26}{:>10}\n", "runtime overhead", format_gb(m.overhead_bytes));
+  fmt::print("  {:<26}{:>10}  of {} usable ({} visible × {:.2f}): {}\n\n", "total",
+             format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
+             format_gb(m.capacity_per_gpu_bytes),
+             m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
+             m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
+                    : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
+  if (!verdict.feasible()) {
+    // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
+    fmt::print("verdict: not feasible — {}\n", describe_rejection(verdict.first, e.concurrency));
+    if (!verdict.precision_supported) {
+      fmt::print(
+          "  {} has no tensor-core support for {} GEMMs: serve a precision it runs (e.g. bf16) or pick a "
+          "GPU that supports it\n",
+          gpu.id, math_dtype_name(pm.math));
+    } else if (!verdict.fits && e.max_concurrency >= 1 && e.concurrency > e.max_concurrency) {
+      fmt::print("  at most {} sequences of {} tokens fit per replica; lower --concurrency or add GPUs\n",
+                 e.max_concurrency, w.context_tokens());
+    } else if (!verdict.fits) {
+      fmt::print("  add GPUs (--gpus, --tp), a smaller precision, or a GPU with more memory\n");
+    }
+  } else {
+    fmt::print("performance{}\n",
+               bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
+    const InferenceBands ib = bands.of(e);
+    const bool calibrated = bands.calibration != nullptr;
+    fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
+    fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
+               fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
+                           format_ms(e.ttft.p99_s)));
+    print_overlay_tail(bands, FigureKind::ttft, e.ttft_s);
+    fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+    fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
+    fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
+               fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
+                           format_ms(e.tpot.p99_s)));
+    print_overlay_tail(bands, FigureKind::tpot, e.tpot_s);
+    if (e.overloaded) {
+      fmt::print(
+          "  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
+    }
+    if (e.clients_exceed_kv) {
+      fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",
+                 e.concurrency, e.max_concurrency);
+    }
+    fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(ib.e2e, calibrated));
+    const Band tput = ib.output_tokens_per_s;
+    fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
+               bands.calibration != nullptr && tput.high > tput.low
+                   ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
+                   : "");
+    fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
+    if (is_image_model(pm)) { // one request = one image (methodology §3.7)
+      fmt::print("  {:<26}{:>10}\n", "seconds per image", fmt::format("{:.2f} s", e.e2e_s));
+      fmt::print("  {:<26}{:>10}\n", "images/s", fmt::format("{:.3g}", e.requests_per_s));
+    }
+    fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
+    for (const auto& note : optimistic_only(bands, e, spec.sla))
+      fmt::print("  caution: {}\n", note);
+    if (!e.link_known) {
+      fmt::print(
+          "  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+          gpu.id);
+    }
+    if (!e.precision_supported)
+      fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
+    fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
+               price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
+               price.date.empty() ? "" : ", " + price.date);
+    fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
+    fmt::print("  instances: {}\n", instances_text(e.bill, gpu_price(price)));
+    // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
+    fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
+               format_usd(e.usd_per_million_output_tokens, price.known));
+    if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
+        at_load.served_requests_per_s < e.requests_per_s) {
+      fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
+                 format_usd(at_load.usd_per_million_output_tokens, price.known),
+                 at_load.served_requests_per_s);
+    }
+    fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
+               format_usd(e.usd_per_request, price.known));
+    if (is_image_model(pm)) {
+      fmt::print("  {:<26}{:>10}\n", "per 1,000 images (cap.)",
+                 format_usd(e.usd_per_request * 1e3, price.known));
+    }
+    if (verdict.term_count > 0) {
+      fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
+      for (std::size_t i = 0; i < verdict.term_count; ++i)
+        fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
+    }
+  }
+  if (!result.assumptions.empty()) {
+    fmt::print("\nassumptions\n");
+    for (const auto& a : result.assumptions)
+      fmt::print("  - {}\n", a);
+  }
+}
+
+} // namespace
+
+void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::EstimateResult& result,
+                     Confidence confidence, const std::string& engine_name, Format format) {
+  const Gpu& gpu = result.gpu;
+  const ResolvedPrice& price = result.price;
+  const PreparedModel& pm = result.model;
+  BandContext bands;
+  bands.calibration = app::band_calibration(catalog);
+  bands.gpu_id = gpu.id;
+  bands.model_class = model_class_of(spec.model);
+  if (result.training) {
+    const TrainingEstimate& t = *result.training;
+    if (format == Format::json) {
+      nlohmann::json doc = training_json(pm, gpu.id, gpu_price(price), t, price.known);
+      add_training_bands(doc, bands, t);
+      doc["schema_version"] = k_output_schema_version;
+      doc["assumptions"] = assumptions_json(result.assumptions);
+      if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+      fmt::print("{}\n", doc.dump(2));
+    } else {
+      print_training_table(spec, pm, gpu, t, price);
+      if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
+    }
+    return;
+  }
+  const Deployment& d = result.deployment;
+  const InferenceEstimate& e = result.estimate;
+  if (format == Format::json) {
+    nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    doc["instances"] = instances_json(e.bill, gpu_price(price));
+    doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d);
+    doc["load"] = load_json(result.workload, engine_name);
+    if (result.verdict.feasible()) {
+      add_inference_bands(doc, bands, e);
+      doc["sla_optimistic_only"] = optimistic_only(bands, e, spec.sla);
+      doc["cost"]["pricing"] = to_string(catalog.pricing);
+      doc["cost"]["price_basis"] = price.basis;
+      doc["cost"]["price_date"] = price.date;
+      add_cost_at_load(doc["cost"], result.at_load, price.known);
+    } else {
+      doc["inference"] = nullptr; // not feasible: no performance or cost (docs/output-schema.md)
+      doc["cost"] = nullptr;
+      doc["instances"] = nullptr;
+    }
+    doc["judgement"] = verdict_json(result.verdict, confidence, e.concurrency);
+    doc["schema_version"] = k_output_schema_version;
+    doc["assumptions"] = assumptions_json(result.assumptions);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+    fmt::print("{}\n", doc.dump(2));
+  } else {
+    print_inference_table(spec, result, catalog.pricing, bands, confidence, engine_name);
+    if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
+  }
+}
+
+} // namespace rightsize::cli

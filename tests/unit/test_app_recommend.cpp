@@ -1,0 +1,138 @@
+// The recommend use case (src/app/recommend.hpp): the rows every format shows, the winner's
+// comparisons and the capacity plan are decided there, from the real catalog and an example spec.
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "catalog_io.hpp"
+#include "recommend.hpp"
+#include "rightsize/pricing.hpp"
+#include "spec_io.hpp"
+
+namespace rightsize {
+namespace {
+
+const std::string k_data = RIGHTSIZE_DATA_DIR;
+
+app::LoadedCatalog priced_catalog() {
+  app::LoadedCatalog loaded;
+  loaded.catalog = io::load_catalog(k_data + "/gpus.json");
+  for (const auto& gpu : loaded.catalog.gpus)
+    loaded.prices.push_back(resolve_price(gpu, loaded.pricing, loaded.provider, loaded.tco));
+  return loaded;
+}
+
+} // namespace
+
+TEST_CASE("recommend use case: rows, closest misses, winner facts and capacity plan", "[app]") {
+  const Spec spec = io::load_spec(k_data + "/examples/chat-8b.json", k_data + "/models");
+  const app::LoadedCatalog catalog = priced_catalog();
+  const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
+  app::RecommendRequest request;
+  request.top = 2;
+  request.today_days = *parse_iso_date(catalog.catalog.prices_as_of);
+  const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
+  const Recommendation& r = result.recommendation;
+  REQUIRE(r.candidates.size() > 2);
+  REQUIRE(!r.rejected.empty());
+
+  // --top bounds the passing rows of every format; they are the best-ranked ones, in order.
+  REQUIRE(result.shown.size() == 2);
+  CHECK(result.shown[0].rank == 1);
+  CHECK(result.shown[1].rank == 2);
+  // Without --explain: one closest miss per GPU type, at most three, in rejection order.
+  REQUIRE(!result.rejected_rows.empty());
+  CHECK(result.rejected_rows.size() <= 3);
+  std::set<std::size_t> gpus;
+  for (const Candidate& c : result.rejected_rows) {
+    CHECK(!c.meets_sla);
+    CHECK(gpus.insert(c.gpu_index).second);
+  }
+  CHECK(result.rejected_rows.front().gpu_index == r.rejected.front().gpu_index);
+
+  // The winner: compared with the best option on another GPU type, by cost per 1M tokens.
+  REQUIRE(result.winner);
+  REQUIRE(result.capacity_plan);
+  CHECK(result.capacity_plan->replicas_peak == r.candidates.front().replicas);
+  const Candidate& w = r.candidates.front();
+  REQUIRE(result.winner->other_gpu);
+  const Candidate& other = r.candidates[result.winner->other_gpu->index];
+  CHECK(other.gpu_index != w.gpu_index);
+  for (std::size_t i = 1; i < result.winner->other_gpu->index; ++i)
+    CHECK(r.candidates[i].gpu_index == w.gpu_index);
+  CHECK(result.winner->other_gpu->pct_more ==
+        Approx((other.usd_per_million_output_tokens_at_load / w.usd_per_million_output_tokens_at_load - 1.0) *
+               100.0));
+  CHECK(result.winner->other_gpu->pct_more >= 0.0);
+  // No power cap and not ranked by energy: no energy line.
+  CHECK(!result.winner->energy_shown);
+  CHECK(!result.none());
+}
+
+TEST_CASE("recommend use case: --explain rows, price age and energy follow the request", "[app]") {
+  const Spec spec = io::load_spec(k_data + "/examples/chat-8b.json", k_data + "/models");
+  const app::LoadedCatalog catalog = priced_catalog();
+  const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM"}, "");
+  app::RecommendRequest request;
+  request.explain = true;
+  request.rank_by = RankBy::energy;
+  const auto quoted_day = parse_iso_date(in.prices.front().date);
+  REQUIRE(quoted_day);
+  const std::int64_t quoted = *quoted_day;
+  request.today_days = quoted + app::k_winner_price_note_days;
+  const app::RecommendResult fresh = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(fresh.winner);
+  CHECK(fresh.rejected_rows.size() == fresh.recommendation.rejected.size());
+  CHECK(fresh.winner->price_age_days == app::k_winner_price_note_days);
+  CHECK(!fresh.winner->price_note);
+  CHECK(fresh.winner->energy_shown);
+  REQUIRE(fresh.winner->energy);
+  CHECK(fresh.winner->energy->kwh_per_million_tokens > 0.0);
+  // Only one GPU type: nothing to compare against.
+  CHECK(!fresh.winner->other_gpu);
+
+  request.today_days = quoted + app::k_winner_price_note_days + 1;
+  const app::RecommendResult stale = app::run_recommend(spec, catalog, in, request);
+  CHECK(stale.winner->price_note);
+
+  request.headroom = 11.0;
+  CHECK_THROWS_WITH(app::run_recommend(spec, catalog, in, request), Catch::Contains("expected 0 to 10"));
+}
+
+} // namespace rightsize
+
+namespace rightsize {
+
+TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[app]") {
+  const std::string data = RIGHTSIZE_DATA_DIR;
+  const Spec spec = io::load_spec(data + "/examples/chat-8b.json", data + "/models");
+  app::LoadedCatalog catalog;
+  catalog.catalog = io::load_catalog(data + "/gpus.json");
+  for (const auto& gpu : catalog.catalog.gpus)
+    catalog.prices.push_back(resolve_price(gpu, catalog.pricing, catalog.provider, catalog.tco));
+  const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM", "L40S"}, "");
+  app::RecommendRequest request;
+  request.disagg = true;
+  const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(result.disagg);
+  REQUIRE(result.disagg_comparison);
+  const app::DisaggComparison& cmp = *result.disagg_comparison;
+  const std::vector<Candidate>& agg = result.recommendation.candidates;
+  REQUIRE(cmp.aggregated);
+  REQUIRE(cmp.disaggregated == !result.disagg->candidates.empty());
+  // The aggregated side is the cheapest priced candidate, not necessarily rank 1.
+  const double ca = agg[*cmp.aggregated].usd_per_million_output_tokens_at_load;
+  for (const Candidate& c : agg) {
+    if (c.price_known) CHECK(ca <= c.usd_per_million_output_tokens_at_load);
+  }
+  if (cmp.disaggregated) {
+    const double cd = result.disagg->candidates.front().usd_per_million_output_tokens_at_load;
+    CHECK(cmp.disaggregated_wins == (cd < ca));
+    CHECK(cmp.pct_below ==
+          Approx(cmp.disaggregated_wins ? (1.0 - cd / ca) * 100.0 : (1.0 - ca / cd) * 100.0));
+    CHECK(cmp.pct_below >= 0.0);
+  }
+}
+
+} // namespace rightsize
