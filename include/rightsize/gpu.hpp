@@ -19,6 +19,10 @@ struct GpuEfficiency {
       0.50; ///< training GEMM efficiency (kernel level; comm and bubble are explicit, docs/training.md)
   double communication = 0.75; ///< η_l of link bandwidth for collectives
   std::string provenance;      ///< where the factors come from ("methodology §4.5 defaults, ...")
+  /// The catalog entry states measured factors of its own (efficiency.source "measured", or an
+  /// efficiency block without a source): data/calibration.json leaves them alone. False for the
+  /// methodology defaults, which the calibration replaces (docs/catalog.md).
+  bool entry_measured = false;
 };
 
 /// Layout family of a serving deployment: the key of per-layout calibrated factors

@@ -393,9 +393,7 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     }
   }
   for (Gpu& gpu : gpus) {
-    const auto& prov = gpu.efficiency.provenance;
-    if (prov.rfind("defaults:", 0) != 0 && prov.rfind("methodology §4.5 defaults", 0) != 0)
-      continue; // the entry set its own
+    if (gpu.efficiency.entry_measured) continue; // the entry set its own (docs/catalog.md)
     const FittedEfficiency* own = fit_of(gpu.id);
     const FittedEfficiency* base = own != nullptr ? own : pooled;
     if (base == nullptr) continue;

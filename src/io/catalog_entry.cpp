@@ -120,9 +120,15 @@ void parse_tflops(const JsonReader& r, Gpu& gpu, std::vector<Error>& errors) {
 
 void parse_efficiency(const JsonReader& r, GpuEfficiency& eff, std::vector<Error>& errors) {
   attempt(errors, [&] {
-    r.expect_keys({"prefill_compute", "decode_bandwidth", "training_mfu", "communication", "provenance"});
+    r.expect_keys(
+        {"prefill_compute", "decode_bandwidth", "training_mfu", "communication", "provenance", "source"});
   });
   if (!r.is_object()) return;
+  // An entry that states factors means them, unless it says they are the defaults (docs/catalog.md).
+  eff.entry_measured = true;
+  read_field(r, "source", false, errors, [&](const JsonReader& v) {
+    eff.entry_measured = v.as_choice({"defaults", "measured"}) == "measured";
+  });
   const auto fraction = [](const JsonReader& v) { return v.as_positive(1.0); };
   read_field(r, "prefill_compute", false, errors,
              [&](const JsonReader& v) { eff.prefill_compute = fraction(v); });

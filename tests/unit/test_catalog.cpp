@@ -125,6 +125,7 @@ TEST_CASE("the shipped catalog is sorted, dated and sourced", "[io]") {
     INFO(g.id);
     CHECK_FALSE(g.spec_sources.empty());
     CHECK(g.efficiency.provenance.rfind("defaults: methodology §4.5", 0) == 0);
+    CHECK_FALSE(g.efficiency.entry_measured); // "source": "defaults": data/calibration.json replaces them
     for (const auto& q : g.prices)
       CHECK(c.sources.count(q.source) == 1);
   }
@@ -206,6 +207,22 @@ TEST_CASE("an overlay changes given fields of known GPUs and adds complete new o
             "/gpus/1/confidence: missing required key",
             "/gpus/0/aliases/0: \"l4\" is already used by \"L4\"",
         });
+}
+
+TEST_CASE("an efficiency block is the entry's own unless its source says defaults (docs/catalog.md)",
+          "[io]") {
+  io::Catalog c = shipped();
+  io::overlay_catalog(c, k_fixtures + "overlay_efficiency.json");
+  const Gpu* own = io::find_gpu(c, "H100-SXM");
+  const Gpu* defaults = io::find_gpu(c, "H200-SXM");
+  REQUIRE(own != nullptr);
+  REQUIRE(defaults != nullptr);
+  CHECK(own->efficiency.entry_measured); // no source: an entry that states factors means them
+  CHECK(own->efficiency.decode_bandwidth == Approx(0.5));
+  CHECK_FALSE(defaults->efficiency.entry_measured);
+  CHECK(errors_of(k_fixtures + "bad_efficiency_source.json", &shipped()) ==
+        std::vector<std::string>{
+            "/gpus/0/efficiency/source: unknown value \"lab\" (expected one of \"defaults\", \"measured\")"});
 }
 
 namespace {

@@ -103,6 +103,27 @@ TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling"
   CHECK(gpus[2].efficiency.provenance.find("communication pooled over GPUs (2 cases)") != std::string::npos);
 }
 
+TEST_CASE("the calibration leaves an entry's own measured factors alone", "[calibration]") {
+  Gpu gpu = test::h100_sxm();
+  gpu.efficiency.decode_bandwidth = 0.5;
+  gpu.efficiency.provenance = "our lab";
+  gpu.efficiency.entry_measured = true;
+  Calibration cal;
+  FittedEfficiency own;
+  own.gpu_id = gpu.id;
+  own.efficiency.decode_bandwidth = 0.84;
+  own.decode_source = "fitted";
+  own.decode_cases = {"a", "b"};
+  cal.gpus = {own};
+  std::vector<Gpu> gpus{gpu};
+  apply_calibration(cal, gpus);
+  CHECK(gpus[0].efficiency.decode_bandwidth == Approx(0.5));
+  CHECK(gpus[0].efficiency.provenance == "our lab");
+  gpus[0].efficiency.entry_measured = false; // the defaults: replaced
+  apply_calibration(cal, gpus);
+  CHECK(gpus[0].efficiency.decode_bandwidth == Approx(0.84));
+}
+
 TEST_CASE("a factor fitted to the serving rows names its rows, not a count of one case", "[calibration]") {
   Gpu gpu = test::h100_sxm();
   gpu.efficiency.provenance = "defaults: methodology §4.5";
