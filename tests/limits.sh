@@ -128,6 +128,10 @@ check sweep_axis_100k_values 0 sweep "$spec" --gpu H100-SXM --vary workload.inpu
 check recommend_disagg_deepseek_v3_2gpus 0 recommend "$root/data/examples/deepseek-v3.json" \
   --gpu B200,H200-SXM --disagg
 check recommend_disagg_chat_8b_all_gpus 0 recommend "$spec" --disagg
+# Every shipped GPU for a 671B MoE (DeepSeek-V3) and for a spec given by its Hugging Face config
+# (Qwen3-30B-A3B): 2.7-2.9 s and 2.2-2.6 s of CPU before the round-five search changes.
+check recommend_disagg_deepseek_v3_all_gpus 0 recommend "$root/data/examples/deepseek-v3.json" --disagg
+check recommend_disagg_hf_config_all_gpus 0 recommend "$root/data/examples/hf-config.json" --disagg
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures limit case(s) failed"
