@@ -59,7 +59,7 @@ check() {
   if [ "$status" = ok ] && [ "$expected" != 0 ] && [ "$expected" != 1 ] && [ "$(head -c 2000 "$tmp/err" | wc -c)" -ge 2000 ]; then
     status="error output longer than 2,000 bytes"
   fi
-  printf '%-34s %6s s %6s s CPU %6s MB  exit %s  stderr %s line(s)  %s\n' "$name" "$seconds" "$cpu" "$mb" "$code" \
+  printf '%-38s %6s s %6s s CPU %6s MB  exit %s  stderr %s line(s)  %s\n' "$name" "$seconds" "$cpu" "$mb" "$code" \
     "$lines" "$status"
   if [ "$status" != ok ]; then
     head -c 500 "$tmp/err"; echo
