@@ -16,6 +16,7 @@ namespace rightsize {
 namespace {
 
 constexpr int k_max_copies = 100000;
+constexpr std::size_t k_reserve_candidates = 100000; // at most this many reserved up front
 
 // The whole deployment: `copies` identical units (throughput scales, latency does not); the price is
 // the whole deployment's instances (bill_disagg packs each pool's copies × workers together).
@@ -193,6 +194,24 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
     std::vector<std::vector<Deployment>> layouts(gpus.size());
     for (std::size_t gi = 0; gi < gpus.size(); ++gi)
       layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
+    // Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
+    // ones), reserved once: growing a vector of kilobyte candidates copies and faults in each
+    // larger buffer; capacity never written costs no memory. Capped (a huge catalog grows as
+    // before past the cap).
+    std::size_t most = 0, widest = 0;
+    for (const std::vector<Deployment>& l : layouts) {
+      most += l.size() * l.size();
+      widest = std::max(widest, l.size());
+    }
+    if (grid.mixed_gpu_types) {
+      const auto m = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
+      most += m * m * widest * widest;
+    }
+    most *= static_cast<std::size_t>(std::max(0, grid.max_prefill_workers) *
+                                     std::max(0, grid.max_decode_workers));
+    most = std::min<std::size_t>(most, k_reserve_candidates);
+    out.candidates.reserve(out.candidates.size() + most);
+    out.rejected.reserve(out.rejected.size() + most);
     const auto run_pair = [&](std::size_t gp, std::size_t gd) {
       const BandFactors bp = band_factors(policy.calibration, policy.confidence, gpus[gp].id, cls);
       const BandFactors bd = band_factors(policy.calibration, policy.confidence, gpus[gd].id, cls);
