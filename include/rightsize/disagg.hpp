@@ -6,6 +6,7 @@
 // estimator's idle prefill plus the queueing of prompts across the P workers, the decode pool its
 // pure decode step at the decode pool's in-flight batch (no prefill interference). Pure.
 #include <cstdint>
+#include <vector>
 
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
@@ -90,12 +91,30 @@ struct DisaggEstimate {
   DisaggBill bill;                       ///< one unit's instances; `combined.usd_per_hour` is its cost
 };
 
+/// Decode step times of one decode worker by integer batch (closed_decode_step_s), kept across the
+/// estimate_disagg calls of one search: the units of a search that share a decode pool's GPU and
+/// layout share these steps (they depend on nothing else but the model, the engine and the
+/// workload's lengths, all in `key`). A call whose pool or lengths differ from the key starts the
+/// memo again, so a stale step is never read.
+struct DecodeStepMemo {
+  struct Key {
+    const PreparedModel* model = nullptr;
+    const EngineConfig* engine = nullptr;
+    const Gpu* gpu = nullptr;
+    int tp = 0, pp = 0, ep = 0, attention_dp = 0;
+    std::int64_t input_tokens = 0, output_tokens = 0, max_context = 0;
+    bool operator==(const Key&) const = default;
+  };
+  Key key;
+  std::vector<double> step_s; ///< index = batch; 0 = not computed yet
+};
+
 /// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or
 /// at `workload.request_rate_per_s` (Arrival::poisson); concurrency 0 = the largest client count whose
 /// mean latencies meet `sla` (when given) and whose decode batches fit the decode workers' KV.
 /// `handoff_s` < 0 = k_pd_handoff_s.
 DisaggEstimate estimate_disagg(const PreparedModel& model, const InferenceWorkload& workload,
                                const DisaggDeployment& deployment, const EngineConfig& engine, const Sla* sla,
-                               double handoff_s = -1.0);
+                               double handoff_s = -1.0, DecodeStepMemo* steps = nullptr);
 
 } // namespace rightsize

@@ -3,8 +3,8 @@
 #include "rightsize/disagg.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <vector>
 
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/load_model.hpp"
@@ -32,27 +32,18 @@ load::ClosedResult mva_at(double service_s, double think_s, double customers) {
   return r;
 }
 
-// Decode step times per integer batch, memoised within one estimate_disagg call: the fixed points
-// and the client-count search revisit the same few batches, each a whole estimate_inference.
-// Direct-mapped and fixed in size (no allocation); a collision only recomputes.
-struct StepCache {
-  static constexpr std::size_t k_entries = 64;
-  std::array<std::int64_t, k_entries> batch{}; // 0 = empty (batches are ≥ 1)
-  std::array<double, k_entries> step_s{};
-};
-
 struct PoolSetup {
   const PreparedModel* pm;
   InferenceWorkload w;
   const DisaggDeployment* dep;
   const EngineConfig* engine;
-  double slots;   // KV slots of one decode worker
-  double tkv_s;   // KV transfer
-  double fixed_s; // engine's fixed TTFT share + the prefill-to-decode handoff
-  double step1_s; // prefill step of one prompt
-  double stepk_s; // prefill step of k_max prompts
-  double k_max;   // whole prompts per step within the token budget
-  StepCache* steps;
+  double slots;          // KV slots of one decode worker
+  double tkv_s;          // KV transfer
+  double fixed_s;        // engine's fixed TTFT share + the prefill-to-decode handoff
+  double step1_s;        // prefill step of one prompt
+  double stepk_s;        // prefill step of k_max prompts
+  double k_max;          // whole prompts per step within the token budget
+  DecodeStepMemo* steps; // decode steps by integer batch (the caller's, or this call's)
 };
 
 // A prefill step of k prompts (1 ≤ k ≤ k_max): affine between one prompt and a full step, each
@@ -101,25 +92,25 @@ InferenceEstimate decode_at(const PoolSetup& s, double batch) {
 }
 
 struct Operating {
-  InferenceEstimate decode;
   double tpot_s = 0.0, batch = 0.0, wait_s = 0.0, utilization = 0.0, requests_per_s = 0.0;
   double ttft_s = 0.0, client_wait_s = 0.0, p_wait = 0.0;
   double prompts_per_step = 1.0, step_s = 0.0; // the loaded prefill worker's batched step
   bool overloaded = false, kv_bound = false;
 };
 
-// One decode worker's step at `batch` (rounded) sequences, from the cache or decode_at.
+// One decode worker's step at `batch` (rounded) sequences, from the memo or closed_decode_step_s:
+// the fixed points and the client-count search revisit the same few batches, and the units of a
+// search that share a decode pool the same ones again.
 double decode_step_s(const PoolSetup& s, double batch) {
   const std::int64_t b = std::max<std::int64_t>(1, std::llround(batch));
-  StepCache& c = *s.steps;
-  const auto slot = static_cast<std::size_t>(b) % StepCache::k_entries;
-  if (c.batch[slot] != b) {
+  std::vector<double>& steps = s.steps->step_s;
+  const auto at = static_cast<std::size_t>(b);
+  if (at >= steps.size()) steps.resize(std::max(at + 1, 2 * steps.size()), 0.0);
+  if (steps[at] <= 0.0) {
     const PoolDeployment& pool = s.dep->decode;
-    c.step_s[slot] =
-        closed_decode_step_s(*s.pm, decode_workload(s, b), *pool.gpu, one_worker(pool), *s.engine);
-    c.batch[slot] = b;
+    steps[at] = closed_decode_step_s(*s.pm, decode_workload(s, b), *pool.gpu, one_worker(pool), *s.engine);
   }
-  return c.step_s[slot];
+  return steps[at];
 }
 
 // The decode batch by fixed point (methodology §3.6): B = min(slots, λ(B)·(OSL − 1)·TPOT(B)/D).
@@ -150,7 +141,6 @@ template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, R
     }
     op.batch = 0.5 * (op.batch + next);
   }
-  op.decode = decode_at(s, op.batch);
   op.tpot_s = tpot_at(s, op.batch);
 }
 
@@ -166,10 +156,17 @@ Operating closed_point(const PoolSetup& s, double clients) {
   op.batch = std::min(s.slots, std::max(1.0, clients / dw));
   load::ClosedResult q;
   double service_s = s.step1_s;
+  // The queue last evaluated: a batch held at the KV slots repeats the same service and think time
+  // (the same TPOT) through the fixed points, and the same arguments give the same result.
+  double seen_service = -1.0, seen_think = -1.0;
   const auto rate_of = [&](double tpot_s) {
     const double think = s.tkv_s + s.fixed_s + osl_rest * tpot_s;
     service_s = batched_service(s, op.prompts_per_step, [&](double service) {
-      q = mva_at(service, think, clients / pw);
+      if (service != seen_service || think != seen_think) {
+        q = mva_at(service, think, clients / pw);
+        seen_service = service;
+        seen_think = think;
+      }
       return q.throughput_per_s * q.response_s;
     });
     double x = pw * q.throughput_per_s;
@@ -339,14 +336,30 @@ namespace rightsize {
 
 DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
                                const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
-                               double handoff_s) {
+                               double handoff_s, DecodeStepMemo* memo) {
   DisaggEstimate e;
   PoolSetup s{};
   s.pm = &pm;
   s.w = workload;
   s.dep = &dep;
   s.engine = &engine;
-  StepCache steps;
+  DecodeStepMemo own;
+  DecodeStepMemo& steps = memo != nullptr ? *memo : own;
+  const Deployment& dl = dep.decode.layout;
+  const DecodeStepMemo::Key key{&pm,
+                                &engine,
+                                dep.decode.gpu,
+                                dl.tp,
+                                dl.pp,
+                                dl.ep,
+                                dl.attention_dp,
+                                workload.input_tokens,
+                                workload.output_tokens,
+                                workload.max_context};
+  if (!(steps.key == key)) {
+    steps.key = key;
+    steps.step_s.assign(64, 0.0);
+  }
   s.steps = &steps;
   // Prefill worker: one prompt in flight (its KV leaves for the decode pool), one output token.
   InferenceWorkload wp = workload;
@@ -378,10 +391,14 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   s.slots = std::max(1.0, d(e.decode.max_concurrency));
 
   const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
-  const auto run = [&](double clients) {
+  // `full`: also the decode worker's whole estimate at the operating batch (its memory, bound and
+  // floors). The client-count search below judges only the latencies and the KV verdict, which
+  // combine() sets from the operating point, so its trial points skip that estimate and the point
+  // it returns is evaluated again in full (deterministic: the same numbers).
+  const auto run = [&](double clients, bool full) {
     const Operating op = open ? open_point(s) : closed_point(s, clients);
     DisaggEstimate r = e;
-    r.decode = op.decode;
+    if (full) r.decode = decode_at(s, op.batch);
     r.prefill_wait_s = op.wait_s;
     r.prefill_utilization = op.utilization;
     r.decode_batch = op.batch;
@@ -391,7 +408,7 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
     r.combined = combine(s, r, op, open ? op.batch * dep.decode.workers : clients);
     return r;
   };
-  if (open || workload.concurrency > 0) return run(d(std::max<std::int64_t>(1, workload.concurrency)));
+  if (open || workload.concurrency > 0) return run(d(std::max<std::int64_t>(1, workload.concurrency)), true);
   // Auto: the most clients whose decode batches fit the slots and whose latencies meet the SLA
   // (latency rises with the client count, so bisection finds it).
   double lo = 1.0;
@@ -399,20 +416,17 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   const auto ok = [&](const DisaggEstimate& r) {
     return meets(r.combined, sla) && !r.combined.clients_exceed_kv;
   };
-  DisaggEstimate best = run(hi);
+  DisaggEstimate best = run(hi, true);
   if (ok(best)) return best;
-  best = run(lo);
   while (hi - lo > std::max(1.0, 0.01 * lo)) {
     const double mid = std::floor((lo + hi) / 2.0);
-    DisaggEstimate r = run(mid);
-    if (ok(r)) {
+    if (ok(run(mid, false))) {
       lo = mid;
-      best = r;
     } else {
       hi = mid;
     }
   }
-  return best;
+  return run(lo, true);
 }
 
 } // namespace rightsize

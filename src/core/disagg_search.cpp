@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "rightsize/calibration.hpp"
 
@@ -15,6 +16,7 @@ namespace rightsize {
 namespace {
 
 constexpr int k_max_copies = 100000;
+constexpr std::size_t k_reserve_candidates = 100000; // at most this many reserved up front
 
 // The whole deployment: `copies` identical units (throughput scales, latency does not); the price is
 // the whole deployment's instances (bill_disagg packs each pool's copies × workers together).
@@ -50,7 +52,15 @@ std::vector<Deployment> pool_layouts(const PreparedModel& model, const Inference
   return out;
 }
 
-bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b) {
+// Costs within the same 0.1 % bucket tie (xPyD copies of one unit differ only by rounding).
+long long cost_bucket(const DisaggCandidate& c) {
+  const double usd =
+      c.price_known ? c.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
+  return usd < std::numeric_limits<double>::max() && usd > 0.0 ? std::llround(std::log(usd) * 1000.0)
+                                                               : std::numeric_limits<long long>::max();
+}
+
+bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b, long long bucket_a, long long bucket_b) {
   if (a.meets_sla != b.meets_sla) return a.meets_sla;
   if (!a.meets_sla) {
     if (a.verdict.first.reason != b.verdict.first.reason)
@@ -63,13 +73,9 @@ bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b) {
       a.price_known ? a.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
   const double kb =
       b.price_known ? b.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
-  // Costs within the same 0.1 % bucket tie (xPyD copies of one unit differ only by rounding):
-  // then the fewer GPUs win. Buckets keep the order a strict weak ordering.
-  const auto bucket = [](double usd) {
-    return usd < std::numeric_limits<double>::max() && usd > 0.0 ? std::llround(std::log(usd) * 1000.0)
-                                                                 : std::numeric_limits<long long>::max();
-  };
-  if (bucket(ka) != bucket(kb)) return bucket(ka) < bucket(kb);
+  // Costs within the same bucket tie: then the fewer GPUs win. Buckets keep the order a strict weak
+  // ordering.
+  if (bucket_a != bucket_b) return bucket_a < bucket_b;
   if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
   if (ka != kb) return ka < kb;
   if (a.whole.tpot_s != b.whole.tpot_s) return a.whole.tpot_s < b.whole.tpot_s;
@@ -85,11 +91,40 @@ bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b) {
   return key(a) < key(b);
 }
 
+// Sorts cheapest first through a permutation: a candidate is kilobytes, so std::sort moving them
+// cost more than the search's arithmetic at tens of thousands of units. The same comparisons on the
+// same sequence give the same order; the permutation is then applied in place (one move each).
+void sort_cheapest(std::vector<DisaggCandidate>& v) {
+  std::vector<long long> buckets(v.size());
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    buckets[i] = cost_bucket(v[i]);
+    order[i] = i;
+  }
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return cheaper(v[a], v[b], buckets[a], buckets[b]); });
+  // Position i takes v[order[i]]: follow each cycle once.
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (order[i] == i) continue;
+    DisaggCandidate held = std::move(v[i]);
+    std::size_t at = i;
+    while (order[at] != i) {
+      const std::size_t from = order[at];
+      v[at] = std::move(v[from]);
+      order[at] = at;
+      at = from;
+    }
+    v[at] = std::move(held);
+    order[at] = at;
+  }
+}
+
 } // namespace
 
 DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const InferenceWorkload& workload,
                                           const Sla& sla, const DisaggDeployment& unit,
-                                          const SearchPolicy& policy, const BandFactors& bands) {
+                                          const SearchPolicy& policy, const BandFactors& bands,
+                                          DecodeStepMemo* steps) {
   DisaggCandidate c;
   c.unit = unit;
   c.price_known = unit.prefill.price.usd_per_gpu_hour > 0.0 && unit.decode.price.usd_per_gpu_hour > 0.0;
@@ -97,7 +132,7 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   // targets at the judged end of the band; open-loop latency judged at the rate once sized.
   const CapacityInputs cap = capacity_inputs(workload, sla, bands);
   const Sla& capacity_sla = cap.sla;
-  c.estimate = estimate_disagg(model, cap.workload, unit, policy.engine, &cap.auto_sla);
+  c.estimate = estimate_disagg(model, cap.workload, unit, policy.engine, &cap.auto_sla, -1.0, steps);
   c.whole = c.estimate.combined;
   c.bill = c.estimate.bill;
   JudgeRules rules;
@@ -125,7 +160,7 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
     while (true) {
       InferenceWorkload open = workload;
       open.request_rate_per_s = *sla.requests_per_s / c.copies; // each unit's share
-      const DisaggEstimate at_rate = estimate_disagg(model, open, unit, policy.engine, nullptr);
+      const DisaggEstimate at_rate = estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps);
       const DisaggBill bill = bill_disagg(unit, c.copies);
       const InferenceEstimate whole = scaled(at_rate.combined, bill, c.copies);
       const Verdict v = judge(whole, sla, rules);
@@ -159,6 +194,24 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
     std::vector<std::vector<Deployment>> layouts(gpus.size());
     for (std::size_t gi = 0; gi < gpus.size(); ++gi)
       layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
+    // Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
+    // ones), reserved once: growing a vector of kilobyte candidates copies and faults in each
+    // larger buffer; capacity never written costs no memory. Capped (a huge catalog grows as
+    // before past the cap).
+    std::size_t most = 0, widest = 0;
+    for (const std::vector<Deployment>& l : layouts) {
+      most += l.size() * l.size();
+      widest = std::max(widest, l.size());
+    }
+    if (grid.mixed_gpu_types) {
+      const auto m = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
+      most += m * m * widest * widest;
+    }
+    most *= static_cast<std::size_t>(std::max(0, grid.max_prefill_workers) *
+                                     std::max(0, grid.max_decode_workers));
+    most = std::min<std::size_t>(most, k_reserve_candidates);
+    out.candidates.reserve(out.candidates.size() + most);
+    out.rejected.reserve(out.rejected.size() + most);
     const auto run_pair = [&](std::size_t gp, std::size_t gd) {
       const BandFactors bp = band_factors(policy.calibration, policy.confidence, gpus[gp].id, cls);
       const BandFactors bd = band_factors(policy.calibration, policy.confidence, gpus[gd].id, cls);
@@ -167,14 +220,18 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
       bands.ttft_high = bp.ttft_high;
       bands.tpot_high = bd.tpot_high;
       bands.throughput_low = std::min(bp.throughput_low, bd.throughput_low);
+      // One memo of decode steps per decode layout: every unit on it shares them.
+      std::vector<DecodeStepMemo> steps(layouts[gd].size());
       for (const Deployment& lp : layouts[gp]) {
-        for (const Deployment& ld : layouts[gd]) {
+        for (std::size_t li = 0; li < layouts[gd].size(); ++li) {
+          const Deployment& ld = layouts[gd][li];
           for (int p = 1; p <= grid.max_prefill_workers; ++p) {
             for (int dw = 1; dw <= grid.max_decode_workers; ++dw) {
               DisaggDeployment unit;
               unit.prefill = PoolDeployment{&gpus[gp], lp, p, prices[gp]};
               unit.decode = PoolDeployment{&gpus[gd], ld, dw, prices[gd]};
-              DisaggCandidate c = evaluate_disagg_candidate(model, workload, sla, unit, policy, bands);
+              DisaggCandidate c =
+                  evaluate_disagg_candidate(model, workload, sla, unit, policy, bands, &steps[li]);
               c.prefill_gpu_index = gp;
               c.decode_gpu_index = gd;
               c.precision_index = pi;
@@ -222,8 +279,8 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
       }
     }
   }
-  std::sort(out.candidates.begin(), out.candidates.end(), cheaper);
-  std::sort(out.rejected.begin(), out.rejected.end(), cheaper);
+  sort_cheapest(out.candidates);
+  sort_cheapest(out.rejected);
   return out;
 }
 

@@ -4,61 +4,103 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace rightsize::load {
 
-ClosedResult closed_mva(double service_s, double think_s, int customers) {
-  ClosedResult r;
-  if (customers <= 0 || service_s <= 0.0) return r;
+namespace {
+
+// The sums of the product form exact MVA computes (Reiser & Lavenberg 1980, §2): with z = Z/S and
+// m customers thinking, the weight of m is v_m ∝ z^m/m! (the finite-source queue M/M/1//N,
+// Kleinrock 1975 §3.8), m = 0..N. Summed outwards from the largest weight (m0 = N when N ≤ z,
+// else ⌊z⌋) and stopped once a weight is below 1e-20 of the sum (the rest falls faster than
+// geometrically): the same numbers as the O(N) recursion to rounding, in O(√min(N, z)) steps.
+struct ProductSums {
+  double sum = 1.0;   // Σ v_m
+  double busy = 0.0;  // Σ over m < N (the station busy)
+  double queue = 0.0; // Σ (N − m)·v_m
+};
+
+// ln(m!) by Stirling's series to the 1/(12m) term (error below 1/(360·m³); Abramowitz & Stegun
+// 6.1.41); 0 at m = 0.
+double log_factorial(double m) {
+  if (m < 1.0) return 0.0;
+  return m * std::log(m) - m + 0.5 * std::log(2.0 * std::numbers::pi * m) + 1.0 / (12.0 * m);
+}
+
+// Past the mode (N > m0 = ⌊z⌋) the weights fall as z/m: when v_N/v_m0 = z^(N − m0)·m0!/N! is below
+// e^-60 (1e-26; the sum cuts at 1e-20) the station is never idle to double precision, so the sums
+// need not be run: utilization 1 and Σ(N − m)·v_m / Σ v_m = N − z (the Poisson mean of the thinking
+// customers, z). The margin of e^-60 against 1e-20 covers Stirling's error many times over.
+bool saturated(double z, int m0, int customers) {
+  const double n = static_cast<double>(customers), m = static_cast<double>(m0);
+  const double log_ratio = (n - m) * std::log(z) - (log_factorial(n) - log_factorial(m));
+  return log_ratio < -60.0;
+}
+
+ProductSums product_sums(double z, int customers) {
   const double n = static_cast<double>(customers);
-  if (think_s <= 0.0) { // everyone queues: R(k) = k·S, X = 1/S
-    r.response_s = n * service_s;
-    r.throughput_per_s = 1.0 / service_s;
-    r.utilization = 1.0;
-    return r;
-  }
-  // The product form exact MVA computes (Reiser & Lavenberg 1980, §2): with z = Z/S, the
-  // probability of j customers at the station is w_j/Σw, w_j = N!/(N−j)!·z^−j (the finite-source
-  // queue M/M/1//N, Kleinrock 1975 §3.8). Summed outwards from the largest weight (j = 0 when
-  // N ≤ z; otherwise m = N − j = ⌊z⌋ thinking) and stopped once a weight is below 1e-20 of the sum
-  // (the rest falls faster than geometrically): the same numbers as the O(N) recursion to
-  // rounding, in O(√min(N, z)) steps.
-  const double z = think_s / service_s;
-  double sum = 1.0, busy = 0.0, queue = 0.0; // Σ w, Σ over j ≥ 1, Σ j·w
+  ProductSums p;
   double w = 1.0;
-  if (n <= z) {
+  if (n <= z) { // m0 = N: only the terms below it (w_j = w_{j−1}·(N − j + 1)/z, j = N − m)
     for (int j = 1; j <= customers; ++j) {
       w *= (n - j + 1.0) / z;
-      sum += w;
-      busy += w;
-      queue += j * w;
-      if (w < 1e-20 * sum) break;
+      p.sum += w;
+      p.busy += w;
+      p.queue += j * w;
+      if (w < 1e-20 * p.sum) break;
     }
-  } else {
-    // m customers thinking, w_m ∝ z^m/m!, largest at m0 = ⌊z⌋ < N: summed outwards from there.
-    const int m0 = static_cast<int>(z);
-    sum = busy = 1.0;
-    queue = n - m0;
-    for (int m = m0 + 1; m <= customers; ++m) { // up: w_m = w_{m−1}·z/m
-      w *= z / m;
-      sum += w;
-      if (m < customers) busy += w; // m = N: the station idle
-      queue += (n - m) * w;
-      if (w < 1e-20 * sum) break;
-    }
-    w = 1.0;
-    for (int m = m0; m > 0; --m) { // down: w_{m−1} = w_m·m/z
-      w *= m / z;
-      sum += w;
-      busy += w;
-      queue += (n - m + 1.0) * w;
-      if (w < 1e-20 * sum) break;
-    }
+    return p;
   }
+  const int m0 = static_cast<int>(z); // < N
+  if (saturated(z, m0, customers)) {  // v_N below e^-60 of the mode: the summed result, to rounding
+    p.sum = p.busy = 1.0;             // utilization 1, mean thinking z: Q = N − z
+    p.queue = n - z;
+    return p;
+  }
+  p.busy = 1.0;
+  p.queue = n - m0;
+  for (int m = m0 + 1; m <= customers; ++m) { // up: w_m = w_{m−1}·z/m
+    w *= z / m;
+    p.sum += w;
+    if (m < customers) p.busy += w; // m = N: the station idle
+    p.queue += (n - m) * w;
+    if (w < 1e-20 * p.sum) break;
+  }
+  w = 1.0;
+  for (int m = m0; m > 0; --m) { // down: w_{m−1} = w_m·m/z
+    w *= m / z;
+    p.sum += w;
+    p.busy += w;
+    p.queue += (n - m + 1.0) * w;
+    if (w < 1e-20 * p.sum) break;
+  }
+  return p;
+}
+
+ClosedResult from_sums(double service_s, double sum, double busy, double queue) {
+  ClosedResult r;
   r.utilization = std::min(1.0, busy / sum);
   r.throughput_per_s = busy / sum / service_s;
   r.response_s = busy > 0.0 ? queue / busy * service_s : service_s; // Little: R = Q/X
   return r;
+}
+
+ClosedResult all_queue(double service_s, int customers) { // think 0: R(k) = k·S, X = 1/S
+  ClosedResult r;
+  r.response_s = static_cast<double>(customers) * service_s;
+  r.throughput_per_s = 1.0 / service_s;
+  r.utilization = 1.0;
+  return r;
+}
+
+} // namespace
+
+ClosedResult closed_mva(double service_s, double think_s, int customers) {
+  if (customers <= 0 || service_s <= 0.0) return {};
+  if (think_s <= 0.0) return all_queue(service_s, customers);
+  const ProductSums p = product_sums(think_s / service_s, customers);
+  return from_sums(service_s, p.sum, p.busy, p.queue);
 }
 
 double kingman_wait_s(double service_s, double utilization, double arrival_cv, double service_cv) {

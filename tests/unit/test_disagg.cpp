@@ -1,5 +1,6 @@
 // Disaggregated prefill/decode serving (methodology §3.6): each formula against a hand-computed
 // worked example, and the composition's identities.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -204,4 +205,73 @@ TEST_CASE("the disaggregated search ranks passing units by cost and judges every
   CHECK(mixed); // mixed GPU types for the two pools are searched
   for (const DisaggCandidate& c : r.rejected)
     CHECK_FALSE(c.verdict.passes());
+}
+
+namespace {
+
+// Every figure of two estimates the search reads (the combined estimate, the decode worker, the
+// operating point), compared exactly: a memo must not change a single bit.
+void check_same(const DisaggEstimate& a, const DisaggEstimate& b) {
+  CHECK(a.combined.concurrency == b.combined.concurrency);
+  CHECK(a.combined.ttft_s == b.combined.ttft_s);
+  CHECK(a.combined.tpot_s == b.combined.tpot_s);
+  CHECK(a.combined.ttft.p99_s == b.combined.ttft.p99_s);
+  CHECK(a.combined.requests_per_s == b.combined.requests_per_s);
+  CHECK(a.combined.usd_per_million_output_tokens == b.combined.usd_per_million_output_tokens);
+  CHECK(a.combined.memory.per_gpu_bytes == b.combined.memory.per_gpu_bytes);
+  CHECK(a.decode.decode_step_s == b.decode.decode_step_s);
+  CHECK(a.decode.memory.kv_cache_bytes == b.decode.memory.kv_cache_bytes);
+  CHECK(a.decode_batch == b.decode_batch);
+  CHECK(a.prefill_prompts_per_step == b.prefill_prompts_per_step);
+  CHECK(a.prefill_wait_s == b.prefill_wait_s);
+}
+
+} // namespace
+
+TEST_CASE("decode steps kept across units change no figure, and a memo of another pool is not read",
+          "[disagg]") {
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  InferenceWorkload w;
+  w.input_tokens = 2048;
+  w.output_tokens = 256;
+  Sla sla;
+  sla.tpot_ms = 30.0;
+  sla.ttft_ms = 2000.0;
+  // One memo through the units of a grid on one decode pool (as recommend_disagg keeps it): each
+  // auto-concurrency estimate equals the one computed alone.
+  DecodeStepMemo memo;
+  for (int p = 1; p <= 3; ++p) {
+    for (int d = 1; d <= 3; ++d) {
+      const DisaggDeployment dep = h100_pools(gpu, p, d);
+      INFO(p << "P" << d << "D");
+      check_same(estimate_disagg(pm, w, dep, engine, &sla, -1.0, &memo),
+                 estimate_disagg(pm, w, dep, engine, &sla));
+    }
+  }
+  const auto known = [](const DecodeStepMemo& m) {
+    return std::count_if(m.step_s.begin(), m.step_s.end(), [](double t) { return t > 0.0; });
+  };
+  CHECK(known(memo) > 0);
+  CHECK(memo.key.tp == 2);
+  // The same memo handed a unit whose decode pool is TP1 (its key differs): started again, and the
+  // TP1 steps are not the TP2 steps it held.
+  DisaggDeployment narrow = h100_pools(gpu, 2, 2);
+  narrow.decode.layout.tp = 1;
+  narrow.decode.layout.gpus = 1;
+  const std::vector<double> tp2_steps = memo.step_s;
+  check_same(estimate_disagg(pm, w, narrow, engine, &sla, -1.0, &memo),
+             estimate_disagg(pm, w, narrow, engine, &sla));
+  CHECK(memo.key.tp == 1);
+  CHECK(known(memo) > 0);
+  for (std::size_t b = 0; b < std::min(tp2_steps.size(), memo.step_s.size()); ++b) {
+    if (tp2_steps[b] > 0.0 && memo.step_s[b] > 0.0) CHECK(memo.step_s[b] != tp2_steps[b]);
+  }
+  // Other lengths: started again as well.
+  InferenceWorkload longer = w;
+  longer.input_tokens = 8192;
+  check_same(estimate_disagg(pm, longer, narrow, engine, &sla, -1.0, &memo),
+             estimate_disagg(pm, longer, narrow, engine, &sla));
+  CHECK(memo.key.input_tokens == 8192);
 }

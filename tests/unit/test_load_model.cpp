@@ -200,3 +200,21 @@ TEST_CASE("exact MVA's product form equals the recursion, light to saturated", "
   CHECK(a.response_s == Approx(b.response_s).epsilon(1e-9));
   CHECK(a.throughput_per_s == Approx(b.throughput_per_s).epsilon(1e-9));
 }
+
+TEST_CASE("exact MVA past saturation: the closed form where the sums would add nothing", "[load]") {
+  // Far past the knee (N − z many √z) the station is never idle to double precision and
+  // closed_mva returns U = 1, R = N·S − Z without summing (load_model.cpp, `saturated`). Across
+  // the switch (at about N − z = √(120·z)) and far past it, the result is the recursion's.
+  for (const double think : {3.0, 40.0, 700.0, 5000.0}) {
+    const int knee = static_cast<int>(think + std::sqrt(120.0 * think));
+    for (const int n : {knee - 40, knee - 3, knee, knee + 3, knee + 40, 4 * knee + 50}) {
+      if (n < 1) continue;
+      const load::ClosedResult want = mva_recursion(0.5, 0.5 * think, n);
+      const load::ClosedResult got = load::closed_mva(0.5, 0.5 * think, n);
+      INFO("Z/S = " << think << ", N = " << n);
+      CHECK(got.response_s == Approx(want.response_s).epsilon(1e-11));
+      CHECK(got.throughput_per_s == Approx(want.throughput_per_s).epsilon(1e-11));
+      CHECK(got.utilization == Approx(want.utilization).epsilon(1e-11));
+    }
+  }
+}
