@@ -69,9 +69,12 @@ check() {
 
 spec=$root/data/examples/chat-8b.json
 
-# 10: a catalog of 40,000 GPUs (loading was quadratic: 40 s).
+# 10: a catalog of 40,000 GPUs (loading was quadratic: 40 s). The copies drop the first GPU's instance
+# shapes (entered after that test was written) so the file stays near the 60 MB docs/reliability.md measured
+# (59 MB; with the shapes 71 MB, over the loader's 64 MiB limit).
 if command -v jq >/dev/null; then
-  jq '.gpus = [range(40000) as $i | (.gpus[0] | .id = "G\($i)" | .name = "GPU \($i)" | del(.aliases))]' \
+  jq '.gpus = [range(40000) as $i | (.gpus[0] | .id = "G\($i)" | .name = "GPU \($i)" | del(.aliases)
+      | .prices |= map(del(.instance, .gpus_per_instance, .instance_source)))]' \
     "$root/data/gpus.json" >"$tmp/big-catalog.json"
   check catalog_40k_gpus 0 catalog list --catalog "$tmp/big-catalog.json" --format csv
 else
