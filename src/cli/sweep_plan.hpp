@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,14 +65,15 @@ const std::vector<KeyInfo>& sweep_keys();
 /// The key named `name`, or nullptr.
 const KeyInfo* find_sweep_key(std::string_view name);
 
-/// One `--vary KEY=VALUES`: its key, values and their pre-rendered output cells.
+/// One `--vary KEY=VALUES`: its key and values (the writers render their output cells).
 struct SweepAxis {
   const KeyInfo* key = nullptr;
   AxisValues values;
-  std::vector<double> numbers;          ///< per value for fast keys: "auto" -> 0, gpu -> catalog index
-  std::vector<std::string> csv_cells;   ///< RFC 4180-quoted where needed
-  std::vector<std::string> json_values; ///< JSON literal (number or quoted string)
+  std::vector<double> numbers; ///< per value for fast keys: "auto" -> 0, gpu -> catalog index
 };
+
+/// `text` as a finite number when all of it is one (std::from_chars), else nothing.
+std::optional<double> number_of(const std::string& text);
 
 /// Parses one `--vary` argument. `presets` lists preset ids (for model.preset did-you-mean).
 /// Throws a usage Error naming --vary. GPU values are resolved later (resolve_gpu_axis).
