@@ -157,37 +157,6 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   }
 }
 
-void finish_plan(SweepPlan& plan) {
-  std::vector<std::size_t> sizes;
-  std::vector<std::size_t> model_sizes;
-  plan.model_axes.clear();
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
-    sizes.push_back(plan.axes[a].values.texts.size());
-    if (plan.axes[a].key->field == SweepField::model_json) {
-      plan.model_axes.push_back(a);
-      model_sizes.push_back(sizes.back());
-    }
-  }
-  plan.grid = GridShape(sizes);
-  plan.model_grid = GridShape(model_sizes);
-  if (plan.search_gpus.empty()) {
-    // The whole catalog, as recommend searches it: consumer parts only when named (docs/catalog.md).
-    for (std::size_t g = 0; g < plan.gpus.size(); ++g)
-      if (searched_by_default(plan.gpus[g].gpu_class, false)) plan.search_gpus.push_back(g);
-  }
-  plan.layouts.clear();
-  plan.bands.clear();
-  for (const PreparedModel& model : plan.models) {
-    const std::string model_class = model_class_of(model.model);
-    for (const Gpu& gpu : plan.gpus) {
-      plan.bands.push_back(band_factors(plan.calibrated ? &plan.calibration : nullptr, plan.policy.confidence,
-                                        gpu.id, model_class));
-      plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
-                                                              : std::vector<Deployment>{});
-    }
-  }
-}
-
 std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& o, std::FILE* out) {
   const std::uint64_t total = plan.grid.size();
   const bool directions = o.x.has_direction && o.y.has_direction;

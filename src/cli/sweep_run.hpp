@@ -65,10 +65,6 @@ struct RunOptions {
   int table_width = 100;
 };
 
-/// Fills the derived parts of a plan whose axes, models, GPUs and prices are set: the grid, the
-/// model axes and grid, the search GPUs (all when empty) and the auto layouts.
-void finish_plan(SweepPlan& plan);
-
 /// Evaluates every point and writes the output to `out` in grid order (only the front with
 /// `pareto`). Byte-identical for any thread count. Returns the number of points written.
 std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& options,

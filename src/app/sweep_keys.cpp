@@ -1,4 +1,5 @@
 // The keys `rightsize sweep --vary` accepts and the checks on their values (docs/sweep.md).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -8,10 +9,9 @@
 #include "rightsize/error.hpp"
 #include "rightsize/precision.hpp"
 #include "rightsize/text.hpp"
-#include "sweep_plan.hpp"
-#include "sweep_rows.hpp"
+#include "sweep.hpp"
 
-namespace rightsize::cli {
+namespace rightsize::app {
 
 std::optional<double> number_of(const std::string& text) {
   double value = 0.0;
@@ -198,4 +198,4 @@ SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::str
   return axis;
 }
 
-} // namespace rightsize::cli
+} // namespace rightsize::app
