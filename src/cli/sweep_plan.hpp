@@ -6,10 +6,13 @@
 namespace rightsize::cli {
 
 using app::evaluate_point;
+using app::find_metric;
 using app::find_sweep_key;
 using app::finish_plan;
 using app::FixedDeployment;
 using app::KeyInfo;
+using app::Metric;
+using app::metric_value;
 using app::number_of;
 using app::parse_sweep_axis;
 using app::PointIssue;
