@@ -2,6 +2,7 @@
 // The sweep plan and its evaluation live in the application layer (src/app/sweep.hpp); the sweep
 // command and its writers use them by these names.
 #include "sweep.hpp"
+#include "sweep_spec.hpp"
 
 namespace rightsize::cli {
 
@@ -10,6 +11,7 @@ using app::find_metric;
 using app::find_sweep_key;
 using app::finish_plan;
 using app::FixedDeployment;
+using app::k_max_model_combinations;
 using app::KeyInfo;
 using app::Metric;
 using app::metric_value;
@@ -17,6 +19,8 @@ using app::number_of;
 using app::parse_sweep_axis;
 using app::PointIssue;
 using app::PointResult;
+using app::prepare_sweep_models;
+using app::SpecSource;
 using app::sweep_keys;
 using app::SweepAxis;
 using app::SweepField;
