@@ -1,26 +1,22 @@
-// `rightsize calibrate RUNS... --out FILE`: fits the efficiency factors of each GPU x engine the
-// runs cover (core fit_stack), prints the error per figure before -> after (leave-one-out, and on
-// --holdout runs) and writes a calibration overlay for --calibration FILE (docs/calibration.md).
+// `rightsize calibrate RUNS... --out FILE`: reads the benchmark runs and their flag context, has the
+// use case (src/app/calibrate.hpp) fit the efficiency factors of each GPU x engine they cover, writes
+// the calibration overlay for --calibration FILE and prints the error per figure before -> after
+// (calibrate_render.cpp; docs/calibration.md).
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <memory>
-#include <set>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "app.hpp"
 #include "bench_runs.hpp"
+#include "calibrate.hpp"
+#include "calibrate_render.hpp"
 #include "catalog_setup.hpp"
 #include "diagnostics.hpp"
 #include "output_file.hpp"
 #include "overlay_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
-#include "rightsize/pricing.hpp"
-#include "rightsize/stack_calibration.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -32,22 +28,6 @@ struct CalibrateOptions {
   io::RunContext context;
   CatalogOptions catalog;
 };
-
-// The runs of one GPU x engine.
-struct Group {
-  std::vector<StackRun> fit, holdout;
-};
-
-const char* figure_title(FigureKind k) {
-  switch (k) {
-  case FigureKind::ttft: return "TTFT (mean)";
-  case FigureKind::tpot: return "TPOT (mean)";
-  case FigureKind::throughput: return "output tokens/s";
-  case FigureKind::training_throughput: return "training tokens/s";
-  case FigureKind::training_memory: return "training memory";
-  default: return to_string(k);
-  }
-}
 
 // Flag context for a result file that carries none (every format but the CSV): checked before the
 // file is read, so a missing flag is a usage error naming the flag.
@@ -110,126 +90,10 @@ void check_flag_context(const io::RunContext& c, const std::vector<io::Preset>& 
   }
 }
 
-void load_into(std::map<std::pair<std::string, std::string>, Group>& groups, const std::string& file,
-               const io::RunContext& context, bool holdout, const std::vector<io::Preset>& presets,
-               const LoadedCatalog& loaded, std::vector<std::string>& inputs) {
+void load_into(app::CalibrationRuns& into, const std::string& file, const io::RunContext& context,
+               bool holdout, const std::vector<io::Preset>& presets, const LoadedCatalog& loaded) {
   require_context(context, file);
-  std::vector<StackRun> runs = io::load_benchmark_runs(file, context, presets);
-  inputs.push_back(file);
-  for (StackRun& r : runs) {
-    const Gpu* gpu = io::find_gpu(loaded.catalog, r.run.gpu_id);
-    if (gpu == nullptr) {
-      throw Error(ErrorKind::input, file, "",
-                  fmt::format("run \"{}\": unknown GPU \"{}\" (see 'rightsize catalog list')", r.run.id,
-                              r.run.gpu_id));
-    }
-    r.run.gpu_id = gpu->id;
-    if (r.run.engine != "training") r.run.engine = to_string(*parse_engine_kind(r.run.engine));
-    Group& g = groups[{gpu->id, r.run.engine}];
-    (holdout ? g.holdout : g.fit).push_back(std::move(r));
-  }
-}
-
-std::string pct(double v) {
-  return fmt::format("{:.0f} %", v);
-}
-
-void print_errors(const char* title, const std::vector<FigureError>& errors) {
-  if (errors.empty()) return;
-  fmt::print("  {}\n", title);
-  fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", "figure", "runs", "shipped", "fitted");
-  for (const FigureError& e : errors) {
-    fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", figure_title(e.kind), e.runs, pct(e.median_ape_shipped_pct),
-               pct(e.median_ape_fitted_pct));
-  }
-}
-
-struct FactorRow {
-  const char* name;
-  double GpuEfficiency::*value;
-  std::string FittedEfficiency::*source;
-  std::vector<std::string> FittedEfficiency::*cases;
-  const char* informed_by; ///< what a run needs to inform it, for "kept" lines
-};
-
-constexpr FactorRow k_factor_rows[] = {
-    {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
-     &FittedEfficiency::decode_cases, "TPOT and throughput"},
-    {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
-     &FittedEfficiency::prefill_cases, "TTFT"},
-    {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
-     &FittedEfficiency::communication_cases, "runs with tp > 1"},
-    {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
-     &FittedEfficiency::training_cases, "training runs"},
-};
-
-// Layout families (docs/calibration.md): own factors, or the GPU x engine factors and why.
-void print_layouts(const StackFit& s) {
-  if (s.layouts.empty()) return;
-  fmt::print("  layout families ({} or more runs get factors of their own)\n", k_min_layout_runs);
-  for (const LayoutFit& l : s.layouts) {
-    if (!l.own) {
-      fmt::print("    {:<7}{:>3} run{}  fewer than {}: the {} x {} factors above apply\n",
-                 to_string(l.family), l.runs.size(), l.runs.size() == 1 ? " " : "s", k_min_layout_runs,
-                 s.gpu_id, s.engine);
-      continue;
-    }
-    std::string factors;
-    for (const FactorRow& f : k_factor_rows) {
-      if (l.fitted.*f.source != "fitted") continue;
-      factors +=
-          fmt::format("{}{} {:.3f}", factors.empty() ? "" : ", ", f.name, l.fitted.efficiency.*f.value);
-    }
-    fmt::print("    {:<7}{:>3} runs  {}\n", to_string(l.family), l.runs.size(),
-               factors.empty() ? std::string("no factor informed: the stack's apply") : factors);
-  }
-  fmt::print("  median |error| by layout, leave-one-out\n");
-  fmt::print("    {:<7}{:<18}{:>6}{:>14}{:>10}\n", "layout", "figure", "runs", "gpu x engine", "layout");
-  for (const LayoutFit& l : s.layouts) {
-    for (const FigureError& e : l.loo) {
-      fmt::print("    {:<7}{:<18}{:>6}{:>14}{:>10}\n", to_string(l.family), figure_title(e.kind), e.runs,
-                 pct(e.median_ape_shipped_pct), pct(e.median_ape_fitted_pct));
-    }
-  }
-}
-
-void print_stack(const StackFit& s, std::size_t holdout_runs) {
-  fmt::print("{} x {}: fitted to {} run{}{}\n", s.gpu_id, s.engine, s.runs.size(),
-             s.runs.size() == 1 ? "" : "s",
-             holdout_runs > 0 ? fmt::format(", {} held out", holdout_runs) : std::string());
-  fmt::print("  {:<18}{:>9}{:>9}  {}\n", "factor", "shipped", "fitted", "from");
-  for (const FactorRow& f : k_factor_rows) {
-    const bool fitted = s.fitted.*f.source == "fitted";
-    const std::size_t n = (s.fitted.*f.cases).size();
-    fmt::print("  {:<18}{:>9.3f}{:>9}  {}\n", f.name, s.shipped.*f.value,
-               fitted ? fmt::format("{:.3f}", s.fitted.efficiency.*f.value) : std::string("kept"),
-               fitted ? fmt::format("{} measurements", n)
-               : n == 0
-                   ? fmt::format("shipped: no measurement is sensitive to it (candidates: {})", f.informed_by)
-                   : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
-  }
-  print_errors("median |error|, leave-one-out over the fit runs", s.loo);
-  for (const TailFit& t : s.tails) {
-    // The p99 before: the estimator's own queueing-model p99; after: leave-one-out mean x ratio.
-    fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", t.kind == FigureKind::ttft ? "TTFT p99" : "TPOT p99", t.runs,
-               pct(t.median_ape_shipped_pct), pct(t.median_ape_fitted_pct));
-  }
-  if (s.runs.size() < 3) {
-    fmt::print("  note: {} fit run{}: leave-one-out refits on {} run{}, too few to show a gain; add runs\n",
-               s.runs.size(), s.runs.size() == 1 ? "" : "s", s.runs.size() - 1,
-               s.runs.size() == 2 ? "" : "s");
-  }
-  print_errors("median |error| on the held-out runs (not used in the fit)", s.holdout);
-  for (const BandEntry& b : s.bands) {
-    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs)\n",
-               to_string(b.kind), b.ratio_low, b.ratio_high, b.cases);
-  }
-  if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
-  for (const TailFit& t : s.tails) {
-    fmt::print("  tail {:<11} p99 = mean x{:.2f} (median of measured p99 / mean, {} runs)\n",
-               to_string(t.kind), t.p99_over_mean, t.runs);
-  }
-  print_layouts(s);
+  app::add_runs(into, file, io::load_benchmark_runs(file, context, presets), holdout, loaded.catalog);
 }
 
 int run_calibrate(const CalibrateOptions& o) {
@@ -246,81 +110,20 @@ int run_calibrate(const CalibrateOptions& o) {
   }
   const std::vector<io::Preset> presets = io::load_presets(data_dir() + "/models");
   check_flag_context(o.context, presets, loaded);
-  std::map<std::pair<std::string, std::string>, Group> groups;
-  io::CalibrationOverlay overlay;
+  app::CalibrationRuns runs;
   for (const std::string& f : o.runs)
-    load_into(groups, f, o.context, false, presets, loaded, overlay.inputs);
+    load_into(runs, f, o.context, false, presets, loaded);
   for (const std::string& f : o.holdout)
-    load_into(groups, f, o.context, true, presets, loaded, overlay.holdout_inputs);
+    load_into(runs, f, o.context, true, presets, loaded);
   if (!o.manifest.empty()) {
     for (const io::ManifestEntry& e : io::load_run_manifest(o.manifest))
-      load_into(groups, e.file, e.context, e.holdout, presets, loaded,
-                e.holdout ? overlay.holdout_inputs : overlay.inputs);
+      load_into(runs, e.file, e.context, e.holdout, presets, loaded);
   }
-  std::map<std::string, std::string> engine_of_gpu;
-  for (const auto& [key, g] : groups) {
-    if (g.fit.empty()) {
-      warn("{} x {}: only held-out runs, nothing to fit; it keeps the shipped factors", key.first,
-           key.second);
-      continue;
-    }
-    if (key.second == "training") continue; // training factors sit beside one serving engine's
-    const auto [it, fresh] = engine_of_gpu.emplace(key.first, key.second);
-    if (!fresh) {
-      throw Error(ErrorKind::usage, "RUNS", "",
-                  fmt::format("runs of {} on two engines ({} and {}): an overlay holds one engine per GPU; "
-                              "calibrate each engine into its own file",
-                              key.first, it->second, key.second));
-    }
-  }
-  const FitOptions bounds;
-  for (const auto& [key, g] : groups) {
-    if (g.fit.empty()) continue;
-    const Gpu& gpu = *io::find_gpu(loaded.catalog, key.first);
-    // Training runs do not read the serving engine profile.
-    const EngineConfig engine =
-        engine_profile(key.second == "training" ? EngineKind::vllm : *parse_engine_kind(key.second));
-    overlay.stacks.push_back(fit_stack(g.fit, g.holdout, gpu, engine, bounds));
-  }
-  overlay.date = format_iso_date(today_days());
-  std::set<std::string> fitted_gpus;
-  for (const StackFit& s : overlay.stacks)
-    fitted_gpus.insert(s.gpu_id);
-  const std::size_t kept = loaded.catalog.gpus.size() - fitted_gpus.size();
-  write_file_atomically("--out", o.out, io::overlay_to_json(overlay));
-
-  if (format == Format::json) {
-    nlohmann::json doc;
-    doc["schema_version"] = 1;
-    doc["overlay"] = o.out;
-    doc["date"] = overlay.date;
-    doc["stacks"] = nlohmann::json::array();
-    for (const StackFit& s : overlay.stacks) {
-      nlohmann::json j = {{"gpu", s.gpu_id}, {"engine", s.engine}, {"runs", s.runs.size()}};
-      for (const FactorRow& f : k_factor_rows) {
-        j["factors"][f.name] = {{"shipped", std::round(s.shipped.*f.value * 1e4) / 1e4},
-                                {"fitted", std::round(s.fitted.efficiency.*f.value * 1e4) / 1e4},
-                                {"source", s.fitted.*f.source}};
-      }
-      j["error_leave_one_out"] = io::figure_errors_json(s.loo);
-      j["error_holdout"] = io::figure_errors_json(s.holdout);
-      j["tails"] = io::tails_json(s.tails);
-      j["layouts"] = io::layouts_json(s.layouts);
-      doc["stacks"].push_back(j);
-    }
-    doc["gpus_keeping_shipped_factors"] = kept;
-    fmt::print("{}\n", doc.dump(2));
-    return 0;
-  }
-  fmt::print("calibration on top of {}\n", loaded.calibration_label);
-  for (const StackFit& s : overlay.stacks) {
-    const auto g = groups.find({s.gpu_id, s.engine});
-    print_stack(s, g == groups.end() ? 0 : g->second.holdout.size());
-  }
-  fmt::print("no runs, shipped factors kept: the other {} GPUs of the catalog, and other engines on {}\n",
-             kept,
-             fitted_gpus.empty() ? std::string("any GPU") : fmt::format("{}", fmt::join(fitted_gpus, ", ")));
-  fmt::print("wrote {} (use it with --calibration {})\n", o.out, o.out);
+  for (const std::string& stack : app::held_out_only_stacks(runs))
+    warn("{}: only held-out runs, nothing to fit; it keeps the shipped factors", stack);
+  const app::CalibrateResult result = app::run_calibrate(runs, loaded, today_days());
+  write_file_atomically("--out", o.out, io::overlay_to_json(result.overlay));
+  render_calibrate(loaded, result, o.out, format);
   return 0;
 }
 

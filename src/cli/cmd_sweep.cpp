@@ -95,8 +95,6 @@ void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& l
       const std::size_t g = index_of(axis.values.texts[i], "--vary");
       axis.numbers.push_back(static_cast<double>(g));
       axis.values.texts[i] = gpus[g].id; // the canonical id in the output
-      axis.csv_cells[i] = csv_cell(gpus[g].id);
-      axis.json_values[i] = nlohmann::json(gpus[g].id).dump();
     }
   }
   plan.gpus = gpus;

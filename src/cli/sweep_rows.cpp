@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include <fmt/compile.h>
+#include <nlohmann/json.hpp>
 
 #include "render.hpp"
 #include "rightsize/units.hpp"
@@ -215,6 +216,16 @@ void append_json_string(Buffer& out, std::string_view text) {
   out.push_back('"');
 }
 
+std::string axis_csv_cell(const SweepAxis& axis, std::size_t i) {
+  return csv_cell(axis.values.texts[i]);
+}
+
+std::string axis_json_value(const SweepAxis& axis, std::size_t i) {
+  const std::string& text = axis.values.texts[i];
+  const bool number = axis.key->field != SweepField::gpu && number_of(text);
+  return number ? text : nlohmann::json(text).dump();
+}
+
 RowWriter::RowWriter(const SweepPlan& plan, Format format, std::string spec_name, std::string pareto_label)
     : m_plan(&plan), m_format(format), m_spec_name(std::move(spec_name)),
       m_pareto_label(std::move(pareto_label)) {
@@ -230,6 +241,12 @@ RowWriter::RowWriter(const SweepPlan& plan, Format format, std::string spec_name
     append_json_string(b, plan.axes[a].key->name);
     b.push_back(':');
     m_axis_json_keys.push_back(fmt::to_string(b));
+    std::vector<std::string>& csv = m_axis_csv.emplace_back();
+    std::vector<std::string>& json = m_axis_json.emplace_back();
+    for (std::size_t i = 0; i < plan.axes[a].values.texts.size(); ++i) {
+      csv.push_back(axis_csv_cell(plan.axes[a], i));
+      json.push_back(axis_json_value(plan.axes[a], i));
+    }
   }
   std::sort(m_sorted_axes.begin(), m_sorted_axes.end(),
             [&](std::size_t x, std::size_t y) { return plan.axes[x].key->name < plan.axes[y].key->name; });
@@ -290,7 +307,7 @@ void RowWriter::row(Buffer& out, const PointResult& point, bool first) const {
 
 void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
   for (std::size_t a = 0; a < m_plan->axes.size(); ++a) {
-    put(out, m_plan->axes[a].csv_cells[p.digits[a]]);
+    put(out, m_axis_csv[a][p.digits[a]]);
     out.push_back(',');
   }
   if (p.has_estimate()) {
@@ -391,7 +408,7 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     if (i > 0) put(out, ", ");
     put(out, m_axis_json_keys[a]);
     out.push_back(' ');
-    put(out, m_plan->axes[a].json_values[p.digits[a]]);
+    put(out, m_axis_json[a][p.digits[a]]);
   }
   put(out, "}, \"status\": \"");
   append_status(out, *m_plan, p); // plain ASCII words without quotes or backslashes

@@ -24,7 +24,14 @@ void append_number(fmt::memory_buffer& out, double value);
 /// needs 151.2 GB per GPU, has 76.5 GB usable"). Same words as describe_rejection().
 void append_status(fmt::memory_buffer& out, const SweepPlan& plan, const PointResult& point);
 
-/// Writes rows of one format. Holds pre-rendered cells (GPU ids, keys) so rows are cheap.
+/// Value `i` of `axis` as a CSV cell (RFC 4180-quoted where needed).
+std::string axis_csv_cell(const SweepAxis& axis, std::size_t i);
+/// Value `i` of `axis` as a JSON literal: a number when the text is one, else a quoted string (a GPU
+/// id always).
+std::string axis_json_value(const SweepAxis& axis, std::size_t i);
+
+/// Writes rows of one format. Holds pre-rendered cells (GPU ids, keys, varied values) so rows are
+/// cheap.
 class RowWriter {
 public:
   /// `format` is csv, jsonl or json. `spec_name` goes into the json document.
@@ -43,11 +50,13 @@ private:
   const SweepPlan* m_plan;
   Format m_format;
   std::string m_spec_name;
-  std::string m_pareto_label;                ///< "" or the json "pareto" object
-  std::vector<std::string> m_gpu_csv;        ///< catalog ids, CSV-quoted
-  std::vector<std::string> m_gpu_json;       ///< catalog ids, JSON strings
-  std::vector<std::size_t> m_sorted_axes;    ///< axes in key order, for the json "point" object
-  std::vector<std::string> m_axis_json_keys; ///< "\"workload.concurrency\":" per axis
+  std::string m_pareto_label;                        ///< "" or the json "pareto" object
+  std::vector<std::string> m_gpu_csv;                ///< catalog ids, CSV-quoted
+  std::vector<std::string> m_gpu_json;               ///< catalog ids, JSON strings
+  std::vector<std::size_t> m_sorted_axes;            ///< axes in key order, for the json "point" object
+  std::vector<std::string> m_axis_json_keys;         ///< "\"workload.concurrency\":" per axis
+  std::vector<std::vector<std::string>> m_axis_csv;  ///< per axis, per value: axis_csv_cell
+  std::vector<std::vector<std::string>> m_axis_json; ///< per axis, per value: axis_json_value
 };
 
 /// Table cells for one point: varied values, then GPU, layout, TTFT, TPOT, tokens/s, $/M tokens,

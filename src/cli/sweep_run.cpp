@@ -5,53 +5,12 @@
 #include "sweep_run.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <thread>
 
-#include "rightsize/error.hpp"
 #include "table.hpp"
 
 namespace rightsize::cli {
 namespace {
-
-constexpr std::size_t k_no_axis = std::numeric_limits<std::size_t>::max();
-
-enum Figure : int {
-  tpot,
-  ttft,
-  e2e,
-  output_tokens_per_s,
-  requests_per_s,
-  usd_per_million,
-  usd_per_million_capacity,
-  usd_per_hour,
-  usd_per_request,
-  per_gpu_bytes,
-  gpus,
-};
-
-const std::vector<Metric>& figure_metrics() {
-  using D = Direction;
-  static const std::vector<Metric> metrics = {
-      {"inference.tpot_s", "TPOT", "ms", 1e3, true, D::minimize, k_no_axis, tpot},
-      {"inference.ttft_s", "TTFT", "ms", 1e3, true, D::minimize, k_no_axis, ttft},
-      {"inference.e2e_s", "end-to-end latency", "s", 1.0, true, D::minimize, k_no_axis, e2e},
-      {"inference.output_tokens_per_s", "output throughput", "tokens/s", 1.0, true, D::maximize, k_no_axis,
-       output_tokens_per_s},
-      {"inference.requests_per_s", "request throughput", "requests/s", 1.0, true, D::maximize, k_no_axis,
-       requests_per_s},
-      {"cost.usd_per_million_output_tokens_at_load", "cost per million output tokens at the served load",
-       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million},
-      {"cost.usd_per_million_output_tokens_at_capacity", "cost per million output tokens at full capacity",
-       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million_capacity},
-      {"cost.usd_per_hour", "cost per hour", "USD/h", 1.0, true, D::minimize, k_no_axis, usd_per_hour},
-      {"cost.usd_per_request_at_capacity", "cost per request at full capacity", "USD", 1.0, true, D::minimize,
-       k_no_axis, usd_per_request},
-      {"memory.per_gpu_bytes", "memory per GPU", "GB", 1e-9, true, D::minimize, k_no_axis, per_gpu_bytes},
-      {"deployment.gpus", "GPUs", "GPUs", 1.0, true, D::minimize, k_no_axis, gpus},
-  };
-  return metrics;
-}
 
 struct Worker {
   fmt::memory_buffer rows;
@@ -105,88 +64,6 @@ void write_table(const SweepPlan& plan, const std::vector<std::uint64_t>* only, 
 }
 
 } // namespace
-
-Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag) {
-  for (const Metric& m : figure_metrics()) {
-    if (m.name == name) return m;
-  }
-  std::vector<std::string> names;
-  for (const Metric& m : figure_metrics())
-    names.emplace_back(m.name);
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
-    const SweepAxis& axis = plan.axes[a];
-    if (axis.key->name == name) {
-      if (!axis.values.numeric) {
-        throw Error(ErrorKind::usage, std::string(flag), "",
-                    fmt::format("\"{}\" has non-numeric values and cannot be an axis", name));
-      }
-      Metric m;
-      m.name = axis.key->name;
-      m.label = axis.key->name;
-      m.unit = "";
-      m.has_direction = false;
-      m.axis = a;
-      return m;
-    }
-    if (axis.values.numeric) names.emplace_back(axis.key->name);
-  }
-  const std::string hint = did_you_mean(name, names);
-  throw Error(ErrorKind::usage, std::string(flag), "",
-              hint.empty() ? fmt::format("unknown figure \"{}\" (docs/sweep.md lists them)", name)
-                           : fmt::format("unknown figure \"{}\"; did you mean \"{}\"?", name, hint));
-}
-
-double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p) {
-  if (m.axis < plan.axes.size()) return plan.axes[m.axis].values.numbers[p.digits[m.axis]];
-  const double nan = std::nan("");
-  if (!p.has_estimate()) return nan;
-  const InferenceEstimate& e = p.estimate;
-  switch (m.figure) {
-  case tpot: return e.tpot_s;
-  case ttft: return e.ttft_s;
-  case e2e: return e.e2e_s;
-  case output_tokens_per_s: return e.output_tokens_per_s;
-  case requests_per_s: return e.requests_per_s;
-  case usd_per_million: return p.price_known ? p.at_load.usd_per_million_output_tokens : nan;
-  case usd_per_million_capacity: return p.price_known ? e.usd_per_million_output_tokens : nan;
-  case usd_per_hour: return p.price_known ? e.usd_per_hour : nan;
-  case usd_per_request: return p.price_known ? e.usd_per_request : nan;
-  case per_gpu_bytes: return e.memory.per_gpu_bytes;
-  case gpus: return static_cast<double>(p.deployment.gpus);
-  default: return nan;
-  }
-}
-
-void finish_plan(SweepPlan& plan) {
-  std::vector<std::size_t> sizes;
-  std::vector<std::size_t> model_sizes;
-  plan.model_axes.clear();
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
-    sizes.push_back(plan.axes[a].values.texts.size());
-    if (plan.axes[a].key->field == SweepField::model_json) {
-      plan.model_axes.push_back(a);
-      model_sizes.push_back(sizes.back());
-    }
-  }
-  plan.grid = GridShape(sizes);
-  plan.model_grid = GridShape(model_sizes);
-  if (plan.search_gpus.empty()) {
-    // The whole catalog, as recommend searches it: consumer parts only when named (docs/catalog.md).
-    for (std::size_t g = 0; g < plan.gpus.size(); ++g)
-      if (searched_by_default(plan.gpus[g].gpu_class, false)) plan.search_gpus.push_back(g);
-  }
-  plan.layouts.clear();
-  plan.bands.clear();
-  for (const PreparedModel& model : plan.models) {
-    const std::string model_class = model_class_of(model.model);
-    for (const Gpu& gpu : plan.gpus) {
-      plan.bands.push_back(band_factors(plan.calibrated ? &plan.calibration : nullptr, plan.policy.confidence,
-                                        gpu.id, model_class));
-      plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
-                                                              : std::vector<Deployment>{});
-    }
-  }
-}
 
 std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& o, std::FILE* out) {
   const std::uint64_t total = plan.grid.size();

@@ -12,24 +12,6 @@
 
 namespace rightsize::cli {
 
-/// A number per point for --x / --y / --pareto: an estimate figure or a numeric varied key.
-struct Metric {
-  std::string_view name;     ///< "inference.tpot_s", or the varied key's name
-  std::string_view label;    ///< axis title, e.g. "TPOT"
-  std::string_view unit;     ///< axis unit after scaling, e.g. "ms"
-  double scale = 1.0;        ///< shown value = value · scale
-  bool has_direction = true; ///< false for varied keys: not usable for --pareto
-  Direction direction = Direction::minimize;
-  std::size_t axis = std::numeric_limits<std::size_t>::max(); ///< varied key axis, else npos
-  int figure = -1; ///< which estimate figure (internal), -1 for a varied key
-};
-
-/// The metric `name`: an estimate figure (directions: cost, latency and memory minimize;
-/// throughput maximizes) or a numeric varied key. Throws a usage Error naming `flag`.
-Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag);
-/// The metric's value for a point (unscaled); NaN when the point has none (failed, no price).
-double metric_value(const Metric& metric, const SweepPlan& plan, const PointResult& point);
-
 /// A point kept for the plot.
 struct PlotPoint {
   double x = 0.0; ///< unscaled metric values
@@ -64,10 +46,6 @@ struct RunOptions {
   PlotData* plot = nullptr; ///< collect plot data when not null
   int table_width = 100;
 };
-
-/// Fills the derived parts of a plan whose axes, models, GPUs and prices are set: the grid, the
-/// model axes and grid, the search GPUs (all when empty) and the auto layouts.
-void finish_plan(SweepPlan& plan);
 
 /// Evaluates every point and writes the output to `out` in grid order (only the front with
 /// `pareto`). Byte-identical for any thread count. Returns the number of points written.

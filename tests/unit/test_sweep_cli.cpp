@@ -117,7 +117,9 @@ TEST_CASE("sweep keys and values are checked with the flag named", "[cli][sweep]
   CHECK(usage_error("tp=8..1") == "--vary: tp: expected a range start at most its end, got \"8..1\"");
   const SweepAxis auto_axis = parse_sweep_axis("workload.concurrency=auto,8", {});
   CHECK(auto_axis.numbers == std::vector<double>{0.0, 8.0});
-  CHECK(auto_axis.json_values == std::vector<std::string>{"\"auto\"", "8"});
+  CHECK(axis_json_value(auto_axis, 0) == "\"auto\"");
+  CHECK(axis_json_value(auto_axis, 1) == "8");
+  CHECK(axis_csv_cell(parse_sweep_axis("model.preset=a\"b", {"a\"b"}), 0) == "\"a\"\"b\"");
 }
 
 TEST_CASE("numbers are written as round_sig(v, 6) in shortest form", "[cli][sweep]") {

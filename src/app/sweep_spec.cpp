@@ -10,7 +10,7 @@
 #include "rightsize/error.hpp"
 #include "spec_io.hpp"
 
-namespace rightsize::cli {
+namespace rightsize::app {
 namespace {
 
 nlohmann::json value_json(const SweepAxis& axis, std::size_t digit) {
@@ -98,4 +98,4 @@ void prepare_sweep_models(SweepPlan& plan, const nlohmann::json& document, const
   }
 }
 
-} // namespace rightsize::cli
+} // namespace rightsize::app

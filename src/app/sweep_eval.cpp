@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "rightsize/energy.hpp"
-#include "sweep_plan.hpp"
+#include "sweep.hpp"
 
-namespace rightsize::cli {
+namespace rightsize::app {
 namespace {
 
 constexpr std::size_t k_none = std::numeric_limits<std::size_t>::max();
@@ -205,4 +205,35 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   }
 }
 
-} // namespace rightsize::cli
+void finish_plan(SweepPlan& plan) {
+  std::vector<std::size_t> sizes;
+  std::vector<std::size_t> model_sizes;
+  plan.model_axes.clear();
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    sizes.push_back(plan.axes[a].values.texts.size());
+    if (plan.axes[a].key->field == SweepField::model_json) {
+      plan.model_axes.push_back(a);
+      model_sizes.push_back(sizes.back());
+    }
+  }
+  plan.grid = GridShape(sizes);
+  plan.model_grid = GridShape(model_sizes);
+  if (plan.search_gpus.empty()) {
+    // The whole catalog, as recommend searches it: consumer parts only when named (docs/catalog.md).
+    for (std::size_t g = 0; g < plan.gpus.size(); ++g)
+      if (searched_by_default(plan.gpus[g].gpu_class, false)) plan.search_gpus.push_back(g);
+  }
+  plan.layouts.clear();
+  plan.bands.clear();
+  for (const PreparedModel& model : plan.models) {
+    const std::string model_class = model_class_of(model.model);
+    for (const Gpu& gpu : plan.gpus) {
+      plan.bands.push_back(band_factors(plan.calibrated ? &plan.calibration : nullptr, plan.policy.confidence,
+                                        gpu.id, model_class));
+      plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
+                                                              : std::vector<Deployment>{});
+    }
+  }
+}
+
+} // namespace rightsize::app

@@ -1,26 +1,17 @@
 // The keys `rightsize sweep --vary` accepts and the checks on their values (docs/sweep.md).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "rightsize/error.hpp"
 #include "rightsize/precision.hpp"
 #include "rightsize/text.hpp"
-#include "sweep_plan.hpp"
-#include "sweep_rows.hpp"
+#include "sweep.hpp"
 
-namespace rightsize::cli {
-namespace {
-
-constexpr double k_max_tokens = 10'000'000;     // the spec loader's bound on token counts
-constexpr double k_max_concurrency = 1'000'000; // and on concurrency
-constexpr double k_max_gpus = 4096;
-// Values of one axis are held in memory (text, CSV and JSON cells): 100,000 keeps an axis under
-// ~20 MB, and a longer range is refused before it is expanded (docs/reliability.md).
-constexpr std::uint64_t k_max_axis_values = 100'000;
+namespace rightsize::app {
 
 std::optional<double> number_of(const std::string& text) {
   double value = 0.0;
@@ -28,6 +19,15 @@ std::optional<double> number_of(const std::string& text) {
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
+
+namespace {
+
+constexpr double k_max_tokens = 10'000'000;     // the spec loader's bound on token counts
+constexpr double k_max_concurrency = 1'000'000; // and on concurrency
+constexpr double k_max_gpus = 4096;
+// Values of one axis are held in memory (text here, CSV and JSON cells in the row writer): 100,000 keeps an
+// axis under ~20 MB, and a longer range is refused before it is expanded (docs/reliability.md).
+constexpr std::uint64_t k_max_axis_values = 100'000;
 
 [[noreturn]] void fail(const std::string& message) {
   throw Error(ErrorKind::usage, "--vary", "", message);
@@ -195,12 +195,7 @@ SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::str
   if (!parsed.error.empty()) fail(fmt::format("{}: {}", name, parsed.error));
   axis.values = std::move(parsed.values);
   check_values(axis, presets);
-  for (std::size_t i = 0; i < axis.values.texts.size(); ++i) {
-    const std::string& text = axis.values.texts[i];
-    axis.csv_cells.push_back(csv_cell(text));
-    axis.json_values.push_back(number_of(text) ? text : nlohmann::json(text).dump());
-  }
   return axis;
 }
 
-} // namespace rightsize::cli
+} // namespace rightsize::app

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep_plan.hpp"
+#include "sweep.hpp"
 
-namespace rightsize::cli {
+namespace rightsize::app {
 
 /// Most distinct (model.*, precision.*) combinations one sweep may prepare.
 inline constexpr std::uint64_t k_max_model_combinations = 4096;
@@ -24,4 +24,4 @@ struct SpecSource {
 /// fields inside them) and parsed again. A parse error keeps its pointer and names the values.
 void prepare_sweep_models(SweepPlan& plan, const nlohmann::json& document, const SpecSource& source);
 
-} // namespace rightsize::cli
+} // namespace rightsize::app

@@ -1,0 +1,129 @@
+#include "calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/error.hpp"
+#include "rightsize/pricing.hpp"
+
+namespace rightsize::app {
+namespace {
+
+struct FactorRow {
+  const char* name;
+  double GpuEfficiency::*value;
+  std::string FittedEfficiency::*source;
+  std::vector<std::string> FittedEfficiency::*cases;
+  const char* informed_by; ///< what a run needs to inform it, for "kept" lines
+};
+
+constexpr FactorRow k_factor_rows[] = {
+    {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
+     &FittedEfficiency::decode_cases, "TPOT and throughput"},
+    {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
+     &FittedEfficiency::prefill_cases, "TTFT"},
+    {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
+     &FittedEfficiency::communication_cases, "runs with tp > 1"},
+    {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
+     &FittedEfficiency::training_cases, "training runs"},
+};
+
+CalibratedFactor factor(const FactorRow& f, const GpuEfficiency& shipped, const FittedEfficiency& fitted) {
+  CalibratedFactor c;
+  c.name = f.name;
+  c.shipped = shipped.*f.value;
+  c.fitted = fitted.efficiency.*f.value;
+  c.source = fitted.*f.source;
+  c.is_fitted = c.source == "fitted";
+  c.measurements = (fitted.*f.cases).size();
+  c.informed_by = f.informed_by;
+  return c;
+}
+
+// The table's decisions for one fitted stack: every factor fitted or kept, the layout families.
+CalibratedStack calibrated_stack(const StackFit& s, std::size_t holdout_runs) {
+  CalibratedStack c;
+  c.holdout_runs = holdout_runs;
+  c.few_fit_runs = s.runs.size() < 3;
+  for (const FactorRow& f : k_factor_rows)
+    c.factors.push_back(factor(f, s.shipped, s.fitted));
+  for (const LayoutFit& l : s.layouts) {
+    CalibratedLayout layout;
+    layout.family = l.family;
+    layout.runs = l.runs.size();
+    layout.own = l.own;
+    layout.loo = l.loo;
+    if (l.own) {
+      for (const FactorRow& f : k_factor_rows) {
+        if (l.fitted.*f.source == "fitted") layout.fitted.push_back(factor(f, s.shipped, l.fitted));
+      }
+    }
+    c.layouts.push_back(std::move(layout));
+  }
+  return c;
+}
+
+} // namespace
+
+void add_runs(CalibrationRuns& into, const std::string& file, std::vector<StackRun> runs, bool holdout,
+              const io::Catalog& catalog) {
+  (holdout ? into.holdout_inputs : into.inputs).push_back(file);
+  for (StackRun& r : runs) {
+    const Gpu* gpu = io::find_gpu(catalog, r.run.gpu_id);
+    if (gpu == nullptr) {
+      throw Error(ErrorKind::input, file, "",
+                  fmt::format("run \"{}\": unknown GPU \"{}\" (see 'rightsize catalog list')", r.run.id,
+                              r.run.gpu_id));
+    }
+    r.run.gpu_id = gpu->id;
+    if (r.run.engine != "training") r.run.engine = to_string(*parse_engine_kind(r.run.engine));
+    StackRuns& g = into.stacks[{gpu->id, r.run.engine}];
+    (holdout ? g.holdout : g.fit).push_back(std::move(r));
+  }
+}
+
+std::vector<std::string> held_out_only_stacks(const CalibrationRuns& runs) {
+  std::vector<std::string> out;
+  for (const auto& [key, g] : runs.stacks) {
+    if (g.fit.empty()) out.push_back(fmt::format("{} x {}", key.first, key.second));
+  }
+  return out;
+}
+
+CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& catalog,
+                              std::int64_t today_days) {
+  CalibrateResult result;
+  result.held_out_only = held_out_only_stacks(runs);
+  std::map<std::string, std::string> engine_of_gpu;
+  for (const auto& [key, g] : runs.stacks) {
+    if (g.fit.empty()) continue;
+    if (key.second == "training") continue; // training factors sit beside one serving engine's
+    const auto [it, fresh] = engine_of_gpu.emplace(key.first, key.second);
+    if (!fresh) {
+      throw Error(ErrorKind::usage, "RUNS", "",
+                  fmt::format("runs of {} on two engines ({} and {}): an overlay holds one engine per GPU; "
+                              "calibrate each engine into its own file",
+                              key.first, it->second, key.second));
+    }
+  }
+  io::CalibrationOverlay& overlay = result.overlay;
+  overlay.inputs = runs.inputs;
+  overlay.holdout_inputs = runs.holdout_inputs;
+  const FitOptions bounds;
+  for (const auto& [key, g] : runs.stacks) {
+    if (g.fit.empty()) continue;
+    const Gpu& gpu = *io::find_gpu(catalog.catalog, key.first);
+    // Training runs do not read the serving engine profile.
+    const EngineConfig engine =
+        engine_profile(key.second == "training" ? EngineKind::vllm : *parse_engine_kind(key.second));
+    overlay.stacks.push_back(fit_stack(g.fit, g.holdout, gpu, engine, bounds));
+    result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size()));
+  }
+  overlay.date = format_iso_date(today_days);
+  for (const StackFit& s : overlay.stacks)
+    result.fitted_gpus.insert(s.gpu_id);
+  result.gpus_keeping_shipped = catalog.catalog.gpus.size() - result.fitted_gpus.size();
+  return result;
+}
+
+} // namespace rightsize::app

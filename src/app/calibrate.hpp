@@ -1,0 +1,85 @@
+#pragma once
+// The `calibrate` use case (docs/calibration.md): benchmark runs grouped by GPU x engine, the
+// efficiency factors fitted to each group (core fit_stack) and every number of the before -> after
+// tables: which factor was fitted or kept and why, the layout families with their own factors, and
+// the GPUs that keep the shipped factors. The CLI reads the files and flags, writes the overlay and
+// formats the result.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "context.hpp"
+#include "overlay_io.hpp"
+#include "rightsize/stack_calibration.hpp"
+
+namespace rightsize::app {
+
+/// The runs of one GPU x engine.
+struct StackRuns {
+  std::vector<StackRun> fit, holdout;
+};
+
+/// Benchmark runs read so far, grouped by (GPU id, engine), with the files they came from.
+struct CalibrationRuns {
+  std::map<std::pair<std::string, std::string>, StackRuns> stacks;
+  std::vector<std::string> inputs;         ///< files fitted to, in the order read
+  std::vector<std::string> holdout_inputs; ///< files only scored
+};
+
+/// Adds the runs read from `file` to their GPU x engine (GPU ids resolved through the catalog,
+/// engines normalised). A run on a GPU the catalog lacks is an input Error naming the file.
+void add_runs(CalibrationRuns& into, const std::string& file, std::vector<StackRun> runs, bool holdout,
+              const io::Catalog& catalog);
+
+/// One efficiency factor of a stack, shipped -> fitted.
+struct CalibratedFactor {
+  const char* name = "";        ///< the calibration.json key (decode_bandwidth, ...)
+  double shipped = 0.0;         ///< the factor before the fit
+  double fitted = 0.0;          ///< the factor after the fit (the shipped one when kept)
+  std::string source;           ///< FittedEfficiency's source: "fitted", else why it was kept
+  bool is_fitted = false;       ///< source == "fitted"
+  std::size_t measurements = 0; ///< runs sensitive to it
+  const char* informed_by = ""; ///< what a run needs to inform it, for "kept" lines
+};
+
+/// One layout family of a stack: its own factors (those fitted), or the stack's.
+struct CalibratedLayout {
+  LayoutFamily family = LayoutFamily::tp;
+  std::size_t runs = 0;
+  bool own = false;                     ///< k_min_layout_runs runs or more: factors of its own
+  std::vector<CalibratedFactor> fitted; ///< its factors with source "fitted" (empty: the stack's apply)
+  std::vector<FigureError> loo;         ///< its leave-one-out errors, stack vs family factors
+};
+
+/// One fitted GPU x engine and the decisions of its table (its fit: the same index of
+/// CalibrateResult::overlay.stacks).
+struct CalibratedStack {
+  std::vector<CalibratedFactor> factors; ///< every factor, in calibration.json order
+  std::size_t holdout_runs = 0;          ///< held-out runs scored against it
+  bool few_fit_runs = false;             ///< fewer than 3 fit runs: leave-one-out cannot show a gain
+  std::vector<CalibratedLayout> layouts;
+};
+
+/// A calibration and every number its tables show.
+struct CalibrateResult {
+  io::CalibrationOverlay overlay;         ///< what --out receives
+  std::vector<CalibratedStack> stacks;    ///< parallel to overlay.stacks
+  std::vector<std::string> held_out_only; ///< "GPU x engine" with only held-out runs: nothing fitted
+  std::set<std::string> fitted_gpus;      ///< GPU ids with a fitted stack
+  std::size_t gpus_keeping_shipped = 0;   ///< catalog GPUs without one
+};
+
+/// The stacks of `runs` that have only held-out runs ("GPU x engine"), sorted: nothing is fitted to
+/// them and they keep the shipped factors.
+std::vector<std::string> held_out_only_stacks(const CalibrationRuns& runs);
+
+/// Fits every GPU x engine of `runs` with fit runs on top of the shipped calibration of `catalog`,
+/// dated `today_days` (days since 1970-01-01). Runs of one GPU on two serving engines are a usage
+/// Error naming RUNS (an overlay holds one engine per GPU).
+CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& catalog,
+                              std::int64_t today_days);
+
+} // namespace rightsize::app

@@ -1,0 +1,184 @@
+#pragma once
+// The `sweep` use case (docs/sweep.md): the keys a grid may vary, the parsed axes, the plan every
+// point is evaluated against, and the evaluation of one point (core::judge through the estimate or
+// the search). The CLI fills the plan from the spec and flags, runs the points and writes the rows. Model
+// keys (model.*, precision.*) are resolved once per distinct combination into a PreparedModel; fast keys
+// (workload.*, sla.*, gpu, gpus, tp, pp, ep) are applied to plain structs per point without allocating.
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rightsize/inference.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/spec.hpp"
+#include "rightsize/sweep.hpp"
+
+namespace rightsize::app {
+
+/// What a sweep key changes.
+enum class SweepField : std::uint8_t {
+  model_json, ///< a model.* / precision.* field: edit the spec JSON, re-parse, re-prepare
+  input_tokens,
+  output_tokens,
+  concurrency,
+  max_context,
+  sla_ttft_ms,
+  sla_tpot_ms,
+  sla_e2e_ms,
+  sla_requests_per_s,
+  sla_output_tokens_per_s,
+  sla_budget_usd,
+  gpu,
+  gpus,
+  tp,
+  pp,
+  ep,
+  attention_dp,
+};
+
+/// Which values a key accepts.
+enum class ValueKind : std::uint8_t {
+  count,       ///< positive integers up to KeyInfo::max
+  count_auto,  ///< positive integers or "auto" (concurrency)
+  amount,      ///< positive numbers up to KeyInfo::max
+  number,      ///< any JSON number (model fields; parse_spec validates)
+  precision,   ///< a storage format name (precision, precision.weights)
+  activations, ///< a format usable for activations
+  kv_cache,    ///< a format usable for the KV cache
+  preset,      ///< a preset id in data/models
+  gpu,         ///< a catalog GPU id or alias
+};
+
+/// One supported key.
+struct KeyInfo {
+  std::string_view name; ///< as written after --vary, e.g. "workload.concurrency"
+  SweepField field;
+  ValueKind kind;
+  double max = 0.0; ///< upper bound for count/amount kinds
+};
+
+/// All supported keys, in the order docs/sweep.md lists them.
+const std::vector<KeyInfo>& sweep_keys();
+/// The key named `name`, or nullptr.
+const KeyInfo* find_sweep_key(std::string_view name);
+
+/// One `--vary KEY=VALUES`: its key and values (the writers render their output cells).
+struct SweepAxis {
+  const KeyInfo* key = nullptr;
+  AxisValues values;
+  std::vector<double> numbers; ///< per value for fast keys: "auto" -> 0, gpu -> catalog index
+};
+
+/// `text` as a finite number when all of it is one (std::from_chars), else nothing.
+std::optional<double> number_of(const std::string& text);
+
+/// Parses one `--vary` argument. `presets` lists preset ids (for model.preset did-you-mean).
+/// Throws a usage Error naming --vary. GPU values are resolved later (resolve_gpu_axis).
+SweepAxis parse_sweep_axis(std::string_view argument, const std::vector<std::string>& presets);
+
+/// Sweep modes: a fixed deployment per point, or the full search keeping the best candidate.
+enum class SweepMode : std::uint8_t { estimate, recommend };
+
+/// The deployment fields given by flags or the spec (0 / npos = not given).
+struct FixedDeployment {
+  std::size_t gpu = std::numeric_limits<std::size_t>::max(); ///< catalog index
+  int gpus = 0;
+  int tp = 0;
+  int pp = 0;
+  int ep = 0;
+  int attention_dp = 0;
+};
+
+/// Everything a point needs. Built once; read concurrently by the worker threads.
+struct SweepPlan {
+  SweepMode mode = SweepMode::estimate;
+  std::vector<SweepAxis> axes;
+  GridShape grid;
+  std::vector<std::size_t> model_axes; ///< indices into `axes` of the model keys, in order
+  GridShape model_grid;                ///< over the model axes: one PreparedModel per point
+  std::vector<PreparedModel> models;
+  std::vector<Gpu> gpus;        ///< the catalog
+  std::vector<GpuPrice> prices; ///< USD per GPU-hour (<= 0 unknown) and instance shapes, parallel to gpus
+  std::vector<std::size_t> search_gpus; ///< recommend mode: catalog indices to consider
+  /// Auto layouts per (model combination, GPU): replica_layouts() computed up front.
+  std::vector<std::vector<Deployment>> layouts;
+  InferenceWorkload workload;
+  Sla sla;
+  FixedDeployment fixed;
+  SearchPolicy policy;     ///< its calibration pointer is unset: see search_policy()
+  Calibration calibration; ///< the bands --confidence judges at (owned: the plan outlives the catalog)
+  bool calibrated = false;
+  /// The --calibration overlay's label (file and what it fitted), "" when none: the JSON document
+  /// names it like estimate, check and recommend do.
+  std::string calibration_overlay_label;
+  /// --confidence multipliers per (model combination, GPU), computed by finish_plan.
+  std::vector<BandFactors> bands;
+
+  [[nodiscard]] SearchPolicy search_policy() const {
+    SearchPolicy p = policy;
+    p.calibration = calibrated ? &calibration : nullptr;
+    return p;
+  }
+  [[nodiscard]] const BandFactors& bands_for(std::size_t model, std::size_t gpu) const {
+    return bands[model * gpus.size() + gpu];
+  }
+
+  [[nodiscard]] const std::vector<Deployment>& layouts_for(std::size_t model, std::size_t gpu) const {
+    return layouts[model * gpus.size() + gpu];
+  }
+};
+
+/// Why a point has no estimate at all (a rejection, by contrast, has one).
+enum class PointIssue : std::uint8_t { none, max_context, layout_gpus, layout_heads, no_layout, no_gpu };
+
+/// The outcome of one point. Plain data: filling it allocates nothing.
+struct PointResult {
+  std::uint64_t index = 0;
+  std::array<std::size_t, k_max_sweep_axes> digits{};
+  std::size_t model = 0;      ///< model combination
+  std::size_t gpu = 0;        ///< catalog index
+  Deployment deployment;      ///< the whole deployment: gpus = replicas · tp · pp
+  InferenceEstimate estimate; ///< costs at full capacity
+  CostAtLoad at_load;         ///< served load and the cost over it (core::cost_at_load)
+  Rejection rejection;        ///< reason none = meets everything (core::judge)
+  PointIssue issue = PointIssue::none;
+  std::int64_t issue_value = 0; ///< numbers for the issue message
+  std::int64_t issue_limit = 0;
+  bool price_known = false;
+  [[nodiscard]] bool has_estimate() const { return issue == PointIssue::none; }
+  [[nodiscard]] bool ok() const {
+    return issue == PointIssue::none && rejection.reason == RejectReason::none;
+  }
+};
+
+/// Resolves the fast keys of point `index` and evaluates it (estimate or recommend mode).
+/// Estimate mode allocates nothing.
+void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out);
+
+/// Fills the derived parts of a plan whose axes, models, GPUs and prices are set: the grid, the
+/// model axes and grid, the search GPUs (all when empty) and the auto layouts.
+void finish_plan(SweepPlan& plan);
+
+/// A number per point for --x / --y / --pareto: an estimate figure or a numeric varied key.
+struct Metric {
+  std::string_view name;     ///< "inference.tpot_s", or the varied key's name
+  std::string_view label;    ///< axis title, e.g. "TPOT"
+  std::string_view unit;     ///< axis unit after scaling, e.g. "ms"
+  double scale = 1.0;        ///< shown value = value · scale
+  bool has_direction = true; ///< false for varied keys: not usable for --pareto
+  Direction direction = Direction::minimize;
+  std::size_t axis = std::numeric_limits<std::size_t>::max(); ///< varied key axis, else npos
+  int figure = -1; ///< which estimate figure (internal), -1 for a varied key
+};
+
+/// The metric `name`: an estimate figure (directions: cost, latency and memory minimize;
+/// throughput maximizes) or a numeric varied key. Throws a usage Error naming `flag`.
+Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag);
+/// The metric's value for a point (unscaled); NaN when the point has none (failed, no price).
+double metric_value(const Metric& metric, const SweepPlan& plan, const PointResult& point);
+
+} // namespace rightsize::app
