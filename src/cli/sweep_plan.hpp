@@ -8,11 +8,8 @@ namespace rightsize::cli {
 
 using app::evaluate_point;
 using app::find_metric;
-using app::find_sweep_key;
 using app::finish_plan;
 using app::FixedDeployment;
-using app::k_max_model_combinations;
-using app::KeyInfo;
 using app::Metric;
 using app::metric_value;
 using app::number_of;
@@ -20,12 +17,9 @@ using app::parse_sweep_axis;
 using app::PointIssue;
 using app::PointResult;
 using app::prepare_sweep_models;
-using app::SpecSource;
-using app::sweep_keys;
 using app::SweepAxis;
 using app::SweepField;
 using app::SweepMode;
 using app::SweepPlan;
-using app::ValueKind;
 
 } // namespace rightsize::cli

@@ -358,13 +358,18 @@ bool measured(const std::string& source) {
 struct FactorView {
   double GpuEfficiency::*field;
   std::string FittedEfficiency::*source;
+  std::vector<std::string> FittedEfficiency::*cases;
   const char* name;
 };
 constexpr FactorView k_factors[] = {
-    {&GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source, "decode"},
-    {&GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source, "prefill"},
-    {&GpuEfficiency::training_mfu, &FittedEfficiency::training_source, "training"},
-    {&GpuEfficiency::communication, &FittedEfficiency::communication_source, "communication"},
+    {&GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source, &FittedEfficiency::decode_cases,
+     "decode"},
+    {&GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source, &FittedEfficiency::prefill_cases,
+     "prefill"},
+    {&GpuEfficiency::training_mfu, &FittedEfficiency::training_source, &FittedEfficiency::training_cases,
+     "training"},
+    {&GpuEfficiency::communication, &FittedEfficiency::communication_source,
+     &FittedEfficiency::communication_cases, "communication"},
 };
 
 } // namespace
@@ -402,14 +407,8 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     const auto family = family_low.find(gpu_family(gpu));
     for (std::size_t i = 0; i < 4; ++i) {
       const FactorView& v = k_factors[i];
-      const auto cases_of = [i](const FittedEfficiency& f) -> const std::vector<std::string>& {
-        return i == 0   ? f.decode_cases
-               : i == 1 ? f.prefill_cases
-               : i == 2 ? f.training_cases
-                        : f.communication_cases;
-      };
       if (own != nullptr && measured((*own).*(v.source))) {
-        const auto& cases = cases_of(*own);
+        const auto& cases = (*own).*(v.cases);
         // A factor fitted to the serving CSV carries one label naming its rows, not one id per case.
         text +=
             std::string(" ") + v.name + " fitted (" +
@@ -425,11 +424,12 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
       // when there is one (source "cross_gpu", or no entry of its own), else the catalog default.
       const bool pooled_fit = pooled != nullptr && measured((*pooled).*(v.source)) &&
                               (own == nullptr || (*own).*(v.source) == "cross_gpu");
-      text += std::string(" ") + v.name +
-              (sibling      ? " extrapolated from " + gpu_family(gpu) + " siblings;"
-               : cap <= 1.0 ? " extrapolated (no measured sibling);"
-               : pooled_fit ? " pooled over GPUs (" + std::to_string(cases_of(*pooled).size()) + " cases);"
-                            : " default;");
+      text +=
+          std::string(" ") + v.name +
+          (sibling      ? " extrapolated from " + gpu_family(gpu) + " siblings;"
+           : cap <= 1.0 ? " extrapolated (no measured sibling);"
+           : pooled_fit ? " pooled over GPUs (" + std::to_string(((*pooled).*(v.cases)).size()) + " cases);"
+                        : " default;");
     }
     text.pop_back();
     gpu.efficiency.provenance = text;
