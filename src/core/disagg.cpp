@@ -69,6 +69,14 @@ template <typename Queue> double batched_service(const PoolSetup& s, double& k, 
   return service;
 }
 
+// The prefill pool's independent queues: each worker's attention-DP ranks take whole prompts of
+// their own (a rank's scheduler admits its own requests; the ranks meet only in the MoE layers),
+// so a worker of adp ranks serves adp prompts at a time, each at the rank-level step the
+// aggregated estimator gives with every rank busy (methodology §3.6, "prefill servers").
+double prefill_servers(const DisaggDeployment& dep) {
+  return d(dep.prefill.workers) * d(std::max(1, dep.prefill.layout.attention_dp));
+}
+
 Deployment one_worker(const PoolDeployment& pool) {
   Deployment r = pool.layout;
   r.gpus = r.gpus_per_replica();
@@ -144,14 +152,14 @@ template <typename Rate> void settle_decode(const PoolSetup& s, Operating& op, R
   op.tpot_s = tpot_at(s, op.batch);
 }
 
-// Closed loop with `clients` clients (methodology §3.6): each prefill worker is a queue (exact MVA)
-// visited by clients/P customers whose think time is the KV transfer, the fixed share and the decode
-// of OSL − 1 tokens. When the decode workers' KV slots cap the batch, the deployment completes
+// Closed loop with `clients` clients (methodology §3.6): each prefill server (a worker's rank) is a
+// queue (exact MVA) visited by clients/(P·adp) customers whose think time is the KV transfer, the fixed share
+// and the decode of OSL − 1 tokens. When the decode workers' KV slots cap the batch, the deployment completes
 // D·slots/((OSL − 1)·TPOT) requests per second and the other clients wait (Little's law:
 // TTFT = N/X − (OSL − 1)·TPOT).
 Operating closed_point(const PoolSetup& s, double clients) {
   const double osl_rest = std::max(0.0, d(s.w.output_tokens) - 1.0);
-  const double pw = s.dep->prefill.workers, dw = s.dep->decode.workers;
+  const double pw = prefill_servers(*s.dep), dw = s.dep->decode.workers;
   Operating op;
   op.batch = std::min(s.slots, std::max(1.0, clients / dw));
   load::ClosedResult q;
@@ -187,11 +195,11 @@ Operating closed_point(const PoolSetup& s, double clients) {
   return op;
 }
 
-// Open loop at the deployment's rate λ: each prefill worker a G/G/1 queue (Kingman) at λ/P with
+// Open loop at the deployment's rate λ: each prefill server a G/G/1 queue (Kingman) at λ/(P·adp) with
 // deterministic service; the decode batch by Little's law.
 Operating open_point(const PoolSetup& s) {
   const double rate = s.w.request_rate_per_s;
-  const double pw = s.dep->prefill.workers;
+  const double pw = prefill_servers(*s.dep);
   Operating op;
   op.batch = 1.0;
   settle_decode(s, op, [rate](double) { return rate; });

@@ -126,6 +126,39 @@ TEST_CASE("closed loop: the prefill queue is exact MVA over clients per prefill 
   CHECK(wider.prefill_wait_s < e.prefill_wait_s);
 }
 
+TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
+  // Mixtral 8x7B, one prefill worker of 2 attention-DP ranks over 2 expert groups (2 H100s); the
+  // budget holds one 4,096-token prompt, so each rank serves whole prompts one at a time.
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(mixtral_8x7b(), Precision{});
+  EngineConfig engine = engine_profile(EngineKind::vllm);
+  engine.max_batched_tokens = 4096;
+  InferenceWorkload w;
+  w.input_tokens = 4096;
+  w.output_tokens = 128;
+  w.concurrency = 32;
+  DisaggDeployment dep = h100_pools(gpu, 1, 2);
+  dep.prefill.layout.tp = 1;
+  dep.prefill.layout.attention_dp = 2;
+  dep.prefill.layout.ep = 2;
+  dep.prefill.layout.gpus = 2;
+  const DisaggEstimate e = estimate_disagg(pm, w, dep, engine, nullptr);
+  REQUIRE(e.prefill_prompts_per_step == 1.0);
+  // 32 clients over 1 worker × 2 ranks: exact MVA with 16 customers per rank; the deployment
+  // completes 2·X requests/s.
+  const double think = e.kv_transfer_s + e.ttft_fixed_s + e.handoff_s + 127.0 * e.combined.tpot_s;
+  const load::ClosedResult q = load::closed_mva(e.prefill_service_s, think, 16);
+  CHECK(e.prefill_wait_s == Approx(q.response_s - e.prefill_service_s).epsilon(1e-3));
+  CHECK(e.combined.requests_per_s == Approx(2.0 * q.throughput_per_s).epsilon(1e-3));
+  // Open loop at 4 prompts/s and S_p: each rank sees 2 prompts/s, utilization 2·S_p.
+  InferenceWorkload open = w;
+  open.concurrency = 0;
+  open.arrival = Arrival::poisson;
+  open.request_rate_per_s = 4.0;
+  const DisaggEstimate o = estimate_disagg(pm, open, dep, engine, nullptr);
+  CHECK(o.prefill_utilization == Approx(std::min(1.0, 2.0 * o.prefill_service_s)));
+}
+
 TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
