@@ -275,7 +275,11 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
     const auto take = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
     for (std::size_t a = 0; a < std::min(take, by_prefill.size()); ++a) {
       for (std::size_t b = 0; b < std::min(take, by_decode.size()); ++b) {
-        if (by_prefill[a].second != by_decode[b].second) run_pair(by_prefill[a].second, by_decode[b].second);
+        const std::size_t gp = by_prefill[a].second, gd = by_decode[b].second;
+        // One vendor per unit: the pools hand the KV cache over through the engine's transfer
+        // connector (NIXL, Mooncake), both ends one engine build; no engine documents a prefill
+        // pool on one vendor's GPUs feeding a decode pool on another's (methodology §3.6).
+        if (gp != gd && gpus[gp].vendor == gpus[gd].vendor) run_pair(gp, gd);
       }
     }
   }

@@ -238,6 +238,30 @@ TEST_CASE("the disaggregated search ranks passing units by cost and judges every
   CHECK(mixed); // mixed GPU types for the two pools are searched
   for (const DisaggCandidate& c : r.rejected)
     CHECK_FALSE(c.verdict.passes());
+
+  // A third GPU type from another vendor: mixed only within a vendor, never across.
+  std::vector<Gpu> three = gpus;
+  three.push_back(a100_80gb_sxm());
+  three.back().id = "other-vendor";
+  three.back().vendor = "amd";
+  for (std::size_t i = 0; i < 2; ++i)
+    three[i].vendor = "nvidia";
+  const std::vector<GpuPrice> prices3 = {3.0, 2.0, 1.0};
+  const DisaggRecommendation r3 = recommend_disagg(models, w, sla, three, prices3, policy, grid);
+  bool nvidia_mixed = false;
+  bool other_alone = false;
+  const auto pair_ok = [&](const DisaggCandidate& c) {
+    const bool across = (c.prefill_gpu_index == 2) != (c.decode_gpu_index == 2);
+    CHECK_FALSE(across);
+    nvidia_mixed = nvidia_mixed || (c.prefill_gpu_index != c.decode_gpu_index);
+    other_alone = other_alone || (c.prefill_gpu_index == 2 && c.decode_gpu_index == 2);
+  };
+  for (const DisaggCandidate& c : r3.candidates)
+    pair_ok(c);
+  for (const DisaggCandidate& c : r3.rejected)
+    pair_ok(c);
+  CHECK(nvidia_mixed);
+  CHECK(other_alone);
 }
 
 namespace {
