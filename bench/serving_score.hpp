@@ -81,7 +81,14 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
   const std::vector<io::Preset> presets = io::load_presets(models_dir);
   std::map<std::string, PreparedModel> prepared; // preset|precision -> model
   out.results.reserve(out.runs.size());
-  for (const ServingRun& run : out.runs) {
+  const std::vector<std::size_t> scored = scored_row_of(out.runs);
+  for (std::size_t i = 0; i < out.runs.size(); ++i) {
+    const ServingRun& run = out.runs[i];
+    if (scored[i] != i) {
+      ++out.skipped[run.mode == "disagg" ? "a repeat of another disaggregated row's measurement (scored once)"
+                                         : "a repeat of another row's measurement (scored once)"];
+      continue;
+    }
     const std::string reason = unexpressible_reason(run, presets, loaded.catalog);
     if (!reason.empty()) {
       ++out.skipped[reason];

@@ -36,6 +36,18 @@ struct ServingRun {
 /// Concurrency bucket of the report: "1", "2-8", "9-32", "33-128", ">128".
 std::string_view concurrency_bucket(std::int64_t concurrency);
 
+/// GPUs of one row's layout: tp·pp·attention-DP ranks for an aggregated replica, the sum over the
+/// two pools' workers for a disaggregated run.
+int layout_gpus(const ServingRun& run);
+
+/// For each row, the index of the row scored for its measurement. Rows with the same engine, GPU,
+/// model, quantization, mode and workload and the same measured TTFT and TPOT are one run listed
+/// more than once (the upstream file lists some runs twice, their layout columns in two encodings,
+/// one multiplying the degrees: TP8·EP8 on 8 GPUs also as 64 GPUs); each is scored once, under the
+/// layout with the fewest GPUs, first in file order on a tie (docs/accuracy.md, "Repeated rows").
+/// A row's own index means it is scored.
+std::vector<std::size_t> scored_row_of(const std::vector<ServingRun>& runs);
+
 /// The Deployment one aggregated replica of a run maps to: tp, pp and the MoE expert-parallel degree.
 Deployment deployment_of(const ServingRun& run);
 

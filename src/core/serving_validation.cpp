@@ -1,7 +1,10 @@
 // Measured serving runs: layout and precision of a row, error summaries (docs/accuracy.md).
 #include "rightsize/serving_validation.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
@@ -14,6 +17,36 @@ std::string_view concurrency_bucket(std::int64_t concurrency) {
   if (concurrency <= 32) return "9-32";
   if (concurrency <= 128) return "33-128";
   return ">128";
+}
+
+int layout_gpus(const ServingRun& run) {
+  const auto pool = [](const ServingPool& p) {
+    return p.tp * p.pp * std::max(1, p.attention_dp) * std::max(1, p.workers);
+  };
+  if (run.mode == "disagg") return pool(run.prefill) + pool(run.decode);
+  return run.tp * run.pp * std::max(1, run.attention_dp);
+}
+
+std::vector<std::size_t> scored_row_of(const std::vector<ServingRun>& runs) {
+  // Key: everything a measurement is of, and the measurement itself (exact: the CSV's digits).
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string,
+                         std::string, std::int64_t, std::int64_t, std::int64_t, double, double>;
+  const auto key_of = [](const ServingRun& r) {
+    return Key{r.engine, r.gpu_id,       r.model,         r.precision,   r.gemm_quant, r.moe_quant,
+               r.mode,   r.input_tokens, r.output_tokens, r.concurrency, r.ttft_s,     r.tpot_s};
+  };
+  std::map<Key, std::size_t> first;
+  std::vector<std::size_t> out(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const ServingRun& r = runs[i];
+    const auto [it, added] = first.emplace(key_of(r), i);
+    if (added) continue;
+    std::size_t& kept = it->second;
+    if (layout_gpus(r) < layout_gpus(runs[kept])) kept = i;
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out[i] = first.at(key_of(runs[i]));
+  return out;
 }
 
 Deployment deployment_of(const ServingRun& run) {
