@@ -41,7 +41,8 @@ std::string_view concurrency_bucket(std::int64_t concurrency);
 int layout_gpus(const ServingRun& run);
 
 /// For each row, the index of the row scored for its measurement. Rows with the same engine, GPU,
-/// model, quantization, mode and workload and the same measured TTFT and TPOT are one run listed
+/// model, quantization, mode and workload and the same measured TTFT and TPOT (to the coarser
+/// copy's 0.01 ms) are one run listed
 /// more than once (the upstream file lists some runs twice, their layout columns in two encodings,
 /// one multiplying the degrees: TP8·EP8 on 8 GPUs also as 64 GPUs); each is scored once, under the
 /// layout with the fewest GPUs, first in file order on a tie (docs/accuracy.md, "Repeated rows").

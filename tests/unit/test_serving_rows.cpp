@@ -53,12 +53,20 @@ TEST_CASE("a measurement listed twice is scored once, under the layout with the 
   ServingRun other_value = dsr1_c64(8, 1); // the same workload measured again with another result
   other_value.tpot_s = 0.0123;
   runs.push_back(other_value);
-  runs.push_back(dsr1_c64(8, 1)); // a third copy: the earlier 8-GPU row is kept (file order)
+  runs.push_back(dsr1_c64(8, 1));      // a third copy: the earlier 8-GPU row is kept (file order)
+  ServingRun rounded = dsr1_c64(8, 1); // a copy given to 0.01 ms: 1,085.46 ms and 12.29 ms
+  rounded.tpot_s = 0.01229;
+  runs.push_back(rounded);
+  ServingRun apart = dsr1_c64(8, 1); // 0.01 ms apart in TTFT: another measurement
+  apart.ttft_s = 1.08547;
+  runs.push_back(apart);
   const std::vector<std::size_t> scored = scored_row_of(runs);
-  REQUIRE(scored.size() == 5);
+  REQUIRE(scored.size() == 7);
   CHECK(scored[0] == 1); // the 64-GPU encoding defers to the 8-GPU one
   CHECK(scored[1] == 1);
   CHECK(scored[2] == 2);
   CHECK(scored[3] == 3);
   CHECK(scored[4] == 1);
+  CHECK(scored[5] == 1);
+  CHECK(scored[6] == 6);
 }
