@@ -10,6 +10,7 @@
 #include "rightsize/error.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/search.hpp"
 #include "spec_io.hpp"
 
 using namespace rightsize;
@@ -128,4 +129,20 @@ TEST_CASE("a UNet is an image model class of its own", "[core][image]") {
   CHECK(is_image_class("image-unet"));
   CHECK(is_image_class("image"));
   CHECK_FALSE(is_image_class("dense-small"));
+}
+
+TEST_CASE("a UNet is served whole, one GPU per replica", "[core][image]") {
+  const Spec s = sdxl({{"steps", 30}});
+  const Gpu gpu = test::h100_sxm();
+  const SearchPolicy policy;
+  CHECK(valid_replica_layout(s.model, gpu, 1, 1, policy));
+  CHECK_FALSE(valid_replica_layout(s.model, gpu, 2, 1, policy));
+  CHECK_FALSE(valid_replica_layout(s.model, gpu, 1, 2, policy));
+  const auto layouts = replica_layouts(s.model, gpu, policy);
+  REQUIRE_FALSE(layouts.empty());
+  for (const Deployment& d : layouts)
+    CHECK(d.tp * d.pp == 1);
+  ModelSpec dit = s.model; // the same widths as a DiT may still split its 20 heads
+  dit.image.denoiser = Denoiser::dit;
+  CHECK(valid_replica_layout(dit, gpu, 2, 1, policy));
 }
