@@ -70,6 +70,10 @@ struct ValidationCase {
 /// Model class used to widen bands: "moe", "dense-large" (≥ 20 B parameters) or "dense-small".
 std::string model_class_of(const ModelSpec& model);
 
+/// Whether a model class is an image model's ("image" for a DiT, "image-unet" for a UNet): its
+/// latency and images/s are judged on the image-latency band (methodology §3.7).
+bool is_image_class(std::string_view model_class);
+
 /// Predicts one case on `gpu` (whose `efficiency` is used) with `engine`. Inference kinds go
 /// through prepare_model + estimate_inference; training through search_training_layout with the
 /// case's TP/PP and recompute pinned, so a fitted `training_mfu` means what the training estimator

@@ -3,10 +3,23 @@
 // resolution sets the latent tokens, the steps and CFG passes the forward passes per image, and the
 // text encoder and VAE decoder run once per image. Pure arithmetic; no I/O.
 #include <cstdint>
+#include <vector>
 
 namespace rightsize {
 
 struct ModelSpec;
+
+/// What denoises the latents (model JSON image.denoiser): a transformer over latent patches (DiT:
+/// FLUX.1, SD3) or a convolutional UNet with transformer blocks at some of its scales (SDXL).
+enum class Denoiser { dit, unet };
+
+/// One scale of a UNet at which transformer blocks run (methodology §3.7 "UNet denoiser"): every
+/// block there self-attends over the latent positions of that scale and cross-attends to the text.
+struct UnetAttentionLevel {
+  std::int64_t pixels_per_token_side = 0; ///< output pixels per position along one side (SDXL: 16, 32)
+  std::int64_t blocks = 0;                ///< transformer blocks at this scale (SDXL: 10, 60)
+  std::int64_t channels = 0;              ///< heads × head dim (SDXL: 640, 1280)
+};
 
 /// The image pipeline around a DiT (model JSON "image" block, docs/model-spec.md). Defaults describe
 /// no pipeline: the model's tokens_per_item / passes_per_item stand as given.
@@ -27,6 +40,12 @@ struct ImagePipelineSpec {
   /// The pipeline runs compiled (torch.compile, TensorRT): the elementwise chains between the GEMMs
   /// are fused, so no unfused traffic is counted. false = eager PyTorch (the diffusers default).
   bool fused = false;
+  Denoiser denoiser = Denoiser::dit;
+  /// UNet only: the convolution and linear-layer FLOPs of one denoiser pass per output pixel, the
+  /// attention's score and value products left out (SDXL: 5,979 GFLOPs at 1024², [DIFFUSERS-BENCH]).
+  double unet_gemm_flops_per_pixel = 0.0;
+  /// UNet only: the scales at which its transformer blocks run.
+  std::vector<UnetAttentionLevel> unet_attention;
 };
 
 /// What a workload asks of an image model; 0 = the model's default.
@@ -42,7 +61,7 @@ struct ImageRequest {
 struct ImageItem {
   std::int64_t image_tokens = 0; ///< ⌈W/p⌉·⌈H/p⌉ latent tokens
   std::int64_t text_tokens = 0;
-  std::int64_t tokens = 0;         ///< image + text tokens one transformer pass sees
+  std::int64_t tokens = 0;         ///< image + text tokens one DiT pass sees (a UNet: image only)
   std::int64_t passes = 0;         ///< steps × CFG passes
   double text_encoder_flops = 0.0; ///< 2·P_te·text_tokens, once per image
   double vae_decode_flops = 0.0;   ///< f_vae·W·H, once per image
@@ -78,6 +97,14 @@ double dit_unfused_rw_per_token_block(const ModelSpec& model);
 
 /// Bytes of that unfused traffic in one pass over n tokens: rw · n · h · L · bytes per value.
 double dit_unfused_bytes_per_pass(const ModelSpec& model, double tokens, double bytes_per_value);
+
+/// UNet convolution + linear FLOPs of one pass: f_unet · W · H (methodology §3.7 "UNet denoiser").
+double unet_gemm_flops_per_pass(const ImagePipelineSpec& pipeline);
+
+/// UNet attention FLOPs of one pass: Σ over its levels of blocks · (4·n²·C + 4·n·T·C), n = ⌈W/p⌉·⌈H/p⌉
+/// positions at that level's p, T text tokens (self-attention over every pair, cross-attention to
+/// the text: QKᵀ and PV each 2 FLOPs per multiply-add).
+double unet_attention_flops_per_pass(const ImagePipelineSpec& pipeline);
 
 /// FLOPs of one image: passes × (GEMM + attention) + text encoder + VAE decode.
 double image_flops(const ModelSpec& model, const ImageItem& item);

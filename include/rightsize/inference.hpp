@@ -135,6 +135,10 @@ struct PreparedModel {
   /// DiT image pipeline (methodology §3.7): text-encoder + VAE-decode FLOPs once per image, and the
   /// text encoder's resident weight bytes (on the first GPU of a replica).
   double image_fixed_flops = 0.0;
+  /// UNet denoiser: the attention FLOPs of one pass at the pipeline's resolution, summed over its
+  /// levels (unet_attention_flops_per_pass); its GEMM FLOPs are mm_flops_per_token × latent positions.
+  bool unet = false;
+  double unet_attention_flops_per_pass = 0.0;
   double image_encoder_weight_bytes = 0.0;
   /// Vision-language models (methodology §1.6): the vision tower's weight bytes (16-bit, TP-sharded
   /// on the first pipeline stage), the encoder FLOPs of one request's images and the prompt tokens

@@ -35,11 +35,14 @@ std::string image_workload_line(const ModelSpec& m) {
                        format_count(static_cast<double>(m.tokens_per_item)), m.passes_per_item);
   }
   const ImageItem item = image_item(p);
-  // Eager or compiled: the unfused elementwise traffic depends on it (methodology §3.7).
-  return fmt::format("{}×{} px, {} steps × {} pass{}, {} image + {} text tokens per pass, {} pipeline",
+  // Eager or compiled: the unfused elementwise traffic depends on it (methodology §3.7). A UNet's
+  // text enters its cross-attention only.
+  const bool unet = p.denoiser == Denoiser::unet;
+  return fmt::format("{}×{} px, {} steps × {} pass{}, {} {} + {} text tokens per pass, {}{} pipeline",
                      p.width_px, p.height_px, p.steps, p.cfg_passes, p.cfg_passes == 1 ? "" : "es",
                      format_count(static_cast<double>(item.image_tokens)),
-                     format_count(static_cast<double>(item.text_tokens)), p.fused ? "compiled" : "eager");
+                     unet ? "latent positions" : "image", format_count(static_cast<double>(item.text_tokens)),
+                     unet ? "UNet, " : "", p.fused ? "compiled" : "eager");
 }
 
 std::string describe_image_sla(const Sla& sla, ModelKind kind) {

@@ -6,7 +6,10 @@
 // ("FlashAttention-2 achieving only 35% utilization on the H100 GPU"); [DIFFUSERS-FLUX] diffusers
 // transformer_flux.py (FluxTransformerBlock, FluxSingleTransformerBlock), attention_processor.py
 // (FluxAttnProcessor2_0, JointAttnProcessor2_0), normalization.py (RMSNorm, AdaLayerNormZero),
-// embeddings.py (apply_rotary_emb): the eager elementwise ops counted in dit_unfused_rw_per_token_block.
+// embeddings.py (apply_rotary_emb): the eager elementwise ops counted in dit_unfused_rw_per_token_block;
+// [DIFFUSERS-BENCH] huggingface/diffusers benchmarks/collated_results.csv (SDXL UNet2DConditionModel
+// at 1024², batch 1: flops_M 5,979,098.32, from benchmarking_utils.py calculate_flops = 2 × torchprofile
+// profile_macs, which counts convolutions and linear layers but not scaled_dot_product_attention).
 #include "rightsize/image.hpp"
 
 #include <algorithm>
@@ -46,7 +49,9 @@ ImageItem image_item(const ImagePipelineSpec& p) {
   ImageItem item;
   item.image_tokens = image_latent_tokens(p.width_px, p.height_px, p.pixels_per_token_side);
   item.text_tokens = std::max<std::int64_t>(0, p.text_tokens);
-  item.tokens = item.image_tokens + item.text_tokens;
+  // A DiT attends over image and text tokens jointly [SD3 §2]; a UNet's rows are its latent
+  // positions and the text enters only as cross-attention keys and values.
+  item.tokens = item.image_tokens + (p.denoiser == Denoiser::unet ? 0 : item.text_tokens);
   item.passes = std::max<std::int64_t>(1, p.steps) * std::max<std::int64_t>(1, p.cfg_passes);
   // The text encoder runs once per image (its output is reused by every step and CFG pass) [SD3 §2].
   item.text_encoder_flops = 2.0 * p.text_encoder_params * d(item.text_tokens);
@@ -75,7 +80,8 @@ double dit_attention_utilization(const std::string& architecture) {
 }
 
 double dit_unfused_rw_per_token_block(const ModelSpec& m) {
-  if (m.image.fused) return 0.0;
+  // A UNet's eager elementwise traffic (GroupNorm, SiLU, GEGLU) is not counted (methodology §3.7).
+  if (m.image.fused || m.image.denoiser == Denoiser::unet) return 0.0;
   // Counted per token in diffusers' eager blocks [DIFFUSERS-FLUX] (methodology §3.7 table): one unit
   // is one h-wide bf16 read or write; an fp32 tensor counts 2.
   constexpr double k_block = 38.0;   // LN + modulation ×2, GELU (4h), q/k/v concat, gates, residuals
@@ -88,9 +94,26 @@ double dit_unfused_bytes_per_pass(const ModelSpec& m, double tokens, double byte
   return dit_unfused_rw_per_token_block(m) * tokens * d(m.hidden_size) * d(m.layers) * bytes_per_value;
 }
 
+double unet_gemm_flops_per_pass(const ImagePipelineSpec& p) {
+  return p.unet_gemm_flops_per_pixel * d(p.width_px) * d(p.height_px); // [DIFFUSERS-BENCH] per pixel
+}
+
+double unet_attention_flops_per_pass(const ImagePipelineSpec& p) {
+  double flops = 0.0;
+  const double text = d(std::max<std::int64_t>(0, p.text_tokens));
+  for (const UnetAttentionLevel& level : p.unet_attention) {
+    const double n = d(image_latent_tokens(p.width_px, p.height_px, level.pixels_per_token_side));
+    // QKᵀ and PV over every pair of positions, then over every (position, text token) pair.
+    flops += d(level.blocks) * 4.0 * d(level.channels) * (n * n + n * text);
+  }
+  return flops;
+}
+
 double image_flops(const ModelSpec& m, const ImageItem& item) {
   const double n = d(item.tokens);
-  const double pass = dit_gemm_flops_per_token(m) * n + dit_attention_flops(m, n);
+  const double pass = m.image.denoiser == Denoiser::unet
+                          ? unet_gemm_flops_per_pass(m.image) + unet_attention_flops_per_pass(m.image)
+                          : dit_gemm_flops_per_token(m) * n + dit_attention_flops(m, n);
   return d(item.passes) * pass + item.text_encoder_flops + item.vae_decode_flops;
 }
 

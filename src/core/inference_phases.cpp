@@ -113,7 +113,9 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
     flops += s.vision_flops_per_token * n;
   } else {
     flops = pm.mm_flops_per_token * n;
-    attention_flops = pm.attention_flops_per_pair * d(s.m->layers) * n * n;
+    // A UNet's attention runs at its own scales, not over the n rows (methodology §3.7).
+    attention_flops =
+        pm.unet ? pm.unet_attention_flops_per_pass : pm.attention_flops_per_pair * d(s.m->layers) * n * n;
   }
   flops += attention_flops;
   const double chunks = std::max(1.0, std::ceil(n / d(s.engine->max_batched_tokens)));

@@ -62,7 +62,7 @@ BandFactors band_factors(const Calibration* calibration, Confidence confidence, 
   f.tpot_high = std::max(1.0, band_for(*calibration, FigureKind::tpot, gpu_id, 1.0, model_class).high);
   f.throughput_low =
       std::clamp(band_for(*calibration, FigureKind::throughput, gpu_id, 1.0, model_class).low, 1e-3, 1.0);
-  if (model_class == "image") {
+  if (is_image_class(model_class)) {
     // Image models: latency and images/s are judged on the image-latency band (methodology §3.7).
     const double high =
         std::max(1.0, band_for(*calibration, FigureKind::image_latency, gpu_id, 1.0, model_class).high);

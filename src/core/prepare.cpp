@@ -101,6 +101,14 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
     pm.mm_flops_per_token = dit_gemm_flops_per_token(m);
     pm.head_flops_per_token = 0.0;
     const ImageItem item = image_item(m.image);
+    if (m.image.denoiser == Denoiser::unet) {
+      // A UNet's convolutions and linear layers from its measured per-pixel count, spread over its
+      // latent positions (the rows of its implicit GEMMs); attention from its levels (§3.7).
+      pm.unet = true;
+      pm.mm_flops_per_token =
+          item.image_tokens > 0 ? unet_gemm_flops_per_pass(m.image) / d(item.image_tokens) : 0.0;
+      pm.unet_attention_flops_per_pass = unet_attention_flops_per_pass(m.image);
+    }
     if (m.image.pixels_per_token_side > 0) {
       pm.image_fixed_flops = item.text_encoder_flops + item.vae_decode_flops;
       // The text encoder stays resident at the weights' bytes per parameter (diffusers pipe.to("cuda")).

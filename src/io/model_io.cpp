@@ -146,7 +146,8 @@ void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
 // the resolution, steps and CFG passes (methodology §3.7).
 void apply_image(const JsonReader& im, ModelSpec& m) {
   im.expect_keys({"pixels_per_token_side", "text_tokens", "width_px", "height_px", "steps", "cfg_passes",
-                  "text_encoder_params", "vae_decode_flops_per_pixel", "rotary_qk", "fused"});
+                  "text_encoder_params", "vae_decode_flops_per_pixel", "rotary_qk", "fused", "denoiser",
+                  "unet_gemm_flops_per_pixel", "unet_attention"});
   ImagePipelineSpec& p = m.image;
   read_count(im, "pixels_per_token_side", p.pixels_per_token_side, 1024, "pixels");
   read_non_negative(im, "text_tokens", p.text_tokens, k_max_context, "tokens");
@@ -158,6 +159,7 @@ void apply_image(const JsonReader& im, ModelSpec& m) {
   if (auto v = im.find("vae_decode_flops_per_pixel")) p.vae_decode_flops_per_pixel = amount_in(*v, 0, 1e12);
   read_flag(im, "rotary_qk", p.rotary_qk);
   read_flag(im, "fused", p.fused);
+  read_image_denoiser(im, p);
   if (p.pixels_per_token_side <= 0) (void)im.at("pixels_per_token_side");
   const ImageItem item = image_item(p);
   m.tokens_per_item = item.tokens;
@@ -359,6 +361,35 @@ ResolvedModel resolve_model(const JsonReader& r, const ModelContext& ctx) {
   }
   validate_architecture(out.model, r);
   return out;
+}
+
+void read_image_denoiser(const JsonReader& im, ImagePipelineSpec& p) {
+  if (auto v = im.find("denoiser"))
+    p.denoiser = v->as_choice({"dit", "unet"}) == "unet" ? Denoiser::unet : Denoiser::dit;
+  const auto flops = im.find("unet_gemm_flops_per_pixel");
+  const auto levels = im.find("unet_attention");
+  if (p.denoiser != Denoiser::unet) {
+    for (const auto& key : {flops, levels}) {
+      if (key) key->fail("expected only with image.denoiser \"unet\" (a DiT's FLOPs follow from its blocks)");
+    }
+    return;
+  }
+  // A UNet's convolutions have no block layout to count from: its measured per-pass figure is needed.
+  if (!flops) {
+    im.fail("expected image.unet_gemm_flops_per_pixel for image.denoiser \"unet\" (SDXL: 5,702,112 "
+            "FLOPs per output pixel, 5,979 GFLOPs per pass at 1024x1024), got none");
+  }
+  p.unet_gemm_flops_per_pixel = positive_amount(*flops, 1e12, "FLOPs per pixel");
+  p.unet_attention.clear();
+  if (!levels) return;
+  for (const JsonReader& level : levels->elements()) {
+    level.expect_keys({"pixels_per_token_side", "blocks", "channels"});
+    UnetAttentionLevel l;
+    l.pixels_per_token_side = positive_count(level.at("pixels_per_token_side"), 1024, "pixels");
+    l.blocks = positive_count(level.at("blocks"), k_max_layers, "blocks");
+    l.channels = positive_count(level.at("channels"), k_max_width, "width");
+    p.unet_attention.push_back(l);
+  }
 }
 
 void validate_architecture(const ModelSpec& m, const JsonReader& r) {

@@ -33,6 +33,11 @@ ResolvedModel resolve_model(const JsonReader& model, const ModelContext& context
 /// layer counts, MLA ranks); errors point at the explicit key when there is one, else at `model`.
 void validate_architecture(const ModelSpec& spec, const JsonReader& model);
 
+/// Reads an image block's denoiser keys (docs/model-spec.md "image"; methodology §3.7 "UNet
+/// denoiser"): `denoiser` ("dit" default, or "unet"), and for a UNet its `unet_gemm_flops_per_pixel`
+/// (required) and `unet_attention` levels. UNet keys on a DiT are errors.
+void read_image_denoiser(const JsonReader& image, ImagePipelineSpec& pipeline);
+
 /// Parses `"bf16"` or `{"weights", "activations", "kv_cache", "group_size"}`. Fields left out come
 /// from `native` (weights) and from the weight format's shorthand (activations, KV cache).
 Precision parse_precision(const JsonReader& value, const Precision& native);

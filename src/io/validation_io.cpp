@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "json_reader.hpp"
+#include "model_io.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::io {
@@ -58,6 +59,7 @@ ModelSpec read_model(const JsonReader& r) {
       p.vae_decode_flops_per_pixel = v->as_number(0.0, 1e12);
     p.rotary_qk = bool_or(im, "rotary_qk", false);
     p.fused = bool_or(im, "fused", false);
+    read_image_denoiser(im, p);
     const ImageItem item = image_item(p);
     m.tokens_per_item = item.tokens;
     m.passes_per_item = item.passes;

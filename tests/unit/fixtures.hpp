@@ -133,4 +133,11 @@ inline InferenceWorkload chat_workload() {
   return w;
 }
 
+/// One item (an image) at batch 1 on one GPU, TP1, the default engine, at `usd_per_hour` per GPU.
+inline InferenceEstimate estimate_one_item(const PreparedModel& pm, const Gpu& gpu, double usd_per_hour) {
+  InferenceWorkload w;
+  w.concurrency = 1;
+  return estimate_inference(pm, w, gpu, Deployment{1, 1, 1, 1}, EngineConfig{}, nullptr, usd_per_hour);
+}
+
 } // namespace rightsize::test

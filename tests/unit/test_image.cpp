@@ -112,11 +112,8 @@ TEST_CASE("the estimate of a FLUX.1-dev image on H100 is the FLOPs at the calibr
   CHECK(pm.mm_flops_per_token == Approx(12'910'067'712.0));
   CHECK(pm.image_encoder_weight_bytes == Approx(4.88e9 * 2.0)); // T5 + CLIP resident in bf16
   const Gpu gpu = test::h100_sxm();
-  InferenceWorkload w;
-  w.concurrency = 1;
-  const Deployment dep{1, 1, 1, 1};
-  const EngineConfig engine;
-  const InferenceEstimate e = estimate_inference(pm, w, gpu, dep, engine, nullptr, 3.0);
+  const EngineConfig engine; // the defaults estimate_one_item runs with
+  const InferenceEstimate e = test::estimate_one_item(pm, gpu, 3.0);
   // Compute-bound: per pass 12,910,067,712 x 4608 GEMM FLOPs at 989.5 TFLOPS x η_f and 1.48724e13
   // attention FLOPs at 989.5 TFLOPS x min(η_f, 0.35) (the fixture names no architecture: the lowest
   // published FlashAttention share), both x 4608/(4608 + 128) (GEMM shape), plus the step overhead;
