@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bands.hpp"
 #include "context.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
@@ -34,6 +35,7 @@ struct CheckResult {
   Candidate current;                   ///< the deployment as checked (replicas of the chosen layout)
   Verdict verdict;                     ///< core::judge on it, load included
   CostAtLoad current_at_load;          ///< its cost over the SLA's load (core::cost_at_load)
+  EstimateBands current_bands;         ///< its error bands
   std::optional<Candidate> cheaper;    ///< the cheapest alternative that meets everything (of compared_in)
   double saving = 0.0;                 ///< 1 − cheaper $/h ÷ current $/h
   std::optional<Candidate> would_pass; ///< when it fails: the cheapest passing deployment of the same GPU

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "bands.hpp"
 #include "context.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
@@ -51,6 +52,7 @@ struct WinnerFacts {
   bool speed_extrapolated = false;              ///< its efficiency factors come from other GPUs
   bool energy_shown = false;                    ///< a power cap or --rank-by energy asked for energy
   std::optional<EnergyCost> energy;             ///< per 1M output tokens; none when the TDP is unknown
+  EstimateBands bands;                          ///< its error bands and optimistic-only SLA terms
 };
 
 /// recommend --disagg: the best of each kind compared by cost per 1M output tokens at the served
@@ -68,6 +70,7 @@ struct RecommendResult {
   RankBy rank_by = RankBy::cost_per_token; ///< the effective ranking (image models rank per item)
   Recommendation recommendation;           ///< every candidate, passing and rejected
   std::vector<Candidate> shown;            ///< the top `top` passing candidates: the rows of every format
+  std::vector<EstimateBands> shown_bands;  ///< the error bands of each shown candidate
   /// The rejected rows of every format: the closest miss of each GPU (at most 3), or with --explain
   /// every rejection.
   std::vector<Candidate> rejected_rows;
@@ -85,6 +88,8 @@ struct TrainingRecommendResult {
   TrainingRecommendation recommendation;
   std::vector<TrainingCandidate> shown;         ///< the top `top` passing candidates
   std::vector<TrainingCandidate> rejected_rows; ///< closest miss per GPU (3), or every one with --explain
+  std::vector<TrainingBands> shown_bands;       ///< throughput and memory bands of each shown row
+  std::vector<TrainingBands> rejected_bands;    ///< likewise per rejected row
 };
 
 /// The search policy of a request: ranking, confidence, calibration bands, engine and the spec's
