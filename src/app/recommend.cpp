@@ -146,6 +146,13 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     result.disagg =
         recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
     result.disagg_comparison = compare_disagg(r, *result.disagg);
+    const std::vector<DisaggCandidate>& units = result.disagg->candidates;
+    const std::vector<DisaggCandidate>& misses = result.disagg->rejected;
+    DisaggRows& rows = result.disagg_rows.emplace();
+    rows.shown.assign(units.begin(),
+                      units.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, units.size())));
+    rows.closest_misses.assign(misses.begin(), misses.begin() + static_cast<std::ptrdiff_t>(
+                                                                    std::min<std::size_t>(3, misses.size())));
   }
   return result;
 }

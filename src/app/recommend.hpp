@@ -64,6 +64,16 @@ struct DisaggComparison {
   double pct_below = 0.0;                ///< how much cheaper the winner is than the other kind, in percent
 };
 
+/// recommend --disagg: the disaggregated units every format shows.
+struct DisaggRows {
+  std::vector<DisaggCandidate> shown;          ///< the top `top` passing units, by rank
+  std::vector<DisaggCandidate> closest_misses; ///< the three closest misses
+  /// The table's rows: the passing units, or the closest misses when none passes (JSON carries both).
+  [[nodiscard]] const std::vector<DisaggCandidate>& table_rows() const {
+    return shown.empty() ? closest_misses : shown;
+  }
+};
+
 /// An inference recommendation with every decision its outputs show.
 struct RecommendResult {
   SearchPolicy policy;
@@ -78,6 +88,7 @@ struct RecommendResult {
   std::optional<CapacityPlan> capacity_plan; ///< the winner's replicas and autoscaling
   std::optional<DisaggRecommendation> disagg;
   std::optional<DisaggComparison> disagg_comparison; ///< with disagg
+  std::optional<DisaggRows> disagg_rows;             ///< with disagg
   [[nodiscard]] bool none() const {
     return recommendation.candidates.empty() && (!disagg || disagg->candidates.empty());
   }

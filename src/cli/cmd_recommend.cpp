@@ -128,12 +128,11 @@ int run_recommend(const RecommendOptions& o) {
     return emit_artifact(emit, spec, in, result.recommendation, result.policy, catalog.pricing);
   }
   if (result.disagg && format == Format::json)
-    ro.extra_json["disaggregated"] = disagg_search_json(in, result, ro.top);
+    ro.extra_json["disaggregated"] = disagg_search_json(in, result);
   {
     const StageTimer timer("render");
     render_recommendation(spec, in, result, catalog, ro);
-    if (result.disagg && format != Format::json)
-      print_disagg_search(in, result, ro.top, format == Format::markdown);
+    if (result.disagg && format != Format::json) print_disagg_search(in, result, format == Format::markdown);
   }
   return result.none() ? static_cast<int>(ExitCode::not_met) : 0;
 }

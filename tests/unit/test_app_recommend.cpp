@@ -133,6 +133,23 @@ TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[a
           Approx(cmp.disaggregated_wins ? (1.0 - cd / ca) * 100.0 : (1.0 - ca / cd) * 100.0));
     CHECK(cmp.pct_below >= 0.0);
   }
+  // The rows every format shows: the top --top passing units by rank and the three closest misses;
+  // the table shows the misses only when no unit passes.
+  request.top = 2;
+  const app::RecommendResult top2 = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(top2.disagg_rows);
+  const app::DisaggRows& rows = *top2.disagg_rows;
+  const DisaggRecommendation& d = *top2.disagg;
+  REQUIRE(d.candidates.size() > 2);
+  REQUIRE(rows.shown.size() == 2);
+  CHECK(rows.shown[0].usd_per_million_output_tokens_at_load ==
+        d.candidates[0].usd_per_million_output_tokens_at_load);
+  CHECK(rows.shown[1].total_gpus() == d.candidates[1].total_gpus());
+  CHECK(rows.closest_misses.size() == std::min<std::size_t>(3, d.rejected.size()));
+  CHECK(&rows.table_rows() == &rows.shown);
+  app::DisaggRows none;
+  none.closest_misses = rows.closest_misses;
+  CHECK(&none.table_rows() == &none.closest_misses);
 }
 
 } // namespace rightsize
