@@ -69,6 +69,9 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   }
   res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend;
   res.pass = res.meets && !res.over_provisioned;
+  if (request.artifact && res.meets)
+    res.artifact =
+        plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy, catalog.pricing, 0);
   return res;
 }
 

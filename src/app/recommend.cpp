@@ -141,6 +141,10 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     result.capacity_plan = plan_capacity(w, in.models[w.precision_index], spec.sla,
                                          capacity_policy_for(result.policy, catalog.pricing));
   }
+  if (request.artifact) {
+    result.artifact =
+        plan_recommended_artifact(*request.artifact, spec, in, r, result.policy, catalog.pricing);
+  }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
   if (request.disagg) {
     result.disagg =

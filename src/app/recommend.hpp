@@ -10,6 +10,7 @@
 
 #include "bands.hpp"
 #include "context.hpp"
+#include "deploy_artifact.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
@@ -27,13 +28,14 @@ struct RecommendRequest {
   RankBy rank_by = RankBy::cost_per_token;
   Confidence confidence = Confidence::p90;
   EngineConfig engine;
-  std::size_t top = 5;          ///< passing rows every format shows
-  bool explain = false;         ///< every rejection instead of the closest miss per GPU
-  bool disagg = false;          ///< also search disaggregated prefill/decode pools
-  int max_gpus_per_replica = 0; ///< 0 = the spec's constraints
-  int max_nodes = 0;            ///< 0 = the spec's constraints
-  double headroom = -1.0;       ///< throughput headroom over the peak; negative = the default
-  std::int64_t today_days = 0;  ///< days since 1970-01-01, for the age of the winner's price
+  std::size_t top = 5;                     ///< passing rows every format shows
+  bool explain = false;                    ///< every rejection instead of the closest miss per GPU
+  bool disagg = false;                     ///< also search disaggregated prefill/decode pools
+  int max_gpus_per_replica = 0;            ///< 0 = the spec's constraints
+  int max_nodes = 0;                       ///< 0 = the spec's constraints
+  double headroom = -1.0;                  ///< throughput headroom over the peak; negative = the default
+  std::int64_t today_days = 0;             ///< days since 1970-01-01, for the age of the winner's price
+  std::optional<ArtifactRequest> artifact; ///< --emit: plan the artifact of a ranked candidate
 };
 
 /// A candidate the winner is compared against: its index in `Recommendation::candidates` and how
@@ -89,6 +91,8 @@ struct RecommendResult {
   std::optional<DisaggRecommendation> disagg;
   std::optional<DisaggComparison> disagg_comparison; ///< with disagg
   std::optional<DisaggRows> disagg_rows;             ///< with disagg
+  /// With request.artifact: the artifact of the candidate of its rank; none when nothing passes.
+  std::optional<ArtifactPlan> artifact;
   [[nodiscard]] bool none() const {
     return recommendation.candidates.empty() && (!disagg || disagg->candidates.empty());
   }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "app_fixtures.hpp"
 #include "bands.hpp"
 #include "catalog_io.hpp"
 #include "fixtures.hpp"
@@ -16,20 +17,6 @@
 
 namespace rightsize {
 namespace {
-
-const std::string k_data = RIGHTSIZE_DATA_DIR;
-
-app::LoadedCatalog priced_catalog(bool calibrated) {
-  app::LoadedCatalog loaded;
-  loaded.catalog = io::load_catalog(k_data + "/gpus.json");
-  for (const auto& gpu : loaded.catalog.gpus)
-    loaded.prices.push_back(resolve_price(gpu, loaded.pricing, loaded.provider, loaded.tco));
-  if (calibrated) {
-    loaded.calibration = io::load_calibration(k_data + "/calibration.json");
-    loaded.calibrated = true;
-  }
-  return loaded;
-}
 
 // A sink that keeps the grid index of every row it is handed, in order.
 class IndexSink final : public app::RowSink {
@@ -59,9 +46,9 @@ app::SweepPlan fixture_plan() {
 } // namespace
 
 TEST_CASE("recommend results carry each shown row's bands and the winner's cautions", "[app]") {
-  const Spec spec = io::load_spec(k_data + "/examples/chat-8b.json", k_data + "/models");
+  const Spec spec = test::example_spec("chat-8b.json");
   for (const bool calibrated : {false, true}) {
-    const app::LoadedCatalog catalog = priced_catalog(calibrated);
+    const app::LoadedCatalog catalog = test::priced_catalog(calibrated);
     const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
     app::RecommendRequest request;
     request.top = 3;
@@ -91,8 +78,8 @@ TEST_CASE("recommend results carry each shown row's bands and the winner's cauti
 }
 
 TEST_CASE("the bands' optimistic-only terms are core's at p90 factors", "[app]") {
-  const Spec spec = io::load_spec(k_data + "/examples/chat-8b.json", k_data + "/models");
-  const app::LoadedCatalog catalog = priced_catalog(true);
+  const Spec spec = test::example_spec("chat-8b.json");
+  const app::LoadedCatalog catalog = test::priced_catalog(true);
   const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
   const app::RecommendResult result = app::run_recommend(spec, catalog, in, app::RecommendRequest{});
   REQUIRE(!result.shown.empty());
