@@ -45,6 +45,7 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   res.meets = res.verdict.passes();
   const InferenceEstimate& e = res.current.estimate;
   res.current_at_load = cost_at_load(e, spec.sla, spec.inference);
+  res.current_bands = candidate_bands(catalog, res.current_in, res.current, spec.sla);
 
   // The alternatives: --gpu, else the spec's constraints.gpus, else the whole catalog.
   res.compared_in = search_inputs(spec, catalog, request.alternatives, "");
@@ -68,6 +69,9 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   }
   res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend;
   res.pass = res.meets && !res.over_provisioned;
+  if (request.artifact && res.meets)
+    res.artifact =
+        plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy, catalog.pricing, 0);
   return res;
 }
 

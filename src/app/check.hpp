@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "bands.hpp"
 #include "context.hpp"
+#include "deploy_artifact.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
@@ -19,28 +21,31 @@ struct CheckRequest {
   DeploymentSpec deployment; ///< the deployment to judge; `gpu` is a catalog id
   EngineConfig engine;       ///< the engine profile with the command line's overrides
   Confidence confidence = Confidence::p90;
-  double max_overspend = 0.2;            ///< fail when a cheaper option saves more than this fraction
-  std::vector<std::string> alternatives; ///< GPU ids to compare against (empty: spec, else the catalog)
+  double max_overspend = 0.2;              ///< fail when a cheaper option saves more than this fraction
+  std::vector<std::string> alternatives;   ///< GPU ids to compare against (empty: spec, else the catalog)
+  std::optional<ArtifactRequest> artifact; ///< --emit: plan the checked deployment's artifact
 };
 
 /// A checked deployment and every decision about it.
 struct CheckResult {
   SearchPolicy policy;
-  SearchInputs current_in;             ///< the deployment's GPU and the spec's model
-  SearchInputs compared_in;            ///< the GPUs the overspend test compared against
-  Deployment layout;                   ///< one replica's layout, as core::fit_layout chose it
-  int gpus = 0;                        ///< the deployment's GPUs
-  int replicas = 0;                    ///< deployment GPUs ÷ GPUs per replica
-  Candidate current;                   ///< the deployment as checked (replicas of the chosen layout)
-  Verdict verdict;                     ///< core::judge on it, load included
-  CostAtLoad current_at_load;          ///< its cost over the SLA's load (core::cost_at_load)
-  std::optional<Candidate> cheaper;    ///< the cheapest alternative that meets everything (of compared_in)
-  double saving = 0.0;                 ///< 1 − cheaper $/h ÷ current $/h
-  std::optional<Candidate> would_pass; ///< when it fails: the cheapest passing deployment of the same GPU
-  std::vector<std::string> compared;   ///< GPU ids the overspend test compared against
-  bool meets = false;                  ///< the verdict passes
-  bool over_provisioned = false;       ///< meets, and a cheaper option saves more than max_overspend
-  bool pass = false;                   ///< meets and not over-provisioned: the gate's answer
+  SearchInputs current_in;              ///< the deployment's GPU and the spec's model
+  SearchInputs compared_in;             ///< the GPUs the overspend test compared against
+  Deployment layout;                    ///< one replica's layout, as core::fit_layout chose it
+  int gpus = 0;                         ///< the deployment's GPUs
+  int replicas = 0;                     ///< deployment GPUs ÷ GPUs per replica
+  Candidate current;                    ///< the deployment as checked (replicas of the chosen layout)
+  Verdict verdict;                      ///< core::judge on it, load included
+  CostAtLoad current_at_load;           ///< its cost over the SLA's load (core::cost_at_load)
+  EstimateBands current_bands;          ///< its error bands
+  std::optional<Candidate> cheaper;     ///< the cheapest alternative that meets everything (of compared_in)
+  double saving = 0.0;                  ///< 1 − cheaper $/h ÷ current $/h
+  std::optional<Candidate> would_pass;  ///< when it fails: the cheapest passing deployment of the same GPU
+  std::vector<std::string> compared;    ///< GPU ids the overspend test compared against
+  bool meets = false;                   ///< the verdict passes
+  bool over_provisioned = false;        ///< meets, and a cheaper option saves more than max_overspend
+  bool pass = false;                    ///< meets and not over-provisioned: the gate's answer
+  std::optional<ArtifactPlan> artifact; ///< with request.artifact, when it meets the SLA
 };
 
 /// Judges `request.deployment` for `spec` (an inference spec with an aggregated deployment). A GPU

@@ -52,6 +52,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
     pins.ep = request.ep;
     res.training =
         search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, gpu_price(res.price));
+    res.training_bands = training_bands(band_source(catalog, gpu, spec.model), *res.training);
     res.assumptions = spec.assumptions;
     return res;
   }
@@ -100,6 +101,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   rules.price_known = res.price.known;
   res.verdict = judge(res.estimate, spec.sla, rules);
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
+  res.bands = estimate_bands(band_source(catalog, gpu, spec.model), res.estimate, spec.sla);
   return res;
 }
 

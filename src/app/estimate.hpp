@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bands.hpp"
 #include "context.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
@@ -35,11 +36,13 @@ struct EstimateResult {
   ResolvedPrice price;
   PreparedModel model;
   std::optional<TrainingEstimate> training; ///< set for a training spec (and nothing below)
+  TrainingBands training_bands;             ///< with `training`: its throughput and memory bands
   InferenceWorkload workload;               ///< the spec's, with --concurrency applied
   Deployment deployment;                    ///< the layout core::fit_layout chose
   InferenceEstimate estimate;
-  Verdict verdict;    ///< core::judge at the request's confidence
-  CostAtLoad at_load; ///< cost over the SLA's load (core::cost_at_load)
+  Verdict verdict;     ///< core::judge at the request's confidence
+  CostAtLoad at_load;  ///< cost over the SLA's load (core::cost_at_load)
+  EstimateBands bands; ///< the estimate's error bands and optimistic-only SLA terms
   std::vector<std::string>
       assumptions; ///< the spec's (less a concurrency one --concurrency replaced), then any GEMM fallback
   std::optional<std::string> gemm_fallback; ///< the dtype fallback the GEMMs took on this GPU, in words

@@ -36,8 +36,8 @@ double pct_more(double other, double winner) {
   return (other / winner - 1.0) * 100.0;
 }
 
-WinnerFacts winner_facts(const LoadedCatalog& catalog, const SearchInputs& in, const RecommendResult& result,
-                         const RecommendRequest& request) {
+WinnerFacts winner_facts(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
+                         const RecommendResult& result, const RecommendRequest& request) {
   const std::vector<Candidate>& ranked = result.recommendation.candidates;
   const Candidate& w = ranked.front();
   const bool image = is_item_model(in.models[w.precision_index]);
@@ -78,6 +78,7 @@ WinnerFacts winner_facts(const LoadedCatalog& catalog, const SearchInputs& in, c
     facts.energy = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness, tco.usd_per_kwh,
                                tco.grid_g_co2e_per_kwh);
   }
+  facts.bands = candidate_bands(catalog, in, w, spec.sla);
   return facts;
 }
 
@@ -132,17 +133,30 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
   const Recommendation& r = result.recommendation;
   choose_rows(r.candidates, r.rejected, request, result.shown, result.rejected_rows);
+  for (const Candidate& c : result.shown)
+    result.shown_bands.push_back(candidate_bands(catalog, in, c, spec.sla));
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
-    result.winner = winner_facts(catalog, in, result, request);
+    result.winner = winner_facts(spec, catalog, in, result, request);
     result.capacity_plan = plan_capacity(w, in.models[w.precision_index], spec.sla,
                                          capacity_policy_for(result.policy, catalog.pricing));
+  }
+  if (request.artifact) {
+    result.artifact =
+        plan_recommended_artifact(*request.artifact, spec, in, r, result.policy, catalog.pricing);
   }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
   if (request.disagg) {
     result.disagg =
         recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
     result.disagg_comparison = compare_disagg(r, *result.disagg);
+    const std::vector<DisaggCandidate>& units = result.disagg->candidates;
+    const std::vector<DisaggCandidate>& misses = result.disagg->rejected;
+    DisaggRows& rows = result.disagg_rows.emplace();
+    rows.shown.assign(units.begin(),
+                      units.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, units.size())));
+    rows.closest_misses.assign(misses.begin(), misses.begin() + static_cast<std::ptrdiff_t>(
+                                                                    std::min<std::size_t>(3, misses.size())));
   }
   return result;
 }
@@ -155,6 +169,10 @@ TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCat
                          recommend_policy(spec, catalog, request), TrainingConfig{});
   choose_rows(result.recommendation.candidates, result.recommendation.rejected, request, result.shown,
               result.rejected_rows);
+  for (const TrainingCandidate& c : result.shown)
+    result.shown_bands.push_back(candidate_bands(catalog, in, c));
+  for (const TrainingCandidate& c : result.rejected_rows)
+    result.rejected_bands.push_back(candidate_bands(catalog, in, c));
   return result;
 }
 

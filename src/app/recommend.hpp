@@ -8,7 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include "bands.hpp"
 #include "context.hpp"
+#include "deploy_artifact.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
@@ -26,13 +28,14 @@ struct RecommendRequest {
   RankBy rank_by = RankBy::cost_per_token;
   Confidence confidence = Confidence::p90;
   EngineConfig engine;
-  std::size_t top = 5;          ///< passing rows every format shows
-  bool explain = false;         ///< every rejection instead of the closest miss per GPU
-  bool disagg = false;          ///< also search disaggregated prefill/decode pools
-  int max_gpus_per_replica = 0; ///< 0 = the spec's constraints
-  int max_nodes = 0;            ///< 0 = the spec's constraints
-  double headroom = -1.0;       ///< throughput headroom over the peak; negative = the default
-  std::int64_t today_days = 0;  ///< days since 1970-01-01, for the age of the winner's price
+  std::size_t top = 5;                     ///< passing rows every format shows
+  bool explain = false;                    ///< every rejection instead of the closest miss per GPU
+  bool disagg = false;                     ///< also search disaggregated prefill/decode pools
+  int max_gpus_per_replica = 0;            ///< 0 = the spec's constraints
+  int max_nodes = 0;                       ///< 0 = the spec's constraints
+  double headroom = -1.0;                  ///< throughput headroom over the peak; negative = the default
+  std::int64_t today_days = 0;             ///< days since 1970-01-01, for the age of the winner's price
+  std::optional<ArtifactRequest> artifact; ///< --emit: plan the artifact of a ranked candidate
 };
 
 /// A candidate the winner is compared against: its index in `Recommendation::candidates` and how
@@ -51,6 +54,7 @@ struct WinnerFacts {
   bool speed_extrapolated = false;              ///< its efficiency factors come from other GPUs
   bool energy_shown = false;                    ///< a power cap or --rank-by energy asked for energy
   std::optional<EnergyCost> energy;             ///< per 1M output tokens; none when the TDP is unknown
+  EstimateBands bands;                          ///< its error bands and optimistic-only SLA terms
 };
 
 /// recommend --disagg: the best of each kind compared by cost per 1M output tokens at the served
@@ -62,12 +66,23 @@ struct DisaggComparison {
   double pct_below = 0.0;                ///< how much cheaper the winner is than the other kind, in percent
 };
 
+/// recommend --disagg: the disaggregated units every format shows.
+struct DisaggRows {
+  std::vector<DisaggCandidate> shown;          ///< the top `top` passing units, by rank
+  std::vector<DisaggCandidate> closest_misses; ///< the three closest misses
+  /// The table's rows: the passing units, or the closest misses when none passes (JSON carries both).
+  [[nodiscard]] const std::vector<DisaggCandidate>& table_rows() const {
+    return shown.empty() ? closest_misses : shown;
+  }
+};
+
 /// An inference recommendation with every decision its outputs show.
 struct RecommendResult {
   SearchPolicy policy;
   RankBy rank_by = RankBy::cost_per_token; ///< the effective ranking (image models rank per item)
   Recommendation recommendation;           ///< every candidate, passing and rejected
   std::vector<Candidate> shown;            ///< the top `top` passing candidates: the rows of every format
+  std::vector<EstimateBands> shown_bands;  ///< the error bands of each shown candidate
   /// The rejected rows of every format: the closest miss of each GPU (at most 3), or with --explain
   /// every rejection.
   std::vector<Candidate> rejected_rows;
@@ -75,6 +90,9 @@ struct RecommendResult {
   std::optional<CapacityPlan> capacity_plan; ///< the winner's replicas and autoscaling
   std::optional<DisaggRecommendation> disagg;
   std::optional<DisaggComparison> disagg_comparison; ///< with disagg
+  std::optional<DisaggRows> disagg_rows;             ///< with disagg
+  /// With request.artifact: the artifact of the candidate of its rank; none when nothing passes.
+  std::optional<ArtifactPlan> artifact;
   [[nodiscard]] bool none() const {
     return recommendation.candidates.empty() && (!disagg || disagg->candidates.empty());
   }
@@ -85,6 +103,8 @@ struct TrainingRecommendResult {
   TrainingRecommendation recommendation;
   std::vector<TrainingCandidate> shown;         ///< the top `top` passing candidates
   std::vector<TrainingCandidate> rejected_rows; ///< closest miss per GPU (3), or every one with --explain
+  std::vector<TrainingBands> shown_bands;       ///< throughput and memory bands of each shown row
+  std::vector<TrainingBands> rejected_bands;    ///< likewise per rejected row
 };
 
 /// The search policy of a request: ranking, confidence, calibration bands, engine and the spec's

@@ -8,15 +8,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "output_format.hpp"
+
 namespace rightsize::cli {
 
 /// What a subcommand does once the command line parsed: returns the exit code.
 using Action = std::function<int()>;
-
-/// Output formats; not every command supports every format.
-enum class Format { table, json, csv, markdown, jsonl };
-/// Parses --format; throws a usage Error naming the allowed ones.
-Format parse_format(const std::string& text, const std::vector<std::string>& allowed);
 
 /// The data directory: $RIGHTSIZE_DATA_DIR, else <exe>/../share/rightsize, else the source tree's data/.
 std::string data_dir();

@@ -37,7 +37,7 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
                          {"replicas", replicas}};
     if (res.verdict.feasible()) {
       doc["estimate"] = candidate_json(res.current_in, res.current);
-      add_inference_bands(doc["estimate"], candidate_bands(res.current_in, res.current, catalog), e);
+      add_inference_bands(doc["estimate"], res.current_bands);
       add_cost_at_load(doc["estimate"]["cost"], res.current_at_load, res.current.price_known);
     } else {
       doc["estimate"] = nullptr;

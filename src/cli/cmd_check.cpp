@@ -83,14 +83,13 @@ double parse_share(const std::string& text, const char* flag) {
 // check --emit: the artifact of the deployment as judged (its layout, its replicas, its capacity
 // plan through core plan_candidate_deployment, as recommend --emit), on stdout or in --out; the
 // verdict goes to stderr and the exit code. A deployment that misses the SLA gets no artifact.
-int emit_checked(const EmitOptions& emit, const Spec& spec, const app::CheckResult& res,
-                 PricingModel pricing) {
+int emit_checked(const EmitOptions& emit, const Spec& spec, const app::CheckResult& res) {
   if (!res.meets) {
     note("verdict: fail: the deployment misses the SLA ({}); no {} artifact written", check_failure(res),
          emit.kind);
     return static_cast<int>(ExitCode::not_met);
   }
-  emit_candidate(emit, spec, res.current_in, res.current, res.policy, pricing, 0);
+  write_artifact(emit, spec, *res.artifact);
   if (!res.pass)
     note("verdict: fail: over-provisioned, a cheaper option saves {:.0f}% (check without --emit names it); "
          "the artifact was written",
@@ -149,13 +148,12 @@ int run_check(const CheckOptions& o) {
   request.confidence = confidence_of(o.judging);
   request.max_overspend = max_overspend;
   request.alternatives = o.alternatives;
+  EmitOptions emit = o.emit;
+  emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
+  if (!emit.kind.empty()) request.artifact = artifact_request(emit);
   const app::CheckResult res = app::run_check(spec, catalog, request);
 
-  if (!o.emit.kind.empty()) {
-    EmitOptions emit = o.emit;
-    emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
-    return emit_checked(emit, spec, res, catalog.pricing);
-  }
+  if (!emit.kind.empty()) return emit_checked(emit, spec, res);
 
   render_check(spec, catalog, res, max_overspend, format);
   return res.pass ? 0 : static_cast<int>(ExitCode::not_met);

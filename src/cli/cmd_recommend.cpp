@@ -106,6 +106,9 @@ int run_recommend(const RecommendOptions& o) {
   request.max_nodes = o.max_nodes;
   request.headroom = o.headroom;
   request.today_days = today_days();
+  EmitOptions emit = o.emit;
+  emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
+  if (!emit.kind.empty()) request.artifact = artifact_request(emit);
   RenderOptions ro;
   ro.format = format;
   ro.top = request.top;
@@ -122,18 +125,20 @@ int run_recommend(const RecommendOptions& o) {
     result = app::run_recommend(spec, catalog, in, request);
   }
   trace_search(in, result.recommendation, result.policy);
-  if (!o.emit.kind.empty()) {
-    EmitOptions emit = o.emit;
-    emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
-    return emit_artifact(emit, spec, in, result.recommendation, result.policy, catalog.pricing);
+  if (!emit.kind.empty()) {
+    if (!result.artifact) {
+      note("nothing meets the requirements; no {} artifact written", emit.kind);
+      return static_cast<int>(ExitCode::not_met);
+    }
+    write_artifact(emit, spec, *result.artifact);
+    return 0;
   }
   if (result.disagg && format == Format::json)
-    ro.extra_json["disaggregated"] = disagg_search_json(in, result, ro.top);
+    ro.extra_json["disaggregated"] = disagg_search_json(in, result);
   {
     const StageTimer timer("render");
     render_recommendation(spec, in, result, catalog, ro);
-    if (result.disagg && format != Format::json)
-      print_disagg_search(in, result, ro.top, format == Format::markdown);
+    if (result.disagg && format != Format::json) print_disagg_search(in, result, format == Format::markdown);
   }
   return result.none() ? static_cast<int>(ExitCode::not_met) : 0;
 }

@@ -160,31 +160,29 @@ std::string verdict_line(const SearchInputs& in, const app::RecommendResult& res
 
 } // namespace
 
-nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result,
-                                  std::size_t top) {
+nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result) {
   const DisaggRecommendation& r = *result.disagg;
   nlohmann::json doc;
   doc["candidates_evaluated"] = r.evaluated;
   doc["candidates_passing"] = r.candidates.size();
   doc["candidates"] = nlohmann::json::array();
-  for (std::size_t i = 0; i < r.candidates.size() && i < top; ++i)
-    doc["candidates"].push_back(disagg_candidate_json(r.candidates[i]));
+  for (const DisaggCandidate& c : result.disagg_rows->shown)
+    doc["candidates"].push_back(disagg_candidate_json(c));
   doc["rejected"] = nlohmann::json::array();
-  for (std::size_t i = 0; i < r.rejected.size() && i < 3; ++i)
-    doc["rejected"].push_back(disagg_candidate_json(r.rejected[i]));
+  for (const DisaggCandidate& c : result.disagg_rows->closest_misses)
+    doc["rejected"].push_back(disagg_candidate_json(c));
   doc["why"] = verdict_line(in, result);
   return doc;
 }
 
-void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, std::size_t top,
-                         bool markdown) {
+void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, bool markdown) {
   const DisaggRecommendation& r = *result.disagg;
   fmt::print(
       "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
       markdown ? "## " : "", r.evaluated, r.candidates.size());
-  const bool any = !r.candidates.empty();
-  const std::vector<DisaggCandidate>& rows = any ? r.candidates : r.rejected;
-  const std::size_t shown = std::min(rows.size(), any ? top : std::size_t{3});
+  const bool any = !result.disagg_rows->shown.empty();
+  const std::vector<DisaggCandidate>& rows = result.disagg_rows->table_rows();
+  const std::size_t shown = rows.size();
   const auto billed = [](const DisaggCandidate& c) {
     return c.bill.prefill.gpus_billed + c.bill.decode.gpus_billed;
   };

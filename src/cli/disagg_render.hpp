@@ -29,13 +29,12 @@ int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const 
                           const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
                           const std::string& engine_label);
 
-/// The disaggregated search's result as JSON (`recommend --disagg --format json`, key "disaggregated").
-nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result,
-                                  std::size_t top);
+/// The disaggregated search's result as JSON (`recommend --disagg --format json`, key "disaggregated"):
+/// the use case's rows (app::DisaggRows).
+nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendResult& result);
 
 /// The disaggregated section of `recommend --disagg` (table or markdown) and the line that says which
 /// of aggregated and disaggregated won and why.
-void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, std::size_t top,
-                         bool markdown);
+void print_disagg_search(const SearchInputs& in, const app::RecommendResult& result, bool markdown);
 
 } // namespace rightsize::cli

@@ -11,8 +11,9 @@
 namespace rightsize::cli {
 namespace {
 
-void print_inference_table(const Spec& spec, const app::EstimateResult& result, PricingModel pricing,
-                           const BandContext& bands, Confidence confidence, const std::string& engine_name) {
+void print_inference_table(const app::EstimateResult& result, PricingModel pricing, Confidence confidence,
+                           const std::string& engine_name) {
+  const app::EstimateBands& bands = result.bands;
   const InferenceWorkload& w = result.workload;
   const PreparedModel& pm = result.model;
   const Gpu& gpu = result.gpu;
@@ -92,21 +93,20 @@ void print_inference_table(const Spec& spec, const app::EstimateResult& result, 
       fmt::print("  add GPUs (--gpus, --tp), a smaller precision, or a GPU with more memory\n");
     }
   } else {
-    fmt::print("performance{}\n",
-               bands.calibration != nullptr ? " (p10–p90 band from docs/accuracy.md)" : "");
-    const InferenceBands ib = bands.of(e);
-    const bool calibrated = bands.calibration != nullptr;
+    fmt::print("performance{}\n", bands.calibrated ? " (p10–p90 band from docs/accuracy.md)" : "");
+    const InferenceBands& ib = bands.inference;
+    const bool calibrated = bands.calibrated;
     fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
                fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
                            format_ms(e.ttft.p99_s)));
-    print_overlay_tail(bands, FigureKind::ttft, e.ttft_s);
+    print_overlay_tail(FigureKind::ttft, bands.ttft_tail);
     fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
     fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
     fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
                fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
                            format_ms(e.tpot.p99_s)));
-    print_overlay_tail(bands, FigureKind::tpot, e.tpot_s);
+    print_overlay_tail(FigureKind::tpot, bands.tpot_tail);
     if (e.overloaded) {
       fmt::print(
           "  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
@@ -118,7 +118,7 @@ void print_inference_table(const Spec& spec, const app::EstimateResult& result, 
     fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(ib.e2e, calibrated));
     const Band tput = ib.output_tokens_per_s;
     fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
-               bands.calibration != nullptr && tput.high > tput.low
+               calibrated && tput.high > tput.low
                    ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
                    : "");
     fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
@@ -127,7 +127,7 @@ void print_inference_table(const Spec& spec, const app::EstimateResult& result, 
       fmt::print("  {:<26}{:>10}\n", "images/s", fmt::format("{:.3g}", e.requests_per_s));
     }
     fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
-    for (const auto& note : optimistic_only(bands, e, spec.sla))
+    for (const auto& note : optimistic_only(bands))
       fmt::print("  caution: {}\n", note);
     if (!e.link_known) {
       fmt::print(
@@ -176,15 +176,11 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
   const Gpu& gpu = result.gpu;
   const ResolvedPrice& price = result.price;
   const PreparedModel& pm = result.model;
-  BandContext bands;
-  bands.calibration = app::band_calibration(catalog);
-  bands.gpu_id = gpu.id;
-  bands.model_class = model_class_of(spec.model);
   if (result.training) {
     const TrainingEstimate& t = *result.training;
     if (format == Format::json) {
       nlohmann::json doc = training_json(pm, gpu.id, gpu_price(price), t, price.known);
-      add_training_bands(doc, bands, t);
+      add_training_bands(doc, result.training_bands);
       doc["schema_version"] = k_output_schema_version;
       doc["assumptions"] = assumptions_json(result.assumptions);
       if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
@@ -203,8 +199,8 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
     doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d);
     doc["load"] = load_json(result.workload, engine_name);
     if (result.verdict.feasible()) {
-      add_inference_bands(doc, bands, e);
-      doc["sla_optimistic_only"] = optimistic_only(bands, e, spec.sla);
+      add_inference_bands(doc, result.bands);
+      doc["sla_optimistic_only"] = optimistic_only(result.bands);
       doc["cost"]["pricing"] = to_string(catalog.pricing);
       doc["cost"]["price_basis"] = price.basis;
       doc["cost"]["price_date"] = price.date;
@@ -220,7 +216,7 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
     if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
     fmt::print("{}\n", doc.dump(2));
   } else {
-    print_inference_table(spec, result, catalog.pricing, bands, confidence, engine_name);
+    print_inference_table(result, catalog.pricing, confidence, engine_name);
     if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   }
 }

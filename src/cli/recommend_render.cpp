@@ -257,14 +257,6 @@ std::string describe_sla(const Sla& sla) {
   return out;
 }
 
-BandContext candidate_bands(const SearchInputs& in, const Candidate& c, const LoadedCatalog& catalog) {
-  BandContext b;
-  b.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
-  b.gpu_id = in.gpus[c.gpu_index].id;
-  b.model_class = model_class_of(in.models[c.precision_index].model);
-  return b;
-}
-
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   const Gpu& gpu = in.gpus[c.gpu_index];
   Deployment whole = c.layout;
@@ -324,11 +316,10 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     doc["not_searched_consumer"] = in.excluded_consumer;
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (const Candidate& c : result.shown) {
-      nlohmann::json j = candidate_json(in, c);
-      const BandContext bands = candidate_bands(in, c, catalog);
-      add_inference_bands(j, bands, c.estimate);
-      j["sla_optimistic_only"] = optimistic_only(bands, c.estimate, spec.sla);
+    for (std::size_t i = 0; i < result.shown.size(); ++i) {
+      nlohmann::json j = candidate_json(in, result.shown[i]);
+      add_inference_bands(j, result.shown_bands[i]);
+      j["sla_optimistic_only"] = optimistic_only(result.shown_bands[i]);
       doc["candidates"].push_back(j);
     }
     doc["rejected"] = nlohmann::json::array();
@@ -413,8 +404,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     const Candidate& winner = r.candidates.front();
     fmt::print("instances: {}\n", instances_text(winner.estimate.bill, in.gpu_prices[winner.gpu_index]));
     if (policy.confidence == Confidence::p50) {
-      for (const auto& note :
-           optimistic_only(candidate_bands(in, winner, catalog), winner.estimate, spec.sla)) {
+      for (const auto& note : optimistic_only(result.winner->bands)) {
         fmt::print("caution: meets the SLA only at the optimistic end of its error band: {}\n", note);
       }
     }

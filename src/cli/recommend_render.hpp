@@ -36,9 +36,6 @@ std::string csv_usd(double usd, bool known);
 /// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);
 
-/// Where the error bands of a candidate come from.
-BandContext candidate_bands(const SearchInputs& in, const Candidate& c, const LoadedCatalog& catalog);
-
 /// The SLA in words: "TTFT ≤ 1000 ms, TPOT ≤ 50 ms, 20 req/s peak" ("none" when empty).
 std::string describe_sla(const Sla& sla);
 

@@ -276,32 +276,15 @@ void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool pric
       price_known ? nlohmann::json(round_sig(at_load.usd_per_request)) : nlohmann::json();
 }
 
-Band BandContext::band(FigureKind kind, double value) const {
-  if (calibration == nullptr) return Band{value, value, value};
-  return band_for(*calibration, kind, gpu_id, value, model_class);
-}
-
-InferenceBands BandContext::of(const InferenceEstimate& e) const {
-  if (calibration == nullptr) {
-    return InferenceBands{Band{e.ttft_s, e.ttft_s, e.ttft_s}, Band{e.tpot_s, e.tpot_s, e.tpot_s},
-                          Band{e.e2e_s, e.e2e_s, e.e2e_s},
-                          Band{e.output_tokens_per_s, e.output_tokens_per_s, e.output_tokens_per_s},
-                          Band{e.requests_per_s, e.requests_per_s, e.requests_per_s}};
-  }
-  return inference_bands(*calibration, gpu_id, model_class, e);
-}
-
-void print_overlay_tail(const BandContext& bands, FigureKind kind, double mean_s) {
-  const TailEntry* t =
-      bands.calibration != nullptr ? tail_for(*bands.calibration, kind, bands.gpu_id) : nullptr;
-  if (t == nullptr) return;
+void print_overlay_tail(FigureKind kind, const std::optional<app::OverlayTail>& tail) {
+  if (!tail) return;
   fmt::print("  {:<26}{:>10}  (mean x{:.2f}: p99 / mean of your {} runs, --calibration)\n",
              kind == FigureKind::ttft ? "TTFT p99 (your runs)" : "TPOT p99 (your runs)",
-             format_ms(mean_s * t->p99_over_mean), t->p99_over_mean, t->runs);
+             format_ms(tail->p99_s), tail->p99_over_mean, tail->runs);
 }
 
-void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& e) {
-  const InferenceBands ib = bands.of(e);
+void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
+  const InferenceBands& ib = bands.inference;
   auto put = [&](const char* section, const char* key, const Band& b) {
     doc[section][std::string(key) + "_low"] = round_sig(b.low);
     doc[section][std::string(key) + "_high"] = round_sig(b.high);
@@ -311,31 +294,19 @@ void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const In
   put("inference", "e2e_s", ib.e2e);
   put("inference", "output_tokens_per_s", ib.output_tokens_per_s);
   put("inference", "requests_per_s", ib.requests_per_s);
-  const Band m = bands.band(FigureKind::memory, e.memory.per_gpu_bytes);
-  doc["memory"]["per_gpu_bytes_low"] = json_bytes(m.low);
-  doc["memory"]["per_gpu_bytes_high"] = json_bytes(m.high);
-  for (const auto& [kind, key, mean_s] :
-       {std::tuple{FigureKind::ttft, "ttft_p99_from_overlay_s", e.ttft_s},
-        std::tuple{FigureKind::tpot, "tpot_p99_from_overlay_s", e.tpot_s}}) {
-    if (bands.calibration == nullptr) break;
-    if (const TailEntry* t = tail_for(*bands.calibration, kind, bands.gpu_id))
-      doc["inference"][key] = round_sig(mean_s * t->p99_over_mean);
-  }
-  doc["bands"] = {{"calibrated", bands.calibration != nullptr},
+  doc["memory"]["per_gpu_bytes_low"] = json_bytes(bands.memory_per_gpu_bytes.low);
+  doc["memory"]["per_gpu_bytes_high"] = json_bytes(bands.memory_per_gpu_bytes.high);
+  if (bands.ttft_tail) doc["inference"]["ttft_p99_from_overlay_s"] = round_sig(bands.ttft_tail->p99_s);
+  if (bands.tpot_tail) doc["inference"]["tpot_p99_from_overlay_s"] = round_sig(bands.tpot_tail->p99_s);
+  doc["bands"] = {{"calibrated", bands.calibrated},
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 
-std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& e,
-                                         const Sla& sla) {
+std::vector<std::string> optimistic_only(const app::EstimateBands& bands) {
   std::vector<std::string> out;
-  if (bands.calibration == nullptr) return out;
-  // The comparison is core's (core::optimistic_only_terms); only the words are here.
-  const BandFactors factors =
-      band_factors(bands.calibration, Confidence::p90, bands.gpu_id, bands.model_class);
-  std::array<TermCheck, 7> terms{};
-  const std::size_t n = optimistic_only_terms(e, sla, factors, terms);
-  for (std::size_t i = 0; i < n; ++i) {
-    const TermCheck& t = terms[i];
+  // The comparison is core's (core::optimistic_only_terms, run by the use case); only the words are here.
+  for (std::size_t i = 0; i < bands.optimistic_only_count; ++i) {
+    const TermCheck& t = bands.optimistic_only[i];
     switch (t.term) {
     case SlaTerm::ttft:
     case SlaTerm::tpot:

@@ -1,12 +1,14 @@
 #pragma once
 // Rendering helpers shared by estimate / recommend / check / sweep: fixed-precision numbers, unit
 // formatting, JSON documents (docs/output-schema.md) and rejection reasons in words.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bands.hpp"
 #include "context.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
@@ -66,31 +68,17 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
 /// `*_at_load` next to the estimate's `*_at_capacity`.
 void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool price_known);
 
-/// Where error bands come from for one estimate: the calibration (null = none loaded), the GPU and
-/// the model class (docs/accuracy.md, "Error bands").
-struct BandContext {
-  const Calibration* calibration = nullptr;
-  std::string gpu_id;
-  std::string model_class;
-  /// The band of a figure (p10/p90 of measured/predicted); value ± nothing without a calibration.
-  [[nodiscard]] Band band(FigureKind kind, double value) const;
-  /// The bands of an inference estimate's figures (core::inference_bands: physical floors, E2E
-  /// from TTFT and TPOT); value ± nothing without a calibration.
-  [[nodiscard]] InferenceBands of(const InferenceEstimate& estimate) const;
-};
-
-/// With a --calibration overlay that measured the figure's tail on this GPU: the p99 as predicted
-/// mean x the measured p99 / mean ratio (core::tail_for), one table line; nothing otherwise.
-void print_overlay_tail(const BandContext& bands, FigureKind kind, double mean_s);
+/// With a --calibration overlay that measured the figure's tail on this GPU: its p99 as the use case
+/// computed it (app::OverlayTail), one table line; nothing otherwise.
+void print_overlay_tail(FigureKind kind, const std::optional<app::OverlayTail>& tail);
 
 /// Adds `*_low` / `*_high` siblings to the performance and memory figures of an estimate document
 /// (docs/output-schema.md). Latency lows are optimistic; throughput lows are pessimistic.
-void add_inference_bands(nlohmann::json& doc, const BandContext& bands, const InferenceEstimate& estimate);
+void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands);
 
-/// SLA targets met by the point estimate but missed at the pessimistic end of the band, in words
+/// The SLA terms met by the point estimate but missed at the pessimistic end of the band, in words
 /// ("TPOT 49.9 ms meets 50 ms, but its band's p90 is 61.0 ms"). Empty when the SLA holds across the band.
-std::vector<std::string> optimistic_only(const BandContext& bands, const InferenceEstimate& estimate,
-                                         const Sla& sla);
+std::vector<std::string> optimistic_only(const app::EstimateBands& bands);
 
 /// "113 ms (72–286)" for a latency with its band.
 /// "12.3 ms (10.1 ms–20.4 ms)" from a band already computed.

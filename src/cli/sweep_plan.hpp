@@ -1,7 +1,8 @@
 #pragma once
-// The sweep plan and its evaluation live in the application layer (src/app/sweep.hpp); the sweep
-// command and its writers use them by these names.
+// The sweep plan, its evaluation and its run loop live in the application layer (src/app/sweep.hpp); the
+// sweep command and its writers use them by these names.
 #include "sweep.hpp"
+#include "sweep_loop.hpp"
 #include "sweep_spec.hpp"
 
 namespace rightsize::cli {
@@ -10,16 +11,23 @@ using app::evaluate_point;
 using app::find_metric;
 using app::finish_plan;
 using app::FixedDeployment;
+using app::k_max_plot_points;
+using app::make_plot_data;
 using app::Metric;
 using app::metric_value;
 using app::number_of;
 using app::parse_sweep_axis;
+using app::PlotData;
+using app::PlotPoint;
 using app::PointIssue;
 using app::PointResult;
 using app::prepare_sweep_models;
+using app::RowSink;
 using app::SweepAxis;
 using app::SweepField;
 using app::SweepMode;
 using app::SweepPlan;
+using app::SweepRunOptions;
+using app::SweepRunResult;
 
 } // namespace rightsize::cli

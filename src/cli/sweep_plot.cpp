@@ -120,26 +120,6 @@ void draw_legend(SvgWriter& svg, const PlotData& plot, bool has_front) {
 
 } // namespace
 
-PlotData make_plot_data(const SweepPlan& plan, const Metric& x, const Metric& y) {
-  PlotData plot;
-  plot.x = x;
-  plot.y = y;
-  std::size_t varied_other = 0;
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
-    if (a == x.axis || a == y.axis || plan.axes[a].values.texts.size() < 2) continue;
-    ++varied_other;
-    if (plot.series_axis == std::numeric_limits<std::size_t>::max()) {
-      plot.series_axis = a;
-      plot.series_key = std::string(plan.axes[a].key->name);
-      plot.series_names = plan.axes[a].values.texts;
-    }
-  }
-  plot.lines = x.axis < plan.axes.size() && varied_other <= 1 && plan.mode == SweepMode::estimate;
-  const std::uint64_t total = plan.grid.size();
-  plot.stride = std::max<std::uint64_t>(1, (total + k_max_plot_points - 1) / k_max_plot_points);
-  return plot;
-}
-
 std::string render_plot(const PlotData& plot) {
   std::vector<double> xs;
   std::vector<double> ys;

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
+#include "output_format.hpp"
 #include "sweep_plan.hpp"
 
 namespace rightsize::cli {

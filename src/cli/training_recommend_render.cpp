@@ -101,14 +101,10 @@ Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>&
 }
 
 nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
-                                       const LoadedCatalog& catalog) {
+                                       const app::TrainingBands& bands) {
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
                                    c.estimate, c.price_known);
-  BandContext bands;
-  bands.calibration = catalog.calibrated ? &catalog.calibration : nullptr;
-  bands.gpu_id = in.gpus[c.gpu_index].id;
-  bands.model_class = model_class_of(in.models.front().model);
-  add_training_bands(j, bands, c.estimate);
+  add_training_bands(j, bands);
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets;
   j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
@@ -136,11 +132,12 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
     doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
     doc["candidates_passing"] = r.candidates.size();
     doc["candidates"] = nlohmann::json::array();
-    for (const auto& c : result.shown)
-      doc["candidates"].push_back(training_candidate_json(in, c, catalog));
+    for (std::size_t i = 0; i < result.shown.size(); ++i)
+      doc["candidates"].push_back(training_candidate_json(in, result.shown[i], result.shown_bands[i]));
     doc["rejected"] = nlohmann::json::array();
-    for (const auto& c : result.rejected_rows)
-      doc["rejected"].push_back(training_candidate_json(in, c, catalog));
+    for (std::size_t i = 0; i < result.rejected_rows.size(); ++i)
+      doc["rejected"].push_back(
+          training_candidate_json(in, result.rejected_rows[i], result.rejected_bands[i]));
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};

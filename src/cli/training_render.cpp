@@ -117,26 +117,20 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
   return doc;
 }
 
-void add_training_bands(nlohmann::json& doc, const BandContext& bands, const TrainingEstimate& t) {
-  // measured/predicted ratios of throughput; time and cost scale with its inverse.
-  const Band b = bands.band(FigureKind::training_throughput, t.tokens_per_s);
-  const double lo = t.tokens_per_s > 0.0 ? b.low / t.tokens_per_s : 1.0;
-  const double hi = t.tokens_per_s > 0.0 ? b.high / t.tokens_per_s : 1.0;
-  doc["training"]["tokens_per_s_low"] = round_sig(b.low);
-  doc["training"]["tokens_per_s_high"] = round_sig(b.high);
-  // Reserved memory against the training-memory cases (measured / predicted), when calibrated.
-  const Band mem = bands.band(FigureKind::training_memory, t.memory_reserved_bytes);
-  doc["memory"]["reserved_bytes_low"] = bytes(mem.low);
-  doc["memory"]["reserved_bytes_high"] = bytes(mem.high);
-  doc["training"]["step_time_s_low"] = round_sig(t.step_time_s / hi);
-  doc["training"]["step_time_s_high"] = round_sig(t.step_time_s / lo);
-  doc["training"]["time_to_train_s_low"] = round_sig(t.time_to_train_s / hi);
-  doc["training"]["time_to_train_s_high"] = round_sig(t.time_to_train_s / lo);
+void add_training_bands(nlohmann::json& doc, const app::TrainingBands& bands) {
+  doc["training"]["tokens_per_s_low"] = round_sig(bands.tokens_per_s.low);
+  doc["training"]["tokens_per_s_high"] = round_sig(bands.tokens_per_s.high);
+  doc["memory"]["reserved_bytes_low"] = bytes(bands.memory_reserved_bytes.low);
+  doc["memory"]["reserved_bytes_high"] = bytes(bands.memory_reserved_bytes.high);
+  doc["training"]["step_time_s_low"] = round_sig(bands.step_time_s.low);
+  doc["training"]["step_time_s_high"] = round_sig(bands.step_time_s.high);
+  doc["training"]["time_to_train_s_low"] = round_sig(bands.time_to_train_s.low);
+  doc["training"]["time_to_train_s_high"] = round_sig(bands.time_to_train_s.high);
   if (doc["cost"]["price_known"].get<bool>()) {
-    doc["cost"]["usd_total_low"] = round_sig(t.usd_total / hi);
-    doc["cost"]["usd_total_high"] = round_sig(t.usd_total / lo);
+    doc["cost"]["usd_total_low"] = round_sig(bands.usd_total.low);
+    doc["cost"]["usd_total_high"] = round_sig(bands.usd_total.high);
   }
-  doc["bands"] = {{"calibrated", bands.calibration != nullptr},
+  doc["bands"] = {{"calibrated", bands.calibrated},
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 

@@ -18,8 +18,9 @@ namespace rightsize::cli {
 nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_id, const GpuPrice& price,
                              const TrainingEstimate& estimate, bool price_known);
 
-/// Adds `*_low` / `*_high` siblings for tokens/s, time to train and cost (training_throughput band).
-void add_training_bands(nlohmann::json& doc, const BandContext& bands, const TrainingEstimate& estimate);
+/// Adds `*_low` / `*_high` siblings for tokens/s, memory, step time, time to train and cost, as the
+/// use case computed them (app::training_bands).
+void add_training_bands(nlohmann::json& doc, const app::TrainingBands& bands);
 
 /// Human-readable training estimate.
 void print_training_table(const Spec& spec, const PreparedModel& model, const Gpu& gpu,

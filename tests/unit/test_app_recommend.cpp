@@ -5,29 +5,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "app_fixtures.hpp"
 #include "catalog_io.hpp"
 #include "recommend.hpp"
 #include "rightsize/pricing.hpp"
 #include "spec_io.hpp"
 
 namespace rightsize {
-namespace {
-
-const std::string k_data = RIGHTSIZE_DATA_DIR;
-
-app::LoadedCatalog priced_catalog() {
-  app::LoadedCatalog loaded;
-  loaded.catalog = io::load_catalog(k_data + "/gpus.json");
-  for (const auto& gpu : loaded.catalog.gpus)
-    loaded.prices.push_back(resolve_price(gpu, loaded.pricing, loaded.provider, loaded.tco));
-  return loaded;
-}
-
-} // namespace
-
 TEST_CASE("recommend use case: rows, closest misses, winner facts and capacity plan", "[app]") {
-  const Spec spec = io::load_spec(k_data + "/examples/chat-8b.json", k_data + "/models");
-  const app::LoadedCatalog catalog = priced_catalog();
+  const Spec spec = test::example_spec("chat-8b.json");
+  const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
   app::RecommendRequest request;
   request.top = 2;
@@ -71,8 +58,8 @@ TEST_CASE("recommend use case: rows, closest misses, winner facts and capacity p
 }
 
 TEST_CASE("recommend use case: --explain rows, price age and energy follow the request", "[app]") {
-  const Spec spec = io::load_spec(k_data + "/examples/chat-8b.json", k_data + "/models");
-  const app::LoadedCatalog catalog = priced_catalog();
+  const Spec spec = test::example_spec("chat-8b.json");
+  const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM"}, "");
   app::RecommendRequest request;
   request.explain = true;
@@ -105,12 +92,8 @@ TEST_CASE("recommend use case: --explain rows, price age and energy follow the r
 namespace rightsize {
 
 TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[app]") {
-  const std::string data = RIGHTSIZE_DATA_DIR;
-  const Spec spec = io::load_spec(data + "/examples/chat-8b.json", data + "/models");
-  app::LoadedCatalog catalog;
-  catalog.catalog = io::load_catalog(data + "/gpus.json");
-  for (const auto& gpu : catalog.catalog.gpus)
-    catalog.prices.push_back(resolve_price(gpu, catalog.pricing, catalog.provider, catalog.tco));
+  const Spec spec = test::example_spec("chat-8b.json");
+  const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM", "L40S"}, "");
   app::RecommendRequest request;
   request.disagg = true;
@@ -133,6 +116,23 @@ TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[a
           Approx(cmp.disaggregated_wins ? (1.0 - cd / ca) * 100.0 : (1.0 - ca / cd) * 100.0));
     CHECK(cmp.pct_below >= 0.0);
   }
+  // The rows every format shows: the top --top passing units by rank and the three closest misses;
+  // the table shows the misses only when no unit passes.
+  request.top = 2;
+  const app::RecommendResult top2 = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(top2.disagg_rows);
+  const app::DisaggRows& rows = *top2.disagg_rows;
+  const DisaggRecommendation& d = *top2.disagg;
+  REQUIRE(d.candidates.size() > 2);
+  REQUIRE(rows.shown.size() == 2);
+  CHECK(rows.shown[0].usd_per_million_output_tokens_at_load ==
+        d.candidates[0].usd_per_million_output_tokens_at_load);
+  CHECK(rows.shown[1].total_gpus() == d.candidates[1].total_gpus());
+  CHECK(rows.closest_misses.size() == std::min<std::size_t>(3, d.rejected.size()));
+  CHECK(&rows.table_rows() == &rows.shown);
+  app::DisaggRows none;
+  none.closest_misses = rows.closest_misses;
+  CHECK(&none.table_rows() == &none.closest_misses);
 }
 
 } // namespace rightsize

@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* k_kinds = "vllm, sglang, trtllm or k8s";
 
-void write_artifact(const EmitOptions& o, const std::string& file_name, const std::string& text) {
+void write_file_or_stdout(const EmitOptions& o, const std::string& file_name, const std::string& text) {
   if (o.out_dir.empty()) {
     fmt::print("{}", text);
     return;
@@ -34,10 +34,6 @@ void write_artifact(const EmitOptions& o, const std::string& file_name, const st
   check_output_path("--out", path);
   write_file_atomically("--out", path, text);
   fmt::print("wrote {}\n", path);
-}
-
-Engine parse_engine(const std::string& name) {
-  return name == "sglang" ? Engine::sglang : name == "trtllm" ? Engine::trtllm : Engine::vllm;
 }
 
 } // namespace
@@ -111,86 +107,48 @@ EngineOptions emit_engine_options(const EmitOptions& o, const EngineOptions& eng
   return out;
 }
 
-int emit_artifact(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Recommendation& r,
-                  const SearchPolicy& policy, PricingModel pricing) {
-  if (r.candidates.empty()) {
-    note("nothing meets the requirements; no {} artifact written", o.kind);
-    return static_cast<int>(ExitCode::not_met);
-  }
-  if (static_cast<std::size_t>(o.rank) > r.candidates.size())
-    throw Error(ErrorKind::usage, "--rank", "",
-                fmt::format("only {} candidate{} meet the requirements, got rank {}", r.candidates.size(),
-                            r.candidates.size() == 1 ? "" : "s", o.rank));
-  const Candidate& c = r.candidates[static_cast<std::size_t>(o.rank) - 1];
-  emit_candidate(o, spec, in, c, policy, pricing, o.rank);
-  return 0;
+app::ArtifactRequest artifact_request(const EmitOptions& o) {
+  app::ArtifactRequest r;
+  r.kind = o.kind;
+  r.engine = o.engine;
+  r.image = o.image;
+  r.model_path = o.model_path;
+  r.autoscaler = o.autoscaler;
+  r.rank = o.rank;
+  return r;
 }
 
-void emit_candidate(const EmitOptions& o, const Spec& spec, const SearchInputs& in, const Candidate& c,
-                    const SearchPolicy& policy, PricingModel pricing, int rank) {
-  const std::string what = rank > 0 ? fmt::format("rank {}", rank) : "the checked deployment";
-  const PreparedModel& model = in.models[c.precision_index];
-  const Gpu& gpu = in.gpus[c.gpu_index];
-  // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
-  const DeployPlan plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
-  const Engine engine = o.kind == "k8s"      ? parse_engine(o.engine)
-                        : o.kind == "vllm"   ? Engine::vllm
-                        : o.kind == "sglang" ? Engine::sglang
-                                             : Engine::trtllm;
-  if (engine == Engine::trtllm && gpu.vendor != "nvidia") {
-    throw Error(ErrorKind::usage, "--emit", "",
-                fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and {} is {} ({}); {}", what, gpu.id,
-                            gpu.vendor,
-                            rank > 0          ? "choose NVIDIA GPUs with --gpu or another --rank"
-                            : o.kind == "k8s" ? "use --engine vllm or sglang for it"
-                                              : "emit vllm or sglang for it"));
-  }
-  const std::string model_path = o.model_path.empty() ? model.model.name : o.model_path;
-  if (o.model_path.empty())
+void write_artifact(const EmitOptions& o, const Spec& spec, const app::ArtifactPlan& a) {
+  const DeployPlan& plan = a.plan;
+  if (a.model_path_defaulted)
     note("--model-path not given; serving \"{}\" (the spec's model name): set it to the Hugging Face id "
          "or local path",
-         model_path);
+         a.model_path);
   std::string header = fmt::format(
       "# rightsize: {} on {} × {} (TP{} PP{}{}{}), {}; {} replica{} at average load, {}–{} autoscaled\n",
-      spec.name, plan.gpus_per_replica, gpu.id, plan.tensor_parallel, plan.pipeline_parallel,
+      spec.name, plan.gpus_per_replica, a.gpu_id, plan.tensor_parallel, plan.pipeline_parallel,
       plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(),
-      plan.attention_dp > 1 ? fmt::format(" attention-DP{}", plan.attention_dp) : std::string(), what,
+      plan.attention_dp > 1 ? fmt::format(" attention-DP{}", plan.attention_dp) : std::string(), a.what,
       plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s", plan.min_replicas, plan.max_replicas);
   const std::string base = k8s_name(spec.name);
-  if (o.kind == "k8s") {
-    if (engine == Engine::trtllm && plan.nodes_per_replica > 1)
-      throw Error(ErrorKind::usage, "--emit", "",
-                  fmt::format("{} needs {} nodes per replica, and a multi-node TensorRT-LLM replica runs as "
-                              "one MPI world (trtllm-serve under mpirun or srun with trtllm-llmapi-launch), "
-                              "which rightsize does not write as a LeaderWorkerSet; --emit trtllm writes the "
-                              "launch command, or --engine vllm|sglang the manifests",
-                              what, plan.nodes_per_replica));
-    if (engine == Engine::sglang && gpu.vendor == "amd" && o.image.empty())
-      throw Error(ErrorKind::usage, "--image", "",
-                  fmt::format("{} is an AMD GPU ({}): SGLang's ROCm images are tagged per release; give "
-                              "one with --image",
-                              gpu.id, what));
+  if (a.k8s) {
     K8sInputs k;
     k.name = base;
-    k.gpu_id = gpu.id;
-    k.gpu_vendor = gpu.vendor;
-    k.engine = engine;
-    k.image = !o.image.empty()           ? o.image
-              : engine == Engine::sglang ? "lmsysorg/sglang:latest"
-              : engine == Engine::trtllm ? "nvcr.io/nvidia/tensorrt-llm/release:latest"
-              : gpu.vendor == "amd"      ? "rocm/vllm:latest"
-                                         : "vllm/vllm-openai:latest";
+    k.gpu_id = a.gpu_id;
+    k.gpu_vendor = a.gpu_vendor;
+    k.engine = a.engine;
+    k.image = a.image;
     k.prometheus_url = o.prometheus_url;
-    k.model_name = model_path;
-    k.command = engine_command(engine, plan, model_path, Target::pod);
+    k.model_name = a.model_path;
+    k.command = engine_command(a.engine, plan, a.model_path, Target::pod);
     k.plan = plan;
-    k.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
+    k.autoscaler = a.autoscaler;
     if (plan.nodes_per_replica > 1)
       header += fmt::format(
           "# note: one replica spans {} nodes ({} GPUs on the leader, {} on each worker): a LeaderWorkerSet "
           "(needs the LWS controller{}\n",
           plan.nodes_per_replica, plan.gpus_per_leader_pod, plan.gpus_per_worker_pod,
-          engine == Engine::sglang
+          a.engine == Engine::sglang
               ? ", 0.6.0 or later for LWS_WORKER_INDEX); every pod runs the same launch_server with "
                 "--node-rank $(LWS_WORKER_INDEX), the leader (rank 0) serves HTTP"
               : "); the pods run vLLM's examples/online_serving/multi-node-serving.sh from /vllm-workspace, "
@@ -198,11 +156,11 @@ void emit_candidate(const EmitOptions& o, const Spec& spec, const SearchInputs& 
     if (k.autoscaler == Autoscaler::hpa && plan.min_replicas == 0)
       header += "# note: the capacity plan scales to zero; an HPA keeps one replica (minReplicas 0 needs the "
                 "alpha HPAScaleToZero gate): --autoscaler keda scales to zero\n";
-    write_artifact(o, base + ".k8s.yaml", header + k8s_manifests(k));
+    write_file_or_stdout(o, base + ".k8s.yaml", header + k8s_manifests(k));
     return;
   }
-  const EngineCommand command = engine_command(engine, plan, model_path);
-  write_artifact(o, base + "." + o.kind + ".sh", shell_script(command, header));
+  const EngineCommand command = engine_command(a.engine, plan, a.model_path);
+  write_file_or_stdout(o, base + "." + o.kind + ".sh", shell_script(command, header));
 }
 
 } // namespace rightsize::cli

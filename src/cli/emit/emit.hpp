@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "deploy_artifact.hpp"
 #include "rightsize/search.hpp"
 #include "run_context.hpp"
 
@@ -25,16 +26,12 @@ struct EmitOptions {
 /// `with_rank`: recommend picks a rank; check emits the one deployment it judged.
 void add_emit_options(CLI::App* command, EmitOptions& options, bool with_rank);
 
-/// Writes the artifact for the candidate of rank `options.rank` (exit 0), or returns 1 when
-/// nothing meets the requirements. Bad flags are usage errors naming the flag.
-int emit_artifact(const EmitOptions& options, const Spec& spec, const SearchInputs& in,
-                  const Recommendation& r, const SearchPolicy& policy, PricingModel pricing);
+/// The --emit flags as the use case's request (app::plan_artifact decides what is written).
+app::ArtifactRequest artifact_request(const EmitOptions& options);
 
-/// Writes the artifact for one candidate (model and GPU from `in` by its indices), its deployment
-/// settings from core plan_candidate_deployment as for recommend. `rank` is its place in recommend's
-/// ranking, or 0 for the deployment check judged (the header and messages name it either way).
-void emit_candidate(const EmitOptions& options, const Spec& spec, const SearchInputs& in,
-                    const Candidate& candidate, const SearchPolicy& policy, PricingModel pricing, int rank);
+/// Writes the artifact the use case planned (its header, then the launch script or the manifests),
+/// on stdout or into --out; notes on stderr when --model-path was not given.
+void write_artifact(const EmitOptions& options, const Spec& spec, const app::ArtifactPlan& artifact);
 
 /// Checks the flags against the spec before the search (usage errors naming the flag).
 void check_emit_options(const EmitOptions& options, const Spec& spec);

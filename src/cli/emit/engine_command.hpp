@@ -5,11 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "deploy_artifact.hpp"
 #include "rightsize/deploy.hpp"
 
 namespace rightsize::cli {
 
-enum class Engine { vllm, sglang, trtllm };
+using app::Engine;                    ///< which engine is the use case's decision (app/deploy_artifact.hpp)
 const char* engine_id(Engine engine); ///< "vllm", "sglang", "trtllm"
 
 /// The engine's own Prometheus gauges of in-flight requests (docs/deploy.md "Metrics"): what the

@@ -10,7 +10,7 @@
 
 namespace rightsize::cli {
 
-enum class Autoscaler { keda, hpa };
+using app::Autoscaler;
 
 struct K8sInputs {
   std::string name;           ///< DNS-1123 name for every object

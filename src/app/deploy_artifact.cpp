@@ -1,0 +1,74 @@
+// The decisions of recommend --emit / check --emit (app/deploy_artifact.hpp, docs/deploy.md).
+#include "deploy_artifact.hpp"
+
+#include <fmt/format.h>
+
+#include "rightsize/error.hpp"
+
+namespace rightsize::app {
+namespace {
+
+Engine parse_engine(const std::string& name) {
+  return name == "sglang" ? Engine::sglang : name == "trtllm" ? Engine::trtllm : Engine::vllm;
+}
+
+} // namespace
+
+ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const SearchInputs& in,
+                           const Candidate& c, const SearchPolicy& policy, PricingModel pricing, int rank) {
+  ArtifactPlan a;
+  a.rank = rank;
+  a.what = rank > 0 ? fmt::format("rank {}", rank) : "the checked deployment";
+  const PreparedModel& model = in.models[c.precision_index];
+  const Gpu& gpu = in.gpus[c.gpu_index];
+  a.gpu_id = gpu.id;
+  a.gpu_vendor = gpu.vendor;
+  // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
+  a.plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
+  a.k8s = o.kind == "k8s";
+  a.engine = a.k8s ? parse_engine(o.engine) : parse_engine(o.kind);
+  if (a.engine == Engine::trtllm && gpu.vendor != "nvidia") {
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and {} is {} ({}); {}", a.what, gpu.id,
+                            gpu.vendor,
+                            rank > 0 ? "choose NVIDIA GPUs with --gpu or another --rank"
+                            : a.k8s  ? "use --engine vllm or sglang for it"
+                                     : "emit vllm or sglang for it"));
+  }
+  a.model_path_defaulted = o.model_path.empty();
+  a.model_path = o.model_path.empty() ? model.model.name : o.model_path;
+  a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
+  if (!a.k8s) return a;
+  if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("{} needs {} nodes per replica, and a multi-node TensorRT-LLM replica runs as "
+                            "one MPI world (trtllm-serve under mpirun or srun with trtllm-llmapi-launch), "
+                            "which rightsize does not write as a LeaderWorkerSet; --emit trtllm writes the "
+                            "launch command, or --engine vllm|sglang the manifests",
+                            a.what, a.plan.nodes_per_replica));
+  if (a.engine == Engine::sglang && gpu.vendor == "amd" && o.image.empty())
+    throw Error(ErrorKind::usage, "--image", "",
+                fmt::format("{} is an AMD GPU ({}): SGLang's ROCm images are tagged per release; give "
+                            "one with --image",
+                            gpu.id, a.what));
+  a.image = !o.image.empty()             ? o.image
+            : a.engine == Engine::sglang ? "lmsysorg/sglang:latest"
+            : a.engine == Engine::trtllm ? "nvcr.io/nvidia/tensorrt-llm/release:latest"
+            : gpu.vendor == "amd"        ? "rocm/vllm:latest"
+                                         : "vllm/vllm-openai:latest";
+  return a;
+}
+
+std::optional<ArtifactPlan> plan_recommended_artifact(const ArtifactRequest& o, const Spec& spec,
+                                                      const SearchInputs& in, const Recommendation& r,
+                                                      const SearchPolicy& policy, PricingModel pricing) {
+  if (r.candidates.empty()) return std::nullopt;
+  if (static_cast<std::size_t>(o.rank) > r.candidates.size())
+    throw Error(ErrorKind::usage, "--rank", "",
+                fmt::format("only {} candidate{} meet the requirements, got rank {}", r.candidates.size(),
+                            r.candidates.size() == 1 ? "" : "s", o.rank));
+  return plan_artifact(o, spec, in, r.candidates[static_cast<std::size_t>(o.rank) - 1], policy, pricing,
+                       o.rank);
+}
+
+} // namespace rightsize::app

@@ -1,0 +1,61 @@
+#pragma once
+// `recommend --emit` and `check --emit` (docs/deploy.md): which deployment the artifact is for, its
+// deployment settings (core plan_candidate_deployment), the engine it launches, the container image,
+// the served model and the autoscaler, and the combinations no artifact can express (usage Errors
+// naming the flag). The CLI writes the launch script or manifests from this plan.
+#include <optional>
+#include <string>
+
+#include "context.hpp"
+#include "rightsize/deploy.hpp"
+#include "rightsize/search.hpp"
+#include "rightsize/spec.hpp"
+
+namespace rightsize::app {
+
+/// The serving engine an artifact launches.
+enum class Engine : std::uint8_t { vllm, sglang, trtllm };
+/// The Kubernetes autoscaler of --emit k8s.
+enum class Autoscaler : std::uint8_t { keda, hpa };
+
+/// The --emit flags, checked by the CLI (kind one of vllm, sglang, trtllm, k8s; autoscaler keda or hpa).
+struct ArtifactRequest {
+  std::string kind;       ///< vllm, sglang, trtllm (a launch script) or k8s (manifests)
+  std::string engine;     ///< the engine --emit k8s runs: the estimate's engine profile
+  std::string image;      ///< "" = the engine's default image
+  std::string model_path; ///< "" = the spec's model name
+  std::string autoscaler = "keda";
+  int rank = 1; ///< recommend: the candidate of this rank
+};
+
+/// Every decision of one artifact.
+struct ArtifactPlan {
+  int rank = 0;     ///< its place in recommend's ranking; 0 = the deployment check judged
+  std::string what; ///< "rank N" or "the checked deployment", for the header and messages
+  std::string gpu_id;
+  std::string gpu_vendor;
+  DeployPlan plan; ///< core plan_candidate_deployment: the capacity plan recommend prints, engine settings
+  Engine engine = Engine::vllm;
+  bool k8s = false;                  ///< manifests, else a launch script
+  std::string image;                 ///< with k8s: the container image
+  std::string model_path;            ///< what the engine serves
+  bool model_path_defaulted = false; ///< no --model-path: the spec's model name
+  Autoscaler autoscaler = Autoscaler::keda;
+};
+
+/// The artifact of `candidate` (model and GPU from `in` by its indices). `rank` is its place in
+/// recommend's ranking, or 0 for the deployment check judged. Throws a usage Error naming --emit or
+/// --image for a combination no artifact expresses (TensorRT-LLM off NVIDIA, a multi-node
+/// TensorRT-LLM replica in Kubernetes, SGLang on AMD without an image).
+ArtifactPlan plan_artifact(const ArtifactRequest& request, const Spec& spec, const SearchInputs& in,
+                           const Candidate& candidate, const SearchPolicy& policy, PricingModel pricing,
+                           int rank);
+
+/// recommend --emit: the artifact of the candidate of rank `request.rank`, or nothing when no
+/// candidate meets the requirements. A rank past the passing candidates is a usage Error naming --rank.
+std::optional<ArtifactPlan> plan_recommended_artifact(const ArtifactRequest& request, const Spec& spec,
+                                                      const SearchInputs& in,
+                                                      const Recommendation& recommendation,
+                                                      const SearchPolicy& policy, PricingModel pricing);
+
+} // namespace rightsize::app
