@@ -24,10 +24,13 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
   const CostAtLoad& at_load = result.at_load;
   fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
              d.replicas(), d.replicas() == 1 ? "" : "s");
-  fmt::print("params {} total, {} active; weights {} in {}; KV cache in {}\n",
+  const bool image = is_image_model(pm); // one request = one image (methodology §3.7)
+  // An image model keeps no KV cache between requests: its line names the weights only.
+  fmt::print("params {} total, {} active; weights {} in {}{}\n",
              format_params(static_cast<double>(pm.params.total)),
              format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
-             format_info(pm.precision.weights).name, format_info(pm.precision.kv_cache).name);
+             format_info(pm.precision.weights).name,
+             image ? "" : fmt::format("; KV cache in {}", format_info(pm.precision.kv_cache).name));
   if (pm.model.vision.layers > 0) {
     // Vision-language model (methodology §1.6): the tower's weights and the request's image tokens.
     const VisionTowerSpec& v = pm.model.vision;
@@ -42,7 +45,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                format_params(static_cast<double>(pm.params.vision)), format_gb(pm.vision_weight_bytes),
                images);
   }
-  if (is_image_model(pm)) {
+  if (image) {
     fmt::print("workload one image per request: {}; batch {} per replica{} (fits up to {})\n\n",
                image_workload_line(pm.model), e.concurrency, w.concurrency == 0 ? " (auto)" : "",
                e.max_concurrency);
@@ -54,15 +57,17 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                                     : "",
                e.max_concurrency);
   }
+  // An image pipeline is not served by an LLM engine: its load line names no engine profile.
+  const std::string engine_part = image ? std::string() : engine_name + " engine profile; ";
   if (w.arrival == Arrival::poisson) {
-    fmt::print("load     {} engine profile; poisson arrivals at {:g} req/s for the deployment{} "
+    fmt::print("load     {}poisson arrivals at {:g} req/s for the deployment{} "
                "(docs/methodology.md §3.1)\n\n",
-               engine_name, w.request_rate_per_s,
+               engine_part, w.request_rate_per_s,
                w.arrival_cv != 1.0 ? fmt::format(", inter-arrival CV {:g}", w.arrival_cv) : "");
   } else {
-    fmt::print("load     {} engine profile; closed loop: {} clients per replica, equal lengths "
+    fmt::print("load     {}closed loop: {} clients per replica, equal lengths "
                "(docs/methodology.md §3.1)\n\n",
-               engine_name, e.concurrency);
+               engine_part, e.concurrency);
   }
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
   fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d));
@@ -96,17 +101,26 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
     fmt::print("performance{}\n", bands.calibrated ? " (p10–p90 band from docs/accuracy.md)" : "");
     const InferenceBands& ib = bands.inference;
     const bool calibrated = bands.calibrated;
-    fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
-    fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
-               fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
-                           format_ms(e.ttft.p99_s)));
-    print_overlay_tail(FigureKind::ttft, bands.ttft_tail);
-    fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
-    fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
-    fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
-               fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
-                           format_ms(e.tpot.p99_s)));
-    print_overlay_tail(FigureKind::tpot, bands.tpot_tail);
+    if (image) {
+      // Images have no first token and no token stream: the image latency and rate only.
+      fmt::print("  {:<26}{:>10}\n", "seconds per image", format_ms_band(ib.e2e, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "image p50 / p90 / p99",
+                 fmt::format("{} / {} / {}", format_ms(e.e2e.p50_s), format_ms(e.e2e.p90_s),
+                             format_ms(e.e2e.p99_s)));
+      fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+    } else {
+      fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
+                 fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
+                             format_ms(e.ttft.p99_s)));
+      print_overlay_tail(FigureKind::ttft, bands.ttft_tail);
+      fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+      fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
+                 fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
+                             format_ms(e.tpot.p99_s)));
+      print_overlay_tail(FigureKind::tpot, bands.tpot_tail);
+    }
     if (e.overloaded) {
       fmt::print(
           "  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
@@ -115,16 +129,16 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
       fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",
                  e.concurrency, e.max_concurrency);
     }
-    fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(ib.e2e, calibrated));
-    const Band tput = ib.output_tokens_per_s;
-    fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
-               calibrated && tput.high > tput.low
-                   ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
-                   : "");
-    fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
-    if (is_image_model(pm)) { // one request = one image (methodology §3.7)
-      fmt::print("  {:<26}{:>10}\n", "seconds per image", fmt::format("{:.2f} s", e.e2e_s));
+    if (image) {
       fmt::print("  {:<26}{:>10}\n", "images/s", fmt::format("{:.3g}", e.requests_per_s));
+    } else {
+      fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(ib.e2e, calibrated));
+      const Band tput = ib.output_tokens_per_s;
+      fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
+                 calibrated && tput.high > tput.low
+                     ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
+                     : "");
+      fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
     }
     fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
     for (const auto& note : optimistic_only(bands))
@@ -141,25 +155,33 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                price.date.empty() ? "" : ", " + price.date);
     fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
     fmt::print("  instances: {}\n", instances_text(e.bill, gpu_price(price)));
-    // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
-    fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
-               format_usd(e.usd_per_million_output_tokens, price.known));
-    if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
-        at_load.served_requests_per_s < e.requests_per_s) {
-      fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
-                 format_usd(at_load.usd_per_million_output_tokens, price.known),
-                 at_load.served_requests_per_s);
-    }
-    fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
-               format_usd(e.usd_per_request, price.known));
-    if (is_image_model(pm)) {
-      fmt::print("  {:<26}{:>10}\n", "per 1,000 images (cap.)",
+    if (image) {
+      fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1,000 images (load)" : "per 1,000 images (cap.)",
                  format_usd(e.usd_per_request * 1e3, price.known));
+      if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
+          at_load.served_requests_per_s < e.requests_per_s) {
+        fmt::print("  {:<26}{:>10}  at the SLA's {:.3g} images/s\n", "per 1,000 images (load)",
+                   format_usd(at_load.usd_per_request * 1e3, price.known), at_load.served_requests_per_s);
+      }
+    } else {
+      // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
+      fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
+                 format_usd(e.usd_per_million_output_tokens, price.known));
+      if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
+          at_load.served_requests_per_s < e.requests_per_s) {
+        fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
+                   format_usd(at_load.usd_per_million_output_tokens, price.known),
+                   at_load.served_requests_per_s);
+      }
+      fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
+                 format_usd(e.usd_per_request, price.known));
     }
     if (verdict.term_count > 0) {
       fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
       for (std::size_t i = 0; i < verdict.term_count; ++i)
-        fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS", describe_term(verdict.terms[i]));
+        fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS",
+                   image ? image_words(describe_term(verdict.terms[i]), pm.model.kind)
+                         : describe_term(verdict.terms[i]));
     }
   }
   if (!result.assumptions.empty()) {
