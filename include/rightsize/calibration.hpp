@@ -153,6 +153,14 @@ struct Band {
 /// The band around `value` for a figure on a GPU: the GPU's entry, else the all-GPU entry, else
 /// a ×0.5–×2 default. Pure lookup.
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value);
+/// How a model class widens its bands (log-space stretch): the calibration's factor for a class with
+/// scored validation cases (`measured`), else the unseen-class widening 1 + 0.10 × 5 = 1.5.
+struct ClassWidth {
+  double factor = 1.0;
+  bool measured = false;
+};
+ClassWidth class_width(const Calibration& calibration, std::string_view model_class);
+
 /// As above, further widened by the model class's factor (classes with few validation cases).
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class);

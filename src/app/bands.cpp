@@ -34,6 +34,8 @@ EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& 
     return out;
   }
   out.inference = inference_bands(*source.calibration, source.gpu_id, source.model_class, e);
+  out.model_class = source.model_class;
+  out.class_width = class_width(*source.calibration, source.model_class);
   out.ttft_tail = tail_of(source, FigureKind::ttft, e.ttft_s);
   out.tpot_tail = tail_of(source, FigureKind::tpot, e.tpot_s);
   const BandFactors factors =

@@ -45,6 +45,10 @@ struct EstimateBands {
   /// (core::optimistic_only_terms at p90 factors); none without a calibration.
   std::array<TermCheck, 7> optimistic_only{};
   std::size_t optimistic_only_count = 0;
+  /// The model class and its band widening; `measured` false: no scored case of the class, so every
+  /// band above is an unseen class's (shown as a caution). Set when calibrated.
+  std::string model_class;
+  ClassWidth class_width;
 };
 
 /// The bands of one training estimate: throughput and reserved memory (measured/predicted); step

@@ -143,6 +143,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
     fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
     for (const auto& note : optimistic_only(bands))
       fmt::print("  caution: {}\n", note);
+    if (const std::string unseen = unseen_class_note(bands); !unseen.empty())
+      fmt::print("  caution: {}\n", unseen);
     if (!e.link_known) {
       fmt::print(
           "  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",

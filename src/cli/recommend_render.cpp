@@ -409,6 +409,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       }
     }
     const app::WinnerFacts& facts = *result.winner;
+    if (const std::string unseen = unseen_class_note(facts.bands); !unseen.empty())
+      fmt::print("note: {}\n", unseen);
     if (facts.speed_extrapolated) {
       fmt::print("note: the winner's speed rests on factors extrapolated from other GPUs ({})\n",
                  in.gpus[winner.gpu_index].efficiency.provenance);

@@ -302,6 +302,13 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 
+std::string unseen_class_note(const app::EstimateBands& bands) {
+  if (!bands.calibrated || bands.class_width.measured) return "";
+  return fmt::format("no published measurement of the {} model class is scored (docs/accuracy.md): its "
+                     "bands are widened ×{:.1f} in log ratio, as for an unseen class",
+                     bands.model_class, bands.class_width.factor);
+}
+
 std::vector<std::string> optimistic_only(const app::EstimateBands& bands) {
   std::vector<std::string> out;
   // The comparison is core's (core::optimistic_only_terms, run by the use case); only the words are here.

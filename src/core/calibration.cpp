@@ -259,13 +259,17 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
   return Band{value * k_default_ratio_low, value, value * k_default_ratio_high};
 }
 
+ClassWidth class_width(const Calibration& calibration, std::string_view model_class) {
+  for (const ClassWidening& c : calibration.classes) {
+    if (c.model_class == model_class) return {c.factor, true};
+  }
+  return {1.0 + k_band_widen_per_missing_case * k_band_min_cases, false}; // unseen class
+}
+
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class) {
   Band b = band_for(calibration, kind, gpu_id, value);
-  double factor = 1.0 + k_band_widen_per_missing_case * k_band_min_cases; // unseen class
-  for (const ClassWidening& c : calibration.classes) {
-    if (c.model_class == model_class) factor = c.factor;
-  }
+  const double factor = class_width(calibration, model_class).factor;
   // Stretch the log-ratios (same rule as the per-GPU widening).
   if (value > 0.0) {
     b.low = value * std::pow(b.low / value, factor);

@@ -166,6 +166,11 @@ TEST_CASE("bands: p10/p90 of the ratios, widened when a GPU has few cases", "[co
   CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "dense-small").high == Approx(x.high));
   CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").high == Approx(2.0 * std::pow(1.25, 1.5)));
   CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").low == Approx(2.0 * std::pow(0.85, 1.5)));
+  // class_width says which: the measured class's own factor, the unseen class's 1 + 0.10 × 5.
+  CHECK(class_width(cal, "dense-small").measured);
+  CHECK(class_width(cal, "dense-small").factor == Approx(1.0));
+  CHECK_FALSE(class_width(cal, "moe").measured);
+  CHECK(class_width(cal, "moe").factor == Approx(1.5));
 }
 
 TEST_CASE("figure kinds round-trip through their names", "[core]") {
