@@ -1,6 +1,7 @@
 // A UNet denoiser (SDXL, methodology §3.7 "UNet denoiser") against a hand-computed worked example at
 // 1024 x 1024, 30 steps with CFG: the convolution + linear FLOPs from diffusers' measured per-pass
 // count, the attention at its two latent scales, the time the estimate gives, and the spec errors.
+#include <cstdint>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -68,7 +69,7 @@ TEST_CASE("a UNet's FLOPs scale with the latent size: GEMMs by pixels, self-atte
           "[core][image]") {
   const Spec s = sdxl({{"width_px", 512}, {"height_px", 512}});
   const ModelSpec& m = s.model;
-  CHECK(m.tokens_per_item == 64 * 64);
+  CHECK(m.tokens_per_item == std::int64_t{64} * 64);
   CHECK(m.passes_per_item == 100); // the preset's 50 diffusers-default steps x 2
   CHECK(unet_gemm_flops_per_pass(m.image) == Approx(5'979'097'792'512.0 / 4.0));
   // 10·4·640·(1024² + 1024·77) + 60·4·1280·(256² + 256·77) = 28,862,873,600 + 26,187,366,400.
