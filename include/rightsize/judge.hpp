@@ -124,7 +124,8 @@ struct LayoutRequest {
 };
 
 /// Why no layout could be formed at all (distinct from "formed, but does not fit").
-enum class LayoutIssue : std::uint8_t { none, gpus_not_divisible, heads_not_divisible };
+/// runs_whole: more than one GPU per replica asked of a model served whole (core::runs_whole).
+enum class LayoutIssue : std::uint8_t { none, gpus_not_divisible, heads_not_divisible, runs_whole };
 
 struct LayoutChoice {
   Deployment deployment; ///< the smallest replica that fits; else the largest one tried

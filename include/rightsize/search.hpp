@@ -72,6 +72,10 @@ struct Recommendation {
 std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, const SearchPolicy& policy);
 /// The rule replica_layouts applies to one tp × pp (fit_layout applies it too).
 bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp, const SearchPolicy& policy);
+/// A model served whole, one GPU per replica: a UNet denoiser (diffusers, the TensorRT demo and
+/// MLPerf's harness run it unsplit; the estimator has no TP or PP split of its convolutions,
+/// methodology §3.7 "UNet denoiser").
+bool runs_whole(const ModelSpec& model);
 
 /// Evaluates one layout of one GPU against the workload and SLA and sizes the replicas.
 /// A price <= 0 means it is unknown; its instance shapes decide the GPUs billed (instances.hpp).

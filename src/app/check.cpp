@@ -27,6 +27,12 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   LayoutRequest layout_request{want.gpus, want.tp, want.pp, want.ep};
   layout_request.attention_dp = want.attention_dp;
   const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, layout_request, policy.engine);
+  if (choice.issue == LayoutIssue::runs_whole) {
+    throw Error(ErrorKind::usage, "--deployment", "",
+                fmt::format("{} is a UNet, served whole on one GPU per replica (methodology §3.7): expected "
+                            "TP1 replicas, got TP{} × PP{}",
+                            pm.model.name, choice.deployment.tp, choice.deployment.pp));
+  }
   if (choice.issue != LayoutIssue::none) {
     throw Error(
         ErrorKind::usage, "--deployment", "",

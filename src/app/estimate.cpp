@@ -79,6 +79,13 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
                 fmt::format("{} GPUs cannot hold whole replicas of {} ({} GPUs each)", gpus, layout_label(d),
                             d.gpus_per_replica()));
   }
+  if (choice.issue == LayoutIssue::runs_whole) {
+    throw Error(
+        ErrorKind::usage, "--tp", "",
+        fmt::format("{} is a UNet, served whole on one GPU per replica (methodology §3.7): expected no "
+                    "--tp, --pp or --attention-dp above 1, got {}",
+                    pm.model.name, layout_label(d)));
+  }
   if (choice.issue == LayoutIssue::heads_not_divisible) {
     throw Error(ErrorKind::usage, "--tp", "",
                 fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));

@@ -133,7 +133,15 @@ struct SweepPlan {
 };
 
 /// Why a point has no estimate at all (a rejection, by contrast, has one).
-enum class PointIssue : std::uint8_t { none, max_context, layout_gpus, layout_heads, no_layout, no_gpu };
+enum class PointIssue : std::uint8_t {
+  none,
+  max_context,
+  layout_gpus,
+  layout_heads,
+  layout_whole,
+  no_layout,
+  no_gpu
+};
 
 /// The outcome of one point. Plain data: filling it allocates nothing.
 struct PointResult {

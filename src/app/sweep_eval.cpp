@@ -124,6 +124,11 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
     out.issue_limit = request.gpus;
     return;
   }
+  if (choice.issue == LayoutIssue::runs_whole) {
+    out.issue = PointIssue::layout_whole;
+    out.issue_value = choice.deployment.gpus_per_replica();
+    return;
+  }
   if (choice.issue == LayoutIssue::heads_not_divisible) {
     out.issue = PointIssue::layout_heads;
     out.issue_value = choice.deployment.tp;

@@ -171,6 +171,10 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
     fmt::format_to(it, FMT_COMPILE("layout: tp {} does not divide the {} attention heads"), p.issue_value,
                    p.issue_limit);
     return;
+  case PointIssue::layout_whole:
+    fmt::format_to(it, FMT_COMPILE("layout: a UNet runs whole on one GPU per replica, not {}"),
+                   p.issue_value);
+    return;
   case PointIssue::no_layout:
     if (p.issue_limit > 0) {
       fmt::format_to(it, FMT_COMPILE("layout: no replica layout within the search limits divides gpus ({})"),

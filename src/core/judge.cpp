@@ -190,6 +190,10 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
   if (request.tp > 0 && request.pp > 0) {
     // Fully pinned: judged as given (the caller checks divisibility by heads and GPUs).
     out.deployment = Deployment{gpus, request.tp, request.pp, std::max(1, request.ep), adp};
+    if (runs_whole(model.model) && out.deployment.gpus_per_replica() > 1) {
+      out.issue = LayoutIssue::runs_whole;
+      return out;
+    }
     if (gpus % out.deployment.gpus_per_replica() != 0) {
       out.issue = LayoutIssue::gpus_not_divisible;
       return out;
@@ -233,7 +237,10 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
   }
   out.deployment = fallback;
   if (!tried) {
-    out.issue = heads_blocked ? LayoutIssue::heads_not_divisible : LayoutIssue::gpus_not_divisible;
+    const bool split_asked = request.tp > 1 || request.pp > 1 || request.attention_dp > 1;
+    out.issue = runs_whole(model.model) && split_asked ? LayoutIssue::runs_whole
+                : heads_blocked                        ? LayoutIssue::heads_not_divisible
+                                                       : LayoutIssue::gpus_not_divisible;
     const int tp = std::max(1, request.tp);
     const int pp = std::max(1, request.pp);
     out.deployment = Deployment{one_replica ? tp * pp : gpus, tp, pp, std::max(1, request.ep)};

@@ -96,14 +96,16 @@ const char* to_string(RejectReason reason) {
   return "none";
 }
 
+bool runs_whole(const ModelSpec& model) {
+  return model.kind == ModelKind::dit && model.image.denoiser == Denoiser::unet;
+}
+
 bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp,
                           const SearchPolicy& policy) {
   const int node = std::max(1, gpu.gpus_per_node);
   if (tp < 1 || pp < 1 || tp > node) return false;
   if (model.heads > 0 && model.heads % tp != 0) return false; // TP splits whole attention heads
-  // A UNet runs whole on one GPU per replica (diffusers, the TensorRT demo, MLPerf's harness): the
-  // estimator has no TP or PP split of its convolutions (methodology §3.7 "UNet denoiser").
-  if (model.image.denoiser == Denoiser::unet && (tp > 1 || pp > 1)) return false;
+  if (runs_whole(model) && (tp > 1 || pp > 1)) return false;
   if (pp > 1 && pp > model.layers) return false;
   // PP is only worth it where TP cannot go further (across nodes) or as an explicit option
   // at the node boundary; keep pp ≤ nodes·2 to avoid deep pipelines for serving.

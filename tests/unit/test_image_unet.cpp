@@ -11,6 +11,7 @@
 #include "rightsize/error.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "spec_io.hpp"
 
@@ -146,4 +147,23 @@ TEST_CASE("a UNet is served whole, one GPU per replica", "[core][image]") {
   ModelSpec dit = s.model; // the same widths as a DiT may still split its 20 heads
   dit.image.denoiser = Denoiser::dit;
   CHECK(valid_replica_layout(dit, gpu, 2, 1, policy));
+  CHECK(runs_whole(s.model));
+  CHECK_FALSE(runs_whole(dit));
+
+  // The layout rule estimate, check and sweep call (core::fit_layout) says the same for a pinned
+  // layout: TP2 (with or without PP) is refused by name; 2 GPUs unpinned are 2 replicas of TP1.
+  const PreparedModel pm = prepare_model(s.model, s.precision);
+  LayoutRequest pinned;
+  pinned.gpus = 2;
+  pinned.tp = 2;
+  pinned.pp = 1;
+  CHECK(fit_layout(pm, s.inference, gpu, pinned, EngineConfig{}).issue == LayoutIssue::runs_whole);
+  pinned.pp = 0; // TP pinned, PP searched
+  CHECK(fit_layout(pm, s.inference, gpu, pinned, EngineConfig{}).issue == LayoutIssue::runs_whole);
+  LayoutRequest two;
+  two.gpus = 2;
+  const LayoutChoice whole = fit_layout(pm, s.inference, gpu, two, EngineConfig{});
+  CHECK(whole.issue == LayoutIssue::none);
+  CHECK(whole.deployment.gpus_per_replica() == 1);
+  CHECK(whole.deployment.replicas() == 2);
 }
