@@ -59,8 +59,7 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   if (gpu == nullptr) return "GPU not in the catalog";
   if (!parse_engine_kind(run.engine)) return "unknown engine";
   if (run.mode == "disagg") {
-    const auto gpus = [](const ServingPool& p) { return p.tp * p.pp * std::max(1, p.attention_dp); };
-    const int widest = std::max(gpus(run.prefill), gpus(run.decode));
+    const int widest = std::max(worker_gpus(run.prefill), worker_gpus(run.decode));
     if (widest > gpu->gpus_per_node) return "disaggregated, a pool wider than one node (issue 17)";
     return "";
   }

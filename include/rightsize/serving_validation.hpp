@@ -36,6 +36,9 @@ struct ServingRun {
 /// Concurrency bucket of the report: "1", "2-8", "9-32", "33-128", ">128".
 std::string_view concurrency_bucket(std::int64_t concurrency);
 
+/// GPUs of one worker of a pool: tp·pp·attention-DP ranks.
+int worker_gpus(const ServingPool& pool);
+
 /// GPUs of one row's layout: tp·pp·attention-DP ranks for an aggregated replica, the sum over the
 /// two pools' workers for a disaggregated run.
 int layout_gpus(const ServingRun& run);

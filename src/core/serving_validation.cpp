@@ -19,10 +19,12 @@ std::string_view concurrency_bucket(std::int64_t concurrency) {
   return ">128";
 }
 
+int worker_gpus(const ServingPool& pool) {
+  return pool.tp * pool.pp * std::max(1, pool.attention_dp);
+}
+
 int layout_gpus(const ServingRun& run) {
-  const auto pool = [](const ServingPool& p) {
-    return p.tp * p.pp * std::max(1, p.attention_dp) * std::max(1, p.workers);
-  };
+  const auto pool = [](const ServingPool& p) { return worker_gpus(p) * std::max(1, p.workers); };
   if (run.mode == "disagg") return pool(run.prefill) + pool(run.decode);
   return run.tp * run.pp * std::max(1, run.attention_dp);
 }
