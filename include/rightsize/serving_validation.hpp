@@ -27,6 +27,8 @@ struct ServingRun {
   std::string precision, gemm_quant, moe_quant;
   std::string mode; ///< "agg" or "disagg"
   std::int64_t input_tokens = 0, output_tokens = 0, concurrency = 0;
+  /// The engine's batch setting upstream (per attention-DP rank with attention DP); 0 = not given.
+  std::int64_t batch_size = 0;
   int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
   ServingPool prefill, decode; ///< mode "disagg": the two pools' layouts
   double ttft_s = 0.0;         ///< measured mean time to first token
@@ -51,6 +53,11 @@ int layout_gpus(const ServingRun& run);
 /// layout with the fewest GPUs, first in file order on a tie (docs/accuracy.md, "Repeated rows").
 /// A row's own index means it is scored.
 std::vector<std::size_t> scored_row_of(const std::vector<ServingRun>& runs);
+
+/// True for an aggregated row whose batch setting is below its client count without attention DP:
+/// not one replica (it would queue the excess for whole request lifetimes) but clients spread over
+/// replicas or a router the row does not give; such a row is not expressible (docs/accuracy.md).
+bool replicas_not_given(const ServingRun& run);
 
 /// The Deployment one aggregated replica of a run maps to: tp, pp and the MoE expert-parallel degree.
 Deployment deployment_of(const ServingRun& run);

@@ -100,12 +100,22 @@ InferenceWorkload workload_of(const ServingRun& run) {
   return w;
 }
 
+bool replicas_not_given(const ServingRun& run) {
+  // One replica holds at most `batch_size` requests and would queue the rest for whole request
+  // lifetimes (qwen3-32b c416 b13 measured 0.72 s TTFT; one TP2 replica would queue for ~100 s).
+  return run.mode == "agg" && run.attention_dp <= 1 && run.batch_size > 0 && run.batch_size < run.concurrency;
+}
+
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
                                   const Calibration& calibration, const EngineConfig* engine_override) {
   ServingPrediction out;
   const auto kind = parse_engine_kind(run.engine);
   if (!kind) {
     out.reason = "unknown engine";
+    return out;
+  }
+  if (replicas_not_given(run)) {
+    out.reason = "batch setting below the concurrency without attention DP (replicas the row does not give)";
     return out;
   }
   const EngineConfig engine = engine_override != nullptr ? *engine_override : engine_profile(*kind);

@@ -36,6 +36,7 @@ std::vector<ServingRun> parse_serving_csv(const std::string& text, const std::st
         run.input_tokens = r.integer("input_tokens", 0, 1, 10'000'000);
         run.output_tokens = r.integer("output_tokens", 0, 1, 10'000'000);
         run.concurrency = r.integer("concurrency", 0, 1, 1'000'000);
+        run.batch_size = r.has("batch_size") ? r.integer("batch_size", 0, 1, 1'000'000) : 0;
         run.tp = layout("tp");
         run.pp = layout("pp");
         run.attention_dp = layout("attention_dp");

@@ -104,6 +104,7 @@ TEST_CASE("serving-measurements CSV: context from the rows", "[io][calibrate]") 
   CHECK(runs[0].run.engine == "vllm");
   CHECK(runs[0].run.gpu_id == "H100-SXM");
   CHECK(runs[0].run.tp == 2);
+  CHECK(runs[0].run.batch_size == 8);
   CHECK(runs[0].run.ttft_s == Approx(0.154248));
   CHECK(runs[0].output_tokens_per_s == 0.0); // the CSV has no throughput column
 }

@@ -70,3 +70,23 @@ TEST_CASE("a measurement listed twice is scored once, under the layout with the 
   CHECK(scored[5] == 1);
   CHECK(scored[6] == 6);
 }
+
+TEST_CASE("a batch setting below the clients without attention DP is replicas the row does not give",
+          "[serving]") {
+  // Upstream's nvidia_qwen3_32b_nvfp4 ..._c416_tp2_0_epnone_2: 416 clients, batch 13, TP2.
+  ServingRun r = dsr1_c64(1, 1);
+  r.concurrency = 416;
+  r.batch_size = 13;
+  CHECK(replicas_not_given(r));
+  r.batch_size = 416; // the batch setting equals the clients: one replica
+  CHECK_FALSE(replicas_not_given(r));
+  r.batch_size = 0; // not given
+  CHECK_FALSE(replicas_not_given(r));
+  ServingRun adp = dsr1_c64(8, 1); // attention DP: the batch setting is per rank (64 clients, 8 each)
+  adp.batch_size = 8;
+  CHECK_FALSE(replicas_not_given(adp));
+  ServingRun disagg = dsr1_c64(1, 1);
+  disagg.mode = "disagg";
+  disagg.batch_size = 13;
+  CHECK_FALSE(replicas_not_given(disagg));
+}
