@@ -1,5 +1,6 @@
 #pragma once
 // Queueing formulas of the arrival model (methodology §3.1). Pure and allocation-free.
+#include <cstdint>
 
 namespace rightsize::load {
 
@@ -24,6 +25,12 @@ double kingman_wait_s(double service_s, double utilization, double arrival_cv, d
 /// mean that makes the overall mean `mean_wait_s` (the heavy-traffic form of the waiting-time tail,
 /// Kingman 1962): max(0, (mean/p_wait)·ln(p_wait/(1 − q))).
 double wait_quantile_s(double mean_wait_s, double p_wait, double q);
+
+/// Σ_{i=1..n} ⌈i·a / m⌉ for integers n ≥ 0, a ≥ 0, m > 0: the closed loop's wave prefill (request i
+/// of a wave has its first token at the end of step ⌈i·ISL / budget⌉), in O(log m) steps instead of
+/// n by the Euclid-like reduction of floor sums (Graham, Knuth & Patashnik, Concrete Mathematics,
+/// 2nd ed., §3.5). Exact in 64-bit integers while n·a and n²·a / m stay below 2⁶².
+std::int64_t ceil_sum(std::int64_t n, std::int64_t a, std::int64_t m);
 
 /// Standard-normal quantile for q in {0.5, 0.9, 0.99} (others interpolate a small table).
 double normal_quantile(double q);

@@ -2,6 +2,7 @@
 // blended with exact MVA, open-loop G/G/1, percentiles.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "inference_detail.hpp"
 #include "rightsize/load_model.hpp"
@@ -76,17 +77,26 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   const double fill_s = s.p > 1.0 ? pt.prefill.total_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
   const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
   const double wave_s = full_steps * full_step_s + last_step_s + fill_s;
-  double ttft_sum = 0.0;
-  double ttft_q[3] = {0.0, 0.0, 0.0};
-  for (int i = 1; i <= n; ++i) {
-    const double step = std::ceil(d(i) * isl / budget - 1e-9); // 1-based step holding its last token
+  // Request i's first token ends step ⌈i·ISL / budget⌉ (1-based); only the last step may be partial.
+  const auto ttft_of = [&](std::int64_t i) {
+    const double step = std::ceil(d(i) * isl / budget - 1e-9);
     const double t = (step < steps_total || last_tokens <= 0.0) ? step * full_step_s
                                                                 : (step - 1.0) * full_step_s + last_step_s;
-    const double ttft_i = t + fill_s;
-    ttft_sum += ttft_i;
-    for (int k = 0; k < 3; ++k) {
-      if (ttft_q[k] == 0.0 && d(i) >= k_quantiles[k] * batch) ttft_q[k] = ttft_i;
-    }
+    return t + fill_s;
+  };
+  // Σ over the wave in closed form (O(log budget), not O(n)): every request pays fill_s and
+  // ⌈i·ISL / budget⌉ full steps, and those in the partial last step (i·ISL past the full steps'
+  // tokens) pay last_step_s instead of one full step.
+  const auto budget_tokens = static_cast<std::int64_t>(budget);
+  double ttft_sum = d(n) * fill_s + full_step_s * d(load::ceil_sum(n, w.input_tokens, budget_tokens));
+  if (last_tokens > 0.0 && w.input_tokens > 0) {
+    const std::int64_t before_last = static_cast<std::int64_t>(full_steps) * budget_tokens / w.input_tokens;
+    ttft_sum -= d(std::max<std::int64_t>(0, n - before_last)) * (full_step_s - last_step_s);
+  }
+  double ttft_q[3] = {0.0, 0.0, 0.0}; // the first request at or past each quantile of the wave
+  for (int k = 0; k < 3; ++k) {
+    const auto i = static_cast<std::int64_t>(std::ceil(k_quantiles[k] * batch));
+    if (i <= n) ttft_q[k] = ttft_of(std::max<std::int64_t>(1, i));
   }
   const double wave_ttft = ttft_sum / batch;
   const double tokens_after_first = std::max(1.0, osl - 1.0);

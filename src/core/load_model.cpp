@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <utility>
 
 namespace rightsize::load {
 
@@ -115,6 +116,34 @@ double wait_quantile_s(double mean_wait_s, double p_wait, double q) {
   const double p = std::min(p_wait, 1.0);
   if (q >= 1.0) return std::numeric_limits<double>::infinity();
   return std::max(0.0, mean_wait_s / p * std::log(p / (1.0 - q)));
+}
+
+namespace {
+
+// Σ_{i=0..n−1} ⌊(a·i + b) / m⌋ for a, b ≥ 0, m > 0. Each round takes the whole multiples of m out
+// of a and b, then swaps the roles of the axes (counting lattice points under the line by columns
+// instead of rows): a ← m, m ← a mod m, as in Euclid's algorithm, so it ends in O(log m) rounds.
+std::int64_t floor_sum(std::int64_t n, std::int64_t m, std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  while (n > 0) {
+    sum += (n - 1) * n / 2 * (a / m) + n * (b / m);
+    a %= m;
+    b %= m;
+    const std::int64_t top = a * n + b; // the line's value at i = n
+    if (top < m) break;
+    n = top / m;
+    b = top % m;
+    std::swap(m, a);
+  }
+  return sum;
+}
+
+} // namespace
+
+std::int64_t ceil_sum(std::int64_t n, std::int64_t a, std::int64_t m) {
+  if (n <= 0 || m <= 0 || a < 0) return 0;
+  // ⌈i·a/m⌉ = ⌊(i·a + m − 1)/m⌋, and i = j + 1 for j = 0..n−1.
+  return floor_sum(n, m, a, a + m - 1);
 }
 
 double normal_quantile(double q) {

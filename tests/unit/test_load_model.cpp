@@ -1,5 +1,6 @@
 // Arrival-model formulas (methodology §4.7) and engine profiles (§4.6) against hand-computed values.
 #include <cmath>
+#include <cstdint>
 
 #include <catch2/catch.hpp>
 
@@ -217,4 +218,31 @@ TEST_CASE("exact MVA past saturation: the closed form where the sums would add n
       CHECK(got.utilization == Approx(want.utilization).epsilon(1e-11));
     }
   }
+}
+
+TEST_CASE("wave prefill steps: the sum of ceilings in closed form", "[load]") {
+  // Hand-worked: ⌈3/4⌉ + ⌈6/4⌉ + ⌈9/4⌉ + ⌈12/4⌉ + ⌈15/4⌉ = 1 + 2 + 3 + 3 + 4 = 13.
+  CHECK(load::ceil_sum(5, 3, 4) == 13);
+  // A wave of 8 prompts of 3,000 tokens in 8,192-token steps: their last tokens end steps
+  // 1, 1, 2, 2, 2, 3, 3, 3 (3,000·i / 8,192 = 0.37, 0.73, 1.10, 1.46, 1.83, 2.20, 2.56, 2.93): 17.
+  CHECK(load::ceil_sum(8, 3000, 8192) == 17);
+  CHECK(load::ceil_sum(0, 3000, 8192) == 0);
+  CHECK(load::ceil_sum(7, 0, 8192) == 0);
+  CHECK(load::ceil_sum(4, 8192, 8192) == 10); // whole steps: 1 + 2 + 3 + 4
+  // Against the direct sum, over prompt lengths on both sides of the budget and waves to 1,100.
+  for (const std::int64_t budget : {16, 2048, 8192, 16384}) {
+    for (const std::int64_t isl : {1, 7, 256, 1000, 2048, 3001, 8192, 8193, 32768, 100000}) {
+      std::int64_t direct = 0;
+      for (std::int64_t i = 1; i <= 1100; ++i) {
+        direct += (i * isl + budget - 1) / budget;
+        if (i == 1 || i == 33 || i == 512 || i == 1100) {
+          INFO("budget " << budget << ", ISL " << isl << ", n " << i);
+          CHECK(load::ceil_sum(i, isl, budget) == direct);
+        }
+      }
+    }
+  }
+  // The io limits' corner: 1,000,000 clients of 10,000,000 tokens in 16-token steps stays exact:
+  // Σ i·625,000 = 625,000 · n(n+1)/2.
+  CHECK(load::ceil_sum(1'000'000, 10'000'000, 16) == 625'000LL * (1'000'000LL * 1'000'001LL / 2));
 }
