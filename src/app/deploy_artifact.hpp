@@ -20,9 +20,9 @@ enum class Autoscaler : std::uint8_t { keda, hpa };
 
 /// The --emit flags, checked by the CLI (kind one of vllm, sglang, trtllm, k8s; autoscaler keda or hpa).
 struct ArtifactRequest {
-  std::string kind;       ///< vllm, sglang, trtllm (a launch script) or k8s (manifests)
+  std::string kind;       ///< vllm, sglang, trtllm (a launch script) or k8s (manifests); "" = none
   std::string engine;     ///< the engine --emit k8s runs: the estimate's engine profile
-  std::string image;      ///< "" = the engine's default image
+  std::string image;      ///< "" = the engine's default image (vLLM: its ROCm image on AMD GPUs)
   std::string model_path; ///< "" = the spec's model name
   std::string autoscaler = "keda";
   int rank = 1; ///< recommend: the candidate of this rank

@@ -150,7 +150,7 @@ int run_check(const CheckOptions& o) {
   request.alternatives = o.alternatives;
   EmitOptions emit = o.emit;
   emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
-  if (!emit.kind.empty()) request.artifact = artifact_request(emit);
+  if (!emit.kind.empty()) request.artifact = static_cast<const app::ArtifactRequest&>(emit);
   const app::CheckResult res = app::run_check(spec, catalog, request);
 
   if (!emit.kind.empty()) return emit_checked(emit, spec, res);

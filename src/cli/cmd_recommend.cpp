@@ -108,7 +108,7 @@ int run_recommend(const RecommendOptions& o) {
   request.today_days = today_days();
   EmitOptions emit = o.emit;
   emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
-  if (!emit.kind.empty()) request.artifact = artifact_request(emit);
+  if (!emit.kind.empty()) request.artifact = static_cast<const app::ArtifactRequest&>(emit);
   RenderOptions ro;
   ro.format = format;
   ro.top = request.top;

@@ -107,17 +107,6 @@ EngineOptions emit_engine_options(const EmitOptions& o, const EngineOptions& eng
   return out;
 }
 
-app::ArtifactRequest artifact_request(const EmitOptions& o) {
-  app::ArtifactRequest r;
-  r.kind = o.kind;
-  r.engine = o.engine;
-  r.image = o.image;
-  r.model_path = o.model_path;
-  r.autoscaler = o.autoscaler;
-  r.rank = o.rank;
-  return r;
-}
-
 void write_artifact(const EmitOptions& o, const Spec& spec, const app::ArtifactPlan& a) {
   const DeployPlan& plan = a.plan;
   if (a.model_path_defaulted)

@@ -11,23 +11,14 @@
 
 namespace rightsize::cli {
 
-struct EmitOptions {
-  std::string kind;       ///< "" = no artifact; vllm, sglang, trtllm or k8s
-  std::string out_dir;    ///< "" = stdout
-  std::string model_path; ///< "" = the spec's model name
-  std::string image;      ///< "" = the engine's image (vLLM: its ROCm image on AMD GPUs)
-  /// The engine --emit k8s runs: the engine profile the estimate used (--engine, else the spec's
-  /// workload.engine, else vllm); the command sets it.
-  std::string engine = "vllm";
+/// The --emit flags: the use case's request (app::plan_artifact decides what is written; its
+/// `engine` is set by the command to the engine profile the estimate used) plus where to write.
+struct EmitOptions : app::ArtifactRequest {
+  std::string out_dir; ///< "" = stdout
   std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
-  std::string autoscaler = "keda"; ///< with --emit k8s: keda (ScaledObject) or hpa
-  int rank = 1;
 };
 /// `with_rank`: recommend picks a rank; check emits the one deployment it judged.
 void add_emit_options(CLI::App* command, EmitOptions& options, bool with_rank);
-
-/// The --emit flags as the use case's request (app::plan_artifact decides what is written).
-app::ArtifactRequest artifact_request(const EmitOptions& options);
 
 /// Writes the artifact the use case planned (its header, then the launch script or the manifests),
 /// on stdout or into --out; notes on stderr when --model-path was not given.
