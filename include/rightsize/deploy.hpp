@@ -40,6 +40,11 @@ struct DeployPlan {
   /// (TensorRT-LLM's kv_cache_free_gpu_memory_fraction).
   double kv_free_memory_fraction = 0.9;
   bool kv_cache_fp8 = false;
+  /// Attention-DP balancing the estimate assumed (EngineConfig::adp_balance_*, methodology §3.2):
+  /// steps a prompt may be held for the other ranks, then batching steps; 0 = none (no attention
+  /// DP, or an engine without it).
+  int adp_balance_timeout_steps = 0;
+  int adp_balance_batching_steps = 0;
   NumberFormat weights = NumberFormat::bf16;
   // Autoscaling (from plan_capacity).
   int initial_replicas = 1;

@@ -44,6 +44,12 @@ struct EngineConfig {
   /// Fixed time from a request's arrival to its first streamed token outside the GPU work (HTTP,
   /// tokenization, scheduling, detokenization); engine profile (methodology §3.2).
   double ttft_fixed_s = 0.0;
+  /// Attention-DP balancing (TensorRT-LLM `attention_dp_config.enable_balance`, methodology §3.2
+  /// "ADP balancing"): prompts are held until every attention-DP rank has one, at most
+  /// `adp_balance_timeout_steps` decode steps, then `adp_balance_batching_steps` more so they
+  /// prefill together. 0 = no balancing (vLLM, SGLang).
+  double adp_balance_timeout_steps = 0.0;
+  double adp_balance_batching_steps = 0.0;
   double eager_step_overhead_s = 2e-3;
   /// GEMM rows at which large-GEMM efficiency halves: η_f(M) = η_f·M/(M + M½). Thin GEMMs fill
   /// fewer tiles and waves (methodology §7.2 item 1); 0 disables the correction.

@@ -32,6 +32,17 @@ double wait_quantile_s(double mean_wait_s, double p_wait, double q);
 /// 2nd ed., §3.5). Exact in 64-bit integers while n·a and n²·a / m stay below 2⁶².
 std::int64_t ceil_sum(std::int64_t n, std::int64_t a, std::int64_t m);
 
+/// Attention-DP balancing (TensorRT-LLM PyExecutor `_balance_adp_requests`, methodology §3.2): a
+/// new prompt is held until every one of `ranks` ranks has one, or `timeout_steps` steps pass; once
+/// all have one, `batching_steps` more. Prompts arrive at `arrivals_per_step` over all ranks
+/// (Poisson), 1/ranks of them on each rank. The hold lasts W = T_all + batching when the expected
+/// time for the other ranks to receive one, T_all = H(ranks − 1)·ranks/Λ (the mean of the largest
+/// of ranks − 1 exponential arrival times), is below the timeout, else W = timeout. The prompt that
+/// opens the hold waits W and the Λ·W arriving during it wait W − t: the mean hold is
+/// (W + Λ·W²/2)/(1 + Λ·W) steps. `hold_steps` (optional) receives W.
+double adp_balance_wait_steps(double ranks, double arrivals_per_step, double timeout_steps,
+                              double batching_steps, double* hold_steps = nullptr);
+
 /// Standard-normal quantile for q in {0.5, 0.9, 0.99} (others interpolate a small table).
 double normal_quantile(double q);
 

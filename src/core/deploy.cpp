@@ -29,6 +29,10 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.max_num_seqs = std::clamp<std::int64_t>(c.estimate.concurrency, 1, d.kv_capacity_seqs);
   d.max_num_seqs_per_rank = (d.max_num_seqs + d.attention_dp - 1) / d.attention_dp;
   d.max_num_batched_tokens = engine_for_gpu(engine, gpu, c.layout.tp).max_batched_tokens;
+  if (d.attention_dp > 1 && engine.adp_balance_timeout_steps > 0.0) {
+    d.adp_balance_timeout_steps = static_cast<int>(std::lround(engine.adp_balance_timeout_steps));
+    d.adp_balance_batching_steps = static_cast<int>(std::lround(engine.adp_balance_batching_steps));
+  }
   d.max_model_len_tokens = workload.context_tokens();
   d.gpu_memory_fraction = engine.usable_fraction;
   // TensorRT-LLM sizes its KV pool as a share of the memory free after the model is loaded:

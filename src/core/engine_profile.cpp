@@ -50,6 +50,10 @@ EngineConfig engine_profile(EngineKind kind) {
     e.max_batched_tokens = 8192;
     e.wave_synchrony = 0.1;
     e.ttft_fixed_s = 0.05;
+    // Attention-DP balancing as NVIDIA's wide-EP recipes enable it (`enable_balance: true`), at
+    // AttentionDpConfig's defaults: timeout_iters 50, batching_wait_iters 10 [TRT-ADP].
+    e.adp_balance_timeout_steps = 50.0;
+    e.adp_balance_batching_steps = 10.0;
     // The PyTorch backend's CUDA graphs cover generation-only steps; piecewise graphs for the context
     // phase are opt-in [TRT-PCG]. Grid-fitted on the TensorRT-LLM aggregated rows (methodology §3);
     // its fused MoE decode adds no per-layer time over a dense layer's.

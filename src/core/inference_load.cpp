@@ -27,17 +27,36 @@ double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, Pha
   return decode.total_s + (batch / osl) * service_s / s.p;
 }
 
+// Attention-DP balancing (methodology §3.2): the mean hold of a prompt in seconds at
+// `arrivals_per_step` prompts over the replica's ranks and `step_s` per step; `hold_s` receives the
+// longest hold (the prompt that opens it). 0 without attention DP or balancing.
+double balance_hold_s(const Setup& s, double arrivals_per_step, double step_s, double& hold_s) {
+  double hold_steps = 0.0;
+  const double mean_steps =
+      load::adp_balance_wait_steps(s.adp, arrivals_per_step, s.engine->adp_balance_timeout_steps,
+                                   s.engine->adp_balance_batching_steps, &hold_steps);
+  hold_s = hold_steps * step_s;
+  return mean_steps * step_s;
+}
+
+// Quantile q of the balancing hold: holds spread from 0 to the longest; the median is taken as
+// the mean, the upper quantiles as that share of the longest.
+double balance_quantile_s(double mean_s, double hold_s, double q) {
+  return q <= 0.5 ? mean_s : std::max(mean_s, q * hold_s);
+}
+
 // Percentiles from the mean wait (exponential tail, methodology §3.1) and the spread of the
 // number of prefills a request's decode overlaps (Poisson, normal approximation).
 void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_wait_s, double p_wait,
-                      double batch, double osl) {
+                      double batch, double osl, double balance_s, double balance_hold) {
   double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
   double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
   double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
   const double interference = pt.tpot_s - pt.decode.total_s; // (batch/osl)·S/p
   for (int i = 0; i < 3; ++i) {
     const double q = k_quantiles[i];
-    *ttft[i] = fixed_s + service_s + load::wait_quantile_s(mean_wait_s, p_wait, q) + pt.ttft_fixed_s;
+    *ttft[i] = fixed_s + service_s + load::wait_quantile_s(mean_wait_s, p_wait, q) + pt.ttft_fixed_s +
+               balance_quantile_s(balance_s, balance_hold, q);
     const double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
     *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
     *e2e[i] = *ttft[i] + (osl - 1.0) * *tpot[i];
@@ -116,9 +135,13 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   const double inside_ttft = phi * wave_ttft + (1.0 - phi) * mva_ttft;
   pt.tpot_s = phi * wave_tpot + (1.0 - phi) * mva_tpot;
   const double think = (osl - 1.0) * pt.tpot_s;
-  const double cycle = inside_ttft + think;
+  // Attention-DP balancing holds each prompt until every rank has one: each of the adp ranks' n
+  // sequences sends a prompt about every OSL steps (methodology §3.2).
+  double balance_hold = 0.0;
+  const double balance_s = balance_hold_s(s, s.adp * batch / std::max(1.0, osl), pt.tpot_s, balance_hold);
+  const double cycle = inside_ttft + balance_s + think;
   const double slot_wait = clients > batch ? (clients / batch - 1.0) * cycle : 0.0;
-  pt.ttft_s = slot_wait + inside_ttft + s.engine->ttft_fixed_s;
+  pt.ttft_s = slot_wait + inside_ttft + balance_s + s.engine->ttft_fixed_s;
   pt.e2e_s = pt.ttft_s + think;
   pt.wait_s = std::max(0.0, pt.ttft_s - pt.prefill.total_s);
   pt.in_flight = batch;
@@ -127,7 +150,8 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
   for (int k = 0; k < 3; ++k) {
     const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
-    const double v = slot_wait + phi * ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s;
+    const double v = slot_wait + phi * ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s +
+                     balance_quantile_s(balance_s, balance_hold, k_quantiles[k]);
     (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
   }
   // The first request of a wave waits longest inside its decode; under desynchronised arrivals
@@ -176,13 +200,16 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   }
   pt.overloaded = !std::isfinite(wait) || kv_bound;
   if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
-  pt.ttft_s = service + wait + s.engine->ttft_fixed_s;
+  // Attention-DP balancing: prompts reach the adp ranks at rate·adp (methodology §3.2).
+  double balance_hold = 0.0;
+  const double balance_s = balance_hold_s(s, rate * s.adp * pt.tpot_s, pt.tpot_s, balance_hold);
+  pt.ttft_s = service + wait + balance_s + s.engine->ttft_fixed_s;
   pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
-  pt.wait_s = wait;
+  pt.wait_s = wait + balance_s;
   pt.in_flight = batch;
   pt.prefill_utilization = std::min(1.0, rho);
   pt.tokens_per_s_replica = rate * osl;
-  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl);
+  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl, balance_s, balance_hold);
   return pt;
 }
 

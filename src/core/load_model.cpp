@@ -146,6 +146,20 @@ std::int64_t ceil_sum(std::int64_t n, std::int64_t a, std::int64_t m) {
   return floor_sum(n, m, a, a + m - 1);
 }
 
+double adp_balance_wait_steps(double ranks, double arrivals_per_step, double timeout_steps,
+                              double batching_steps, double* hold_steps) {
+  if (hold_steps != nullptr) *hold_steps = 0.0;
+  if (ranks <= 1.0 || timeout_steps <= 0.0 || arrivals_per_step <= 0.0) return 0.0;
+  double harmonic = 0.0; // H(ranks − 1)
+  for (int k = 1; k < static_cast<int>(std::lround(ranks)); ++k)
+    harmonic += 1.0 / static_cast<double>(k);
+  const double all_ranks_steps = harmonic * ranks / arrivals_per_step;
+  const double hold =
+      all_ranks_steps < timeout_steps ? all_ranks_steps + std::max(0.0, batching_steps) : timeout_steps;
+  if (hold_steps != nullptr) *hold_steps = hold;
+  return (hold + arrivals_per_step * hold * hold / 2.0) / (1.0 + arrivals_per_step * hold);
+}
+
 double normal_quantile(double q) {
   // Φ⁻¹ at the percentiles the estimator reports (Abramowitz & Stegun table 26.1).
   if (q <= 0.5) return 0.0;

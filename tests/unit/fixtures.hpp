@@ -1,5 +1,7 @@
 #pragma once
 // Hand-built models and GPUs for unit tests (figures from methodology §0.3 and gpu-specs.md §1).
+#include <cstdint>
+
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
@@ -130,6 +132,15 @@ inline InferenceWorkload chat_workload() {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
+  return w;
+}
+
+/// A closed-loop workload: `input` prompt and `output` generated tokens at `clients` clients.
+inline InferenceWorkload closed_loop(std::int64_t input, std::int64_t output, std::int64_t clients) {
+  InferenceWorkload w;
+  w.input_tokens = input;
+  w.output_tokens = output;
+  w.concurrency = clients;
   return w;
 }
 

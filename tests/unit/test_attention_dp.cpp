@@ -1,15 +1,39 @@
 // Attention data parallel + expert parallel layouts and multi-node collectives (methodology §5.1,
 // §5.6): hand-computed worked examples.
 #include <cmath>
+#include <cstdint>
 
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/load_model.hpp"
 #include "rightsize/model.hpp"
 
 using namespace rightsize;
 using namespace rightsize::test;
+
+namespace {
+
+// An H200-sized part (141 GB) so that DeepSeek-V3 fp8 fits both 8-GPU layouts.
+Gpu h200_sized() {
+  Gpu gpu = h100_sxm();
+  gpu.memory_bytes = 141e9;
+  gpu.visible_memory_bytes = 0.0;
+  return gpu;
+}
+
+// 8 GPUs, experts over EP 8: attention DP 8 (attention_dp = 8) or TP 8 (attention_dp = 1).
+Deployment eight_gpus_ep8(int attention_dp) {
+  Deployment d;
+  d.gpus = 8;
+  d.tp = 8 / attention_dp;
+  d.attention_dp = attention_dp;
+  d.ep = 8;
+  return d;
+}
+
+} // namespace
 
 TEST_CASE("expert load imbalance: heaviest of n bins under uniform routing", "[core][adp]") {
   // 64 decode tokens per rank × 8 ranks × k = 8 experts = 4,096 assignments over 8 groups:
@@ -40,21 +64,10 @@ TEST_CASE("all-reduce across two 8-GPU domains: hierarchical beats the flat ring
 
 TEST_CASE("attention DP: each rank holds its own sequences' KV, experts split over all GPUs", "[core][adp]") {
   const PreparedModel pm = prepare_model(deepseek_v3(), precision_from_shorthand(NumberFormat::fp8));
-  Gpu gpu = h100_sxm();
-  gpu.memory_bytes = 141e9; // an H200-sized part so both layouts fit
-  gpu.visible_memory_bytes = 0.0;
-  InferenceWorkload w;
-  w.input_tokens = 1024;
-  w.output_tokens = 1024;
-  w.concurrency = 64;
-  Deployment tp8;
-  tp8.gpus = 8;
-  tp8.tp = 8;
-  tp8.ep = 8;
-  Deployment adp8;
-  adp8.gpus = 8;
-  adp8.attention_dp = 8;
-  adp8.ep = 8;
+  const Gpu gpu = h200_sized();
+  const InferenceWorkload w = closed_loop(1024, 1024, 64);
+  const Deployment tp8 = eight_gpus_ep8(1);
+  const Deployment adp8 = eight_gpus_ep8(8);
   REQUIRE(adp8.gpus_per_replica() == 8);
   REQUIRE(adp8.replicas() == 1);
   const InferenceEstimate a = estimate_inference(pm, w, gpu, tp8, EngineConfig{}, nullptr, 0.0);
@@ -70,4 +83,39 @@ TEST_CASE("attention DP: each rank holds its own sequences' KV, experts split ov
   CHECK(b.concurrency == 64);
   CHECK(b.max_concurrency > 4 * a.max_concurrency);
   CHECK(b.output_tokens_per_s > 0.0);
+}
+
+TEST_CASE("attention-DP balancing: prompts held until every rank has one", "[core][adp]") {
+  // 8 ranks, 128 clients at OSL 1,024: Λ = 0.125 prompts per step. H(7) = 2.592857, so all other
+  // ranks have one after 2.592857 × 8 / 0.125 = 165.9 steps, past the 50-step timeout: W = 50.
+  // Mean hold (50 + 0.125 × 50² / 2) / (1 + 0.125 × 50) = 206.25 / 7.25 = 28.4483 steps.
+  double hold = 0.0;
+  CHECK(load::adp_balance_wait_steps(8.0, 0.125, 50.0, 10.0, &hold) == Approx(28.4483).epsilon(1e-5));
+  CHECK(hold == 50.0);
+  // 2 ranks at 1 prompt per step: the other rank has one after H(1)·2 / 1 = 2 steps, inside the
+  // timeout, then 10 batching steps: W = 12, mean (12 + 144 / 2) / 13 = 6.461538.
+  CHECK(load::adp_balance_wait_steps(2.0, 1.0, 50.0, 10.0, &hold) == Approx(6.461538).epsilon(1e-6));
+  CHECK(hold == Approx(12.0));
+  CHECK(load::adp_balance_wait_steps(1.0, 1.0, 50.0, 10.0) == 0.0);  // no attention DP
+  CHECK(load::adp_balance_wait_steps(8.0, 0.125, 0.0, 10.0) == 0.0); // no balancing (vLLM, SGLang)
+
+  // Through the estimator: DeepSeek-V3 fp8 ADP8 at 128 clients; with balancing the closed loop's
+  // TTFT grows by the mean hold at its step time and TPOT is unchanged.
+  const PreparedModel pm = prepare_model(deepseek_v3(), precision_from_shorthand(NumberFormat::fp8));
+  const Gpu gpu = h200_sized();
+  const InferenceWorkload w = closed_loop(1024, 1024, 128);
+  const Deployment adp8 = eight_gpus_ep8(8);
+  EngineConfig off;
+  EngineConfig on;
+  on.adp_balance_timeout_steps = 50.0;
+  on.adp_balance_batching_steps = 10.0;
+  const InferenceEstimate a = estimate_inference(pm, w, gpu, adp8, off, nullptr, 0.0);
+  const InferenceEstimate b = estimate_inference(pm, w, gpu, adp8, on, nullptr, 0.0);
+  REQUIRE(a.tpot_s == Approx(b.tpot_s));
+  CHECK(b.ttft_s - a.ttft_s == Approx(28.4483 * a.tpot_s).epsilon(1e-4));
+  CHECK(b.ttft.p99_s - a.ttft.p99_s == Approx(0.99 * 50.0 * a.tpot_s).epsilon(1e-4));
+  // Without attention DP the same engine holds nothing.
+  const Deployment tp8 = eight_gpus_ep8(1);
+  CHECK(estimate_inference(pm, w, gpu, tp8, on, nullptr, 0.0).ttft_s ==
+        estimate_inference(pm, w, gpu, tp8, off, nullptr, 0.0).ttft_s);
 }

@@ -15,11 +15,7 @@ namespace {
 constexpr double k_gib = 1073741824.0;
 
 InferenceWorkload chat(std::int64_t concurrency) {
-  InferenceWorkload w;
-  w.input_tokens = 1024;
-  w.output_tokens = 256;
-  w.concurrency = concurrency;
-  return w;
+  return closed_loop(1024, 256, concurrency);
 }
 
 } // namespace

@@ -217,6 +217,14 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   YAML::Emitter y;
   y << YAML::BeginMap;
   if (p.attention_dp > 1) y << YAML::Key << "enable_attention_dp" << YAML::Value << true;
+  // The balancing the estimate assumed (TensorRT-LLM AttentionDpConfig; off unless asked for).
+  if (p.adp_balance_timeout_steps > 0) {
+    y << YAML::Key << "attention_dp_config" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "enable_balance" << YAML::Value << true;
+    y << YAML::Key << "timeout_iters" << YAML::Value << p.adp_balance_timeout_steps;
+    y << YAML::Key << "batching_wait_iters" << YAML::Value << p.adp_balance_batching_steps;
+    y << YAML::EndMap;
+  }
   if (p.kv_cache_fp8) {
     y << YAML::Key << "kv_cache_config" << YAML::Value << YAML::BeginMap;
     y << YAML::Key << "dtype" << YAML::Value << "fp8";
