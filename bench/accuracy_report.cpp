@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "catalog_io.hpp"
 #include "json_reader.hpp"
@@ -90,6 +91,14 @@ std::string factor_table(const Calibration& cal) {
                      f.efficiency.communication, f.communication_source, f.decode_cases.size(),
                      f.prefill_cases.size(), f.training_cases.size(), f.communication_cases.size());
   }
+  // One UNet rate for every GPU, a fraction of each GPU's η_f (methodology §3.7 "UNet rate").
+  if (!cal.gpus.empty() && !cal.gpus.front().unet_cases.empty()) {
+    const FittedEfficiency& pooled = cal.gpus.front();
+    s += fmt::format("\nUNet convolutions and linear layers (`unet_gemm_fraction`, every GPU): {:.3f} × the "
+                     "GPU's prefill_compute, fitted to {} UNet image cases: {}.\n",
+                     pooled.efficiency.unet_gemm_fraction, pooled.unet_cases.size(),
+                     fmt::join(pooled.unet_cases, ", "));
+  }
   return s;
 }
 
@@ -97,8 +106,11 @@ std::string band_table(const Calibration& cal) {
   std::string s = "| kind | GPU | ratio low (p10) | ratio high (p90) | LOO cases | rule "
                   "|\n|---|---|---:|---:|---:|---|\n";
   for (const BandEntry& b : cal.bands) {
-    s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", to_string(b.kind), b.gpu_id, b.ratio_low,
-                     b.ratio_high, b.cases, b.rule);
+    // Image latency is banded per image class: "image_latency (image-unet)".
+    const std::string kind =
+        b.model_class.empty() ? to_string(b.kind) : fmt::format("{} ({})", to_string(b.kind), b.model_class);
+    s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", kind, b.gpu_id, b.ratio_low, b.ratio_high,
+                     b.cases, b.rule);
   }
   return s;
 }

@@ -103,6 +103,9 @@ struct FittedEfficiency {
   std::string gpu_id; ///< "*" for the cross-GPU (pooled) fit
   GpuEfficiency efficiency;
   std::vector<std::string> decode_cases, prefill_cases, training_cases, communication_cases;
+  /// The scored UNet image cases efficiency.unet_gemm_fraction was fitted to (the "*" entry only;
+  /// one fraction for every GPU, methodology §3.7 "UNet rate"); empty = not fitted (1.0).
+  std::vector<std::string> unet_cases;
   std::string decode_source = "default", prefill_source = "default", training_source = "default",
               communication_source = "default";
 };
@@ -115,6 +118,9 @@ struct BandEntry {
   double ratio_high = 1.0; ///< p90, after widening
   int cases = 0;           ///< leave-one-out residuals it was computed from
   std::string rule;        ///< "own", "own+pooled widened", "pooled widened", "default"
+  /// The model class whose cases it came from (image_latency: "image" for DiTs, "image-unet");
+  /// empty = every class's cases (every other kind). band_for prefers a class's own entries.
+  std::string model_class;
 };
 
 /// Extra widening of a band for a model class with few cases (multiplies ratio_high, divides low).
@@ -193,6 +199,8 @@ struct FitOptions {
   double compute_min = 0.3, compute_max = 0.9;
   double mfu_min = 0.2, mfu_max = 0.75;
   double communication_min = 0.5, communication_max = 0.9;
+  /// A UNet's GEMM rate as a fraction of η_f: physically at most the large-GEMM rate.
+  double unet_fraction_min = 0.2, unet_fraction_max = 1.0;
   int min_cases_per_gpu = 2;
   /// A case informs a factor when |d log(prediction) / d log(factor)| reaches this.
   double min_elasticity = 0.5;

@@ -13,12 +13,14 @@ struct ModelSpec;
 /// FLUX.1, SD3) or a convolutional UNet with transformer blocks at some of its scales (SDXL).
 enum class Denoiser { dit, unet };
 
-/// One scale of a UNet at which transformer blocks run (methodology §3.7 "UNet denoiser"): every
-/// block there self-attends over the latent positions of that scale and cross-attends to the text.
+/// One scale of a UNet (methodology §3.7 "UNet denoiser"): every transformer block there
+/// self-attends over the latent positions of that scale and cross-attends to the text; its resnet
+/// blocks count only for the eager elementwise traffic.
 struct UnetAttentionLevel {
-  std::int64_t pixels_per_token_side = 0; ///< output pixels per position along one side (SDXL: 16, 32)
-  std::int64_t blocks = 0;                ///< transformer blocks at this scale (SDXL: 10, 60)
-  std::int64_t channels = 0;              ///< heads × head dim (SDXL: 640, 1280)
+  std::int64_t pixels_per_token_side = 0; ///< output pixels per position along one side (SDXL: 8, 16, 32)
+  std::int64_t blocks = 0;                ///< transformer blocks at this scale (SDXL: 0, 10, 60)
+  std::int64_t channels = 0;              ///< heads × head dim (SDXL: 320, 640, 1280)
+  std::int64_t resnets = 0;               ///< ResnetBlock2D blocks, down + mid + up (SDXL: 5, 5, 7)
 };
 
 /// The image pipeline around a DiT (model JSON "image" block, docs/model-spec.md). Defaults describe
@@ -105,6 +107,23 @@ double unet_gemm_flops_per_pass(const ImagePipelineSpec& pipeline);
 /// positions at that level's p, T text tokens (self-attention over every pair, cross-attention to
 /// the text: QKᵀ and PV each 2 FLOPs per multiply-add).
 double unet_attention_flops_per_pass(const ImagePipelineSpec& pipeline);
+
+/// Channel-wide 16-bit reads + writes per latent position that an eager (unfused) UNet spends
+/// outside its convolutions, linear layers and attention, counted from diffusers' blocks
+/// (methodology §3.7 "UNet denoiser", [DIFFUSERS-UNET]): per ResnetBlock2D 15 (GroupNorm, SiLU,
+/// + time embedding, GroupNorm, SiLU, residual add, output scale), per BasicTransformerBlock 43
+/// (3 LayerNorms, 2 attention-output reshapes and rescales, 3 residual adds, GEGLU's GELU and
+/// product over 4C).
+inline constexpr double k_unet_resnet_rw = 15.0;
+inline constexpr double k_unet_transformer_block_rw = 43.0;
+
+/// Bytes of that traffic in one UNet pass: Σ_levels n·C·(15·resnets + 43·blocks)·bytes per value,
+/// n = ⌈W/p⌉·⌈H/p⌉ positions at the level's p; 0 when the pipeline is fused (image.fused).
+double unet_unfused_bytes_per_pass(const ImagePipelineSpec& pipeline, double bytes_per_value);
+
+/// The unfused bytes of one pass of an image model over n tokens: the UNet's count for a UNet,
+/// the DiT's (dit_unfused_bytes_per_pass) otherwise.
+double image_unfused_bytes_per_pass(const ModelSpec& model, double tokens, double bytes_per_value);
 
 /// FLOPs of one image: passes × (GEMM + attention) + text encoder + VAE decode.
 double image_flops(const ModelSpec& model, const ImageItem& item);

@@ -79,7 +79,7 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands);
 /// The SLA terms met by the point estimate but missed at the pessimistic end of the band, in words
 /// ("TPOT 49.9 ms meets 50 ms, but its band's p90 is 61.0 ms"). Empty when the SLA holds across the band.
 std::vector<std::string> optimistic_only(const app::EstimateBands& bands);
-/// "no published timing of a image-unet model is scored: ..." when the bands are an unseen model
+/// "no published measurement of the <class> model class is scored: ..." when the bands are an unseen model
 /// class's (app::EstimateBands::class_width); empty otherwise.
 std::string unseen_class_note(const app::EstimateBands& bands);
 

@@ -56,8 +56,8 @@ std::optional<FigureKind> parse_figure_kind(std::string_view name) {
 
 std::string model_class_of(const ModelSpec& model) {
   // Image generation is its own class: its bands come from the image_latency cases (methodology §3.7).
-  // A UNet (SDXL) is a class of its own: its compiled runs are 14–47 % slower than its FLOPs at η_f
-  // (a rate not modelled yet), so it must not borrow the DiTs' error as if it were theirs.
+  // A UNet (SDXL) is a class of its own: its rate is a fitted fraction of η_f and its errors are its
+  // own, so its image_latency bands come from the UNet cases only (build_calibration).
   if (model.kind == ModelKind::dit) return model.image.denoiser == Denoiser::unet ? "image-unet" : "image";
   if (model.moe.experts > 0) return "moe";
   return count_params(model).total >= 20'000'000'000 ? "dense-large" : "dense-small";
@@ -219,25 +219,37 @@ Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
   cal.gpus = fits;
   std::sort(cal.gpus.begin(), cal.gpus.end(),
             [](const auto& a, const auto& b) { return a.gpu_id < b.gpu_id; });
-  std::map<std::pair<int, std::string>, std::vector<double>> by_kind_gpu;
-  std::map<int, std::vector<double>> by_kind;
+  // Image latency is banded per image class (a DiT's and a UNet's residuals differ in kind,
+  // methodology §3.7 "Bands"); every other kind pools its classes (class key "").
+  using Key = std::pair<int, std::string>;
+  std::map<std::pair<Key, std::string>, std::vector<double>> by_kind_gpu;
+  std::map<Key, std::vector<double>> by_kind;
   std::map<std::string, int> by_class;
   for (const CaseResult& r : results) {
     if (!r.scored || r.predicted_loo <= 0.0 || r.measured <= 0.0) continue;
     const double ratio = r.measured / r.predicted_loo;
-    const int k = static_cast<int>(r.kind);
-    by_kind_gpu[{k, r.gpu_id}].push_back(ratio);
-    by_kind[k].push_back(ratio);
+    const Key key{static_cast<int>(r.kind), r.kind == FigureKind::image_latency ? r.model_class : ""};
+    by_kind_gpu[{key, r.gpu_id}].push_back(ratio);
+    by_kind[key].push_back(ratio);
     ++by_class[r.model_class];
   }
   for (std::size_t k = 0; k < k_figure_kind_count; ++k) {
     const auto kind = static_cast<FigureKind>(k);
-    const auto it = by_kind.find(static_cast<int>(k));
-    const BandEntry pooled =
-        band_from(kind, "*", it == by_kind.end() ? std::vector<double>{} : it->second, nullptr);
-    cal.bands.push_back(pooled);
-    for (const auto& [key, ratios] : by_kind_gpu) {
-      if (key.first == static_cast<int>(k)) cal.bands.push_back(band_from(kind, key.second, ratios, &pooled));
+    std::vector<std::string> classes;
+    for (const auto& [key, ratios] : by_kind)
+      if (key.first == static_cast<int>(k)) classes.push_back(key.second);
+    if (classes.empty()) classes.emplace_back(); // no case: the class-less default band
+    for (const std::string& cls : classes) {
+      const auto it = by_kind.find({static_cast<int>(k), cls});
+      BandEntry pooled =
+          band_from(kind, "*", it == by_kind.end() ? std::vector<double>{} : it->second, nullptr);
+      pooled.model_class = cls;
+      cal.bands.push_back(pooled);
+      for (const auto& [key, ratios] : by_kind_gpu) {
+        if (key.first != Key{static_cast<int>(k), cls}) continue;
+        cal.bands.push_back(band_from(kind, key.second, ratios, &pooled));
+        cal.bands.back().model_class = cls;
+      }
     }
   }
   for (const auto& [cls, n] : by_class) {
@@ -248,15 +260,33 @@ Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
   return cal;
 }
 
-Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value) {
+namespace {
+
+// The band of a kind on a GPU from the entries of one class key: the GPU's, else the pooled one.
+const BandEntry* band_entry(const Calibration& calibration, FigureKind kind, const std::string& gpu_id,
+                            std::string_view model_class) {
   const BandEntry* pooled = nullptr;
   for (const BandEntry& b : calibration.bands) {
-    if (b.kind != kind) continue;
-    if (b.gpu_id == gpu_id) return Band{value * b.ratio_low, value, value * b.ratio_high};
+    if (b.kind != kind || b.model_class != model_class) continue;
+    if (b.gpu_id == gpu_id) return &b;
     if (b.gpu_id == "*") pooled = &b;
   }
-  if (pooled != nullptr) return Band{value * pooled->ratio_low, value, value * pooled->ratio_high};
+  return pooled;
+}
+
+Band band_of(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
+             std::string_view model_class) {
+  // A class's own entries (image latency, per image class), else the entries every class shares.
+  const BandEntry* b = band_entry(calibration, kind, gpu_id, model_class);
+  if (b == nullptr && !model_class.empty()) b = band_entry(calibration, kind, gpu_id, "");
+  if (b != nullptr) return Band{value * b->ratio_low, value, value * b->ratio_high};
   return Band{value * k_default_ratio_low, value, value * k_default_ratio_high};
+}
+
+} // namespace
+
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value) {
+  return band_of(calibration, kind, gpu_id, value, "");
 }
 
 ClassWidth class_width(const Calibration& calibration, std::string_view model_class) {
@@ -268,7 +298,7 @@ ClassWidth class_width(const Calibration& calibration, std::string_view model_cl
 
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class) {
-  Band b = band_for(calibration, kind, gpu_id, value);
+  Band b = band_of(calibration, kind, gpu_id, value, model_class);
   const double factor = class_width(calibration, model_class).factor;
   // Stretch the log-ratios (same rule as the per-GPU widening).
   if (value > 0.0) {
@@ -408,11 +438,15 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     }
   }
   for (Gpu& gpu : gpus) {
+    // The UNet rate is one fraction of each GPU's own η_f, so every GPU takes the pooled one
+    // (methodology §3.7 "UNet rate").
+    if (pooled != nullptr) gpu.efficiency.unet_gemm_fraction = pooled->efficiency.unet_gemm_fraction;
     if (gpu.efficiency.entry_measured) continue; // the entry set its own (docs/catalog.md)
     const FittedEfficiency* own = fit_of(gpu.id);
     const FittedEfficiency* base = own != nullptr ? own : pooled;
     if (base == nullptr) continue;
     gpu.efficiency = base->efficiency;
+    if (pooled != nullptr) gpu.efficiency.unet_gemm_fraction = pooled->efficiency.unet_gemm_fraction;
     std::string text = "data/calibration.json:";
     const auto family = family_low.find(gpu_family(gpu));
     for (std::size_t i = 0; i < 4; ++i) {

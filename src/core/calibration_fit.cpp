@@ -52,16 +52,23 @@ double predict_ready(const Ready& r, const EngineConfig& engine) {
   }
 }
 
-// Σ |log(predicted / measured)| with every case in `set` using efficiency `e`. The L1 loss (a
-// median-type fit) keeps one case the model cannot describe from dragging a factor for all others.
-double objective(std::vector<Ready*>& set, const GpuEfficiency& e, const EngineConfig& engine) {
+// Σ |log(predicted / measured)| over `set`, after `set_up` has set each case's efficiency. The L1
+// loss (a median-type fit) keeps one case the model cannot describe from dragging a factor for all
+// others.
+template <class SetUp>
+double log_loss(std::vector<Ready*>& set, const EngineConfig& engine, const SetUp& set_up) {
   double sum = 0.0;
   for (Ready* r : set) {
-    r->gpu.efficiency = e;
+    set_up(*r);
     const double p = predict_ready(*r, engine);
     sum += p > 0.0 && std::isfinite(p) ? std::fabs(std::log(p / r->c->measured)) : 10.0;
   }
   return sum;
+}
+
+// The loss with every case in `set` using efficiency `e`.
+double objective(std::vector<Ready*>& set, const GpuEfficiency& e, const EngineConfig& engine) {
+  return log_loss(set, engine, [&](Ready& r) { r.gpu.efficiency = e; });
 }
 
 // Elasticity d log(prediction) / d log(factor) by a finite step of ×1.25: how strongly a case
@@ -77,37 +84,41 @@ double elasticity(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig
   return std::log(moved / base) / std::log(k_step);
 }
 
-// Golden-section search of one factor in [lo, hi] (the objective is unimodal in practice: each
+// Golden-section search of the minimum of `loss` on [lo, hi] (unimodal in practice: each
 // prediction is monotone in the factor). 24 iterations narrow the range by 0.618^24 ≈ 1e-5.
-double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, double hi,
-               const EngineConfig& engine) {
+template <class Loss> double golden_section(double lo, double hi, const Loss& loss) {
   constexpr double k_phi = 0.6180339887498949;
   double a = lo;
   double b = hi;
-  auto eval = [&](double x) {
-    slot(e, f) = x;
-    return objective(set, e, engine);
-  };
   double x1 = b - k_phi * (b - a);
   double x2 = a + k_phi * (b - a);
-  double f1 = eval(x1);
-  double f2 = eval(x2);
+  double f1 = loss(x1);
+  double f2 = loss(x2);
   for (int i = 0; i < 24; ++i) {
     if (f1 <= f2) {
       b = x2;
       x2 = x1;
       f2 = f1;
       x1 = b - k_phi * (b - a);
-      f1 = eval(x1);
+      f1 = loss(x1);
     } else {
       a = x1;
       x1 = x2;
       f1 = f2;
       x2 = a + k_phi * (b - a);
-      f2 = eval(x2);
+      f2 = loss(x2);
     }
   }
   return (a + b) / 2.0;
+}
+
+// One factor in [lo, hi] with the others held.
+double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, double hi,
+               const EngineConfig& engine) {
+  return golden_section(lo, hi, [&](double x) {
+    slot(e, f) = x;
+    return objective(set, e, engine);
+  });
 }
 
 // Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT, prefill
@@ -213,6 +224,33 @@ std::vector<Ready> make_ready(const std::vector<ValidationCase>& cases, const st
   return ready;
 }
 
+// The UNet's GEMM fraction of η_f (methodology §3.7 "UNet rate"): one value for every GPU, fitted
+// by the same L1 log objective over every scored UNet image case, each on its GPU's fitted factors
+// (`fits`). A fraction of a GPU's own η_f, so a GPU without UNet cases inherits it under the
+// family rule its η_f obeys (§3.4) and is never credited with a better UNet rate than a sibling.
+void fit_unet_fraction(std::vector<Ready>& ready, std::vector<FittedEfficiency>& fits,
+                       const EngineConfig& engine, const FitOptions& o) {
+  std::vector<Ready*> set;
+  for (Ready& r : ready) {
+    if (r.c->kind != FigureKind::image_latency || !r.pm.unet) continue;
+    for (const FittedEfficiency& f : fits) {
+      if (f.gpu_id == r.gpu.id) r.gpu.efficiency = f.efficiency;
+    }
+    set.push_back(&r);
+  }
+  if (set.empty()) return;
+  const auto loss = [&](double x) {
+    return log_loss(set, engine, [x](Ready& r) { r.gpu.efficiency.unet_gemm_fraction = x; });
+  };
+  const double fraction = golden_section(o.unet_fraction_min, o.unet_fraction_max, loss);
+  for (FittedEfficiency& f : fits)
+    f.efficiency.unet_gemm_fraction = fraction;
+  std::vector<std::string>& ids = fits.front().unet_cases;
+  for (Ready* r : set)
+    ids.push_back(r->c->id);
+  std::sort(ids.begin(), ids.end());
+}
+
 std::vector<FittedEfficiency> fit_except(const std::vector<ValidationCase>& cases,
                                          const std::vector<Gpu>& gpus, const EngineConfig& engine,
                                          const FitOptions& o, const std::string& skip_id) {
@@ -233,6 +271,7 @@ std::vector<FittedEfficiency> fit_except(const std::vector<ValidationCase>& case
     }
     out.push_back(fit_group(id, pool, out.front().efficiency, &out.front(), engine, o));
   }
+  fit_unet_fraction(ready, out, engine, o);
   return out;
 }
 

@@ -9,7 +9,9 @@
 // embeddings.py (apply_rotary_emb): the eager elementwise ops counted in dit_unfused_rw_per_token_block;
 // [DIFFUSERS-BENCH] huggingface/diffusers benchmarks/collated_results.csv (SDXL UNet2DConditionModel
 // at 1024², batch 1: flops_M 5,979,098.32, from benchmarking_utils.py calculate_flops = 2 × torchprofile
-// profile_macs, which counts convolutions and linear layers but not scaled_dot_product_attention).
+// profile_macs, which counts convolutions and linear layers but not scaled_dot_product_attention);
+// [DIFFUSERS-UNET] diffusers resnet.py (ResnetBlock2D.forward), attention.py (BasicTransformerBlock,
+// GEGLU), attention_processor.py (AttnProcessor2_0): the eager elementwise ops of a UNet pass.
 #include "rightsize/image.hpp"
 
 #include <algorithm>
@@ -80,7 +82,7 @@ double dit_attention_utilization(const std::string& architecture) {
 }
 
 double dit_unfused_rw_per_token_block(const ModelSpec& m) {
-  // A UNet's eager elementwise traffic (GroupNorm, SiLU, GEGLU) is not counted (methodology §3.7).
+  // A UNet counts its eager traffic per level (unet_unfused_bytes_per_pass), not per token.
   if (m.image.fused || m.image.denoiser == Denoiser::unet) return 0.0;
   // Counted per token in diffusers' eager blocks [DIFFUSERS-FLUX] (methodology §3.7 table): one unit
   // is one h-wide bf16 read or write; an fp32 tensor counts 2.
@@ -107,6 +109,22 @@ double unet_attention_flops_per_pass(const ImagePipelineSpec& p) {
     flops += d(level.blocks) * 4.0 * d(level.channels) * (n * n + n * text);
   }
   return flops;
+}
+
+double unet_unfused_bytes_per_pass(const ImagePipelineSpec& p, double bytes_per_value) {
+  if (p.fused) return 0.0;
+  double values = 0.0;
+  for (const UnetAttentionLevel& level : p.unet_attention) {
+    const double n = d(image_latent_tokens(p.width_px, p.height_px, level.pixels_per_token_side));
+    values += n * d(level.channels) *
+              (k_unet_resnet_rw * d(level.resnets) + k_unet_transformer_block_rw * d(level.blocks));
+  }
+  return values * bytes_per_value;
+}
+
+double image_unfused_bytes_per_pass(const ModelSpec& m, double tokens, double bytes_per_value) {
+  return m.image.denoiser == Denoiser::unet ? unet_unfused_bytes_per_pass(m.image, bytes_per_value)
+                                            : dit_unfused_bytes_per_pass(m, tokens, bytes_per_value);
 }
 
 double image_flops(const ModelSpec& m, const ImageItem& item) {

@@ -58,13 +58,13 @@ Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, doubl
   const double tokens = d(s.m->tokens_per_item);
   PhaseTime one = prefill_time(s, tokens, tokens * batch);
   const double compute = batch * one.compute_s;
-  // An eager DiT pipeline's elementwise chains between the GEMMs (norms, modulation, RoPE, GELU,
-  // concatenations) are separate memory-bound kernels that run between them, not under them
-  // (methodology §3.7 "Unfused traffic"); 0 for a fused pipeline and for a ViT.
-  const double unfused_s =
-      s.m->kind == ModelKind::dit
-          ? batch * dit_unfused_bytes_per_pass(*s.m, tokens, s.pm->activation_bytes) / s.bandwidth_bytes_per_s
-          : 0.0;
+  // An eager image pipeline's elementwise chains between the GEMMs (DiT: norms, modulation, RoPE,
+  // GELU, concatenations; UNet: GroupNorm, SiLU, GEGLU, residuals) are separate memory-bound kernels that run
+  // between them, not under them (methodology §3.7 "Unfused traffic"); 0 for a fused pipeline and for a ViT.
+  const double unfused_s = s.m->kind == ModelKind::dit
+                               ? batch * image_unfused_bytes_per_pass(*s.m, tokens, s.pm->activation_bytes) /
+                                     s.bandwidth_bytes_per_s
+                               : 0.0;
   const double step =
       std::max(compute, one.memory_s) + unfused_s + one.comm_s * batch + s.engine->step_overhead_s;
   pt.decode = one;
@@ -165,6 +165,9 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   est.gemm_math = math;
   const double peak_tflops = est.precision_supported ? gpu.tflops(math) : gpu.tflops(MathDtype::bf16);
   s.compute_flops_per_s = std::max(1e-3, peak_tflops) * k_flops_per_tflop * eff.prefill_compute;
+  // A UNet's narrow convolutions and linear layers run below the large-GEMM η_f: the calibrated
+  // fraction of it (methodology §3.7 "UNet rate"); 1 for every other model.
+  s.unet_gemm_fraction = pm.unet ? std::clamp(eff.unet_gemm_fraction, 1e-3, 1.0) : 1.0;
   const MathDtype attention_math = attention_dtype(math, gpu);
   s.attention_flops_per_s = gpu.supports(attention_math) ? std::max(1e-3, gpu.tflops(attention_math)) *
                                                                k_flops_per_tflop * eff.prefill_compute

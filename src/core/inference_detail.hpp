@@ -26,6 +26,7 @@ struct Setup {
   double ep_link_gb_per_s, ep_hop_s; // link of the MoE group (t·adp GPUs of a stage)
   double compute_flops_per_s;        // F·η_f for the GEMM dtype, one GPU
   double attention_flops_per_s;      // F·η_f for the attention dtype (16-bit), one GPU (§4.1)
+  double unet_gemm_fraction;         // a UNet's convolutions + linears run at this × η_f (§3.7); else 1
   double bandwidth_bytes_per_s;      // BW·η_m, one GPU
   double kv_fraction;                // share of KV heads a TP rank holds (replication past n_kv, MLA)
   double full_layers, sliding_layers, window;

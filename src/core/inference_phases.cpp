@@ -146,7 +146,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
     expert_shape /= expert_load_imbalance(routed, s.ep_int);
   }
   // Attention takes its own dtype's rate (attention_dtype).
-  r.compute_s = (flops - expert_flops - attention_flops) / (s.t * s.compute_flops_per_s * shape) +
+  r.compute_s = (flops - expert_flops - attention_flops) /
+                    (s.t * s.compute_flops_per_s * s.unet_gemm_fraction * shape) +
                 attention_flops / (s.t * s.attention_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);
   r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;

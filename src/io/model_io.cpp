@@ -383,11 +383,16 @@ void read_image_denoiser(const JsonReader& im, ImagePipelineSpec& p) {
   p.unet_attention.clear();
   if (!levels) return;
   for (const JsonReader& level : levels->elements()) {
-    level.expect_keys({"pixels_per_token_side", "blocks", "channels"});
+    level.expect_keys({"pixels_per_token_side", "blocks", "channels", "resnets"});
     UnetAttentionLevel l;
     l.pixels_per_token_side = positive_count(level.at("pixels_per_token_side"), 1024, "pixels");
-    l.blocks = positive_count(level.at("blocks"), k_max_layers, "blocks");
+    // A scale with resnet blocks only (SDXL's 128² level) has no transformer blocks.
+    l.blocks = non_negative_count(level.at("blocks"), k_max_layers, "blocks");
     l.channels = positive_count(level.at("channels"), k_max_width, "width");
+    read_non_negative(level, "resnets", l.resnets, k_max_layers, "blocks");
+    if (l.blocks == 0 && l.resnets == 0)
+      level.fail(
+          "expected blocks or resnets above 0 (a UNet scale without blocks does no work), got neither");
     p.unet_attention.push_back(l);
   }
 }

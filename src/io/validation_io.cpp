@@ -228,6 +228,11 @@ std::string calibration_to_json(const Calibration& cal) {
                       {"prefill_compute", f.prefill_cases},
                       {"training_mfu", f.training_cases},
                       {"communication", f.communication_cases}};
+    // One UNet rate for every GPU, on the pooled entry only (methodology §3.7 "UNet rate").
+    if (!f.unet_cases.empty()) {
+      g["efficiency"]["unet_gemm_fraction"] = rounded(f.efficiency.unet_gemm_fraction);
+      g["fitted_to"]["unet_gemm_fraction"] = f.unet_cases;
+    }
     gpus.push_back(g);
   }
   doc["gpus"] = gpus;
@@ -239,6 +244,7 @@ std::string calibration_to_json(const Calibration& cal) {
                      {"ratio_high", rounded(b.ratio_high)},
                      {"cases", b.cases},
                      {"rule", b.rule}});
+    if (!b.model_class.empty()) bands.back()["model_class"] = b.model_class;
   }
   doc["bands"] = bands;
   nlohmann::json classes = nlohmann::json::array();
@@ -263,6 +269,7 @@ Calibration load_calibration(const std::string& path) {
     f.efficiency.prefill_compute = e.at("prefill_compute").as_positive(1.0);
     f.efficiency.training_mfu = e.at("training_mfu").as_positive(1.0);
     f.efficiency.communication = e.at("communication").as_positive(1.0);
+    if (auto u = e.find("unet_gemm_fraction")) f.efficiency.unet_gemm_fraction = u->as_positive(1.0);
     if (auto src = g.find("source")) {
       f.decode_source = src->at("decode_bandwidth").as_string();
       f.prefill_source = src->at("prefill_compute").as_string();
@@ -280,6 +287,7 @@ Calibration load_calibration(const std::string& path) {
       f.prefill_cases = ids(fitted->at("prefill_compute"));
       f.training_cases = ids(fitted->at("training_mfu"));
       f.communication_cases = ids(fitted->at("communication"));
+      if (auto u = fitted->find("unet_gemm_fraction")) f.unet_cases = ids(*u);
     }
     cal.gpus.push_back(f);
   }
@@ -294,6 +302,7 @@ Calibration load_calibration(const std::string& path) {
     e.ratio_high = b.at("ratio_high").as_positive(1e6);
     e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
     e.rule = b.at("rule").as_string();
+    if (auto cls = b.find("model_class")) e.model_class = cls->as_string();
     cal.bands.push_back(e);
   }
   if (const auto classes = root.find("model_classes")) {

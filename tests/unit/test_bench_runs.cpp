@@ -349,3 +349,24 @@ TEST_CASE("a rewritten accuracy baseline keeps the description that records why 
   CHECK(io::load_baseline_description(path).rfind("Median APE", 0) == 0);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("the pooled UNet fraction and its cases round-trip through calibration.json", "[io]") {
+  Calibration cal;
+  FittedEfficiency pooled;
+  pooled.gpu_id.assign(1, '*');
+  pooled.efficiency.unet_gemm_fraction = 0.61234;
+  pooled.unet_cases = {"u1", "u2"};
+  FittedEfficiency own; // fitted with the same fraction, written without it
+  own.gpu_id = "H100-SXM";
+  own.efficiency.unet_gemm_fraction = 0.61234;
+  cal.gpus = {pooled, own};
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "rightsize_test_calibration.json").string();
+  io::write_text_file(path, io::calibration_to_json(cal));
+  const Calibration back = io::load_calibration(path);
+  REQUIRE(back.gpus.size() == 2);
+  CHECK(back.gpus[0].efficiency.unet_gemm_fraction == Approx(0.6123));
+  CHECK(back.gpus[0].unet_cases == std::vector<std::string>{"u1", "u2"});
+  CHECK(back.gpus[1].efficiency.unet_gemm_fraction == 1.0); // apply_calibration gives it the pooled one
+  CHECK(back.gpus[1].unet_cases.empty());
+}

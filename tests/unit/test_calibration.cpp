@@ -6,6 +6,7 @@
 
 #include "fixtures.hpp"
 #include "rightsize/calibration.hpp"
+#include "rightsize/image.hpp"
 
 using namespace rightsize;
 using namespace rightsize::test;
@@ -44,6 +45,35 @@ ValidationCase training_case(const std::string& id, int gpus, double mfu, double
   truth.efficiency.training_mfu = mfu;
   truth.efficiency.decode_bandwidth = decode_bandwidth;
   c.measured = predict_case(c, truth, EngineConfig{});
+  return c;
+}
+
+// An SDXL-like UNet image case on the H100 fixture, "measured" at a known UNet GEMM fraction.
+ValidationCase unet_case(const std::string& id, std::int64_t steps, double fraction) {
+  ValidationCase c;
+  c.id = id;
+  c.kind = FigureKind::image_latency;
+  c.model = llama31_8b(); // widths for activation memory only; the UNet block sets the FLOPs
+  c.model.kind = ModelKind::dit;
+  c.model.vocab_size = 0;
+  ImagePipelineSpec& p = c.model.image;
+  p.denoiser = Denoiser::unet;
+  p.pixels_per_token_side = 8;
+  p.text_tokens = 77;
+  p.steps = steps;
+  p.cfg_passes = 2;
+  p.fused = true;
+  p.unet_gemm_flops_per_pixel = 5'702'112.0;
+  p.unet_attention = {{16, 10, 640, 5}, {32, 60, 1280, 7}};
+  const ImageItem item = image_item(p);
+  c.model.tokens_per_item = item.tokens;
+  c.model.passes_per_item = item.passes;
+  c.gpu_id = "H100-SXM";
+  c.workload.concurrency = 1;
+  c.model_class = "image-unet";
+  Gpu g = h100_sxm();
+  g.efficiency.unet_gemm_fraction = fraction;
+  c.measured = predict_case(c, g, EngineConfig{});
   return c;
 }
 
@@ -180,4 +210,72 @@ TEST_CASE("figure kinds round-trip through their names", "[core]") {
   }
   CHECK(parse_figure_kind("inference_throughput") == FigureKind::throughput);
   CHECK_FALSE(parse_figure_kind("latency").has_value());
+}
+
+TEST_CASE("one UNet GEMM fraction is fitted over the UNet cases, with leave-one-out", "[core]") {
+  // Three UNet timings "measured" at 0.6 of η_f: the fit finds 0.6, writes it on every GPU's
+  // entry and names the cases on the pooled one.
+  const std::vector<ValidationCase> cases = {unet_case("u20", 20, 0.6), unet_case("u30", 30, 0.6),
+                                             unet_case("u50", 50, 0.6)};
+  const auto fits = fit_efficiencies(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
+  REQUIRE(fits.size() == 2);
+  CHECK(fits[0].efficiency.unet_gemm_fraction == Approx(0.6).margin(0.002));
+  CHECK(fits[1].efficiency.unet_gemm_fraction == Approx(0.6).margin(0.002));
+  CHECK(fits[0].unet_cases == std::vector<std::string>{"u20", "u30", "u50"});
+  CHECK(fits[1].unet_cases.empty());
+  // The image cases inform no other factor.
+  CHECK(fits[1].prefill_cases.empty());
+  const auto results = evaluate_cases(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
+  for (const CaseResult& r : results) {
+    CHECK(r.predicted_loo == Approx(r.measured).epsilon(0.005)); // fitted from the other two
+    CHECK(r.predicted_default < r.measured);                     // the large-GEMM rate is too fast
+  }
+  // Never above the large-GEMM rate: cases faster than it pin the fraction at 1.
+  const auto capped = fit_efficiencies({unet_case("f1", 20, 1.4), unet_case("f2", 30, 1.4)}, {h100_sxm()},
+                                       EngineConfig{}, FitOptions{});
+  CHECK(capped[0].efficiency.unet_gemm_fraction <= 1.0);
+  CHECK(capped[0].efficiency.unet_gemm_fraction == Approx(1.0).margin(0.002));
+  // Without UNet cases nothing is fitted: the large-GEMM rate stands.
+  GpuEfficiency truth;
+  const auto none =
+      fit_efficiencies({synthetic("a", 16, 128, 2048, truth)}, {h100_sxm()}, EngineConfig{}, FitOptions{});
+  CHECK(none[0].efficiency.unet_gemm_fraction == 1.0);
+  CHECK(none[0].unet_cases.empty());
+}
+
+TEST_CASE("image latency is banded per image class; other kinds pool their classes", "[core]") {
+  std::vector<CaseResult> rs;
+  // DiT ("image") ratios 0.95..1.15 and UNet ("image-unet") ratios 0.7..1.3, all on GPU "X".
+  for (double ratio : {0.95, 1.0, 1.05, 1.1, 1.15}) {
+    rs.push_back(result(FigureKind::image_latency, "X", ratio * 10.0, 10.0));
+    rs.back().model_class = "image";
+  }
+  for (double ratio : {0.7, 0.85, 1.0, 1.15, 1.3}) {
+    rs.push_back(result(FigureKind::image_latency, "X", ratio * 10.0, 10.0));
+    rs.back().model_class = "image-unet";
+  }
+  rs.push_back(result(FigureKind::ttft, "X", 100.0, 100.0)); // dense-small
+  const Calibration cal = build_calibration({}, rs);
+  // Type-7 quantiles of each class's five ratios, h = 4q: DiT p10 0.97, p90 1.13; UNet 0.76, 1.24.
+  const Band dit = band_for(cal, FigureKind::image_latency, "X", 1.0, "image");
+  CHECK(dit.low == Approx(0.97));
+  CHECK(dit.high == Approx(1.13));
+  const Band unet = band_for(cal, FigureKind::image_latency, "X", 1.0, "image-unet");
+  CHECK(unet.low == Approx(0.76));
+  CHECK(unet.high == Approx(1.24));
+  // The pooled entry of each class serves a GPU without cases of its own.
+  CHECK(band_for(cal, FigureKind::image_latency, "Z", 1.0, "image-unet").high == Approx(1.24));
+  int image_entries = 0;
+  for (const BandEntry& b : cal.bands) {
+    if (b.kind == FigureKind::image_latency) {
+      CHECK_FALSE(b.model_class.empty());
+      ++image_entries;
+    } else {
+      CHECK(b.model_class.empty()); // every other kind: one band over its classes
+    }
+  }
+  CHECK(image_entries == 4); // "*" and "X" per class
+  // Both classes are measured, so neither is widened as unseen.
+  CHECK(class_width(cal, "image-unet").measured);
+  CHECK(class_width(cal, "image-unet").factor == Approx(1.0));
 }

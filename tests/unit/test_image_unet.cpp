@@ -87,17 +87,41 @@ TEST_CASE("the estimate of an SDXL image is its UNet FLOPs at the calibrated eff
   const Gpu gpu = test::h100_sxm();
   const EngineConfig engine; // the defaults estimate_one_item runs with
   const InferenceEstimate e = test::estimate_one_item(pm, gpu, 3.0);
-  // Per pass: the GEMMs at 989.5 TFLOPS x η_f and the attention at x min(η_f, 0.35), both at the
-  // shape factor of 16,384 rows; no unfused traffic is counted for a UNet, eager or not.
+  // Per pass: the GEMMs at 989.5 TFLOPS x η_f (x the UNet fraction, 1 on the fixture) and the
+  // attention at x min(η_f, 0.35), both at the shape factor of 16,384 rows; the preset is eager,
+  // so each pass adds its 10,472,652,800 unfused bytes at 3,350 GB/s x η_m.
   const double rate = 989.5e12 * gpu.efficiency.prefill_compute;
   const double attention_rate = 989.5e12 * std::min(gpu.efficiency.prefill_compute, 0.35);
   const double shape = 16384.0 / (16384.0 + engine.gemm_half_efficiency_tokens);
   const double pass_s = 5'979'097'792'512.0 / (rate * shape) + 783'915'417'600.0 / (attention_rate * shape);
+  const double unfused_s = 10'472'652'800.0 / (3350e9 * gpu.efficiency.decode_bandwidth);
   const double expected =
-      60.0 * (pass_s + engine.step_overhead_s) + (125'818'000'000.0 + 9'856'614'400'000.0) / rate;
+      60.0 * (pass_s + unfused_s + engine.step_overhead_s) + (125'818'000'000.0 + 9'856'614'400'000.0) / rate;
   CHECK(e.e2e_s == Approx(expected).epsilon(1e-9));
+  // The calibrated UNet rate divides the GEMM term only: at half of η_f it takes twice as long.
+  Gpu slow = gpu;
+  slow.efficiency.unet_gemm_fraction = 0.5;
+  const double gemm_s = 5'979'097'792'512.0 / (rate * shape);
+  CHECK(test::estimate_one_item(pm, slow, 3.0).e2e_s == Approx(expected + 60.0 * gemm_s).epsilon(1e-9));
   // Weights: 2.567 B x 2 B + the text encoders 1.634 GB.
   CHECK(e.memory.weights_bytes == Approx(2567463684.0 * 2.0 + 817e6 * 2.0).epsilon(1e-3));
+}
+
+TEST_CASE("an eager UNet's elementwise traffic by hand, none when fused", "[core][image]") {
+  const Spec s = sdxl({{"steps", 30}});
+  // Per level n·C·(15·resnets + 43·blocks) values: 16,384·320·75 = 393,216,000 at 128²;
+  // 4,096·640·(75 + 430) = 1,323,827,200 at 64²; 1,024·1,280·(105 + 2,580) = 3,519,283,200 at 32²;
+  // 5,236,326,400 values, 10,472,652,800 bytes in fp16.
+  CHECK(unet_unfused_bytes_per_pass(s.model.image, 2.0) == Approx(10'472'652'800.0));
+  CHECK(image_unfused_bytes_per_pass(s.model, 16384.0, 2.0) == Approx(10'472'652'800.0));
+  // At 512² every level has a quarter of the positions.
+  const Spec small = sdxl({{"width_px", 512}, {"height_px", 512}});
+  CHECK(unet_unfused_bytes_per_pass(small.model.image, 2.0) == Approx(10'472'652'800.0 / 4.0));
+  ImagePipelineSpec fused = s.model.image;
+  fused.fused = true;
+  CHECK(unet_unfused_bytes_per_pass(fused, 2.0) == 0.0);
+  // The DiT count stays 0 for a UNet: its traffic is counted per level, not per token.
+  CHECK(dit_unfused_rw_per_token_block(s.model) == 0.0);
 }
 
 TEST_CASE("UNet image keys are checked and name their key", "[io][image]") {
@@ -120,6 +144,14 @@ TEST_CASE("UNet image keys are checked and name their key", "[io][image]") {
   json ok = bad_level;
   ok["unet_attention"][0]["channels"] = 640;
   CHECK(error_of(ok) == "no error");
+  json empty_level = ok;
+  empty_level["unet_attention"][0]["blocks"] = 0;
+  CHECK(error_of(empty_level) ==
+        "s.json: /model/image/unet_attention/0: expected blocks or resnets above 0 (a "
+        "UNet scale without blocks does no work), got neither");
+  json resnets_only = empty_level;
+  resnets_only["unet_attention"][0]["resnets"] = 5;
+  CHECK(error_of(resnets_only) == "no error");
 }
 
 TEST_CASE("a UNet is an image model class of its own", "[core][image]") {

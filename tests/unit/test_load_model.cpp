@@ -104,6 +104,25 @@ TEST_CASE("an unmeasured GPU never gets a better factor than a measured sibling"
   CHECK(gpus[2].efficiency.provenance.find("communication pooled over GPUs (2 cases)") != std::string::npos);
 }
 
+TEST_CASE("every GPU takes the pooled UNet fraction, measured entries too", "[calibration]") {
+  Gpu own_entry = test::h100_sxm();
+  own_entry.efficiency.entry_measured = true;
+  Gpu fitted = test::l40s();
+  fitted.efficiency.provenance = "defaults: methodology §4.5";
+  Calibration cal;
+  FittedEfficiency pooled;
+  pooled.gpu_id.assign(1, '*');
+  pooled.efficiency.unet_gemm_fraction = 0.7;
+  pooled.unet_cases = {"u1", "u2"};
+  FittedEfficiency l40s; // a per-GPU entry as read from the JSON: no fraction of its own
+  l40s.gpu_id = fitted.id;
+  cal.gpus = {pooled, l40s};
+  std::vector<Gpu> gpus{own_entry, fitted};
+  apply_calibration(cal, gpus);
+  CHECK(gpus[0].efficiency.unet_gemm_fraction == Approx(0.7));
+  CHECK(gpus[1].efficiency.unet_gemm_fraction == Approx(0.7));
+}
+
 TEST_CASE("the calibration leaves an entry's own measured factors alone", "[calibration]") {
   Gpu gpu = test::h100_sxm();
   gpu.efficiency.decode_bandwidth = 0.5;
@@ -142,9 +161,9 @@ TEST_CASE("a factor fitted to the serving rows names its rows, not a count of on
 
 TEST_CASE("inference bands respect the physical floors and build E2E from TTFT and TPOT", "[calibration]") {
   Calibration cal;
-  BandEntry ttft{FigureKind::ttft, "X", 0.5, 2.0, 100, "own"};
-  BandEntry tpot{FigureKind::tpot, "X", 0.5, 2.0, 100, "own"};
-  BandEntry tput{FigureKind::throughput, "X", 0.5, 2.0, 100, "own"};
+  BandEntry ttft{FigureKind::ttft, "X", 0.5, 2.0, 100, "own", ""};
+  BandEntry tpot{FigureKind::tpot, "X", 0.5, 2.0, 100, "own", ""};
+  BandEntry tput{FigureKind::throughput, "X", 0.5, 2.0, 100, "own", ""};
   cal.bands = {ttft, tpot, tput};
   cal.classes = {ClassWidening{"dense", 10, 1.0}};
   InferenceEstimate e;
