@@ -438,15 +438,11 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     }
   }
   for (Gpu& gpu : gpus) {
-    // The UNet rate is one fraction of each GPU's own η_f, so every GPU takes the pooled one
-    // (methodology §3.7 "UNet rate").
-    if (pooled != nullptr) gpu.efficiency.unet_gemm_fraction = pooled->efficiency.unet_gemm_fraction;
     if (gpu.efficiency.entry_measured) continue; // the entry set its own (docs/catalog.md)
     const FittedEfficiency* own = fit_of(gpu.id);
     const FittedEfficiency* base = own != nullptr ? own : pooled;
     if (base == nullptr) continue;
     gpu.efficiency = base->efficiency;
-    if (pooled != nullptr) gpu.efficiency.unet_gemm_fraction = pooled->efficiency.unet_gemm_fraction;
     std::string text = "data/calibration.json:";
     const auto family = family_low.find(gpu_family(gpu));
     for (std::size_t i = 0; i < 4; ++i) {
@@ -477,6 +473,12 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     }
     text.pop_back();
     gpu.efficiency.provenance = text;
+  }
+  // The UNet rate is one fraction of each GPU's own η_f, so every GPU, measured entries included,
+  // takes the pooled one (methodology §3.7 "UNet rate").
+  if (pooled != nullptr) {
+    for (Gpu& gpu : gpus)
+      gpu.efficiency.unet_gemm_fraction = pooled->efficiency.unet_gemm_fraction;
   }
 }
 

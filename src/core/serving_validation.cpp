@@ -26,7 +26,7 @@ int worker_gpus(const ServingPool& pool) {
 int layout_gpus(const ServingRun& run) {
   const auto pool = [](const ServingPool& p) { return worker_gpus(p) * std::max(1, p.workers); };
   if (run.mode == "disagg") return pool(run.prefill) + pool(run.decode);
-  return run.tp * run.pp * std::max(1, run.attention_dp);
+  return worker_gpus(ServingPool{run.tp, run.pp, run.attention_dp});
 }
 
 std::vector<std::size_t> scored_row_of(const std::vector<ServingRun>& runs) {
