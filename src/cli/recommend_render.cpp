@@ -15,13 +15,14 @@
 namespace rightsize::cli {
 namespace {
 
-// "fp8", "int8 w/ bf16 math", "fp8, fp8 KV".
-std::string precision_name(const Precision& p) {
+// "fp8", "int8 w/ bf16 math", "fp8, fp8 KV". An item model (image, ViT) has no KV cache to name.
+std::string precision_name(const SearchInputs& in, const Precision& p) {
   std::string out(format_info(p.weights).name);
   if (p.activations != p.weights && format_info(p.weights).usable_for_activations) {
     out += fmt::format(" w/ {} math", format_info(p.activations).name);
   }
-  if (p.kv_cache != NumberFormat::bf16) out += fmt::format(", {} KV", format_info(p.kv_cache).name);
+  const bool kv = in.models.empty() || !is_item_model(in.models.front());
+  if (kv && p.kv_cache != NumberFormat::bf16) out += fmt::format(", {} KV", format_info(p.kv_cache).name);
   return out;
 }
 
@@ -51,7 +52,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
                                       gpus_label(c), layout_label(c.layout)};
     if (billed_column) cells.insert(cells.begin() + 3, billed_cell(e.bill));
-    if (show_precision) cells.push_back(precision_name(in.precisions[c.precision_index]));
+    if (show_precision) cells.push_back(precision_name(in, in.precisions[c.precision_index]));
     cells.push_back(std::to_string(e.concurrency));
     cells.push_back(format_ms(e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
@@ -111,7 +112,7 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
     const InferenceEstimate& e = c.estimate;
     t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
                in.gpus[c.gpu_index].id,
-               precision_name(in.precisions[c.precision_index]),
+               precision_name(in, in.precisions[c.precision_index]),
                std::to_string(c.layout.gpus_per_replica()),
                std::to_string(c.replicas),
                std::to_string(e.bill.gpus_billed),
@@ -271,7 +272,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
                                  : describe_rejection(c);
   j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({reason});
   j["reject_reason"] = to_string(c.rejection.reason);
-  j["precision"] = precision_name(in.precisions[c.precision_index]);
+  j["precision"] = precision_name(in, in.precisions[c.precision_index]);
   j["cost"]["usd_per_gpu_hour"] =
       c.price_known ? nlohmann::json(round_sig(in.usd_per_gpu_hour[c.gpu_index])) : nlohmann::json();
   add_cost_at_load(j["cost"],
@@ -340,7 +341,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     if (o.searched_precisions) {
       nlohmann::json notes = nlohmann::json::object();
       for (const auto& p : in.precisions)
-        notes[precision_name(p)] = format_info(p.weights).quality_note;
+        notes[precision_name(in, p)] = format_info(p.weights).quality_note;
       doc["precision_quality"] = notes;
     }
     doc["assumptions"] = assumptions_json(spec.assumptions);
@@ -380,8 +381,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   const std::string work = image ? image_workload_line(first.model)
                                  : fmt::format("{} in / {} out tokens", w.input_tokens, w.output_tokens);
   fmt::print("{}: {} ({} params, {}), {}\n", spec.name.empty() ? "spec" : spec.name, first.model.name,
-             format_params(static_cast<double>(first.params.total)), precision_name(in.precisions.front()),
-             work);
+             format_params(static_cast<double>(first.params.total)),
+             precision_name(in, in.precisions.front()), work);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
              image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
              to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
@@ -450,7 +451,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   if (o.searched_precisions) {
     fmt::print("\nprecision quality:\n");
     for (const auto& p : in.precisions)
-      fmt::print("  {}: {}\n", precision_name(p), format_info(p.weights).quality_note);
+      fmt::print("  {}: {}\n", precision_name(in, p), format_info(p.weights).quality_note);
   }
   fmt::print("\n{} candidates evaluated, {} meet the requirements{}\n",
              r.candidates.size() + r.rejected.size(), r.candidates.size(),
