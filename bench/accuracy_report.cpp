@@ -212,6 +212,10 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                    {"1", "2-8", "9-32", "33-128", ">128"}));
   // Layout family (issue 17): one scale-up domain with TP/EP, attention DP, replicas across nodes.
   md += "\n" + bench::serving_table("layout", bench::group_by(score.results, [](R r) {
+                                      if (r.run->layout_multiplied)
+                                        return std::string(r.run->attention_dp > 1
+                                                               ? "attention DP + EP, written multiplied"
+                                                               : "TP + EP in one node, written multiplied");
                                       if (r.run->attention_dp > 1) return std::string("attention DP + EP");
                                       const int gpus = r.run->tp * r.run->pp;
                                       return std::string(gpus > 8 ? "multi-node TP/PP (> 8 GPUs)"
@@ -239,6 +243,14 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                      [](R r) { return std::string(concurrency_bucket(r.run->concurrency)); },
                                      {"1", "2-8", "9-32", "33-128", ">128"}));
   }
+  // Identical inputs, different measurements (docs/accuracy.md "Repeatability").
+  bench::ServingGroups repeats = bench::group_by(score.results, [](R) { return std::string("aggregated"); });
+  for (auto& g : bench::group_by(score.disagg_results, [](R r) {
+         return std::string(r.run->decode.workers > 0 ? "disaggregated, workers given"
+                                                      : "disaggregated, workers not given");
+       }))
+    repeats.push_back(std::move(g));
+  md += "\n" + bench::repeat_table(repeats);
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped)
     skipped += n;

@@ -170,6 +170,24 @@ inline std::string serving_table(const std::string& title, const ServingGroups& 
   return s;
 }
 
+/// Repeatability of the scored rows per group (core repeat_spread): how far apart distinct
+/// measurements of identical inputs lie.
+inline std::string repeat_table(const ServingGroups& groups) {
+  std::string s = "| rows | scored | groups of identical inputs | rows in them | TTFT max/min, median | TTFT "
+                  "groups > 25 % apart | TPOT max/min, median | TPOT groups > 25 % apart |\n"
+                  "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& [name, results] : groups) {
+    std::vector<const ServingRun*> runs;
+    runs.reserve(results.size());
+    for (const ServingResult* r : results)
+      runs.push_back(r->run);
+    const RepeatSpread x = repeat_spread(runs);
+    s += fmt::format("| {} | {} | {} | {} | {:.2f} | {:.0f} % | {:.2f} | {:.0f} % |\n", name, runs.size(), x.groups,
+                     x.rows, x.ttft_median_ratio, x.ttft_apart_pct, x.tpot_median_ratio, x.tpot_apart_pct);
+  }
+  return s;
+}
+
 } // namespace rightsize::bench
 
 namespace rightsize::bench {

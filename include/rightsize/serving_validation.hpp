@@ -30,6 +30,9 @@ struct ServingRun {
   /// The engine's batch setting upstream (per attention-DP rank with attention DP); 0 = not given.
   std::int64_t batch_size = 0;
   int tp = 1, pp = 1, attention_dp = 1, moe_tp = 1, moe_ep = 1;
+  /// The file wrote this run's layout with its degrees multiplied (tp or attention_dp = moe_tp ×
+  /// moe_ep); the fields above hold the layout read back (docs/accuracy.md "Multiplied layouts").
+  bool layout_multiplied = false;
   ServingPool prefill, decode; ///< mode "disagg": the two pools' layouts
   double ttft_s = 0.0;         ///< measured mean time to first token
   double tpot_s = 0.0;         ///< measured mean time per output token
@@ -116,5 +119,19 @@ struct ServingErrorSummary {
 /// Summary of TTFT (ttft = true) or TPOT over the results.
 ServingErrorSummary summarize_serving(const std::string& group, const std::vector<const ServingResult*>& rows,
                                       bool ttft);
+
+/// How far apart distinct measurements of identical inputs lie (docs/accuracy.md "Repeatability"):
+/// rows grouped by everything a row gives that the estimate reads (engine, GPU, model, quantization,
+/// mode, lengths, clients, batch setting, both pools' layouts and worker counts); over the groups
+/// holding two or more measurements, the median of max/min and the share of groups more than 25 %
+/// apart (max/min > 1.25), per figure. A spread the inputs cannot explain bounds what any estimate
+/// of those rows can reach.
+struct RepeatSpread {
+  int groups = 0; ///< groups with two or more measurements
+  int rows = 0;   ///< rows in those groups
+  double ttft_median_ratio = 1.0, tpot_median_ratio = 1.0;
+  double ttft_apart_pct = 0.0, tpot_apart_pct = 0.0; ///< share of groups with max/min > 1.25, in percent
+};
+RepeatSpread repeat_spread(const std::vector<const ServingRun*>& rows);
 
 } // namespace rightsize

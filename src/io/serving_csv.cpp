@@ -42,6 +42,19 @@ std::vector<ServingRun> parse_serving_csv(const std::string& text, const std::st
         run.attention_dp = layout("attention_dp");
         run.moe_tp = layout("moe_tp");
         run.moe_ep = layout("moe_ep");
+        // The file writes some runs' degrees multiplied: the run id `…_tp8_ep8_937` (8 GPUs, attention
+        // TP or DP 8, experts over EP 8) as tp or attention_dp 64 = moe_tp 8 × moe_ep 8, where other
+        // rows write the same id as tp 8, moe_ep 8, and the TP 64 rows measure what the TP 8 rows of the
+        // same workload measure (cfg181 / cfg83 TPOT ratio 0.997 over 14 workloads). A replica wider
+        // than one 8-GPU node whose width is exactly moe_tp × moe_ep with both above 1 is read as
+        // moe_ep GPUs with MoE EP moe_ep (docs/accuracy.md "Multiplied layouts"); moe_tp × moe_ep
+        // inside one node (TensorRT-LLM decode pools with moe_tp 2 × moe_ep 4 on 8 GPUs) is read as is.
+        const int width = run.tp * run.attention_dp;
+        if (run.moe_tp > 1 && run.moe_ep > 1 && width == run.moe_tp * run.moe_ep && width > 8) {
+          (run.attention_dp > 1 ? run.attention_dp : run.tp) = run.moe_ep;
+          run.moe_tp = 1;
+          run.layout_multiplied = true;
+        }
         // Disaggregated runs: each pool's layout; `*_workers` empty = not given (0).
         for (const char* pool : {"prefill", "decode"}) {
           if (!r.has(std::string(pool) + "_tp")) continue;

@@ -1,9 +1,12 @@
 // Measured serving rows (docs/accuracy.md): which rows are scored, and the GPUs of a row's layout.
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "rightsize/serving_validation.hpp"
+#include "serving_csv.hpp"
 
 using namespace rightsize;
 
@@ -89,4 +92,75 @@ TEST_CASE("a batch setting below the clients without attention DP is replicas th
   disagg.mode = "disagg";
   disagg.batch_size = 13;
   CHECK_FALSE(replicas_not_given(disagg));
+}
+
+TEST_CASE("a replica written with its degrees multiplied is read back as the node it ran on", "[serving][io]") {
+  // The upstream header; rows cut to what the reading looks at (docs/accuracy.md "Multiplied layouts").
+  const std::string header =
+      "id,engine,engine_version,image,measured_on,model,rightsize_preset,gpu,precision,gemm_quant,moe_quant,"
+      "mode,input_tokens,output_tokens,concurrency,batch_size,tp,pp,attention_dp,moe_tp,moe_ep,prefill_tp,"
+      "prefill_pp,prefill_attention_dp,prefill_moe_tp,prefill_moe_ep,prefill_workers,decode_tp,decode_pp,"
+      "decode_attention_dp,decode_moe_tp,decode_moe_ep,decode_workers,ttft_ms,tpot_ms\n";
+  const auto row = [](const std::string& id, const std::string& layout) {
+    return id + ",trtllm,,,,deepseek-ai/DeepSeek-R1,deepseek-r1,B200,fp8,fp8,fp8,agg,1024,1024,64,64," + layout +
+           ",,,,,,,,,,,,,300.0,12.0\n";
+  };
+  const std::vector<ServingRun> runs = io::parse_serving_csv(
+      header + row("tp64", "64,1,1,8,8") +   // TP 64 = moe_tp 8 × moe_ep 8: 8 GPUs, TP 8, EP 8
+          row("adp64", "1,1,64,8,8") +       // attention DP 64 = 8 × 8: 8 ranks, EP 8
+          row("tp16", "16,1,1,4,4") +        // 4 × 4: 4 GPUs
+          row("in_node", "8,1,1,2,4") +      // moe_tp 2 × moe_ep 4 on 8 GPUs: a real split, as written
+          row("dp_ep", "4,1,4,1,16") +       // vLLM TP 4 × DP 4, EP 16: moe_tp 1, as written
+          row("wide_tp", "16,1,1,16,1"),     // TP 16 across nodes, experts TP-split: as written
+      "rows.csv");
+  REQUIRE(runs.size() == 6);
+  CHECK(runs[0].tp == 8);
+  CHECK(runs[0].attention_dp == 1);
+  CHECK(runs[0].moe_tp == 1);
+  CHECK(runs[0].moe_ep == 8);
+  CHECK(runs[0].layout_multiplied);
+  CHECK(layout_gpus(runs[0]) == 8);
+  CHECK(runs[1].tp == 1);
+  CHECK(runs[1].attention_dp == 8);
+  CHECK(runs[1].layout_multiplied);
+  CHECK(layout_gpus(runs[2]) == 4);
+  CHECK(runs[2].layout_multiplied);
+  for (std::size_t i = 3; i < runs.size(); ++i)
+    CHECK_FALSE(runs[i].layout_multiplied);
+  CHECK(runs[3].moe_tp == 2);
+  CHECK(layout_gpus(runs[3]) == 8);
+  CHECK(layout_gpus(runs[4]) == 16);
+  CHECK(layout_gpus(runs[5]) == 16);
+}
+
+TEST_CASE("repeatability: how far apart distinct measurements of identical inputs lie", "[serving]") {
+  // Group A: three measurements of one input, TTFT 0.20 / 0.22 / 0.25 s (max/min 1.25, not apart),
+  // TPOT 4.7 / 4.9 / 9.8 ms (2.085). Group B: another client count, two measurements, TTFT 1.0 /
+  // 1.1 s (1.10), TPOT 10 / 10.5 ms (1.05). A third input measured once is no group.
+  std::vector<ServingRun> runs;
+  const auto add = [&runs](std::int64_t clients, double ttft_s, double tpot_s) {
+    ServingRun r = dsr1_c64(8, 1);
+    r.concurrency = clients;
+    r.ttft_s = ttft_s;
+    r.tpot_s = tpot_s;
+    runs.push_back(r);
+  };
+  add(4, 0.20, 0.0047);
+  add(4, 0.22, 0.0049);
+  add(4, 0.25, 0.0098);
+  add(32, 1.0, 0.010);
+  add(32, 1.1, 0.0105);
+  add(64, 2.0, 0.020);
+  std::vector<const ServingRun*> rows;
+  for (const ServingRun& r : runs)
+    rows.push_back(&r);
+  const RepeatSpread x = repeat_spread(rows);
+  CHECK(x.groups == 2);
+  CHECK(x.rows == 5);
+  CHECK(x.ttft_median_ratio == Approx((1.25 + 1.10) / 2.0));        // 1.175
+  CHECK(x.tpot_median_ratio == Approx((0.0098 / 0.0047 + 1.05) / 2.0)); // 1.568
+  CHECK(x.ttft_apart_pct == Approx(0.0));
+  CHECK(x.tpot_apart_pct == Approx(50.0));
+  runs[2].decode.workers = 3; // another worker count is another input: group A keeps two rows
+  CHECK(repeat_spread(rows).rows == 4);
 }
