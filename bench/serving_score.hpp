@@ -182,8 +182,9 @@ inline std::string repeat_table(const ServingGroups& groups) {
     for (const ServingResult* r : results)
       runs.push_back(r->run);
     const RepeatSpread x = repeat_spread(runs);
-    s += fmt::format("| {} | {} | {} | {} | {:.2f} | {:.0f} % | {:.2f} | {:.0f} % |\n", name, runs.size(), x.groups,
-                     x.rows, x.ttft_median_ratio, x.ttft_apart_pct, x.tpot_median_ratio, x.tpot_apart_pct);
+    s += fmt::format("| {} | {} | {} | {} | {:.2f} | {:.0f} % | {:.2f} | {:.0f} % |\n", name, runs.size(),
+                     x.groups, x.rows, x.ttft_median_ratio, x.ttft_apart_pct, x.tpot_median_ratio,
+                     x.tpot_apart_pct);
   }
   return s;
 }

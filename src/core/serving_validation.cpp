@@ -169,8 +169,9 @@ RepeatSpread repeat_spread(const std::vector<const ServingRun*>& rows) {
   const auto pool = [](const ServingPool& p) {
     return Pool{p.tp, p.pp, p.attention_dp, p.moe_tp, p.moe_ep, p.workers};
   };
-  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string,
-                         std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, Pool, Pool, Pool>;
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string,
+                 std::int64_t, std::int64_t, std::int64_t, std::int64_t, Pool, Pool, Pool>;
   std::map<Key, std::vector<const ServingRun*>> groups;
   for (const ServingRun* r : rows)
     groups[Key{r->engine, r->gpu_id, r->model, r->precision, r->gemm_quant, r->moe_quant, r->mode,
@@ -184,9 +185,11 @@ RepeatSpread repeat_spread(const std::vector<const ServingRun*>& rows) {
     if (runs.size() < 2) continue;
     ++out.groups;
     out.rows += static_cast<int>(runs.size());
-    const auto ratio = [&runs = runs](double ServingRun::* figure) {
-      const auto [lo, hi] = std::minmax_element(
-          runs.begin(), runs.end(), [figure](const ServingRun* a, const ServingRun* b) { return a->*figure < b->*figure; });
+    const auto ratio = [&runs = runs](double ServingRun::*figure) {
+      const auto [lo, hi] =
+          std::minmax_element(runs.begin(), runs.end(), [figure](const ServingRun* a, const ServingRun* b) {
+            return a->*figure < b->*figure;
+          });
       return (*hi)->*figure / (*lo)->*figure;
     };
     ttft.push_back(ratio(&ServingRun::ttft_s));
@@ -194,7 +197,8 @@ RepeatSpread repeat_spread(const std::vector<const ServingRun*>& rows) {
   }
   if (out.groups == 0) return out;
   const auto apart = [n = static_cast<double>(out.groups)](const std::vector<double>& v) {
-    return 100.0 * static_cast<double>(std::count_if(v.begin(), v.end(), [](double r) { return r > 1.25; })) / n;
+    return 100.0 * static_cast<double>(std::count_if(v.begin(), v.end(), [](double r) { return r > 1.25; })) /
+           n;
   };
   out.ttft_apart_pct = apart(ttft);
   out.tpot_apart_pct = apart(tpot);

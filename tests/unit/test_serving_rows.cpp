@@ -94,7 +94,8 @@ TEST_CASE("a batch setting below the clients without attention DP is replicas th
   CHECK_FALSE(replicas_not_given(disagg));
 }
 
-TEST_CASE("a replica written with its degrees multiplied is read back as the node it ran on", "[serving][io]") {
+TEST_CASE("a replica written with its degrees multiplied is read back as the node it ran on",
+          "[serving][io]") {
   // The upstream header; rows cut to what the reading looks at (docs/accuracy.md "Multiplied layouts").
   const std::string header =
       "id,engine,engine_version,image,measured_on,model,rightsize_preset,gpu,precision,gemm_quant,moe_quant,"
@@ -102,16 +103,16 @@ TEST_CASE("a replica written with its degrees multiplied is read back as the nod
       "prefill_pp,prefill_attention_dp,prefill_moe_tp,prefill_moe_ep,prefill_workers,decode_tp,decode_pp,"
       "decode_attention_dp,decode_moe_tp,decode_moe_ep,decode_workers,ttft_ms,tpot_ms\n";
   const auto row = [](const std::string& id, const std::string& layout) {
-    return id + ",trtllm,,,,deepseek-ai/DeepSeek-R1,deepseek-r1,B200,fp8,fp8,fp8,agg,1024,1024,64,64," + layout +
-           ",,,,,,,,,,,,,300.0,12.0\n";
+    return id + ",trtllm,,,,deepseek-ai/DeepSeek-R1,deepseek-r1,B200,fp8,fp8,fp8,agg,1024,1024,64,64," +
+           layout + ",,,,,,,,,,,,,300.0,12.0\n";
   };
   const std::vector<ServingRun> runs = io::parse_serving_csv(
-      header + row("tp64", "64,1,1,8,8") +   // TP 64 = moe_tp 8 × moe_ep 8: 8 GPUs, TP 8, EP 8
-          row("adp64", "1,1,64,8,8") +       // attention DP 64 = 8 × 8: 8 ranks, EP 8
-          row("tp16", "16,1,1,4,4") +        // 4 × 4: 4 GPUs
-          row("in_node", "8,1,1,2,4") +      // moe_tp 2 × moe_ep 4 on 8 GPUs: a real split, as written
-          row("dp_ep", "4,1,4,1,16") +       // vLLM TP 4 × DP 4, EP 16: moe_tp 1, as written
-          row("wide_tp", "16,1,1,16,1"),     // TP 16 across nodes, experts TP-split: as written
+      header + row("tp64", "64,1,1,8,8") + // TP 64 = moe_tp 8 × moe_ep 8: 8 GPUs, TP 8, EP 8
+          row("adp64", "1,1,64,8,8") +     // attention DP 64 = 8 × 8: 8 ranks, EP 8
+          row("tp16", "16,1,1,4,4") +      // 4 × 4: 4 GPUs
+          row("in_node", "8,1,1,2,4") +    // moe_tp 2 × moe_ep 4 on 8 GPUs: a real split, as written
+          row("dp_ep", "4,1,4,1,16") +     // vLLM TP 4 × DP 4, EP 16: moe_tp 1, as written
+          row("wide_tp", "16,1,1,16,1"),   // TP 16 across nodes, experts TP-split: as written
       "rows.csv");
   REQUIRE(runs.size() == 6);
   CHECK(runs[0].tp == 8);
@@ -157,7 +158,7 @@ TEST_CASE("repeatability: how far apart distinct measurements of identical input
   const RepeatSpread x = repeat_spread(rows);
   CHECK(x.groups == 2);
   CHECK(x.rows == 5);
-  CHECK(x.ttft_median_ratio == Approx((1.25 + 1.10) / 2.0));        // 1.175
+  CHECK(x.ttft_median_ratio == Approx((1.25 + 1.10) / 2.0));            // 1.175
   CHECK(x.tpot_median_ratio == Approx((0.0098 / 0.0047 + 1.05) / 2.0)); // 1.568
   CHECK(x.ttft_apart_pct == Approx(0.0));
   CHECK(x.tpot_apart_pct == Approx(50.0));
