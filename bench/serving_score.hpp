@@ -5,7 +5,9 @@
 // Rows it cannot express are counted by reason. Used by bench/accuracy_report.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -194,44 +196,52 @@ inline std::string repeat_table(const ServingGroups& groups) {
 namespace rightsize::bench {
 
 /// TTFT and TPOT bands per GPU from the serving residuals: p10 and p90 of measured / predicted
-/// over the GPU's rows within one node (rows of the excluded pair left out); replaces that GPU's case-based
-/// entries. Rule "serving rows".
+/// over the GPU's rows within one node (rows of the excluded pair left out), for all its rows
+/// (class "") and per model class with 20 rows or more; replaces that GPU's case-based entries.
+/// Rule "serving rows"; a class's own entry is not widened again for the class (band_for).
 inline void add_serving_bands(Calibration& cal, const ServingScore& score, const std::string& exclude_preset,
                               const std::string& exclude_gpu) {
-  std::map<std::string, std::vector<double>> ttft, tpot;
+  using Key = std::pair<std::string, std::string>; // GPU, model class ("" = every class)
+  std::map<Key, std::vector<double>> ttft, tpot;
+  std::map<Key, std::set<std::string>> models; // a class's band needs rows of two models or more
   for (const ServingResult& r : score.results) {
     if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
     // A GPU's band describes replicas inside its 8-GPU HGX domain (every GPU of the CSV): replicas
     // across nodes are another regime, scored in the report's "layout" table with their own coverage.
     if (deployment_of(*r.run).gpus_per_replica() > 8) continue;
-    ttft[r.run->gpu_id].push_back(r.run->ttft_s / r.ttft_pred_s);
-    tpot[r.run->gpu_id].push_back(r.run->tpot_s / r.tpot_pred_s);
+    for (const std::string& cls : {std::string(), r.model_class}) {
+      ttft[{r.run->gpu_id, cls}].push_back(r.run->ttft_s / r.ttft_pred_s);
+      tpot[{r.run->gpu_id, cls}].push_back(r.run->tpot_s / r.tpot_pred_s);
+      models[{r.run->gpu_id, cls}].insert(r.run->preset);
+    }
   }
-  const auto put = [&cal](FigureKind kind, const std::string& gpu, const std::vector<double>& ratios) {
+  const auto put = [&cal, &models](FigureKind kind, const Key& key, const std::vector<double>& ratios) {
     if (ratios.size() < 20) return;
+    if (!key.second.empty() && models[key].size() < 2) return; // one model's spread is not its class's
     BandEntry b;
     b.kind = kind;
-    b.gpu_id = gpu;
+    b.gpu_id = key.first;
+    b.model_class = key.second;
     b.ratio_low = std::min(1.0, quantile(ratios, 0.10));
     b.ratio_high = std::max(1.0, quantile(ratios, 0.90));
     b.cases = static_cast<int>(ratios.size());
     b.rule = "serving rows";
-    auto it = std::find_if(cal.bands.begin(), cal.bands.end(),
-                           [&](const BandEntry& e) { return e.kind == kind && e.gpu_id == gpu; });
+    const auto order = [](const BandEntry& x, const BandEntry& y) {
+      return std::tie(x.kind, x.gpu_id, x.model_class) < std::tie(y.kind, y.gpu_id, y.model_class);
+    };
+    auto it = std::find_if(cal.bands.begin(), cal.bands.end(), [&](const BandEntry& e) {
+      return e.kind == kind && e.gpu_id == b.gpu_id && e.model_class == b.model_class;
+    });
     if (it != cal.bands.end()) {
       *it = b;
     } else {
-      cal.bands.insert(std::upper_bound(cal.bands.begin(), cal.bands.end(), b,
-                                        [](const BandEntry& x, const BandEntry& y) {
-                                          return std::pair(x.kind, x.gpu_id) < std::pair(y.kind, y.gpu_id);
-                                        }),
-                       b);
+      cal.bands.insert(std::upper_bound(cal.bands.begin(), cal.bands.end(), b, order), b);
     }
   };
-  for (const auto& [gpu, r] : ttft)
-    put(FigureKind::ttft, gpu, r);
-  for (const auto& [gpu, r] : tpot)
-    put(FigureKind::tpot, gpu, r);
+  for (const auto& [key, r] : ttft)
+    put(FigureKind::ttft, key, r);
+  for (const auto& [key, r] : tpot)
+    put(FigureKind::tpot, key, r);
 }
 
 /// Per-GPU efficiency factors fitted to the serving rows (methodology §4.5): decode bandwidth from

@@ -299,7 +299,12 @@ ClassWidth class_width(const Calibration& calibration, std::string_view model_cl
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class) {
   Band b = band_of(calibration, kind, gpu_id, value, model_class);
-  const double factor = class_width(calibration, model_class).factor;
+  // A band fitted on the GPU's measured serving rows of this very class already holds the class's
+  // spread (bench/serving_score.hpp add_serving_bands): no class widening on top of it.
+  const BandEntry* own = band_entry(calibration, kind, gpu_id, model_class);
+  const bool from_rows = own != nullptr && own->rule == "serving rows" && own->gpu_id == gpu_id &&
+                         !model_class.empty() && own->model_class == model_class;
+  const double factor = from_rows ? 1.0 : class_width(calibration, model_class).factor;
   // Stretch the log-ratios (same rule as the per-GPU widening).
   if (value > 0.0) {
     b.low = value * std::pow(b.low / value, factor);

@@ -279,3 +279,33 @@ TEST_CASE("image latency is banded per image class; other kinds pool their class
   CHECK(class_width(cal, "image-unet").measured);
   CHECK(class_width(cal, "image-unet").factor == Approx(1.0));
 }
+
+TEST_CASE("a class band fitted on a GPU's serving rows of that class is not widened again", "[core]") {
+  // One case-based band (class "", ratios 0.8–1.25 on "X") and the class widening of an unseen
+  // "moe" (×1.5 on the log-ratios), then a serving-rows band for MoE on "X": p10 0.6, p90 1.8.
+  std::vector<CaseResult> rs;
+  for (double ratio : {0.8, 0.9, 1.0, 1.1, 1.2, 1.3})
+    rs.push_back(result(FigureKind::ttft, "X", ratio * 100.0, 100.0));
+  Calibration cal = build_calibration({}, rs);
+  const double widened_high = band_for(cal, FigureKind::ttft, "X", 2.0, "moe").high;
+  CHECK(widened_high == Approx(2.0 * std::pow(1.25, 1.5)));
+  BandEntry moe;
+  moe.kind = FigureKind::ttft;
+  moe.gpu_id = "X";
+  moe.model_class = "moe";
+  moe.ratio_low = 0.6;
+  moe.ratio_high = 1.8;
+  moe.cases = 300;
+  moe.rule = "serving rows";
+  cal.bands.push_back(moe);
+  // The class's own rows: 2 s → 1.2–3.6 s, as fitted.
+  const Band own = band_for(cal, FigureKind::ttft, "X", 2.0, "moe");
+  CHECK(own.low == Approx(1.2));
+  CHECK(own.high == Approx(3.6));
+  // Another GPU has no MoE rows: the pooled case band, widened for the class as before.
+  CHECK(band_for(cal, FigureKind::ttft, "Y", 2.0, "moe").high ==
+        Approx(2.0 * std::pow(band_for(cal, FigureKind::ttft, "Y", 1.0).high, 1.5)));
+  // The same entry under another rule (case-based) is widened: only measured rows of the class count.
+  cal.bands.back().rule = "own";
+  CHECK(band_for(cal, FigureKind::ttft, "X", 2.0, "moe").high == Approx(2.0 * std::pow(1.8, 1.5)));
+}
