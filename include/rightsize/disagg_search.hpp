@@ -26,6 +26,9 @@ struct DisaggCandidate {
   bool price_known = true;
   double usd_per_million_output_tokens_at_load = 0.0;
   double usd_per_request_at_load = 0.0;
+  /// Share of time a prefill worker is busy at the SLA's load (the unit's utilization at capacity
+  /// scaled by served / capacity requests per second; the capacity figure when no load is given).
+  double prefill_utilization_at_load = 0.0;
   [[nodiscard]] int total_gpus() const { return copies * (unit.prefill.gpus() + unit.decode.gpus()); }
 };
 

@@ -110,6 +110,8 @@ nlohmann::json disagg_candidate_json(const DisaggCandidate& c) {
   j["usd_per_million_output_tokens_at_load"] =
       c.price_known && c.meets_sla ? nlohmann::json(round_sig(c.usd_per_million_output_tokens_at_load))
                                    : nlohmann::json();
+  j["prefill_utilization_at_load"] =
+      c.meets_sla ? nlohmann::json(round_sig(c.prefill_utilization_at_load, 4)) : nlohmann::json();
   if (!c.meets_sla) j["reason"] = describe_rejection(c.verdict.first, c.whole.concurrency);
   return j;
 }
@@ -149,13 +151,12 @@ std::string verdict_line(const SearchInputs& in, const app::RecommendResult& res
   }
   return fmt::format(
       "winner: aggregated {} at {}/1M output tokens, {:.0f} % below the best disaggregated ({}, {}): "
-      "cheapest "
-      "meeting the SLA; the separate prefill pool is busy {:.0f} % of the time and the prefill it removes "
-      "from "
-      "the decode steps costs little at this prompt length (TPOT {} aggregated vs {} disaggregated)",
+      "cheapest meeting the SLA; the disaggregated deployment takes {} GPUs for this load against {} "
+      "aggregated, its prefill pool busy {:.0f} % of the time at the served load (TPOT {} aggregated vs {} "
+      "disaggregated)",
       aggregated_label(in, *a), format_usd(ca, a->price_known), cmp.pct_below, unit_label(*d),
-      format_usd(cd, d->price_known), d->estimate.prefill_utilization * 100.0, format_ms(a->estimate.tpot_s),
-      format_ms(d->whole.tpot_s));
+      format_usd(cd, d->price_known), d->total_gpus(), a->total_gpus(),
+      d->prefill_utilization_at_load * 100.0, format_ms(a->estimate.tpot_s), format_ms(d->whole.tpot_s));
 }
 
 } // namespace

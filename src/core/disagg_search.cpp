@@ -179,6 +179,11 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
     c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
     c.usd_per_request_at_load = at_load.usd_per_request;
   }
+  const double capacity_rps = c.whole.requests_per_s;
+  c.prefill_utilization_at_load =
+      c.estimate.prefill_utilization * (capacity_rps > 0.0 && at_load.served_requests_per_s > 0.0
+                                            ? std::min(1.0, at_load.served_requests_per_s / capacity_rps)
+                                            : 1.0);
   c.meets_sla = c.verdict.passes();
   return c;
 }

@@ -234,6 +234,11 @@ TEST_CASE("the disaggregated search ranks passing units by cost and judges every
             r.candidates[i - 1].usd_per_million_output_tokens_at_load);
     }
     mixed = mixed || c.prefill_gpu_index != c.decode_gpu_index;
+    // At the SLA's 5 req/s a unit's prefill workers are busy the capacity share of that load:
+    // utilization at capacity × 5 / (copies × the unit's requests/s), never above the capacity figure.
+    CHECK(c.prefill_utilization_at_load ==
+          Approx(c.estimate.prefill_utilization * std::min(1.0, 5.0 / c.whole.requests_per_s)));
+    CHECK(c.prefill_utilization_at_load <= c.estimate.prefill_utilization);
   }
   CHECK(mixed); // mixed GPU types for the two pools are searched
   for (const DisaggCandidate& c : r.rejected)
