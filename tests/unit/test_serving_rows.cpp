@@ -153,6 +153,7 @@ TEST_CASE("repeatability: how far apart distinct measurements of identical input
   add(32, 1.1, 0.0105);
   add(64, 2.0, 0.020);
   std::vector<const ServingRun*> rows;
+  rows.reserve(runs.size());
   for (const ServingRun& r : runs)
     rows.push_back(&r);
   const RepeatSpread x = repeat_spread(rows);
