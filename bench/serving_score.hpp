@@ -197,7 +197,8 @@ namespace rightsize::bench {
 
 /// TTFT and TPOT bands per GPU from the serving residuals: p10 and p90 of measured / predicted
 /// over the GPU's rows within one node (rows of the excluded pair left out), for all its rows
-/// (class "") and per model class with 20 rows or more; replaces that GPU's case-based entries.
+/// (class "") and per model class with 20 rows or more from two models or more; replaces that GPU's
+/// case-based entries.
 /// Rule "serving rows"; a class's own entry is not widened again for the class (band_for).
 inline void add_serving_bands(Calibration& cal, const ServingScore& score, const std::string& exclude_preset,
                               const std::string& exclude_gpu) {

@@ -51,7 +51,12 @@ std::vector<ServingRun> parse_serving_csv(const std::string& text, const std::st
         // inside one node (TensorRT-LLM decode pools with moe_tp 2 × moe_ep 4 on 8 GPUs) is read as is.
         const int width = run.tp * run.attention_dp;
         if (run.moe_tp > 1 && run.moe_ep > 1 && width == run.moe_tp * run.moe_ep && width > 8) {
-          (run.attention_dp > 1 ? run.attention_dp : run.tp) = run.moe_ep;
+          if (run.attention_dp > 1) {
+            run.attention_dp = run.moe_ep;
+            run.tp = 1;
+          } else {
+            run.tp = run.moe_ep;
+          }
           run.moe_tp = 1;
           run.layout_multiplied = true;
         }

@@ -112,9 +112,10 @@ TEST_CASE("a replica written with its degrees multiplied is read back as the nod
           row("tp16", "16,1,1,4,4") +      // 4 × 4: 4 GPUs
           row("in_node", "8,1,1,2,4") +    // moe_tp 2 × moe_ep 4 on 8 GPUs: a real split, as written
           row("dp_ep", "4,1,4,1,16") +     // vLLM TP 4 × DP 4, EP 16: moe_tp 1, as written
-          row("wide_tp", "16,1,1,16,1"),   // TP 16 across nodes, experts TP-split: as written
+          row("wide_tp", "16,1,1,16,1") +  // TP 16 across nodes, experts TP-split: as written
+          row("tp_and_dp", "2,1,32,8,8"),  // TP 2 × DP 32 = 8 × 8: 8 ranks of one GPU, EP 8
       "rows.csv");
-  REQUIRE(runs.size() == 6);
+  REQUIRE(runs.size() == 7);
   CHECK(runs[0].tp == 8);
   CHECK(runs[0].attention_dp == 1);
   CHECK(runs[0].moe_tp == 1);
@@ -126,12 +127,16 @@ TEST_CASE("a replica written with its degrees multiplied is read back as the nod
   CHECK(runs[1].layout_multiplied);
   CHECK(layout_gpus(runs[2]) == 4);
   CHECK(runs[2].layout_multiplied);
-  for (std::size_t i = 3; i < runs.size(); ++i)
+  for (std::size_t i = 3; i < 6; ++i)
     CHECK_FALSE(runs[i].layout_multiplied);
   CHECK(runs[3].moe_tp == 2);
   CHECK(layout_gpus(runs[3]) == 8);
   CHECK(layout_gpus(runs[4]) == 16);
   CHECK(layout_gpus(runs[5]) == 16);
+  CHECK(runs[6].layout_multiplied);
+  CHECK(runs[6].tp == 1);
+  CHECK(runs[6].attention_dp == 8);
+  CHECK(layout_gpus(runs[6]) == 8);
 }
 
 TEST_CASE("repeatability: how far apart distinct measurements of identical inputs lie", "[serving]") {
