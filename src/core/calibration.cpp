@@ -274,11 +274,16 @@ const BandEntry* band_entry(const Calibration& calibration, FigureKind kind, con
   return pooled;
 }
 
-Band band_of(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
-             std::string_view model_class) {
-  // A class's own entries (image latency, per image class), else the entries every class shares.
+// The entry a figure's band comes from: a class's own entries (image latency per image class, a
+// GPU's serving rows of one class), else the entries every class shares; nullptr = the default.
+const BandEntry* entry_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id,
+                           std::string_view model_class) {
   const BandEntry* b = band_entry(calibration, kind, gpu_id, model_class);
   if (b == nullptr && !model_class.empty()) b = band_entry(calibration, kind, gpu_id, "");
+  return b;
+}
+
+Band band_of(const BandEntry* b, double value) {
   if (b != nullptr) return Band{value * b->ratio_low, value, value * b->ratio_high};
   return Band{value * k_default_ratio_low, value, value * k_default_ratio_high};
 }
@@ -286,7 +291,7 @@ Band band_of(const Calibration& calibration, FigureKind kind, const std::string&
 } // namespace
 
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value) {
-  return band_of(calibration, kind, gpu_id, value, "");
+  return band_of(entry_for(calibration, kind, gpu_id, ""), value);
 }
 
 ClassWidth class_width(const Calibration& calibration, std::string_view model_class) {
@@ -298,12 +303,12 @@ ClassWidth class_width(const Calibration& calibration, std::string_view model_cl
 
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class) {
-  Band b = band_of(calibration, kind, gpu_id, value, model_class);
+  const BandEntry* entry = entry_for(calibration, kind, gpu_id, model_class);
+  Band b = band_of(entry, value);
   // A band fitted on the GPU's measured serving rows of this very class already holds the class's
   // spread (bench/serving_score.hpp add_serving_bands): no class widening on top of it.
-  const BandEntry* own = band_entry(calibration, kind, gpu_id, model_class);
-  const bool from_rows = own != nullptr && own->rule == "serving rows" && own->gpu_id == gpu_id &&
-                         !model_class.empty() && own->model_class == model_class;
+  const bool from_rows = entry != nullptr && entry->rule == "serving rows" && entry->gpu_id == gpu_id &&
+                         !model_class.empty() && entry->model_class == model_class;
   const double factor = from_rows ? 1.0 : class_width(calibration, model_class).factor;
   // Stretch the log-ratios (same rule as the per-GPU widening).
   if (value > 0.0) {
