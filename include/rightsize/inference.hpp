@@ -31,6 +31,12 @@ struct EngineConfig {
   /// time"). Defaults: vLLM.
   double prefill_layer_overhead_s = 50e-6;
   double prefill_expert_overhead_s = 2.5e-6;
+  /// Fixed GPU time per layer that carries a sparse-attention indexer (DeepSeek-V3.2 DSA, GLM-5):
+  /// the indexer's own kernel chain (index-q and weight projections, index-key projection with
+  /// LayerNorm, RoPE, fp8 quantization and cache write, fp8 logits over the context, top-k
+  /// selection) runs in every forward pass before the sparse attention [DSV32]. Grid-fitted on the
+  /// GLM-5 aggregated serving rows, the only DSA rows (methodology §3, "per-layer time"); all engines.
+  double indexer_layer_overhead_s = 100e-6;
   double collective_base_latency_s = 5e-6; ///< fixed start-up of one collective (GenZ)
   double scaleup_hop_latency_s = 0.8e-6;   ///< per ring step on NVLink / Infinity Fabric
   double pcie_hop_latency_s = 4e-6;        ///< per ring step over PCIe

@@ -6,6 +6,7 @@
 
 #include "inference_detail.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/model.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::detail {
@@ -35,12 +36,15 @@ double weight_read_bytes(const Setup& s, double tokens) {
 // Fixed GPU time per forward pass: every layer runs a chain of small kernels (norms, RoPE and KV
 // writes, activation quantization, residual adds; MoE adds router, top-k, token alignment and the
 // weighted sum) whose launch-to-completion time a byte or FLOP count does not see, even inside CUDA
-// graphs. t_layer per layer plus t_moe per MoE layer; a GPU column passes all L layers once per
-// micro-batch round (methodology §3, "per-layer time").
+// graphs. t_layer per layer plus t_moe per MoE layer, plus t_idx per layer whose attention runs a
+// sparse-attention indexer first (DeepSeek-V3.2 / GLM-5 DSA: every layer [DSV32]); a GPU column
+// passes all L layers once per micro-batch round (methodology §3, "per-layer time").
 double layer_overhead_s(const Setup& s) {
   if (!s.decoder) return 0.0;
+  const double indexed_layers = s.m->attention.index_heads > 0 ? d(attention_layers(*s.m)) : 0.0;
   return d(s.m->layers) * s.engine->layer_overhead_s +
-         d(s.pm->params.moe_layers) * s.engine->moe_layer_overhead_s;
+         d(s.pm->params.moe_layers) * s.engine->moe_layer_overhead_s +
+         indexed_layers * s.engine->indexer_layer_overhead_s;
 }
 
 // Extra fixed time of a forward pass that carries prompt tokens: engines capture CUDA graphs for

@@ -153,6 +153,31 @@ TEST_CASE("linear-attention state counts once per sequence in KV memory and conc
   CHECK(e2.memory.kv_cache_bytes == Approx(4 * per_sequence));
 }
 
+TEST_CASE("a sparse-attention indexer adds its kernel chain to every layer of every pass (methodology §3)",
+          "[core]") {
+  // GLM-5: 78 layers, each with a DSA indexer; 100 µs per indexed layer (EngineConfig default) =
+  // 7.8 ms more per decode step and per prefill chunk. GLM-4.5 (no indexer) pays nothing more.
+  const Imported glm5 = import("GLM-5.json");
+  const PreparedModel pm = prepare_model(glm5.model, precision_from_shorthand(NumberFormat::fp8));
+  const InferenceWorkload w = test::closed_loop(1024, 1024, 4);
+  Deployment tp8;
+  tp8.gpus = 8;
+  tp8.tp = 8;
+  EngineConfig none;
+  none.indexer_layer_overhead_s = 0.0;
+  const Gpu gpu = test::h100_sxm();
+  const InferenceEstimate with = estimate_inference(pm, w, gpu, tp8, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate without = estimate_inference(pm, w, gpu, tp8, none, nullptr, 0.0);
+  CHECK(with.decode_step_s - without.decode_step_s == Approx(78 * 100e-6));
+  CHECK(with.prefill_s - without.prefill_s == Approx(78 * 100e-6));
+  const Imported glm45 = import("GLM-4.5.json");
+  const PreparedModel dense_attention =
+      prepare_model(glm45.model, precision_from_shorthand(NumberFormat::fp8));
+  const InferenceEstimate a = estimate_inference(dense_attention, w, gpu, tp8, EngineConfig{}, nullptr, 0.0);
+  const InferenceEstimate b = estimate_inference(dense_attention, w, gpu, tp8, none, nullptr, 0.0);
+  CHECK(a.decode_step_s == b.decode_step_s);
+}
+
 TEST_CASE("HF import: Llama-4 Scout MoE with chunked attention", "[io]") {
   const Imported scout = import("Llama-4-Scout-17B-16E.json");
   const ModelSpec& m = scout.model;
