@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "calibration_tables.hpp"
 #include "catalog_io.hpp"
 #include "json_reader.hpp"
 #include "rightsize/calibration.hpp"
@@ -80,41 +81,6 @@ std::string summary_table(const std::vector<ErrorSummary>& rows, bool with_targe
   return s;
 }
 
-std::string factor_table(const Calibration& cal) {
-  std::string s = "| GPU | decode_bandwidth | prefill_compute | training_mfu | communication | cases (decode "
-                  "/ prefill / training / comm) |\n"
-                  "|---|---|---|---|---|---|\n";
-  for (const FittedEfficiency& f : cal.gpus) {
-    s += fmt::format("| {} | {:.3f} ({}) | {:.3f} ({}) | {:.3f} ({}) | {:.3f} ({}) | {} / {} / {} / {} |\n",
-                     f.gpu_id, f.efficiency.decode_bandwidth, f.decode_source, f.efficiency.prefill_compute,
-                     f.prefill_source, f.efficiency.training_mfu, f.training_source,
-                     f.efficiency.communication, f.communication_source, f.decode_cases.size(),
-                     f.prefill_cases.size(), f.training_cases.size(), f.communication_cases.size());
-  }
-  // One UNet rate for every GPU, a fraction of each GPU's η_f (methodology §3.7 "UNet rate").
-  if (!cal.gpus.empty() && !cal.gpus.front().unet_cases.empty()) {
-    const FittedEfficiency& pooled = cal.gpus.front();
-    s += fmt::format("\nUNet convolutions and linear layers (`unet_gemm_fraction`, every GPU): {:.3f} × the "
-                     "GPU's prefill_compute, fitted to {} UNet image cases: {}.\n",
-                     pooled.efficiency.unet_gemm_fraction, pooled.unet_cases.size(),
-                     fmt::join(pooled.unet_cases, ", "));
-  }
-  return s;
-}
-
-std::string band_table(const Calibration& cal) {
-  std::string s = "| kind | GPU | ratio low (p10) | ratio high (p90) | LOO cases | rule "
-                  "|\n|---|---|---:|---:|---:|---|\n";
-  for (const BandEntry& b : cal.bands) {
-    // Image latency is banded per image class: "image_latency (image-unet)".
-    const std::string kind =
-        b.model_class.empty() ? to_string(b.kind) : fmt::format("{} ({})", to_string(b.kind), b.model_class);
-    s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", kind, b.gpu_id, b.ratio_low, b.ratio_high,
-                     b.cases, b.rule);
-  }
-  return s;
-}
-
 std::string report_markdown(const std::vector<CaseResult>& results, const Calibration& cal,
                             const std::string& method, const std::string& discussion) {
   std::string md =
@@ -125,8 +91,8 @@ std::string report_markdown(const std::vector<CaseResult>& results, const Calibr
       "`tests/validation/cases.json`.\n\n";
   md += "## Summary per figure kind\n\n" + summary_table(summarize(results, false), true) + "\n";
   md += discussion + "\n";
-  md += "## Fitted efficiency factors\n\n" + factor_table(cal) + "\n";
-  md += "## Error bands (ratio measured / predicted)\n\n" + band_table(cal) + "\n";
+  md += "## Fitted efficiency factors\n\n" + bench::factor_table(cal) + "\n";
+  md += "## Error bands (ratio measured / predicted)\n\n" + bench::band_table(cal) + "\n";
   md += "## Per kind and GPU\n\n" + summary_table(summarize(results, true), false) + "\n";
   md +=
       "## Every case\n\nUnits: tokens/s (whole deployment), seconds, bytes.\n\n" + case_table(results) + "\n";
@@ -312,6 +278,18 @@ void add_serving_factors(Calibration& cal, const std::string& exclude_preset = "
     it->decode_cases = {label};
     it->prefill_cases = {label};
   }
+  // The expert-read fraction of every GPU with MoE rows from two models or more, on top of the
+  // dense factors just fitted (methodology §4.3 "expert reads").
+  for (const auto& [id, fit] :
+       bench::fit_expert_reads(loaded, k_serving_csv, k_root + "/data/models", exclude_preset, exclude_gpu)) {
+    const auto it = std::find_if(cal.gpus.begin(), cal.gpus.end(),
+                                 [&gpu_id = id](const FittedEfficiency& f) { return f.gpu_id == gpu_id; });
+    if (it == cal.gpus.end()) continue; // every GPU with serving rows has an entry by now
+    it->efficiency.expert_read = fit.fraction;
+    it->expert_read_source = "serving";
+    it->expert_read_cases = {fmt::format("serving-measurements.csv: {} MoE-model rows ({} models) on {}",
+                                         fit.rows, fit.models, id)};
+  }
 }
 
 // Serving factors and bands on top of the validation-case calibration `base`, optionally leaving
@@ -453,7 +431,7 @@ int run(const std::vector<std::string>& args) {
   const bench::ServingScore loo = serving_loo(base, serving);
   std::fputs(case_table(results).c_str(), stdout);
   std::fputs(("\n" + summary_table(summarize(results, false), true)).c_str(), stdout);
-  std::fputs(("\n" + factor_table(cal)).c_str(), stdout);
+  std::fputs(("\n" + bench::factor_table(cal)).c_str(), stdout);
   const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
   const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
   io::write_text_file(

@@ -285,4 +285,52 @@ inline std::map<std::string, int> fit_serving_factors(cli::LoadedCatalog& loaded
   return used;
 }
 
+/// What `fit_expert_reads` found for one GPU: the fraction and the MoE rows and models it came from.
+struct ExpertReadFit {
+  double fraction = 1.0;
+  int rows = 0;
+  int models = 0;
+};
+
+/// Per-GPU expert-read fraction (methodology §4.3 "expert reads"), on top of the dense factors
+/// already in `loaded`: for each GPU with MoE serving rows from at least two models (20 rows or
+/// more), the fraction in 0.40, 0.45, …, 1.00 whose median TPOT ratio predicted / measured over
+/// those rows lies closest to 1. `exclude` (model preset, GPU) leaves one pair out. Applies the
+/// fractions to `loaded` and returns them.
+inline std::map<std::string, ExpertReadFit>
+fit_expert_reads(cli::LoadedCatalog& loaded, const std::string& csv, const std::string& models_dir,
+                 const std::string& exclude_preset = "", const std::string& exclude_gpu = "") {
+  // One scoring per candidate fraction, set on every GPU at once: each GPU's MoE rows see only
+  // its own fraction.
+  std::map<std::string, ExpertReadFit> best;
+  std::map<std::string, double> best_distance;
+  for (int step = 0; step <= 12; ++step) {
+    const double fraction = 0.40 + 0.05 * step;
+    for (Gpu& gpu : loaded.catalog.gpus)
+      gpu.efficiency.expert_read = fraction;
+    const ServingScore sc = score_serving(csv, models_dir, loaded);
+    std::map<std::string, std::vector<double>> ratio;
+    std::map<std::string, std::set<std::string>> models;
+    for (const ServingResult& r : sc.results) {
+      if (r.model_class != "moe") continue;
+      if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
+      ratio[r.run->gpu_id].push_back(r.tpot_pred_s / r.run->tpot_s);
+      models[r.run->gpu_id].insert(r.run->preset);
+    }
+    for (auto& [id, v] : ratio) {
+      if (v.size() < 20 || models[id].size() < 2) continue;
+      const double distance = std::abs(std::log(quantile(v, 0.5)));
+      const auto it = best_distance.find(id);
+      if (it != best_distance.end() && it->second <= distance) continue;
+      best_distance[id] = distance;
+      best[id] = ExpertReadFit{fraction, static_cast<int>(v.size()), static_cast<int>(models[id].size())};
+    }
+  }
+  for (Gpu& gpu : loaded.catalog.gpus) {
+    const auto it = best.find(gpu.id);
+    gpu.efficiency.expert_read = it != best.end() ? it->second.fraction : 1.0;
+  }
+  return best;
+}
+
 } // namespace rightsize::bench

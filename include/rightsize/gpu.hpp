@@ -18,11 +18,19 @@ struct GpuEfficiency {
   double training_mfu =
       0.50; ///< training GEMM efficiency (kernel level; comm and bubble are explicit, docs/training.md)
   double communication = 0.75; ///< η_l of link bandwidth for collectives
+  /// Routed MoE experts' weights are read at this fraction of η_m (0 < x ≤ 1): grouped expert
+  /// kernels at a few rows per expert stream their weights less efficiently than dense GEMMs
+  /// (methodology §4.3 "expert reads"); fitted per GPU to the MoE serving rows by
+  /// bench/accuracy_report (data/calibration.json), 1 = the dense rate.
+  double expert_read = 1.0;
   /// A UNet's convolutions and linear layers run at this fraction of η_f (0 < x ≤ 1; methodology
   /// §3.7 "UNet rate"): one value for every GPU, fitted to the scored UNet image cases by
   /// bench/accuracy_report (data/calibration.json, the "*" entry); 1 = the large-GEMM rate.
   double unet_gemm_fraction = 1.0;
   std::string provenance; ///< where the factors come from ("methodology §4.5 defaults, ...")
+  /// Where expert_read comes from ("expert reads fitted (...)", "... extrapolated from Hopper
+  /// siblings"); empty = the dense rate. Said only for models with routed experts.
+  std::string expert_read_provenance;
   /// The catalog entry states measured factors of its own (efficiency.source "measured", or an
   /// efficiency block without a source): data/calibration.json leaves them alone. False for the
   /// methodology defaults, which the calibration replaces (docs/catalog.md).

@@ -88,9 +88,10 @@ struct Deployment {
 /// when pp > 1, else tp.
 LayoutFamily layout_family(const Deployment& deployment);
 
-/// Where the factors a deployment runs with come from: the provenance of efficiency_for(gpu, its
-/// family); when the GPU has per-layout factors but none for this family, says that the GPU's apply.
-std::string efficiency_provenance(const Gpu& gpu, const Deployment& deployment);
+/// Where the factors a deployment of `model` runs with come from: the provenance of
+/// efficiency_for(gpu, its family), with the expert-read fraction's when the model has routed
+/// experts; when the GPU has per-layout factors but none for this family, says that the GPU's apply.
+std::string efficiency_provenance(const Gpu& gpu, const Deployment& deployment, const ModelSpec& model);
 
 /// What limits a configuration.
 enum class Bound : std::uint8_t { compute, memory_bandwidth, interconnect, capacity };

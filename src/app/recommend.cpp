@@ -69,7 +69,8 @@ WinnerFacts winner_facts(const Spec& spec, const LoadedCatalog& catalog, const S
   facts.price_age_days = price_age_days(in.prices[w.gpu_index], request.today_days);
   facts.price_note = facts.price_age_days > k_winner_price_note_days;
   facts.speed_extrapolated =
-      in.gpus[w.gpu_index].efficiency.provenance.find("extrapolated") != std::string::npos;
+      efficiency_provenance(in.gpus[w.gpu_index], w.layout, in.models[w.precision_index].model)
+          .find("extrapolated") != std::string::npos;
   // Energy of the winner (methodology §9): J per output token, and per 1M tokens the facility kWh
   // (× PUE), electricity $ and, when a grid intensity is given, CO2e.
   facts.energy_shown = result.policy.max_power_kw > 0.0 || result.policy.rank_by == RankBy::energy;

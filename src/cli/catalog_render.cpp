@@ -68,11 +68,14 @@ Table field_table(const Gpu& gpu) {
   const GpuEfficiency& e = gpu.efficiency;
   table.add_row({
       "efficiency",
-      fmt::format("prefill {}, decode {}, training MFU {}, communication {}",
+      fmt::format("prefill {}, decode {}, training MFU {}, communication {}, MoE expert reads {}",
                   format_number(e.prefill_compute, 3), format_number(e.decode_bandwidth, 3),
-                  format_number(e.training_mfu, 3), format_number(e.communication, 3)),
+                  format_number(e.training_mfu, 3), format_number(e.communication, 3),
+                  format_number(e.expert_read, 2)),
   });
-  table.add_row({"efficiency provenance", e.provenance});
+  table.add_row({"efficiency provenance", e.expert_read_provenance.empty()
+                                              ? e.provenance
+                                              : e.provenance + "; " + e.expert_read_provenance});
   table.add_row({"purchase estimate",
                  gpu.purchase_usd > 0.0 ? fmt::format("{} USD per GPU [{}]",
                                                       format_number(gpu.purchase_usd, 0), gpu.purchase_source)
@@ -200,7 +203,10 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet
                      {"decode_bandwidth", json_number(e.decode_bandwidth)},
                      {"training_mfu", json_number(e.training_mfu)},
                      {"communication", json_number(e.communication)},
-                     {"provenance", e.provenance}};
+                     {"expert_read", json_number(e.expert_read)},
+                     {"provenance", e.expert_read_provenance.empty()
+                                        ? e.provenance
+                                        : e.provenance + "; " + e.expert_read_provenance}};
   g["prices"] = nlohmann::json::array();
   for (const auto& q : gpu.prices) {
     g["prices"].push_back(

@@ -70,7 +70,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                engine_part, e.concurrency);
   }
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
-  fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d));
+  fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d, pm.model));
   const MemoryEstimate& m = e.memory;
   fmt::print("memory per GPU (GB = 1e9 bytes)\n");
   fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
@@ -220,7 +220,7 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
   if (format == Format::json) {
     nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
     doc["instances"] = instances_json(e.bill, gpu_price(price));
-    doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d);
+    doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d, pm.model);
     doc["load"] = load_json(result.workload, engine_name);
     if (result.verdict.feasible()) {
       add_inference_bands(doc, result.bands);

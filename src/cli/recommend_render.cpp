@@ -263,7 +263,8 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   Deployment whole = c.layout;
   whole.gpus = c.total_gpus();
   nlohmann::json j = estimate_json(in.models[c.precision_index], gpu.id, whole, c.estimate, c.price_known);
-  j["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, whole);
+  j["deployment"]["efficiency_provenance"] =
+      efficiency_provenance(gpu, whole, in.models[c.precision_index].model);
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
   const ModelSpec& model = in.models[c.precision_index].model;
@@ -414,7 +415,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       fmt::print("note: {}\n", unseen);
     if (facts.speed_extrapolated) {
       fmt::print("note: the winner's speed rests on factors extrapolated from other GPUs ({})\n",
-                 in.gpus[winner.gpu_index].efficiency.provenance);
+                 efficiency_provenance(in.gpus[winner.gpu_index], winner.layout,
+                                       in.models[winner.precision_index].model));
     }
     if (facts.price_note) {
       const ResolvedPrice& wp = in.prices[winner.gpu_index];

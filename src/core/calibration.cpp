@@ -3,7 +3,6 @@
 #include "rightsize/calibration.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -134,11 +133,15 @@ LayoutFamily layout_family(const Deployment& dep) {
   return LayoutFamily::tp;
 }
 
-std::string efficiency_provenance(const Gpu& gpu, const Deployment& dep) {
+std::string efficiency_provenance(const Gpu& gpu, const Deployment& dep, const ModelSpec& model) {
   const LayoutFamily family = layout_family(dep);
   const GpuEfficiency& e = efficiency_for(gpu, family);
-  if (&e != &gpu.efficiency || gpu.layout_efficiency.empty()) return e.provenance;
-  return e.provenance + "; layout " + to_string(family) + ": no factors of its own, the GPU's apply";
+  // The expert-read fraction only moves a model with routed experts (methodology §3.3).
+  std::string text = model.moe.experts > 0 && !e.expert_read_provenance.empty()
+                         ? e.provenance + "; " + e.expert_read_provenance
+                         : e.provenance;
+  if (&e != &gpu.efficiency || gpu.layout_efficiency.empty()) return text;
+  return text + "; layout " + to_string(family) + ": no factors of its own, the GPU's apply";
 }
 
 const TailEntry* tail_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id) {
@@ -388,108 +391,6 @@ std::vector<ErrorSummary> summarize(const std::vector<CaseResult>& results, bool
     out.push_back(s);
   }
   return out;
-}
-
-} // namespace rightsize
-
-namespace rightsize {
-
-std::string gpu_family(const Gpu& gpu) {
-  const std::size_t space = gpu.architecture.find(' ');
-  return gpu.architecture.substr(0, space);
-}
-
-namespace {
-
-bool measured(const std::string& source) {
-  return source == "fitted" || source == "serving";
-}
-
-struct FactorView {
-  double GpuEfficiency::*field;
-  std::string FittedEfficiency::*source;
-  std::vector<std::string> FittedEfficiency::*cases;
-  const char* name;
-};
-constexpr FactorView k_factors[] = {
-    {&GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source, &FittedEfficiency::decode_cases,
-     "decode"},
-    {&GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source, &FittedEfficiency::prefill_cases,
-     "prefill"},
-    {&GpuEfficiency::training_mfu, &FittedEfficiency::training_source, &FittedEfficiency::training_cases,
-     "training"},
-    {&GpuEfficiency::communication, &FittedEfficiency::communication_source,
-     &FittedEfficiency::communication_cases, "communication"},
-};
-
-} // namespace
-
-void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
-  const FittedEfficiency* pooled = nullptr;
-  for (const auto& f : calibration.gpus)
-    if (f.gpu_id == "*") pooled = &f;
-  const auto fit_of = [&](const std::string& id) -> const FittedEfficiency* {
-    for (const auto& f : calibration.gpus)
-      if (f.gpu_id == id) return &f;
-    return nullptr;
-  };
-  // Lowest measured value of each factor per family and over all GPUs.
-  std::map<std::string, std::array<double, 4>> family_low;
-  std::array<double, 4> any_low{2.0, 2.0, 2.0, 2.0};
-  for (const Gpu& gpu : gpus) {
-    const FittedEfficiency* f = fit_of(gpu.id);
-    if (f == nullptr) continue;
-    auto& low =
-        family_low.try_emplace(gpu_family(gpu), std::array<double, 4>{2.0, 2.0, 2.0, 2.0}).first->second;
-    for (std::size_t i = 0; i < 4; ++i) {
-      if (!measured((*f).*(k_factors[i].source))) continue;
-      low[i] = std::min(low[i], f->efficiency.*(k_factors[i].field));
-      any_low[i] = std::min(any_low[i], f->efficiency.*(k_factors[i].field));
-    }
-  }
-  for (Gpu& gpu : gpus) {
-    if (gpu.efficiency.entry_measured) continue; // the entry set its own (docs/catalog.md)
-    const FittedEfficiency* own = fit_of(gpu.id);
-    const FittedEfficiency* base = own != nullptr ? own : pooled;
-    if (base == nullptr) continue;
-    gpu.efficiency = base->efficiency;
-    std::string text = "data/calibration.json:";
-    const auto family = family_low.find(gpu_family(gpu));
-    for (std::size_t i = 0; i < 4; ++i) {
-      const FactorView& v = k_factors[i];
-      if (own != nullptr && measured((*own).*(v.source))) {
-        const auto& cases = (*own).*(v.cases);
-        // A factor fitted to the serving CSV carries one label naming its rows, not one id per case.
-        text +=
-            std::string(" ") + v.name + " fitted (" +
-            ((*own).*(v.source) == "serving" && cases.size() == 1 ? cases.front()
-                                                                  : std::to_string(cases.size()) + " cases") +
-            ");";
-        continue;
-      }
-      const bool sibling = family != family_low.end() && family->second[i] <= 1.0;
-      const double cap = sibling ? family->second[i] : any_low[i];
-      if (cap <= 1.0 && gpu.efficiency.*(v.field) > cap) gpu.efficiency.*(v.field) = cap;
-      // With no GPU measured for this factor, the value is the pooled fit over every GPU's cases
-      // when there is one (source "cross_gpu", or no entry of its own), else the catalog default.
-      const bool pooled_fit = pooled != nullptr && measured((*pooled).*(v.source)) &&
-                              (own == nullptr || (*own).*(v.source) == "cross_gpu");
-      text +=
-          std::string(" ") + v.name +
-          (sibling      ? " extrapolated from " + gpu_family(gpu) + " siblings;"
-           : cap <= 1.0 ? " extrapolated (no measured sibling);"
-           : pooled_fit ? " pooled over GPUs (" + std::to_string(((*pooled).*(v.cases)).size()) + " cases);"
-                        : " default;");
-    }
-    text.pop_back();
-    gpu.efficiency.provenance = text;
-  }
-  // The UNet rate is one fraction of each GPU's own η_f, so every GPU, measured entries included,
-  // takes the pooled one (methodology §3.7 "UNet rate").
-  if (pooled != nullptr) {
-    for (Gpu& gpu : gpus)
-      gpu.efficiency.unet_gemm_fraction = pooled->efficiency.unet_gemm_fraction;
-  }
 }
 
 } // namespace rightsize

@@ -180,6 +180,7 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
         std::min(s.attention_flops_per_s, gpu.tflops(attention_math) * k_flops_per_tflop *
                                               dit_attention_utilization(gpu.architecture));
   s.bandwidth_bytes_per_s = gb_per_s_to_bytes_per_s(gpu.memory_bandwidth_gb_per_s) * eff.decode_bandwidth;
+  s.expert_read = std::clamp(eff.expert_read, 0.05, 1.0);
   // TP shards KV heads; past n_kv they are replicated (one head per rank); MLA is replicated
   // on every rank (methodology §2.3, [LA], [VLLM-SRC]).
   if (m.attention.kind == AttentionKind::mla || m.kv_heads <= 0) {

@@ -28,6 +28,7 @@ struct Setup {
   double attention_flops_per_s;      // F·η_f for the attention dtype (16-bit), one GPU (§4.1)
   double unet_gemm_fraction;         // a UNet's convolutions + linears run at this × η_f (§3.7); else 1
   double bandwidth_bytes_per_s;      // BW·η_m, one GPU
+  double expert_read;                // routed experts' weights read at this fraction of η_m (§4.3)
   double kv_fraction;                // share of KV heads a TP rank holds (replication past n_kv, MLA)
   double full_layers, sliding_layers, window;
   /// The request's vision-encoder FLOPs spread over its prompt tokens, so that every prefill chunk

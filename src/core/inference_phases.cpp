@@ -18,7 +18,8 @@ double causal_pairs(double n, double window) {
 }
 
 // Weight bytes a GPU column (one GPU per stage, summed over stages) reads when `tokens` tokens are
-// in the step. MoE reads only the experts the batch touches (methodology §4.3).
+// in the step, as bytes at the dense read rate. MoE reads only the experts the batch touches, and
+// their grouped kernels stream them at the GPU's expert-read fraction of η_m (methodology §4.3).
 double weight_read_bytes(const Setup& s, double tokens) {
   const PreparedModel& pm = *s.pm;
   double bytes =
@@ -28,7 +29,7 @@ double weight_read_bytes(const Setup& s, double tokens) {
     // The experts see every attention-DP rank's tokens and are spread over the t·adp GPUs.
     const double touched =
         experts_touched(d(s.m->moe.experts), d(s.m->moe.experts_per_token), tokens * s.adp);
-    bytes += d(pm.params.moe_layers) * touched * pm.bytes_per_expert / (s.t * s.adp);
+    bytes += d(pm.params.moe_layers) * touched * pm.bytes_per_expert / (s.t * s.adp) / s.expert_read;
   }
   return bytes;
 }

@@ -228,6 +228,12 @@ std::string calibration_to_json(const Calibration& cal) {
                       {"prefill_compute", f.prefill_cases},
                       {"training_mfu", f.training_cases},
                       {"communication", f.communication_cases}};
+    // The expert-read fraction only where the MoE serving rows fitted one (methodology §4.3).
+    if (f.expert_read_source != "default") {
+      g["efficiency"]["expert_read"] = rounded(f.efficiency.expert_read);
+      g["source"]["expert_read"] = f.expert_read_source;
+      g["fitted_to"]["expert_read"] = f.expert_read_cases;
+    }
     // One UNet rate for every GPU, on the pooled entry only (methodology §3.7 "UNet rate").
     if (!f.unet_cases.empty()) {
       g["efficiency"]["unet_gemm_fraction"] = rounded(f.efficiency.unet_gemm_fraction);
@@ -270,11 +276,13 @@ Calibration load_calibration(const std::string& path) {
     f.efficiency.training_mfu = e.at("training_mfu").as_positive(1.0);
     f.efficiency.communication = e.at("communication").as_positive(1.0);
     if (auto u = e.find("unet_gemm_fraction")) f.efficiency.unet_gemm_fraction = u->as_positive(1.0);
+    if (auto x = e.find("expert_read")) f.efficiency.expert_read = x->as_positive(1.0);
     if (auto src = g.find("source")) {
       f.decode_source = src->at("decode_bandwidth").as_string();
       f.prefill_source = src->at("prefill_compute").as_string();
       f.training_source = src->at("training_mfu").as_string();
       f.communication_source = src->at("communication").as_string();
+      if (auto x = src->find("expert_read")) f.expert_read_source = x->as_string();
     }
     if (auto fitted = g.find("fitted_to")) {
       auto ids = [](const JsonReader& list) {
@@ -288,6 +296,7 @@ Calibration load_calibration(const std::string& path) {
       f.training_cases = ids(fitted->at("training_mfu"));
       f.communication_cases = ids(fitted->at("communication"));
       if (auto u = fitted->find("unet_gemm_fraction")) f.unet_cases = ids(*u);
+      if (auto x = fitted->find("expert_read")) f.expert_read_cases = ids(*x);
     }
     cal.gpus.push_back(f);
   }

@@ -1,7 +1,9 @@
 #pragma once
 // Hand-built models and GPUs for unit tests (figures from methodology §0.3 and gpu-specs.md §1).
 #include <cstdint>
+#include <string>
 
+#include "rightsize/calibration.hpp"
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
@@ -149,6 +151,17 @@ inline InferenceEstimate estimate_one_item(const PreparedModel& pm, const Gpu& g
   InferenceWorkload w;
   w.concurrency = 1;
   return estimate_inference(pm, w, gpu, Deployment{1, 1, 1, 1}, EngineConfig{}, nullptr, usd_per_hour);
+}
+
+/// A data/calibration.json entry whose only fitted factor is the expert-read fraction (methodology
+/// §3.3 "expert reads"), as the accuracy report writes it from the MoE serving rows.
+inline FittedEfficiency expert_read_fit(const std::string& gpu_id, double fraction) {
+  FittedEfficiency f;
+  f.gpu_id = gpu_id;
+  f.efficiency.expert_read = fraction;
+  f.expert_read_source = "serving";
+  f.expert_read_cases = {"serving-measurements.csv: 219 MoE-model rows (6 models) on " + gpu_id};
+  return f;
 }
 
 } // namespace rightsize::test

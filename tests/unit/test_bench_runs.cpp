@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "bench_runs.hpp"
+#include "fixtures.hpp"
 #include "overlay_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/stack_calibration.hpp"
@@ -369,4 +370,27 @@ TEST_CASE("the pooled UNet fraction and its cases round-trip through calibration
   CHECK(back.gpus[0].unet_cases == std::vector<std::string>{"u1", "u2"});
   CHECK(back.gpus[1].efficiency.unet_gemm_fraction == 1.0); // apply_calibration gives it the pooled one
   CHECK(back.gpus[1].unet_cases.empty());
+}
+
+TEST_CASE("a fitted expert-read fraction round-trips through calibration.json; unfitted entries omit it",
+          "[io]") {
+  Calibration cal;
+  const FittedEfficiency h200 = test::expert_read_fit("H200-SXM", 0.6);
+  FittedEfficiency a100;
+  a100.gpu_id = "A100-80GB-SXM";
+  cal.gpus = {h200, a100};
+  const std::string json = io::calibration_to_json(cal);
+  CHECK(json.find("\"expert_read\": 0.6") != std::string::npos);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "rightsize_test_calibration_experts.json").string();
+  io::write_text_file(path, json);
+  const Calibration back = io::load_calibration(path);
+  std::filesystem::remove(path);
+  REQUIRE(back.gpus.size() == 2);
+  CHECK(back.gpus[0].efficiency.expert_read == Approx(0.6));
+  CHECK(back.gpus[0].expert_read_source == "serving");
+  CHECK(back.gpus[0].expert_read_cases == h200.expert_read_cases);
+  CHECK(back.gpus[1].efficiency.expert_read == 1.0);
+  CHECK(back.gpus[1].expert_read_source == "default");
+  CHECK(back.gpus[1].expert_read_cases.empty());
 }

@@ -7,6 +7,7 @@
 #include "fixtures.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
+#include "rightsize/inference.hpp"
 #include "rightsize/load_model.hpp"
 
 using namespace rightsize;
@@ -264,4 +265,37 @@ TEST_CASE("wave prefill steps: the sum of ceilings in closed form", "[load]") {
   // The io limits' corner: 1,000,000 clients of 10,000,000 tokens in 16-token steps stays exact:
   // Σ i·625,000 = 625,000 · n(n+1)/2.
   CHECK(load::ceil_sum(1'000'000, 10'000'000, 16) == 625'000LL * (1'000'000LL * 1'000'001LL / 2));
+}
+
+TEST_CASE("expert reads extrapolate to family siblings only; an unmeasured family keeps the dense rate",
+          "[calibration]") {
+  Gpu h200 = test::h100_sxm();
+  h200.id = "H200-SXM";
+  h200.architecture = "Hopper";
+  Gpu h100 = h200;
+  h100.id = "H100-SXM";
+  Gpu a100 = test::a100_80gb_sxm();
+  a100.architecture = "Ampere GA100";
+  Calibration cal;
+  const FittedEfficiency fitted = test::expert_read_fit("H200-SXM", 0.6);
+  FittedEfficiency h100_entry; // measured dense factors, no MoE rows of its own
+  h100_entry.gpu_id = "H100-SXM";
+  FittedEfficiency a100_entry;
+  a100_entry.gpu_id = a100.id;
+  cal.gpus = {fitted, h100_entry, a100_entry};
+  std::vector<Gpu> gpus{h200, h100, a100};
+  apply_calibration(cal, gpus);
+  const Deployment one;
+  const ModelSpec moe = test::mixtral_8x7b();
+  const ModelSpec dense = test::llama31_8b();
+  CHECK(gpus[0].efficiency.expert_read == Approx(0.6));
+  CHECK(efficiency_provenance(gpus[0], one, moe).find("expert reads fitted (serving-measurements.csv: 219") !=
+        std::string::npos);
+  CHECK(gpus[1].efficiency.expert_read == Approx(0.6)); // the Hopper sibling's
+  CHECK(efficiency_provenance(gpus[1], one, moe).find("expert reads extrapolated from Hopper siblings") !=
+        std::string::npos);
+  // A dense model reads no routed experts: its provenance does not mention them.
+  CHECK(efficiency_provenance(gpus[1], one, dense).find("expert reads") == std::string::npos);
+  CHECK(gpus[2].efficiency.expert_read == 1.0); // no Ampere GPU measured: the dense rate, unsaid
+  CHECK(efficiency_provenance(gpus[2], one, moe).find("expert reads") == std::string::npos);
 }

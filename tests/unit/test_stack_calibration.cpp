@@ -294,7 +294,8 @@ TEST_CASE("layout families: own factors with enough runs, else the GPU x engine'
   ep.tp = 2;
   ep.ep = 2;
   CHECK(&efficiency_for(gpus[0], layout_family(ep)) == &gpus[0].efficiency);
-  CHECK_THAT(efficiency_provenance(gpus[0], ep), Catch::Contains("layout ep: no factors of its own"));
+  CHECK_THAT(efficiency_provenance(gpus[0], ep, test::mixtral_8x7b()),
+             Catch::Contains("layout ep: no factors of its own"));
 
   // Two PP runs only: too few for factors of their own.
   runs.pop_back();
