@@ -31,6 +31,10 @@ struct GpuEfficiency {
   /// Where expert_read comes from ("expert reads fitted (...)", "... extrapolated from Hopper
   /// siblings"); empty = the dense rate. Said only for models with routed experts.
   std::string expert_read_provenance;
+  /// `provenance` followed by the expert-read fraction's when there is one (methodology §3.4).
+  [[nodiscard]] std::string provenance_with_expert_reads() const {
+    return expert_read_provenance.empty() ? provenance : provenance + "; " + expert_read_provenance;
+  }
   /// The catalog entry states measured factors of its own (efficiency.source "measured", or an
   /// efficiency block without a source): data/calibration.json leaves them alone. False for the
   /// methodology defaults, which the calibration replaces (docs/catalog.md).

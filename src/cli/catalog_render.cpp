@@ -73,9 +73,7 @@ Table field_table(const Gpu& gpu) {
                   format_number(e.training_mfu, 3), format_number(e.communication, 3),
                   format_number(e.expert_read, 2)),
   });
-  table.add_row({"efficiency provenance", e.expert_read_provenance.empty()
-                                              ? e.provenance
-                                              : e.provenance + "; " + e.expert_read_provenance});
+  table.add_row({"efficiency provenance", e.provenance_with_expert_reads()});
   table.add_row({"purchase estimate",
                  gpu.purchase_usd > 0.0 ? fmt::format("{} USD per GPU [{}]",
                                                       format_number(gpu.purchase_usd, 0), gpu.purchase_source)
@@ -204,9 +202,7 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet
                      {"training_mfu", json_number(e.training_mfu)},
                      {"communication", json_number(e.communication)},
                      {"expert_read", json_number(e.expert_read)},
-                     {"provenance", e.expert_read_provenance.empty()
-                                        ? e.provenance
-                                        : e.provenance + "; " + e.expert_read_provenance}};
+                     {"provenance", e.provenance_with_expert_reads()}};
   g["prices"] = nlohmann::json::array();
   for (const auto& q : gpu.prices) {
     g["prices"].push_back(

@@ -137,9 +137,7 @@ std::string efficiency_provenance(const Gpu& gpu, const Deployment& dep, const M
   const LayoutFamily family = layout_family(dep);
   const GpuEfficiency& e = efficiency_for(gpu, family);
   // The expert-read fraction only moves a model with routed experts (methodology §3.3).
-  std::string text = model.moe.experts > 0 && !e.expert_read_provenance.empty()
-                         ? e.provenance + "; " + e.expert_read_provenance
-                         : e.provenance;
+  std::string text = model.moe.experts > 0 ? e.provenance_with_expert_reads() : e.provenance;
   if (&e != &gpu.efficiency || gpu.layout_efficiency.empty()) return text;
   return text + "; layout " + to_string(family) + ": no factors of its own, the GPU's apply";
 }
