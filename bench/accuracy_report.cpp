@@ -100,7 +100,7 @@ std::string report_markdown(const std::vector<CaseResult>& results, const Calibr
   return md;
 }
 
-bench::ServingScore score_serving_runs(const Calibration& cal);
+bench::ServingScore score_serving_runs(const Calibration& cal, bool with_closest_workers = false);
 Calibration shipped_calibration();
 
 struct ServingGate {
@@ -208,6 +208,17 @@ std::string serving_markdown(const bench::ServingScore& score) {
                      bench::group_by(score.disagg_results,
                                      [](R r) { return std::string(concurrency_bucket(r.run->concurrency)); },
                                      {"1", "2-8", "9-32", "33-128", ">128"}));
+  }
+  if (!score.disagg_closest.empty()) {
+    // Not predictions: the worker counts are read off each measurement (bench::closest_workers).
+    md += fmt::format("\nClosest worker counts (a diagnostic, not a prediction): the {} rows without worker "
+                      "counts, each at the xPyD (P ≤ {}, D ≤ {}) whose prediction comes closest to its "
+                      "measurement.\n\n",
+                      score.disagg_closest.size(), bench::k_closest_max_prefill, bench::k_closest_max_decode);
+    md += bench::serving_table("closest xPyD", bench::group_by(score.disagg_closest, [](R r) {
+                                 return r.run->engine + " " + r.run->gpu_id + " " + r.run->preset + " " +
+                                        r.run->precision;
+                               }));
   }
   // Identical inputs, different measurements (docs/accuracy.md "Repeatability").
   bench::ServingGroups repeats = bench::group_by(score.results, [](R) { return std::string("aggregated"); });
@@ -341,8 +352,9 @@ bench::ServingScore serving_loo(const Calibration& base, const bench::ServingSco
   return out;
 }
 
-bench::ServingScore score_serving_runs(const Calibration& cal) {
-  return bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal));
+bench::ServingScore score_serving_runs(const Calibration& cal, bool with_closest_workers) {
+  return bench::score_serving(k_serving_csv, k_root + "/data/models", calibrated_catalog(cal), -1.0, -1.0,
+                              with_closest_workers);
 }
 
 Calibration shipped_calibration() {
@@ -351,7 +363,7 @@ Calibration shipped_calibration() {
 
 int run(const std::vector<std::string>& args) {
   if (args.size() == 1 && args[0] == "--serving") {
-    std::fputs(serving_markdown(score_serving_runs(shipped_calibration())).c_str(), stdout);
+    std::fputs(serving_markdown(score_serving_runs(shipped_calibration(), true)).c_str(), stdout);
     return 0;
   }
   if (args.size() == 1 && args[0] == "--scan") {
@@ -427,7 +439,7 @@ int run(const std::vector<std::string>& args) {
 
   const Calibration base = build_calibration(fit_efficiencies(cases, gpus, engine, options), results);
   const Calibration cal = serving_calibration(base);
-  const bench::ServingScore serving = score_serving_runs(cal);
+  const bench::ServingScore serving = score_serving_runs(cal, true);
   const bench::ServingScore loo = serving_loo(base, serving);
   std::fputs(case_table(results).c_str(), stdout);
   std::fputs(("\n" + summary_table(summarize(results, false), true)).c_str(), stdout);

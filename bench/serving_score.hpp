@@ -4,6 +4,7 @@
 // engine, closed-loop concurrency, ISL/OSL) and goes through the same estimator as `estimate`.
 // Rows it cannot express are counted by reason. Used by bench/accuracy_report.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -27,8 +28,42 @@ struct ServingScore {
   /// Scored disaggregated rows (issue 17), kept apart so the aggregated figures and the factor and
   /// band fits stay as they were.
   std::vector<ServingResult> disagg_results;
+  /// Diagnostic, not a prediction: each disaggregated row without worker counts predicted at the
+  /// xPyD that comes closest to its measurement (closest_workers); empty unless asked for.
+  std::vector<ServingResult> disagg_closest;
   std::map<std::string, int> skipped; ///< reason -> rows
 };
+
+/// Worker counts the closest-xPyD diagnostic tries: every P ≤ k_closest_max_prefill with every
+/// D ≤ k_closest_max_decode.
+inline constexpr int k_closest_max_prefill = 16;
+inline constexpr int k_closest_max_decode = 64;
+
+/// The prediction of a disaggregated row without worker counts at the xPyD (P ≤ 16, D ≤ 64) whose
+/// larger of |ln(predicted / measured)| over TTFT and TPOT is smallest. It answers whether any
+/// worker counts reproduce the row; the counts are read off the measurement, so it is no prediction
+/// and it is never scored as one (docs/accuracy.md "closest worker counts").
+inline ServingPrediction closest_workers(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
+                                         const Calibration& calibration, const EngineConfig& engine) {
+  ServingPrediction best;
+  double best_err = -1.0;
+  for (int p = 1; p <= k_closest_max_prefill; ++p) {
+    for (int d = 1; d <= k_closest_max_decode; ++d) {
+      ServingRun tried = run;
+      tried.prefill.workers = p;
+      tried.decode.workers = d;
+      const ServingPrediction pred = predict_serving_disagg(model, gpu, tried, calibration, &engine);
+      if (!pred.reason.empty() || pred.ttft.value <= 0.0 || pred.tpot.value <= 0.0) continue;
+      const double err = std::max(std::abs(std::log(pred.ttft.value / run.ttft_s)),
+                                  std::abs(std::log(pred.tpot.value / run.tpot_s)));
+      if (best_err < 0.0 || err < best_err) {
+        best_err = err;
+        best = pred;
+      }
+    }
+  }
+  return best;
+}
 
 /// Presets for the measured models whose CSV `rightsize_preset` column is empty (issue 19): the
 /// Hugging Face model id of the row -> the preset shipped for it. The CSV stays as measured.
@@ -71,8 +106,8 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
 /// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
 /// the returned runs.
 inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
-                                  const cli::LoadedCatalog& loaded, double phi = -1.0,
-                                  double fixed_s = -1.0) {
+                                  const cli::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0,
+                                  bool with_closest_workers = false) {
   ServingScore out;
   out.runs = io::load_serving_csv(csv_path);
   for (ServingRun& run : out.runs) {
@@ -119,18 +154,25 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
       ++out.skipped[pred.reason];
       continue;
     }
-    ServingResult r;
-    r.run = &run;
-    r.ttft_pred_s = pred.ttft.value;
-    r.ttft_low_s = pred.ttft.low;
-    r.ttft_high_s = pred.ttft.high;
-    r.tpot_pred_s = pred.tpot.value;
-    r.tpot_low_s = pred.tpot.low;
-    r.tpot_high_s = pred.tpot.high;
-    r.model_class = model_class_of(it->second.model);
-    r.prefill_s = pred.prefill_s;
-    r.decode_step_s = pred.decode_step_s;
-    (disagg ? out.disagg_results : out.results).push_back(r);
+    const auto result = [&](const ServingPrediction& x) {
+      ServingResult r;
+      r.run = &run;
+      r.ttft_pred_s = x.ttft.value;
+      r.ttft_low_s = x.ttft.low;
+      r.ttft_high_s = x.ttft.high;
+      r.tpot_pred_s = x.tpot.value;
+      r.tpot_low_s = x.tpot.low;
+      r.tpot_high_s = x.tpot.high;
+      r.model_class = model_class_of(it->second.model);
+      r.prefill_s = x.prefill_s;
+      r.decode_step_s = x.decode_step_s;
+      return r;
+    };
+    (disagg ? out.disagg_results : out.results).push_back(result(pred));
+    if (disagg && with_closest_workers && run.decode.workers <= 0) {
+      const ServingPrediction closest = closest_workers(it->second, gpu, run, loaded.calibration, engine);
+      if (closest.ttft.value > 0.0) out.disagg_closest.push_back(result(closest));
+    }
   }
   return out;
 }
