@@ -136,6 +136,7 @@ struct SweepPlan {
 enum class PointIssue : std::uint8_t {
   none,
   max_context,
+  context_window, ///< the point's context exceeds the model's max_position (as a spec's would)
   layout_gpus,
   layout_heads,
   layout_whole,

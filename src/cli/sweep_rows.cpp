@@ -163,6 +163,12 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
                    FMT_COMPILE("invalid_workload: max_context {} is below input_tokens + output_tokens ({})"),
                    p.issue_value, p.issue_limit);
     return;
+  case PointIssue::context_window:
+    fmt::format_to(it,
+                   FMT_COMPILE("invalid_workload: context {} tokens exceeds the model's window of {} "
+                               "(model.max_position)"),
+                   p.issue_value, p.issue_limit);
+    return;
   case PointIssue::layout_gpus:
     fmt::format_to(it, FMT_COMPILE("layout: tp x pp ({}) does not divide gpus ({})"), p.issue_value,
                    p.issue_limit);

@@ -235,6 +235,47 @@ void reject_nulls(const nlohmann::json& value, const std::string& source, const 
   }
 }
 
+// A sequence longer than the model's context window cannot be served: the engine refuses the
+// request (vLLM's max_model_len, SGLang's context_length, TensorRT-LLM's max_seq_len all default to
+// the checkpoint's max_position_embeddings). A model served with RoPE scaling beyond it says so in
+// model.max_position.
+void reject_beyond_context_window(const JsonReader& workload, const Spec& spec) {
+  const std::int64_t window = spec.model.max_position;
+  const InferenceWorkload& in = spec.inference;
+  if (window <= 0 || in.context_tokens() <= window) return;
+  const bool by_max_context = in.max_context > 0;
+  workload.at(by_max_context ? "max_context" : "input_tokens")
+      .fail(by_max_context
+                ? fmt::format(
+                      "expected at most the model's context window of {} tokens (model.max_position), got "
+                      "{} (set model.max_position for a model served with RoPE scaling beyond it)",
+                      window, in.max_context)
+                : fmt::format("expected input + output tokens within the model's context window of {} tokens "
+                              "(model.max_position), got {} + {} = {} (set model.max_position for a model "
+                              "served with RoPE scaling beyond it)",
+                              window, in.input_tokens, in.output_tokens, in.input_tokens + in.output_tokens));
+}
+
+// Each mode reads its own targets: a latency or load target in a training spec, or a deadline in a
+// serving spec, would otherwise be read and then never judged.
+void reject_other_mode_slas(const JsonReader& s, WorkloadMode mode) {
+  if (mode == WorkloadMode::inference) {
+    if (auto v = s.find("deadline_hours")) {
+      v->fail("expected deadline_hours only with workload.mode \"training\": a serving spec's targets are "
+              "latencies (ttft_ms, tpot_ms, e2e_ms, ...), load (requests_per_s, output_tokens_per_s) and "
+              "budget_usd per hour");
+    }
+    return;
+  }
+  for (const auto& item : s.value().items()) {
+    if (item.key() == "deadline_hours" || item.key() == "budget_usd") continue;
+    s.at(item.key())
+        .fail(fmt::format("expected only deadline_hours and budget_usd with workload.mode "
+                          "\"training\", got the serving target {}",
+                          item.key()));
+  }
+}
+
 } // namespace
 
 Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
@@ -274,8 +315,11 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
                                    : "precision not given: bf16");
   }
   parse_workload(root, spec);
+  if (auto w = root.find("workload"); w && spec.mode == WorkloadMode::inference)
+    reject_beyond_context_window(*w, spec);
   if (auto s = root.find("sla")) {
     parse_sla(*s, spec.sla);
+    reject_other_mode_slas(*s, spec.mode);
     if (spec.mode == WorkloadMode::inference) reject_token_slas(*s, spec.model);
   }
   InferenceWorkload& in = spec.inference;
