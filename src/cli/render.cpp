@@ -106,7 +106,10 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
   case RejectReason::budget:
     fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
     return;
-  case RejectReason::no_price: put("no price known for this GPU"); return;
+  case RejectReason::no_price:
+    put("no price known for this GPU, so no cost to rank it by (--price ID=USD gives one; --rank-by latency "
+        "or gpus ranks without)");
+    return;
   case RejectReason::deadline:
     fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
     return;

@@ -100,6 +100,7 @@ constexpr IntegerFlag k_integer_flags[] = {
     {"--seq-len", 1, 100'000'000, "1 to 100000000 tokens"},
     {"--global-batch", 1, 100'000'000, "1 to 100000000 sequences"},
     {"--warmup-steps", 0, 1'000'000'000, "0 to 1000000000 steps"},
+    {"--max-price-age", 0, 36500, "0 to 36500 days"},
 };
 
 CLI::Validator integer_validator(const IntegerFlag& flag) {

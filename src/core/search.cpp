@@ -393,6 +393,19 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
   // = 1,000 × $ per request, methodology §3.7) instead of an all-zero $ per 1M tokens.
   const RankBy rank_by =
       effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
+  // A cost ranking needs a cost: when no candidate that meets the requirements has a price
+  // (--max-price-age dropped every quote, or only unpriced GPUs were searched), none can win on
+  // cost; each is a no_price miss instead of a winner picked by its tie-breaks.
+  const bool by_cost = rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request;
+  if (by_cost && std::none_of(out.candidates.begin(), out.candidates.end(),
+                              [](const Candidate& c) { return c.price_known; })) {
+    for (Candidate& c : out.candidates) {
+      c.meets_sla = false;
+      c.rejection = {RejectReason::no_price, 0.0, 0.0};
+      out.rejected.push_back(c);
+    }
+    out.candidates.clear();
+  }
   auto order = [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, rank_by, gpus); };
   std::sort(out.candidates.begin(), out.candidates.end(), order);
   std::sort(out.rejected.begin(), out.rejected.end(), order);

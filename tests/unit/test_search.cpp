@@ -113,6 +113,30 @@ TEST_CASE("an impossible SLA leaves no candidate and the closest misses first", 
   CHECK(r.rejected.front().rejection.reason == RejectReason::tpot);
 }
 
+TEST_CASE("a cost ranking without any price has no winner; one price is enough to rank", "[core]") {
+  const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  const auto gpus = three_gpus();
+  // No GPU priced: every candidate that meets the SLA is a no_price miss, none is picked by its
+  // tie-breaks (TPOT, TTFT, GPUs).
+  const std::vector<double> none = {0.0, 0.0, 0.0};
+  const Recommendation unpriced = recommend(models, chat(), sla, gpus, none, SearchPolicy{});
+  CHECK(unpriced.candidates.empty());
+  REQUIRE_FALSE(unpriced.rejected.empty());
+  CHECK(unpriced.rejected.front().rejection.reason == RejectReason::no_price);
+  // Ranked by GPU count a price is not needed: the same search has a winner.
+  SearchPolicy by_gpus;
+  by_gpus.rank_by = RankBy::gpus;
+  CHECK_FALSE(recommend(models, chat(), sla, gpus, none, by_gpus).candidates.empty());
+  // One priced GPU (the L40S): it ranks first and the unpriced ones still meet the SLA, after it.
+  const std::vector<double> one = {0.0, 1.50, 0.0};
+  const Recommendation r = recommend(models, chat(), sla, gpus, one, SearchPolicy{});
+  REQUIRE(r.candidates.size() > 1);
+  CHECK(r.candidates.front().gpu_index == 1);
+  CHECK_FALSE(r.candidates.back().price_known);
+}
+
 TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   Sla sla;
