@@ -36,6 +36,8 @@ struct Rejection {
   RejectReason reason = RejectReason::none;
   double value = 0.0; ///< what the candidate achieves / needs (ms, bytes, req/s, $/h)
   double limit = 0.0; ///< what was allowed / required
+  /// Load terms: the throughput headroom the limit includes (limit = SLA peak × (1 + headroom)).
+  double headroom = 0.0;
 };
 
 /// Which end of the error band an SLA must hold at (docs/cli.md "--confidence").
@@ -71,6 +73,7 @@ struct TermCheck {
   double limit = 0.0;
   bool met = true;
   Statistic stat = Statistic::mean; ///< latency terms: the statistic the target is about
+  double headroom = 0.0;            ///< load terms: limit = SLA peak × (1 + headroom) (JudgeRules)
   /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
   [[nodiscard]] double margin() const;
 };
@@ -82,6 +85,10 @@ struct JudgeRules {
   bool price_known = true;
   double max_power_kw = 0.0; ///< constraints.max_power_kw; 0 = no cap
   double power_kw = 0.0;     ///< the deployment's board power at its load (energy.hpp); 0 = unknown
+  /// Throughput headroom over the SLA's peak load (SearchPolicy::throughput_headroom): a closed-loop
+  /// deployment meets the load when its judged throughput reaches peak × (1 + headroom), the rule
+  /// recommend sizes replicas by (methodology §6). An open-loop estimate is judged at its arrival rate.
+  double load_headroom = 0.0;
 };
 
 /// The verdict on one deployment: each feasibility test and SLA term with its margin, and the first

@@ -18,6 +18,7 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   policy.confidence = request.confidence;
   policy.calibration = band_calibration(catalog);
   policy.max_power_kw = spec.constraints.max_power_kw;
+  policy.throughput_headroom = throughput_headroom(request.headroom);
 
   // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
   res.current_in = search_inputs(spec, catalog, {want.gpu}, "");

@@ -21,7 +21,8 @@ struct CheckRequest {
   DeploymentSpec deployment; ///< the deployment to judge; `gpu` is a catalog id
   EngineConfig engine;       ///< the engine profile with the command line's overrides
   Confidence confidence = Confidence::p90;
-  double max_overspend = 0.2;              ///< fail when a cheaper option saves more than this fraction
+  double max_overspend = 0.2; ///< fail when a cheaper option saves more than this fraction
+  double headroom = -1.0; ///< --headroom: over the peak load, for the verdict and the alternatives; < 0 = 0.2
   std::vector<std::string> alternatives;   ///< GPU ids to compare against (empty: spec, else the catalog)
   std::optional<ArtifactRequest> artifact; ///< --emit: plan the checked deployment's artifact
 };

@@ -6,11 +6,19 @@
 #include <fmt/format.h>
 
 #include "rightsize/error.hpp"
+#include "rightsize/search.hpp"
 
 namespace rightsize::app {
 
 const Calibration* band_calibration(const LoadedCatalog& catalog) {
   return catalog.calibrated ? &catalog.calibration : nullptr;
+}
+
+double throughput_headroom(double requested) {
+  if (requested < 0.0) return SearchPolicy{}.throughput_headroom;
+  if (requested > 10.0)
+    throw Error(ErrorKind::usage, "--headroom", "", fmt::format("expected 0 to 10, got {}", requested));
+  return requested;
 }
 
 const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu) {

@@ -34,6 +34,10 @@ struct LoadedCatalog {
 /// The calibration whose bands --confidence reads (null with --no-calibration or none loaded).
 const Calibration* band_calibration(const LoadedCatalog& catalog);
 
+/// The throughput headroom over the SLA's peak load that every command judges the load with and
+/// recommend sizes replicas by (`--headroom`, 0 to 10; negative = SearchPolicy's default, 0.2).
+double throughput_headroom(double requested);
+
 /// The price of a GPU of `loaded.catalog` (by identity, else by id); an internal Error otherwise.
 const ResolvedPrice& price_of(const LoadedCatalog& loaded, const Gpu& gpu);
 

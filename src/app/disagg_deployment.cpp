@@ -42,7 +42,7 @@ ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const 
 
 DisaggDeploymentResult run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog,
                                              const EngineConfig& engine, const InferenceWorkload& workload,
-                                             Confidence confidence) {
+                                             Confidence confidence, double headroom) {
   DisaggDeploymentResult res;
   const DisaggSpec& ds = *spec.disaggregated;
   const ResolvedPool rp = resolve_pool(spec, catalog, ds.prefill, "prefill");
@@ -64,6 +64,7 @@ DisaggDeploymentResult run_disagg_deployment(const Spec& spec, const LoadedCatal
   JudgeRules rules;
   rules.bands = factors;
   rules.price_known = res.price_known;
+  rules.load_headroom = throughput_headroom(headroom);
   res.verdict = judge(res.estimate.combined, spec.sla, rules);
   for (const auto& a : spec.assumptions) {
     if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) res.assumptions.push_back(a);

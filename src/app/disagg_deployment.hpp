@@ -27,6 +27,6 @@ struct DisaggDeploymentResult {
 /// with the spec's pointer), estimates it under `workload` and judges it at `confidence`.
 DisaggDeploymentResult run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog,
                                              const EngineConfig& engine, const InferenceWorkload& workload,
-                                             Confidence confidence);
+                                             Confidence confidence, double headroom = -1.0);
 
 } // namespace rightsize::app

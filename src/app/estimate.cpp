@@ -106,6 +106,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   JudgeRules rules;
   rules.bands = factors;
   rules.price_known = res.price.known;
+  rules.load_headroom = throughput_headroom(request.headroom);
   res.verdict = judge(res.estimate, spec.sla, rules);
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
   res.bands = estimate_bands(band_source(catalog, gpu, spec.model), res.estimate, spec.sla);

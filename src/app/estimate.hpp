@@ -28,6 +28,7 @@ struct EstimateRequest {
   std::int64_t concurrency = -1; ///< --concurrency; -1 = the spec's
   EngineConfig engine;
   Confidence confidence = Confidence::p90;
+  double headroom = -1.0; ///< --headroom: throughput headroom the load is judged with; negative = 0.2
 };
 
 /// An estimated deployment and every decision about it.

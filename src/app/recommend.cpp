@@ -116,12 +116,7 @@ SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
   policy.max_gpus_per_replica =
       request.max_gpus_per_replica > 0 ? request.max_gpus_per_replica : spec.constraints.max_gpus_per_replica;
   policy.max_nodes = request.max_nodes > 0 ? request.max_nodes : spec.constraints.max_nodes;
-  if (request.headroom >= 0.0) {
-    if (request.headroom > 10.0)
-      throw Error(ErrorKind::usage, "--headroom", "",
-                  fmt::format("expected 0 to 10, got {}", request.headroom));
-    policy.throughput_headroom = request.headroom;
-  }
+  policy.throughput_headroom = throughput_headroom(request.headroom);
   return policy;
 }
 

@@ -73,6 +73,7 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
   JudgeRules rules;
   rules.bands = bands;
   rules.price_known = out.price_known;
+  rules.load_headroom = plan.policy.throughput_headroom;
   if (plan.policy.max_power_kw > 0.0) {
     const CandidateEnergy energy =
         deployment_energy(out.estimate, dep.gpus, plan.gpus[out.gpu], in.sla, PowerModel{});

@@ -67,8 +67,12 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
     const auto words = [&](std::string text) {
       return items ? image_words(std::move(text), spec.model.kind) : text;
     };
+    // An open-loop deployment is judged at its arrival rate (core::judge): no headroom to state.
+    const double judged_headroom =
+        spec.inference.arrival == Arrival::poisson ? 0.0 : res.policy.throughput_headroom;
     fmt::print("SLA: {} (judged at --confidence {})\n",
-               items ? describe_image_sla(spec.sla, spec.model.kind) : describe_sla(spec.sla),
+               items ? describe_image_sla(spec.sla, spec.model.kind, judged_headroom)
+                     : describe_sla(spec.sla, judged_headroom),
                to_string(res.policy.confidence));
     if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
     if (res.verdict.feasible() && items) {

@@ -124,7 +124,7 @@ int run_check(const CheckOptions& o) {
     const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
     return run_disagg_deployment(spec, catalog, engine_config(engine_options, spec.engine), spec.inference,
                                  confidence_of(o.judging), format, true,
-                                 engine_name(engine_options, spec.engine));
+                                 engine_name(engine_options, spec.engine), o.judging.headroom);
   }
   DeploymentSpec want;
   if (!o.deployment.empty()) {
@@ -147,6 +147,7 @@ int run_check(const CheckOptions& o) {
   warn_overlay_engine(catalog, gpu.id, engine_name(engine_options, spec.engine));
   request.confidence = confidence_of(o.judging);
   request.max_overspend = max_overspend;
+  request.headroom = o.judging.headroom;
   request.alternatives = o.alternatives;
   EmitOptions emit = o.emit;
   emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed

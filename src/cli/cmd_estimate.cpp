@@ -58,7 +58,8 @@ int run_estimate(const EstimateOptions& o) {
     }
     const InferenceWorkload w = app::with_concurrency(spec.inference, o.concurrency);
     return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), w,
-                                 confidence_of(o.judging), format, false, engine_name(o.engine, spec.engine));
+                                 confidence_of(o.judging), format, false, engine_name(o.engine, spec.engine),
+                                 o.judging.headroom);
   }
   std::string gpu_id = o.gpu;
   if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;
@@ -75,6 +76,7 @@ int run_estimate(const EstimateOptions& o) {
   request.ep = o.ep;
   request.attention_dp = o.attention_dp;
   request.concurrency = o.concurrency;
+  request.headroom = o.judging.headroom;
   request.engine = engine_config(o.engine, spec.engine);
   warn_overlay_engine(catalog, gpu.id, engine_name(o.engine, spec.engine));
   if (spec.mode != WorkloadMode::training) request.confidence = confidence_of(o.judging);

@@ -32,7 +32,6 @@ struct RecommendOptions {
   bool disagg = false;
   int max_gpus_per_replica = 0;
   int max_nodes = 0;
-  double headroom = -1.0;
   CatalogOptions catalog;
   EngineOptions engine;
   JudgeOptions judging;
@@ -104,7 +103,7 @@ int run_recommend(const RecommendOptions& o) {
   request.disagg = o.disagg;
   request.max_gpus_per_replica = o.max_gpus_per_replica;
   request.max_nodes = o.max_nodes;
-  request.headroom = o.headroom;
+  request.headroom = o.judging.headroom;
   request.today_days = today_days();
   EmitOptions emit = o.emit;
   emit.engine = engine_name(engine_options, spec.engine); // --emit k8s runs the engine the estimate assumed
@@ -164,7 +163,6 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("--max-gpus-per-replica", o->max_gpus_per_replica,
                       "largest replica (default: the spec's, 8)");
   command->add_option("--max-nodes", o->max_nodes, "nodes one replica may span (default: the spec's, 1)");
-  command->add_option("--headroom", o->headroom, "throughput headroom over the peak load (default 0.2)");
   command->add_option("--format", o->format, "table, json, csv or markdown")->default_str("table");
   add_catalog_options(command, o->catalog);
   add_engine_options(command, o->engine);

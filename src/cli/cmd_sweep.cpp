@@ -194,6 +194,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.policy.max_nodes = spec.constraints.max_nodes;
   plan.policy.max_power_kw = spec.constraints.max_power_kw; // judged as recommend and check judge it
   plan.policy.confidence = confidence_of(o.judging);
+  plan.policy.throughput_headroom = app::throughput_headroom(o.judging.headroom);
   plan.policy.engine = engine_config(o.engine, spec.engine);
   plan.calibrated = loaded.calibrated;
   if (loaded.calibrated) plan.calibration = loaded.calibration;

@@ -27,7 +27,7 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
 /// writer. Returns the exit code (check: the verdict passes; estimate: the deployment is feasible).
 int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
                           const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
-                          const std::string& engine_label);
+                          const std::string& engine_label, double headroom = -1.0);
 
 /// The disaggregated search's result as JSON (`recommend --disagg --format json`, key "disaggregated"):
 /// the use case's rows (app::DisaggRows).

@@ -45,7 +45,7 @@ std::string image_workload_line(const ModelSpec& m) {
                      unet ? "UNet, " : "", p.fused ? "compiled" : "eager");
 }
 
-std::string describe_image_sla(const Sla& sla, ModelKind kind) {
+std::string describe_image_sla(const Sla& sla, ModelKind kind, double headroom) {
   const char* item = kind == ModelKind::vit ? "item" : "image";
   std::vector<std::string> parts;
   if (sla.ttft_ms) parts.push_back(fmt::format("first-result latency ≤ {:g} ms", *sla.ttft_ms));
@@ -57,6 +57,7 @@ std::string describe_image_sla(const Sla& sla, ModelKind kind) {
   if (sla.requests_per_s) {
     parts.push_back(
         fmt::format("{:g} {}{}/s peak", *sla.requests_per_s, item, *sla.requests_per_s == 1.0 ? "" : "s"));
+    if (headroom > 0.0) parts.back() += fmt::format(" + {:g} % headroom", headroom * 100.0);
   }
   if (sla.budget_usd) parts.push_back(fmt::format("≤ ${:g}/h", *sla.budget_usd));
   if (parts.empty()) return "none";
@@ -95,8 +96,8 @@ Table image_candidate_table(const SearchInputs& in, const std::vector<Candidate>
   const std::vector<const char*> heads =
       encoder
           ? std::vector<const char*>{"batch",    "s/item", "served items/s", "input tok/s",
-                                     "headroom", "$/h",    "$/1M input tok"}
-          : std::vector<const char*>{"batch", "s/image", "served img/s", "headroom", "$/h", "$/1k images"};
+                                     "mem free", "$/h",    "$/1M input tok"}
+          : std::vector<const char*>{"batch", "s/image", "served img/s", "mem free", "$/h", "$/1k images"};
   for (const char* h : heads)
     columns.push_back({h, Align::right});
   columns.push_back({"bound", Align::left, true});

@@ -22,7 +22,7 @@ using app::is_item_model;
 std::string image_workload_line(const ModelSpec& model);
 
 /// The SLA in image words: "image latency ≤ 10000 ms, 1 image/s peak" ("none" when empty).
-std::string describe_image_sla(const Sla& sla, ModelKind kind = ModelKind::dit);
+std::string describe_image_sla(const Sla& sla, ModelKind kind = ModelKind::dit, double headroom = 0.0);
 
 /// A rejection reason in image words (end-to-end → image latency, req/s → images/s).
 std::string image_words(std::string text, ModelKind kind = ModelKind::dit);

@@ -12,6 +12,11 @@ void add_judge_options(CLI::App* command, JudgeOptions& options) {
                    "p90 (default): SLAs must hold at the pessimistic end of the error band; p50: at the "
                    "point estimate")
       ->group("Judging");
+  command
+      ->add_option("--headroom", options.headroom,
+                   "throughput headroom over the SLA's peak load (default 0.2): the load is met when the "
+                   "judged throughput reaches peak × (1 + headroom); recommend sizes replicas for it")
+      ->group("Judging");
 }
 
 Confidence confidence_of(const JudgeOptions& options) {

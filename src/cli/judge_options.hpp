@@ -1,5 +1,6 @@
 #pragma once
-// --confidence, shared by every command that judges a deployment (estimate, check, recommend, sweep).
+// --confidence and --headroom, shared by every command that judges a deployment (estimate, check,
+// recommend, sweep): one rule for the load, whichever command judges it.
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@ namespace rightsize::cli {
 
 struct JudgeOptions {
   std::string confidence = "p90"; ///< --confidence p50|p90 (docs/cli.md)
+  double headroom = -1.0;         ///< --headroom over the peak load; negative = the default (0.2)
 };
 void add_judge_options(CLI::App* command, JudgeOptions& options);
 /// The parsed level; a bad value is a usage error naming --confidence.

@@ -41,7 +41,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     billed_column = billed_column || rows[i].estimate.bill.gpus_billed != rows[i].estimate.bill.gpus_used;
   if (billed_column) columns.insert(columns.begin() + 3, {"billed", Align::right});
   if (show_precision) columns.push_back({"precision", Align::left});
-  for (const char* h : {"conc", "TTFT", "TPOT", "served tok/s", "headroom", "$/h", "$/1M served"})
+  for (const char* h : {"conc", "TTFT", "TPOT", "served tok/s", "mem free", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
   columns.push_back({"bound", Align::left, true});
   if (with_reason) columns.push_back({"reason", Align::left, true});
@@ -185,7 +185,9 @@ std::string winner_line(const SearchInputs& in, const app::RecommendResult& resu
       break;
     }
   }
-  const std::string sla_text = image ? describe_image_sla(spec.sla, spec.model.kind) : describe_sla(spec.sla);
+  const double headroom = result.policy.throughput_headroom;
+  const std::string sla_text =
+      image ? describe_image_sla(spec.sla, spec.model.kind, headroom) : describe_sla(spec.sla, headroom);
   std::string line =
       fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
                   layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
@@ -240,7 +242,7 @@ std::string csv_usd(double usd, bool known) {
   return known ? csv_number(usd) : std::string();
 }
 
-std::string describe_sla(const Sla& sla) {
+std::string describe_sla(const Sla& sla, double headroom) {
   std::vector<std::string> parts;
   const auto stat = [](Statistic st) {
     return st == Statistic::mean ? std::string() : std::string(" ") + to_string(st);
@@ -250,6 +252,8 @@ std::string describe_sla(const Sla& sla) {
   if (sla.e2e_ms) parts.push_back(fmt::format("E2E{} ≤ {:g} ms", stat(sla.e2e_stat), *sla.e2e_ms));
   if (sla.requests_per_s) parts.push_back(fmt::format("{:g} req/s peak", *sla.requests_per_s));
   if (sla.output_tokens_per_s) parts.push_back(fmt::format("{:g} output tok/s", *sla.output_tokens_per_s));
+  if (headroom > 0.0 && (sla.requests_per_s || sla.output_tokens_per_s))
+    parts.back() += fmt::format(" + {:g} % headroom", headroom * 100.0);
   if (sla.budget_usd) parts.push_back(fmt::format("≤ ${:g}/h", *sla.budget_usd));
   if (parts.empty()) return "none";
   std::string out;
@@ -362,7 +366,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       fmt::print("### rightsize: {} ({})\n\nSLA: {}\n\n{}",
                  markdown_text(spec.name.empty() ? first.model.name : spec.name),
                  markdown_text(first.model.name),
-                 image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
+                 image ? describe_image_sla(spec.sla, first.model.kind, policy.throughput_headroom)
+                       : describe_sla(spec.sla, policy.throughput_headroom),
                  t.render_markdown());
       if (!r.candidates.empty())
         fmt::print("\n**{}**\n", winner_line(in, result, spec));
@@ -385,7 +390,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
              format_params(static_cast<double>(first.params.total)),
              precision_name(in, in.precisions.front()), work);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
-             image ? describe_image_sla(spec.sla, first.model.kind) : describe_sla(spec.sla),
+             image ? describe_image_sla(spec.sla, first.model.kind, policy.throughput_headroom)
+                   : describe_sla(spec.sla, policy.throughput_headroom),
              to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   if (image && first.model.kind == ModelKind::vit) {

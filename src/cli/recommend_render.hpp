@@ -37,7 +37,8 @@ std::string csv_usd(double usd, bool known);
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);
 
 /// The SLA in words: "TTFT ≤ 1000 ms, TPOT ≤ 50 ms, 20 req/s peak" ("none" when empty).
-std::string describe_sla(const Sla& sla);
+/// The SLA in words; `headroom` (> 0) follows the load term as " + 20 % headroom".
+std::string describe_sla(const Sla& sla, double headroom = 0.0);
 
 /// Prints a recommendation in the chosen format to stdout: formats the use case's result, decides nothing.
 void render_recommendation(const Spec& spec, const SearchInputs& in, const app::RecommendResult& result,

@@ -101,7 +101,13 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
                    concurrency);
     return;
   case RejectReason::throughput:
-    fmt::format_to(it, FMT_COMPILE("serves at most {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
+    if (r.headroom > 0.0) {
+      fmt::format_to(it,
+                     FMT_COMPILE("serves at most {:.1f}/s, needs {:g}/s (SLA peak {:g}/s + {:g} % headroom)"),
+                     r.value, r.limit, r.limit / (1.0 + r.headroom), r.headroom * 100.0);
+    } else {
+      fmt::format_to(it, FMT_COMPILE("serves at most {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
+    }
     return;
   case RejectReason::budget:
     fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
@@ -145,6 +151,8 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
                      {"limit", round_sig(t.limit)},
                      {"met", t.met},
                      {"margin", round_sig(t.margin(), 4)}});
+    if (t.term == SlaTerm::requests_per_s || t.term == SlaTerm::output_tokens_per_s)
+      terms.back()["headroom"] = round_sig(t.headroom, 4);
   }
   return {{"passes", v.passes()},
           {"feasible", v.feasible()},
@@ -174,8 +182,11 @@ std::string describe_term(const TermCheck& t) {
   case SlaTerm::output_tokens_per_s: {
     const char* unit = t.term == SlaTerm::requests_per_s ? "req/s" : "output tok/s";
     std::string judged = t.value != t.point_value ? fmt::format(" (band p10 {:.2f})", t.value) : "";
-    return fmt::format("serves {:.2f} {}{} {} {:g} needed", t.point_value, unit, judged, t.met ? "≥" : "<",
-                       t.limit);
+    std::string spare = t.headroom > 0.0 ? fmt::format(" (SLA peak {:g} + {:g} % headroom)",
+                                                       t.limit / (1.0 + t.headroom), t.headroom * 100.0)
+                                         : "";
+    return fmt::format("serves {:.2f} {}{} {} {:g} needed{}", t.point_value, unit, judged, t.met ? "≥" : "<",
+                       t.limit, spare);
   }
   case SlaTerm::budget:
     return fmt::format("costs ${:.2f}/h {} budget ${:g}/h", t.value, t.met ? "≤" : ">", t.limit);

@@ -154,6 +154,7 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   c.bill = bill_disagg(unit, c.copies);
   c.whole = scaled(c.estimate.combined, c.bill, c.copies);
   rules.check_load = true;
+  rules.load_headroom = policy.throughput_headroom;
   c.verdict = judge(c.whole, capacity_sla, rules);
   if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
     const int first = c.copies;

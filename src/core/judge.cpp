@@ -127,18 +127,27 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     add(SlaTerm::e2e, ms, point_ms, *sla.e2e_ms, !above(ms, sla.e2e_ms) && !e.overloaded, RejectReason::e2e);
     v.terms[v.term_count - 1].stat = sla.e2e_stat;
   }
+  // Closed loop: the judged throughput must carry the peak plus the headroom recommend sizes for
+  // (methodology §6). An open-loop estimate serves its arrival rate by construction; whether it can
+  // is `overloaded`.
+  const double headroom = e.open_loop ? 0.0 : std::max(0.0, rules.load_headroom);
+  const auto load_term = [&](SlaTerm term, double judged, double point, double peak) {
+    const double need = peak * (1.0 + headroom);
+    // Relative 1e-9: replicas sized as ceil(need / per-replica) carry exactly `need` at a whole ratio.
+    const bool met = !e.overloaded && judged >= need * (1.0 - 1e-9);
+    add(term, judged, point, need, met, RejectReason::throughput);
+    v.terms[v.term_count - 1].headroom = headroom;
+    if (!met && v.first.reason == RejectReason::throughput && v.first.limit == need)
+      v.first.headroom = headroom;
+  };
   if (rules.check_load && sla.requests_per_s) {
-    // An open-loop estimate serves its arrival rate by construction; whether it can is `overloaded`.
-    const double rps = e.open_loop ? e.requests_per_s : e.requests_per_s * b.throughput_low;
-    const bool met =
-        e.open_loop ? !e.overloaded && rps >= *sla.requests_per_s * (1.0 - 1e-9) : rps >= *sla.requests_per_s;
-    add(SlaTerm::requests_per_s, rps, e.requests_per_s, *sla.requests_per_s, met, RejectReason::throughput);
+    load_term(SlaTerm::requests_per_s, e.open_loop ? e.requests_per_s : e.requests_per_s * b.throughput_low,
+              e.requests_per_s, *sla.requests_per_s);
   }
   if (rules.check_load && sla.output_tokens_per_s) {
-    const double tps = e.open_loop ? e.output_tokens_per_s : e.output_tokens_per_s * b.throughput_low;
-    add(SlaTerm::output_tokens_per_s, tps, e.output_tokens_per_s, *sla.output_tokens_per_s,
-        !e.overloaded && tps >= *sla.output_tokens_per_s * (e.open_loop ? 1.0 - 1e-9 : 1.0),
-        RejectReason::throughput);
+    load_term(SlaTerm::output_tokens_per_s,
+              e.open_loop ? e.output_tokens_per_s : e.output_tokens_per_s * b.throughput_low,
+              e.output_tokens_per_s, *sla.output_tokens_per_s);
   }
   if (sla.budget_usd && rules.price_known) {
     add(SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd, e.usd_per_hour <= *sla.budget_usd,

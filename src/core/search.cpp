@@ -237,6 +237,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     e = estimate_inference(model, fixed, gpu, whole, policy.engine, &auto_sla, price);
   }
   rules.check_load = true;
+  rules.load_headroom = policy.throughput_headroom;
   c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
   // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
@@ -315,6 +316,7 @@ Candidate judge_deployment(const PreparedModel& model, const InferenceWorkload& 
   JudgeRules rules;
   rules.bands = bands;
   rules.price_known = c.price_known;
+  rules.load_headroom = policy.throughput_headroom;
   apply_power_cap(rules, policy, c.power_watts);
   c.verdict = judge(c.estimate, sla, rules);
   c.rejection = c.verdict.first;

@@ -91,6 +91,41 @@ TEST_CASE("judge: p90 confidence judges latency at the band's high end and load 
   CHECK(v.terms[1].value == Approx(7.0));
 }
 
+TEST_CASE("judge: the load carries the headroom recommend sizes for, by hand", "[core][judge]") {
+  // 25 req/s at a p10 throughput factor of 0.9 judges 25 · 0.9 = 22.5 req/s against a 20 req/s peak.
+  InferenceEstimate e = round_estimate();
+  e.requests_per_s = 25.0;
+  Sla sla;
+  sla.requests_per_s = 20.0;
+  JudgeRules rules;
+  rules.bands.throughput_low = 0.9;
+  rules.load_headroom = 0.2; // needs 20 · 1.2 = 24 req/s: misses
+  const Verdict miss = judge(e, sla, rules);
+  CHECK_FALSE(miss.passes());
+  CHECK(miss.first.reason == RejectReason::throughput);
+  CHECK(miss.first.value == Approx(22.5));
+  CHECK(miss.first.limit == Approx(24.0));
+  CHECK(miss.first.headroom == Approx(0.2));
+  REQUIRE(miss.term_count == 1);
+  CHECK(miss.terms[0].headroom == Approx(0.2));
+  CHECK(miss.terms[0].margin() == Approx(22.5 / 24.0 - 1.0));
+  rules.load_headroom = 0.1; // needs 22 req/s: meets
+  CHECK(judge(e, sla, rules).passes());
+  rules.load_headroom = 0.0; // the bare peak: meets
+  CHECK(judge(e, sla, rules).passes());
+  // Replicas sized as ceil(need / per-replica) carry exactly `need` at a whole ratio: 24 = 2 × 12.
+  e.requests_per_s = 24.0 / 0.9;
+  rules.load_headroom = 0.2;
+  CHECK(judge(e, sla, rules).passes());
+  // An open-loop estimate is judged at its arrival rate: the headroom sized its replicas, not this.
+  InferenceEstimate open = round_estimate();
+  open.open_loop = true;
+  open.requests_per_s = 20.0;
+  CHECK(judge(open, sla, rules).passes());
+  open.overloaded = true;
+  CHECK_FALSE(judge(open, sla, rules).passes());
+}
+
 TEST_CASE("judge: infeasible deployments are judged on feasibility only", "[core][judge]") {
   InferenceEstimate e = round_estimate();
   Sla sla;
