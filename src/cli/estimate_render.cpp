@@ -87,10 +87,9 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
     // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
     fmt::print("verdict: not feasible — {}\n", describe_rejection(verdict.first, e.concurrency));
     if (!verdict.precision_supported) {
-      fmt::print(
-          "  {} has no tensor-core support for {} GEMMs: serve a precision it runs (e.g. bf16) or pick a "
-          "GPU that supports it\n",
-          gpu.id, math_dtype_name(pm.math));
+      fmt::print("  the catalog gives {} no {} tensor-core rate (the GPU does not run it, or no figure is "
+                 "published): serve a precision it lists (catalog show) or pick another GPU\n",
+                 gpu.id, math_dtype_name(pm.math));
     } else if (!verdict.fits && e.max_concurrency >= 1 && e.concurrency > e.max_concurrency) {
       fmt::print("  at most {} sequences of {} tokens fit per replica; lower --concurrency or add GPUs\n",
                  e.max_concurrency, w.context_tokens());
@@ -151,7 +150,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
           gpu.id);
     }
     if (!e.precision_supported)
-      fmt::print("  warning: {} has no tensor-core support for {}\n", gpu.id, math_dtype_name(pm.math));
+      fmt::print("  warning: the catalog gives {} no {} tensor-core rate\n", gpu.id,
+                 math_dtype_name(pm.math));
     fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
                price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
                price.date.empty() ? "" : ", " + price.date);

@@ -81,7 +81,9 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
   switch (r.reason) {
   case RejectReason::none: put("meets every requirement"); return;
   case RejectReason::precision_unsupported:
-    put("the GPU has no tensor-core support for this precision");
+    put("the catalog gives this GPU no tensor-core rate for this precision (it does not run it, or no figure "
+        "is "
+        "published)");
     return;
   case RejectReason::layout: put("the catalog gives no link bandwidth between these GPUs"); return;
   case RejectReason::does_not_fit:
