@@ -92,7 +92,9 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   case e2e: return e.e2e_s;
   case output_tokens_per_s: return e.output_tokens_per_s;
   case requests_per_s: return e.requests_per_s;
-  case usd_per_million: return p.price_known ? p.at_load.usd_per_million_output_tokens : nan;
+  case usd_per_million:
+    return p.price_known && p.at_load.served_requests_per_s > 0.0 ? p.at_load.usd_per_million_output_tokens
+                                                                  : nan;
   case usd_per_million_capacity: return p.price_known ? e.usd_per_million_output_tokens : nan;
   case usd_per_hour: return p.price_known ? e.usd_per_hour : nan;
   case usd_per_request: return p.price_known ? e.usd_per_request : nan;

@@ -56,10 +56,13 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     cells.push_back(std::to_string(e.concurrency));
     cells.push_back(format_ms(e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
-    cells.push_back(format_count(c.served_output_tokens_per_s));
+    // A rejected row serves no load: its served figures are undefined, not zero.
+    const bool serves = c.served_output_tokens_per_s > 0.0;
+    cells.push_back(serves ? format_count(c.served_output_tokens_per_s) : std::string("-"));
     cells.push_back(fmt::format("{:.1f} GB", e.memory.headroom_bytes() / k_bytes_per_gb));
     cells.push_back(format_usd(e.usd_per_hour, c.price_known));
-    cells.push_back(format_usd(c.usd_per_million_output_tokens_at_load, c.price_known));
+    cells.push_back(serves ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
+                           : std::string("-"));
     cells.push_back(to_string(e.bound));
     if (with_reason) cells.push_back(describe_rejection(c));
     t.add_row(std::move(cells));
@@ -108,6 +111,8 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                          "meets_sla",
                          "reject_reason",
                          "reason"});
+  // A rejected row serves no load: its served figures are empty, not 0.
+  const auto served = [](double v) { return v > 0.0 ? csv_number(v) : std::string(); };
   for (const Candidate& c : rows) {
     const InferenceEstimate& e = c.estimate;
     t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
@@ -128,12 +133,13 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                csv_number(e.tpot_s),
                csv_number(e.e2e_s),
                csv_number(e.output_tokens_per_s),
-               csv_number(c.served_output_tokens_per_s),
-               csv_number(c.served_requests_per_s),
+               served(c.served_output_tokens_per_s),
+               served(c.served_requests_per_s),
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),
                fmt::format("{:.0f}", e.memory.headroom_bytes()),
                csv_usd(e.usd_per_hour, c.price_known),
-               csv_usd(c.usd_per_million_output_tokens_at_load, c.price_known),
+               csv_usd(c.usd_per_million_output_tokens_at_load,
+                       c.price_known && c.served_output_tokens_per_s > 0.0),
                csv_usd(e.usd_per_million_output_tokens, c.price_known),
                to_string(e.bound),
                c.meets_sla ? "true" : "false",

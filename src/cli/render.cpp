@@ -284,12 +284,15 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
 }
 
 void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool price_known) {
-  cost["served_requests_per_s"] = round_sig(at_load.served_requests_per_s);
-  cost["served_output_tokens_per_s"] = round_sig(at_load.served_output_tokens_per_s);
-  cost["usd_per_million_output_tokens_at_load"] =
-      price_known ? nlohmann::json(round_sig(at_load.usd_per_million_output_tokens)) : nlohmann::json();
-  cost["usd_per_request_at_load"] =
-      price_known ? nlohmann::json(round_sig(at_load.usd_per_request)) : nlohmann::json();
+  // A deployment that serves no load (a rejected candidate) has no served figures: null, not 0.
+  const bool serves = at_load.served_requests_per_s > 0.0;
+  const auto figure = [&](double v, bool known) {
+    return serves && known ? nlohmann::json(round_sig(v)) : nlohmann::json();
+  };
+  cost["served_requests_per_s"] = figure(at_load.served_requests_per_s, true);
+  cost["served_output_tokens_per_s"] = figure(at_load.served_output_tokens_per_s, true);
+  cost["usd_per_million_output_tokens_at_load"] = figure(at_load.usd_per_million_output_tokens, price_known);
+  cost["usd_per_request_at_load"] = figure(at_load.usd_per_request, price_known);
 }
 
 void print_overlay_tail(FigureKind kind, const std::optional<app::OverlayTail>& tail) {

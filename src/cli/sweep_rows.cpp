@@ -345,11 +345,13 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     put(out, to_string(e.bound));
     out.push_back(','); // whole instances billed (docs/methodology.md "Whole instances")
     put_int(out, e.bill.gpus_billed);
-    for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request,
-                           p.at_load.usd_per_million_output_tokens}) {
+    for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request}) {
       out.push_back(',');
       if (p.price_known) append_number(out, v);
     }
+    out.push_back(','); // a point that serves no load has no cost at load (empty, not 0)
+    if (p.price_known && p.at_load.served_requests_per_s > 0.0)
+      append_number(out, p.at_load.usd_per_million_output_tokens);
     out.push_back(',');
   } else {
     for (std::size_t c = 1; c < sweep_figure_columns().size(); ++c)
@@ -390,7 +392,8 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     number(", \"usd_per_million_output_tokens_at_capacity\": ",
            p.price_known ? e.usd_per_million_output_tokens : unknown);
     number(", \"usd_per_million_output_tokens_at_load\": ",
-           p.price_known ? p.at_load.usd_per_million_output_tokens : unknown);
+           p.price_known && p.at_load.served_requests_per_s > 0.0 ? p.at_load.usd_per_million_output_tokens
+                                                                  : unknown);
     number(", \"usd_per_request_at_capacity\": ", p.price_known ? e.usd_per_request : unknown);
     fmt::format_to(it,
                    FMT_COMPILE("}}, \"deployment\": {{\"attention_dp\": {}, \"ep\": {}, \"gpu\": {}, "
