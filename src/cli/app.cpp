@@ -34,6 +34,13 @@ std::string data_dir() {
                               "which is not a folder",
                               env));
     }
+    if (!fs::is_regular_file(fs::path(env) / "gpus.json", ec) ||
+        !fs::is_directory(fs::path(env) / "models", ec)) {
+      throw Error(ErrorKind::environment, "RIGHTSIZE_DATA_DIR", "",
+                  fmt::format("expected the rightsize data folder (gpus.json, models/), got \"{}\", which "
+                              "holds no gpus.json or no models/ folder",
+                              env));
+    }
     return env;
   }
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
