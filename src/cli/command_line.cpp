@@ -128,6 +128,24 @@ int run_command_line(int argc, char** argv, DiagnosticWriter print) {
                                       hint.empty() ? "" : fmt::format("; did you mean \"{}\"?", hint)));
     }
   }
+  // CLI11 drops the empty pieces of a comma-separated --gpu ("H100-SXM,,L40S", a trailing comma)
+  // without a word: look at the text as typed.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    std::string_view value;
+    if (arg == "--gpu" && i + 1 < argc)
+      value = argv[i + 1];
+    else if (arg.rfind("--gpu=", 0) == 0)
+      value = arg.substr(6);
+    else
+      continue;
+    if (value.empty() || value.front() == ',' || value.back() == ',' ||
+        value.find(",,") != std::string_view::npos)
+      return usage(print,
+                   fmt::format("--gpu: expected a GPU id in each comma-separated item, got an empty one in "
+                               "\"{}\"",
+                               value));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
