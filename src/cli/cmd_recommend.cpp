@@ -93,6 +93,12 @@ int run_recommend(const RecommendOptions& o) {
   for (const auto& [gpu_id, fitted_with] : catalog.overlay_engines)
     warn_overlay_engine(catalog, gpu_id, engine_name(engine_options, spec.engine));
   request.confidence = confidence_of(o.judging);
+  if (!o.emit.kind.empty() && format != Format::table) {
+    // As check: the artifact replaces the table, so a --format would be ignored without a word.
+    throw Error(ErrorKind::usage, "--format", "",
+                "--emit writes the artifact instead of the table; leave out --format (its header comment "
+                "names the pick)");
+  }
   if (o.disagg && (format == Format::csv || spec.mode == WorkloadMode::training || !o.emit.kind.empty())) {
     throw Error(ErrorKind::usage, "--disagg", "",
                 "expected an inference spec with --format table, json or markdown and no --emit (a "
