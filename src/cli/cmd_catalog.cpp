@@ -91,7 +91,9 @@ int run_list(const CatalogCommand& command) {
   if (style == TableStyle::text) {
     fmt::print(
         "\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
-        "memory in decimal GB (1e9 bytes); HBM/GDDR bandwidth per GPU; TF = dense TFLOPS (no sparsity)\n",
+        "mem GB as the vendor states it (HBM/GDDR parts are binary: 80 means 80 GiB; estimates budget "
+        "against the memory the runtime sees, catalog show); bandwidth per GPU; TF = dense TFLOPS (no "
+        "sparsity)\n",
         to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
         loaded.catalog.prices_as_of);
   }

@@ -398,7 +398,10 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
              image ? describe_image_sla(spec.sla, first.model.kind, policy.throughput_headroom)
                    : describe_sla(spec.sla, policy.throughput_headroom),
-             to_string(policy.confidence), to_string(catalog.pricing), catalog.catalog.prices_as_of);
+             to_string(policy.confidence),
+             std::string(to_string(catalog.pricing)) +
+                 (catalog.provider.empty() ? "" : ", provider " + catalog.provider),
+             catalog.catalog.prices_as_of);
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   if (image && first.model.kind == ModelKind::vit) {
     fmt::print("$/1M input tok = $/h ÷ (3,600 s/h × served items/s × input tokens per item) × 1e6 (the SLA's "
