@@ -38,6 +38,8 @@ struct Rejection {
   double limit = 0.0; ///< what was allowed / required
   /// Load terms: the throughput headroom the limit includes (limit = SLA peak × (1 + headroom)).
   double headroom = 0.0;
+  /// Latency terms: the statistic the SLA named (its value is that statistic at the judged end).
+  Statistic stat = Statistic::mean;
 };
 
 /// Which end of the error band an SLA must hold at (docs/cli.md "--confidence").

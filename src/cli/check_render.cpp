@@ -88,7 +88,11 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
     if (res.meets) {
       fmt::print("meets the SLA\n");
     } else {
-      fmt::print("under-provisioned: misses the SLA\n");
+      // A power cap or a budget is missed by drawing or costing too much, not by too little capacity.
+      const RejectReason why = res.verdict.first.reason;
+      fmt::print("{}\n", why == RejectReason::power    ? "over the power cap: misses the requirements"
+                         : why == RejectReason::budget ? "over budget: misses the requirements"
+                                                       : "under-provisioned: misses the SLA");
       if (!res.verdict.feasible())
         fmt::print("  - {}\n", words(describe_rejection(res.verdict.first, e.concurrency)));
       for (std::size_t i = 0; i < res.verdict.term_count; ++i) {

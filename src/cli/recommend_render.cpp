@@ -31,7 +31,7 @@ std::string gpus_label(const Candidate& c) {
 }
 
 Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
-                      bool show_precision, bool with_reason) {
+                      bool show_precision, bool with_reason, const Sla& sla) {
   std::vector<Column> columns = {
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   // Whole instances (docs/methodology.md "Whole instances"): a "billed" column only when a row pays for idle
@@ -41,7 +41,14 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     billed_column = billed_column || rows[i].estimate.bill.gpus_billed != rows[i].estimate.bill.gpus_used;
   if (billed_column) columns.insert(columns.begin() + 3, {"billed", Align::right});
   if (show_precision) columns.push_back({"precision", Align::left});
-  for (const char* h : {"conc", "TTFT", "TPOT", "served tok/s", "mem free", "$/h", "$/1M served"})
+  // The latency columns show the statistic the SLA judges (TTFT p99 when the SLA names ttft_p99_ms).
+  const auto stat_name = [](const char* figure, Statistic st) {
+    return st == Statistic::mean ? std::string(figure) : fmt::format("{} {}", figure, to_string(st));
+  };
+  const std::string ttft_head = stat_name("TTFT", sla.ttft_stat);
+  const std::string tpot_head = stat_name("TPOT", sla.tpot_stat);
+  for (const char* h :
+       {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "mem free", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
   columns.push_back({"bound", Align::left, true});
   if (with_reason) columns.push_back({"reason", Align::left, true});
@@ -54,8 +61,8 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     if (billed_column) cells.insert(cells.begin() + 3, billed_cell(e.bill));
     if (show_precision) cells.push_back(precision_name(in, in.precisions[c.precision_index]));
     cells.push_back(std::to_string(e.concurrency));
-    cells.push_back(format_ms(e.ttft_s));
-    cells.push_back(format_ms(e.tpot_s));
+    cells.push_back(format_ms(latency_stat_s(e, 0, sla.ttft_stat)));
+    cells.push_back(format_ms(latency_stat_s(e, 1, sla.tpot_stat)));
     // A rejected row serves no load: its served figures are undefined, not zero.
     const bool serves = c.served_output_tokens_per_s > 0.0;
     cells.push_back(serves ? format_count(c.served_output_tokens_per_s) : std::string("-"));
@@ -307,7 +314,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   const RankBy rank_by = result.rank_by;
   const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
     return image ? image_candidate_table(in, rows, limit, show_precision, with_reason)
-                 : candidate_table(in, rows, limit, show_precision, with_reason);
+                 : candidate_table(in, rows, limit, show_precision, with_reason, spec.sla);
   };
   const auto reason_of = [&](const Candidate& c) {
     return image ? image_words(describe_rejection(c), first.model.kind) : describe_rejection(c);

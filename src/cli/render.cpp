@@ -90,17 +90,21 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
     fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
                    r.limit / k_bytes_per_gb);
     return;
+  // A latency named by a percentile says which (the value is that statistic at the judged end).
   case RejectReason::ttft:
-    fmt::format_to(it, FMT_COMPILE("TTFT {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
-                   concurrency);
+    fmt::format_to(it, FMT_COMPILE("TTFT{}{} {:.0f} ms > SLA {:g} ms at concurrency {}"),
+                   r.stat == Statistic::mean ? "" : " ", r.stat == Statistic::mean ? "" : to_string(r.stat),
+                   r.value, r.limit, concurrency);
     return;
   case RejectReason::tpot:
-    fmt::format_to(it, FMT_COMPILE("TPOT {:.1f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
-                   concurrency);
+    fmt::format_to(it, FMT_COMPILE("TPOT{}{} {:.1f} ms > SLA {:g} ms at concurrency {}"),
+                   r.stat == Statistic::mean ? "" : " ", r.stat == Statistic::mean ? "" : to_string(r.stat),
+                   r.value, r.limit, concurrency);
     return;
   case RejectReason::e2e:
-    fmt::format_to(it, FMT_COMPILE("end-to-end {:.0f} ms > SLA {:g} ms at concurrency {}"), r.value, r.limit,
-                   concurrency);
+    fmt::format_to(it, FMT_COMPILE("end-to-end{}{} {:.0f} ms > SLA {:g} ms at concurrency {}"),
+                   r.stat == Statistic::mean ? "" : " ", r.stat == Statistic::mean ? "" : to_string(r.stat),
+                   r.value, r.limit, concurrency);
     return;
   case RejectReason::throughput:
     if (r.headroom > 0.0) {

@@ -212,13 +212,12 @@ std::string describe_training_rejection(const TrainingCandidate& c) {
   case RejectReason::does_not_fit:
     return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb,
                        r.limit / k_bytes_per_gb);
-  case RejectReason::deadline: return fmt::format("takes {:.0f} h > deadline {:g} h", r.value, r.limit);
+  case RejectReason::deadline: return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
   case RejectReason::budget:
     return fmt::format("costs {} > budget {}", format_usd_total(r.value), format_usd_total(r.limit));
   case RejectReason::precision_unsupported:
     return "the catalog gives this GPU no tensor-core rate for this precision (it does not run it, or no "
-           "figure "
-           "is published)";
+           "figure is published)";
   case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
   default: return "meets every requirement";
   }

@@ -111,6 +111,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     add(SlaTerm::ttft, ms, point_ms, *sla.ttft_ms, !above(ms, sla.ttft_ms) && !e.overloaded,
         RejectReason::ttft);
     v.terms[v.term_count - 1].stat = sla.ttft_stat;
+    if (v.first.reason == RejectReason::ttft) v.first.stat = sla.ttft_stat;
   }
   if (sla.tpot_ms) {
     const double point_ms = latency_stat_s(e, 1, sla.tpot_stat) * 1e3;
@@ -118,6 +119,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     add(SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, !above(ms, sla.tpot_ms) && !e.overloaded,
         RejectReason::tpot);
     v.terms[v.term_count - 1].stat = sla.tpot_stat;
+    if (v.first.reason == RejectReason::tpot) v.first.stat = sla.tpot_stat;
   }
   if (sla.e2e_ms) {
     const double point_ms = latency_stat_s(e, 2, sla.e2e_stat) * 1e3;
@@ -126,6 +128,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     const double ms = ttft_part_ms * b.ttft_high + (point_ms - ttft_part_ms) * b.tpot_high;
     add(SlaTerm::e2e, ms, point_ms, *sla.e2e_ms, !above(ms, sla.e2e_ms) && !e.overloaded, RejectReason::e2e);
     v.terms[v.term_count - 1].stat = sla.e2e_stat;
+    if (v.first.reason == RejectReason::e2e) v.first.stat = sla.e2e_stat;
   }
   // Closed loop: the judged throughput must carry the peak plus the headroom recommend sizes for
   // (methodology §6). An open-loop estimate serves its arrival rate by construction; whether it can
