@@ -297,6 +297,11 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
                    {c.served_requests_per_s, c.served_output_tokens_per_s, c.usd_per_request_at_load,
                     c.usd_per_million_output_tokens_at_load},
                    c.price_known);
+  // What --rank-by energy ranks by (methodology §9): board power at peak load and GPU joules per
+  // output token; null where the catalog gives no TDP.
+  const auto known = [](double v) { return v > 0.0 ? nlohmann::json(round_sig(v)) : nlohmann::json(); };
+  j["energy"] = {{"power_watts", known(c.power_watts)},
+                 {"joules_per_output_token", known(c.joules_per_output_token)}};
   j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
   j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
   j["instances"] = instances_json(c.estimate.bill, in.gpu_prices[c.gpu_index]);
