@@ -15,8 +15,11 @@
 namespace rightsize::cli {
 namespace {
 
+// "N × GPU" means N GPUs everywhere else: a pool names its workers and their GPUs apart.
 std::string pool_label(const PoolDeployment& p) {
-  return fmt::format("{} × {} {}", p.workers, p.gpu->id, layout_label(p.layout));
+  const int gpus = p.workers * p.layout.gpus_per_replica();
+  return fmt::format("{} worker{} × {} {} ({} GPU{})", p.workers, p.workers == 1 ? "" : "s", p.gpu->id,
+                     layout_label(p.layout), gpus, gpus == 1 ? "" : "s");
 }
 
 std::string link_label(const KvLink& link, const Gpu& gpu) {
