@@ -50,14 +50,20 @@ DisaggBill bill_disagg(const DisaggDeployment& unit, int copies = 1);
 struct KvLink {
   LinkKind kind = LinkKind::network;
   double gb_per_s = 0.0; ///< per GPU lane, per direction; 0 = unknown
-  int lanes = 1;         ///< GPU pairs sending in parallel: min(prefill GPUs, decode GPUs) of one worker each
+  int lanes = 1;         ///< GPU pairs sending in parallel: min of the two workers' KV shards
 };
 
+/// The GPUs one prompt's KV cache is spread over in a worker of `layout` (methodology §3.6): each
+/// pipeline stage holds its layers' KV and each tensor-parallel rank its KV heads (up to the KV
+/// heads); an MLA latent is replicated on every TP rank, and an attention-DP rank holds its own
+/// sequences whole, so neither adds a shard.
+int kv_shards(const PreparedModel& model, const Deployment& layout);
+
 /// NVLink (the scale-up link) when both workers are the same GPU type and fit together in one
-/// scale-up domain (g_p + g_d ≤ domain), else RDMA over each GPU's NIC; lanes = min(g_p, g_d), each
-/// at the slower end's bandwidth (methodology §3.6).
-KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, const Gpu& decode_gpu,
-                        int decode_worker_gpus);
+/// scale-up domain (g_p + g_d ≤ domain), else RDMA over each GPU's NIC; lanes = min(s_p, s_d), the two
+/// workers' KV shards (kv_shards), each at the slower end's bandwidth (methodology §3.6).
+KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, int prefill_shards,
+                        const Gpu& decode_gpu, int decode_worker_gpus, int decode_shards);
 
 /// KV bytes of one prompt of `prompt_tokens` tokens for the whole model (every layer, all KV heads or
 /// the MLA latent once, linear-attention state once): what the decode worker must receive.

@@ -289,10 +289,18 @@ bool meets(const InferenceEstimate& e, const Sla* sla) {
 
 } // namespace
 
-KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, const Gpu& decode_gpu,
-                        int decode_worker_gpus) {
+int kv_shards(const PreparedModel& model, const Deployment& layout) {
+  const std::int64_t heads = std::max<std::int64_t>(1, model.model.kv_heads);
+  const int tp_shards = model.model.attention.kind == AttentionKind::mla
+                            ? 1
+                            : static_cast<int>(std::min<std::int64_t>(std::max(1, layout.tp), heads));
+  return std::max(1, layout.pp) * tp_shards;
+}
+
+KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, int prefill_shards,
+                        const Gpu& decode_gpu, int decode_worker_gpus, int decode_shards) {
   KvLink link;
-  link.lanes = std::max(1, std::min(prefill_worker_gpus, decode_worker_gpus));
+  link.lanes = std::max(1, std::min(prefill_shards, decode_shards));
   const bool same = prefill_gpu.id == decode_gpu.id;
   if (same && prefill_gpu.scaleup_gb_per_s > 0.0 &&
       prefill_worker_gpus + decode_worker_gpus <= prefill_gpu.scaleup_domain_gpus) {
@@ -381,8 +389,9 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   e.bill = bill_disagg(dep, 1);
   e.prefill_service_s = e.prefill.prefill_s;
   e.ttft_fixed_s = engine_for_gpu(engine, *dep.prefill.gpu, dep.prefill.layout.tp).ttft_fixed_s;
-  e.link = kv_transfer_link(*dep.prefill.gpu, dep.prefill.layout.gpus_per_replica(), *dep.decode.gpu,
-                            dep.decode.layout.gpus_per_replica());
+  e.link = kv_transfer_link(*dep.prefill.gpu, dep.prefill.layout.gpus_per_replica(),
+                            kv_shards(pm, dep.prefill.layout), *dep.decode.gpu,
+                            dep.decode.layout.gpus_per_replica(), kv_shards(pm, dep.decode.layout));
   e.kv_bytes = kv_transfer_bytes(pm, workload.input_tokens);
   const double latency =
       e.link.kind == LinkKind::scaleup ? engine.scaleup_hop_latency_s : engine.network_hop_latency_s;

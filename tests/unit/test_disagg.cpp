@@ -26,12 +26,12 @@ TEST_CASE("KV bytes a prompt ships to the decode pool, by hand", "[disagg]") {
 TEST_CASE("the KV link: NVLink inside one scale-up domain, the NIC otherwise", "[disagg]") {
   const Gpu h100 = h100_sxm();
   // TP2 prefill + TP4 decode = 6 GPUs ≤ the 8-GPU NVLink domain: NVLink, 2 lanes at 450 GB/s.
-  const KvLink inside = kv_transfer_link(h100, 2, h100, 4);
+  const KvLink inside = kv_transfer_link(h100, 2, 2, h100, 4, 4);
   CHECK(inside.kind == LinkKind::scaleup);
   CHECK(inside.lanes == 2);
   CHECK(inside.gb_per_s == 450.0);
   // TP4 + TP8 = 12 > 8: RDMA over the NICs, min(4, 8) = 4 lanes at 50 GB/s.
-  const KvLink across = kv_transfer_link(h100, 4, h100, 8);
+  const KvLink across = kv_transfer_link(h100, 4, 4, h100, 8, 8);
   CHECK(across.kind == LinkKind::network);
   CHECK(across.lanes == 4);
   CHECK(across.gb_per_s == 50.0);
@@ -39,8 +39,36 @@ TEST_CASE("the KV link: NVLink inside one scale-up domain, the NIC otherwise", "
   Gpu other = h100;
   other.id = "other";
   other.nic_gb_per_s = 25.0;
-  CHECK(kv_transfer_link(h100, 1, other, 1).kind == LinkKind::network);
-  CHECK(kv_transfer_link(h100, 1, other, 1).gb_per_s == 25.0);
+  CHECK(kv_transfer_link(h100, 1, 1, other, 1, 1).kind == LinkKind::network);
+  CHECK(kv_transfer_link(h100, 1, 1, other, 1, 1).gb_per_s == 25.0);
+  // The lanes are the KV shards, not the GPUs: an attention-DP worker of 8 GPUs holds each prompt's
+  // KV on one rank, so a 4-GPU ADP prefill worker feeding an 8-GPU ADP decode worker sends on 1 lane.
+  CHECK(kv_transfer_link(h100, 4, 1, h100, 8, 1).lanes == 1);
+}
+
+TEST_CASE("KV shards of one prompt in a worker, by hand", "[disagg]") {
+  // Llama-3.1-8B (8 KV heads): TP4 holds 2 heads a rank, 4 shards; TP2·PP2 2 × 2 = 4; TP16 (past the
+  // 8 KV heads, which replicate) 8; attention DP 8 (TP1 per rank) 1.
+  const PreparedModel llama = prepare_model(llama31_8b(), Precision{});
+  Deployment d;
+  d.tp = 4;
+  CHECK(kv_shards(llama, d) == 4);
+  d.tp = 2;
+  d.pp = 2;
+  CHECK(kv_shards(llama, d) == 4);
+  d.tp = 16;
+  d.pp = 1;
+  CHECK(kv_shards(llama, d) == 8);
+  d.tp = 1;
+  d.attention_dp = 8;
+  CHECK(kv_shards(llama, d) == 1);
+  // DeepSeek-V3's MLA latent is replicated on every TP rank: TP8 is one shard, TP8·PP2 two.
+  const PreparedModel ds = prepare_model(deepseek_v3(), Precision{});
+  Deployment t;
+  t.tp = 8;
+  CHECK(kv_shards(ds, t) == 1);
+  t.pp = 2;
+  CHECK(kv_shards(ds, t) == 2);
 }
 
 TEST_CASE("KV transfer time, by hand", "[disagg]") {
