@@ -235,8 +235,17 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
     loaded.pricing = *model;
   }
   if (!options.provider.empty()) loaded.provider = options.provider;
-  for (const auto& assignment : options.tco)
+  for (const auto& assignment : options.tco) {
     apply_tco(loaded.tco, assignment);
+    // The amortization keys build an owned GPU's hourly cost; under rented prices they change nothing.
+    const std::string key = split_assignment(assignment, "--tco", "KEY=VALUE").first;
+    if (loaded.pricing != PricingModel::on_prem &&
+        (key == "years" || key == "cost_of_capital" || key == "utilization" || key == "server_overhead" ||
+         key == "ops_fraction")) {
+      warn("--tco {}: applies to --pricing on_prem (owned GPUs); prices are {}, so it changes nothing", key,
+           to_string(loaded.pricing));
+    }
+  }
   check_provider(loaded, !options.provider.empty(), spec_source);
 
   if (options.max_price_age_days >= 0) {
