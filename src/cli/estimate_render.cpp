@@ -26,10 +26,16 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
              d.replicas(), d.replicas() == 1 ? "" : "s");
   const bool image = is_image_model(pm); // one request = one image (methodology §3.7)
   // An image model keeps no KV cache between requests: its line names the weights only.
-  fmt::print("params {} total, {} active; weights {} in {}{}\n",
+  // An image pipeline's text encoder stays resident beside the denoiser: the memory table counts both.
+  const std::string encoder =
+      pm.image_encoder_weight_bytes > 0.0
+          ? fmt::format(" (the denoiser; {} with the resident text encoder)",
+                        format_gb(pm.weight_bytes_total + pm.image_encoder_weight_bytes))
+          : std::string();
+  fmt::print("params {} total, {} active; weights {} in {}{}{}\n",
              format_params(static_cast<double>(pm.params.total)),
              format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
-             format_info(pm.precision.weights).name,
+             format_info(pm.precision.weights).name, encoder,
              image ? "" : fmt::format("; KV cache in {}", format_info(pm.precision.kv_cache).name));
   if (pm.model.vision.layers > 0) {
     // Vision-language model (methodology §1.6): the tower's weights and the request's image tokens.
