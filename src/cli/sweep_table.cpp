@@ -10,7 +10,9 @@ std::vector<std::string> sweep_table_headers(const SweepPlan& plan) {
   std::vector<std::string> headers;
   for (const auto& axis : plan.axes)
     headers.emplace_back(axis.key->name);
-  for (const char* h : {"GPU", "layout", "conc", "TTFT", "TPOT", "tok/s", "$/M tok", "mem/GPU", "status"}) {
+  // Named as recommend names them: throughput at capacity, cost over the load served.
+  for (const char* h :
+       {"GPU", "layout", "conc", "TTFT", "TPOT", "capacity tok/s", "$/1M served", "mem/GPU", "status"}) {
     headers.emplace_back(h);
   }
   return headers;
@@ -30,7 +32,10 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
     cells.push_back(format_ms(e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
     cells.push_back(format_count(e.output_tokens_per_s));
-    cells.push_back(p.price_known ? fmt::format("${:.3f}", p.at_load.usd_per_million_output_tokens) : "n/a");
+    cells.push_back(!p.price_known ? std::string("n/a")
+                    : p.at_load.served_requests_per_s <= 0.0
+                        ? std::string("-")
+                        : fmt::format("${:.3f}", p.at_load.usd_per_million_output_tokens));
     cells.push_back(format_gb(e.memory.per_gpu_bytes));
   } else {
     cells.insert(cells.end(), 8, "-");
