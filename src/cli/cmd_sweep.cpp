@@ -284,7 +284,8 @@ void add_sweep(CLI::App& app, Action& action) {
       "--y", options->y,
       "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load)");
   auto* plot = command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
-  command->add_option("--threads", options->threads, "worker threads (default: hardware concurrency)");
+  command->add_option("--threads", options->threads,
+                      "worker threads; 0 or left out = the hardware concurrency");
   add_catalog_options(command, options->catalog);
   add_judge_options(command, options->judging);
   add_engine_options(command, options->engine);
