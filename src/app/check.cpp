@@ -70,8 +70,12 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   if (!res.meets) {
     // What would pass on the same GPU type: the search restricted to it.
     const SearchInputs& same_in = res.current_in;
+    // An unpriced GPU has no cheapest deployment: the one with the fewest GPUs passes instead (a cost
+    // ranking without prices has no winner, core::recommend).
+    SearchPolicy same_policy = policy;
+    if (!res.current.price_known) same_policy.rank_by = RankBy::gpus;
     const Recommendation same =
-        recommend(same_in.models, spec.inference, spec.sla, same_in.gpus, same_in.gpu_prices, policy);
+        recommend(same_in.models, spec.inference, spec.sla, same_in.gpus, same_in.gpu_prices, same_policy);
     if (!same.candidates.empty()) res.would_pass = same.candidates.front();
   }
   res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend;

@@ -24,9 +24,10 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
   const InferenceEstimate& e = res.current.estimate;
   const int replicas = res.replicas;
   auto describe = [](const SearchInputs& in, const Candidate& c) {
-    return fmt::format("{} × {} ({}, {} replica{}) for {}/h", c.total_gpus(), in.gpus[c.gpu_index].id,
+    return fmt::format("{} × {} ({}, {} replica{}) {}", c.total_gpus(), in.gpus[c.gpu_index].id,
                        layout_label(c.layout), c.replicas, c.replicas == 1 ? "" : "s",
-                       format_usd(c.estimate.usd_per_hour, c.price_known));
+                       c.price_known ? fmt::format("for {}/h", format_usd(c.estimate.usd_per_hour, true))
+                                     : std::string("(no price known)"));
   };
   if (format == Format::json) {
     nlohmann::json doc;

@@ -89,13 +89,12 @@ int run_list(const CatalogCommand& command) {
   const TableStyle style = format == Format::markdown ? TableStyle::markdown : TableStyle::text;
   std::fputs(list_table(rows, false).render(style, terminal_width(), use_color()).c_str(), stdout);
   if (style == TableStyle::text) {
-    fmt::print(
-        "\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
-        "mem GB as the vendor states it (HBM/GDDR parts are binary: 80 means 80 GiB; estimates budget "
-        "against the memory the runtime sees, catalog show); bandwidth per GPU; TF = dense TFLOPS (no "
-        "sparsity)\n",
-        to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
-        loaded.catalog.prices_as_of);
+    fmt::print("\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
+               "mem GB as the vendor states it (HBM/GDDR parts are binary: 80 means 80 GiB; estimates budget "
+               "against the memory the runtime sees, catalog show); bandwidth per GPU; TF = dense TFLOPS (no "
+               "sparsity)\n",
+               to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
+               loaded.catalog.prices_as_of);
   }
   return 0;
 }

@@ -47,6 +47,7 @@ int run_estimate(const EstimateOptions& o) {
   require_positive(o.ep, "--ep");
   require_positive(o.attention_dp, "--attention-dp");
   const Spec spec = load_spec_file(o.spec);
+  warn_unused_headroom(o.judging, spec);
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
   if (spec.disaggregated && o.gpu.empty() && spec.mode == WorkloadMode::inference) {
     // Separate prefill and decode pools (methodology §3.6): their layouts are the spec's.

@@ -80,6 +80,7 @@ int run_recommend(const RecommendOptions& o) {
     const StageTimer timer("load spec");
     return load_spec_file(o.spec);
   }();
+  warn_unused_headroom(o.judging, spec);
   check_emit_options(o.emit, spec);
   const EngineOptions engine_options = emit_engine_options(o.emit, o.engine, spec);
   const LoadedCatalog catalog = [&] {

@@ -87,7 +87,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
              format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
              format_gb(m.capacity_per_gpu_bytes),
              m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
-             m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
+             m.fits ? fmt::format("fits, {} free", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
   if (!verdict.feasible()) {
     // Latency and cost of a deployment that cannot run mean nothing: the verdict only.

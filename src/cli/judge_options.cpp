@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "diagnostics.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {
@@ -17,6 +18,11 @@ void add_judge_options(CLI::App* command, JudgeOptions& options) {
                    "throughput headroom over the SLA's peak load (default 0.2): the load is met when the "
                    "judged throughput reaches peak × (1 + headroom); recommend sizes replicas for it")
       ->group("Judging");
+}
+
+void warn_unused_headroom(const JudgeOptions& options, const Spec& spec) {
+  if (options.headroom >= 0.0 && spec.mode == WorkloadMode::training)
+    warn("--headroom: a training run has no serving load to add headroom to; it changes nothing");
 }
 
 Confidence confidence_of(const JudgeOptions& options) {

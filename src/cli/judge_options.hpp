@@ -17,6 +17,8 @@ struct JudgeOptions {
 void add_judge_options(CLI::App* command, JudgeOptions& options);
 /// The parsed level; a bad value is a usage error naming --confidence.
 Confidence confidence_of(const JudgeOptions& options);
+/// A warning when --headroom was given for a training spec, which has no serving load to add it to.
+void warn_unused_headroom(const JudgeOptions& options, const Spec& spec);
 using app::band_calibration;
 
 } // namespace rightsize::cli

@@ -263,10 +263,11 @@ std::string describe_sla(const Sla& sla, double headroom) {
   if (sla.ttft_ms) parts.push_back(fmt::format("TTFT{} ≤ {:g} ms", stat(sla.ttft_stat), *sla.ttft_ms));
   if (sla.tpot_ms) parts.push_back(fmt::format("TPOT{} ≤ {:g} ms", stat(sla.tpot_stat), *sla.tpot_ms));
   if (sla.e2e_ms) parts.push_back(fmt::format("E2E{} ≤ {:g} ms", stat(sla.e2e_stat), *sla.e2e_ms));
-  if (sla.requests_per_s) parts.push_back(fmt::format("{:g} req/s peak", *sla.requests_per_s));
-  if (sla.output_tokens_per_s) parts.push_back(fmt::format("{:g} output tok/s", *sla.output_tokens_per_s));
-  if (headroom > 0.0 && (sla.requests_per_s || sla.output_tokens_per_s))
-    parts.back() += fmt::format(" + {:g} % headroom", headroom * 100.0);
+  // Each load target carries the headroom the judge adds to it.
+  const std::string spare = headroom > 0.0 ? fmt::format(" + {:g} % headroom", headroom * 100.0) : "";
+  if (sla.requests_per_s) parts.push_back(fmt::format("{:g} req/s peak{}", *sla.requests_per_s, spare));
+  if (sla.output_tokens_per_s)
+    parts.push_back(fmt::format("{:g} output tok/s{}", *sla.output_tokens_per_s, spare));
   if (sla.budget_usd) parts.push_back(fmt::format("≤ ${:g}/h", *sla.budget_usd));
   if (parts.empty()) return "none";
   std::string out;

@@ -119,8 +119,7 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
     fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
     return;
   case RejectReason::no_price:
-    put("no price known for this GPU, so no cost to rank it by (--price ID=USD gives one; --rank-by latency "
-        "or gpus ranks without)");
+    put("no price known for this GPU, so no cost to rank or judge it by (--price ID=USD gives one)");
     return;
   case RejectReason::deadline:
     fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
@@ -195,6 +194,8 @@ std::string describe_term(const TermCheck& t) {
                        t.limit, spare);
   }
   case SlaTerm::budget:
+    if (!t.met && t.value <= 0.0)
+      return fmt::format("no price known: the ${:g}/h budget cannot be checked", t.limit);
     return fmt::format("costs ${:.2f}/h {} budget ${:g}/h", t.value, t.met ? "≤" : ">", t.limit);
   case SlaTerm::power:
     return fmt::format("draws {:.2f} kW {} cap {:g} kW", t.value, t.met ? "≤" : ">", t.limit);

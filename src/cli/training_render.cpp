@@ -154,7 +154,7 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
              format_gb(t.memory_allocated_bytes), format_gb(t.memory_reserved_bytes));
   fmt::print("  {:<26}{:>10}  of {} usable: {}\n", "total", format_gb(m.per_gpu_bytes),
              format_gb(m.usable_per_gpu_bytes),
-             m.fits ? fmt::format("fits, headroom {}", format_gb(m.headroom_bytes()))
+             m.fits ? fmt::format("fits, {} free", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
   fmt::print("  {:<26}{:>10}  to {}\n\n", "  band", format_gb(t.memory_low_bytes),
              format_gb(t.memory_high_bytes));
@@ -219,6 +219,11 @@ std::string describe_training_rejection(const TrainingCandidate& c) {
     return "the catalog gives this GPU no tensor-core rate for this precision (it does not run it, or no "
            "figure is published)";
   case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
+  case RejectReason::no_price:
+    return r.limit > 0.0
+               ? fmt::format("no price known for this GPU, so the {} budget cannot be checked",
+                             format_usd_total(r.limit))
+               : "no price known for this GPU, so no cost to rank the run by (--price ID=USD gives one)";
   default: return "meets every requirement";
   }
 }

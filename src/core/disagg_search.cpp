@@ -289,8 +289,21 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
       }
     }
   }
+  // As recommend (search.cpp): ranked by cost, a unit needs a price; when no passing unit has one,
+  // none wins (each a no_price miss) rather than one picked by its tie-breaks.
+  // They meet every target, so they are the closest misses and come first.
   sort_cheapest(out.candidates);
   sort_cheapest(out.rejected);
+  if (std::none_of(out.candidates.begin(), out.candidates.end(),
+                   [](const DisaggCandidate& c) { return c.price_known; })) {
+    for (DisaggCandidate& c : out.candidates) {
+      c.meets_sla = false;
+      c.verdict.first = {RejectReason::no_price, 0.0, 0.0};
+    }
+    out.rejected.insert(out.rejected.begin(), std::make_move_iterator(out.candidates.begin()),
+                        std::make_move_iterator(out.candidates.end()));
+    out.candidates.clear();
+  }
   return out;
 }
 

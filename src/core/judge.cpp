@@ -152,9 +152,11 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
               e.open_loop ? e.output_tokens_per_s : e.output_tokens_per_s * b.throughput_low,
               e.output_tokens_per_s, *sla.output_tokens_per_s);
   }
-  if (sla.budget_usd && rules.price_known) {
-    add(SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd, e.usd_per_hour <= *sla.budget_usd,
-        RejectReason::budget);
+  if (sla.budget_usd) {
+    // Without a price the budget cannot be shown to hold: a miss, worded as the missing price.
+    add(SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
+        rules.price_known && e.usd_per_hour <= *sla.budget_usd,
+        rules.price_known ? RejectReason::budget : RejectReason::no_price);
   }
   if (rules.max_power_kw > 0.0) {
     // Unknown power (no TDP in the catalog) cannot be shown to meet a cap.

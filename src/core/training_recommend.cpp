@@ -15,6 +15,7 @@ double cost_key(const TrainingCandidate& c) {
 
 int order(RejectReason r) {
   switch (r) {
+  case RejectReason::no_price: return 0; // meets every target; only the price is missing
   case RejectReason::budget: return 1;
   case RejectReason::deadline: return 2;
   case RejectReason::does_not_fit: return 3;
@@ -77,13 +78,27 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
         c.rejection = {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
       } else if (sla.deadline_hours && hours > *sla.deadline_hours) {
         c.rejection = {RejectReason::deadline, hours, *sla.deadline_hours};
-      } else if (sla.budget_usd && c.price_known && e.usd_total > *sla.budget_usd) {
+      } else if (sla.budget_usd && !c.price_known) {
+        // A budget cannot be shown to hold without a price.
+        c.rejection = {RejectReason::no_price, 0.0, *sla.budget_usd};
+      } else if (sla.budget_usd && e.usd_total > *sla.budget_usd) {
         c.rejection = {RejectReason::budget, e.usd_total, *sla.budget_usd};
       } else {
         c.meets = true;
       }
       (c.meets ? out.candidates : out.rejected).push_back(c);
     }
+  }
+  // Ranked by the run's cost, as the inference search: without any price no run wins (each a
+  // no_price miss, the closest kind) rather than one picked by its tie-breaks.
+  if (std::none_of(out.candidates.begin(), out.candidates.end(),
+                   [](const TrainingCandidate& c) { return c.price_known; })) {
+    for (TrainingCandidate& c : out.candidates) {
+      c.meets = false;
+      c.rejection = {RejectReason::no_price, 0.0, 0.0};
+    }
+    out.rejected.insert(out.rejected.end(), out.candidates.begin(), out.candidates.end());
+    out.candidates.clear();
   }
   auto cmp = [&](const TrainingCandidate& a, const TrainingCandidate& b) { return before(a, b, gpus); };
   std::sort(out.candidates.begin(), out.candidates.end(), cmp);

@@ -126,6 +126,20 @@ TEST_CASE("judge: the load carries the headroom recommend sizes for, by hand", "
   CHECK_FALSE(judge(open, sla, rules).passes());
 }
 
+TEST_CASE("judge: a budget without a price is a miss, not a pass", "[core][judge]") {
+  // $8/h against a $10/h budget meets it; the same estimate with no price cannot be shown to.
+  const InferenceEstimate e = round_estimate();
+  Sla sla;
+  sla.budget_usd = 10.0;
+  JudgeRules rules;
+  CHECK(judge(e, sla, rules).passes());
+  rules.price_known = false;
+  const Verdict v = judge(e, sla, rules);
+  CHECK_FALSE(v.passes());
+  CHECK(v.first.reason == RejectReason::no_price);
+  CHECK(v.first.limit == Approx(10.0));
+}
+
 TEST_CASE("judge: infeasible deployments are judged on feasibility only", "[core][judge]") {
   InferenceEstimate e = round_estimate();
   Sla sla;
