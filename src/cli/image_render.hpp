@@ -29,7 +29,7 @@ std::string image_words(std::string text, ModelKind kind = ModelKind::dit);
 
 /// The ranked table in images: s/image, images/s served, $ per 1,000 images.
 Table image_candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
-                            bool show_precision, bool with_reason);
+                            bool show_precision, bool with_reason, Statistic latency_stat = Statistic::mean);
 
 /// Why the winner won, in images.
 std::string image_winner_reason(const Candidate& winner, RankBy rank_by, const ModelSpec& model);

@@ -319,7 +319,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   const bool image = is_item_model(first);
   const RankBy rank_by = result.rank_by;
   const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
-    return image ? image_candidate_table(in, rows, limit, show_precision, with_reason)
+    return image ? image_candidate_table(in, rows, limit, show_precision, with_reason, spec.sla.e2e_stat)
                  : candidate_table(in, rows, limit, show_precision, with_reason, spec.sla);
   };
   const auto reason_of = [&](const Candidate& c) {

@@ -347,6 +347,21 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     } else {
       spec.deployment = parse_deployment(*d);
     }
+    // Expert parallelism splits an MoE model's experts; a dense model has none to split.
+    if (spec.model.moe.experts == 0) {
+      const auto dense_ep = [&](const JsonReader& block, int ep) {
+        if (ep > 1) {
+          block.at("ep").fail(fmt::format("expected no ep above 1 for {}, a dense model: expert parallelism "
+                                          "splits the experts of an MoE model, got {}",
+                                          spec.model.name, ep));
+        }
+      };
+      if (spec.deployment) dense_ep(*d, spec.deployment->ep);
+      if (spec.disaggregated) {
+        dense_ep(d->at("prefill"), spec.disaggregated->prefill.ep);
+        dense_ep(d->at("decode"), spec.disaggregated->decode.ep);
+      }
+    }
   }
   return spec;
 }

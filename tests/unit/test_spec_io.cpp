@@ -170,7 +170,8 @@ TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute,
 }
 
 TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deployment", "[io][disagg]") {
-  const Spec s = parse({{"model", {{"preset", "llama-3.1-8b"}}},
+  // Expert parallelism needs an MoE model (Mixtral-8x7B); a dense one refuses it below.
+  const Spec s = parse({{"model", {{"preset", "mixtral-8x7b"}}},
                         {"deployment",
                          {{"prefill", {{"gpu", "H200-SXM"}, {"workers", 2}, {"tp", 4}}},
                           {"decode", {{"gpu", "H100-SXM"}, {"tp", 8}, {"ep", 2}}}}}});
@@ -195,4 +196,10 @@ TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deplo
                    {{"prefill", {{"gpu", "H100-SXM"}}},
                     {"decode", {{"gpu", "H100-SXM"}, {"tp", 2}, {"ep", 4}}}}}}) ==
         "s.json: /deployment/decode/ep: expected at most tp x pp x attention_dp (2) of one worker, got 4");
+  CHECK(error_of(
+            {{"model", {{"preset", "llama-3.1-8b"}}},
+             {"deployment",
+              {{"prefill", {{"gpu", "H100-SXM"}}}, {"decode", {{"gpu", "H100-SXM"}, {"tp", 8}, {"ep", 2}}}}}})
+            .find("/deployment/decode/ep: expected no ep above 1 for llama-3.1-8b, a dense model") !=
+        std::string::npos);
 }
