@@ -58,27 +58,29 @@ struct TcoKey {
   double min;
   double max;
   bool min_exclusive;
+  bool owned_only; ///< builds an owned GPU's hour: changes nothing without --pricing on_prem
 };
 
 // --tco keys (docs/catalog.md); ranges reject unit slips (percent for a fraction, cents for dollars).
 // The same ranges as a spec's constraints.tco (src/io/spec_io.cpp): a command-line value gets no
 // wider bounds than a file value (utilization=1e-300 printed 300-digit dollar figures).
 constexpr TcoKey k_tco_keys[] = {
-    {"years", &TcoParams::amortization_years, 0.1, 30.0, false},
-    {"cost_of_capital", &TcoParams::cost_of_capital, 0.0, 1.0, false},
-    {"utilization", &TcoParams::utilization, 0.01, 1.0, false},
-    {"pue", &TcoParams::power_usage_effectiveness, 1.0, 3.0, false},
-    {"usd_per_kwh", &TcoParams::usd_per_kwh, 0.0, 10.0, false},
-    {"power_fraction", &TcoParams::power_fraction_of_tdp, 0.0, 1.5, true},
-    {"server_overhead", &TcoParams::server_overhead_fraction, 0.0, 10.0, false},
-    {"ops_fraction", &TcoParams::ops_fraction_per_year, 0.0, 1.0, false},
-    {"grid_gco2e_per_kwh", &TcoParams::grid_g_co2e_per_kwh, 0.0, 5000.0, false},
+    {"years", &TcoParams::amortization_years, 0.1, 30.0, false, true},
+    {"cost_of_capital", &TcoParams::cost_of_capital, 0.0, 1.0, false, true},
+    {"utilization", &TcoParams::utilization, 0.01, 1.0, false, true},
+    {"pue", &TcoParams::power_usage_effectiveness, 1.0, 3.0, false, false},
+    {"usd_per_kwh", &TcoParams::usd_per_kwh, 0.0, 10.0, false, false},
+    {"power_fraction", &TcoParams::power_fraction_of_tdp, 0.0, 1.5, true, false},
+    {"server_overhead", &TcoParams::server_overhead_fraction, 0.0, 10.0, false, true},
+    {"ops_fraction", &TcoParams::ops_fraction_per_year, 0.0, 1.0, false, true},
+    {"grid_gco2e_per_kwh", &TcoParams::grid_g_co2e_per_kwh, 0.0, 5000.0, false, false},
 };
 
 // The catalog's bound on a price (src/io/catalog_entry.cpp k_max_usd_per_hour).
 constexpr double k_max_price_usd_per_hour = 10000.0;
 
-void apply_tco(TcoParams& tco, const std::string& assignment) {
+// Returns the key applied.
+const TcoKey& apply_tco(TcoParams& tco, const std::string& assignment) {
   const auto [key, text] = split_assignment(assignment, "--tco", "KEY=VALUE");
   std::vector<std::string> names;
   for (const auto& k : k_tco_keys) {
@@ -94,7 +96,7 @@ void apply_tco(TcoParams& tco, const std::string& assignment) {
                                                 k.max, text));
     }
     tco.*k.field = *value;
-    return;
+    return k;
   }
   const std::string hint = did_you_mean(key, names);
   throw Error(ErrorKind::usage, "--tco", "",
@@ -236,14 +238,10 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
   }
   if (!options.provider.empty()) loaded.provider = options.provider;
   for (const auto& assignment : options.tco) {
-    apply_tco(loaded.tco, assignment);
-    // The amortization keys build an owned GPU's hourly cost; under rented prices they change nothing.
-    const std::string key = split_assignment(assignment, "--tco", "KEY=VALUE").first;
-    if (loaded.pricing != PricingModel::on_prem &&
-        (key == "years" || key == "cost_of_capital" || key == "utilization" || key == "server_overhead" ||
-         key == "ops_fraction")) {
-      warn("--tco {}: applies to --pricing on_prem (owned GPUs); prices are {}, so it changes nothing", key,
-           to_string(loaded.pricing));
+    const TcoKey& key = apply_tco(loaded.tco, assignment);
+    if (key.owned_only && loaded.pricing != PricingModel::on_prem) {
+      warn("--tco {}: applies to --pricing on_prem (owned GPUs); prices are {}, so it changes nothing",
+           key.name, to_string(loaded.pricing));
     }
   }
   check_provider(loaded, !options.provider.empty(), spec_source);

@@ -50,9 +50,7 @@ std::string describe_image_sla(const Sla& sla, ModelKind kind, double headroom) 
   std::vector<std::string> parts;
   if (sla.ttft_ms) parts.push_back(fmt::format("first-result latency ≤ {:g} ms", *sla.ttft_ms));
   if (sla.e2e_ms) {
-    const std::string stat =
-        sla.e2e_stat == Statistic::mean ? "" : std::string(" ") + to_string(sla.e2e_stat);
-    parts.push_back(fmt::format("{} latency{} ≤ {:g} ms", item, stat, *sla.e2e_ms));
+    parts.push_back(fmt::format("{} latency{} ≤ {:g} ms", item, stat_suffix(sla.e2e_stat), *sla.e2e_ms));
   }
   if (sla.requests_per_s) {
     parts.push_back(
@@ -94,7 +92,7 @@ Table image_candidate_table(const SearchInputs& in, const std::vector<Candidate>
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   if (show_precision) columns.push_back({"precision", Align::left});
   // The latency column shows the statistic the SLA judges (s/image p99 under image_latency_p99_ms).
-  const std::string stat = latency_stat == Statistic::mean ? "" : std::string(" ") + to_string(latency_stat);
+  const std::string stat = stat_suffix(latency_stat);
   const std::vector<std::string> heads =
       encoder ? std::vector<std::string>{"batch",    "s/item" + stat, "served items/s", "input tok/s",
                                          "mem free", "$/h",           "$/1M input tok"}

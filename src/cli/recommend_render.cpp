@@ -42,11 +42,8 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   if (billed_column) columns.insert(columns.begin() + 3, {"billed", Align::right});
   if (show_precision) columns.push_back({"precision", Align::left});
   // The latency columns show the statistic the SLA judges (TTFT p99 when the SLA names ttft_p99_ms).
-  const auto stat_name = [](const char* figure, Statistic st) {
-    return st == Statistic::mean ? std::string(figure) : fmt::format("{} {}", figure, to_string(st));
-  };
-  const std::string ttft_head = stat_name("TTFT", sla.ttft_stat);
-  const std::string tpot_head = stat_name("TPOT", sla.tpot_stat);
+  const std::string ttft_head = std::string("TTFT") + stat_suffix(sla.ttft_stat);
+  const std::string tpot_head = std::string("TPOT") + stat_suffix(sla.tpot_stat);
   for (const char* h :
        {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "mem free", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
@@ -257,12 +254,9 @@ std::string csv_usd(double usd, bool known) {
 
 std::string describe_sla(const Sla& sla, double headroom) {
   std::vector<std::string> parts;
-  const auto stat = [](Statistic st) {
-    return st == Statistic::mean ? std::string() : std::string(" ") + to_string(st);
-  };
-  if (sla.ttft_ms) parts.push_back(fmt::format("TTFT{} ≤ {:g} ms", stat(sla.ttft_stat), *sla.ttft_ms));
-  if (sla.tpot_ms) parts.push_back(fmt::format("TPOT{} ≤ {:g} ms", stat(sla.tpot_stat), *sla.tpot_ms));
-  if (sla.e2e_ms) parts.push_back(fmt::format("E2E{} ≤ {:g} ms", stat(sla.e2e_stat), *sla.e2e_ms));
+  if (sla.ttft_ms) parts.push_back(fmt::format("TTFT{} ≤ {:g} ms", stat_suffix(sla.ttft_stat), *sla.ttft_ms));
+  if (sla.tpot_ms) parts.push_back(fmt::format("TPOT{} ≤ {:g} ms", stat_suffix(sla.tpot_stat), *sla.tpot_ms));
+  if (sla.e2e_ms) parts.push_back(fmt::format("E2E{} ≤ {:g} ms", stat_suffix(sla.e2e_stat), *sla.e2e_ms));
   // Each load target carries the headroom the judge adds to it.
   const std::string spare = headroom > 0.0 ? fmt::format(" + {:g} % headroom", headroom * 100.0) : "";
   if (sla.requests_per_s) parts.push_back(fmt::format("{:g} req/s peak{}", *sla.requests_per_s, spare));

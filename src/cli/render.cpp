@@ -27,6 +27,16 @@ std::string format_gb(double bytes) {
   return fmt::format("{:.2f} GB", bytes / k_bytes_per_gb);
 }
 
+const char* stat_suffix(Statistic statistic) {
+  switch (statistic) {
+  case Statistic::mean: return "";
+  case Statistic::p50: return " p50";
+  case Statistic::p90: return " p90";
+  case Statistic::p99: return " p99";
+  }
+  return "";
+}
+
 std::string format_ms(double seconds) {
   if (seconds <= 0.0) return "-";
   const double ms = seconds * 1e3;
@@ -92,19 +102,16 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
     return;
   // A latency named by a percentile says which (the value is that statistic at the judged end).
   case RejectReason::ttft:
-    fmt::format_to(it, FMT_COMPILE("TTFT{}{} {:.0f} ms > SLA {:g} ms at concurrency {}"),
-                   r.stat == Statistic::mean ? "" : " ", r.stat == Statistic::mean ? "" : to_string(r.stat),
+    fmt::format_to(it, FMT_COMPILE("TTFT{} {:.0f} ms > SLA {:g} ms at concurrency {}"), stat_suffix(r.stat),
                    r.value, r.limit, concurrency);
     return;
   case RejectReason::tpot:
-    fmt::format_to(it, FMT_COMPILE("TPOT{}{} {:.1f} ms > SLA {:g} ms at concurrency {}"),
-                   r.stat == Statistic::mean ? "" : " ", r.stat == Statistic::mean ? "" : to_string(r.stat),
+    fmt::format_to(it, FMT_COMPILE("TPOT{} {:.1f} ms > SLA {:g} ms at concurrency {}"), stat_suffix(r.stat),
                    r.value, r.limit, concurrency);
     return;
   case RejectReason::e2e:
-    fmt::format_to(it, FMT_COMPILE("end-to-end{}{} {:.0f} ms > SLA {:g} ms at concurrency {}"),
-                   r.stat == Statistic::mean ? "" : " ", r.stat == Statistic::mean ? "" : to_string(r.stat),
-                   r.value, r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE("end-to-end{} {:.0f} ms > SLA {:g} ms at concurrency {}"),
+                   stat_suffix(r.stat), r.value, r.limit, concurrency);
     return;
   case RejectReason::throughput:
     if (r.headroom > 0.0) {
@@ -178,7 +185,7 @@ std::string describe_term(const TermCheck& t) {
   case SlaTerm::tpot:
   case SlaTerm::e2e: {
     const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
-    const std::string stat = t.stat == Statistic::mean ? "" : std::string(" ") + to_string(t.stat);
+    const char* stat = stat_suffix(t.stat);
     std::string judged = t.value != t.point_value ? fmt::format(" (band p90 {:.1f} ms)", t.value) : "";
     return fmt::format("{}{} {:.1f} ms{} {} {:g} ms", name, stat, t.point_value, judged, t.met ? "≤" : ">",
                        t.limit);

@@ -27,6 +27,9 @@ double round_sig(double value, int digits = 6);
 std::string format_gb(double bytes);
 /// "12.4 ms" with sensible precision; "-" for 0.
 std::string format_ms(double seconds);
+/// "" for a mean, " p50" / " p90" / " p99" for a percentile: the suffix a latency's name takes when the
+/// SLA judges that statistic ("TTFT p99"). A literal: no allocation on the sweep writer's path.
+const char* stat_suffix(Statistic statistic);
 /// "$4.32" / "$0.0012"; "n/a" when unknown.
 std::string format_usd(double usd, bool known = true);
 /// Totals: "$155.2k", "$1.25M", "$19.16".
