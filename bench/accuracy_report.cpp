@@ -14,6 +14,7 @@
 
 #include "calibration_tables.hpp"
 #include "catalog_io.hpp"
+#include "factor_ceiling.hpp"
 #include "json_reader.hpp"
 #include "rightsize/calibration.hpp"
 #include "serving_score.hpp"
@@ -228,6 +229,16 @@ std::string serving_markdown(const bench::ServingScore& score) {
        }))
     repeats.push_back(std::move(g));
   md += "\n" + bench::repeat_table(repeats);
+  // Diagnostic: the within-25 % share one factor per group could reach, chosen with hindsight.
+  md += "\nFactor ceiling (a diagnostic, not a prediction): aggregated rows within 25 % when each group gets "
+        "the one factor that brings the most of its rows within 25 %.\n\n" +
+        bench::factor_ceiling_table(score.results);
+  const bench::OutputLengthSpread osl = bench::output_length_spread(score.results, 16);
+  md += fmt::format("\nRows that differ only in output length, at ≤ {} clients: {} groups ({} rows); the "
+                    "longest output's measured TTFT is more than 25 % above the shortest's in {} (predicted: "
+                    "{}) and more than 25 % below in {} (predicted: {}).\n",
+                    osl.max_clients, osl.groups, osl.rows, osl.longer_slower, osl.predicted_slower,
+                    osl.longer_faster, osl.predicted_faster);
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped)
     skipped += n;

@@ -21,6 +21,8 @@ struct ServingPool {
 struct ServingRun {
   std::string id;
   std::string engine; ///< "trtllm", "vllm", "sglang"
+  std::string
+      engine_version; ///< as the file gives it, empty when not given (reported, never read by the estimate)
   std::string gpu_id; ///< catalog id
   std::string model;  ///< Hugging Face id
   std::string preset; ///< shipped preset, empty when none

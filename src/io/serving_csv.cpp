@@ -26,6 +26,7 @@ std::vector<ServingRun> parse_serving_csv(const std::string& text, const std::st
         ServingRun run;
         run.id = r.text("id");
         run.engine = r.text("engine");
+        run.engine_version = r.has("engine_version") ? r.text("engine_version") : std::string();
         run.gpu_id = r.text("gpu");
         run.model = r.text("model");
         run.preset = r.text("rightsize_preset");

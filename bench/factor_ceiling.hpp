@@ -1,0 +1,169 @@
+#pragma once
+// How far a factor could go (docs/accuracy.md "Factor ceiling"; a diagnostic, never a prediction):
+// for a grouping of the scored serving rows, the share of rows within 25 % of their measurement when
+// every group gets the one factor that, chosen with hindsight, brings the most of its rows within
+// 25 %. Each group's factor is read off its own measurements, so the share is an upper bound on what
+// calibrating one factor per group on top of today's formulas can reach, in sample; it answers which
+// targets a factor could still meet and which need structure a row's inputs do not give.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "rightsize/serving_validation.hpp"
+
+namespace rightsize::bench {
+
+/// ln(1.25) − ln(0.75): the width, in ln(predicted / measured), of the band "within 25 %"
+/// (|predicted / measured − 1| ≤ 0.25 ⇔ ln 0.75 ≤ ln(predicted / measured) ≤ ln 1.25).
+inline const double k_within_25_log_width = std::log(1.25) - std::log(0.75);
+
+/// The most of `log_ratios` (ln(predicted / measured) per row) that one factor f brings within
+/// 25 %: the largest count inside any window [a, a + ln(1.25 / 0.75)], since f moves every value by
+/// ln f and a value is within 25 % when it lies in [ln 0.75, ln 1.25]. Sorted sweep, O(n log n).
+inline int best_factor_count(std::vector<double> log_ratios) {
+  std::sort(log_ratios.begin(), log_ratios.end());
+  int best = 0;
+  std::size_t first = 0;
+  for (std::size_t last = 0; last < log_ratios.size(); ++last) {
+    // 1e-12 keeps a pair exactly one width apart inside the window despite rounding.
+    while (log_ratios[last] - log_ratios[first] > k_within_25_log_width + 1e-12)
+      ++first;
+    best = std::max(best, static_cast<int>(last - first + 1));
+  }
+  return best;
+}
+
+/// One grouping of the ceiling table: its name and the key that puts a row in its group.
+struct CeilingGrouping {
+  std::string name;
+  std::function<std::string(const ServingResult&)> key;
+};
+
+/// Within-25 % share, in percent, of TTFT (ttft = true) or TPOT over `results` with the best factor
+/// per group of `grouping`.
+inline double ceiling_within_25_pct(const std::vector<ServingResult>& results,
+                                    const CeilingGrouping& grouping, bool ttft) {
+  if (results.empty()) return 0.0;
+  std::map<std::string, std::vector<double>> groups;
+  for (const ServingResult& r : results) {
+    const double ratio = ttft ? r.ttft_pred_s / r.run->ttft_s : r.tpot_pred_s / r.run->tpot_s;
+    groups[grouping.key(r)].push_back(std::log(ratio));
+  }
+  int within = 0;
+  for (auto& [key, values] : groups)
+    within += best_factor_count(std::move(values));
+  return 100.0 * within / static_cast<double>(results.size());
+}
+
+/// The groupings of the report, coarse to fine; "one factor for every row" is the global calibration,
+/// the (engine, GPU, model, precision) pair is what leave-one-pair-out holds out.
+inline std::vector<CeilingGrouping> ceiling_groupings() {
+  const auto pair = [](const ServingResult& r) {
+    return r.run->engine + "|" + r.run->gpu_id + "|" + r.run->preset + "|" + r.run->precision;
+  };
+  return {
+      {"one factor for every row", [](const ServingResult&) { return std::string(); }},
+      {"per engine", [](const ServingResult& r) { return r.run->engine; }},
+      {"per engine × GPU", [](const ServingResult& r) { return r.run->engine + "|" + r.run->gpu_id; }},
+      {"per engine × version × GPU",
+       [](const ServingResult& r) {
+         return r.run->engine + "|" + r.run->engine_version + "|" + r.run->gpu_id;
+       }},
+      {"per (engine, GPU, model, precision) pair", pair},
+      {"per pair × engine version",
+       [pair](const ServingResult& r) { return pair(r) + "|" + r.run->engine_version; }},
+      {"per pair × input and output length",
+       [pair](const ServingResult& r) {
+         return fmt::format("{}|{}|{}", pair(r), r.run->input_tokens, r.run->output_tokens);
+       }},
+  };
+}
+
+/// The markdown table: rows within 25 % as predicted, then with the best factor per group of each
+/// grouping, for TTFT and TPOT.
+inline std::string factor_ceiling_table(const std::vector<ServingResult>& results) {
+  std::string s = "| factor, chosen with hindsight | groups | TTFT within 25 % | TPOT within 25 % |\n"
+                  "|---|---:|---:|---:|\n";
+  const auto share = [&results](bool ttft) {
+    int within = 0;
+    for (const ServingResult& r : results) {
+      const double ratio = ttft ? r.ttft_pred_s / r.run->ttft_s : r.tpot_pred_s / r.run->tpot_s;
+      within += std::abs(ratio - 1.0) <= 0.25 ? 1 : 0;
+    }
+    return results.empty() ? 0.0 : 100.0 * within / static_cast<double>(results.size());
+  };
+  s += fmt::format("| none (as predicted) | - | {:.1f} % | {:.1f} % |\n", share(true), share(false));
+  for (const CeilingGrouping& g : ceiling_groupings()) {
+    std::map<std::string, int> groups;
+    for (const ServingResult& r : results)
+      ++groups[g.key(r)];
+    s += fmt::format("| {} | {} | {:.1f} % | {:.1f} % |\n", g.name, groups.size(),
+                     ceiling_within_25_pct(results, g, true), ceiling_within_25_pct(results, g, false));
+  }
+  return s;
+}
+
+/// Rows that differ only in output length (same engine and version, GPU, model, quantization,
+/// input length, clients, batch setting and layout) at low load: how often the longest output's
+/// measured TTFT lies more than 25 % above or below the shortest's (repeats of one length: their
+/// geometric mean).
+struct OutputLengthSpread {
+  int groups = 0;               ///< groups of two or more output lengths
+  int rows = 0;                 ///< rows in them
+  int longer_slower = 0;        ///< longest output's TTFT > 1.25 × the shortest's
+  int longer_faster = 0;        ///< longest output's TTFT < the shortest's / 1.25
+  int predicted_slower = 0;     ///< groups whose predicted TTFT rises by more than 25 %
+  int predicted_faster = 0;     ///< groups whose predicted TTFT falls by more than 25 %
+  std::int64_t max_clients = 0; ///< rows with more clients are left out
+};
+
+/// Over `results` with at most `max_clients` clients. At low load a new prompt waits for at most
+/// one step of the running batch, so its TTFT is its prefill plus up to a step: a longer output makes
+/// prompts arrive less often (fewer prefills to share a step with) and the running contexts longer
+/// (a slower step), both modelled by the estimate; `predicted_slower` says how often that alone
+/// moves TTFT by more than 25 %, against what was measured.
+inline OutputLengthSpread output_length_spread(const std::vector<ServingResult>& results,
+                                               std::int64_t max_clients) {
+  // group key -> output length -> ln measured and ln predicted TTFT of its rows
+  std::map<std::string, std::map<std::int64_t, std::vector<std::pair<double, double>>>> groups;
+  for (const ServingResult& r : results) {
+    const ServingRun& x = *r.run;
+    if (x.concurrency > max_clients) continue;
+    groups[fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", x.engine, x.engine_version, x.gpu_id,
+                       x.preset, x.precision, x.gemm_quant, x.moe_quant, x.input_tokens, x.concurrency,
+                       x.batch_size, x.tp, x.pp, x.attention_dp, x.moe_tp, x.moe_ep)][x.output_tokens]
+        .emplace_back(std::log(x.ttft_s), std::log(r.ttft_pred_s));
+  }
+  const auto mean = [](const std::vector<std::pair<double, double>>& v, bool measured) {
+    double sum = 0.0;
+    for (const auto& [m, p] : v)
+      sum += measured ? m : p;
+    return sum / static_cast<double>(v.size());
+  };
+  OutputLengthSpread out;
+  out.max_clients = max_clients;
+  for (const auto& [key, by_length] : groups) {
+    if (by_length.size() < 2) continue;
+    ++out.groups;
+    for (const auto& [length, ln_ttft] : by_length)
+      out.rows += static_cast<int>(ln_ttft.size());
+    const auto& shortest = by_length.begin()->second;
+    const auto& longest = by_length.rbegin()->second;
+    const double ln_ratio = mean(longest, true) - mean(shortest, true);
+    out.longer_slower += ln_ratio > std::log(1.25) ? 1 : 0;
+    out.longer_faster += ln_ratio < -std::log(1.25) ? 1 : 0;
+    const double ln_predicted = mean(longest, false) - mean(shortest, false);
+    out.predicted_slower += ln_predicted > std::log(1.25) ? 1 : 0;
+    out.predicted_faster += ln_predicted < -std::log(1.25) ? 1 : 0;
+  }
+  return out;
+}
+
+} // namespace rightsize::bench
