@@ -40,6 +40,8 @@ struct Rejection {
   double headroom = 0.0;
   /// Latency terms: the statistic the SLA named (its value is that statistic at the judged end).
   Statistic stat = Statistic::mean;
+  /// Open loop: the arrival rate exceeds what the deployment serves; a latency value is a stand-in.
+  bool overloaded = false;
 };
 
 /// Which end of the error band an SLA must hold at (docs/cli.md "--confidence").
@@ -76,6 +78,12 @@ struct TermCheck {
   bool met = true;
   Statistic stat = Statistic::mean; ///< latency terms: the statistic the target is about
   double headroom = 0.0;            ///< load terms: limit = SLA peak × (1 + headroom) (JudgeRules)
+  /// Open loop: the arrival rate exceeds what the deployment serves (the queue grows without end);
+  /// a latency term's value is then a finite stand-in, not a time.
+  bool overloaded = false;
+  /// Open-loop load terms: the value is the deployment's closed-loop capacity
+  /// (InferenceEstimate::capacity_requests_per_s), not the rate it serves.
+  bool capacity = false;
   /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
   [[nodiscard]] double margin() const;
 };

@@ -68,9 +68,13 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
     const auto words = [&](std::string text) {
       return items ? image_words(std::move(text), spec.model.kind) : text;
     };
-    // An open-loop deployment is judged at its arrival rate (core::judge): no headroom to state.
-    const double judged_headroom =
-        spec.inference.arrival == Arrival::poisson ? 0.0 : res.policy.throughput_headroom;
+    // The headroom the judge held the load to (a disaggregated open loop is judged at its rate).
+    double judged_headroom = res.policy.throughput_headroom;
+    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+      const SlaTerm term = res.verdict.terms[i].term;
+      if (term == SlaTerm::requests_per_s || term == SlaTerm::output_tokens_per_s)
+        judged_headroom = res.verdict.terms[i].headroom;
+    }
     fmt::print("SLA: {} (judged at --confidence {})\n",
                items ? describe_image_sla(spec.sla, spec.model.kind, judged_headroom)
                      : describe_sla(spec.sla, judged_headroom),
@@ -82,8 +86,9 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
                  spec.model.kind == ModelKind::vit ? "item" : "image",
                  format_usd(e.usd_per_hour, res.current.price_known));
     } else if (res.verdict.feasible()) {
-      fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n", format_ms(e.ttft_s), format_ms(e.tpot_s),
-                 e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
+      fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n",
+                 e.overloaded ? std::string("unbounded (overloaded)") : format_ms(e.ttft_s),
+                 format_ms(e.tpot_s), e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
     }
     if (res.verdict.feasible()) fmt::print("instances: {}\n", instances_text(e.bill, price));
     if (res.meets) {

@@ -113,6 +113,9 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                  fmt::format("{} / {} / {}", format_ms(e.e2e.p50_s), format_ms(e.e2e.p90_s),
                              format_ms(e.e2e.p99_s)));
       fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+    } else if (e.overloaded) {
+      // Past what the deployment serves the queue grows without end: no time stands for TTFT.
+      fmt::print("  {:<26}{:>10}\n", "TTFT", "unbounded (the queue grows without end)");
     } else {
       fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
       fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
@@ -120,6 +123,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                              format_ms(e.ttft.p99_s)));
       print_overlay_tail(FigureKind::ttft, bands.ttft_tail);
       fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+    }
+    if (!image) {
       fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
       fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
                  fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
@@ -137,13 +142,19 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
     if (image) {
       fmt::print("  {:<26}{:>10}\n", "images/s", fmt::format("{:.3g}", e.requests_per_s));
     } else {
-      fmt::print("  {:<26}{:>10}\n", "end-to-end per request", format_ms_band(ib.e2e, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "end-to-end per request",
+                 e.overloaded ? std::string("unbounded") : format_ms_band(ib.e2e, calibrated));
       const Band tput = ib.output_tokens_per_s;
       fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
-                 calibrated && tput.high > tput.low
+                 calibrated && tput.high > tput.low && !e.overloaded
                      ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
                      : "");
       fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
+      // What an open-loop deployment is judged and sized by (methodology §6 "Load served").
+      if (e.open_loop && e.capacity_requests_per_s > 0.0) {
+        fmt::print("  {:<26}{:>10}\n", "capacity requests/s",
+                   fmt::format("{:.2f}", e.capacity_requests_per_s));
+      }
     }
     fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
     for (const auto& note : optimistic_only(bands))

@@ -88,6 +88,11 @@ std::string format_params(double params) {
 void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency) {
   auto it = fmt::appender(out);
   auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
+  if (r.overloaded) {
+    // Open loop past what the deployment serves: its latency is unbounded, not the stand-in value.
+    put("the arrival rate exceeds what it serves: the queue grows without end (overloaded)");
+    return;
+  }
   switch (r.reason) {
   case RejectReason::none: put("meets every requirement"); return;
   case RejectReason::precision_unsupported:
@@ -163,8 +168,17 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
                      {"limit", round_sig(t.limit)},
                      {"met", t.met},
                      {"margin", round_sig(t.margin(), 4)}});
-    if (t.term == SlaTerm::requests_per_s || t.term == SlaTerm::output_tokens_per_s)
+    if (t.term == SlaTerm::requests_per_s || t.term == SlaTerm::output_tokens_per_s) {
       terms.back()["headroom"] = round_sig(t.headroom, 4);
+      terms.back()["capacity"] = t.capacity;
+    }
+    // The latency of an overloaded open loop is unbounded: no number stands for it.
+    if (t.overloaded) terms.back()["overloaded"] = true;
+    if (t.overloaded && t.term != SlaTerm::requests_per_s && t.term != SlaTerm::output_tokens_per_s) {
+      terms.back()["value"] = nullptr;
+      terms.back()["point_value"] = nullptr;
+      terms.back()["margin"] = nullptr;
+    }
   }
   return {{"passes", v.passes()},
           {"feasible", v.feasible()},
@@ -186,6 +200,10 @@ std::string describe_term(const TermCheck& t) {
   case SlaTerm::e2e: {
     const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
     const char* stat = stat_suffix(t.stat);
+    if (t.overloaded) {
+      return fmt::format("{}{} unbounded {} {:g} ms: the arrival rate exceeds what it serves (overloaded)",
+                         name, stat, t.met ? "≤" : ">", t.limit);
+    }
     std::string judged = t.value != t.point_value ? fmt::format(" (band p90 {:.1f} ms)", t.value) : "";
     return fmt::format("{}{} {:.1f} ms{} {} {:g} ms", name, stat, t.point_value, judged, t.met ? "≤" : ">",
                        t.limit);
@@ -197,8 +215,12 @@ std::string describe_term(const TermCheck& t) {
     std::string spare = t.headroom > 0.0 ? fmt::format(" (SLA peak {:g} + {:g} % headroom)",
                                                        t.limit / (1.0 + t.headroom), t.headroom * 100.0)
                                          : "";
-    return fmt::format("serves {:.2f} {}{} {} {:g} needed{}", t.point_value, unit, judged, t.met ? "≥" : "<",
-                       t.limit, spare);
+    // An open loop is held to its closed-loop capacity (core::judge); the sign is the comparison's,
+    // an overloaded queue is said apart.
+    const bool enough = t.value >= t.limit * (1.0 - 1e-9);
+    return fmt::format("{} {:.2f} {}{} {} {:g} needed{}{}", t.capacity ? "capacity" : "serves", t.point_value,
+                       unit, judged, enough ? "≥" : "<", t.limit, spare,
+                       t.overloaded ? "; overloaded at the arrival rate (the queue grows without end)" : "");
   }
   case SlaTerm::budget:
     if (!t.met && t.value <= 0.0)
@@ -262,25 +284,32 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
                    {"overhead_bytes", bytes(m.overhead_bytes)},
                    {"headroom_bytes", bytes(m.headroom_bytes())},
                    {"fits", m.fits}};
-  doc["inference"] = {{"concurrency", e.concurrency},
-                      {"max_concurrency", e.max_concurrency},
-                      {"prefill_s", round_sig(e.prefill_s)},
-                      {"decode_step_s", round_sig(e.decode_step_s)},
-                      {"ttft_s", round_sig(e.ttft_s)},
-                      {"tpot_s", round_sig(e.tpot_s)},
-                      {"e2e_s", round_sig(e.e2e_s)},
-                      {"ttft_percentiles_s", percentiles(e.ttft)},
-                      {"tpot_percentiles_s", percentiles(e.tpot)},
-                      {"e2e_percentiles_s", percentiles(e.e2e)},
-                      {"queue_wait_s", round_sig(e.queue_wait_s)},
-                      {"overloaded", e.overloaded},
-                      {"clients_exceed_kv", e.clients_exceed_kv},
-                      {"output_tokens_per_s", round_sig(e.output_tokens_per_s)},
-                      {"requests_per_s", round_sig(e.requests_per_s)},
-                      {"comm_s_per_token", round_sig(e.comm_s_per_token)},
-                      {"bound", to_string(e.bound)},
-                      {"precision_supported", e.precision_supported},
-                      {"link_known", e.link_known}};
+  doc["inference"] = {
+      {"concurrency", e.concurrency},
+      {"max_concurrency", e.max_concurrency},
+      {"prefill_s", round_sig(e.prefill_s)},
+      {"decode_step_s", round_sig(e.decode_step_s)},
+      {"ttft_s", round_sig(e.ttft_s)},
+      {"tpot_s", round_sig(e.tpot_s)},
+      {"e2e_s", round_sig(e.e2e_s)},
+      {"ttft_percentiles_s", percentiles(e.ttft)},
+      {"tpot_percentiles_s", percentiles(e.tpot)},
+      {"e2e_percentiles_s", percentiles(e.e2e)},
+      {"queue_wait_s", round_sig(e.queue_wait_s)},
+      {"overloaded", e.overloaded},
+      {"capacity_requests_per_s", e.open_loop ? json(round_sig(e.capacity_requests_per_s)) : json()},
+      {"clients_exceed_kv", e.clients_exceed_kv},
+      {"output_tokens_per_s", round_sig(e.output_tokens_per_s)},
+      {"requests_per_s", round_sig(e.requests_per_s)},
+      {"comm_s_per_token", round_sig(e.comm_s_per_token)},
+      {"bound", to_string(e.bound)},
+      {"precision_supported", e.precision_supported},
+      {"link_known", e.link_known}};
+  if (e.overloaded) {
+    // The queue grows without end: the waits are unbounded, not the finite stand-ins the core keeps.
+    for (const char* key : {"ttft_s", "e2e_s", "ttft_percentiles_s", "e2e_percentiles_s", "queue_wait_s"})
+      doc["inference"][key] = nullptr;
+  }
   json cost = {{"price_known", price_known}};
   if (price_known) {
     cost["usd_per_hour"] = round_sig(e.usd_per_hour);

@@ -348,6 +348,22 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     est.requests_per_s = batch * rank_share / pt.e2e_s * replicas;
   }
 
+  if (est.open_loop) {
+    // The load an open-loop deployment is judged against is its closed-loop capacity at the
+    // largest concurrency that fits, the figure the search sizes replicas by (methodology §6).
+    InferenceWorkload closed = workload;
+    closed.arrival = Arrival::closed_loop;
+    closed.request_rate_per_s = 0.0;
+    closed.concurrency = 0;
+    const InferenceEstimate capacity = estimate(pm, closed, gpu, dep, engine_in, nullptr, price, false);
+    est.capacity_requests_per_s = capacity.requests_per_s;
+    est.capacity_output_tokens_per_s = capacity.output_tokens_per_s;
+    // Past its capacity a deployment serves its capacity; the rest of the arrivals queue.
+    if (est.overloaded && capacity.requests_per_s > 0.0 && capacity.requests_per_s < est.requests_per_s) {
+      est.requests_per_s = capacity.requests_per_s;
+      est.output_tokens_per_s = capacity.output_tokens_per_s;
+    }
+  }
   // The bound: capacity when it does not fit, else the largest share of the decode step
   // (prefill interference counts as compute).
   if (!mem.fits) {

@@ -99,9 +99,15 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   // Performance is only judged where it means something (the precision runs, the replica fits).
   if (!v.feasible()) return v;
 
+  // An overloaded open loop's latency and load terms say so (their latency values are stand-ins).
   auto add = [&](SlaTerm term, double value, double point, double limit, bool met, RejectReason reason) {
-    v.terms[v.term_count++] = TermCheck{term, value, point, limit, met};
-    if (!met) fail_once(reason, value, limit);
+    TermCheck& t = v.terms[v.term_count++];
+    t = TermCheck{term, value, point, limit, met};
+    // TPOT stays a time (the decode of a full KV cache); TTFT and end-to-end wait in the queue.
+    t.overloaded = e.overloaded && term != SlaTerm::budget && term != SlaTerm::power && term != SlaTerm::tpot;
+    if (met || v.first.reason != RejectReason::none) return;
+    fail_once(reason, value, limit);
+    v.first.overloaded = t.overloaded;
   };
   const BandFactors& b = rules.bands;
   // Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
@@ -116,8 +122,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   if (sla.tpot_ms) {
     const double point_ms = latency_stat_s(e, 1, sla.tpot_stat) * 1e3;
     const double ms = point_ms * b.tpot_high;
-    add(SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, !above(ms, sla.tpot_ms) && !e.overloaded,
-        RejectReason::tpot);
+    add(SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, !above(ms, sla.tpot_ms), RejectReason::tpot);
     v.terms[v.term_count - 1].stat = sla.tpot_stat;
     if (v.first.reason == RejectReason::tpot) v.first.stat = sla.tpot_stat;
   }
@@ -130,27 +135,33 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     v.terms[v.term_count - 1].stat = sla.e2e_stat;
     if (v.first.reason == RejectReason::e2e) v.first.stat = sla.e2e_stat;
   }
-  // Closed loop: the judged throughput must carry the peak plus the headroom recommend sizes for
-  // (methodology §6). An open-loop estimate serves its arrival rate by construction; whether it can
-  // is `overloaded`.
-  const double headroom = e.open_loop ? 0.0 : std::max(0.0, rules.load_headroom);
-  const auto load_term = [&](SlaTerm term, double judged, double point, double peak) {
+  // The judged throughput must carry the peak plus the headroom recommend sizes replicas for
+  // (methodology §6 "Load served"): a closed loop's own throughput; an open loop's closed-loop
+  // capacity (InferenceEstimate::capacity_requests_per_s), and its queue must stay finite at the rate.
+  // A disaggregated open loop carries no capacity: it is judged at its arrival rate, which it serves
+  // unless `overloaded`, and its headroom only sizes the search's workers.
+  const bool open_capacity = e.open_loop && e.capacity_requests_per_s > 0.0;
+  const bool at_rate = e.open_loop && !open_capacity;
+  const double headroom = at_rate ? 0.0 : std::max(0.0, rules.load_headroom);
+  const auto load_term = [&](SlaTerm term, double point, double peak) {
+    const double judged = at_rate ? point : point * b.throughput_low;
     const double need = peak * (1.0 + headroom);
     // Relative 1e-9: replicas sized as ceil(need / per-replica) carry exactly `need` at a whole ratio.
     const bool met = !e.overloaded && judged >= need * (1.0 - 1e-9);
     add(term, judged, point, need, met, RejectReason::throughput);
     v.terms[v.term_count - 1].headroom = headroom;
+    v.terms[v.term_count - 1].capacity = open_capacity;
     if (!met && v.first.reason == RejectReason::throughput && v.first.limit == need)
       v.first.headroom = headroom;
   };
   if (rules.check_load && sla.requests_per_s) {
-    load_term(SlaTerm::requests_per_s, e.open_loop ? e.requests_per_s : e.requests_per_s * b.throughput_low,
-              e.requests_per_s, *sla.requests_per_s);
+    load_term(SlaTerm::requests_per_s, open_capacity ? e.capacity_requests_per_s : e.requests_per_s,
+              *sla.requests_per_s);
   }
   if (rules.check_load && sla.output_tokens_per_s) {
     load_term(SlaTerm::output_tokens_per_s,
-              e.open_loop ? e.output_tokens_per_s : e.output_tokens_per_s * b.throughput_low,
-              e.output_tokens_per_s, *sla.output_tokens_per_s);
+              open_capacity ? e.capacity_output_tokens_per_s : e.output_tokens_per_s,
+              *sla.output_tokens_per_s);
   }
   if (sla.budget_usd) {
     // Without a price the budget cannot be shown to hold: a miss, worded as the missing price.

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "render.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 
@@ -117,13 +118,55 @@ TEST_CASE("judge: the load carries the headroom recommend sizes for, by hand", "
   e.requests_per_s = 24.0 / 0.9;
   rules.load_headroom = 0.2;
   CHECK(judge(e, sla, rules).passes());
-  // An open-loop estimate is judged at its arrival rate: the headroom sized its replicas, not this.
+  // An open-loop estimate without a capacity (a disaggregated one) is judged at its arrival rate.
   InferenceEstimate open = round_estimate();
   open.open_loop = true;
   open.requests_per_s = 20.0;
   CHECK(judge(open, sla, rules).passes());
   open.overloaded = true;
   CHECK_FALSE(judge(open, sla, rules).passes());
+}
+
+TEST_CASE("judge: an open loop is held to its closed-loop capacity with the headroom, by hand",
+          "[core][judge]") {
+  // Poisson at the 20 req/s peak, served (the queue is finite); the deployment's closed-loop
+  // capacity 25 req/s judges 25 · 0.9 = 22.5 at p10, short of 20 · 1.2 = 24: the rule recommend
+  // sizes replicas by (ceil(24 / 22.5 per replica) = 2), so one replica fails here as it does there.
+  InferenceEstimate open = round_estimate();
+  open.open_loop = true;
+  open.requests_per_s = 20.0;
+  open.capacity_requests_per_s = 25.0;
+  Sla sla;
+  sla.requests_per_s = 20.0;
+  sla.ttft_ms = 500.0;
+  JudgeRules rules;
+  rules.bands.throughput_low = 0.9;
+  rules.load_headroom = 0.2;
+  const Verdict one = judge(open, sla, rules);
+  CHECK_FALSE(one.passes());
+  CHECK(one.first.reason == RejectReason::throughput);
+  REQUIRE(one.term_count == 2);
+  CHECK(one.terms[1].capacity);
+  CHECK(one.terms[1].value == Approx(22.5));
+  CHECK(one.terms[1].point_value == Approx(25.0));
+  CHECK(one.terms[1].limit == Approx(24.0));
+  CHECK(one.terms[1].headroom == Approx(0.2));
+  // The words check and estimate print for it (src/cli/render.cpp).
+  CHECK(cli::describe_term(one.terms[1]) ==
+        "capacity 25.00 req/s (band p10 22.50) < 24 needed (SLA peak 20 + 20 % headroom)");
+  // Two replicas: 50 req/s capacity, 45 at p10 ≥ 24.
+  open.capacity_requests_per_s = 50.0;
+  CHECK(judge(open, sla, rules).passes());
+  // Overloaded at the rate (here the KV cache binds): the wait is unbounded, whatever the capacity.
+  open.overloaded = true;
+  open.ttft_s = 1e9;
+  const Verdict over = judge(open, sla, rules);
+  CHECK_FALSE(over.passes());
+  CHECK(over.first.reason == RejectReason::ttft);
+  CHECK(over.first.overloaded);
+  CHECK(over.terms[0].overloaded);
+  CHECK(cli::describe_rejection(over.first, 8) ==
+        "the arrival rate exceeds what it serves: the queue grows without end (overloaded)");
 }
 
 TEST_CASE("judge: a budget without a price is a miss, not a pass", "[core][judge]") {

@@ -183,3 +183,39 @@ TEST_CASE("poisson arrivals: replicas share the deployment's rate, which the est
   CHECK_FALSE(best.estimate.overloaded);
   CHECK(best.estimate.requests_per_s == Approx(60.0));
 }
+
+TEST_CASE("poisson arrivals: check passes recommend's replicas and fails one fewer", "[core]") {
+  // One load rule for both commands (core::judge): an open-loop deployment is held to its
+  // closed-loop capacity at p10 ≥ peak × (1 + headroom), the rule the search sizes replicas by.
+  // Before, check judged an open loop at its arrival rate alone and passed a replica fewer than
+  // recommend paid for whenever the queue stayed finite.
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  InferenceWorkload w = chat();
+  w.arrival = Arrival::poisson;
+  w.request_rate_per_s = 60.0; // the spec reader sets it from the SLA's peak
+  Sla sla;
+  sla.ttft_ms = 5000.0; // loose: the load decides the replicas
+  sla.requests_per_s = 60.0;
+  const std::vector<Gpu> gpus = {h100_sxm()};
+  const std::vector<double> price = {4.32};
+  const SearchPolicy policy;
+  const Recommendation r = recommend(std::span<const PreparedModel>(&pm, 1), w, sla, gpus, price, policy);
+  REQUIRE_FALSE(r.candidates.empty());
+  int checked = 0;
+  for (const Candidate& best : r.candidates) {
+    if (!best.meets_sla || best.replicas < 2) continue;
+    Deployment whole = best.layout;
+    whole.gpus = best.total_gpus();
+    const Candidate same = judge_deployment(pm, w, sla, gpus[0], whole, GpuPrice{price[0]}, policy);
+    CHECK(same.meets_sla);
+    // The capacity the judge holds the load to is the one the search sized by (no bands here).
+    CHECK(same.estimate.capacity_requests_per_s ==
+          Approx(best.sizing_requests_per_s_per_replica * best.replicas).epsilon(1e-9));
+    whole.gpus -= best.layout.gpus_per_replica();
+    const Candidate fewer = judge_deployment(pm, w, sla, gpus[0], whole, GpuPrice{price[0]}, policy);
+    CHECK_FALSE(fewer.meets_sla);
+    CHECK((fewer.rejection.reason == RejectReason::throughput || fewer.rejection.overloaded));
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
