@@ -108,6 +108,9 @@ struct SweepPlan {
   std::vector<std::vector<Deployment>> layouts;
   InferenceWorkload workload;
   Sla sla;
+  /// Poisson arrivals at the SLA's peak (Spec::rate_from_sla): a sla.requests_per_s axis sets the
+  /// arrival rate as well, else each point would be estimated at the spec's rate.
+  bool rate_follows_sla = false;
   FixedDeployment fixed;
   SearchPolicy policy;     ///< its calibration pointer is unset: see search_policy()
   Calibration calibration; ///< the bands --confidence judges at (owned: the plan outlives the catalog)

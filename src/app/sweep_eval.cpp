@@ -41,7 +41,10 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
     case SweepField::sla_ttft_ms: in.sla.ttft_ms = v; break;
     case SweepField::sla_tpot_ms: in.sla.tpot_ms = v; break;
     case SweepField::sla_e2e_ms: in.sla.e2e_ms = v; break;
-    case SweepField::sla_requests_per_s: in.sla.requests_per_s = v; break;
+    case SweepField::sla_requests_per_s:
+      in.sla.requests_per_s = v;
+      if (plan.rate_follows_sla) in.workload.request_rate_per_s = v;
+      break;
     case SweepField::sla_output_tokens_per_s: in.sla.output_tokens_per_s = v; break;
     case SweepField::sla_budget_usd: in.sla.budget_usd = v; break;
     case SweepField::gpu: in.deployment.gpu = static_cast<std::size_t>(v); break;

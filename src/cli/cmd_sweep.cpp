@@ -190,6 +190,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   check_mode(plan, o);
   plan.workload = spec.inference;
   plan.sla = spec.sla;
+  plan.rate_follows_sla = spec.rate_from_sla;
   plan.policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;
   plan.policy.max_nodes = spec.constraints.max_nodes;
   plan.policy.max_power_kw = spec.constraints.max_power_kw; // judged as recommend and check judge it

@@ -200,6 +200,12 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   }
   pt.overloaded = !std::isfinite(wait) || kv_bound;
   if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
+  if (batch > std::max(1.0, slots)) {
+    // A queue past the prefill's capacity left the loop before the cap: the KV cache still holds at
+    // most `slots` sequences (the rest wait), so memory and TPOT are those of a full cache.
+    batch = std::max(1.0, slots);
+    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
+  }
   // Attention-DP balancing: prompts reach the adp ranks at rate·adp (methodology §3.2).
   double balance_hold = 0.0;
   const double balance_s = balance_hold_s(s, rate * s.adp * pt.tpot_s, pt.tpot_s, balance_hold);

@@ -332,6 +332,7 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
           .fail("expected workload.request_rate_per_s or sla.requests_per_s with \"poisson\" arrivals");
     }
     in.request_rate_per_s = *spec.sla.requests_per_s;
+    spec.rate_from_sla = true;
     spec.assumptions.emplace_back(
         fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
   }
