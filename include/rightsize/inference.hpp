@@ -196,9 +196,10 @@ struct InferenceEstimate {
   bool overloaded = false;          ///< open loop: the arrival rate exceeds what the replica can serve
   double output_tokens_per_s = 0.0; ///< whole deployment
   double requests_per_s = 0.0;      ///< whole deployment
-  /// Open loop: what the whole deployment serves in closed loop at the largest concurrency that
-  /// fits, the figure `recommend` sizes replicas by and `judge` holds the load against (methodology
-  /// §6 "Load served"); 0 for a closed-loop estimate, whose requests_per_s is that figure.
+  /// What the whole deployment serves at full capacity: a closed loop's requests_per_s; an open
+  /// loop's closed-loop throughput at the largest concurrency that fits, the figure `recommend`
+  /// sizes replicas by and `judge` holds the load against (methodology §6 "Load served"). The
+  /// "at capacity" costs are over it. 0 when not known (a disaggregated open loop).
   double capacity_requests_per_s = 0.0;
   double capacity_output_tokens_per_s = 0.0; ///< the same in output tokens/s
   double comm_s_per_token = 0.0;             ///< exposed TP/EP/PP communication per decode step

@@ -183,17 +183,20 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                    format_usd(at_load.usd_per_request * 1e3, price.known), at_load.served_requests_per_s);
       }
     } else {
-      // Open loop: the tokens are the arrival rate's, so the cost is at that load, not at capacity.
-      fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1M output tok (load)" : "per 1M output tok (cap.)",
+      // At capacity (an open loop's closed-loop capacity) and at the load served: an open loop
+      // serves its arrival rate (its capacity when overloaded), a closed loop the SLA's load.
+      fmt::print("  {:<26}{:>10}\n", "per 1M output tok (cap.)",
                  format_usd(e.usd_per_million_output_tokens, price.known));
-      if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
-          at_load.served_requests_per_s < e.requests_per_s) {
-        fmt::print("  {:<26}{:>10}  at the SLA's {:.2f} req/s\n", "per 1M output tok (load)",
+      if (at_load.served_requests_per_s > 0.0 &&
+          (e.open_loop || at_load.served_requests_per_s < e.requests_per_s)) {
+        fmt::print("  {:<26}{:>10}  at {:.2f} req/s{}\n", "per 1M output tok (load)",
                    format_usd(at_load.usd_per_million_output_tokens, price.known),
-                   at_load.served_requests_per_s);
+                   at_load.served_requests_per_s,
+                   !e.open_loop   ? " (the SLA's)"
+                   : e.overloaded ? " (its capacity: the rest of the arrivals queue)"
+                                  : " (the arrival rate)");
       }
-      fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per request (load)" : "per request (capacity)",
-                 format_usd(e.usd_per_request, price.known));
+      fmt::print("  {:<26}{:>10}\n", "per request (capacity)", format_usd(e.usd_per_request, price.known));
     }
     if (verdict.term_count > 0) {
       fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");

@@ -136,7 +136,7 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                csv_number(e.ttft_s),
                csv_number(e.tpot_s),
                csv_number(e.e2e_s),
-               csv_number(e.output_tokens_per_s),
+               csv_number(e.capacity_output_tokens_per_s),
                served(c.served_output_tokens_per_s),
                served(c.served_requests_per_s),
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),

@@ -32,9 +32,7 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
     cells.push_back(e.overloaded ? std::string("unbounded") : format_ms(e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
     // An open loop serves its arrival rate; its capacity is the closed-loop figure it is judged by.
-    cells.push_back(format_count(e.open_loop && e.capacity_output_tokens_per_s > 0.0
-                                     ? e.capacity_output_tokens_per_s
-                                     : e.output_tokens_per_s));
+    cells.push_back(format_count(e.capacity_output_tokens_per_s));
     cells.push_back(!p.price_known ? std::string("n/a")
                     : p.at_load.served_requests_per_s <= 0.0
                         ? std::string("-")

@@ -259,9 +259,10 @@ InferenceEstimate combine(const PoolSetup& s, const DisaggEstimate& e, const Ope
   c.overloaded = op.overloaded;
   c.requests_per_s = op.requests_per_s;
   c.output_tokens_per_s = op.requests_per_s * d(s.w.output_tokens);
-  // Not the decode pool's own: an open-loop disaggregated run is judged at its rate (core::judge).
-  c.capacity_requests_per_s = 0.0;
-  c.capacity_output_tokens_per_s = 0.0;
+  // Not the decode pool's own: a closed loop's capacity is its throughput; an open loop's is not
+  // known (judged at its rate, core::judge).
+  c.capacity_requests_per_s = c.open_loop ? 0.0 : c.requests_per_s;
+  c.capacity_output_tokens_per_s = c.open_loop ? 0.0 : c.output_tokens_per_s;
   c.precision_supported = e.prefill.precision_supported && e.decode.precision_supported;
   c.link_known = e.prefill.link_known && e.decode.link_known && e.link.gb_per_s > 0.0;
   // Whole instances per pool (bill_disagg); the shared renderers read the sum.

@@ -348,6 +348,8 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     est.requests_per_s = batch * rank_share / pt.e2e_s * replicas;
   }
 
+  est.capacity_requests_per_s = est.requests_per_s;
+  est.capacity_output_tokens_per_s = est.output_tokens_per_s;
   if (est.open_loop) {
     // The load an open-loop deployment is judged against is its closed-loop capacity at the
     // largest concurrency that fits, the figure the search sizes replicas by (methodology §6).
@@ -386,12 +388,14 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   est.bill = bill_instances(whole ? dep.gpus / per_replica : dep.gpus, whole ? per_replica : 1, price,
                             whole ? dep.tp : 1);
   est.usd_per_hour = est.bill.usd_per_hour;
-  if (est.output_tokens_per_s > 0.0) {
+  // At capacity: a closed loop's own throughput, an open loop's closed-loop capacity (what it served
+  // at its arrival rate is cost_at_load's; docs/output-schema.md "Cost").
+  if (est.capacity_output_tokens_per_s > 0.0) {
     est.usd_per_million_output_tokens =
-        est.usd_per_hour / (est.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+        est.usd_per_hour / (est.capacity_output_tokens_per_s * k_seconds_per_hour) * 1e6;
   }
-  if (est.requests_per_s > 0.0)
-    est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.requests_per_s;
+  if (est.capacity_requests_per_s > 0.0)
+    est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.capacity_requests_per_s;
   return est;
 }
 

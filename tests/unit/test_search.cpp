@@ -211,6 +211,11 @@ TEST_CASE("poisson arrivals: check passes recommend's replicas and fails one few
     // The capacity the judge holds the load to is the one the search sized by (no bands here).
     CHECK(same.estimate.capacity_requests_per_s ==
           Approx(best.sizing_requests_per_s_per_replica * best.replicas).epsilon(1e-9));
+    // "At capacity" costs are over that capacity, not over the 60 req/s it serves.
+    const InferenceEstimate& e = same.estimate;
+    CHECK(e.requests_per_s == Approx(60.0));
+    CHECK(e.usd_per_million_output_tokens ==
+          Approx(e.usd_per_hour / (e.capacity_output_tokens_per_s * 3600.0) * 1e6).epsilon(1e-12));
     whole.gpus -= best.layout.gpus_per_replica();
     const Candidate fewer = judge_deployment(pm, w, sla, gpus[0], whole, GpuPrice{price[0]}, policy);
     CHECK_FALSE(fewer.meets_sla);
