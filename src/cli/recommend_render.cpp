@@ -15,23 +15,12 @@
 namespace rightsize::cli {
 namespace {
 
-// "fp8", "int8 w/ bf16 math", "fp8, fp8 KV". An item model (image, ViT) has no KV cache to name.
-std::string precision_name(const SearchInputs& in, const Precision& p) {
-  std::string out(format_info(p.weights).name);
-  if (p.activations != p.weights && format_info(p.weights).usable_for_activations) {
-    out += fmt::format(" w/ {} math", format_info(p.activations).name);
-  }
-  const bool kv = in.models.empty() || !is_item_model(in.models.front());
-  if (kv && p.kv_cache != NumberFormat::bf16) out += fmt::format(", {} KV", format_info(p.kv_cache).name);
-  return out;
-}
-
 std::string gpus_label(const Candidate& c) {
   return fmt::format("{}×{}", c.layout.gpus_per_replica(), c.replicas);
 }
 
 Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
-                      bool show_precision, bool with_reason, const Sla& sla) {
+                      bool show_precision, bool with_reason, const Sla& sla, bool energy_column) {
   std::vector<Column> columns = {
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   // Whole instances (docs/methodology.md "Whole instances"): a "billed" column only when a row pays for idle
@@ -47,6 +36,8 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   for (const char* h :
        {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "mem free", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
+  // Under --rank-by energy the figure ranked by (methodology §9): GPU joules per output token at load.
+  if (energy_column) columns.push_back({"J/tok", Align::right});
   columns.push_back({"bound", Align::left, true});
   if (with_reason) columns.push_back({"reason", Align::left, true});
   Table t(std::move(columns));
@@ -67,88 +58,14 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     cells.push_back(format_usd(e.usd_per_hour, c.price_known));
     cells.push_back(serves ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
                            : std::string("-"));
+    if (energy_column) {
+      cells.push_back(serves && c.joules_per_output_token > 0.0
+                          ? fmt::format("{:.3f}", c.joules_per_output_token)
+                          : std::string("-"));
+    }
     cells.push_back(to_string(e.bound));
     if (with_reason) cells.push_back(describe_rejection(c));
     t.add_row(std::move(cells));
-  }
-  return t;
-}
-
-// CSV cells of the bill: empty where billed per GPU (shape unknown).
-std::string instances_cell(const InstanceBill& bill) {
-  return bill.shape_known ? std::to_string(bill.packing.instances) : std::string();
-}
-std::string instance_provider(const InstanceBill& bill, const GpuPrice& price) {
-  const nlohmann::json j = instances_json(bill, price);
-  return j["provider"].is_string() ? j["provider"].get<std::string>() : std::string();
-}
-
-// CSV: one row per candidate (passing, then rejected), plain numbers in the units their names say
-// (same conventions as sweep's CSV: docs/output-schema.md "recommend CSV"); empty = unknown.
-Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) {
-  Table t = csv_columns({"rank",
-                         "gpu",
-                         "precision",
-                         "gpus_per_replica",
-                         "replicas",
-                         "gpus_billed",
-                         "instances",
-                         "gpus_per_instance",
-                         "instance_provider",
-                         "tp",
-                         "pp",
-                         "ep",
-                         "attention_dp",
-                         "concurrency",
-                         "ttft_s",
-                         "tpot_s",
-                         "e2e_s",
-                         "capacity_output_tokens_per_s",
-                         "served_output_tokens_per_s",
-                         "served_requests_per_s",
-                         "per_gpu_bytes",
-                         "headroom_bytes",
-                         "usd_per_hour",
-                         "usd_per_million_output_tokens_at_load",
-                         "usd_per_million_output_tokens_at_capacity",
-                         "bound",
-                         "meets_sla",
-                         "reject_reason",
-                         "reason"});
-  // A rejected row serves no load: its served figures are empty, not 0.
-  const auto served = [](double v) { return v > 0.0 ? csv_number(v) : std::string(); };
-  for (const Candidate& c : rows) {
-    const InferenceEstimate& e = c.estimate;
-    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
-               in.gpus[c.gpu_index].id,
-               precision_name(in, in.precisions[c.precision_index]),
-               std::to_string(c.layout.gpus_per_replica()),
-               std::to_string(c.replicas),
-               std::to_string(e.bill.gpus_billed),
-               instances_cell(e.bill),
-               e.bill.shape_known ? std::to_string(e.bill.packing.largest_size) : std::string(),
-               instance_provider(e.bill, in.gpu_prices[c.gpu_index]),
-               std::to_string(c.layout.tp),
-               std::to_string(c.layout.pp),
-               std::to_string(c.layout.ep),
-               std::to_string(c.layout.attention_dp),
-               std::to_string(e.concurrency),
-               csv_number(e.ttft_s),
-               csv_number(e.tpot_s),
-               csv_number(e.e2e_s),
-               csv_number(e.capacity_output_tokens_per_s),
-               served(c.served_output_tokens_per_s),
-               served(c.served_requests_per_s),
-               fmt::format("{:.0f}", e.memory.per_gpu_bytes),
-               fmt::format("{:.0f}", e.memory.headroom_bytes()),
-               csv_usd(e.usd_per_hour, c.price_known),
-               csv_usd(c.usd_per_million_output_tokens_at_load,
-                       c.price_known && c.served_output_tokens_per_s > 0.0),
-               csv_usd(e.usd_per_million_output_tokens, c.price_known),
-               to_string(e.bound),
-               c.meets_sla ? "true" : "false",
-               to_string(c.rejection.reason),
-               c.meets_sla ? "" : describe_rejection(c)});
   }
   return t;
 }
@@ -314,7 +231,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   const RankBy rank_by = result.rank_by;
   const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
     return image ? image_candidate_table(in, rows, limit, show_precision, with_reason, spec.sla.e2e_stat)
-                 : candidate_table(in, rows, limit, show_precision, with_reason, spec.sla);
+                 : candidate_table(in, rows, limit, show_precision, with_reason, spec.sla,
+                                   rank_by == RankBy::energy);
   };
   const auto reason_of = [&](const Candidate& c) {
     return image ? image_words(describe_rejection(c), first.model.kind) : describe_rejection(c);

@@ -2,6 +2,8 @@
 // Rendering of `recommend` and `check` results: ranked table, winner line, closest misses,
 // capacity plan; JSON / CSV / markdown documents (docs/output-schema.md).
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,14 @@ struct RenderOptions {
 Table csv_columns(std::initializer_list<const char*> headers);
 std::string csv_number(double value);
 std::string csv_usd(double usd, bool known);
+
+/// "fp8", "int8 w/ bf16 math", "fp8, fp8 KV": a candidate's precision in a table, CSV or JSON. An
+/// item model (image, ViT) has no KV cache to name.
+std::string precision_name(const SearchInputs& in, const Precision& p);
+
+/// The recommend CSV (docs/output-schema.md "recommend CSV"): one row per candidate, passing then
+/// rejected.
+Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows);
 
 /// One candidate as a JSON object: the estimate document plus rank, meets_sla, reasons, precision.
 nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c);
