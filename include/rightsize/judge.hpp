@@ -36,6 +36,8 @@ struct Rejection {
   RejectReason reason = RejectReason::none;
   double value = 0.0; ///< what the candidate achieves / needs (ms, bytes, req/s, $/h)
   double limit = 0.0; ///< what was allowed / required
+  /// Latency and load terms: the point estimate of `value` (value is at the judged end of the band).
+  double point = 0.0;
   /// Load terms: the throughput headroom the limit includes (limit = SLA peak × (1 + headroom)).
   double headroom = 0.0;
   /// Latency terms: the statistic the SLA named (its value is that statistic at the judged end).

@@ -85,6 +85,13 @@ std::string format_params(double params) {
   return fmt::format("{:.1f} M", params / 1e6);
 }
 
+namespace {
+// The point estimate of a latency rejection; its judged value when none was kept.
+double judged_point(const Rejection& r) {
+  return r.point > 0.0 ? r.point : r.value;
+}
+} // namespace
+
 void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency) {
   auto it = fmt::appender(out);
   auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
@@ -106,17 +113,24 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
                    r.limit / k_bytes_per_gb);
     return;
   // A latency named by a percentile says which (the value is that statistic at the judged end).
+  // The point estimate first (the tables' figure), then the band end it was judged at when they differ.
   case RejectReason::ttft:
-    fmt::format_to(it, FMT_COMPILE("TTFT{} {:.0f} ms > SLA {:g} ms at concurrency {}"), stat_suffix(r.stat),
-                   r.value, r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE("TTFT{} {:.0f} ms"), stat_suffix(r.stat), judged_point(r));
+    if (r.point > 0.0 && r.point != r.value)
+      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), r.value);
+    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at concurrency {}"), r.limit, concurrency);
     return;
   case RejectReason::tpot:
-    fmt::format_to(it, FMT_COMPILE("TPOT{} {:.1f} ms > SLA {:g} ms at concurrency {}"), stat_suffix(r.stat),
-                   r.value, r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE("TPOT{} {:.1f} ms"), stat_suffix(r.stat), judged_point(r));
+    if (r.point > 0.0 && r.point != r.value)
+      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} ms)"), r.value);
+    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at concurrency {}"), r.limit, concurrency);
     return;
   case RejectReason::e2e:
-    fmt::format_to(it, FMT_COMPILE("end-to-end{} {:.0f} ms > SLA {:g} ms at concurrency {}"),
-                   stat_suffix(r.stat), r.value, r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE("end-to-end{} {:.0f} ms"), stat_suffix(r.stat), judged_point(r));
+    if (r.point > 0.0 && r.point != r.value)
+      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), r.value);
+    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at concurrency {}"), r.limit, concurrency);
     return;
   case RejectReason::throughput:
     if (r.headroom > 0.0) {

@@ -160,7 +160,10 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
     const int first = c.copies;
     while (true) {
       InferenceWorkload open = workload;
-      open.request_rate_per_s = *sla.requests_per_s / c.copies; // each unit's share
+      // Each unit's share of the arrivals (the workload's rate, else the SLA's peak), as check judges.
+      const double rate =
+          workload.request_rate_per_s > 0.0 ? workload.request_rate_per_s : *sla.requests_per_s;
+      open.request_rate_per_s = rate / c.copies;
       const DisaggEstimate at_rate = estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps);
       const DisaggBill bill = bill_disagg(unit, c.copies);
       const InferenceEstimate whole = scaled(at_rate.combined, bill, c.copies);

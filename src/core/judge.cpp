@@ -108,6 +108,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     if (met || v.first.reason != RejectReason::none) return;
     fail_once(reason, value, limit);
     v.first.overloaded = t.overloaded;
+    v.first.point = point;
   };
   const BandFactors& b = rules.bands;
   // Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).

@@ -248,7 +248,9 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
       Deployment whole = c.layout;
       whole.gpus = c.layout.gpus_per_replica() * c.replicas;
       InferenceWorkload open = workload;
-      open.request_rate_per_s = *sla.requests_per_s; // the deployment's; estimate_inference splits it
+      // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
+      // splits them over the replicas. check and estimate judge the same rate.
+      if (open.request_rate_per_s <= 0.0) open.request_rate_per_s = *sla.requests_per_s;
       InferenceEstimate at_rate = estimate_inference(model, open, gpu, whole, policy.engine, nullptr, price);
       const Verdict v = judge(at_rate, sla, rules);
       if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {

@@ -336,6 +336,15 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     spec.assumptions.emplace_back(
         fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
   }
+  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson && !spec.sla.requests_per_s &&
+      !spec.sla.output_tokens_per_s) {
+    // The arrivals are the load to serve: without a peak in the SLA the rate is it, so every command
+    // holds the deployment to it (core::judge) and recommend sizes replicas for it.
+    spec.sla.requests_per_s = in.request_rate_per_s;
+    spec.assumptions.emplace_back(fmt::format(
+        "sla.requests_per_s not given: the poisson arrival rate, {:g} req/s, is the load to serve",
+        in.request_rate_per_s));
+  }
   if (in.arrival == Arrival::poisson) {
     // Open loop: the in-flight count follows from the rate (Little's law), not from a concurrency.
     std::erase_if(spec.assumptions, [](const std::string& a) { return a.rfind("concurrency:", 0) == 0; });
