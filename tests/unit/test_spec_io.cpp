@@ -111,6 +111,11 @@ TEST_CASE("arrival, engine and percentile SLA keys parse to the core's types", "
   CHECK(s.sla.ttft_stat == Statistic::p99);
   CHECK(s.sla.tpot_stat == Statistic::p90);
   CHECK(s.sla.e2e_stat == Statistic::mean);
+  // The arrivals are the load to serve when the SLA names no peak: every command holds the
+  // deployment to 12.5 req/s (core::judge) and recommend sizes replicas for it.
+  REQUIRE(s.sla.requests_per_s.has_value());
+  CHECK(*s.sla.requests_per_s == 12.5);
+  CHECK_FALSE(s.rate_from_sla);
 }
 
 TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
