@@ -88,8 +88,8 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   const InferenceEstimate& e = p.estimate;
   switch (m.figure) {
   case tpot: return e.tpot_s;
-  case ttft: return e.ttft_s;
-  case e2e: return e.e2e_s;
+  case ttft: return e.overloaded ? nan : e.ttft_s; // unbounded: off any Pareto front
+  case e2e: return e.overloaded ? nan : e.e2e_s;
   case output_tokens_per_s: return e.output_tokens_per_s;
   case requests_per_s: return e.requests_per_s;
   case usd_per_million:

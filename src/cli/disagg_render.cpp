@@ -81,13 +81,19 @@ nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEsti
 }
 
 nlohmann::json figures_json(const InferenceEstimate& c) {
+  // An overloaded open loop's waits are unbounded and what it serves is below the arrivals by an
+  // amount the pools' model does not give: null, not the core's finite stand-ins.
+  const auto bounded = [&c](double v) {
+    return c.overloaded ? nlohmann::json() : nlohmann::json(round_sig(v));
+  };
   return {{"concurrency", c.concurrency},
-          {"ttft_ms", round_sig(c.ttft_s * 1e3)},
+          {"overloaded", c.overloaded},
+          {"ttft_ms", bounded(c.ttft_s * 1e3)},
           {"tpot_ms", round_sig(c.tpot_s * 1e3)},
-          {"e2e_ms", round_sig(c.e2e_s * 1e3)},
-          {"ttft_p99_ms", round_sig(c.ttft.p99_s * 1e3)},
-          {"requests_per_s", round_sig(c.requests_per_s)},
-          {"output_tokens_per_s", round_sig(c.output_tokens_per_s)}};
+          {"e2e_ms", bounded(c.e2e_s * 1e3)},
+          {"ttft_p99_ms", bounded(c.ttft.p99_s * 1e3)},
+          {"requests_per_s", bounded(c.requests_per_s)},
+          {"output_tokens_per_s", bounded(c.output_tokens_per_s)}};
 }
 
 std::string unit_label(const DisaggCandidate& c) {
@@ -249,7 +255,7 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
     doc["cost"] = {
         {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
-        {"usd_per_million_output_tokens", price_known && verdict.feasible()
+        {"usd_per_million_output_tokens", price_known && verdict.feasible() && !c.overloaded
                                               ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
                                               : nlohmann::json()}};
     doc["instances"] = bill_json(dep, e.bill);
@@ -275,14 +281,16 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
              format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
   if (show) fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
   if (show) fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
+  // Overloaded: the queue grows without end, so no wait, TTFT, end-to-end or served rate stands.
+  const auto wait_text = [&c](double s) { return c.overloaded ? std::string("unbounded") : format_ms(s); };
   if (show)
     fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
-               format_ms(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
+               wait_text(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
   if (show) fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));
   if (show)
     fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
                format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
-  if (show) fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", format_ms(c.ttft_s));
+  if (show) fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", wait_text(c.ttft_s));
   fmt::print("\ndecode pool: {}\n", pool_label(dep.decode));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.decode.memory.per_gpu_bytes),
              format_gb(e.decode.memory.usable_per_gpu_bytes), e.decode.memory.fits ? "" : "  DOES NOT FIT");
@@ -297,15 +305,19 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     fmt::print("  note: the clients exceed the decode pool's KV slots ({} per worker): the rest wait\n",
                e.decode.max_concurrency);
   }
-  if (show) fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", format_ms(c.e2e_s));
-  if (show) fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
-  if (show)
+  if (show) fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", wait_text(c.e2e_s));
+  if (show && c.overloaded) {
+    fmt::print("  {:<28}{:>12}\n", "throughput",
+               fmt::format("below {:g} req/s arrivals", w.request_rate_per_s));
+  } else if (show) {
+    fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
     fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
+  }
   fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
   fmt::print("  instances: {}\n", bill_text(dep, e.bill));
   if (show)
     fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
-               format_usd(c.usd_per_million_output_tokens, price_known));
+               c.overloaded ? std::string("-") : format_usd(c.usd_per_million_output_tokens, price_known));
   if (!verdict.feasible()) {
     fmt::print("\nnot feasible: {}\n", describe_rejection(verdict.first, c.concurrency));
   } else if (verdict.term_count > 0) {

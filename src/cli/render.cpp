@@ -229,6 +229,14 @@ std::string describe_term(const TermCheck& t) {
     std::string spare = t.headroom > 0.0 ? fmt::format(" (SLA peak {:g} + {:g} % headroom)",
                                                        t.limit / (1.0 + t.headroom), t.headroom * 100.0)
                                          : "";
+    // An overloaded open loop without a capacity figure (disaggregated) serves less than its
+    // arrivals by an amount the model does not give.
+    if (t.overloaded && !t.capacity) {
+      return fmt::format(
+          "serves less than its {:g} {} of arrivals, {:g} needed{}: overloaded, the queue grows "
+          "without end",
+          t.point_value, unit, t.limit, spare);
+    }
     // An open loop is held to its closed-loop capacity (core::judge); the sign is the comparison's,
     // an overloaded queue is said apart.
     const bool enough = t.value >= t.limit * (1.0 - 1e-9);
@@ -368,6 +376,13 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
   put("inference", "e2e_s", ib.e2e);
   put("inference", "output_tokens_per_s", ib.output_tokens_per_s);
   put("inference", "requests_per_s", ib.requests_per_s);
+  if (doc["inference"].value("overloaded", false)) {
+    // Unbounded waits have no band; the throughput served is the capacity, not the band's figure.
+    for (const char* key : {"ttft_s", "e2e_s", "output_tokens_per_s", "requests_per_s"}) {
+      doc["inference"][std::string(key) + "_low"] = nullptr;
+      doc["inference"][std::string(key) + "_high"] = nullptr;
+    }
+  }
   doc["memory"]["per_gpu_bytes_low"] = json_bytes(bands.memory_per_gpu_bytes.low);
   doc["memory"]["per_gpu_bytes_high"] = json_bytes(bands.memory_per_gpu_bytes.high);
   if (bands.ttft_tail) doc["inference"]["ttft_p99_from_overlay_s"] = round_sig(bands.ttft_tail->p99_s);

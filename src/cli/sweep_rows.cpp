@@ -338,7 +338,10 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     out.push_back(',');
     put_int(out, e.max_concurrency);
     out.push_back(',');
-    for (const double v : {e.ttft_s, e.tpot_s, e.e2e_s, e.output_tokens_per_s, e.requests_per_s}) {
+    // An overloaded open loop's TTFT and end-to-end are unbounded: empty, not the core's stand-in.
+    const double unbounded = std::nan("");
+    for (const double v : {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
+                           e.output_tokens_per_s, e.requests_per_s}) {
       append_number(out, v);
       out.push_back(',');
     }
@@ -401,12 +404,13 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
                    d.attention_dp, d.ep, m_gpu_json[p.gpu], d.gpus, d.pp, d.replicas(), d.tp);
     fmt::format_to(it, FMT_COMPILE(", \"inference\": {{\"bound\": \"{}\", \"concurrency\": {}"),
                    to_string(e.bound), e.concurrency);
-    number(", \"e2e_s\": ", e.e2e_s);
+    // Unbounded when overloaded: null, not the core's stand-in.
+    number(", \"e2e_s\": ", e.overloaded ? unknown : e.e2e_s);
     fmt::format_to(it, FMT_COMPILE(", \"max_concurrency\": {}"), e.max_concurrency);
     number(", \"output_tokens_per_s\": ", e.output_tokens_per_s);
     number(", \"requests_per_s\": ", e.requests_per_s);
     number(", \"tpot_s\": ", e.tpot_s);
-    number(", \"ttft_s\": ", e.ttft_s);
+    number(", \"ttft_s\": ", e.overloaded ? unknown : e.ttft_s);
     fmt::format_to(
         it, FMT_COMPILE("}}, \"memory\": {{\"fits\": {}, \"kv_cache_bytes\": {}, \"per_gpu_bytes\": {}, "),
         m.fits, text_bytes(m.kv_cache_bytes), text_bytes(m.per_gpu_bytes));
