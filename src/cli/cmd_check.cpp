@@ -25,6 +25,8 @@ struct CheckOptions {
   std::string deployment;
   int tp = 0;
   int pp = 0;
+  int ep = 0;
+  int attention_dp = 0;
   std::string max_overspend = "20%";
   std::vector<std::string> alternatives; ///< --gpu: GPUs the overspend test compares against
   std::string format = "table";
@@ -117,9 +119,10 @@ int run_check(const CheckOptions& o) {
                   "expected an aggregated deployment: a disaggregated one has a prefill and a decode pool, "
                   "which --emit does not write yet");
     // Separate prefill and decode pools (methodology §3.6): judged as one deployment by core::judge.
-    if (o.tp > 0 || o.pp > 0) {
+    if (o.tp > 0 || o.pp > 0 || o.ep > 0 || o.attention_dp > 0) {
       throw Error(ErrorKind::usage, "--tp", "",
-                  "--tp/--pp set an aggregated replica; the spec's deployment has prefill and decode pools");
+                  "--tp/--pp/--ep/--attention-dp set an aggregated replica; the spec's deployment has "
+                  "prefill and decode pools");
     }
     const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
     return run_disagg_deployment(spec, catalog, engine_config(engine_options, spec.engine), spec.inference,
@@ -135,8 +138,17 @@ int run_check(const CheckOptions& o) {
     throw Error(ErrorKind::usage, "--deployment", "",
                 "check needs a deployment: --deployment 2xL40S or \"deployment\" in the spec");
   }
+  for (const auto& [value, flag] : {std::pair{o.tp, "--tp"}, std::pair{o.pp, "--pp"}, std::pair{o.ep, "--ep"},
+                                    std::pair{o.attention_dp, "--attention-dp"}}) {
+    if (value < 0 || value > 65536) {
+      throw Error(ErrorKind::usage, flag, "",
+                  fmt::format("expected a positive integer up to 65536, got {}", value));
+    }
+  }
   if (o.tp > 0) want.tp = o.tp;
   if (o.pp > 0) want.pp = o.pp;
+  if (o.ep > 0) want.ep = o.ep;
+  if (o.attention_dp > 0) want.attention_dp = o.attention_dp;
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
   const Gpu& gpu =
       require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
@@ -171,6 +183,9 @@ void add_check(CLI::App& app, Action& action) {
                       "the deployment to check, e.g. 2xL40S (default: the spec's)");
   command->add_option("--tp", o->tp, "tensor-parallel degree of each replica (default: smallest that fits)");
   command->add_option("--pp", o->pp, "pipeline-parallel degree of each replica");
+  command->add_option("--ep", o->ep, "expert groups the MoE experts are split over (MoE models)");
+  command->add_option("--attention-dp", o->attention_dp,
+                      "attention data-parallel ranks per replica (MoE; replica = tp × pp × ranks GPUs)");
   command->add_option("--max-overspend", o->max_overspend,
                       "fail when a cheaper option saves more than this: 20% or 0.2 (default 20%)");
   command
