@@ -440,7 +440,11 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
     return static_cast<int>(std::clamp(std::ceil(rps * headroom / per_replica), 1.0, d(k_max_replicas)));
   };
   plan.replicas_peak = c.replicas;
-  plan.replicas_average = std::min(c.replicas, replicas_for(average));
+  // Open loop: replicas the search added beyond the load's to meet a latency percentile at the rate
+  // (evaluate_candidate) stay at the average too; at a lower rate they are a safe upper bound, and
+  // at the peak the plan is the costed deployment.
+  const int latency_extra = std::max(0, c.replicas - replicas_for(peak));
+  plan.replicas_average = std::min(c.replicas, replicas_for(average) + latency_extra);
   // Cold start: each replica pulls its weights from storage, then starts the engine.
   const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.gpus_per_replica();
   plan.cold_start_s =
