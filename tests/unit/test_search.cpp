@@ -224,3 +224,24 @@ TEST_CASE("poisson arrivals: check passes recommend's replicas and fails one few
   }
   CHECK(checked > 0);
 }
+
+TEST_CASE("capacity plan: replicas added for a latency percentile stay at the average", "[core]") {
+  // By hand: 10 req/s per replica at p10, 20 % headroom, peak 12 req/s → the load needs
+  // ceil(14.4 / 10) = 2 replicas; the search kept 3 (one more for TTFT p99 at the rate). At an
+  // average of 5 req/s the load needs ceil(6 / 10) = 1, plus the latency replica = 2; at an
+  // average equal to the peak, all 3 (the costed deployment, which check passes at that rate).
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  Candidate c;
+  c.replicas = 3;
+  c.sizing_requests_per_s_per_replica = 10.0;
+  Sla sla;
+  sla.requests_per_s = 12.0;
+  sla.average_requests_per_s = 5.0;
+  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 2);
+  sla.average_requests_per_s = 12.0;
+  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 3);
+  // Without latency replicas (the load sized all of them) the average is the load's alone.
+  c.replicas = 2;
+  sla.average_requests_per_s = 5.0;
+  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 1);
+}
