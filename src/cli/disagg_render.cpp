@@ -10,6 +10,7 @@
 #include "rightsize/disagg.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
+#include "rightsize/units.hpp"
 #include "table.hpp"
 
 namespace rightsize::cli {
@@ -81,8 +82,8 @@ nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEsti
 }
 
 nlohmann::json figures_json(const InferenceEstimate& c) {
-  // An overloaded open loop's waits are unbounded and what it serves is below the arrivals by an
-  // amount the pools' model does not give: null, not the core's finite stand-ins.
+  // An overloaded open loop's waits are unbounded (null, not the core's finite stand-ins); it serves
+  // its capacity.
   const auto bounded = [&c](double v) {
     return c.overloaded ? nlohmann::json() : nlohmann::json(round_sig(v));
   };
@@ -92,8 +93,11 @@ nlohmann::json figures_json(const InferenceEstimate& c) {
           {"tpot_ms", round_sig(c.tpot_s * 1e3)},
           {"e2e_ms", bounded(c.e2e_s * 1e3)},
           {"ttft_p99_ms", bounded(c.ttft.p99_s * 1e3)},
-          {"requests_per_s", bounded(c.requests_per_s)},
-          {"output_tokens_per_s", bounded(c.output_tokens_per_s)}};
+          {"requests_per_s", round_sig(c.requests_per_s)},
+          {"output_tokens_per_s", round_sig(c.output_tokens_per_s)},
+          {"capacity_requests_per_s", c.capacity_requests_per_s > 0.0
+                                          ? nlohmann::json(round_sig(c.capacity_requests_per_s))
+                                          : nlohmann::json()}};
 }
 
 std::string unit_label(const DisaggCandidate& c) {
@@ -255,7 +259,7 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
     doc["cost"] = {
         {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
-        {"usd_per_million_output_tokens", price_known && verdict.feasible() && !c.overloaded
+        {"usd_per_million_output_tokens", price_known && verdict.feasible()
                                               ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
                                               : nlohmann::json()}};
     doc["instances"] = bill_json(dep, e.bill);
@@ -306,18 +310,30 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
                e.decode.max_concurrency);
   }
   if (show) fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", wait_text(c.e2e_s));
-  if (show && c.overloaded) {
-    fmt::print("  {:<28}{:>12}\n", "throughput",
-               fmt::format("below {:g} req/s arrivals", w.request_rate_per_s));
-  } else if (show) {
-    fmt::print("  {:<28}{:>12}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s));
+  if (show) {
+    // Overloaded: it serves its capacity, below the arrivals (the rest queue).
+    fmt::print("  {:<28}{:>12}{}\n", "throughput", fmt::format("{:.2f} req/s", c.requests_per_s),
+               c.overloaded
+                   ? fmt::format("  (its capacity, below the {:g} req/s arrivals)", w.request_rate_per_s)
+                   : std::string());
     fmt::print("  {:<28}{:>12}\n", "output tokens", fmt::format("{:.0f} tok/s", c.output_tokens_per_s));
+    if (c.open_loop && c.capacity_requests_per_s > 0.0) {
+      fmt::print("  {:<28}{:>12}\n", "capacity", fmt::format("{:.2f} req/s", c.capacity_requests_per_s));
+    }
   }
   fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
   fmt::print("  instances: {}\n", bill_text(dep, e.bill));
-  if (show)
-    fmt::print("  {:<28}{:>12}\n", "per 1M output tokens",
-               c.overloaded ? std::string("-") : format_usd(c.usd_per_million_output_tokens, price_known));
+  if (show) {
+    fmt::print("  {:<28}{:>12}{}\n", "per 1M output tokens",
+               format_usd(c.usd_per_million_output_tokens, price_known),
+               c.open_loop ? "  (at capacity)" : "");
+    // An open loop serves its arrivals (its capacity when overloaded): the cost over what it serves.
+    if (c.open_loop && c.output_tokens_per_s > 0.0) {
+      fmt::print("  {:<28}{:>12}  (at {:.2f} req/s served)\n", "per 1M output tokens",
+                 format_usd(c.usd_per_hour / (c.output_tokens_per_s * k_seconds_per_hour) * 1e6, price_known),
+                 c.requests_per_s);
+    }
+  }
   if (!verdict.feasible()) {
     fmt::print("\nnot feasible: {}\n", describe_rejection(verdict.first, c.concurrency));
   } else if (verdict.term_count > 0) {

@@ -259,8 +259,8 @@ InferenceEstimate combine(const PoolSetup& s, const DisaggEstimate& e, const Ope
   c.overloaded = op.overloaded;
   c.requests_per_s = op.requests_per_s;
   c.output_tokens_per_s = op.requests_per_s * d(s.w.output_tokens);
-  // Not the decode pool's own: a closed loop's capacity is its throughput; an open loop's is not
-  // known (judged at its rate, core::judge).
+  // Not the decode pool's own: a closed loop's capacity is its throughput; an open loop's is set by
+  // estimate_disagg from the closed loop of the same pools.
   c.capacity_requests_per_s = c.open_loop ? 0.0 : c.requests_per_s;
   c.capacity_output_tokens_per_s = c.open_loop ? 0.0 : c.output_tokens_per_s;
   c.precision_supported = e.prefill.precision_supported && e.decode.precision_supported;
@@ -429,7 +429,30 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
     r.combined = combine(s, r, op, open ? op.batch * dep.decode.workers : clients);
     return r;
   };
-  if (open || workload.concurrency > 0) return run(d(std::max<std::int64_t>(1, workload.concurrency)), true);
+  if (open) {
+    // The load an open loop is held to is its closed-loop capacity at the most clients the decode
+    // slots hold, the figure the search sizes copies by (core::judge, methodology §6 "Load served").
+    DisaggEstimate r = run(1.0, true);
+    InferenceWorkload closed = workload;
+    closed.arrival = Arrival::closed_loop;
+    closed.request_rate_per_s = 0.0;
+    closed.concurrency = 0;
+    const DisaggEstimate capacity = estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo);
+    r.combined.capacity_requests_per_s = capacity.combined.requests_per_s;
+    r.combined.capacity_output_tokens_per_s = capacity.combined.output_tokens_per_s;
+    // Past its capacity a deployment serves its capacity; the rest of the arrivals queue.
+    if (r.combined.overloaded && capacity.combined.requests_per_s > 0.0 &&
+        capacity.combined.requests_per_s < r.combined.requests_per_s) {
+      r.combined.requests_per_s = capacity.combined.requests_per_s;
+      r.combined.output_tokens_per_s = capacity.combined.output_tokens_per_s;
+    }
+    if (capacity.combined.output_tokens_per_s > 0.0) {
+      r.combined.usd_per_million_output_tokens =
+          r.combined.usd_per_hour / (capacity.combined.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+    }
+    return r;
+  }
+  if (workload.concurrency > 0) return run(d(std::max<std::int64_t>(1, workload.concurrency)), true);
   // Auto: the most clients whose decode batches fit the slots and whose latencies meet the SLA
   // (latency rises with the client count, so bisection finds it).
   double lo = 1.0;

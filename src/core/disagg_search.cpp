@@ -29,6 +29,8 @@ InferenceEstimate scaled(const InferenceEstimate& unit, const DisaggBill& bill, 
   e.bill.usd_per_hour = bill.usd_per_hour;
   e.requests_per_s *= n;
   e.output_tokens_per_s *= n;
+  e.capacity_requests_per_s *= n;
+  e.capacity_output_tokens_per_s *= n;
   e.in_flight *= n;
   return e;
 }
