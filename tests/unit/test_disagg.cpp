@@ -185,6 +185,24 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   open.request_rate_per_s = 4.0;
   const DisaggEstimate o = estimate_disagg(pm, open, dep, engine, nullptr);
   CHECK(o.prefill_utilization == Approx(std::min(1.0, 2.0 * o.prefill_service_s)));
+  // Its capacity is the closed loop of the same pools at the most clients the decode slots hold,
+  // the figure the search sizes copies by, and the load is held to it with the headroom.
+  InferenceWorkload closed = w;
+  closed.concurrency = 0;
+  const DisaggEstimate full = estimate_disagg(pm, closed, dep, engine, nullptr);
+  REQUIRE(full.combined.requests_per_s > 0.0);
+  CHECK(o.combined.capacity_requests_per_s == Approx(full.combined.requests_per_s).epsilon(1e-12));
+  CHECK(o.combined.requests_per_s == Approx(std::min(4.0, full.combined.requests_per_s)));
+  Sla sla;
+  sla.requests_per_s = full.combined.requests_per_s / 1.2 * 1.01; // 1 % more than capacity carries
+  JudgeRules rules;
+  rules.load_headroom = 0.2;
+  CHECK_FALSE(judge(o.combined, sla, rules).passes());
+  sla.requests_per_s = full.combined.requests_per_s / 1.2 * 0.99;
+  const Verdict ok = judge(o.combined, sla, rules);
+  REQUIRE(ok.term_count >= 1);
+  CHECK(ok.terms[ok.term_count - 1].capacity);
+  CHECK(ok.terms[ok.term_count - 1].met == !o.combined.overloaded);
 }
 
 TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {
