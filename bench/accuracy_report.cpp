@@ -235,8 +235,8 @@ std::string serving_markdown(const bench::ServingScore& score) {
         bench::factor_ceiling_table(score.results);
   const bench::OutputLengthSpread osl = bench::output_length_spread(score.results, 16);
   md += fmt::format("\nRows that differ only in output length, at ≤ {} clients: {} groups ({} rows); the "
-                    "longest output's measured TTFT is more than 25 % above the shortest's in {} (predicted: "
-                    "{}) and more than 25 % below in {} (predicted: {}).\n",
+                    "longest output's measured TTFT is more than 1.25× the shortest's in {} (predicted: "
+                    "{}) and less than 1 / 1.25 of it in {} (predicted: {}).\n",
                     osl.max_clients, osl.groups, osl.rows, osl.longer_slower, osl.predicted_slower,
                     osl.longer_faster, osl.predicted_faster);
   int skipped = 0;

@@ -112,8 +112,8 @@ inline std::string factor_ceiling_table(const std::vector<ServingResult>& result
 
 /// Rows that differ only in output length (same engine and version, GPU, model, quantization,
 /// input length, clients, batch setting and layout) at low load: how often the longest output's
-/// measured TTFT lies more than 25 % above or below the shortest's (repeats of one length: their
-/// geometric mean).
+/// measured TTFT is more than 1.25× the shortest's, or less than 1 / 1.25 of it (a 1.25× ratio
+/// either way; repeats of one length: their geometric mean).
 struct OutputLengthSpread {
   int groups = 0;               ///< groups of two or more output lengths
   int rows = 0;                 ///< rows in them

@@ -199,7 +199,8 @@ struct InferenceEstimate {
   /// What the whole deployment serves at full capacity: a closed loop's requests_per_s; an open
   /// loop's closed-loop throughput at the largest concurrency that fits, the figure `recommend`
   /// sizes replicas by and `judge` holds the load against (methodology §6 "Load served"). The
-  /// "at capacity" costs are over it. 0 when not known (a disaggregated open loop).
+  /// "at capacity" costs are over it. 0 when not known (an estimate assembled outside
+  /// estimate_inference / estimate_disagg).
   double capacity_requests_per_s = 0.0;
   double capacity_output_tokens_per_s = 0.0; ///< the same in output tokens/s
   double comm_s_per_token = 0.0;             ///< exposed TP/EP/PP communication per decode step

@@ -68,7 +68,7 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
     const auto words = [&](std::string text) {
       return items ? image_words(std::move(text), spec.model.kind) : text;
     };
-    // The headroom the judge held the load to (a disaggregated open loop is judged at its rate).
+    // The headroom the judge held the load to (an open loop without a capacity figure: none).
     double judged_headroom = res.policy.throughput_headroom;
     for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
       const SlaTerm term = res.verdict.terms[i].term;

@@ -120,7 +120,8 @@ int run_check(const CheckOptions& o) {
                   "which --emit does not write yet");
     // Separate prefill and decode pools (methodology §3.6): judged as one deployment by core::judge.
     if (o.tp > 0 || o.pp > 0 || o.ep > 0 || o.attention_dp > 0) {
-      throw Error(ErrorKind::usage, "--tp", "",
+      const char* flag = o.tp > 0 ? "--tp" : o.pp > 0 ? "--pp" : o.ep > 0 ? "--ep" : "--attention-dp";
+      throw Error(ErrorKind::usage, flag, "",
                   "--tp/--pp/--ep/--attention-dp set an aggregated replica; the spec's deployment has "
                   "prefill and decode pools");
     }

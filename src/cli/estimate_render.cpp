@@ -58,7 +58,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
   } else {
     fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n",
                w.input_tokens, w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
-               e.open_loop          ? " (Little's law at the arrival rate)"
+               e.overloaded         ? " (a full KV cache: the arrivals exceed what it serves)"
+               : e.open_loop        ? " (Little's law at the arrival rate)"
                : w.concurrency == 0 ? " (auto)"
                                     : "",
                e.max_concurrency);
@@ -194,7 +195,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                    at_load.served_requests_per_s,
                    !e.open_loop   ? " (the SLA's)"
                    : e.overloaded ? " (its capacity: the rest of the arrivals queue)"
-                                  : " (the arrival rate)");
+                                  : " (the lower of the SLA's peak and the arrivals)");
       }
       fmt::print("  {:<26}{:>10}\n", "per request (capacity)", format_usd(e.usd_per_request, price.known));
     }

@@ -1,5 +1,6 @@
 // The recommend CSV and the precision label it shares with the table and JSON
 // (src/cli/recommend_render.cpp).
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -76,9 +77,9 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                std::to_string(c.layout.ep),
                std::to_string(c.layout.attention_dp),
                std::to_string(e.concurrency),
-               csv_number(e.ttft_s),
+               csv_number(e.overloaded ? std::nan("") : e.ttft_s), // unbounded: empty
                csv_number(e.tpot_s),
-               csv_number(e.e2e_s),
+               csv_number(e.overloaded ? std::nan("") : e.e2e_s),
                csv_number(e.capacity_output_tokens_per_s),
                served(c.served_output_tokens_per_s),
                served(c.served_requests_per_s),

@@ -49,7 +49,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     if (billed_column) cells.insert(cells.begin() + 3, billed_cell(e.bill));
     if (show_precision) cells.push_back(precision_name(in, in.precisions[c.precision_index]));
     cells.push_back(std::to_string(e.concurrency));
-    cells.push_back(format_ms(latency_stat_s(e, 0, sla.ttft_stat)));
+    cells.push_back(e.overloaded ? std::string("unbounded") : format_ms(latency_stat_s(e, 0, sla.ttft_stat)));
     cells.push_back(format_ms(latency_stat_s(e, 1, sla.tpot_stat)));
     // A rejected row serves no load: its served figures are undefined, not zero.
     const bool serves = c.served_output_tokens_per_s > 0.0;
@@ -214,7 +214,9 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   const auto known = [](double v) { return v > 0.0 ? nlohmann::json(round_sig(v)) : nlohmann::json(); };
   j["energy"] = {{"power_watts", known(c.power_watts)},
                  {"joules_per_output_token", known(c.joules_per_output_token)}};
-  j["inference"]["e2e_at_load_s"] = round_sig(c.e2e_at_load_s);
+  // Unbounded when overloaded (docs/output-schema.md): null, not the core's stand-in.
+  j["inference"]["e2e_at_load_s"] =
+      c.estimate.overloaded ? nlohmann::json() : nlohmann::json(round_sig(c.e2e_at_load_s));
   j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
   j["instances"] = instances_json(c.estimate.bill, in.gpu_prices[c.gpu_index]);
   if (is_item_model(in.models[c.precision_index])) add_image_json(j, model, c);

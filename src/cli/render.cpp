@@ -229,7 +229,7 @@ std::string describe_term(const TermCheck& t) {
     std::string spare = t.headroom > 0.0 ? fmt::format(" (SLA peak {:g} + {:g} % headroom)",
                                                        t.limit / (1.0 + t.headroom), t.headroom * 100.0)
                                          : "";
-    // An overloaded open loop without a capacity figure (disaggregated) serves less than its
+    // An overloaded open loop without a capacity figure (one assembled by hand) serves less than its
     // arrivals by an amount the model does not give.
     if (t.overloaded && !t.capacity) {
       return fmt::format(

@@ -200,9 +200,10 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   }
   pt.overloaded = !std::isfinite(wait) || kv_bound;
   if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
-  if (batch > std::max(1.0, slots)) {
-    // A queue past the prefill's capacity left the loop before the cap: the KV cache still holds at
-    // most `slots` sequences (the rest wait), so memory and TPOT are those of a full cache.
+  if (pt.overloaded) {
+    // Past what the replica serves the queue grows until the KV cache is full: the engine runs
+    // `slots` sequences (the rest wait), so memory and TPOT are those of a full cache, whatever
+    // point the fixed-point loop stopped at.
     batch = std::max(1.0, slots);
     pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
   }

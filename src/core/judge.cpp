@@ -139,8 +139,8 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   // The judged throughput must carry the peak plus the headroom recommend sizes replicas for
   // (methodology §6 "Load served"): a closed loop's own throughput; an open loop's closed-loop
   // capacity (InferenceEstimate::capacity_requests_per_s), and its queue must stay finite at the rate.
-  // A disaggregated open loop carries no capacity: it is judged at its arrival rate, which it serves
-  // unless `overloaded`, and its headroom only sizes the search's workers.
+  // An open-loop estimate made without a capacity figure is judged at its arrival rate, which it
+  // serves unless `overloaded` (estimate_inference and estimate_disagg always give one).
   const bool open_capacity = e.open_loop && e.capacity_requests_per_s > 0.0;
   const bool at_rate = e.open_loop && !open_capacity;
   const double headroom = at_rate ? 0.0 : std::max(0.0, rules.load_headroom);

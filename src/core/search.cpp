@@ -338,6 +338,9 @@ CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla
   out.workload = workload;
   out.workload.arrival = Arrival::closed_loop;
   out.workload.request_rate_per_s = 0.0;
+  // An open loop's capacity is at the most clients that fit, as every open-loop estimate carries it
+  // (core::judge holds the load to that figure); a concurrency in the spec does not bound it.
+  if (workload.arrival == Arrival::poisson) out.workload.concurrency = 0;
   return out;
 }
 
@@ -443,7 +446,7 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   // Open loop: replicas the search added beyond the load's to meet a latency percentile at the rate
   // (evaluate_candidate) stay at the average too; at a lower rate they are a safe upper bound, and
   // at the peak the plan is the costed deployment.
-  const int latency_extra = std::max(0, c.replicas - replicas_for(peak));
+  const int latency_extra = c.estimate.open_loop ? std::max(0, c.replicas - replicas_for(peak)) : 0;
   plan.replicas_average = std::min(c.replicas, replicas_for(average) + latency_extra);
   // Cold start: each replica pulls its weights from storage, then starts the engine.
   const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.gpus_per_replica();

@@ -341,6 +341,7 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     // The arrivals are the load to serve: without a peak in the SLA the rate is it, so every command
     // holds the deployment to it (core::judge) and recommend sizes replicas for it.
     spec.sla.requests_per_s = in.request_rate_per_s;
+    spec.rate_from_sla = true; // one figure: a what-if on the peak moves the arrivals too
     spec.assumptions.emplace_back(fmt::format(
         "sla.requests_per_s not given: the poisson arrival rate, {:g} req/s, is the load to serve",
         in.request_rate_per_s));

@@ -234,10 +234,16 @@ TEST_CASE("capacity plan: replicas added for a latency percentile stay at the av
   Candidate c;
   c.replicas = 3;
   c.sizing_requests_per_s_per_replica = 10.0;
+  c.estimate.open_loop = true;
   Sla sla;
   sla.requests_per_s = 12.0;
   sla.average_requests_per_s = 5.0;
   CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 2);
+  // A closed loop's extra replicas come from another load term (output tokens/s), not from a
+  // latency percentile at a rate: the average is the requests' alone.
+  c.estimate.open_loop = false;
+  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 1);
+  c.estimate.open_loop = true;
   sla.average_requests_per_s = 12.0;
   CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 3);
   // Without latency replicas (the load sized all of them) the average is the load's alone.

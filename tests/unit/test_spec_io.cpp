@@ -115,7 +115,7 @@ TEST_CASE("arrival, engine and percentile SLA keys parse to the core's types", "
   // deployment to 12.5 req/s (core::judge) and recommend sizes replicas for it.
   REQUIRE(s.sla.requests_per_s.has_value());
   CHECK(*s.sla.requests_per_s == 12.5);
-  CHECK_FALSE(s.rate_from_sla);
+  CHECK(s.rate_from_sla); // one figure: a sweep over the peak moves the arrivals
 }
 
 TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
