@@ -118,9 +118,12 @@ struct DecodeStepMemo {
 /// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or
 /// at `workload.request_rate_per_s` (Arrival::poisson); concurrency 0 = the largest client count whose
 /// mean latencies meet `sla` (when given) and whose decode batches fit the decode workers' KV.
-/// `handoff_s` < 0 = k_pd_handoff_s.
+/// `handoff_s` < 0 = k_pd_handoff_s. An open loop carries the closed-loop capacity of the same
+/// pools (InferenceEstimate::capacity_requests_per_s); `closed` gives that closed-loop estimate when
+/// the caller has it (the search does, once per unit), else it is computed.
 DisaggEstimate estimate_disagg(const PreparedModel& model, const InferenceWorkload& workload,
                                const DisaggDeployment& deployment, const EngineConfig& engine, const Sla* sla,
-                               double handoff_s = -1.0, DecodeStepMemo* steps = nullptr);
+                               double handoff_s = -1.0, DecodeStepMemo* steps = nullptr,
+                               const DisaggEstimate* closed = nullptr);
 
 } // namespace rightsize

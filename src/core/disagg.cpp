@@ -356,7 +356,7 @@ namespace rightsize {
 
 DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
                                const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
-                               double handoff_s, DecodeStepMemo* memo) {
+                               double handoff_s, DecodeStepMemo* memo, const DisaggEstimate* closed_in) {
   DisaggEstimate e;
   PoolSetup s{};
   s.pm = &pm;
@@ -437,7 +437,9 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
     closed.arrival = Arrival::closed_loop;
     closed.request_rate_per_s = 0.0;
     closed.concurrency = 0;
-    const DisaggEstimate capacity = estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo);
+    const DisaggEstimate capacity = closed_in != nullptr
+                                        ? *closed_in
+                                        : estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo);
     r.combined.capacity_requests_per_s = capacity.combined.requests_per_s;
     r.combined.capacity_output_tokens_per_s = capacity.combined.output_tokens_per_s;
     // Past its capacity a deployment serves its capacity; the rest of the arrivals queue.

@@ -160,13 +160,17 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   c.verdict = judge(c.whole, capacity_sla, rules);
   if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
     const int first = c.copies;
+    // The unit's closed loop at the most clients its slots hold (capacity_inputs, no latency target
+    // for open loops): the capacity every open-loop estimate of it carries, computed once.
+    const DisaggEstimate closed_unit = c.estimate;
     while (true) {
       InferenceWorkload open = workload;
       // Each unit's share of the arrivals (the workload's rate, else the SLA's peak), as check judges.
       const double rate =
           workload.request_rate_per_s > 0.0 ? workload.request_rate_per_s : *sla.requests_per_s;
       open.request_rate_per_s = rate / c.copies;
-      const DisaggEstimate at_rate = estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps);
+      const DisaggEstimate at_rate =
+          estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps, &closed_unit);
       const DisaggBill bill = bill_disagg(unit, c.copies);
       const InferenceEstimate whole = scaled(at_rate.combined, bill, c.copies);
       const Verdict v = judge(whole, sla, rules);

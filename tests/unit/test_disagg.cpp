@@ -192,6 +192,11 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   const DisaggEstimate full = estimate_disagg(pm, closed, dep, engine, nullptr);
   REQUIRE(full.combined.requests_per_s > 0.0);
   CHECK(o.combined.capacity_requests_per_s == Approx(full.combined.requests_per_s).epsilon(1e-12));
+  // The search hands the closed loop it already has: the same figures.
+  const DisaggEstimate handed = estimate_disagg(pm, open, dep, engine, nullptr, -1.0, nullptr, &full);
+  CHECK(handed.combined.capacity_requests_per_s == o.combined.capacity_requests_per_s);
+  CHECK(handed.combined.ttft_s == o.combined.ttft_s);
+  CHECK(handed.combined.usd_per_million_output_tokens == o.combined.usd_per_million_output_tokens);
   CHECK(o.combined.requests_per_s == Approx(std::min(4.0, full.combined.requests_per_s)));
   Sla sla;
   sla.requests_per_s = full.combined.requests_per_s / 1.2 * 1.01; // 1 % more than capacity carries
