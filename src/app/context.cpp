@@ -131,6 +131,15 @@ bool is_item_model(const PreparedModel& model) {
   return model.model.kind != ModelKind::decoder;
 }
 
+void reject_ep_on_dense(const ModelSpec& model, int ep) {
+  if (ep <= 1 || model.moe.experts > 0) return;
+  throw Error(
+      ErrorKind::usage, "--ep", "",
+      fmt::format("expected no --ep for {}, a dense model: expert parallelism splits the experts of an "
+                  "MoE model (got --ep {})",
+                  model.name, ep));
+}
+
 std::string layout_label(const Deployment& layout) {
   // Attention DP over one-GPU ranks reads "ADP8 EP8"; wider ranks "TP2·ADP4 EP8".
   std::string out =

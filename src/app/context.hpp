@@ -75,6 +75,10 @@ bool is_item_model(const PreparedModel& model);
 /// and error message.
 std::string layout_label(const Deployment& layout);
 
+/// Usage error (flag --ep) when `ep` > 1 asks to split the experts of `model`, a dense model:
+/// estimate's and check's one wording of the rule the spec reader applies to `deployment.ep`.
+void reject_ep_on_dense(const ModelSpec& model, int ep);
+
 /// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
 std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);
 

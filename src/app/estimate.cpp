@@ -72,13 +72,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
     layout.ep = spec.deployment->ep;
     layout.attention_dp = spec.deployment->attention_dp;
   }
-  if (request.ep > 1 && pm.model.moe.experts == 0) {
-    throw Error(
-        ErrorKind::usage, "--ep", "",
-        fmt::format("expected no --ep for {}, a dense model: expert parallelism splits the experts of an "
-                    "MoE model (got --ep {})",
-                    pm.model.name, request.ep));
-  }
+  reject_ep_on_dense(pm.model, request.ep);
   const LayoutChoice choice = fit_layout(pm, w, gpu, layout, request.engine);
   const Deployment& d = choice.deployment;
   if (choice.issue == LayoutIssue::gpus_not_divisible) {

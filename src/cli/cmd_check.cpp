@@ -139,13 +139,6 @@ int run_check(const CheckOptions& o) {
     throw Error(ErrorKind::usage, "--deployment", "",
                 "check needs a deployment: --deployment 2xL40S or \"deployment\" in the spec");
   }
-  for (const auto& [value, flag] : {std::pair{o.tp, "--tp"}, std::pair{o.pp, "--pp"}, std::pair{o.ep, "--ep"},
-                                    std::pair{o.attention_dp, "--attention-dp"}}) {
-    if (value < 0 || value > 65536) {
-      throw Error(ErrorKind::usage, flag, "",
-                  fmt::format("expected a positive integer up to 65536, got {}", value));
-    }
-  }
   if (o.tp > 0) want.tp = o.tp;
   if (o.pp > 0) want.pp = o.pp;
   if (o.ep > 0) want.ep = o.ep;

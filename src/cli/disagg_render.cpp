@@ -286,7 +286,7 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
   if (show) fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
   if (show) fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
   // Overloaded: the queue grows without end, so no wait, TTFT, end-to-end or served rate stands.
-  const auto wait_text = [&c](double s) { return c.overloaded ? std::string("unbounded") : format_ms(s); };
+  const auto wait_text = [&c](double s) { return format_wait(c, s); };
   if (show)
     fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
                wait_text(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);

@@ -49,7 +49,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     if (billed_column) cells.insert(cells.begin() + 3, billed_cell(e.bill));
     if (show_precision) cells.push_back(precision_name(in, in.precisions[c.precision_index]));
     cells.push_back(std::to_string(e.concurrency));
-    cells.push_back(e.overloaded ? std::string("unbounded") : format_ms(latency_stat_s(e, 0, sla.ttft_stat)));
+    cells.push_back(format_wait(e, latency_stat_s(e, 0, sla.ttft_stat)));
     cells.push_back(format_ms(latency_stat_s(e, 1, sla.tpot_stat)));
     // A rejected row serves no load: its served figures are undefined, not zero.
     const bool serves = c.served_output_tokens_per_s > 0.0;

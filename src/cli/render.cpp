@@ -48,6 +48,10 @@ std::string format_ms(double seconds) {
   return fmt::format("{:.2f} ms", ms);
 }
 
+std::string format_wait(const InferenceEstimate& e, double seconds) {
+  return e.overloaded ? std::string("unbounded") : format_ms(seconds);
+}
+
 std::string format_usd(double usd, bool known) {
   if (!known) return "n/a";
   if (usd >= 100.0) return fmt::format("${:.0f}", usd);

@@ -27,6 +27,9 @@ double round_sig(double value, int digits = 6);
 std::string format_gb(double bytes);
 /// "12.4 ms" with sensible precision; "-" for 0.
 std::string format_ms(double seconds);
+/// A wait of `e` (TTFT, end-to-end, queue): format_ms, or "unbounded" when `e` is an overloaded
+/// open loop (its queue grows without end; the core keeps a finite stand-in no output shows).
+std::string format_wait(const InferenceEstimate& e, double seconds);
 /// "" for a mean, " p50" / " p90" / " p99" for a percentile: the suffix a latency's name takes when the
 /// SLA judges that statistic ("TTFT p99"). A literal: no allocation on the sweep writer's path.
 const char* stat_suffix(Statistic statistic);

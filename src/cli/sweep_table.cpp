@@ -29,7 +29,7 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
     if (p.deployment.replicas() > 1) layout = fmt::format("{} x{}", layout, p.deployment.replicas());
     cells.push_back(layout);
     cells.push_back(format_count(static_cast<double>(e.concurrency)));
-    cells.push_back(e.overloaded ? std::string("unbounded") : format_ms(e.ttft_s));
+    cells.push_back(format_wait(e, e.ttft_s));
     cells.push_back(format_ms(e.tpot_s));
     // An open loop serves its arrival rate; its capacity is the closed-loop figure it is judged by.
     cells.push_back(format_count(e.capacity_output_tokens_per_s));

@@ -89,6 +89,7 @@ constexpr IntegerFlag k_integer_flags[] = {
     {"--tp", 1, 65536, "a positive integer up to 65536"},
     {"--pp", 1, 65536, "a positive integer up to 65536"},
     {"--ep", 1, 65536, "a positive integer up to 65536"},
+    {"--attention-dp", 1, 65536, "a positive integer up to 65536"},
     {"--max-num-seqs", 1, 1'000'000, "1 to 1000000 sequences"},
     {"--max-batched-tokens", 16, 10'000'000, "16 to 10000000 tokens"},
     {"--max-gpus-per-replica", 1, 65536, "a positive integer up to 65536"},
