@@ -25,14 +25,7 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   const Gpu& gpu = res.current_in.gpus.front();
   const PreparedModel& pm = res.current_in.models.front();
   const GpuPrice& price = res.current_in.gpu_prices.front();
-  reject_ep_on_dense(pm.model, want.ep);
-  if (want.attention_dp > 1 && pm.model.moe.experts == 0) {
-    throw Error(
-        ErrorKind::usage, "--attention-dp", "",
-        fmt::format("expected no --attention-dp for {}, a dense model: attention data parallelism pairs "
-                    "with expert-parallel MoE layers (got --attention-dp {})",
-                    pm.model.name, want.attention_dp));
-  }
+  reject_moe_layout_on_dense(pm.model, want.ep, want.attention_dp);
   LayoutRequest layout_request{want.gpus, want.tp, want.pp, want.ep};
   layout_request.attention_dp = want.attention_dp;
   const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, layout_request, policy.engine);

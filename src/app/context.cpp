@@ -131,13 +131,21 @@ bool is_item_model(const PreparedModel& model) {
   return model.model.kind != ModelKind::decoder;
 }
 
-void reject_ep_on_dense(const ModelSpec& model, int ep) {
-  if (ep <= 1 || model.moe.experts > 0) return;
-  throw Error(
-      ErrorKind::usage, "--ep", "",
-      fmt::format("expected no --ep for {}, a dense model: expert parallelism splits the experts of an "
-                  "MoE model (got --ep {})",
-                  model.name, ep));
+void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp) {
+  if (model.moe.experts > 0) return;
+  if (ep > 1) {
+    throw Error(
+        ErrorKind::usage, "--ep", "",
+        fmt::format("expected no --ep for {}, a dense model: expert parallelism splits the experts of an "
+                    "MoE model (got --ep {})",
+                    model.name, ep));
+  }
+  if (attention_dp > 1) {
+    throw Error(ErrorKind::usage, "--attention-dp", "",
+                fmt::format("expected no --attention-dp for {}, a dense model: attention data parallelism "
+                            "pairs with expert-parallel MoE layers (got --attention-dp {})",
+                            model.name, attention_dp));
+  }
 }
 
 std::string layout_label(const Deployment& layout) {

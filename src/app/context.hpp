@@ -75,9 +75,11 @@ bool is_item_model(const PreparedModel& model);
 /// and error message.
 std::string layout_label(const Deployment& layout);
 
-/// Usage error (flag --ep) when `ep` > 1 asks to split the experts of `model`, a dense model:
-/// estimate's and check's one wording of the rule the spec reader applies to `deployment.ep`.
-void reject_ep_on_dense(const ModelSpec& model, int ep);
+/// Usage error (flag --ep or --attention-dp) when `ep` > 1 asks to split the experts of `model`, a
+/// dense model, or `attention_dp` > 1 asks for the data-parallel attention that pairs with them:
+/// estimate's and check's one wording of the rule the spec reader applies to `deployment.ep` and
+/// `deployment.attention_dp`.
+void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp);
 
 /// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
 std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);

@@ -72,7 +72,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
     layout.ep = spec.deployment->ep;
     layout.attention_dp = spec.deployment->attention_dp;
   }
-  reject_ep_on_dense(pm.model, request.ep);
+  reject_moe_layout_on_dense(pm.model, request.ep, request.attention_dp);
   const LayoutChoice choice = fit_layout(pm, w, gpu, layout, request.engine);
   const Deployment& d = choice.deployment;
   if (choice.issue == LayoutIssue::gpus_not_divisible) {

@@ -358,19 +358,26 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     } else {
       spec.deployment = parse_deployment(*d);
     }
-    // Expert parallelism splits an MoE model's experts; a dense model has none to split.
+    // Expert parallelism splits an MoE model's experts, and attention data parallelism pairs with it;
+    // a dense model has no experts (the flags' rule: app::reject_moe_layout_on_dense).
     if (spec.model.moe.experts == 0) {
-      const auto dense_ep = [&](const JsonReader& block, int ep) {
+      const auto dense = [&](const JsonReader& block, int ep, int attention_dp) {
         if (ep > 1) {
           block.at("ep").fail(fmt::format("expected no ep above 1 for {}, a dense model: expert parallelism "
                                           "splits the experts of an MoE model, got {}",
                                           spec.model.name, ep));
         }
+        if (attention_dp > 1) {
+          block.at("attention_dp")
+              .fail(fmt::format("expected no attention_dp above 1 for {}, a dense model: attention data "
+                                "parallelism pairs with expert-parallel MoE layers, got {}",
+                                spec.model.name, attention_dp));
+        }
       };
-      if (spec.deployment) dense_ep(*d, spec.deployment->ep);
+      if (spec.deployment) dense(*d, spec.deployment->ep, spec.deployment->attention_dp);
       if (spec.disaggregated) {
-        dense_ep(d->at("prefill"), spec.disaggregated->prefill.ep);
-        dense_ep(d->at("decode"), spec.disaggregated->decode.ep);
+        dense(d->at("prefill"), spec.disaggregated->prefill.ep, spec.disaggregated->prefill.attention_dp);
+        dense(d->at("decode"), spec.disaggregated->decode.ep, spec.disaggregated->decode.attention_dp);
       }
     }
   }

@@ -207,4 +207,15 @@ TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deplo
               {{"prefill", {{"gpu", "H100-SXM"}}}, {"decode", {{"gpu", "H100-SXM"}, {"tp", 8}, {"ep", 2}}}}}})
             .find("/deployment/decode/ep: expected no ep above 1 for llama-3.1-8b, a dense model") !=
         std::string::npos);
+  // Attention data parallelism pairs with expert-parallel MoE layers: refused on a dense model in
+  // either block, as --attention-dp is on the command line.
+  CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}},
+                  {"deployment", {{"gpu", "H100-SXM"}, {"gpus", 2}, {"attention_dp", 2}}}}) ==
+        "s.json: /deployment/attention_dp: expected no attention_dp above 1 for llama-3.1-8b, a dense model: "
+        "attention data parallelism pairs with expert-parallel MoE layers, got 2");
+  CHECK(error_of(
+            {{"model", {{"preset", "llama-3.1-8b"}}},
+             {"deployment",
+              {{"prefill", {{"gpu", "H100-SXM"}, {"attention_dp", 2}}}, {"decode", {{"gpu", "H100-SXM"}}}}}})
+            .find("/deployment/prefill/attention_dp: expected no attention_dp above 1") != std::string::npos);
 }
