@@ -233,6 +233,27 @@ std::string serving_markdown(const bench::ServingScore& score) {
   md += "\nFactor ceiling (a diagnostic, not a prediction): aggregated rows within 25 % when each group gets "
         "the one factor that brings the most of its rows within 25 %.\n\n" +
         bench::factor_ceiling_table(score.results);
+  // Issue 17's median targets on its layouts: how far one factor per group could go (exact bound).
+  std::vector<ServingResult> adp;
+  for (const ServingResult& r : score.results)
+    if (r.run->attention_dp > 1) adp.push_back(r);
+  std::vector<ServingResult> given;
+  for (const ServingResult& r : score.disagg_results)
+    if (r.run->decode.workers > 0) given.push_back(r);
+  md += "\nLayout targets (a diagnostic, not a prediction): a median absolute error of at most 30 % (TTFT) "
+        "or 20 % (TPOT) needs half the rows within it; the share one factor per group, chosen with "
+        "hindsight, brings there.\n";
+  const std::pair<const char*, const std::vector<ServingResult>*> sets[] = {
+      {"disaggregated, all", &score.disagg_results},
+      {"disaggregated, workers given", &given},
+      {"attention DP + EP (with the rows written multiplied)", &adp}};
+  for (const auto& [name, rows] : sets) {
+    md += fmt::format("\n{} ({} rows); one factor per engine fitted on its other pairs' rows, leave-one-pair-"
+                      "out: TTFT {:.0f} %, TPOT {:.0f} % median abs.\n\n",
+                      name, rows->size(), bench::engine_factor_leave_pair_out_median_pct(*rows, true, 0.30),
+                      bench::engine_factor_leave_pair_out_median_pct(*rows, false, 0.20)) +
+          bench::target_ceiling_table(*rows, 0.30, 0.20);
+  }
   const bench::OutputLengthSpread osl = bench::output_length_spread(score.results, 16);
   md += fmt::format("\nRows that differ only in output length, at ≤ {} clients: {} groups ({} rows); the "
                     "longest output's measured TTFT is more than 1.25× the shortest's in {} (predicted: "

@@ -83,3 +83,42 @@ TEST_CASE("output-length spread compares the longest and shortest output of othe
   // At ≤ 8 clients only the first group is left.
   CHECK(bench::output_length_spread(results, 8).groups == 1);
 }
+
+TEST_CASE("layout targets: the share one factor per group brings within 30 % / 20 %, and an engine factor "
+          "judged on the pairs it was not fitted on",
+          "[bench][ceiling]") {
+  // vLLM: pairs A (two rows) and B (one row), all predicted 2× their TTFT; SGLang: pair C at 0.5×,
+  // pair D at 1.0×. Every TPOT exact.
+  const char* model[] = {"a", "a", "b", "c", "d"};
+  const char* engine[] = {"vllm", "vllm", "vllm", "sglang", "sglang"};
+  const double predicted[] = {2.0, 2.0, 2.0, 0.5, 1.0};
+  std::vector<ServingRun> runs(5);
+  std::vector<ServingResult> results(5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    runs[i].engine = engine[i];
+    runs[i].preset = model[i];
+    runs[i].ttft_s = 1.0;
+    runs[i].tpot_s = 1.0;
+    results[i].run = &runs[i];
+    results[i].ttft_pred_s = predicted[i];
+    results[i].tpot_pred_s = 1.0;
+  }
+  // Within 30 % as predicted: only D (1 of 5). Per engine: vLLM's three share one value (3); SGLang's
+  // 0.5 and 1.0 span ln 2 = 0.693 > ln(1.3 / 0.7) = 0.619, so one of the two (1): 4 of 5.
+  const std::string table = bench::target_ceiling_table(results, 0.30, 0.20);
+  CHECK(table.find("| factor, chosen with hindsight | groups | TTFT within 30 % | TPOT within 20 % |") !=
+        std::string::npos);
+  CHECK(table.find("| none (as predicted) | - | 20.0 % | 100.0 % |") != std::string::npos);
+  CHECK(table.find("| per engine | 2 | 80.0 % | 100.0 % |") != std::string::npos);
+  // Leave one pair out, tolerance 30 %: band middle m = (ln 0.7 + ln 1.3) / 2 = −0.0472. A row of
+  // vLLM pair A gets the factor of B's ln 2 (ln f = ln 2 − m), B that of A's: each corrected to
+  // e^m = 0.9539, 4.61 % off. SGLang C gets D's (ln f = 0 − m): 0.5 · e^m = 0.4770, 52.3 % off; D
+  // gets C's (ln f = ln 0.5 − m): 1.0 / 0.5 · e^m = 1.908, 90.8 % off. Median of
+  // {4.61, 4.61, 4.61, 52.3, 90.8} = 4.61 %.
+  CHECK(bench::engine_factor_leave_pair_out_median_pct(results, true, 0.30) == Approx(4.61).epsilon(0.002));
+  // Without pair B, vLLM's pair A has no other pair and keeps its 2× (100 % off, twice): median of
+  // {100, 100, 52.3, 90.8} = (90.8 + 100) / 2 = 95.4 %.
+  std::vector<ServingResult> without_b = {results[0], results[1], results[3], results[4]};
+  CHECK(bench::engine_factor_leave_pair_out_median_pct(without_b, true, 0.30) ==
+        Approx(95.39).epsilon(0.002));
+}
