@@ -44,8 +44,17 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   if (gpus == 0) gpus = std::max(1, request.tp) * std::max(1, request.pp);
   res.model = prepare_model(spec.model, spec.precision);
   const PreparedModel& pm = res.model;
+  reject_moe_layout_on_dense(pm.model, request.ep, request.attention_dp);
 
   if (spec.mode == WorkloadMode::training) {
+    if (request.attention_dp > 1) {
+      throw Error(
+          ErrorKind::usage, "--attention-dp", "",
+          fmt::format("expected no --attention-dp for a training spec: attention data parallelism is "
+                      "a serving layout (training replicates over the GPUs --tp, --pp and --ep leave; "
+                      "got --attention-dp {})",
+                      request.attention_dp));
+    }
     LayoutPins pins;
     pins.tp = request.tp;
     pins.pp = request.pp;
@@ -72,7 +81,6 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
     layout.ep = spec.deployment->ep;
     layout.attention_dp = spec.deployment->attention_dp;
   }
-  reject_moe_layout_on_dense(pm.model, request.ep, request.attention_dp);
   const LayoutChoice choice = fit_layout(pm, w, gpu, layout, request.engine);
   const Deployment& d = choice.deployment;
   if (choice.issue == LayoutIssue::gpus_not_divisible) {

@@ -143,6 +143,7 @@ enum class PointIssue : std::uint8_t {
   layout_gpus,
   layout_heads,
   layout_whole,
+  layout_dense, ///< ep or attention_dp above 1 on a model without experts (app::reject_moe_layout_on_dense)
   no_layout,
   no_gpu
 };

@@ -110,6 +110,14 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   }
   out.gpu = f.gpu;
   const PreparedModel& model = plan.models[in.model];
+  // Expert parallelism and the attention DP that pairs with it need experts: estimate's and check's
+  // rule (app::reject_moe_layout_on_dense), per point since the model may be an axis.
+  if (model.model.moe.experts == 0 && (f.ep > 1 || f.attention_dp > 1)) {
+    out.issue = PointIssue::layout_dense;
+    out.issue_value = f.ep > 1 ? f.ep : f.attention_dp;
+    out.issue_limit = f.ep > 1 ? 0 : 1; // 0: ep, 1: attention_dp
+    return;
+  }
   // The one layout rule (core::fit_layout): pinned degrees kept, else the smallest replica that fits.
   LayoutRequest request;
   request.tp = f.tp;

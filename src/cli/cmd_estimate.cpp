@@ -51,11 +51,16 @@ int run_estimate(const EstimateOptions& o) {
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
   if (spec.disaggregated && o.gpu.empty() && spec.mode == WorkloadMode::inference) {
     // Separate prefill and decode pools (methodology §3.6): their layouts are the spec's.
-    if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0) {
-      const char* flag = o.gpus > 0 ? "--gpus" : o.tp > 0 ? "--tp" : o.pp > 0 ? "--pp" : "--ep";
+    if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0 || o.attention_dp > 0) {
+      const char* flag = o.gpus > 0 ? "--gpus"
+                         : o.tp > 0 ? "--tp"
+                         : o.pp > 0 ? "--pp"
+                         : o.ep > 0 ? "--ep"
+                                    : "--attention-dp";
       throw Error(ErrorKind::usage, flag, "",
-                  "--gpus/--tp/--pp/--ep set an aggregated deployment; the spec's deployment has prefill "
-                  "and decode pools (set their layouts there, or pass --gpu for an aggregated estimate)");
+                  "--gpus/--tp/--pp/--ep/--attention-dp set an aggregated deployment; the spec's deployment "
+                  "has prefill and decode pools (set their layouts there, or pass --gpu for an aggregated "
+                  "estimate)");
     }
     const InferenceWorkload w = app::with_concurrency(spec.inference, o.concurrency);
     return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), w,

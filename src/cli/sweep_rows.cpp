@@ -181,6 +181,12 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
     fmt::format_to(it, FMT_COMPILE("layout: a UNet runs whole on one GPU per replica, not {}"),
                    p.issue_value);
     return;
+  case PointIssue::layout_dense:
+    fmt::format_to(it,
+                   FMT_COMPILE("layout: {} {} on a dense model (expert parallelism and attention DP need "
+                               "MoE experts)"),
+                   p.issue_limit == 0 ? "ep" : "attention_dp", p.issue_value);
+    return;
   case PointIssue::no_layout:
     if (p.issue_limit > 0) {
       fmt::format_to(it, FMT_COMPILE("layout: no replica layout within the search limits divides gpus ({})"),
