@@ -165,10 +165,19 @@ inline std::string target_ceiling_table(const std::vector<ServingResult>& result
   return s;
 }
 
+/// The ln of the factor that brings a densest window within `tolerance`: the one that maps the
+/// window's middle onto ratio 1 (no bias), moved just enough to keep the whole window inside
+/// [ln(1 − t), ln(1 + t)] (ln f between ln_high − ln(1 + t) and ln_low − ln(1 − t), a non-empty
+/// range since the window is no wider than the band).
+inline double band_factor_ln(const BestFactor& window, double tolerance) {
+  const double middle = 0.5 * (window.ln_low + window.ln_high);
+  return std::clamp(middle, window.ln_high - std::log(1.0 + tolerance),
+                    window.ln_low - std::log(1.0 - tolerance));
+}
+
 /// Median absolute error, in percent, when each row is corrected by the factor that brings the
 /// most of its engine's rows from the other (engine, GPU, model, precision) pairs within
-/// `tolerance`, placed so that the middle of their densest window lands on the middle of the band,
-/// (ln(1 − t) + ln(1 + t)) / 2: an engine-level factor judged on the pairs it was not fitted on, as
+/// `tolerance` (band_factor_ln): an engine-level factor judged on the pairs it was not fitted on, as
 /// leave-one-pair-out judges the shipped calibration. A row whose engine has no other pair keeps its
 /// prediction.
 inline double engine_factor_leave_pair_out_median_pct(const std::vector<ServingResult>& results, bool ttft,
@@ -183,11 +192,8 @@ inline double engine_factor_leave_pair_out_median_pct(const std::vector<ServingR
     for (const ServingResult& o : results)
       if (o.run->engine == r.run->engine && pair(o) != pair(r)) others.push_back(ln_ratio(o, ttft));
     double ln_factor = 0.0;
-    if (!others.empty()) {
-      const BestFactor f = best_factor(std::move(others), within_log_width(tolerance));
-      const double band_middle = 0.5 * (std::log(1.0 - tolerance) + std::log(1.0 + tolerance));
-      ln_factor = 0.5 * (f.ln_low + f.ln_high) - band_middle;
-    }
+    if (!others.empty())
+      ln_factor = band_factor_ln(best_factor(std::move(others), within_log_width(tolerance)), tolerance);
     errors.push_back(std::abs(std::exp(ln_ratio(r, ttft) - ln_factor) - 1.0));
   }
   // The median as the report's tables take it (summarize_serving).

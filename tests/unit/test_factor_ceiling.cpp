@@ -110,15 +110,35 @@ TEST_CASE("layout targets: the share one factor per group brings within 30 % / 2
         std::string::npos);
   CHECK(table.find("| none (as predicted) | - | 20.0 % | 100.0 % |") != std::string::npos);
   CHECK(table.find("| per engine | 2 | 80.0 % | 100.0 % |") != std::string::npos);
-  // Leave one pair out, tolerance 30 %: band middle m = (ln 0.7 + ln 1.3) / 2 = −0.0472. A row of
-  // vLLM pair A gets the factor of B's ln 2 (ln f = ln 2 − m), B that of A's: each corrected to
-  // e^m = 0.9539, 4.61 % off. SGLang C gets D's (ln f = 0 − m): 0.5 · e^m = 0.4770, 52.3 % off; D
-  // gets C's (ln f = ln 0.5 − m): 1.0 / 0.5 · e^m = 1.908, 90.8 % off. Median of
-  // {4.61, 4.61, 4.61, 52.3, 90.8} = 4.61 %.
-  CHECK(bench::engine_factor_leave_pair_out_median_pct(results, true, 0.30) == Approx(4.61).epsilon(0.002));
+  // Leave one pair out, tolerance 30 %: a row of vLLM pair A gets the factor of B's lone ln 2 (the
+  // window's middle onto ratio 1: f = 2), B that of A's: each corrected to exactly 1.0. SGLang C gets
+  // D's (f = 1): 0.5, 50 % off; D gets C's (f = 0.5): 2.0, 100 % off. Median of {0, 0, 0, 50, 100} = 0.
+  CHECK(bench::engine_factor_leave_pair_out_median_pct(results, true, 0.30) == Approx(0.0).margin(1e-9));
   // Without pair B, vLLM's pair A has no other pair and keeps its 2× (100 % off, twice): median of
-  // {100, 100, 52.3, 90.8} = (90.8 + 100) / 2 = 95.4 %.
+  // {100, 100, 50, 100} = 100 %.
   std::vector<ServingResult> without_b = {results[0], results[1], results[3], results[4]};
-  CHECK(bench::engine_factor_leave_pair_out_median_pct(without_b, true, 0.30) ==
-        Approx(95.39).epsilon(0.002));
+  CHECK(bench::engine_factor_leave_pair_out_median_pct(without_b, true, 0.30) == Approx(100.0));
+}
+
+TEST_CASE("the band factor centres a window on ratio 1 unless that pushes an end out of the band",
+          "[bench][ceiling]") {
+  // Tolerance 30 %: band [ln 0.7, ln 1.3] = [−0.3567, 0.2624], width 0.6190. A window from ratio 1.0 to
+  // 1.8 (ln 0 to 0.5878, width 0.5878 ≤ 0.6190): its middle 0.2939 would put 1.8 at
+  // e^(0.5878 − 0.2939) = 1.342 > 1.3, so ln f rises to 0.5878 − 0.2624 = 0.3254 (f = 1.385):
+  // 1.0 → 0.722 and 1.8 → 1.300, both within. A narrow window (1.0 to 1.2) keeps its middle:
+  // ln f = ln 1.2 / 2 = 0.0912 (f = 1.095), 1.0 → 0.913, 1.2 → 1.095.
+  bench::BestFactor wide;
+  wide.count = 2;
+  wide.ln_high = std::log(1.8);
+  CHECK(bench::band_factor_ln(wide, 0.30) == Approx(std::log(1.8) - std::log(1.3)));
+  CHECK(std::exp(bench::band_factor_ln(wide, 0.30)) == Approx(1.385).epsilon(0.001));
+  bench::BestFactor narrow;
+  narrow.count = 2;
+  narrow.ln_high = std::log(1.2);
+  CHECK(bench::band_factor_ln(narrow, 0.30) == Approx(0.5 * std::log(1.2)));
+  // Too low by 2×: the window's middle alone, ratio 0.5 → 1.0.
+  bench::BestFactor low;
+  low.count = 1;
+  low.ln_low = low.ln_high = std::log(0.5);
+  CHECK(bench::band_factor_ln(low, 0.30) == Approx(std::log(0.5)));
 }
