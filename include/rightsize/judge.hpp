@@ -144,7 +144,13 @@ struct LayoutRequest {
 
 /// Why no layout could be formed at all (distinct from "formed, but does not fit").
 /// runs_whole: more than one GPU per replica asked of a model served whole (core::runs_whole).
-enum class LayoutIssue : std::uint8_t { none, gpus_not_divisible, heads_not_divisible, runs_whole };
+enum class LayoutIssue : std::uint8_t {
+  none,
+  gpus_not_divisible,
+  heads_not_divisible,
+  runs_whole,
+  ep_exceeds_replica ///< a pinned EP wider than the pinned replica's tp·pp·attention_dp GPUs
+};
 
 struct LayoutChoice {
   Deployment deployment; ///< the smallest replica that fits; else the largest one tried

@@ -35,6 +35,13 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
                             "TP1 replicas, got TP{} × PP{}",
                             pm.model.name, choice.deployment.tp, choice.deployment.pp));
   }
+  if (choice.issue == LayoutIssue::ep_exceeds_replica) {
+    const Deployment& d = choice.deployment;
+    throw Error(ErrorKind::usage, "--ep", "",
+                fmt::format("expected at most the {} GPUs of one {} replica, got --ep {}",
+                            d.gpus_per_replica(),
+                            layout_label(Deployment{d.gpus, d.tp, d.pp, 1, d.attention_dp}), d.ep));
+  }
   if (choice.issue != LayoutIssue::none) {
     throw Error(
         ErrorKind::usage, "--deployment", "",

@@ -44,11 +44,12 @@ std::int64_t price_age_days(const ResolvedPrice& price, std::int64_t today_days)
   return date ? today_days - *date : -1;
 }
 
-const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias,
-                       const std::string& source) {
+const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source,
+                       const std::string& pointer) {
   if (const Gpu* gpu = io::find_gpu(catalog, id_or_alias)) return *gpu;
   const std::string hint = did_you_mean(id_or_alias, io::gpu_ids(catalog));
-  throw Error(ErrorKind::usage, source, "",
+  // A spec's GPU is bad input at its pointer (exit 3); a flag's a usage error (exit 2).
+  throw Error(pointer.empty() ? ErrorKind::usage : ErrorKind::input, source, pointer,
               hint.empty() ? fmt::format("unknown GPU \"{}\" (see 'rightsize catalog list')", id_or_alias)
                            : fmt::format("unknown GPU \"{}\"; did you mean \"{}\"?", id_or_alias, hint));
 }

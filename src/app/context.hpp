@@ -48,8 +48,10 @@ std::size_t gpu_index(const LoadedCatalog& catalog, const Gpu& gpu);
 std::int64_t price_age_days(const ResolvedPrice& price, std::int64_t today_days);
 
 /// Finds a GPU named on the command line; unknown -> usage Error with did-you-mean, naming `source`
-/// (a flag or argument name; may be empty).
-const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source);
+/// (a flag or argument name; may be empty). With a `pointer`, the GPU comes from the spec file
+/// `source` at that JSON pointer: unknown -> input Error (exit 3) there.
+const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source,
+                       const std::string& pointer = "");
 
 /// What a search runs over: the chosen GPUs with their prices, and one prepared model per precision.
 struct SearchInputs {

@@ -17,7 +17,7 @@ struct ResolvedPool {
 ResolvedPool resolve_pool(const Spec& spec, const LoadedCatalog& catalog, const PoolSpec& p,
                           const char* name) {
   const std::string where = fmt::format("/deployment/{}", name);
-  const Gpu& gpu = require_gpu(catalog.catalog, p.gpu, spec.source);
+  const Gpu& gpu = require_gpu(catalog.catalog, p.gpu, spec.source, where + "/gpu");
   if (p.tp > 1 && spec.model.heads > 0 && spec.model.heads % p.tp != 0) {
     throw Error(ErrorKind::input, spec.source, where + "/tp",
                 fmt::format("expected a TP degree dividing the model's {} attention heads, got {}",
@@ -66,6 +66,7 @@ DisaggDeploymentResult run_disagg_deployment(const Spec& spec, const LoadedCatal
   rules.price_known = res.price_known;
   rules.load_headroom = throughput_headroom(headroom);
   res.verdict = judge(res.estimate.combined, spec.sla, rules);
+  res.at_load = cost_at_load(res.estimate.combined, spec.sla, w);
   for (const auto& a : spec.assumptions) {
     if (w.concurrency == 0 || a.rfind("concurrency:", 0) != 0) res.assumptions.push_back(a);
   }

@@ -9,6 +9,7 @@
 #include "context.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/judge.hpp"
+#include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 
 namespace rightsize::app {
@@ -20,6 +21,7 @@ struct DisaggDeploymentResult {
   InferenceWorkload workload;
   DisaggEstimate estimate;
   Verdict verdict;
+  CostAtLoad at_load; ///< cost over the SLA's load (core::cost_at_load), as recommend --disagg ranks by
   std::vector<std::string> assumptions; ///< the spec's, less a concurrency one a fixed concurrency replaced
 };
 

@@ -136,6 +136,12 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
     out.issue_limit = request.gpus;
     return;
   }
+  if (choice.issue == LayoutIssue::ep_exceeds_replica) {
+    out.issue = PointIssue::layout_ep;
+    out.issue_value = choice.deployment.ep;
+    out.issue_limit = choice.deployment.gpus_per_replica();
+    return;
+  }
   if (choice.issue == LayoutIssue::runs_whole) {
     out.issue = PointIssue::layout_whole;
     out.issue_value = choice.deployment.gpus_per_replica();

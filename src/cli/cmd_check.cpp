@@ -144,8 +144,9 @@ int run_check(const CheckOptions& o) {
   if (o.ep > 0) want.ep = o.ep;
   if (o.attention_dp > 0) want.attention_dp = o.attention_dp;
   const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
-  const Gpu& gpu =
-      require_gpu(catalog.catalog, want.gpu, o.deployment.empty() ? spec.source : "--deployment");
+  const Gpu& gpu = o.deployment.empty()
+                       ? require_gpu(catalog.catalog, want.gpu, spec.source, "/deployment/gpu")
+                       : require_gpu(catalog.catalog, want.gpu, "--deployment");
   app::CheckRequest request;
   request.deployment = want;
   request.deployment.gpu = gpu.id;

@@ -72,7 +72,8 @@ int run_estimate(const EstimateOptions& o) {
   if (gpu_id.empty())
     throw Error(ErrorKind::usage, "--gpu", "",
                 "estimate needs a GPU: pass --gpu ID (see 'rightsize catalog list')");
-  const Gpu& gpu = require_gpu(catalog.catalog, gpu_id, "--gpu");
+  const Gpu& gpu = o.gpu.empty() ? require_gpu(catalog.catalog, gpu_id, spec.source, "/deployment/gpu")
+                                 : require_gpu(catalog.catalog, gpu_id, "--gpu");
   app::EstimateRequest request;
   request.gpu = gpu.id;
   request.gpu_from_flag = !o.gpu.empty();

@@ -1,5 +1,7 @@
 // `rightsize validate SPEC`: load the spec and print the resolved model, precision, workload and
 // every assumption made, so the user can check what rightsize will estimate.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -123,14 +125,14 @@ void print_table(const Spec& s, const Resolved& r) {
   }
   if (s.deployment) {
     const DeploymentSpec& d = *s.deployment;
-    rows.emplace_back("deployment",
-                      fmt::format("{} x {} (tp {}, pp {}, ep {})", d.gpus, d.gpu, d.tp, d.pp, d.ep));
+    rows.emplace_back("deployment", fmt::format("{} x {} (tp {}, pp {}, ep {}, attention_dp {})", d.gpus,
+                                                d.gpu, d.tp, d.pp, d.ep, std::max(1, d.attention_dp)));
   }
   if (s.disaggregated) {
     for (const auto& [name, p] : {std::pair{"prefill pool", s.disaggregated->prefill},
                                   std::pair{"decode pool", s.disaggregated->decode}}) {
-      rows.emplace_back(
-          name, fmt::format("{} workers x {} (tp {}, pp {}, ep {})", p.workers, p.gpu, p.tp, p.pp, p.ep));
+      rows.emplace_back(name, fmt::format("{} workers x {} (tp {}, pp {}, ep {}, attention_dp {})", p.workers,
+                                          p.gpu, p.tp, p.pp, p.ep, std::max(1, p.attention_dp)));
     }
   }
   print_rows(rows);

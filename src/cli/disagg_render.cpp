@@ -31,13 +31,10 @@ std::string link_label(const KvLink& link, const Gpu& gpu) {
 }
 
 nlohmann::json pool_json(const PoolDeployment& p) {
-  return {{"gpu", p.gpu->id},
-          {"workers", p.workers},
-          {"tp", p.layout.tp},
-          {"pp", p.layout.pp},
-          {"ep", p.layout.ep},
-          {"gpus", p.gpus()},
-          {"usd_per_gpu_hour", round_sig(p.price.usd_per_gpu_hour)}};
+  return {{"gpu", p.gpu->id},  {"workers", p.workers},
+          {"tp", p.layout.tp}, {"pp", p.layout.pp},
+          {"ep", p.layout.ep}, {"attention_dp", p.layout.attention_dp},
+          {"gpus", p.gpus()},  {"usd_per_gpu_hour", round_sig(p.price.usd_per_gpu_hour)}};
 }
 
 // Each pool's whole instances (bill_disagg), as JSON and as the `instances:` line.
@@ -64,10 +61,18 @@ nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEsti
   nlohmann::json doc;
   doc["prefill_pool"] = pool_json(dep.prefill);
   doc["prefill_pool"]["memory"] = memory_json(e.prefill.memory);
+  // The parts add up to the mean TTFT: the prefill part is the loaded worker's batched step
+  // (prefill_prompts_per_step prompts), the one a prompt waits out; an overloaded pool's waits are
+  // unbounded (null, never the core's finite stand-in).
+  const auto wait_ms = [&e](double s) {
+    return e.combined.overloaded ? nlohmann::json() : nlohmann::json(round_sig(s * 1e3));
+  };
   doc["prefill_pool"]["ttft_parts_ms"] = {
-      {"fixed", round_sig(e.ttft_fixed_s * 1e3)},        {"handoff", round_sig(e.handoff_s * 1e3)},
-      {"queue_wait", round_sig(e.prefill_wait_s * 1e3)}, {"client_wait", round_sig(e.client_wait_s * 1e3)},
-      {"prefill", round_sig(e.prefill_service_s * 1e3)}, {"kv_transfer", round_sig(e.kv_transfer_s * 1e3)}};
+      {"fixed", round_sig(e.ttft_fixed_s * 1e3)},     {"handoff", round_sig(e.handoff_s * 1e3)},
+      {"queue_wait", wait_ms(e.prefill_wait_s)},      {"client_wait", wait_ms(e.client_wait_s)},
+      {"prefill", round_sig(e.prefill_step_s * 1e3)}, {"kv_transfer", round_sig(e.kv_transfer_s * 1e3)}};
+  doc["prefill_pool"]["prompts_per_step"] = round_sig(e.prefill_prompts_per_step, 4);
+  doc["prefill_pool"]["prefill_one_prompt_idle_ms"] = round_sig(e.prefill_service_s * 1e3);
   doc["prefill_pool"]["utilization"] = round_sig(e.prefill_utilization, 4);
   doc["prefill_pool"]["kv_transfer"] = {{"bytes", json_bytes(e.kv_bytes)},
                                         {"link", e.link.kind == LinkKind::scaleup ? "scaleup" : "network"},
@@ -75,7 +80,7 @@ nlohmann::json estimate_pools_json(const DisaggDeployment& dep, const DisaggEsti
                                         {"gb_per_s_per_lane", round_sig(e.link.gb_per_s)}};
   doc["decode_pool"] = pool_json(dep.decode);
   doc["decode_pool"]["memory"] = memory_json(e.decode.memory);
-  doc["decode_pool"]["batch_per_worker"] = round_sig(e.decode_batch, 4);
+  doc["decode_pool"]["batch_per_worker"] = round_sig(e.decode_batch);
   doc["decode_pool"]["kv_capacity_sequences_per_worker"] = e.decode.max_concurrency;
   doc["decode_pool"]["tpot_ms"] = round_sig(e.combined.tpot_s * 1e3);
   return doc;
@@ -259,9 +264,10 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
     doc["cost"] = {
         {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
-        {"usd_per_million_output_tokens", price_known && verdict.feasible()
-                                              ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
-                                              : nlohmann::json()}};
+        {"usd_per_million_output_tokens_at_capacity",
+         price_known && verdict.feasible() ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
+                                           : nlohmann::json()}};
+    add_cost_at_load(doc["cost"], verdict.feasible() ? res.at_load : CostAtLoad{}, price_known);
     doc["instances"] = bill_json(dep, e.bill);
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
     if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
@@ -290,7 +296,12 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
   if (show)
     fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
                wait_text(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
-  if (show) fmt::print("  {:<28}{:>12}\n", "prefill (one prompt, idle)", format_ms(e.prefill_service_s));
+  if (show) {
+    // The step a prompt waits out, as the TTFT adds it up; the idle one-prompt time beside it.
+    fmt::print("  {:<28}{:>12}  ({:.1f} prompt{} per step; one prompt, idle: {})\n", "prefill step",
+               format_ms(e.prefill_step_s), e.prefill_prompts_per_step,
+               e.prefill_prompts_per_step == 1.0 ? "" : "s", format_ms(e.prefill_service_s));
+  }
   if (show)
     fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
                format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
@@ -324,15 +335,9 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
   fmt::print("  {:<28}{:>12}\n", "cost per hour", format_usd(c.usd_per_hour, price_known));
   fmt::print("  instances: {}\n", bill_text(dep, e.bill));
   if (show) {
-    fmt::print("  {:<28}{:>12}{}\n", "per 1M output tokens",
-               format_usd(c.usd_per_million_output_tokens, price_known),
-               c.open_loop ? "  (at capacity)" : "");
-    // An open loop serves its arrivals (its capacity when overloaded): the cost over what it serves.
-    if (c.open_loop && c.output_tokens_per_s > 0.0) {
-      fmt::print("  {:<28}{:>12}  (at {:.2f} req/s served)\n", "per 1M output tokens",
-                 format_usd(c.usd_per_hour / (c.output_tokens_per_s * k_seconds_per_hour) * 1e6, price_known),
-                 c.requests_per_s);
-    }
+    // The same two figures as an aggregated estimate; recommend --disagg ranks by the one at load.
+    for (const CostLine& line : cost_per_million_lines(c, res.at_load, price_known))
+      fmt::print("  {:<28}{:>12}{}{}\n", line.label, line.value, line.note.empty() ? "" : "  ", line.note);
   }
   if (!verdict.feasible()) {
     fmt::print("\nnot feasible: {}\n", describe_rejection(verdict.first, c.concurrency));

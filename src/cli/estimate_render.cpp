@@ -184,19 +184,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                    format_usd(at_load.usd_per_request * 1e3, price.known), at_load.served_requests_per_s);
       }
     } else {
-      // At capacity (an open loop's closed-loop capacity) and at the load served: an open loop
-      // serves its arrival rate (its capacity when overloaded), a closed loop the SLA's load.
-      fmt::print("  {:<26}{:>10}\n", "per 1M output tok (cap.)",
-                 format_usd(e.usd_per_million_output_tokens, price.known));
-      if (at_load.served_requests_per_s > 0.0 &&
-          (e.open_loop || at_load.served_requests_per_s < e.requests_per_s)) {
-        fmt::print("  {:<26}{:>10}  at {:.2f} req/s{}\n", "per 1M output tok (load)",
-                   format_usd(at_load.usd_per_million_output_tokens, price.known),
-                   at_load.served_requests_per_s,
-                   !e.open_loop   ? " (the SLA's)"
-                   : e.overloaded ? " (its capacity: the rest of the arrivals queue)"
-                                  : " (the lower of the SLA's peak and the arrivals)");
-      }
+      for (const CostLine& line : cost_per_million_lines(e, at_load, price.known))
+        fmt::print("  {:<26}{:>10}{}{}\n", line.label, line.value, line.note.empty() ? "" : "  ", line.note);
       fmt::print("  {:<26}{:>10}\n", "per request (capacity)", format_usd(e.usd_per_request, price.known));
     }
     if (verdict.term_count > 0) {

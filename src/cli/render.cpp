@@ -362,6 +362,24 @@ void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool pric
   cost["usd_per_request_at_load"] = figure(at_load.usd_per_request, price_known);
 }
 
+std::vector<CostLine> cost_per_million_lines(const InferenceEstimate& e, const CostAtLoad& at_load,
+                                             bool price_known) {
+  // At capacity (an open loop's closed-loop capacity) and at the load served: an open loop serves its
+  // arrival rate (its capacity when overloaded), a closed loop the SLA's load.
+  std::vector<CostLine> lines;
+  lines.push_back({"per 1M output tok (cap.)", format_usd(e.usd_per_million_output_tokens, price_known), ""});
+  if (at_load.served_requests_per_s > 0.0 &&
+      (e.open_loop || at_load.served_requests_per_s < e.requests_per_s)) {
+    lines.push_back({"per 1M output tok (load)",
+                     format_usd(at_load.usd_per_million_output_tokens, price_known),
+                     fmt::format("at {:.2f} req/s{}", at_load.served_requests_per_s,
+                                 !e.open_loop   ? " (the SLA's)"
+                                 : e.overloaded ? " (its capacity: the rest of the arrivals queue)"
+                                                : " (the lower of the SLA's peak and the arrivals)")});
+  }
+  return lines;
+}
+
 void print_overlay_tail(FigureKind kind, const std::optional<app::OverlayTail>& tail) {
   if (!tail) return;
   fmt::print("  {:<26}{:>10}  (mean x{:.2f}: p99 / mean of your {} runs, --calibration)\n",

@@ -74,6 +74,15 @@ nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_
 /// `*_at_load` next to the estimate's `*_at_capacity`.
 void add_cost_at_load(nlohmann::json& cost, const CostAtLoad& at_load, bool price_known);
 
+/// The cost-per-1M-output-tokens lines of an estimate, aggregated or disaggregated: at capacity
+/// always, and at the load served (core::cost_at_load) when it differs (an open loop, or a closed
+/// loop whose SLA asks less than it serves), with what that load is.
+struct CostLine {
+  std::string label, value, note;
+};
+std::vector<CostLine> cost_per_million_lines(const InferenceEstimate& e, const CostAtLoad& at_load,
+                                             bool price_known);
+
 /// With a --calibration overlay that measured the figure's tail on this GPU: its p99 as the use case
 /// computed it (app::OverlayTail), one table line; nothing otherwise.
 void print_overlay_tail(FigureKind kind, const std::optional<app::OverlayTail>& tail);

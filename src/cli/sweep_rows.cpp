@@ -187,6 +187,10 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
                                "MoE experts)"),
                    p.issue_limit == 0 ? "ep" : "attention_dp", p.issue_value);
     return;
+  case PointIssue::layout_ep:
+    fmt::format_to(it, FMT_COMPILE("layout: ep {} exceeds the {} GPUs of one replica"), p.issue_value,
+                   p.issue_limit);
+    return;
   case PointIssue::no_layout:
     if (p.issue_limit > 0) {
       fmt::format_to(it, FMT_COMPILE("layout: no replica layout within the search limits divides gpus ({})"),

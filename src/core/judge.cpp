@@ -224,6 +224,11 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
       out.issue = LayoutIssue::gpus_not_divisible;
       return out;
     }
+    // The experts split over the replica's own GPUs (its MoE layers' all-to-all stays inside it).
+    if (out.deployment.ep > out.deployment.gpus_per_replica()) {
+      out.issue = LayoutIssue::ep_exceeds_replica;
+      return out;
+    }
     if (model.model.heads > 0 && model.model.heads % request.tp != 0) {
       out.issue = LayoutIssue::heads_not_divisible;
       return out;

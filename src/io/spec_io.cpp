@@ -178,6 +178,11 @@ DeploymentSpec parse_deployment(const JsonReader& d) {
                           tp * pp * adp));
   }
   if (out.ep > out.gpus) d.at("ep").fail(fmt::format("expected at most gpus ({}), got {}", out.gpus, out.ep));
+  // With the replica's degrees given, its experts split over at most its GPUs (as a pool's worker).
+  if ((out.tp > 0 || out.attention_dp > 0) && out.ep > tp * pp * adp) {
+    d.at("ep").fail(fmt::format("expected at most tp x pp x attention_dp ({}) of one replica, got {}",
+                                tp * pp * adp, out.ep));
+  }
   return out;
 }
 

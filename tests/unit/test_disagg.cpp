@@ -236,6 +236,14 @@ TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Litt
   CHECK(one.prefill_prompts_per_step == 1.0);
   CHECK(e.combined.requests_per_s > one.combined.requests_per_s);
   CHECK(e.prefill_wait_s < one.prefill_wait_s);
+  // The TTFT parts the reports print add up to the mean TTFT: the loaded (batched) step, not the idle
+  // one-prompt prefill, is what a prompt waits out.
+  for (const DisaggEstimate* x : {&e, &one}) {
+    CHECK(x->ttft_fixed_s + x->handoff_s + x->prefill_wait_s + x->client_wait_s + x->prefill_step_s +
+              x->kv_transfer_s ==
+          Approx(x->combined.ttft_s));
+  }
+  CHECK(e.prefill_step_s > e.prefill_service_s);
 }
 
 TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {

@@ -269,6 +269,24 @@ TEST_CASE("fit_layout: the smallest replica that fits, TP before PP", "[core][ju
   CHECK(fit_layout(pm, w, gpu, LayoutRequest{8, 3, 0, 0}, EngineConfig{}).issue != LayoutIssue::none);
 }
 
+TEST_CASE("fit_layout: a pinned EP wider than the pinned replica is refused", "[core][judge]") {
+  const PreparedModel pm = prepare_model(test::mixtral_8x7b(), Precision{});
+  const Gpu gpu = h100_sxm();
+  InferenceWorkload w = chat();
+  w.concurrency = 8;
+  // 16 GPUs of ADP8 replicas (tp 1, 8 GPUs each): EP 8 spans one replica, EP 16 would span two.
+  LayoutRequest request{16, 0, 0, 8};
+  request.attention_dp = 8;
+  CHECK(fit_layout(pm, w, gpu, request, EngineConfig{}).issue == LayoutIssue::none);
+  request.ep = 16;
+  const LayoutChoice wide = fit_layout(pm, w, gpu, request, EngineConfig{});
+  CHECK(wide.issue == LayoutIssue::ep_exceeds_replica);
+  CHECK(wide.deployment.gpus_per_replica() == 8);
+  // TP4 pinned, EP 8 on 4-GPU replicas: refused the same way.
+  CHECK(fit_layout(pm, w, gpu, LayoutRequest{8, 4, 1, 8}, EngineConfig{}).issue ==
+        LayoutIssue::ep_exceeds_replica);
+}
+
 TEST_CASE("latency at load: Little's law settles below the sized concurrency", "[core][judge]") {
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   Sla sla;

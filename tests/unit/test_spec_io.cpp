@@ -207,6 +207,11 @@ TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deplo
               {{"prefill", {{"gpu", "H100-SXM"}}}, {"decode", {{"gpu", "H100-SXM"}, {"tp", 8}, {"ep", 2}}}}}})
             .find("/deployment/decode/ep: expected no ep above 1 for llama-3.1-8b, a dense model") !=
         std::string::npos);
+  // With the replica's degrees given, its EP spans at most its GPUs (as a pool's worker).
+  CHECK(error_of(
+            {{"model", {{"preset", "deepseek-v3"}}},
+             {"deployment", {{"gpu", "B200"}, {"gpus", 16}, {"tp", 1}, {"attention_dp", 8}, {"ep", 16}}}}) ==
+        "s.json: /deployment/ep: expected at most tp x pp x attention_dp (8) of one replica, got 16");
   // Attention data parallelism pairs with expert-parallel MoE layers: refused on a dense model in
   // either block, as --attention-dp is on the command line.
   CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}},
