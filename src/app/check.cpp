@@ -68,13 +68,6 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
     res.compared.push_back(g.id);
   const SearchInputs& all = res.compared_in;
   const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, policy);
-  if (!r.candidates.empty() && res.current.price_known && e.usd_per_hour > 0.0) {
-    const Candidate& best = r.candidates.front();
-    if (best.price_known && best.estimate.usd_per_hour < e.usd_per_hour) {
-      res.cheaper = best;
-      res.saving = 1.0 - best.estimate.usd_per_hour / e.usd_per_hour;
-    }
-  }
   if (!res.meets) {
     // What would pass on the same GPU type: the search restricted to it.
     const SearchInputs& same_in = res.current_in;
@@ -85,6 +78,32 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
     const Recommendation same =
         recommend(same_in.models, spec.inference, spec.sla, same_in.gpus, same_in.gpu_prices, same_policy);
     if (!same.candidates.empty()) res.would_pass = same.candidates.front();
+  }
+  // Cheaper in what recommend ranks by: the cost over the load served (per 1M output tokens; per
+  // image for an item model), against the deployment as given when it meets the SLA, else against
+  // what would pass on its GPU type (two deployments that both serve the load). With an SLA load both
+  // serve it, and the ratio is that of $/h; without one each serves its capacity, and a second
+  // replica at the same cost per token saves nothing.
+  const bool items = is_item_model(pm);
+  double reference_cost = 0.0;
+  if (res.meets && res.current.price_known) {
+    reference_cost =
+        items ? res.current_at_load.usd_per_request : res.current_at_load.usd_per_million_output_tokens;
+  } else if (!res.meets && res.would_pass && res.would_pass->price_known) {
+    reference_cost = items ? res.would_pass->usd_per_request_at_load
+                           : res.would_pass->usd_per_million_output_tokens_at_load;
+  }
+  if (!r.candidates.empty() && reference_cost > 0.0) {
+    const Candidate& best = r.candidates.front();
+    const double best_cost =
+        items ? best.usd_per_request_at_load : best.usd_per_million_output_tokens_at_load;
+    // Under half a percent is the same cost (the two estimates round differently).
+    if (best.price_known && best_cost > 0.0 && best_cost < 0.995 * reference_cost) {
+      res.cheaper = best;
+      res.saving = 1.0 - best_cost / reference_cost;
+    }
+  } else if (!res.meets && !res.would_pass && !r.candidates.empty()) {
+    res.cheaper = r.candidates.front(); // nothing on its GPU type passes: what does, with no saving
   }
   res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend;
   res.pass = res.meets && !res.over_provisioned;

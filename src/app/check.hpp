@@ -30,17 +30,20 @@ struct CheckRequest {
 /// A checked deployment and every decision about it.
 struct CheckResult {
   SearchPolicy policy;
-  SearchInputs current_in;              ///< the deployment's GPU and the spec's model
-  SearchInputs compared_in;             ///< the GPUs the overspend test compared against
-  Deployment layout;                    ///< one replica's layout, as core::fit_layout chose it
-  int gpus = 0;                         ///< the deployment's GPUs
-  int replicas = 0;                     ///< deployment GPUs ÷ GPUs per replica
-  Candidate current;                    ///< the deployment as checked (replicas of the chosen layout)
-  Verdict verdict;                      ///< core::judge on it, load included
-  CostAtLoad current_at_load;           ///< its cost over the SLA's load (core::cost_at_load)
-  EstimateBands current_bands;          ///< its error bands
-  std::optional<Candidate> cheaper;     ///< the cheapest alternative that meets everything (of compared_in)
-  double saving = 0.0;                  ///< 1 − cheaper $/h ÷ current $/h
+  SearchInputs current_in;     ///< the deployment's GPU and the spec's model
+  SearchInputs compared_in;    ///< the GPUs the overspend test compared against
+  Deployment layout;           ///< one replica's layout, as core::fit_layout chose it
+  int gpus = 0;                ///< the deployment's GPUs
+  int replicas = 0;            ///< deployment GPUs ÷ GPUs per replica
+  Candidate current;           ///< the deployment as checked (replicas of the chosen layout)
+  Verdict verdict;             ///< core::judge on it, load included
+  CostAtLoad current_at_load;  ///< its cost over the SLA's load (core::cost_at_load)
+  EstimateBands current_bands; ///< its error bands
+  /// The cheapest alternative that meets everything (of compared_in), when it saves (saving > 0) or
+  /// nothing of the deployment's GPU type passes (saving 0).
+  std::optional<Candidate> cheaper;
+  double saving = 0.0; ///< 1 − cheaper ÷ reference cost over the load served (recommend's rank): the
+                       ///< deployment's when it meets the SLA, else would_pass's
   std::optional<Candidate> would_pass;  ///< when it fails: the cheapest passing deployment of the same GPU
   std::vector<std::string> compared;    ///< GPU ids the overspend test compared against
   bool meets = false;                   ///< the verdict passes

@@ -110,11 +110,22 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
         fmt::print("would pass: no deployment of {} meets it within the search limits\n", gpu.id);
       }
     }
-    if (res.cheaper) {
-      fmt::print("{}: {} meets it, {:.0f}% less (threshold {:.0f}%; compared against {} GPU type{})\n",
+    if (res.cheaper && !res.meets && !res.would_pass) {
+      fmt::print("an option that meets it: {} (compared against {} GPU type{})\n",
+                 describe(res.compared_in, *res.cheaper), res.compared.size(),
+                 res.compared.size() == 1 ? "" : "s");
+    } else if (res.cheaper) {
+      // The saving is in what recommend ranks by (cost over the load served), against this deployment
+      // when it meets the SLA, else against what would pass on its GPU type.
+      fmt::print("{}: {} meets it, {:.0f}% less per {} served{} (threshold {:.0f}%; compared against {} GPU "
+                 "type{})\n",
                  res.over_provisioned ? "over-provisioned" : "a cheaper option",
-                 describe(res.compared_in, *res.cheaper), res.saving * 100.0, max_overspend * 100.0,
-                 res.compared.size(), res.compared.size() == 1 ? "" : "s");
+                 describe(res.compared_in, *res.cheaper), res.saving * 100.0,
+                 !items                              ? "1M output tokens"
+                 : spec.model.kind == ModelKind::vit ? "item"
+                                                     : "image",
+                 res.meets ? "" : " than that", max_overspend * 100.0, res.compared.size(),
+                 res.compared.size() == 1 ? "" : "s");
     }
     fmt::print("verdict: {}\n", res.pass ? "pass" : "fail");
   }
