@@ -313,7 +313,7 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
   if (show) fmt::print("  {:<28}{:>12}\n", "batch per worker", fmt::format("{:.1f} seq", e.decode_batch));
   if (show)
     fmt::print("  {:<28}{:>12}  (no prefill in the decode steps)\n", "TPOT (mean)", format_ms(c.tpot_s));
-  if (c.overloaded) {
+  if (c.overloaded && show) {
     fmt::print("  warning: the arrival rate exceeds what the pools serve (the queue grows without bound)\n");
   }
   if (c.clients_exceed_kv) {

@@ -442,11 +442,21 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
                                         : estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo);
     r.combined.capacity_requests_per_s = capacity.combined.requests_per_s;
     r.combined.capacity_output_tokens_per_s = capacity.combined.output_tokens_per_s;
-    // Past its capacity a deployment serves its capacity; the rest of the arrivals queue.
+    // Past its capacity a deployment serves its capacity; the rest of the arrivals queue. Its decode
+    // pool then runs as at capacity (the closed loop at the most clients its slots hold): the batch,
+    // TPOT and decode memory of the rate it serves, not of the arrivals it cannot (as an overloaded
+    // aggregated replica runs a full KV cache, methodology §6 "Load served").
     if (r.combined.overloaded && capacity.combined.requests_per_s > 0.0 &&
         capacity.combined.requests_per_s < r.combined.requests_per_s) {
       r.combined.requests_per_s = capacity.combined.requests_per_s;
       r.combined.output_tokens_per_s = capacity.combined.output_tokens_per_s;
+      r.decode = capacity.decode;
+      r.decode_batch = capacity.decode_batch;
+      r.combined.tpot_s = capacity.combined.tpot_s;
+      r.combined.decode_step_s = capacity.combined.decode_step_s;
+      r.combined.tpot = capacity.combined.tpot;
+      r.combined.in_flight = capacity.combined.in_flight;
+      r.combined.memory = capacity.combined.memory;
     }
     if (capacity.combined.output_tokens_per_s > 0.0) {
       r.combined.usd_per_million_output_tokens =

@@ -208,6 +208,16 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   REQUIRE(ok.term_count >= 1);
   CHECK(ok.terms[ok.term_count - 1].capacity);
   CHECK(ok.terms[ok.term_count - 1].met == !o.combined.overloaded);
+  // Arrivals at twice the capacity: it serves its capacity, and its decode pool runs as at capacity
+  // (batch, TPOT and memory of the rate served, not of the arrivals).
+  InferenceWorkload flood = open;
+  flood.request_rate_per_s = 2.0 * full.combined.requests_per_s;
+  const DisaggEstimate f = estimate_disagg(pm, flood, dep, engine, nullptr);
+  REQUIRE(f.combined.overloaded);
+  CHECK(f.combined.requests_per_s == full.combined.requests_per_s);
+  CHECK(f.decode_batch == full.decode_batch);
+  CHECK(f.combined.tpot_s == full.combined.tpot_s);
+  CHECK(f.combined.memory.per_gpu_bytes == full.combined.memory.per_gpu_bytes);
 }
 
 TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {
