@@ -149,7 +149,8 @@ enum class LayoutIssue : std::uint8_t {
   gpus_not_divisible,
   heads_not_divisible,
   runs_whole,
-  ep_exceeds_replica ///< a pinned EP wider than the pinned replica's tp·pp·attention_dp GPUs
+  ep_exceeds_replica, ///< a pinned EP wider than the pinned replica's tp·pp·attention_dp GPUs
+  ep_unplaceable      ///< a pinned EP no replica's TP group spans (without attention DP, EP = TP)
 };
 
 struct LayoutChoice {

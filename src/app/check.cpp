@@ -35,13 +35,7 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
                             "TP1 replicas, got TP{} × PP{}",
                             pm.model.name, choice.deployment.tp, choice.deployment.pp));
   }
-  if (choice.issue == LayoutIssue::ep_exceeds_replica) {
-    const Deployment& d = choice.deployment;
-    throw Error(ErrorKind::usage, "--ep", "",
-                fmt::format("expected at most the {} GPUs of one {} replica, got --ep {}",
-                            d.gpus_per_replica(),
-                            layout_label(Deployment{d.gpus, d.tp, d.pp, 1, d.attention_dp}), d.ep));
-  }
+  reject_ep_layout(choice, gpu, EpOrigin{request.ep_from_spec, spec.source});
   if (choice.issue != LayoutIssue::none) {
     throw Error(
         ErrorKind::usage, "--deployment", "",
@@ -105,7 +99,11 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   } else if (!res.meets && !res.would_pass && !r.candidates.empty()) {
     res.cheaper = r.candidates.front(); // nothing on its GPU type passes: what does, with no saving
   }
-  res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend;
+  // Over-provisioned: paying more than a deployment that meets the same SLA, per token and per hour
+  // (with an SLA load the two agree; without one a smaller, less efficient deployment is cheaper per
+  // hour and is not over-provisioned, only shown the cheaper option per token).
+  res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend &&
+                         res.cheaper->estimate.usd_per_hour < res.current.estimate.usd_per_hour;
   res.pass = res.meets && !res.over_provisioned;
   if (request.artifact && res.meets)
     res.artifact =

@@ -19,6 +19,7 @@ namespace rightsize::app {
 /// The options of one check, parsed and typed.
 struct CheckRequest {
   DeploymentSpec deployment; ///< the deployment to judge; `gpu` is a catalog id
+  bool ep_from_spec = false; ///< its EP is the spec's /deployment/ep (errors name it, not --ep)
   EngineConfig engine;       ///< the engine profile with the command line's overrides
   Confidence confidence = Confidence::p90;
   double max_overspend = 0.2; ///< fail when a cheaper option saves more than this fraction

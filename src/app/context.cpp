@@ -92,15 +92,8 @@ SearchInputs search_inputs(const Spec& spec, const LoadedCatalog& catalog,
       chosen.push_back(&require_gpu(catalog.catalog, id, "--gpu"));
   } else if (!spec.constraints.gpus.empty()) {
     for (std::size_t i = 0; i < spec.constraints.gpus.size(); ++i) {
-      const std::string& id = spec.constraints.gpus[i];
-      const Gpu* gpu = io::find_gpu(catalog.catalog, id);
-      if (gpu == nullptr) {
-        const std::string hint = did_you_mean(id, io::gpu_ids(catalog.catalog));
-        throw Error(ErrorKind::input, spec.source, fmt::format("/constraints/gpus/{}", i),
-                    hint.empty() ? fmt::format("unknown GPU \"{}\" (see 'rightsize catalog list')", id)
-                                 : fmt::format("unknown GPU \"{}\"; did you mean \"{}\"?", id, hint));
-      }
-      chosen.push_back(gpu);
+      chosen.push_back(&require_gpu(catalog.catalog, spec.constraints.gpus[i], spec.source,
+                                    fmt::format("/constraints/gpus/{}", i)));
     }
   } else {
     // Named GPUs are the user's choice; the whole catalog leaves consumer parts out (docs/catalog.md).
@@ -147,6 +140,24 @@ void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp
                             "pairs with expert-parallel MoE layers (got --attention-dp {})",
                             model.name, attention_dp));
   }
+}
+
+void reject_ep_layout(const LayoutChoice& choice, const Gpu& gpu, const EpOrigin& origin) {
+  if (choice.issue != LayoutIssue::ep_exceeds_replica && choice.issue != LayoutIssue::ep_unplaceable) return;
+  const Deployment& d = choice.deployment;
+  const std::string got = origin.from_spec ? fmt::format("got {}", d.ep) : fmt::format("got --ep {}", d.ep);
+  std::string what;
+  if (choice.issue == LayoutIssue::ep_exceeds_replica) {
+    what = fmt::format("expected at most the {} GPUs of one {} replica, {}", d.gpus_per_replica(),
+                       layout_label(Deployment{d.gpus, d.tp, d.pp, 1, d.attention_dp}), got);
+  } else {
+    what = fmt::format("expected an EP that one replica spans: its TP group (at most {} GPUs of a node) "
+                       "or its attention-DP ranks ({}), {}",
+                       std::max(1, gpu.gpus_per_node), origin.from_spec ? "attention_dp" : "--attention-dp",
+                       got);
+  }
+  if (origin.from_spec) throw Error(ErrorKind::input, origin.spec_source, "/deployment/ep", what);
+  throw Error(ErrorKind::usage, "--ep", "", what);
 }
 
 std::string layout_label(const Deployment& layout) {

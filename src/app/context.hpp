@@ -10,6 +10,7 @@
 #include "catalog_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/pricing.hpp"
 #include "rightsize/spec.hpp"
 
@@ -82,6 +83,17 @@ std::string layout_label(const Deployment& layout);
 /// estimate's and check's one wording of the rule the spec reader applies to `deployment.ep` and
 /// `deployment.attention_dp`.
 void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp);
+
+/// Where a pinned EP came from: the --ep flag (a usage error, exit 2) or a spec file's
+/// /deployment/ep (bad input, exit 3).
+struct EpOrigin {
+  bool from_spec = false;
+  std::string spec_source; ///< the spec file, when from_spec
+};
+
+/// Throws the one error for a layout core::fit_layout could not form around a pinned EP
+/// (LayoutIssue::ep_exceeds_replica / ep_unplaceable); returns for any other issue.
+void reject_ep_layout(const LayoutChoice& choice, const Gpu& gpu, const EpOrigin& origin);
 
 /// Precisions to search from `--precisions bf16,fp8,int4` (empty = the spec's own).
 std::vector<Precision> precisions_to_search(const Spec& spec, const std::string& list);

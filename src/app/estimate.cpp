@@ -88,12 +88,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
                 fmt::format("{} GPUs cannot hold whole replicas of {} ({} GPUs each)", gpus, layout_label(d),
                             d.gpus_per_replica()));
   }
-  if (choice.issue == LayoutIssue::ep_exceeds_replica) {
-    throw Error(ErrorKind::usage, "--ep", "",
-                fmt::format("expected at most the {} GPUs of one {} replica, got --ep {}",
-                            d.gpus_per_replica(),
-                            layout_label(Deployment{d.gpus, d.tp, d.pp, 1, d.attention_dp}), d.ep));
-  }
+  reject_ep_layout(choice, gpu, EpOrigin{request.ep == 0 && layout.ep > 0, spec.source});
   if (choice.issue == LayoutIssue::runs_whole) {
     throw Error(
         ErrorKind::usage, "--tp", "",

@@ -144,7 +144,7 @@ enum class PointIssue : std::uint8_t {
   layout_heads,
   layout_whole,
   layout_dense, ///< ep or attention_dp above 1 on a model without experts (app::reject_moe_layout_on_dense)
-  layout_ep,    ///< ep wider than the replica's GPUs (LayoutIssue::ep_exceeds_replica)
+  layout_ep,    ///< an EP no replica takes (LayoutIssue::ep_exceeds_replica / ep_unplaceable)
   no_layout,
   no_gpu
 };

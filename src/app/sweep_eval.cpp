@@ -136,10 +136,12 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
     out.issue_limit = request.gpus;
     return;
   }
-  if (choice.issue == LayoutIssue::ep_exceeds_replica) {
+  if (choice.issue == LayoutIssue::ep_exceeds_replica || choice.issue == LayoutIssue::ep_unplaceable) {
     out.issue = PointIssue::layout_ep;
     out.issue_value = choice.deployment.ep;
-    out.issue_limit = choice.deployment.gpus_per_replica();
+    // The pinned replica's GPUs it exceeds; 0: no replica's TP group or ranks span it.
+    out.issue_limit =
+        choice.issue == LayoutIssue::ep_exceeds_replica ? choice.deployment.gpus_per_replica() : 0;
     return;
   }
   if (choice.issue == LayoutIssue::runs_whole) {

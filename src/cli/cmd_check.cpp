@@ -149,6 +149,7 @@ int run_check(const CheckOptions& o) {
                        : require_gpu(catalog.catalog, want.gpu, "--deployment");
   app::CheckRequest request;
   request.deployment = want;
+  request.ep_from_spec = o.deployment.empty() && o.ep == 0 && want.ep > 0;
   request.deployment.gpu = gpu.id;
   request.engine = engine_config(engine_options, spec.engine);
   warn_overlay_engine(catalog, gpu.id, engine_name(engine_options, spec.engine));

@@ -85,8 +85,9 @@ void parse_axes(SweepPlan& plan, const SweepOptions& o, const std::vector<std::s
 // GPU names become catalog indices: the gpu axis, --gpu, the spec's deployment.gpu.
 void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& loaded, const Spec& spec) {
   const auto& gpus = loaded.catalog.gpus;
-  auto index_of = [&](const std::string& name, const std::string& source) {
-    const Gpu& gpu = require_gpu(loaded.catalog, name, source);
+  // `pointer`: a GPU the spec names is bad input at its pointer (exit 3), as estimate and check say.
+  auto index_of = [&](const std::string& name, const std::string& source, const std::string& pointer = "") {
+    const Gpu& gpu = require_gpu(loaded.catalog, name, source, pointer);
     return static_cast<std::size_t>(&gpu - gpus.data());
   };
   for (SweepAxis& axis : plan.axes) {
@@ -116,10 +117,13 @@ void resolve_gpus(SweepPlan& plan, const SweepOptions& o, const LoadedCatalog& l
     }
     allowed.push_back(o.gpu.substr(start));
   } else if (spec.deployment && plan.mode == SweepMode::estimate) {
-    plan.fixed.gpu = index_of(spec.deployment->gpu, spec.source);
+    plan.fixed.gpu = index_of(spec.deployment->gpu, spec.source, "/deployment/gpu");
   }
-  for (const auto& name : allowed)
-    plan.search_gpus.push_back(index_of(name, o.gpu.empty() ? spec.source : "--gpu"));
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    plan.search_gpus.push_back(o.gpu.empty()
+                                   ? index_of(allowed[i], spec.source, fmt::format("/constraints/gpus/{}", i))
+                                   : index_of(allowed[i], "--gpu"));
+  }
   std::sort(plan.search_gpus.begin(), plan.search_gpus.end());
   plan.search_gpus.erase(std::unique(plan.search_gpus.begin(), plan.search_gpus.end()),
                          plan.search_gpus.end());

@@ -264,9 +264,9 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
     doc["cost"] = {
         {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
-        {"usd_per_million_output_tokens_at_capacity",
-         price_known && verdict.feasible() ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
-                                           : nlohmann::json()}};
+        {"usd_per_million_output_tokens", price_known && verdict.feasible()
+                                              ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
+                                              : nlohmann::json()}};
     add_cost_at_load(doc["cost"], verdict.feasible() ? res.at_load : CostAtLoad{}, price_known);
     doc["instances"] = bill_json(dep, e.bill);
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);

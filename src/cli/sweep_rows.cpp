@@ -188,8 +188,15 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
                    p.issue_limit == 0 ? "ep" : "attention_dp", p.issue_value);
     return;
   case PointIssue::layout_ep:
-    fmt::format_to(it, FMT_COMPILE("layout: ep {} exceeds the {} GPUs of one replica"), p.issue_value,
-                   p.issue_limit);
+    if (p.issue_limit > 0) {
+      fmt::format_to(it, FMT_COMPILE("layout: ep {} exceeds the {} GPUs of one replica"), p.issue_value,
+                     p.issue_limit);
+    } else {
+      fmt::format_to(it,
+                     FMT_COMPILE("layout: ep {} fits no replica (experts split over one replica's TP group "
+                                 "or attention-DP ranks)"),
+                     p.issue_value);
+    }
     return;
   case PointIssue::no_layout:
     if (p.issue_limit > 0) {

@@ -456,11 +456,16 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
       r.combined.decode_step_s = capacity.combined.decode_step_s;
       r.combined.tpot = capacity.combined.tpot;
       r.combined.in_flight = capacity.combined.in_flight;
+      r.combined.concurrency = capacity.combined.concurrency;
       r.combined.memory = capacity.combined.memory;
     }
     if (capacity.combined.output_tokens_per_s > 0.0) {
       r.combined.usd_per_million_output_tokens =
           r.combined.usd_per_hour / (capacity.combined.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+    }
+    if (capacity.combined.requests_per_s > 0.0) {
+      r.combined.usd_per_request =
+          r.combined.usd_per_hour / k_seconds_per_hour / capacity.combined.requests_per_s;
     }
     return r;
   }

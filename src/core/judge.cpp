@@ -267,6 +267,19 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
     }
   }
   out.deployment = fallback;
+  if (!tried && request.ep > 1) {
+    // Would a layout form without the pinned EP? Then the EP is what no replica can take.
+    LayoutRequest no_ep = request;
+    no_ep.ep = 0;
+    const LayoutChoice without = fit_layout(model, workload, gpu, no_ep, engine);
+    if (without.issue == LayoutIssue::none) {
+      out.deployment = without.deployment;
+      out.deployment.ep = request.ep;
+      out.fits = false;
+      out.issue = LayoutIssue::ep_unplaceable;
+      return out;
+    }
+  }
   if (!tried) {
     const bool split_asked = request.tp > 1 || request.pp > 1 || request.attention_dp > 1;
     out.issue = runs_whole(model.model) && split_asked ? LayoutIssue::runs_whole

@@ -282,6 +282,13 @@ TEST_CASE("fit_layout: a pinned EP wider than the pinned replica is refused", "[
   const LayoutChoice wide = fit_layout(pm, w, gpu, request, EngineConfig{});
   CHECK(wide.issue == LayoutIssue::ep_exceeds_replica);
   CHECK(wide.deployment.gpus_per_replica() == 8);
+  // Without attention DP an EP spans its replica's TP group: EP 16 with TP8 pinned (or nothing
+  // pinned: TP stops at the 8 GPUs of a node) forms no replica, and says the EP is why.
+  const LayoutChoice tp8 = fit_layout(pm, w, gpu, LayoutRequest{16, 8, 0, 16}, EngineConfig{});
+  CHECK(tp8.issue == LayoutIssue::ep_unplaceable);
+  CHECK(tp8.deployment.ep == 16);
+  CHECK(fit_layout(pm, w, gpu, LayoutRequest{16, 0, 0, 16}, EngineConfig{}).issue ==
+        LayoutIssue::ep_unplaceable);
   // TP4 pinned, EP 8 on 4-GPU replicas: refused the same way.
   CHECK(fit_layout(pm, w, gpu, LayoutRequest{8, 4, 1, 8}, EngineConfig{}).issue ==
         LayoutIssue::ep_exceeds_replica);
