@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
+#include "catalog_setup.hpp"
 #include "image_render.hpp"
 #include "model_summary.hpp"
 #include "rightsize/error.hpp"
@@ -19,7 +20,26 @@ namespace {
 struct ValidateOptions {
   std::string spec;
   std::string format = "table";
+  CatalogOptions catalog; ///< --catalog / --catalog-add only: the GPUs the spec may name
 };
+
+// The GPUs the spec names exist in the catalog the other commands would load (exit 3 at the pointer,
+// app::require_gpu), so a typo fails here and not at the first estimate.
+void check_gpus(const Spec& spec, const ValidateOptions& options) {
+  if (!spec.deployment && !spec.disaggregated && spec.constraints.gpus.empty()) return;
+  const LoadedCatalog loaded = load_catalog(options.catalog, &spec.constraints, spec.source);
+  if (spec.deployment)
+    (void)require_gpu(loaded.catalog, spec.deployment->gpu, spec.source, "/deployment/gpu");
+  if (spec.disaggregated) {
+    (void)require_gpu(loaded.catalog, spec.disaggregated->prefill.gpu, spec.source,
+                      "/deployment/prefill/gpu");
+    (void)require_gpu(loaded.catalog, spec.disaggregated->decode.gpu, spec.source, "/deployment/decode/gpu");
+  }
+  for (std::size_t i = 0; i < spec.constraints.gpus.size(); ++i) {
+    (void)require_gpu(loaded.catalog, spec.constraints.gpus[i], spec.source,
+                      fmt::format("/constraints/gpus/{}", i));
+  }
+}
 
 using Resolved = app::ValidateResult;
 
@@ -204,6 +224,7 @@ void print_json(const Spec& s, const Resolved& r) {
 int run_validate(const ValidateOptions& options) {
   const Format format = parse_format(options.format, {"table", "json"});
   const Spec spec = io::load_spec(options.spec, data_dir() + "/models");
+  check_gpus(spec, options);
   const Resolved r = app::run_validate(spec);
   if (format == Format::json) {
     print_json(spec, r);
@@ -221,6 +242,10 @@ void add_validate(CLI::App& app, Action& action) {
       app.add_subcommand("validate", "check a spec file and print the resolved model and assumptions");
   command->add_option("spec", options->spec, "spec file (docs/model-spec.md)")->required();
   command->add_option("--format", options->format, "output format: table (default) or json");
+  command->add_option("--catalog", options->catalog.catalog,
+                      "GPU catalog file replacing the shipped data/gpus.json (the GPUs the spec may name)");
+  command->add_option("--catalog-add", options->catalog.catalog_add,
+                      "catalog file whose GPUs add to or override the catalog (repeatable)");
   command->callback([&action, options] { action = [options] { return run_validate(*options); }; });
 }
 
