@@ -153,6 +153,13 @@ enum class LayoutIssue : std::uint8_t {
   ep_unplaceable      ///< a pinned EP no replica's TP group spans (without attention DP, EP = TP)
 };
 
+/// Expert parallelism splits an MoE model's experts, and attention data parallelism pairs with it:
+/// either above 1 on a model without experts is no layout (estimate, check and sweep refuse it; the
+/// spec reader refuses deployment.ep / attention_dp the same way).
+inline bool moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp) {
+  return model.moe.experts == 0 && (ep > 1 || attention_dp > 1);
+}
+
 struct LayoutChoice {
   Deployment deployment; ///< the smallest replica that fits; else the largest one tried
   bool fits = false;

@@ -121,6 +121,10 @@ struct CapacityInputs {
 };
 CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla, const BandFactors& bands);
 
+/// The figure a search ranks by (lower first): cost over the load served per 1M output tokens or per
+/// request, end-to-end latency, GPUs or joules per token; infinity when unknown (no price, no energy).
+double rank_key(const Candidate& c, RankBy rank_by);
+
 /// True when `a` ranks before `b` (the ranking key, then the documented tie-breaks).
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus);
 

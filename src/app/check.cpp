@@ -1,6 +1,7 @@
 #include "check.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -77,22 +78,21 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   // image for an item model), against the deployment as given when it meets the SLA, else against
   // what would pass on its GPU type (two deployments that both serve the load). With an SLA load both
   // serve it, and the ratio is that of $/h; without one each serves its capacity, and a second
-  // replica at the same cost per token saves nothing.
-  const bool items = is_item_model(pm);
+  // replica at the same cost per token saves nothing. The figure is core::rank_key's (infinite when
+  // unpriced); the deployment's own is over its whole load (current_at_load).
+  const RankBy by = effective_rank_by(RankBy::cost_per_token, pm.model.kind);
   double reference_cost = 0.0;
   if (res.meets && res.current.price_known) {
-    reference_cost =
-        items ? res.current_at_load.usd_per_request : res.current_at_load.usd_per_million_output_tokens;
-  } else if (!res.meets && res.would_pass && res.would_pass->price_known) {
-    reference_cost = items ? res.would_pass->usd_per_request_at_load
-                           : res.would_pass->usd_per_million_output_tokens_at_load;
+    reference_cost = by == RankBy::cost_per_request ? res.current_at_load.usd_per_request
+                                                    : res.current_at_load.usd_per_million_output_tokens;
+  } else if (!res.meets && res.would_pass) {
+    reference_cost = rank_key(*res.would_pass, by);
   }
-  if (!r.candidates.empty() && reference_cost > 0.0) {
+  if (!r.candidates.empty() && reference_cost > 0.0 && std::isfinite(reference_cost)) {
     const Candidate& best = r.candidates.front();
-    const double best_cost =
-        items ? best.usd_per_request_at_load : best.usd_per_million_output_tokens_at_load;
+    const double best_cost = rank_key(best, by);
     // Under half a percent is the same cost (the two estimates round differently).
-    if (best.price_known && best_cost > 0.0 && best_cost < 0.995 * reference_cost) {
+    if (best_cost < 0.995 * reference_cost) {
       res.cheaper = best;
       res.saving = 1.0 - best_cost / reference_cost;
     }

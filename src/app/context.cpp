@@ -126,7 +126,7 @@ bool is_item_model(const PreparedModel& model) {
 }
 
 void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp) {
-  if (model.moe.experts > 0) return;
+  if (!moe_layout_on_dense(model, ep, attention_dp)) return;
   if (ep > 1) {
     throw Error(
         ErrorKind::usage, "--ep", "",

@@ -111,8 +111,8 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   out.gpu = f.gpu;
   const PreparedModel& model = plan.models[in.model];
   // Expert parallelism and the attention DP that pairs with it need experts: estimate's and check's
-  // rule (app::reject_moe_layout_on_dense), per point since the model may be an axis.
-  if (model.model.moe.experts == 0 && (f.ep > 1 || f.attention_dp > 1)) {
+  // rule (core moe_layout_on_dense), per point since the model may be an axis.
+  if (moe_layout_on_dense(model.model, f.ep, f.attention_dp)) {
     out.issue = PointIssue::layout_dense;
     out.issue_value = f.ep > 1 ? f.ep : f.attention_dp;
     out.issue_limit = f.ep > 1 ? 0 : 1; // 0: ep, 1: attention_dp

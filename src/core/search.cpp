@@ -18,23 +18,6 @@ double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
-// NOLINTBEGIN(bugprone-narrowing-conversions): clang-tidy 14 calls `cond ? double : k_inf` narrowing
-double rank_key(const Candidate& c, RankBy rank_by) {
-  switch (rank_by) {
-  case RankBy::cost_per_token:
-    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0
-               ? c.usd_per_million_output_tokens_at_load
-               : k_inf;
-  case RankBy::cost_per_request:
-    return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
-  case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
-  case RankBy::gpus: return static_cast<double>(c.total_gpus());
-  case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
-  }
-  return k_inf;
-}
-// NOLINTEND(bugprone-narrowing-conversions)
-
 // Rejections closer to passing sort first: a budget or throughput miss is nearer than a latency
 // miss, which is nearer than not fitting at all.
 int reason_order(RejectReason r) {
@@ -66,6 +49,23 @@ bool layout_before(const Candidate& a, const Candidate& b, std::span<const Gpu> 
 }
 
 } // namespace
+
+// NOLINTBEGIN(bugprone-narrowing-conversions): clang-tidy 14 calls `cond ? double : k_inf` narrowing
+double rank_key(const Candidate& c, RankBy rank_by) {
+  switch (rank_by) {
+  case RankBy::cost_per_token:
+    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0
+               ? c.usd_per_million_output_tokens_at_load
+               : k_inf;
+  case RankBy::cost_per_request:
+    return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
+  case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
+  case RankBy::gpus: return static_cast<double>(c.total_gpus());
+  case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
+  }
+  return k_inf;
+}
+// NOLINTEND(bugprone-narrowing-conversions)
 
 const char* to_string(RankBy rank_by) {
   switch (rank_by) {

@@ -269,6 +269,16 @@ TEST_CASE("fit_layout: the smallest replica that fits, TP before PP", "[core][ju
   CHECK(fit_layout(pm, w, gpu, LayoutRequest{8, 3, 0, 0}, EngineConfig{}).issue != LayoutIssue::none);
 }
 
+TEST_CASE("EP and attention DP need an MoE model's experts", "[core][judge]") {
+  const ModelSpec dense = llama31_70b();
+  const ModelSpec moe = test::mixtral_8x7b();
+  CHECK_FALSE(moe_layout_on_dense(dense, 1, 1));
+  CHECK_FALSE(moe_layout_on_dense(dense, 0, 0));
+  CHECK(moe_layout_on_dense(dense, 2, 1));
+  CHECK(moe_layout_on_dense(dense, 1, 2));
+  CHECK_FALSE(moe_layout_on_dense(moe, 8, 8));
+}
+
 TEST_CASE("fit_layout: a pinned EP wider than the pinned replica is refused", "[core][judge]") {
   const PreparedModel pm = prepare_model(test::mixtral_8x7b(), Precision{});
   const Gpu gpu = h100_sxm();
