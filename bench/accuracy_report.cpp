@@ -13,12 +13,12 @@
 #include <fmt/ranges.h>
 
 #include "calibration_tables.hpp"
-#include "catalog_io.hpp"
 #include "factor_ceiling.hpp"
-#include "json_reader.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/runs/validation_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "serving_score.hpp"
-#include "validation_io.hpp"
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "catalog_io.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/search.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 

@@ -13,12 +13,12 @@
 
 #include <fmt/format.h>
 
-#include "catalog_setup.hpp"
+#include "cli/catalog_setup.hpp"
+#include "io/runs/serving_csv.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/serving_validation.hpp"
-#include "serving_csv.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize::bench {
 

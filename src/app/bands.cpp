@@ -1,5 +1,5 @@
 // Error bands of an estimate (app/bands.hpp, docs/accuracy.md "Error bands").
-#include "bands.hpp"
+#include "app/bands.hpp"
 
 namespace rightsize::app {
 namespace {

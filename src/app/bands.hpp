@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "context.hpp"
+#include "app/context.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"

@@ -1,4 +1,4 @@
-#include "calibrate.hpp"
+#include "app/calibrate.hpp"
 
 #include <fmt/format.h>
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "context.hpp"
-#include "overlay_io.hpp"
+#include "app/context.hpp"
+#include "io/catalog/overlay_io.hpp"
 #include "rightsize/stack_calibration.hpp"
 
 namespace rightsize::app {

@@ -1,4 +1,4 @@
-#include "catalog.hpp"
+#include "app/catalog.hpp"
 
 #include <set>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "context.hpp"
+#include "app/context.hpp"
 #include "rightsize/pricing.hpp"
 
 namespace rightsize::app {

@@ -1,4 +1,4 @@
-#include "check.hpp"
+#include "app/check.hpp"
 
 #include <algorithm>
 #include <cmath>

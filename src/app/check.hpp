@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "bands.hpp"
-#include "context.hpp"
-#include "deploy_artifact.hpp"
+#include "app/bands.hpp"
+#include "app/context.hpp"
+#include "app/deploy_artifact.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"

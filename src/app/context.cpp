@@ -1,4 +1,4 @@
-#include "context.hpp"
+#include "app/context.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog_io.hpp"
+#include "io/catalog/catalog_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"

@@ -1,5 +1,5 @@
 // The decisions of recommend --emit / check --emit (app/deploy_artifact.hpp, docs/deploy.md).
-#include "deploy_artifact.hpp"
+#include "app/deploy_artifact.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "context.hpp"
+#include "app/context.hpp"
 #include "rightsize/deploy.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"

@@ -1,4 +1,4 @@
-#include "disagg_deployment.hpp"
+#include "app/disagg_deployment.hpp"
 
 #include <algorithm>
 

@@ -2,11 +2,11 @@
 // The disaggregated deployment of `estimate` and `check` (methodology §3.6): a spec whose
 // `deployment` has `prefill` and `decode` pools, resolved against the catalog, estimated by
 // core::estimate_disagg and judged by core::judge with each pool's band. The writers in
-// src/cli/disagg_render.cpp format the result.
+// src/render/disagg_render.cpp format the result.
 #include <string>
 #include <vector>
 
-#include "context.hpp"
+#include "app/context.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"

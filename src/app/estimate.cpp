@@ -1,4 +1,4 @@
-#include "estimate.hpp"
+#include "app/estimate.hpp"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bands.hpp"
-#include "context.hpp"
+#include "app/bands.hpp"
+#include "app/context.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"

@@ -1,4 +1,4 @@
-#include "models.hpp"
+#include "app/models.hpp"
 
 namespace rightsize::app {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/model.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize::app {
 

@@ -1,4 +1,4 @@
-#include "recommend.hpp"
+#include "app/recommend.hpp"
 
 #include <algorithm>
 #include <string>

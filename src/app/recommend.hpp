@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "bands.hpp"
-#include "context.hpp"
-#include "deploy_artifact.hpp"
+#include "app/bands.hpp"
+#include "app/context.hpp"
+#include "app/deploy_artifact.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"

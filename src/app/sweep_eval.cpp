@@ -2,8 +2,8 @@
 // Estimate mode is the hot path and allocates nothing (docs/sweep.md "Speed").
 #include <algorithm>
 
+#include "app/sweep.hpp"
 #include "rightsize/energy.hpp"
-#include "sweep.hpp"
 
 namespace rightsize::app {
 namespace {

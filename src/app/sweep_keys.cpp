@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "app/sweep.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/precision.hpp"
 #include "rightsize/text.hpp"
-#include "sweep.hpp"
 
 namespace rightsize::app {
 

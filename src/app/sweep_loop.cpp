@@ -1,6 +1,6 @@
 // The sweep loop (app/sweep_loop.hpp): worker slices in grid order, the running Pareto front and
 // the plot's sample.
-#include "sweep_loop.hpp"
+#include "app/sweep_loop.hpp"
 
 #include <algorithm>
 #include <thread>

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "sweep.hpp"
+#include "app/sweep.hpp"
 
 namespace rightsize::app {
 

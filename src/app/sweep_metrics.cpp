@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "app/sweep.hpp"
 #include "rightsize/error.hpp"
-#include "sweep.hpp"
 
 namespace rightsize::app {
 namespace {

@@ -1,14 +1,14 @@
 // Model keys of a sweep (model.*, precision.*): each distinct combination edits the spec JSON and
 // goes through parse_spec + prepare_model once, so every value is validated exactly like a spec
 // file and reported with its JSON pointer (docs/sweep.md "Keys").
-#include "sweep_spec.hpp"
+#include "app/sweep_spec.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize::app {
 namespace {

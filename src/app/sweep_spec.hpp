@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep.hpp"
+#include "app/sweep.hpp"
 
 namespace rightsize::app {
 

@@ -1,4 +1,4 @@
-#include "validate.hpp"
+#include "app/validate.hpp"
 
 namespace rightsize::app {
 

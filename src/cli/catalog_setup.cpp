@@ -1,4 +1,4 @@
-#include "catalog_setup.hpp"
+#include "cli/catalog_setup.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,12 +12,12 @@
 
 #include <fmt/format.h>
 
-#include "diagnostics.hpp"
-#include "overlay_io.hpp"
+#include "cli/diagnostics.hpp"
+#include "io/catalog/overlay_io.hpp"
+#include "io/runs/validation_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/stack_calibration.hpp"
 #include "rightsize/text.hpp"
-#include "validation_io.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -62,7 +62,7 @@ struct TcoKey {
 };
 
 // --tco keys (docs/catalog.md); ranges reject unit slips (percent for a fraction, cents for dollars).
-// The same ranges as a spec's constraints.tco (src/io/spec_io.cpp): a command-line value gets no
+// The same ranges as a spec's constraints.tco (src/io/spec/spec_io.cpp): a command-line value gets no
 // wider bounds than a file value (utilization=1e-300 printed 300-digit dollar figures).
 constexpr TcoKey k_tco_keys[] = {
     {"years", &TcoParams::amortization_years, 0.1, 30.0, false, true},
@@ -76,7 +76,7 @@ constexpr TcoKey k_tco_keys[] = {
     {"grid_gco2e_per_kwh", &TcoParams::grid_g_co2e_per_kwh, 0.0, 5000.0, false, false},
 };
 
-// The catalog's bound on a price (src/io/catalog_entry.cpp k_max_usd_per_hour).
+// The catalog's bound on a price (src/io/catalog/catalog_entry.cpp k_max_usd_per_hour).
 constexpr double k_max_price_usd_per_hour = 10000.0;
 
 // Returns the key applied.

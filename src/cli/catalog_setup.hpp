@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "app.hpp"
-#include "catalog_io.hpp"
-#include "context.hpp"
+#include "app/context.hpp"
+#include "cli/commands.hpp"
+#include "io/catalog/catalog_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/pricing.hpp"
 #include "rightsize/spec.hpp"

@@ -7,14 +7,14 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
-#include "bench_runs.hpp"
-#include "calibrate.hpp"
-#include "calibrate_render.hpp"
-#include "catalog_setup.hpp"
-#include "diagnostics.hpp"
-#include "output_file.hpp"
-#include "overlay_io.hpp"
+#include "app/calibrate.hpp"
+#include "cli/catalog_setup.hpp"
+#include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
+#include "cli/output_file.hpp"
+#include "io/catalog/overlay_io.hpp"
+#include "io/runs/bench_runs.hpp"
+#include "render/calibrate_render.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 

@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app.hpp"
-#include "catalog.hpp"
-#include "catalog_render.hpp"
-#include "catalog_setup.hpp"
+#include "app/catalog.hpp"
+#include "cli/catalog_setup.hpp"
+#include "cli/commands.hpp"
+#include "render/catalog_render.hpp"
+#include "render/table.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/units.hpp"
-#include "table.hpp"
 
 namespace rightsize::cli {
 namespace {

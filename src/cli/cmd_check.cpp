@@ -5,17 +5,17 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
-#include "check.hpp"
-#include "check_render.hpp"
-#include "diagnostics.hpp"
-#include "disagg_render.hpp"
-#include "emit/emit.hpp"
-#include "judge_options.hpp"
-#include "render.hpp"
+#include "app/check.hpp"
+#include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
+#include "cli/judge_options.hpp"
+#include "cli/run_context.hpp"
+#include "render/check_render.hpp"
+#include "render/disagg_render.hpp"
+#include "render/emit/emit.hpp"
+#include "render/render.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
-#include "run_context.hpp"
 
 namespace rightsize::cli {
 namespace {

@@ -5,14 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
-#include "disagg_render.hpp"
-#include "estimate.hpp"
-#include "estimate_render.hpp"
-#include "judge_options.hpp"
+#include "app/estimate.hpp"
+#include "cli/commands.hpp"
+#include "cli/judge_options.hpp"
+#include "cli/run_context.hpp"
+#include "render/disagg_render.hpp"
+#include "render/estimate_render.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
-#include "run_context.hpp"
 
 namespace rightsize::cli {
 namespace {

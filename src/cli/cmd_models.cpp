@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app.hpp"
-#include "model_summary.hpp"
-#include "models.hpp"
+#include "app/models.hpp"
+#include "cli/commands.hpp"
+#include "render/model_summary.hpp"
 
 namespace rightsize::cli {
 namespace {

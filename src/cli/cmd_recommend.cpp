@@ -6,16 +6,16 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
-#include "diagnostics.hpp"
-#include "disagg_render.hpp"
-#include "emit/emit.hpp"
-#include "judge_options.hpp"
-#include "recommend_render.hpp"
-#include "render.hpp"
+#include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
+#include "cli/judge_options.hpp"
+#include "cli/run_context.hpp"
+#include "render/disagg_render.hpp"
+#include "render/emit/emit.hpp"
+#include "render/recommend_render.hpp"
+#include "render/render.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
-#include "run_context.hpp"
 
 namespace rightsize::cli {
 namespace {

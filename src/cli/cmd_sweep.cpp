@@ -11,17 +11,17 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
-#include "catalog_setup.hpp"
-#include "json_reader.hpp"
-#include "judge_options.hpp"
-#include "output_file.hpp"
+#include "app/sweep_spec.hpp"
+#include "cli/catalog_setup.hpp"
+#include "cli/commands.hpp"
+#include "cli/judge_options.hpp"
+#include "cli/output_file.hpp"
+#include "cli/run_context.hpp"
+#include "cli/sweep_run.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
+#include "render/sweep_plot.hpp"
 #include "rightsize/error.hpp"
-#include "run_context.hpp"
-#include "spec_io.hpp"
-#include "sweep_plot.hpp"
-#include "sweep_run.hpp"
-#include "sweep_spec.hpp"
 
 namespace rightsize::cli {
 namespace {

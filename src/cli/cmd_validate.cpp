@@ -5,14 +5,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app.hpp"
-#include "catalog_setup.hpp"
-#include "image_render.hpp"
-#include "model_summary.hpp"
+#include "app/validate.hpp"
+#include "cli/catalog_setup.hpp"
+#include "cli/commands.hpp"
+#include "io/spec/spec_io.hpp"
+#include "render/image_render.hpp"
+#include "render/model_summary.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/units.hpp"
-#include "spec_io.hpp"
-#include "validate.hpp"
 
 namespace rightsize::cli {
 namespace {

@@ -1,6 +1,6 @@
 // Parse, dispatch and map errors to exit codes: the only place that chooses an exit code
 // (main.cpp adds the process set-up; the CLI fuzz targets call it in-process).
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,9 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "app.hpp"
-#include "diagnostics.hpp"
-#include "output_file.hpp"
+#include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
+#include "cli/output_file.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/exit_codes.hpp"
 

@@ -1,4 +1,4 @@
-#include "diagnostics.hpp"
+#include "cli/diagnostics.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,8 +1,8 @@
-#include "judge_options.hpp"
+#include "cli/judge_options.hpp"
 
 #include <fmt/format.h>
 
-#include "diagnostics.hpp"
+#include "cli/diagnostics.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "catalog_setup.hpp"
+#include "cli/catalog_setup.hpp"
 #include "rightsize/judge.hpp"
 
 namespace rightsize::cli {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "output_file.hpp"
+#include "cli/output_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnostics.hpp"
+#include "cli/diagnostics.hpp"
 #include "rightsize/error.hpp"
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
-#include "run_context.hpp"
+#include "cli/run_context.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize::cli {
 

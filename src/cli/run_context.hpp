@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "app.hpp"
-#include "catalog_setup.hpp"
+#include "cli/catalog_setup.hpp"
+#include "cli/commands.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/spec.hpp"
 

@@ -1,9 +1,9 @@
 #pragma once
 // The sweep plan, its evaluation and its run loop live in the application layer (src/app/sweep.hpp); the
 // sweep command and its writers use them by these names.
-#include "sweep.hpp"
-#include "sweep_loop.hpp"
-#include "sweep_spec.hpp"
+#include "app/sweep.hpp"
+#include "app/sweep_loop.hpp"
+#include "app/sweep_spec.hpp"
 
 namespace rightsize::cli {
 

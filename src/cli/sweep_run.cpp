@@ -1,12 +1,12 @@
 // The sweep's writers as sinks of app::run_sweep: a stream of CSV / JSON lines / JSON bytes, or the
 // table's cells. The loop, the front and the plot's sample are the application's (app/sweep_loop.cpp).
-#include "sweep_run.hpp"
+#include "cli/sweep_run.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <optional>
 
-#include "table.hpp"
+#include "render/table.hpp"
 
 namespace rightsize::cli {
 namespace {

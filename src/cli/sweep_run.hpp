@@ -4,8 +4,8 @@
 // renders them at the end (docs/sweep.md).
 #include <cstdio>
 
-#include "sweep_plan.hpp"
-#include "sweep_rows.hpp"
+#include "cli/sweep_plan.hpp"
+#include "render/sweep_rows.hpp"
 
 namespace rightsize::cli {
 

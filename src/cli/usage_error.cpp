@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "app.hpp"
+#include "cli/commands.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {

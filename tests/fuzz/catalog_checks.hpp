@@ -4,8 +4,8 @@
 // layout the search would try.
 #include <cmath>
 
-#include "catalog_io.hpp"
 #include "fuzz_common.hpp"
+#include "io/catalog/catalog_io.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/pricing.hpp"
 #include "rightsize/search.hpp"

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include <sanitizer/common_interface_defs.h>
 #include <sys/mman.h>
 #include <unistd.h>

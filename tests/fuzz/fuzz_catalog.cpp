@@ -7,8 +7,8 @@
 #include <string>
 
 #include "catalog_checks.hpp"
+#include "io/json/json_reader.hpp"
 #include "json_mutator.hpp"
-#include "json_reader.hpp"
 
 // Structure-aware: most mutations edit one field of a valid catalog (see json_mutator.hpp).
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,

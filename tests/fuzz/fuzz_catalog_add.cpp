@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "catalog_checks.hpp"
+#include "io/json/json_reader.hpp"
 #include "json_mutator.hpp"
-#include "json_reader.hpp"
 #include "rightsize/text.hpp"
 
 namespace {

@@ -10,11 +10,11 @@
 
 #include "fixed_gpus.hpp"
 #include "fuzz_common.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 #include "json_mutator.hpp"
-#include "json_reader.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/search.hpp"
-#include "spec_io.hpp"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "fuzz_common.hpp"
-#include "json_reader.hpp"
-#include "model_io.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/model_io.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/inference.hpp"
-#include "spec_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rightsize;

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_common.hpp"
-#include "spec_io.hpp"
+#include "io/spec/spec_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace rightsize;

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "json_reader.hpp"
-#include "spec_io.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size); // NOLINT

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "fuzz_common.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 #include "json_mutator.hpp"
-#include "json_reader.hpp"
-#include "spec_io.hpp"
 
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {

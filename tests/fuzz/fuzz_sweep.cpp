@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/sweep_plan.hpp"
 #include "cli_harness.hpp"
 #include "fuzz_common.hpp"
+#include "io/spec/spec_io.hpp"
+#include "render/sweep_rows.hpp"
 #include "rightsize/sweep.hpp"
-#include "spec_io.hpp"
-#include "sweep_plan.hpp"
-#include "sweep_rows.hpp"
 
 namespace {
 

@@ -3,11 +3,11 @@
 // shipped calibration), and the example specs.
 #include <string>
 
-#include "catalog_io.hpp"
-#include "context.hpp"
+#include "app/context.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/runs/validation_io.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/pricing.hpp"
-#include "spec_io.hpp"
-#include "validation_io.hpp"
 
 namespace rightsize::test {
 

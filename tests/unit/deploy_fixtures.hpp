@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "emit/engine_command.hpp"
-#include "emit/k8s_manifest.hpp"
 #include "fixtures.hpp"
+#include "render/emit/engine_command.hpp"
+#include "render/emit/k8s_manifest.hpp"
 #include "rightsize/deploy.hpp"
 #include <yaml-cpp/yaml.h>
 

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "json_reader.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/model.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize::test {
 

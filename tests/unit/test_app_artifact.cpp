@@ -4,13 +4,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "app/deploy_artifact.hpp"
+#include "app/recommend.hpp"
 #include "app_fixtures.hpp"
-#include "catalog_io.hpp"
-#include "deploy_artifact.hpp"
-#include "recommend.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize {
 TEST_CASE("recommend --emit plans the artifact of the ranked candidate", "[app]") {

@@ -5,15 +5,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "app/bands.hpp"
+#include "app/recommend.hpp"
+#include "app/sweep_loop.hpp"
 #include "app_fixtures.hpp"
-#include "bands.hpp"
-#include "catalog_io.hpp"
 #include "fixtures.hpp"
-#include "recommend.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/runs/validation_io.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/pricing.hpp"
-#include "spec_io.hpp"
-#include "sweep_loop.hpp"
-#include "validation_io.hpp"
 
 namespace rightsize {
 namespace {

@@ -6,12 +6,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "bench_runs.hpp"
-#include "calibrate.hpp"
-#include "catalog_io.hpp"
+#include "app/calibrate.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/runs/bench_runs.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize {
 

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "catalog.hpp"
-#include "catalog_io.hpp"
+#include "app/catalog.hpp"
+#include "io/catalog/catalog_io.hpp"
 #include "rightsize/pricing.hpp"
 
 namespace rightsize {

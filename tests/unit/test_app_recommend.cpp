@@ -5,11 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "app/recommend.hpp"
 #include "app_fixtures.hpp"
-#include "catalog_io.hpp"
-#include "recommend.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/pricing.hpp"
-#include "spec_io.hpp"
 
 namespace rightsize {
 TEST_CASE("recommend use case: rows, closest misses, winner facts and capacity plan", "[app]") {

@@ -6,13 +6,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "bench_runs.hpp"
 #include "fixtures.hpp"
-#include "overlay_io.hpp"
+#include "io/catalog/overlay_io.hpp"
+#include "io/runs/bench_runs.hpp"
+#include "io/runs/training_runs.hpp"
+#include "io/runs/validation_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/stack_calibration.hpp"
-#include "training_runs.hpp"
-#include "validation_io.hpp"
 
 using namespace rightsize;
 

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "catalog_io.hpp"
-#include "json_reader.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "io/json/json_reader.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
 

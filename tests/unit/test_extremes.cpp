@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.hpp"
-#include "json_reader.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/search.hpp"
-#include "spec_io.hpp"
 #include <sys/stat.h>
 
 using namespace rightsize;

@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include "hf_import.hpp"
-#include "json_reader.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/model.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 

@@ -9,10 +9,10 @@
 
 #include "fixtures.hpp"
 #include "hf_import.hpp"
-#include "json_reader.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 

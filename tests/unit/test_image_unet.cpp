@@ -7,13 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 using nlohmann::json;

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
-#include "render.hpp"
+#include "render/render.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 
@@ -151,7 +151,7 @@ TEST_CASE("judge: an open loop is held to its closed-loop capacity with the head
   CHECK(one.terms[1].point_value == Approx(25.0));
   CHECK(one.terms[1].limit == Approx(24.0));
   CHECK(one.terms[1].headroom == Approx(0.2));
-  // The words check and estimate print for it (src/cli/render.cpp).
+  // The words check and estimate print for it (src/render/render.cpp).
   CHECK(cli::describe_term(one.terms[1]) ==
         "capacity 25.00 req/s (band p10 22.50) < 24 needed (SLA peak 20 + 20 % headroom)");
   // Two replicas: 50 req/s capacity, 45 at p10 ≥ 24.

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/model.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 

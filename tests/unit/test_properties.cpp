@@ -14,10 +14,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "checks.hpp"
 #include "fixtures.hpp"
-#include "json_reader.hpp"
-#include "render.hpp"
+#include "io/json/checks.hpp"
+#include "io/json/json_reader.hpp"
+#include "render/render.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/text.hpp"
 

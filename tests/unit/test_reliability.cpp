@@ -7,11 +7,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "json_reader.hpp"
-#include "render.hpp"
+#include "io/json/json_reader.hpp"
+#include "render/render.hpp"
+#include "render/table.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/text.hpp"
-#include "table.hpp"
 
 using namespace rightsize;
 

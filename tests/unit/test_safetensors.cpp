@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
-#include "spec_io.hpp"
 #include <unistd.h>
 
 using namespace rightsize;

@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/runs/serving_csv.hpp"
 #include "rightsize/serving_validation.hpp"
-#include "serving_csv.hpp"
 
 using namespace rightsize;
 

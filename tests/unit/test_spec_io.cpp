@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/units.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 using nlohmann::json;

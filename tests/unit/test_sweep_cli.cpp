@@ -6,12 +6,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "cli/sweep_run.hpp"
 #include "fixtures.hpp"
-#include "render.hpp"
+#include "render/render.hpp"
+#include "render/svg.hpp"
+#include "render/sweep_plot.hpp"
 #include "rightsize/error.hpp"
-#include "svg.hpp"
-#include "sweep_plot.hpp"
-#include "sweep_run.hpp"
 
 using namespace rightsize;
 using namespace rightsize::cli;

@@ -1,7 +1,7 @@
 // The shared table renderer: alignment, truncation to the terminal width, markdown and CSV.
 #include <catch2/catch.hpp>
 
-#include "table.hpp"
+#include "render/table.hpp"
 
 using namespace rightsize::cli;
 

@@ -8,11 +8,11 @@
 
 #include "fixtures.hpp"
 #include "hf_import.hpp"
+#include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
 #include "rightsize/vision.hpp"
-#include "spec_io.hpp"
 
 using namespace rightsize;
 

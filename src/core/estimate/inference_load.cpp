@@ -1,0 +1,223 @@
+// The arrival model of the inference estimator (docs/methodology.md §3.1): closed-loop waves
+// blended with exact MVA, open-loop G/G/1, percentiles.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/estimate/inference_detail.hpp"
+#include "rightsize/load_model.hpp"
+
+namespace rightsize::detail {
+namespace {
+
+// Decode of `batch` in-flight sequences with prefill interference (methodology §4.4): each round
+// carries batch/OSL prefills of `service_s` each (their chunks ride in mixed steps), spread over
+// the p stages. Returns TPOT; `decode` and `service_s` are filled.
+double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, PhaseTime& decode,
+                   double& service_s) {
+  const double osl = d(w.output_tokens);
+  const double isl = d(w.input_tokens);
+  decode = decode_time(s, batch, isl + osl / 2.0);
+  // Above the largest CUDA-graph batch the step runs eagerly (methodology §3.2).
+  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) {
+    decode.total_s += s.engine->eager_step_overhead_s;
+  }
+  const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (isl + 1.0));
+  service_s = prefill_time(s, isl, mixed_rows).total_s;
+  return decode.total_s + (batch / osl) * service_s / s.p;
+}
+
+// Attention-DP balancing (methodology §3.2): the mean hold of a prompt in seconds at
+// `arrivals_per_step` prompts over the replica's ranks and `step_s` per step; `hold_s` receives the
+// longest hold (the prompt that opens it). 0 without attention DP or balancing.
+double balance_hold_s(const Setup& s, double arrivals_per_step, double step_s, double& hold_s) {
+  double hold_steps = 0.0;
+  const double mean_steps =
+      load::adp_balance_wait_steps(s.adp, arrivals_per_step, s.engine->adp_balance_timeout_steps,
+                                   s.engine->adp_balance_batching_steps, &hold_steps);
+  hold_s = hold_steps * step_s;
+  return mean_steps * step_s;
+}
+
+// Quantile q of the balancing hold: holds spread from 0 to the longest; the median is taken as
+// the mean, the upper quantiles as that share of the longest.
+double balance_quantile_s(double mean_s, double hold_s, double q) {
+  return q <= 0.5 ? mean_s : std::max(mean_s, q * hold_s);
+}
+
+// Percentiles from the mean wait (exponential tail, methodology §3.1) and the spread of the
+// number of prefills a request's decode overlaps (Poisson, normal approximation).
+void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_wait_s, double p_wait,
+                      double batch, double osl, double balance_s, double balance_hold) {
+  double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
+  double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
+  double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
+  const double interference = pt.tpot_s - pt.decode.total_s; // (batch/osl)·S/p
+  for (int i = 0; i < 3; ++i) {
+    const double q = k_quantiles[i];
+    *ttft[i] = fixed_s + service_s + load::wait_quantile_s(mean_wait_s, p_wait, q) + pt.ttft_fixed_s +
+               balance_quantile_s(balance_s, balance_hold, q);
+    const double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
+    *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
+    *e2e[i] = *ttft[i] + (osl - 1.0) * *tpot[i];
+  }
+}
+
+} // namespace
+
+// Closed loop with equal lengths (methodology §3.1): the clients' requests start together and,
+// with equal output lengths, finish together, so they arrive in waves. A wave of n = min(clients,
+// slots) requests is prefilled in steps of up to max_batched_tokens tokens; request i (FCFS) has its
+// first token when the step holding its last prompt token ends. Requests prefilled early wait for
+// the rest of the wave inside their decode (TPOT). Clients beyond the slots wait whole waves.
+PhaseTime closed_decode_step(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
+  const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
+  PhaseTime decode = decode_time(s, batch, d(w.input_tokens) + d(w.output_tokens) / 2.0);
+  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) decode.total_s += s.engine->eager_step_overhead_s;
+  return decode;
+}
+
+Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
+  Point pt{};
+  const double osl = d(w.output_tokens);
+  const double isl = d(w.input_tokens);
+  const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
+  const int n = static_cast<int>(batch);
+  pt.decode = closed_decode_step(s, w, clients, slots);
+  pt.prefill = prefill_time(s, isl, 0.0);
+  const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
+  const double wave_tokens = batch * isl;
+  const double full_steps = std::floor(wave_tokens / budget);
+  const double last_tokens = wave_tokens - full_steps * budget;
+  // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
+  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
+  const double last_step_s =
+      last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
+  const double fill_s = s.p > 1.0 ? pt.prefill.total_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
+  const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
+  const double wave_s = full_steps * full_step_s + last_step_s + fill_s;
+  // Request i's first token ends step ⌈i·ISL / budget⌉ (1-based); only the last step may be partial.
+  const auto ttft_of = [&](std::int64_t i) {
+    const double step = std::ceil(d(i) * isl / budget - 1e-9);
+    const double t = (step < steps_total || last_tokens <= 0.0) ? step * full_step_s
+                                                                : (step - 1.0) * full_step_s + last_step_s;
+    return t + fill_s;
+  };
+  // Σ over the wave in closed form (O(log budget), not O(n)): every request pays fill_s and
+  // ⌈i·ISL / budget⌉ full steps, and those in the partial last step (i·ISL past the full steps'
+  // tokens) pay last_step_s instead of one full step.
+  const auto budget_tokens = static_cast<std::int64_t>(budget);
+  double ttft_sum = d(n) * fill_s + full_step_s * d(load::ceil_sum(n, w.input_tokens, budget_tokens));
+  if (last_tokens > 0.0 && w.input_tokens > 0) {
+    const std::int64_t before_last = static_cast<std::int64_t>(full_steps) * budget_tokens / w.input_tokens;
+    ttft_sum -= d(std::max<std::int64_t>(0, n - before_last)) * (full_step_s - last_step_s);
+  }
+  double ttft_q[3] = {0.0, 0.0, 0.0}; // the first request at or past each quantile of the wave
+  for (int k = 0; k < 3; ++k) {
+    const auto i = static_cast<std::int64_t>(std::ceil(k_quantiles[k] * batch));
+    if (i <= n) ttft_q[k] = ttft_of(std::max<std::int64_t>(1, i));
+  }
+  const double wave_ttft = ttft_sum / batch;
+  const double tokens_after_first = std::max(1.0, osl - 1.0);
+  const double wave_tpot = pt.decode.total_s + (wave_s - wave_ttft) / tokens_after_first;
+  // Desynchronised arrivals: exact MVA of the prefill queue among the n in flight, decode as
+  // think time; each round carries n/OSL prefills of `service` (methodology §4.4).
+  // A mixed step holds this prompt and one decode token of each other sequence in flight.
+  const double mixed_rows = std::min(budget, batch * isl + (batch - 1.0));
+  const double service = prefill_time(s, isl, mixed_rows).total_s;
+  const double mva_tpot = pt.decode.total_s + (batch / osl) * service / s.p;
+  const load::ClosedResult q = load::closed_mva(service / s.p, (osl - 1.0) * mva_tpot, n);
+  const double mva_wait = std::max(0.0, q.response_s - service / s.p);
+  const double mva_ttft = service + mva_wait;
+  // How much of the wave an engine keeps together (engine profile, methodology §3.2): 1 = every
+  // wave intact, 0 = fully desynchronised.
+  const double phi = std::clamp(s.engine->wave_synchrony, 0.0, 1.0);
+  const double inside_ttft = phi * wave_ttft + (1.0 - phi) * mva_ttft;
+  pt.tpot_s = phi * wave_tpot + (1.0 - phi) * mva_tpot;
+  const double think = (osl - 1.0) * pt.tpot_s;
+  // Attention-DP balancing holds each prompt until every rank has one: each of the adp ranks' n
+  // sequences sends a prompt about every OSL steps (methodology §3.2).
+  double balance_hold = 0.0;
+  const double balance_s = balance_hold_s(s, s.adp * batch / std::max(1.0, osl), pt.tpot_s, balance_hold);
+  const double cycle = inside_ttft + balance_s + think;
+  const double slot_wait = clients > batch ? (clients / batch - 1.0) * cycle : 0.0;
+  pt.ttft_s = slot_wait + inside_ttft + balance_s + s.engine->ttft_fixed_s;
+  pt.e2e_s = pt.ttft_s + think;
+  pt.wait_s = std::max(0.0, pt.ttft_s - pt.prefill.total_s);
+  pt.in_flight = batch;
+  pt.prefill_utilization = phi * wave_s / (wave_s + osl * pt.decode.total_s) + (1.0 - phi) * q.utilization;
+  pt.tokens_per_s_replica = batch * osl / cycle;
+  // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
+  for (int k = 0; k < 3; ++k) {
+    const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
+    const double v = slot_wait + phi * ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s +
+                     balance_quantile_s(balance_s, balance_hold, k_quantiles[k]);
+    (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
+  }
+  // The first request of a wave waits longest inside its decode; under desynchronised arrivals
+  // the prefills a decode overlaps are Poisson around n (normal approximation).
+  const double first_tpot = pt.decode.total_s + wave_s / tokens_after_first;
+  const double interference = mva_tpot - pt.decode.total_s;
+  for (int k = 0; k < 3; ++k) {
+    const double z = load::normal_quantile(k_quantiles[k]);
+    const double wave_k = wave_tpot + (first_tpot - wave_tpot) * (k == 0 ? 0.0 : k == 1 ? 0.8 : 0.98);
+    const double mva_k = pt.decode.total_s + interference * std::max(0.0, 1.0 + z / std::sqrt(batch));
+    (k == 0 ? pt.tpot.p50_s : k == 1 ? pt.tpot.p90_s : pt.tpot.p99_s) = phi * wave_k + (1.0 - phi) * mva_k;
+  }
+  pt.e2e = {pt.ttft.p50_s + think, pt.ttft.p90_s + (osl - 1.0) * pt.tpot.p90_s,
+            pt.ttft.p99_s + (osl - 1.0) * pt.tpot.p99_s};
+  return pt;
+}
+
+// Open loop at w.request_rate_per_s (methodology §3.1): the prefill queue is G/G/1 (Kingman) with
+// deterministic service; in-flight sequences follow from Little's law, solved by fixed point.
+Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
+  Point pt{};
+  pt.ttft_fixed_s = s.engine->ttft_fixed_s;
+  const double osl = d(w.output_tokens);
+  const double rate = w.request_rate_per_s;
+  pt.prefill = prefill_time(s, d(w.input_tokens), 0.0);
+  double batch =
+      std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
+  double service = 0.0;
+  double wait = 0.0;
+  double rho = 0.0;
+  bool kv_bound = false;
+  for (int i = 0; i < 40; ++i) {
+    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
+    rho = rate * service / s.p;
+    wait = load::kingman_wait_s(service / s.p, rho, w.arrival_cv, 0.0);
+    if (!std::isfinite(wait)) break;
+    // Little's law; the KV cache holds at most `slots` sequences, so more would queue without end.
+    const double wanted = std::max(1.0, rate * (service + wait + (osl - 1.0) * pt.tpot_s));
+    kv_bound = wanted > std::max(1.0, slots) * 1.0001;
+    const double next = std::min(wanted, std::max(1.0, slots));
+    if (std::fabs(next - batch) < 1e-3 * batch) {
+      batch = next;
+      break;
+    }
+    batch = 0.5 * (batch + next);
+  }
+  pt.overloaded = !std::isfinite(wait) || kv_bound;
+  if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
+  if (pt.overloaded) {
+    // Past what the replica serves the queue grows until the KV cache is full: the engine runs
+    // `slots` sequences (the rest wait), so memory and TPOT are those of a full cache, whatever
+    // point the fixed-point loop stopped at.
+    batch = std::max(1.0, slots);
+    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
+  }
+  // Attention-DP balancing: prompts reach the adp ranks at rate·adp (methodology §3.2).
+  double balance_hold = 0.0;
+  const double balance_s = balance_hold_s(s, rate * s.adp * pt.tpot_s, pt.tpot_s, balance_hold);
+  pt.ttft_s = service + wait + balance_s + s.engine->ttft_fixed_s;
+  pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
+  pt.wait_s = wait + balance_s;
+  pt.in_flight = batch;
+  pt.prefill_utilization = std::min(1.0, rho);
+  pt.tokens_per_s_replica = rate * osl;
+  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl, balance_s, balance_hold);
+  return pt;
+}
+
+} // namespace rightsize::detail

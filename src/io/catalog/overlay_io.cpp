@@ -1,0 +1,232 @@
+#include "io/catalog/overlay_io.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "io/json/json_reader.hpp"
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/error.hpp"
+
+namespace rightsize::io {
+namespace {
+
+constexpr int k_overlay_schema_version = 1;
+constexpr const char* k_overlay_kind = "rightsize-calibration-overlay";
+
+double rounded(double v) {
+  return std::round(v * 1e4) / 1e4;
+}
+
+struct FactorSlot {
+  const char* name;
+  double GpuEfficiency::*value;
+  std::string FittedEfficiency::*source;
+  std::vector<std::string> FittedEfficiency::*cases;
+};
+
+const FactorSlot k_slots[] = {
+    {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
+     &FittedEfficiency::decode_cases},
+    {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
+     &FittedEfficiency::prefill_cases},
+    {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
+     &FittedEfficiency::communication_cases},
+    {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
+     &FittedEfficiency::training_cases},
+};
+
+} // namespace
+
+nlohmann::json figure_errors_json(const std::vector<FigureError>& errors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const FigureError& e : errors) {
+    out.push_back({{"figure", to_string(e.kind)},
+                   {"runs", e.runs},
+                   {"median_ape_shipped_pct", std::round(e.median_ape_shipped_pct * 10.0) / 10.0},
+                   {"median_ape_fitted_pct", std::round(e.median_ape_fitted_pct * 10.0) / 10.0}});
+  }
+  return out;
+}
+
+nlohmann::json tails_json(const std::vector<TailFit>& tails) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TailFit& t : tails) {
+    out.push_back({{"kind", to_string(t.kind)},
+                   {"p99_over_mean", rounded(t.p99_over_mean)},
+                   {"runs", t.runs},
+                   {"median_ape_shipped_pct", std::round(t.median_ape_shipped_pct * 10.0) / 10.0},
+                   {"median_ape_fitted_pct", std::round(t.median_ape_fitted_pct * 10.0) / 10.0}});
+  }
+  return out;
+}
+
+nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const LayoutFit& l : layouts) {
+    nlohmann::json lj = {{"family", to_string(l.family)}, {"runs", l.runs}, {"own_factors", l.own}};
+    if (l.own) {
+      for (const FactorSlot& f : k_slots) {
+        lj["efficiency"][f.name] = rounded(l.fitted.efficiency.*f.value);
+        lj["source"][f.name] = l.fitted.*f.source;
+        lj["fitted_to"][f.name] = l.fitted.*f.cases;
+      }
+      lj["error_leave_one_out"] = figure_errors_json(l.loo);
+    }
+    out.push_back(lj);
+  }
+  return out;
+}
+
+std::string overlay_to_json(const CalibrationOverlay& overlay) {
+  nlohmann::json doc;
+  doc["schema_version"] = k_overlay_schema_version;
+  doc["kind"] = k_overlay_kind;
+  doc["description"] =
+      "Efficiency factors fitted by 'rightsize calibrate' to the user's benchmark runs, applied "
+      "on top of data/calibration.json with --calibration FILE (docs/calibration.md).";
+  doc["date"] = overlay.date;
+  doc["inputs"] = overlay.inputs;
+  doc["holdout_inputs"] = overlay.holdout_inputs;
+  nlohmann::json stacks = nlohmann::json::array();
+  for (const StackFit& s : overlay.stacks) {
+    nlohmann::json j;
+    j["gpu"] = s.gpu_id;
+    j["engine"] = s.engine;
+    j["runs"] = s.runs;
+    for (const FactorSlot& f : k_slots) {
+      j["efficiency"][f.name] = rounded(s.fitted.efficiency.*f.value);
+      j["shipped"][f.name] = rounded(s.shipped.*f.value);
+      j["source"][f.name] = s.fitted.*f.source;
+      j["fitted_to"][f.name] = s.fitted.*f.cases;
+    }
+    nlohmann::json bands = nlohmann::json::array();
+    for (const BandEntry& b : s.bands) {
+      bands.push_back({{"kind", to_string(b.kind)},
+                       {"ratio_low", rounded(b.ratio_low)},
+                       {"ratio_high", rounded(b.ratio_high)},
+                       {"cases", b.cases},
+                       {"rule", b.rule}});
+    }
+    j["bands"] = bands;
+    j["tails"] = tails_json(s.tails);
+    j["layouts"] = layouts_json(s.layouts);
+    j["error_leave_one_out"] = figure_errors_json(s.loo);
+    j["error_holdout"] = figure_errors_json(s.holdout);
+    stacks.push_back(j);
+  }
+  doc["stacks"] = stacks;
+  return doc.dump(1) + "\n";
+}
+
+CalibrationOverlay load_overlay(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  root.expect_object();
+  const auto found = root.find("kind");
+  if (!found) {
+    throw Error(
+        ErrorKind::input, path, "/kind",
+        fmt::format("missing: expected an overlay written by 'rightsize calibrate' (\"kind\": \"{}\"); "
+                    "the shipped data/calibration.json is applied already",
+                    k_overlay_kind));
+  }
+  const JsonReader& kind = *found;
+  if (kind.as_string() != k_overlay_kind) {
+    kind.fail(fmt::format("expected \"{}\" (a file written by 'rightsize calibrate'), got \"{}\"",
+                          k_overlay_kind, kind.as_string()));
+  }
+  (void)root.at("schema_version").as_int(k_overlay_schema_version, k_overlay_schema_version);
+  CalibrationOverlay out;
+  out.date = root.at("date").as_string();
+  if (const auto inputs = root.find("inputs")) {
+    for (const JsonReader& i : inputs->elements())
+      out.inputs.push_back(i.as_string());
+  }
+  if (const auto held = root.find("holdout_inputs")) {
+    for (const JsonReader& i : held->elements())
+      out.holdout_inputs.push_back(i.as_string());
+  }
+  for (const JsonReader& s : root.at("stacks").elements()) {
+    StackFit fit;
+    fit.gpu_id = s.at("gpu").as_string();
+    const JsonReader engine = s.at("engine");
+    fit.engine = engine.as_string();
+    if (fit.engine != "training" && !parse_engine_kind(fit.engine)) {
+      engine.fail("unknown engine \"" + fit.engine + "\" (expected vllm, sglang, trtllm or training)");
+    }
+    for (const StackFit& other : out.stacks) {
+      // One serving engine per GPU, plus at most one training stack.
+      if (other.gpu_id == fit.gpu_id && (other.engine == "training") == (fit.engine == "training")) {
+        s.at("gpu").fail(fmt::format("a second stack for {}: an overlay holds one engine per GPU (write one "
+                                     "file per engine)",
+                                     fit.gpu_id));
+      }
+    }
+    fit.fitted.gpu_id = fit.gpu_id;
+    for (const JsonReader& r : s.at("runs").elements())
+      fit.runs.push_back(r.as_string());
+    const JsonReader eff = s.at("efficiency");
+    const JsonReader src = s.at("source");
+    for (const FactorSlot& f : k_slots) {
+      // The physical range of every factor (a fraction of the peak); calibrate stays inside FitOptions'.
+      fit.fitted.efficiency.*f.value = eff.at(f.name).as_number(0.01, 1.0);
+      fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
+      if (const auto shipped = s.find("shipped"))
+        fit.shipped.*f.value = shipped->at(f.name).as_number(0.0, 1.0);
+      if (const auto to = s.find("fitted_to")) {
+        for (const JsonReader& id : to->at(f.name).elements())
+          (fit.fitted.*f.cases).push_back(id.as_string());
+      }
+    }
+    for (const JsonReader& b : s.at("bands").elements()) {
+      BandEntry e;
+      const JsonReader k = b.at("kind");
+      const auto parsed = parse_figure_kind(k.as_string());
+      if (!parsed) k.fail("unknown kind \"" + k.as_string() + "\"");
+      e.kind = *parsed;
+      e.gpu_id = fit.gpu_id;
+      e.ratio_low = b.at("ratio_low").as_positive(1.0);
+      e.ratio_high = b.at("ratio_high").as_number(1.0, 1e6);
+      e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
+      e.rule = b.at("rule").as_string();
+      fit.bands.push_back(e);
+    }
+    if (const auto layouts = s.find("layouts")) { // absent in overlays written before layout families
+      for (const JsonReader& l : layouts->elements()) {
+        LayoutFit fit_l;
+        const JsonReader family = l.at("family");
+        const auto parsed = parse_layout_family(family.as_string());
+        if (!parsed)
+          family.fail("unknown layout family \"" + family.as_string() + "\" (expected tp, tp+pp, ep or adp)");
+        fit_l.family = *parsed;
+        for (const JsonReader& r : l.at("runs").elements())
+          fit_l.runs.push_back(r.as_string());
+        fit_l.own = l.at("own_factors").as_bool();
+        if (fit_l.own) {
+          for (const FactorSlot& f : k_slots) {
+            fit_l.fitted.efficiency.*f.value = l.at("efficiency").at(f.name).as_number(0.01, 1.0);
+            fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
+          }
+        }
+        fit.layouts.push_back(std::move(fit_l));
+      }
+    }
+    if (const auto tails = s.find("tails")) { // absent in overlays written before tails existed
+      for (const JsonReader& t : tails->elements()) {
+        TailFit tail;
+        tail.kind = t.at("kind").as_choice({"ttft", "tpot"}) == "ttft" ? FigureKind::ttft : FigureKind::tpot;
+        tail.p99_over_mean = t.at("p99_over_mean").as_positive(1e3);
+        tail.runs = static_cast<int>(t.at("runs").as_int(k_min_tail_runs, 1'000'000));
+        tail.median_ape_shipped_pct = t.at("median_ape_shipped_pct").as_number(0.0, 1e9);
+        tail.median_ape_fitted_pct = t.at("median_ape_fitted_pct").as_number(0.0, 1e9);
+        fit.tails.push_back(tail);
+      }
+    }
+    out.stacks.push_back(std::move(fit));
+  }
+  return out;
+}
+
+} // namespace rightsize::io

@@ -1,0 +1,371 @@
+// Validation cases, the stand-in GPU table, calibration and baseline files (tests/validation/README.md).
+#include "io/runs/validation_io.hpp"
+
+#include <cmath>
+#include <fstream>
+
+#include "io/json/json_reader.hpp"
+#include "io/spec/model_io.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize::io {
+namespace {
+
+constexpr std::int64_t k_max_count = 1'000'000'000'000;
+constexpr int k_calibration_schema_version = 1;
+
+NumberFormat read_format(const JsonReader& r) {
+  const std::string name = r.as_string();
+  const auto f = parse_number_format(name);
+  if (!f) r.fail("unknown number format \"" + name + "\"");
+  return *f;
+}
+
+std::int64_t int_or(const JsonReader& r, std::string_view key, std::int64_t fallback) {
+  const auto v = r.find(key);
+  return v ? v->as_int(0, k_max_count) : fallback;
+}
+
+bool bool_or(const JsonReader& r, std::string_view key, bool fallback) {
+  const auto v = r.find(key);
+  return v ? v->as_bool() : fallback;
+}
+
+ModelSpec read_model(const JsonReader& r) {
+  ModelSpec m;
+  m.name = r.at("name").as_string();
+  m.layers = r.at("layers").as_int(1, 100000);
+  m.hidden_size = r.at("hidden").as_int(1, k_max_count);
+  m.heads = r.at("heads").as_int(1, 100000);
+  m.kv_heads = r.at("kv_heads").as_int(1, 100000);
+  m.head_dim = r.at("head_dim").as_int(1, 100000);
+  m.ffn_size = r.at("ffn").as_int(1, k_max_count);
+  m.ffn_gated = r.at("gated").as_bool();
+  // An image model (DiT) has no vocabulary; its image pipeline gives tokens and passes per image.
+  const bool dit = r.find("kind") && r.at("kind").as_choice({"decoder", "dit"}) == "dit";
+  m.kind = dit ? ModelKind::dit : ModelKind::decoder;
+  m.vocab_size = dit ? int_or(r, "vocab", 0) : r.at("vocab").as_int(1, k_max_count);
+  if (dit) {
+    const JsonReader im = r.at("image");
+    ImagePipelineSpec& p = m.image;
+    p.pixels_per_token_side = im.at("pixels_per_token_side").as_int(1, 1024);
+    p.text_tokens = int_or(im, "text_tokens", 0);
+    p.width_px = im.at("width_px").as_int(1, 65536);
+    p.height_px = im.at("height_px").as_int(1, 65536);
+    p.steps = im.at("steps").as_int(1, 10000);
+    p.cfg_passes = int_or(im, "cfg_passes", 1);
+    if (auto v = im.find("text_encoder_params")) p.text_encoder_params = v->as_number(0.0, 1e13);
+    if (auto v = im.find("vae_decode_flops_per_pixel"))
+      p.vae_decode_flops_per_pixel = v->as_number(0.0, 1e12);
+    p.rotary_qk = bool_or(im, "rotary_qk", false);
+    p.fused = bool_or(im, "fused", false);
+    read_image_denoiser(im, p);
+    const ImageItem item = image_item(p);
+    m.tokens_per_item = item.tokens;
+    m.passes_per_item = item.passes;
+    m.keep_embeddings_16bit = false;
+    if (auto v = r.find("params")) m.params_override = static_cast<std::int64_t>(v->as_number(1.0, 1e13));
+  }
+  m.tied_embeddings = r.at("tied").as_bool();
+  m.norm = r.at("norm").as_choice({"rms", "layer"}) == "rms" ? NormKind::rms : NormKind::layer;
+  m.qkv_bias = bool_or(r, "qkv_bias", false);
+  m.o_bias = bool_or(r, "o_bias", false);
+  m.mlp_bias = bool_or(r, "mlp_bias", false);
+  m.qk_norm = bool_or(r, "qk_norm", false);
+  m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
+                                           : (m.kv_heads == 1 ? AttentionKind::mqa : AttentionKind::gqa);
+  if (const auto moe = r.find("moe")) {
+    m.moe.experts = moe->at("experts").as_int(1, 100000);
+    m.moe.experts_per_token = moe->at("top_k").as_int(1, 100000);
+    m.moe.expert_ffn_size = moe->at("expert_ffn").as_int(1, k_max_count);
+  }
+  return m;
+}
+
+ValidationCase read_case(const JsonReader& r) {
+  ValidationCase c;
+  c.id = r.at("id").as_string();
+  const JsonReader kind = r.at("kind");
+  const auto k = parse_figure_kind(kind.as_string());
+  if (!k) kind.fail("unknown kind \"" + kind.as_string() + "\"");
+  c.kind = *k;
+  c.model = read_model(r.at("model"));
+  const JsonReader p = r.at("precision");
+  c.precision.weights = read_format(p.at("weights"));
+  c.precision.activations = read_format(p.at("activations"));
+  c.precision.kv_cache = read_format(p.at("kv_cache"));
+  c.gpu_id = r.at("gpu").as_string();
+  c.deployment.gpus = static_cast<int>(r.at("gpus").as_int(1, 1'000'000));
+  c.deployment.tp = static_cast<int>(r.at("tp").as_int(1, 1024));
+  c.deployment.pp = static_cast<int>(int_or(r, "pp", 1));
+  if (c.deployment.gpus % (c.deployment.tp * c.deployment.pp) != 0) {
+    r.at("gpus").fail("expected a multiple of tp x pp, got " + std::to_string(c.deployment.gpus));
+  }
+  c.workload.concurrency = int_or(r, "concurrency", 0);
+  c.workload.input_tokens = int_or(r, "input_tokens", 0);
+  c.workload.output_tokens = int_or(r, "output_tokens", 0);
+  // Open-loop runs (MLPerf Server): Poisson arrivals at the deployment's request rate.
+  if (const auto arrival = r.find("arrival")) {
+    if (arrival->as_choice({"closed_loop", "poisson"}) == "poisson") {
+      c.workload.arrival = Arrival::poisson;
+      c.workload.request_rate_per_s = r.at("request_rate_per_s").as_positive(1e9); // whole deployment
+    }
+  }
+  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory) {
+    c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
+    if (auto rc = r.at("training").find("recompute")) {
+      const std::string mode = rc->as_choice({"none", "selective", "full", "per_op"});
+      c.training_recompute = mode == "none"        ? Recompute::none
+                             : mode == "selective" ? Recompute::selective
+                             : mode == "per_op"    ? Recompute::per_op
+                                                   : Recompute::full;
+    }
+    // Optional published settings (tests/validation/README.md).
+    const JsonReader t = r.at("training");
+    c.training_global_batch = int_or(t, "global_batch", 0);
+    c.training_micro_batch = int_or(t, "micro_batch", 0);
+    c.training_zero_stage = static_cast<int>(int_or(t, "zero_stage", -1));
+    c.training_cp = static_cast<int>(int_or(t, "cp", 1));
+    c.training_vp = static_cast<int>(int_or(t, "vp", 1));
+    if (auto o = t.find("tp_comm_overlap")) c.training_tp_overlap = o->as_number(0.0, 1.0);
+    if (auto ak = t.find("attention_kernel")) {
+      c.training_attention_kernel = ak->as_choice({"fused", "materialized"}) == "materialized"
+                                        ? AttentionKernel::materialized
+                                        : AttentionKernel::fused;
+    }
+    if (auto f = t.find("framework")) {
+      const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
+      c.training_framework = fw == "megatron"     ? TrainingFramework::megatron
+                             : fw == "nemo"       ? TrainingFramework::nemo
+                             : fw == "torchtitan" ? TrainingFramework::torchtitan
+                                                  : TrainingFramework::generic;
+    }
+  } else if (c.kind == FigureKind::image_latency) {
+    if (c.model.kind != ModelKind::dit)
+      r.at("model").fail("expected an image model (\"kind\": \"dit\") for kind image_latency");
+  } else if (c.workload.output_tokens < 1 || c.workload.input_tokens < 1) {
+    r.fail("inference cases need input_tokens and output_tokens >= 1");
+  }
+  if (const auto scope = r.find("memory_scope")) {
+    const std::string sc = scope->as_choice({"weights_per_gpu", "peak_allocated", "reserved"});
+    c.memory_scope = sc == "peak_allocated" ? MemoryScope::peak_allocated
+                     : sc == "reserved"     ? MemoryScope::reserved
+                                            : MemoryScope::weights_per_gpu;
+  }
+  c.measured = r.at("measured").at("value").as_positive(1e30);
+  c.scored = bool_or(r, "scored", true);
+  c.model_class = model_class_of(c.model);
+  return c;
+}
+
+double number_or_zero(const JsonReader& r, std::string_view key) {
+  const auto v = r.find(key);
+  return v ? v->as_number(0.0, 1e9) : 0.0;
+}
+
+// Rounds for stable, readable files: 4 significant decimals are far below the errors discussed.
+double rounded(double v) {
+  return std::round(v * 1e4) / 1e4;
+}
+
+} // namespace
+
+std::vector<ValidationCase> load_validation_cases(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  static_cast<void>(root.at("schema_version").as_int(1, 1));
+  std::vector<ValidationCase> cases;
+  for (const JsonReader& c : root.at("cases").elements())
+    cases.push_back(read_case(c));
+  return cases;
+}
+
+std::vector<Gpu> load_fallback_gpus(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  std::vector<Gpu> gpus;
+  for (const JsonReader& r : root.at("gpus").elements()) {
+    Gpu g;
+    g.id = r.at("id").as_string();
+    g.name = g.id;
+    g.memory_bytes = r.at("memory_gb").as_positive(1e6) * k_bytes_per_gb;
+    g.memory_type = r.at("memory_type").as_string();
+    g.memory_bandwidth_gb_per_s = r.at("bandwidth_gb_per_s").as_positive(1e6);
+    const JsonReader t = r.at("tflops");
+    for (const std::string& key : t.keys()) {
+      const auto f = parse_number_format(key);
+      if (!f) t.at(key).fail("unknown dtype \"" + key + "\"");
+      g.dense_tflops[static_cast<std::size_t>(format_info(*f).math)] = t.at(key).as_positive(1e6);
+    }
+    g.pcie_gb_per_s = number_or_zero(r, "pcie_gb_per_s");
+    g.scaleup_gb_per_s = number_or_zero(r, "scaleup_gb_per_s");
+    g.scaleup_domain_gpus = static_cast<int>(r.at("scaleup_domain_gpus").as_int(1, 100000));
+    g.nic_gb_per_s = number_or_zero(r, "nic_gb_per_s");
+    gpus.push_back(g);
+  }
+  return gpus;
+}
+
+std::string calibration_to_json(const Calibration& cal) {
+  nlohmann::json doc;
+  doc["schema_version"] = cal.schema_version;
+  doc["description"] =
+      "Efficiency factors fitted to tests/validation/cases.json and error bands (ratio measured/predicted, "
+      "p10/p90 of leave-one-out residuals). Written by bench/accuracy_report; see docs/accuracy.md.";
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const FittedEfficiency& f : cal.gpus) {
+    nlohmann::json g;
+    g["gpu"] = f.gpu_id;
+    g["efficiency"] = {{"decode_bandwidth", rounded(f.efficiency.decode_bandwidth)},
+                       {"prefill_compute", rounded(f.efficiency.prefill_compute)},
+                       {"training_mfu", rounded(f.efficiency.training_mfu)},
+                       {"communication", rounded(f.efficiency.communication)}};
+    g["source"] = {{"decode_bandwidth", f.decode_source},
+                   {"prefill_compute", f.prefill_source},
+                   {"training_mfu", f.training_source},
+                   {"communication", f.communication_source}};
+    g["fitted_to"] = {{"decode_bandwidth", f.decode_cases},
+                      {"prefill_compute", f.prefill_cases},
+                      {"training_mfu", f.training_cases},
+                      {"communication", f.communication_cases}};
+    // The expert-read fraction only where the MoE serving rows fitted one (methodology §4.3).
+    if (f.expert_read_source != "default") {
+      g["efficiency"]["expert_read"] = rounded(f.efficiency.expert_read);
+      g["source"]["expert_read"] = f.expert_read_source;
+      g["fitted_to"]["expert_read"] = f.expert_read_cases;
+    }
+    // One UNet rate for every GPU, on the pooled entry only (methodology §3.7 "UNet rate").
+    if (!f.unet_cases.empty()) {
+      g["efficiency"]["unet_gemm_fraction"] = rounded(f.efficiency.unet_gemm_fraction);
+      g["fitted_to"]["unet_gemm_fraction"] = f.unet_cases;
+    }
+    gpus.push_back(g);
+  }
+  doc["gpus"] = gpus;
+  nlohmann::json bands = nlohmann::json::array();
+  for (const BandEntry& b : cal.bands) {
+    bands.push_back({{"kind", to_string(b.kind)},
+                     {"gpu", b.gpu_id},
+                     {"ratio_low", rounded(b.ratio_low)},
+                     {"ratio_high", rounded(b.ratio_high)},
+                     {"cases", b.cases},
+                     {"rule", b.rule}});
+    if (!b.model_class.empty()) bands.back()["model_class"] = b.model_class;
+  }
+  doc["bands"] = bands;
+  nlohmann::json classes = nlohmann::json::array();
+  for (const ClassWidening& c : cal.classes) {
+    classes.push_back({{"model_class", c.model_class}, {"cases", c.cases}, {"factor", rounded(c.factor)}});
+  }
+  doc["model_classes"] = classes;
+  return doc.dump(1) + "\n";
+}
+
+Calibration load_calibration(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  Calibration cal;
+  cal.schema_version = static_cast<int>(
+      root.at("schema_version").as_int(k_calibration_schema_version, k_calibration_schema_version));
+  for (const JsonReader& g : root.at("gpus").elements()) {
+    FittedEfficiency f;
+    f.gpu_id = g.at("gpu").as_string();
+    const JsonReader e = g.at("efficiency");
+    f.efficiency.decode_bandwidth = e.at("decode_bandwidth").as_positive(1.0);
+    f.efficiency.prefill_compute = e.at("prefill_compute").as_positive(1.0);
+    f.efficiency.training_mfu = e.at("training_mfu").as_positive(1.0);
+    f.efficiency.communication = e.at("communication").as_positive(1.0);
+    if (auto u = e.find("unet_gemm_fraction")) f.efficiency.unet_gemm_fraction = u->as_positive(1.0);
+    if (auto x = e.find("expert_read")) f.efficiency.expert_read = x->as_positive(1.0);
+    if (auto src = g.find("source")) {
+      f.decode_source = src->at("decode_bandwidth").as_string();
+      f.prefill_source = src->at("prefill_compute").as_string();
+      f.training_source = src->at("training_mfu").as_string();
+      f.communication_source = src->at("communication").as_string();
+      if (auto x = src->find("expert_read")) f.expert_read_source = x->as_string();
+    }
+    if (auto fitted = g.find("fitted_to")) {
+      auto ids = [](const JsonReader& list) {
+        std::vector<std::string> out;
+        for (const JsonReader& id : list.elements())
+          out.push_back(id.as_string());
+        return out;
+      };
+      f.decode_cases = ids(fitted->at("decode_bandwidth"));
+      f.prefill_cases = ids(fitted->at("prefill_compute"));
+      f.training_cases = ids(fitted->at("training_mfu"));
+      f.communication_cases = ids(fitted->at("communication"));
+      if (auto u = fitted->find("unet_gemm_fraction")) f.unet_cases = ids(*u);
+      if (auto x = fitted->find("expert_read")) f.expert_read_cases = ids(*x);
+    }
+    cal.gpus.push_back(f);
+  }
+  for (const JsonReader& b : root.at("bands").elements()) {
+    BandEntry e;
+    const JsonReader kind = b.at("kind");
+    const auto k = parse_figure_kind(kind.as_string());
+    if (!k) kind.fail("unknown kind \"" + kind.as_string() + "\"");
+    e.kind = *k;
+    e.gpu_id = b.at("gpu").as_string();
+    e.ratio_low = b.at("ratio_low").as_positive(1e6);
+    e.ratio_high = b.at("ratio_high").as_positive(1e6);
+    e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
+    e.rule = b.at("rule").as_string();
+    if (auto cls = b.find("model_class")) e.model_class = cls->as_string();
+    cal.bands.push_back(e);
+  }
+  if (const auto classes = root.find("model_classes")) {
+    for (const JsonReader& c : classes->elements()) {
+      cal.classes.push_back(ClassWidening{c.at("model_class").as_string(),
+                                          static_cast<int>(c.at("cases").as_int(0, 1'000'000)),
+                                          c.at("factor").as_positive(100.0)});
+    }
+  }
+  return cal;
+}
+
+std::string baseline_to_json(const AccuracyBaseline& baseline, const std::string& description) {
+  nlohmann::json doc;
+  doc["schema_version"] = 1;
+  doc["description"] =
+      !description.empty()
+          ? description
+          : "Median APE (percent, leave-one-out) per figure kind; accuracy.regression fails when a kind "
+            "gets worse by more than 2 points. Regenerate with accuracy_report --write-baseline. "
+            "serving_ttft/serving_tpot: median APE over the scored rows of tests/validation/serving (shipped "
+            "calibration, in-sample; the leave-one-pair-out figures are in docs/accuracy.md); *_new: the "
+            "rows "
+            "of the models issue 19 added (MiniMax-M2.5, Qwen3.5-397B-A17B, Kimi-K2.5, GLM-5), mapped by "
+            "Hugging Face id; *_disagg: the disaggregated prefill/decode rows (issue 17); image_latency: the "
+            "FLUX.1 / SD3 image cases (issue 19). Each gated separately.";
+  nlohmann::json m = nlohmann::json::object();
+  for (const auto& [kind, v] : baseline)
+    m[kind] = std::round(v * 100.0) / 100.0;
+  doc["median_ape_loo_pct"] = m;
+  return doc.dump(1) + "\n";
+}
+
+std::string load_baseline_description(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  const auto description = root.find("description");
+  return description ? description->as_string() : std::string();
+}
+
+AccuracyBaseline load_baseline(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  const JsonReader root(doc, path);
+  AccuracyBaseline b;
+  const JsonReader m = root.at("median_ape_loo_pct");
+  for (const std::string& key : m.keys())
+    b[key] = m.at(key).as_number(0.0, 1e6);
+  return b;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw Error(ErrorKind::input, path, "", "cannot write the file");
+}
+
+} // namespace rightsize::io

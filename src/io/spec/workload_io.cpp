@@ -1,0 +1,223 @@
+// The spec's workload block (docs/model-spec.md "workload"): inference, training and image
+// requests; every default filled in is stated in Spec::assumptions.
+#include "io/spec/workload_io.hpp"
+
+#include <fmt/format.h>
+
+#include "io/hf/hf_vision.hpp"
+#include "io/json/checks.hpp"
+#include "rightsize/image.hpp"
+#include "rightsize/training.hpp"
+
+namespace rightsize::io {
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 k_max_tokens = 10'000'000;
+constexpr i64 k_max_concurrency = 1'000'000;
+
+// workload.image (docs/model-spec.md): the resolution, steps and CFG passes of each image; the
+// model's image pipeline turns them into tokens and passes per image (methodology §3.7).
+void parse_image_request(const JsonReader& im, Spec& spec) {
+  im.expect_keys({"width_px", "height_px", "steps", "cfg_passes", "fused"});
+  ModelSpec& m = spec.model;
+  if (m.kind != ModelKind::dit || m.image.pixels_per_token_side <= 0) {
+    im.fail(fmt::format("expected an image block only for an image model with an image pipeline (model "
+                        "kind \"dit\" with model.image), got model kind \"{}\"{}",
+                        to_string(m.kind), m.kind == ModelKind::dit ? " without model.image" : ""));
+  }
+  ImageRequest r;
+  const i64 side = m.image.pixels_per_token_side;
+  for (const auto& [key, out] :
+       {std::pair<const char*, i64*>{"width_px", &r.width_px}, {"height_px", &r.height_px}}) {
+    if (auto v = im.find(key)) {
+      *out = positive_count(*v, 65'536, "pixels");
+      if (*out % side != 0) {
+        v->fail(fmt::format("expected a multiple of {} pixels (VAE downsampling x patch size of this model), "
+                            "got {}",
+                            side, *out));
+      }
+    }
+  }
+  if (auto v = im.find("steps")) r.steps = positive_count(*v, 10'000, "steps");
+  if (auto v = im.find("cfg_passes")) r.cfg_passes = positive_count(*v, 8, "passes");
+  if (auto v = im.find("fused")) r.fused = v->as_bool() ? 1 : 0;
+  m.image = apply_image_request(m.image, r);
+  const ImageItem item = image_item(m.image);
+  m.tokens_per_item = item.tokens;
+  m.passes_per_item = item.passes;
+}
+
+void parse_inference(const JsonReader& w, Spec& spec) {
+  w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context", "engine", "arrival",
+                 "request_rate_per_s", "arrival_cv", "image", "images_per_request", "image_width_px",
+                 "image_height_px"});
+  if (auto v = w.find("image")) parse_image_request(*v, spec);
+  InferenceWorkload& in = spec.inference;
+  // An image model's work is its image (workload.image), not prompt and output tokens.
+  const bool image = spec.model.kind != ModelKind::decoder; // an image, or an encoder item
+  if (auto v = w.find("input_tokens")) {
+    in.input_tokens = positive_count(*v, k_max_tokens, "tokens");
+  } else if (image) {
+    in.input_tokens = 0;
+  } else {
+    spec.assumptions.emplace_back("workload.input_tokens not given: 1024");
+  }
+  if (auto v = w.find("output_tokens")) {
+    in.output_tokens = positive_count(*v, k_max_tokens, "tokens");
+  } else if (image) {
+    in.output_tokens = 0;
+  } else {
+    spec.assumptions.emplace_back("workload.output_tokens not given: 256");
+  }
+  parse_vision_request(w, spec);
+  auto c = w.find("concurrency");
+  if (c && c->is_string()) {
+    (void)c->as_choice({"auto"});
+  } else if (c) {
+    if (!c->is_number())
+      c->fail("expected a positive integer or \"auto\", got " + describe_value(c->value()));
+    in.concurrency = positive_count(*c, k_max_concurrency, "concurrent requests");
+  }
+  if (in.concurrency == 0) spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
+  if (auto v = w.find("max_context")) {
+    in.max_context = positive_count(*v, k_max_tokens, "tokens");
+    if (in.max_context < in.input_tokens + in.output_tokens) {
+      v->fail(fmt::format("expected at least input_tokens + output_tokens ({}), got {}",
+                          in.input_tokens + in.output_tokens, in.max_context));
+    }
+  }
+  if (auto v = w.find("engine")) {
+    const std::string e = v->as_choice({"vllm", "sglang", "trtllm"});
+    spec.engine = e == "sglang" ? EngineKind::sglang : e == "trtllm" ? EngineKind::trtllm : EngineKind::vllm;
+  }
+  if (auto v = w.find("arrival")) {
+    in.arrival =
+        v->as_choice({"closed_loop", "poisson"}) == "poisson" ? Arrival::poisson : Arrival::closed_loop;
+  }
+  if (auto v = w.find("request_rate_per_s")) {
+    if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
+    in.request_rate_per_s = v->as_positive(1e7);
+  }
+  if (auto v = w.find("arrival_cv")) {
+    if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
+    in.arrival_cv = v->as_positive(100.0);
+  }
+}
+
+void parse_training(const JsonReader& w, Spec& spec) {
+  w.expect_keys({"mode", "method", "lora_rank", "seq_len", "global_batch", "micro_batch", "tokens",
+                 "optimizer", "zero_stage", "recompute", "cpu_offload", "framework",
+                 "virtual_pipeline_stages", "context_parallel", "tp_comm_overlap", "chunked_cross_entropy",
+                 "lora_targets", "attention_kernel"});
+  TrainingWorkload& t = spec.training;
+  if (auto v = w.find("method")) {
+    const std::string m = v->as_choice({"full", "lora", "qlora"});
+    t.method = m == "lora"    ? TrainingMethod::lora
+               : m == "qlora" ? TrainingMethod::qlora
+                              : TrainingMethod::full;
+  } else {
+    spec.assumptions.emplace_back("workload.method not given: full fine-tuning");
+  }
+  if (auto v = w.find("lora_rank")) {
+    if (t.method == TrainingMethod::full)
+      v->fail("expected lora_rank only with method \"lora\" or \"qlora\", got it with \"full\"");
+    t.lora_rank = positive_count(*v, 65536, "rank");
+  } else if (t.method != TrainingMethod::full) {
+    spec.assumptions.emplace_back("workload.lora_rank not given: 16");
+  }
+  if (auto v = w.find("seq_len"))
+    t.seq_len = positive_count(*v, k_max_tokens, "tokens");
+  else
+    spec.assumptions.emplace_back("workload.seq_len not given: 4096");
+  if (auto v = w.find("global_batch"))
+    t.global_batch = positive_count(*v, 100'000'000, "sequences");
+  else
+    spec.assumptions.emplace_back("workload.global_batch not given: 1024 sequences");
+  if (auto v = w.find("micro_batch")) {
+    t.micro_batch = positive_count(*v, t.global_batch, "sequences");
+  }
+  if (auto v = w.find("tokens"))
+    t.tokens = positive_amount(*v, 1e15, "tokens");
+  else
+    spec.assumptions.emplace_back("workload.tokens not given: cost of one optimizer step only");
+  if (auto v = w.find("optimizer")) {
+    const std::string o = v->as_choice({"adamw", "adamw-8bit", "sgd"});
+    t.optimizer = o == "sgd" ? Optimizer::sgd : o == "adamw-8bit" ? Optimizer::adamw_8bit : Optimizer::adamw;
+  }
+  if (auto v = w.find("zero_stage")) t.zero_stage = static_cast<int>(v->as_int(0, 3));
+  if (auto v = w.find("recompute")) {
+    const std::string r = v->as_choice({"none", "selective", "full", "per_op"});
+    t.recompute = r == "none"     ? Recompute::none
+                  : r == "full"   ? Recompute::full
+                  : r == "per_op" ? Recompute::per_op
+                                  : Recompute::selective;
+  }
+  if (auto v = w.find("cpu_offload")) t.cpu_offload_optimizer = v->as_bool();
+  if (auto v = w.find("framework")) {
+    const std::string f = v->as_choice({"generic", "megatron", "nemo", "torchtitan"});
+    t.framework = f == "megatron"     ? TrainingFramework::megatron
+                  : f == "nemo"       ? TrainingFramework::nemo
+                  : f == "torchtitan" ? TrainingFramework::torchtitan
+                                      : TrainingFramework::generic;
+  }
+  if (auto v = w.find("virtual_pipeline_stages"))
+    t.virtual_pipeline_stages = static_cast<int>(v->as_int(1, 128));
+  if (auto v = w.find("context_parallel")) t.context_parallel = static_cast<int>(v->as_int(1, 1024));
+  if (auto v = w.find("tp_comm_overlap")) {
+    // true = the framework's userbuffer overlap (TrainingConfig::tp_overlap_enabled_fraction), false = 0,
+    // a number = the hidden share.
+    if (v->value().is_boolean())
+      t.tp_comm_overlap = v->as_bool() ? TrainingConfig{}.tp_overlap_enabled_fraction : 0.0;
+    else
+      t.tp_comm_overlap = v->as_number(0.0, 1.0);
+  }
+  if (auto v = w.find("chunked_cross_entropy")) t.chunked_cross_entropy = v->as_bool();
+  if (auto v = w.find("attention_kernel"))
+    t.attention_kernel = v->as_choice({"fused", "materialized"}) == "materialized"
+                             ? AttentionKernel::materialized
+                             : AttentionKernel::fused;
+  if (auto v = w.find("lora_targets")) {
+    if (t.method == TrainingMethod::full)
+      v->fail("expected lora_targets only with method \"lora\" or \"qlora\", got it with \"full\"");
+    const std::string g = v->as_choice({"all_linear", "attention", "qv"});
+    t.lora_targets = g == "qv"          ? LoraTargets::qv
+                     : g == "attention" ? LoraTargets::attention
+                                        : LoraTargets::all_linear;
+  }
+}
+
+} // namespace
+
+void parse_workload(const JsonReader& root, Spec& spec) {
+  auto w = root.find("workload");
+  if (!w && spec.model.kind != ModelKind::decoder) {
+    // An image model without a workload generates the image its pipeline describes.
+    spec.inference.input_tokens = 0;
+    spec.inference.output_tokens = 0;
+    spec.assumptions.emplace_back(
+        fmt::format("no workload given: inference, one item (image) of {} tokens x {} passes per request",
+                    spec.model.tokens_per_item, spec.model.passes_per_item));
+    spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
+    return;
+  }
+  if (!w) {
+    spec.assumptions.emplace_back(
+        "no workload given: inference, 1024 input and 256 output tokens per request");
+    spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
+    return;
+  }
+  w->expect_object();
+  std::string mode = "inference";
+  if (auto m = w->find("mode"))
+    mode = m->as_choice({"inference", "training"});
+  else
+    spec.assumptions.emplace_back("workload.mode not given: inference");
+  spec.mode = mode == "training" ? WorkloadMode::training : WorkloadMode::inference;
+  if (spec.mode == WorkloadMode::training)
+    parse_training(*w, spec);
+  else
+    parse_inference(*w, spec);
+}
+
+} // namespace rightsize::io

@@ -1,0 +1,143 @@
+#include "render/calibrate_render.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace rightsize::cli {
+namespace {
+
+const char* figure_title(FigureKind k) {
+  switch (k) {
+  case FigureKind::ttft: return "TTFT (mean)";
+  case FigureKind::tpot: return "TPOT (mean)";
+  case FigureKind::throughput: return "output tokens/s";
+  case FigureKind::training_throughput: return "training tokens/s";
+  case FigureKind::training_memory: return "training memory";
+  default: return to_string(k);
+  }
+}
+
+std::string pct(double v) {
+  return fmt::format("{:.0f} %", v);
+}
+
+void print_errors(const char* title, const std::vector<FigureError>& errors) {
+  if (errors.empty()) return;
+  fmt::print("  {}\n", title);
+  fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", "figure", "runs", "shipped", "fitted");
+  for (const FigureError& e : errors) {
+    fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", figure_title(e.kind), e.runs, pct(e.median_ape_shipped_pct),
+               pct(e.median_ape_fitted_pct));
+  }
+}
+
+// Layout families (docs/calibration.md): own factors, or the GPU x engine factors and why.
+void print_layouts(const StackFit& s, const app::CalibratedStack& c) {
+  if (c.layouts.empty()) return;
+  fmt::print("  layout families ({} or more runs get factors of their own)\n", k_min_layout_runs);
+  for (const app::CalibratedLayout& l : c.layouts) {
+    if (!l.own) {
+      fmt::print("    {:<7}{:>3} run{}  fewer than {}: the {} x {} factors above apply\n",
+                 to_string(l.family), l.runs, l.runs == 1 ? " " : "s", k_min_layout_runs, s.gpu_id, s.engine);
+      continue;
+    }
+    std::string factors;
+    for (const app::CalibratedFactor& f : l.fitted)
+      factors += fmt::format("{}{} {:.3f}", factors.empty() ? "" : ", ", f.name, f.fitted);
+    fmt::print("    {:<7}{:>3} runs  {}\n", to_string(l.family), l.runs,
+               factors.empty() ? std::string("no factor informed: the stack's apply") : factors);
+  }
+  fmt::print("  median |error| by layout, leave-one-out\n");
+  fmt::print("    {:<7}{:<18}{:>6}{:>14}{:>10}\n", "layout", "figure", "runs", "gpu x engine", "layout");
+  for (const app::CalibratedLayout& l : c.layouts) {
+    for (const FigureError& e : l.loo) {
+      fmt::print("    {:<7}{:<18}{:>6}{:>14}{:>10}\n", to_string(l.family), figure_title(e.kind), e.runs,
+                 pct(e.median_ape_shipped_pct), pct(e.median_ape_fitted_pct));
+    }
+  }
+}
+
+void print_stack(const StackFit& s, const app::CalibratedStack& c) {
+  fmt::print("{} x {}: fitted to {} run{}{}\n", s.gpu_id, s.engine, s.runs.size(),
+             s.runs.size() == 1 ? "" : "s",
+             c.holdout_runs > 0 ? fmt::format(", {} held out", c.holdout_runs) : std::string());
+  fmt::print("  {:<18}{:>9}{:>9}  {}\n", "factor", "shipped", "fitted", "from");
+  for (const app::CalibratedFactor& f : c.factors) {
+    const std::size_t n = f.measurements;
+    fmt::print("  {:<18}{:>9.3f}{:>9}  {}\n", f.name, f.shipped,
+               f.is_fitted ? fmt::format("{:.3f}", f.fitted) : std::string("kept"),
+               f.is_fitted ? fmt::format("{} measurements", n)
+               : n == 0
+                   ? fmt::format("shipped: no measurement is sensitive to it (candidates: {})", f.informed_by)
+                   : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
+  }
+  print_errors("median |error|, leave-one-out over the fit runs", s.loo);
+  for (const TailFit& t : s.tails) {
+    // The p99 before: the estimator's own queueing-model p99; after: leave-one-out mean x ratio.
+    fmt::print("    {:<18}{:>6}{:>10}{:>10}\n", t.kind == FigureKind::ttft ? "TTFT p99" : "TPOT p99", t.runs,
+               pct(t.median_ape_shipped_pct), pct(t.median_ape_fitted_pct));
+  }
+  if (c.few_fit_runs) {
+    fmt::print("  note: {} fit run{}: leave-one-out refits on {} run{}, too few to show a gain; add runs\n",
+               s.runs.size(), s.runs.size() == 1 ? "" : "s", s.runs.size() - 1,
+               s.runs.size() == 2 ? "" : "s");
+  }
+  print_errors("median |error| on the held-out runs (not used in the fit)", s.holdout);
+  for (const BandEntry& b : s.bands) {
+    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs)\n",
+               to_string(b.kind), b.ratio_low, b.ratio_high, b.cases);
+  }
+  if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
+  for (const TailFit& t : s.tails) {
+    fmt::print("  tail {:<11} p99 = mean x{:.2f} (median of measured p99 / mean, {} runs)\n",
+               to_string(t.kind), t.p99_over_mean, t.runs);
+  }
+  print_layouts(s, c);
+}
+
+void print_json(const app::CalibrateResult& r, const std::string& out) {
+  nlohmann::json doc;
+  doc["schema_version"] = 1;
+  doc["overlay"] = out;
+  doc["date"] = r.overlay.date;
+  doc["stacks"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.stacks.size(); ++i) {
+    const StackFit& s = r.overlay.stacks[i];
+    nlohmann::json j = {{"gpu", s.gpu_id}, {"engine", s.engine}, {"runs", s.runs.size()}};
+    for (const app::CalibratedFactor& f : r.stacks[i].factors) {
+      j["factors"][f.name] = {{"shipped", std::round(f.shipped * 1e4) / 1e4},
+                              {"fitted", std::round(f.fitted * 1e4) / 1e4},
+                              {"source", f.source}};
+    }
+    j["error_leave_one_out"] = io::figure_errors_json(s.loo);
+    j["error_holdout"] = io::figure_errors_json(s.holdout);
+    j["tails"] = io::tails_json(s.tails);
+    j["layouts"] = io::layouts_json(s.layouts);
+    doc["stacks"].push_back(j);
+  }
+  doc["gpus_keeping_shipped_factors"] = r.gpus_keeping_shipped;
+  fmt::print("{}\n", doc.dump(2));
+}
+
+} // namespace
+
+void render_calibrate(const LoadedCatalog& catalog, const app::CalibrateResult& result,
+                      const std::string& out, Format format) {
+  if (format == Format::json) {
+    print_json(result, out);
+    return;
+  }
+  fmt::print("calibration on top of {}\n", catalog.calibration_label);
+  for (std::size_t i = 0; i < result.stacks.size(); ++i)
+    print_stack(result.overlay.stacks[i], result.stacks[i]);
+  fmt::print("no runs, shipped factors kept: the other {} GPUs of the catalog, and other engines on {}\n",
+             result.gpus_keeping_shipped,
+             result.fitted_gpus.empty() ? std::string("any GPU")
+                                        : fmt::format("{}", fmt::join(result.fitted_gpus, ", ")));
+  fmt::print("wrote {} (use it with --calibration {})\n", out, out);
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,134 @@
+#include "render/check_render.hpp"
+
+#include <fmt/format.h>
+
+#include "render/image_render.hpp"
+#include "render/instances_render.hpp"
+#include "render/recommend_render.hpp"
+#include "render/render.hpp"
+
+namespace rightsize::cli {
+
+std::string check_failure(const app::CheckResult& res) {
+  if (!res.verdict.feasible()) return describe_rejection(res.verdict.first, res.current.estimate.concurrency);
+  for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+    if (!res.verdict.terms[i].met) return describe_term(res.verdict.terms[i]);
+  }
+  return "";
+}
+
+void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& res,
+                  double max_overspend, Format format) {
+  const Gpu& gpu = res.current_in.gpus.front();
+  const GpuPrice& price = res.current_in.gpu_prices.front();
+  const InferenceEstimate& e = res.current.estimate;
+  const int replicas = res.replicas;
+  auto describe = [](const SearchInputs& in, const Candidate& c) {
+    return fmt::format("{} × {} ({}, {} replica{}) {}", c.total_gpus(), in.gpus[c.gpu_index].id,
+                       layout_label(c.layout), c.replicas, c.replicas == 1 ? "" : "s",
+                       c.price_known ? fmt::format("for {}/h", format_usd(c.estimate.usd_per_hour, true))
+                                     : std::string("(no price known)"));
+  };
+  if (format == Format::json) {
+    nlohmann::json doc;
+    doc["schema_version"] = k_output_schema_version;
+    doc["deployment"] = {{"gpu", gpu.id},       {"gpus", res.gpus},
+                         {"tp", res.layout.tp}, {"pp", res.layout.pp},
+                         {"ep", res.layout.ep}, {"attention_dp", res.layout.attention_dp},
+                         {"replicas", replicas}};
+    if (res.verdict.feasible()) {
+      doc["estimate"] = candidate_json(res.current_in, res.current);
+      add_inference_bands(doc["estimate"], res.current_bands);
+      add_cost_at_load(doc["estimate"]["cost"], res.current_at_load, res.current.price_known);
+    } else {
+      doc["estimate"] = nullptr;
+    }
+    doc["judgement"] = verdict_json(res.verdict, res.policy.confidence, e.concurrency);
+    doc["meets_sla"] = res.meets;
+    std::vector<std::string> misses;
+    if (!res.verdict.feasible()) misses.push_back(describe_rejection(res.verdict.first, e.concurrency));
+    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+      if (!res.verdict.terms[i].met) misses.push_back(describe_term(res.verdict.terms[i]));
+    }
+    doc["misses"] = misses;
+    doc["over_provisioned"] = res.over_provisioned;
+    doc["max_overspend"] = max_overspend;
+    doc["saving_fraction"] = round_sig(res.saving, 4);
+    doc["compared_gpus"] = res.compared;
+    doc["cheaper"] = res.cheaper ? candidate_json(res.compared_in, *res.cheaper) : nlohmann::json();
+    doc["would_pass"] = res.would_pass ? candidate_json(res.current_in, *res.would_pass) : nlohmann::json();
+    doc["verdict"] = res.pass ? "pass" : "fail";
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+    fmt::print("{}\n", doc.dump(2));
+  } else {
+    fmt::print("deployment: {} × {} ({}, {} replica{}), concurrency {} per replica\n", res.gpus, gpu.id,
+               layout_label(res.layout), replicas, replicas == 1 ? "" : "s", e.concurrency);
+    // An image or encoder model is judged in items (methodology §3.7): one request is one item.
+    const bool items = spec.model.kind != ModelKind::decoder;
+    const auto words = [&](std::string text) {
+      return items ? image_words(std::move(text), spec.model.kind) : text;
+    };
+    // The headroom the judge held the load to (an open loop without a capacity figure: none).
+    double judged_headroom = res.policy.throughput_headroom;
+    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+      const SlaTerm term = res.verdict.terms[i].term;
+      if (term == SlaTerm::requests_per_s || term == SlaTerm::output_tokens_per_s)
+        judged_headroom = res.verdict.terms[i].headroom;
+    }
+    fmt::print("SLA: {} (judged at --confidence {})\n",
+               items ? describe_image_sla(spec.sla, spec.model.kind, judged_headroom)
+                     : describe_sla(spec.sla, judged_headroom),
+               to_string(res.policy.confidence));
+    if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
+    if (res.verdict.feasible() && items) {
+      fmt::print("estimate: {:.3g} s per {}, {:.3g} {}s/s, {}/h\n", e.e2e_s,
+                 spec.model.kind == ModelKind::vit ? "item" : "image", e.requests_per_s,
+                 spec.model.kind == ModelKind::vit ? "item" : "image",
+                 format_usd(e.usd_per_hour, res.current.price_known));
+    } else if (res.verdict.feasible()) {
+      fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n",
+                 e.overloaded ? std::string("unbounded (overloaded)") : format_ms(e.ttft_s),
+                 format_ms(e.tpot_s), e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
+    }
+    if (res.verdict.feasible()) fmt::print("instances: {}\n", instances_text(e.bill, price));
+    if (res.meets) {
+      fmt::print("meets the SLA\n");
+    } else {
+      // A power cap or a budget is missed by drawing or costing too much, not by too little capacity.
+      const RejectReason why = res.verdict.first.reason;
+      fmt::print("{}\n", why == RejectReason::power    ? "over the power cap: misses the requirements"
+                         : why == RejectReason::budget ? "over budget: misses the requirements"
+                                                       : "under-provisioned: misses the SLA");
+      if (!res.verdict.feasible())
+        fmt::print("  - {}\n", words(describe_rejection(res.verdict.first, e.concurrency)));
+      for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", words(describe_term(res.verdict.terms[i])));
+      }
+      if (res.would_pass) {
+        fmt::print("would pass: {}\n", describe(res.current_in, *res.would_pass));
+      } else {
+        fmt::print("would pass: no deployment of {} meets it within the search limits\n", gpu.id);
+      }
+    }
+    if (res.cheaper && !res.meets && !res.would_pass) {
+      fmt::print("an option that meets it: {} (compared against {} GPU type{})\n",
+                 describe(res.compared_in, *res.cheaper), res.compared.size(),
+                 res.compared.size() == 1 ? "" : "s");
+    } else if (res.cheaper) {
+      // The saving is in what recommend ranks by (cost over the load served), against this deployment
+      // when it meets the SLA, else against what would pass on its GPU type.
+      fmt::print("{}: {} meets it, {:.0f}% less per {} served{} (threshold {:.0f}%; compared against {} GPU "
+                 "type{})\n",
+                 res.over_provisioned ? "over-provisioned" : "a cheaper option",
+                 describe(res.compared_in, *res.cheaper), res.saving * 100.0,
+                 !items                              ? "1M output tokens"
+                 : spec.model.kind == ModelKind::vit ? "item"
+                                                     : "image",
+                 res.meets ? "" : " than that", max_overspend * 100.0, res.compared.size(),
+                 res.compared.size() == 1 ? "" : "s");
+    }
+    fmt::print("verdict: {}\n", res.pass ? "pass" : "fail");
+  }
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,273 @@
+// The engine's workload written with yaml-cpp: a Deployment (one node per replica) or a
+// LeaderWorkerSet (a replica over several nodes). Field names: Kubernetes apps/v1 Deployment, the
+// LeaderWorkerSet leaderworkerset.x-k8s.io/v1 API, vLLM's and SGLang's LWS deployment guides, cited
+// in docs/deploy.md.
+#include "render/emit/k8s_manifest.hpp"
+
+#include <algorithm>
+
+#include "render/emit/k8s_parts.hpp"
+
+namespace rightsize::cli {
+namespace k8s {
+
+void labels(YAML::Emitter& y, const std::string& name, const char* role) {
+  y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "app.kubernetes.io/name" << YAML::Value << name;
+  y << YAML::Key << "app.kubernetes.io/managed-by" << YAML::Value << "rightsize";
+  if (role != nullptr) y << YAML::Key << "role" << YAML::Value << role;
+  y << YAML::EndMap;
+}
+
+TargetKind target_kind(const DeployPlan& plan) {
+  if (plan.nodes_per_replica > 1) return {"leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"};
+  return {"apps/v1", "Deployment"};
+}
+
+void object_header(YAML::Emitter& y, const K8sInputs& in, const TargetKind& kind) {
+  y << YAML::Key << "apiVersion" << YAML::Value << kind.api_version;
+  y << YAML::Key << "kind" << YAML::Value << kind.kind;
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << in.name;
+  labels(y, in.name);
+  y << YAML::EndMap;
+}
+
+} // namespace k8s
+
+namespace {
+
+using k8s::labels;
+using k8s::object_header;
+
+// The pods of a replica: one pod on one node, or a LeaderWorkerSet group's leader (runs the API
+// server) and workers (join its Ray cluster).
+enum class Role { single, leader, worker };
+
+// vLLM's multi-node helper, shipped in the vllm/vllm-openai image: `leader` starts a Ray head and
+// waits until the group's nodes have joined, `worker` joins the leader's (vLLM "LWS" deployment
+// guide). LWS sets LWS_GROUP_SIZE and LWS_LEADER_ADDRESS in every container; the kubelet expands
+// $(VAR) in args.
+constexpr const char* k_ray_script = "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh";
+
+void http_probe(YAML::Emitter& y, const char* key, const std::string& path, int period_s, int failures) {
+  y << YAML::Key << key << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "httpGet" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "path" << YAML::Value << path;
+  y << YAML::Key << "port" << YAML::Value << "http";
+  y << YAML::EndMap;
+  y << YAML::Key << "periodSeconds" << YAML::Value << period_s;
+  y << YAML::Key << "failureThreshold" << YAML::Value << failures;
+  y << YAML::EndMap;
+}
+
+void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
+  const DeployPlan& p = in.plan;
+  const std::string gpu_resource = in.gpu_vendor == "amd" ? "amd.com/gpu" : "nvidia.com/gpu";
+  const int gpus = role == Role::worker   ? p.gpus_per_worker_pod
+                   : role == Role::leader ? p.gpus_per_leader_pod
+                                          : p.gpus_per_replica;
+  y << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << (role == Role::worker ? "worker" : "engine");
+  y << YAML::Key << "image" << YAML::Value << in.image;
+  // SGLang's nodes each run the same command with their rank from the LWS environment (the kubelet
+  // expands $(VAR) in args); vLLM's join a Ray cluster first.
+  if (role == Role::single || in.engine == Engine::sglang) {
+    y << YAML::Key << "command" << YAML::Value << YAML::Flow << in.command.program;
+    y << YAML::Key << "args" << YAML::Value << YAML::BeginSeq;
+    for (const auto& a : in.command.args)
+      y << YAML::DoubleQuoted << a;
+    y << YAML::EndSeq;
+  } else {
+    const std::string line = role == Role::leader
+                                 ? std::string(k_ray_script) +
+                                       " leader --ray_cluster_size=$(LWS_GROUP_SIZE) && exec " +
+                                       shell_line(in.command)
+                                 : std::string(k_ray_script) + " worker --ray_address=$(LWS_LEADER_ADDRESS)";
+    y << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << "sh"
+      << "-c" << YAML::EndSeq;
+    y << YAML::Key << "args" << YAML::Value << YAML::BeginSeq << YAML::DoubleQuoted << line << YAML::EndSeq;
+  }
+  if (role != Role::worker) {
+    y << YAML::Key << "ports" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << "http";
+    y << YAML::Key << "containerPort" << YAML::Value << in.command.port;
+    y << YAML::EndMap << YAML::EndSeq;
+  }
+  y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap;
+  for (const char* k : {"requests", "limits"}) {
+    y << YAML::Key << k << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << gpu_resource << YAML::Value << gpus;
+    y << YAML::EndMap;
+  }
+  y << YAML::EndMap;
+  if (role != Role::worker) {
+    // The startup probe allows twice the estimated cold start before the kubelet restarts the pod.
+    const int period_s = 10;
+    const std::string& health = in.command.health_path;
+    http_probe(y, "startupProbe", health, period_s,
+               std::max(3, (2 * p.cold_start_s + period_s - 1) / period_s));
+    http_probe(y, "readinessProbe", health, period_s, 3);
+  }
+  y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << "dshm";
+  y << YAML::Key << "mountPath" << YAML::Value << "/dev/shm";
+  y << YAML::EndMap;
+  if (!in.command.extra_options_yaml.empty()) {
+    y << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << "trtllm-options";
+    y << YAML::Key << "mountPath" << YAML::Value << k_trtllm_options_dir;
+    y << YAML::Key << "readOnly" << YAML::Value << true;
+    y << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+  y << YAML::EndMap << YAML::EndSeq;
+}
+
+// A pod template (metadata + spec) for one role.
+void pod_template(YAML::Emitter& y, const K8sInputs& in, Role role) {
+  y << YAML::BeginMap;
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  labels(y, in.name, role == Role::leader ? "leader" : role == Role::worker ? "worker" : nullptr);
+  if (role != Role::worker) {
+    // The prometheus.io/* annotations of Prometheus' kubernetes-pods scrape job: where the
+    // engine serves its metrics (docs/deploy.md "Metrics").
+    y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "prometheus.io/scrape" << YAML::Value << YAML::DoubleQuoted << "true";
+    y << YAML::Key << "prometheus.io/port" << YAML::Value << YAML::DoubleQuoted
+      << std::to_string(in.command.port);
+    y << YAML::Key << "prometheus.io/path" << YAML::Value << in.command.metrics_path;
+    y << YAML::EndMap;
+  }
+  y << YAML::EndMap;
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "rightsize.io/gpu" << YAML::Value << in.gpu_id;
+  y << YAML::EndMap;
+  y << YAML::Key << "containers" << YAML::Value;
+  container(y, in, role);
+  y << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << "dshm";
+  y << YAML::Key << "emptyDir" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "medium" << YAML::Value << "Memory";
+  y << YAML::EndMap << YAML::EndMap;
+  if (!in.command.extra_options_yaml.empty()) {
+    y << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << "trtllm-options";
+    y << YAML::Key << "configMap" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << trtllm_options_name(in.name);
+    y << YAML::EndMap << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+  y << YAML::EndMap; // pod spec
+  y << YAML::EndMap;
+}
+
+void deployment(YAML::Emitter& y, const K8sInputs& in) {
+  y << YAML::BeginMap;
+  object_header(y, in, k8s::target_kind(in.plan));
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "replicas" << YAML::Value << in.plan.initial_replicas;
+  y << YAML::Key << "selector" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "app.kubernetes.io/name" << YAML::Value << in.name;
+  y << YAML::EndMap << YAML::EndMap;
+  y << YAML::Key << "template" << YAML::Value;
+  pod_template(y, in, Role::single);
+  y << YAML::EndMap; // spec
+  y << YAML::EndMap;
+}
+
+// One group of `size` pods per replica: the leader serves, the workers lend their GPUs to its Ray
+// cluster. RecreateGroupOnPodRestart restarts the whole group when one pod fails (a Ray cluster
+// does not survive losing a node).
+void leader_worker_set(YAML::Emitter& y, const K8sInputs& in) {
+  y << YAML::BeginMap;
+  object_header(y, in, k8s::target_kind(in.plan));
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "replicas" << YAML::Value << in.plan.initial_replicas;
+  y << YAML::Key << "leaderWorkerTemplate" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "size" << YAML::Value << in.plan.nodes_per_replica;
+  y << YAML::Key << "restartPolicy" << YAML::Value << "RecreateGroupOnPodRestart";
+  y << YAML::Key << "leaderTemplate" << YAML::Value;
+  pod_template(y, in, Role::leader);
+  y << YAML::Key << "workerTemplate" << YAML::Value;
+  pod_template(y, in, Role::worker);
+  y << YAML::EndMap; // leaderWorkerTemplate
+  y << YAML::EndMap; // spec
+  y << YAML::EndMap;
+}
+
+} // namespace
+
+std::string k8s_name(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (out.size() >= 63) break;
+    const char c = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (ok)
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-')
+    out.pop_back();
+  return out.empty() ? "rightsize" : out;
+}
+
+std::string trtllm_options_name(const std::string& name) {
+  return k8s_name(name.substr(0, 63 - 16) + "-trtllm-options");
+}
+
+std::string k8s_manifests(const K8sInputs& in) {
+  std::string options;
+  if (!in.command.extra_options_yaml.empty()) {
+    // TensorRT-LLM's --extra_llm_api_options file, mounted read-only into the engine container.
+    YAML::Emitter cm;
+    cm << YAML::BeginDoc << YAML::BeginMap;
+    cm << YAML::Key << "apiVersion" << YAML::Value << "v1";
+    cm << YAML::Key << "kind" << YAML::Value << "ConfigMap";
+    cm << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+    cm << YAML::Key << "name" << YAML::Value << trtllm_options_name(in.name);
+    labels(cm, in.name);
+    cm << YAML::EndMap;
+    cm << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
+    cm << YAML::Key << k_trtllm_options_file << YAML::Value << YAML::Literal << in.command.extra_options_yaml;
+    cm << YAML::EndMap << YAML::EndMap;
+    options = std::string(cm.c_str()) + "\n";
+  }
+  YAML::Emitter workload;
+  workload << YAML::BeginDoc;
+  if (in.plan.nodes_per_replica > 1)
+    leader_worker_set(workload, in);
+  else
+    deployment(workload, in);
+  YAML::Emitter scaler;
+  scaler << YAML::BeginDoc;
+  if (in.autoscaler == Autoscaler::hpa)
+    k8s::horizontal_pod_autoscaler(scaler, in);
+  else
+    k8s::keda_scaled_object(scaler, in);
+  std::string scaler_text = scaler.c_str();
+  if (in.autoscaler == Autoscaler::hpa) {
+    // The HPA reads a custom metric: say which adapter rule serves it, as comments after "---".
+    std::string comment = "# This HorizontalPodAutoscaler reads the per-pod custom metric " +
+                          std::string(engine_metrics(in.engine).hpa_metric) +
+                          " (custom.metrics.k8s.io).\n# Serve it with prometheus-adapter; add this "
+                          "rule to its `rules` list (Helm chart: rules.custom):\n";
+    const std::string rule = prometheus_adapter_rule(in.engine);
+    std::size_t start = 0;
+    while (start < rule.size()) {
+      const std::size_t end = rule.find('\n', start);
+      const std::string line = rule.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      comment += "#   " + line + "\n";
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    scaler_text.insert(scaler_text.find('\n') + 1, comment);
+  }
+  return options + std::string(workload.c_str()) + "\n" + scaler_text + "\n";
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Kubernetes manifests for one recommended deployment: the workload running the engine (a
+// Deployment, or a LeaderWorkerSet when one replica spans several nodes) and its autoscaler (a KEDA
+// ScaledObject, or an autoscaling/v2 HorizontalPodAutoscaler) on the engine's own metrics
+// (docs/deploy.md "Kubernetes").
+#include <string>
+
+#include "render/emit/engine_command.hpp"
+#include "rightsize/deploy.hpp"
+
+namespace rightsize::cli {
+
+using app::Autoscaler;
+
+struct K8sInputs {
+  std::string name;           ///< DNS-1123 name for every object
+  std::string gpu_id;         ///< catalog id, for the node selector
+  std::string gpu_vendor;     ///< "nvidia" or "amd": picks the device-plugin resource
+  std::string image;          ///< engine container image
+  std::string prometheus_url; ///< KEDA prometheus trigger serverAddress
+  std::string model_name;     ///< served model name (the engine's model_name metric label)
+  Engine engine = Engine::vllm;
+  EngineCommand command; ///< engine_command(engine, plan, model, Target::pod): the leader's for LWS
+  DeployPlan plan;
+  Autoscaler autoscaler = Autoscaler::keda;
+};
+
+/// A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters, never empty.
+std::string k8s_name(const std::string& text);
+
+/// The prometheus-adapter discovery rule (one item of its `rules` list, YAML) that serves the
+/// engine's per-pod custom metric (engine_metrics(engine).hpa_metric: running + waiting requests)
+/// from its gauges.
+std::string prometheus_adapter_rule(Engine engine);
+
+/// YAML documents written with yaml-cpp: TensorRT-LLM's options ConfigMap when its command has one,
+/// the workload (Deployment, or LeaderWorkerSet when plan.nodes_per_replica > 1) and the autoscaler
+/// targeting it (KEDA ScaledObject or HPA; the HPA document is preceded by the adapter rule it
+/// needs, as comments). A TensorRT-LLM replica over several nodes is refused by the caller.
+std::string k8s_manifests(const K8sInputs& in);
+
+/// The ConfigMap holding TensorRT-LLM's options file: "<name>-trtllm-options".
+std::string trtllm_options_name(const std::string& name);
+
+} // namespace rightsize::cli

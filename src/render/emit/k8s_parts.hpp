@@ -1,0 +1,26 @@
+#pragma once
+// Pieces shared by the workload (k8s_manifest.cpp) and autoscaler (k8s_autoscaler.cpp) writers.
+#include <string>
+
+#include "render/emit/k8s_manifest.hpp"
+#include <yaml-cpp/yaml.h>
+
+namespace rightsize::cli::k8s {
+
+/// metadata.labels: app name and manager, plus `role` (leader / worker) when given.
+void labels(YAML::Emitter& y, const std::string& name, const char* role = nullptr);
+
+/// What the autoscaler scales: the Deployment, or the LeaderWorkerSet of a multi-node replica.
+struct TargetKind {
+  const char* api_version;
+  const char* kind;
+};
+TargetKind target_kind(const DeployPlan& plan);
+
+/// apiVersion, kind and metadata (name, labels) of one object named in.name.
+void object_header(YAML::Emitter& y, const K8sInputs& in, const TargetKind& kind);
+
+void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in);
+void horizontal_pod_autoscaler(YAML::Emitter& y, const K8sInputs& in);
+
+} // namespace rightsize::cli::k8s

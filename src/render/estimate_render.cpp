@@ -1,0 +1,258 @@
+#include "render/estimate_render.hpp"
+
+#include <fmt/format.h>
+
+#include "render/image_render.hpp"
+#include "render/instances_render.hpp"
+#include "render/render.hpp"
+#include "render/training_render.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+void print_inference_table(const app::EstimateResult& result, PricingModel pricing, Confidence confidence,
+                           const std::string& engine_name) {
+  const app::EstimateBands& bands = result.bands;
+  const InferenceWorkload& w = result.workload;
+  const PreparedModel& pm = result.model;
+  const Gpu& gpu = result.gpu;
+  const Deployment& d = result.deployment;
+  const InferenceEstimate& e = result.estimate;
+  const ResolvedPrice& price = result.price;
+  const Verdict& verdict = result.verdict;
+  const CostAtLoad& at_load = result.at_load;
+  fmt::print("{} on {} × {} ({}, {} replica{})\n", pm.model.name, d.gpus, gpu.id, layout_label(d),
+             d.replicas(), d.replicas() == 1 ? "" : "s");
+  const bool image = is_image_model(pm); // one request = one image (methodology §3.7)
+  // An image model keeps no KV cache between requests: its line names the weights only.
+  // An image pipeline's text encoder stays resident beside the denoiser: the memory table counts both.
+  const std::string encoder =
+      pm.image_encoder_weight_bytes > 0.0
+          ? fmt::format(" (the denoiser; {} with the resident text encoder)",
+                        format_gb(pm.weight_bytes_total + pm.image_encoder_weight_bytes))
+          : std::string();
+  fmt::print("params {} total, {} active; weights {} in {}{}{}\n",
+             format_params(static_cast<double>(pm.params.total)),
+             format_params(static_cast<double>(pm.params.active)), format_gb(pm.weight_bytes_total),
+             format_info(pm.precision.weights).name, encoder,
+             image ? "" : fmt::format("; KV cache in {}", format_info(pm.precision.kv_cache).name));
+  if (pm.model.vision.layers > 0) {
+    // Vision-language model (methodology §1.6): the tower's weights and the request's image tokens.
+    const VisionTowerSpec& v = pm.model.vision;
+    const VisionRequest r = vision_request(v);
+    const std::string images =
+        v.images_per_request == 0
+            ? std::string("no images per request (workload.images_per_request)")
+            : fmt::format("{} image(s) per request = {} image tokens of the {} input tokens, {:.3g} TFLOP to "
+                          "encode in prefill",
+                          v.images_per_request, r.image_tokens, w.input_tokens, r.encoder_flops / 1e12);
+    fmt::print("vision   tower {} params, {} (16-bit, in the weights); {}\n",
+               format_params(static_cast<double>(pm.params.vision)), format_gb(pm.vision_weight_bytes),
+               images);
+  }
+  if (image) {
+    fmt::print("workload one image per request: {}; batch {} per replica{} (fits up to {})\n\n",
+               image_workload_line(pm.model), e.concurrency, w.concurrency == 0 ? " (auto)" : "",
+               e.max_concurrency);
+  } else {
+    fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n",
+               w.input_tokens, w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
+               e.overloaded         ? " (a full KV cache: the arrivals exceed what it serves)"
+               : e.open_loop        ? " (Little's law at the arrival rate)"
+               : w.concurrency == 0 ? " (auto)"
+                                    : "",
+               e.max_concurrency);
+  }
+  // An image pipeline is not served by an LLM engine: its load line names no engine profile.
+  const std::string engine_part = image ? std::string() : engine_name + " engine profile; ";
+  if (w.arrival == Arrival::poisson) {
+    fmt::print("load     {}poisson arrivals at {:g} req/s for the deployment{} "
+               "(docs/methodology.md §3.1)\n\n",
+               engine_part, w.request_rate_per_s,
+               w.arrival_cv != 1.0 ? fmt::format(", inter-arrival CV {:g}", w.arrival_cv) : "");
+  } else {
+    fmt::print("load     {}closed loop: {} clients per replica, equal lengths "
+               "(docs/methodology.md §3.1)\n\n",
+               engine_part, e.concurrency);
+  }
+  // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
+  fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d, pm.model));
+  const MemoryEstimate& m = e.memory;
+  fmt::print("memory per GPU (GB = 1e9 bytes)\n");
+  fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
+  fmt::print("  {:<26}{:>10}\n", "KV cache", format_gb(m.kv_cache_bytes));
+  fmt::print("  {:<26}{:>10}\n", "activations (prefill peak)", format_gb(m.activations_bytes));
+  fmt::print("  {:<26}{:>10}\n", "runtime overhead", format_gb(m.overhead_bytes));
+  fmt::print("  {:<26}{:>10}  of {} usable ({} visible × {:.2f}): {}\n\n", "total",
+             format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
+             format_gb(m.capacity_per_gpu_bytes),
+             m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
+             m.fits ? fmt::format("fits, {} free", format_gb(m.headroom_bytes()))
+                    : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
+  if (!verdict.feasible()) {
+    // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
+    fmt::print("verdict: not feasible — {}\n", describe_rejection(verdict.first, e.concurrency));
+    if (!verdict.precision_supported) {
+      fmt::print("  the catalog gives {} no {} tensor-core rate (the GPU does not run it, or no figure is "
+                 "published): serve a precision it lists (catalog show) or pick another GPU\n",
+                 gpu.id, math_dtype_name(pm.math));
+    } else if (!verdict.fits && e.max_concurrency >= 1 && e.concurrency > e.max_concurrency) {
+      fmt::print("  at most {} sequences of {} tokens fit per replica; lower --concurrency or add GPUs\n",
+                 e.max_concurrency, w.context_tokens());
+    } else if (!verdict.fits) {
+      fmt::print("  add GPUs (--gpus, --tp), a smaller precision, or a GPU with more memory\n");
+    }
+  } else {
+    fmt::print("performance{}\n", bands.calibrated ? " (p10–p90 band from docs/accuracy.md)" : "");
+    const InferenceBands& ib = bands.inference;
+    const bool calibrated = bands.calibrated;
+    if (image) {
+      // Images have no first token and no token stream: the image latency and rate only.
+      fmt::print("  {:<26}{:>10}\n", "seconds per image", format_ms_band(ib.e2e, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "image p50 / p90 / p99",
+                 fmt::format("{} / {} / {}", format_ms(e.e2e.p50_s), format_ms(e.e2e.p90_s),
+                             format_ms(e.e2e.p99_s)));
+      fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+    } else if (e.overloaded) {
+      // Past what the deployment serves the queue grows without end: no time stands for TTFT.
+      fmt::print("  {:<26}{:>10}\n", "TTFT", "unbounded (the queue grows without end)");
+    } else {
+      fmt::print("  {:<26}{:>10}\n", "TTFT (mean)", format_ms_band(ib.ttft, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "TTFT p50 / p90 / p99",
+                 fmt::format("{} / {} / {}", format_ms(e.ttft.p50_s), format_ms(e.ttft.p90_s),
+                             format_ms(e.ttft.p99_s)));
+      print_overlay_tail(FigureKind::ttft, bands.ttft_tail);
+      fmt::print("  {:<26}{:>10}\n", "queue wait (mean)", format_ms(e.queue_wait_s));
+    }
+    if (!image) {
+      fmt::print("  {:<26}{:>10}\n", "TPOT (incl. prefill mix)", format_ms_band(ib.tpot, calibrated));
+      fmt::print("  {:<26}{:>10}\n", "TPOT p50 / p90 / p99",
+                 fmt::format("{} / {} / {}", format_ms(e.tpot.p50_s), format_ms(e.tpot.p90_s),
+                             format_ms(e.tpot.p99_s)));
+      print_overlay_tail(FigureKind::tpot, bands.tpot_tail);
+    }
+    if (e.overloaded) {
+      fmt::print(
+          "  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
+    }
+    if (e.clients_exceed_kv) {
+      fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",
+                 e.concurrency, e.max_concurrency);
+    }
+    if (image) {
+      fmt::print("  {:<26}{:>10}\n", "images/s", fmt::format("{:.3g}", e.requests_per_s));
+    } else {
+      fmt::print("  {:<26}{:>10}\n", "end-to-end per request",
+                 e.overloaded ? std::string("unbounded") : format_ms_band(ib.e2e, calibrated));
+      const Band tput = ib.output_tokens_per_s;
+      fmt::print("  {:<26}{:>10}{}\n", "output tokens/s", format_count(e.output_tokens_per_s),
+                 calibrated && tput.high > tput.low && !e.overloaded
+                     ? fmt::format(" ({}–{})", format_count(tput.low), format_count(tput.high))
+                     : "");
+      fmt::print("  {:<26}{:>10}\n", "requests/s", fmt::format("{:.2f}", e.requests_per_s));
+      // What an open-loop deployment is judged and sized by (methodology §6 "Load served").
+      if (e.open_loop && e.capacity_requests_per_s > 0.0) {
+        fmt::print("  {:<26}{:>10}\n", "capacity requests/s",
+                   fmt::format("{:.2f}", e.capacity_requests_per_s));
+      }
+    }
+    fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
+    for (const auto& note : optimistic_only(bands))
+      fmt::print("  caution: {}\n", note);
+    if (const std::string unseen = unseen_class_note(bands); !unseen.empty())
+      fmt::print("  caution: {}\n", unseen);
+    if (!e.link_known) {
+      fmt::print(
+          "  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+          gpu.id);
+    }
+    if (!e.precision_supported)
+      fmt::print("  warning: the catalog gives {} no {} tensor-core rate\n", gpu.id,
+                 math_dtype_name(pm.math));
+    fmt::print("\ncost ({} price: {}, {}{})\n", to_string(pricing), price.basis,
+               price.known ? format_usd(price.usd_per_hour) + "/GPU-h" : "no price",
+               price.date.empty() ? "" : ", " + price.date);
+    fmt::print("  {:<26}{:>10}\n", "per hour", format_usd(e.usd_per_hour, price.known));
+    fmt::print("  instances: {}\n", instances_text(e.bill, gpu_price(price)));
+    if (image) {
+      fmt::print("  {:<26}{:>10}\n", e.open_loop ? "per 1,000 images (load)" : "per 1,000 images (cap.)",
+                 format_usd(e.usd_per_request * 1e3, price.known));
+      if (!e.open_loop && at_load.served_requests_per_s > 0.0 &&
+          at_load.served_requests_per_s < e.requests_per_s) {
+        fmt::print("  {:<26}{:>10}  at the SLA's {:.3g} images/s\n", "per 1,000 images (load)",
+                   format_usd(at_load.usd_per_request * 1e3, price.known), at_load.served_requests_per_s);
+      }
+    } else {
+      for (const CostLine& line : cost_per_million_lines(e, at_load, price.known))
+        fmt::print("  {:<26}{:>10}{}{}\n", line.label, line.value, line.note.empty() ? "" : "  ", line.note);
+      fmt::print("  {:<26}{:>10}\n", "per request (capacity)", format_usd(e.usd_per_request, price.known));
+    }
+    if (verdict.term_count > 0) {
+      fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
+      for (std::size_t i = 0; i < verdict.term_count; ++i)
+        fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS",
+                   image ? image_words(describe_term(verdict.terms[i]), pm.model.kind)
+                         : describe_term(verdict.terms[i]));
+    }
+  }
+  if (!result.assumptions.empty()) {
+    fmt::print("\nassumptions\n");
+    for (const auto& a : result.assumptions)
+      fmt::print("  - {}\n", a);
+  }
+}
+
+} // namespace
+
+void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::EstimateResult& result,
+                     Confidence confidence, const std::string& engine_name, Format format) {
+  const Gpu& gpu = result.gpu;
+  const ResolvedPrice& price = result.price;
+  const PreparedModel& pm = result.model;
+  if (result.training) {
+    const TrainingEstimate& t = *result.training;
+    if (format == Format::json) {
+      nlohmann::json doc = training_json(pm, gpu.id, gpu_price(price), t, price.known);
+      add_training_bands(doc, result.training_bands);
+      doc["schema_version"] = k_output_schema_version;
+      doc["assumptions"] = assumptions_json(result.assumptions);
+      if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+      fmt::print("{}\n", doc.dump(2));
+    } else {
+      print_training_table(spec, pm, gpu, t, price);
+      if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
+    }
+    return;
+  }
+  const Deployment& d = result.deployment;
+  const InferenceEstimate& e = result.estimate;
+  if (format == Format::json) {
+    nlohmann::json doc = estimate_json(pm, gpu.id, d, e, price.known);
+    doc["instances"] = instances_json(e.bill, gpu_price(price));
+    doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d, pm.model);
+    doc["load"] = load_json(result.workload, engine_name);
+    if (result.verdict.feasible()) {
+      add_inference_bands(doc, result.bands);
+      doc["sla_optimistic_only"] = optimistic_only(result.bands);
+      doc["cost"]["pricing"] = to_string(catalog.pricing);
+      doc["cost"]["price_basis"] = price.basis;
+      doc["cost"]["price_date"] = price.date;
+      add_cost_at_load(doc["cost"], result.at_load, price.known);
+    } else {
+      doc["inference"] = nullptr; // not feasible: no performance or cost (docs/output-schema.md)
+      doc["cost"] = nullptr;
+      doc["instances"] = nullptr;
+    }
+    doc["judgement"] = verdict_json(result.verdict, confidence, e.concurrency);
+    doc["schema_version"] = k_output_schema_version;
+    doc["assumptions"] = assumptions_json(result.assumptions);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+    fmt::print("{}\n", doc.dump(2));
+  } else {
+    print_inference_table(result, catalog.pricing, confidence, engine_name);
+    if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
+  }
+}
+
+} // namespace rightsize::cli

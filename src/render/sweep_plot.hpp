@@ -1,0 +1,15 @@
+#pragma once
+// `sweep --plot FILE.svg`: a scatter (or one line per series) of y against x with the Pareto front
+// highlighted (docs/sweep.md "Plot"); what it draws is collected by app::run_sweep
+// (app::make_plot_data).
+#include <string>
+
+#include "cli/sweep_plan.hpp"
+
+namespace rightsize::cli {
+
+/// The SVG document: axes with units, nice ticks (log10 when a range spans more than two decades),
+/// one colour per series with a legend, the Pareto front as a polyline, a caption with the counts.
+std::string render_plot(const PlotData& plot);
+
+} // namespace rightsize::cli

@@ -1,0 +1,452 @@
+// Sweep row formatting (docs/sweep.md "Columns"). The hot path is csv_row/json_row: fmt::format_to
+// into a reused buffer, pre-rendered cells for keys and GPU ids, no std::string per row.
+#include "render/sweep_rows.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+#include <fmt/compile.h>
+#include <nlohmann/json.hpp>
+
+#include "render/render.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+using Buffer = fmt::memory_buffer;
+
+void put(Buffer& out, std::string_view text) {
+  out.append(text.data(), text.data() + text.size());
+}
+
+// Integers into a local array and one append: fmt's iterator path pushes one char at a time.
+void put_int(Buffer& out, std::int64_t value) {
+  char text[24];
+  char* end = text + sizeof text;
+  char* p = end;
+  const bool negative = value < 0;
+  auto v = negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (negative) *--p = '-';
+  out.append(p, end);
+}
+
+void put_bytes(Buffer& out, double bytes) {
+  // Past int64 a count is written in exponent form rather than wrapped (issue 22 item 2).
+  if (std::fabs(bytes) < 9.2e18) {
+    put_int(out, std::llround(bytes));
+  } else {
+    const std::string text = text_bytes(bytes);
+    out.append(text.data(), text.data() + text.size());
+  }
+}
+
+// 10^k: exact from a table for |k| <= 22, std::pow beyond (rare: values outside 1e-17..1e27).
+double pow10(int k) {
+  static constexpr double table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static constexpr double inverse[] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
+                                       1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+                                       1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
+  if (k >= 0 && k <= 22) return table[k];
+  if (k < 0 && k >= -22) return inverse[-k];
+  return std::pow(10.0, k);
+}
+
+bool needs_csv_quotes(const Buffer& b, std::size_t from) {
+  return std::any_of(b.data() + from, b.data() + b.size(),
+                     [](char c) { return c == ',' || c == '"' || c == '\n' || c == '\r'; });
+}
+
+} // namespace
+
+const std::vector<std::string_view>& sweep_figure_columns() {
+  static const std::vector<std::string_view> columns = {"deployment.gpu",
+                                                        "deployment.gpus",
+                                                        "deployment.tp",
+                                                        "deployment.pp",
+                                                        "deployment.ep",
+                                                        "deployment.attention_dp",
+                                                        "deployment.replicas",
+                                                        "memory.per_gpu_bytes",
+                                                        "memory.usable_per_gpu_bytes",
+                                                        "memory.weights_bytes",
+                                                        "memory.kv_cache_bytes",
+                                                        "memory.fits",
+                                                        "inference.concurrency",
+                                                        "inference.max_concurrency",
+                                                        "inference.ttft_s",
+                                                        "inference.tpot_s",
+                                                        "inference.e2e_s",
+                                                        "inference.output_tokens_per_s",
+                                                        "inference.requests_per_s",
+                                                        "inference.bound",
+                                                        "cost.gpus_billed",
+                                                        "cost.usd_per_hour",
+                                                        "cost.usd_per_million_output_tokens_at_capacity",
+                                                        "cost.usd_per_request_at_capacity",
+                                                        "cost.usd_per_million_output_tokens_at_load",
+                                                        "status"};
+  return columns;
+}
+
+void append_number(Buffer& out, double value) {
+  // Equal to fmt "{}" of round_sig(value, 6) (shortest form, exponent below 1e-4 and from 1e16)
+  // without its log10/pow: this runs ~10 times per row, so the text is built in a local array.
+  if (!std::isfinite(value)) return;
+  if (value == 0.0) {
+    out.push_back('0');
+    return;
+  }
+  char text[32];
+  char* p = text;
+  if (value < 0.0) *p++ = '-';
+  const double a = std::fabs(value);
+  // Decimal exponent: from the binary one (floor(e2 · log10 2) as (e2 · 78913) >> 18), then fixed up.
+  const int e2 = static_cast<int>((std::bit_cast<std::uint64_t>(a) >> 52) & 0x7ff) - 1023;
+  int e10 = (e2 * 78913) >> 18;
+  if (a >= pow10(e10 + 1)) ++e10;
+  if (a < pow10(e10)) --e10;
+  std::int64_t m = std::llround(e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5));
+  if (m >= 1'000'000) { // rounded up to the next decade
+    m /= 10;
+    ++e10;
+  }
+  char digits[6];
+  for (int i = 5; i >= 0; --i) {
+    digits[i] = static_cast<char>('0' + m % 10);
+    m /= 10;
+  }
+  int n = 6;
+  while (n > 1 && digits[n - 1] == '0')
+    --n;
+  if (e10 < -4 || e10 >= 16) {
+    *p++ = digits[0];
+    if (n > 1) *p++ = '.';
+    for (int i = 1; i < n; ++i)
+      *p++ = digits[i];
+    *p++ = 'e';
+    *p++ = e10 < 0 ? '-' : '+';
+    const int e = e10 < 0 ? -e10 : e10;
+    if (e >= 100) *p++ = static_cast<char>('0' + e / 100);
+    *p++ = static_cast<char>('0' + e / 10 % 10);
+    *p++ = static_cast<char>('0' + e % 10);
+  } else if (e10 >= 0) {
+    for (int i = 0; i <= e10; ++i)
+      *p++ = i < n ? digits[i] : '0';
+    if (n > e10 + 1) *p++ = '.';
+    for (int i = e10 + 1; i < n; ++i)
+      *p++ = digits[i];
+  } else {
+    *p++ = '0';
+    *p++ = '.';
+    for (int i = 0; i < -e10 - 1; ++i)
+      *p++ = '0';
+    for (int i = 0; i < n; ++i)
+      *p++ = digits[i];
+  }
+  out.append(text, p);
+}
+
+void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const PointResult& p) {
+  auto it = fmt::appender(out);
+  switch (p.issue) {
+  case PointIssue::none: break;
+  case PointIssue::max_context:
+    fmt::format_to(it,
+                   FMT_COMPILE("invalid_workload: max_context {} is below input_tokens + output_tokens ({})"),
+                   p.issue_value, p.issue_limit);
+    return;
+  case PointIssue::context_window:
+    fmt::format_to(it,
+                   FMT_COMPILE("invalid_workload: context {} tokens exceeds the model's window of {} "
+                               "(model.max_position)"),
+                   p.issue_value, p.issue_limit);
+    return;
+  case PointIssue::layout_gpus:
+    fmt::format_to(it, FMT_COMPILE("layout: tp x pp ({}) does not divide gpus ({})"), p.issue_value,
+                   p.issue_limit);
+    return;
+  case PointIssue::layout_heads:
+    fmt::format_to(it, FMT_COMPILE("layout: tp {} does not divide the {} attention heads"), p.issue_value,
+                   p.issue_limit);
+    return;
+  case PointIssue::layout_whole:
+    fmt::format_to(it, FMT_COMPILE("layout: a UNet runs whole on one GPU per replica, not {}"),
+                   p.issue_value);
+    return;
+  case PointIssue::layout_dense:
+    fmt::format_to(it,
+                   FMT_COMPILE("layout: {} {} on a dense model (expert parallelism and attention DP need "
+                               "MoE experts)"),
+                   p.issue_limit == 0 ? "ep" : "attention_dp", p.issue_value);
+    return;
+  case PointIssue::layout_ep:
+    if (p.issue_limit > 0) {
+      fmt::format_to(it, FMT_COMPILE("layout: ep {} exceeds the {} GPUs of one replica"), p.issue_value,
+                     p.issue_limit);
+    } else {
+      fmt::format_to(it,
+                     FMT_COMPILE("layout: ep {} fits no replica (experts split over one replica's TP group "
+                                 "or attention-DP ranks)"),
+                     p.issue_value);
+    }
+    return;
+  case PointIssue::no_layout:
+    if (p.issue_limit > 0) {
+      fmt::format_to(it, FMT_COMPILE("layout: no replica layout within the search limits divides gpus ({})"),
+                     p.issue_limit);
+    } else {
+      put(out, "layout: no replica layout to evaluate");
+    }
+    return;
+  case PointIssue::no_gpu: put(out, "no_gpu: no GPU given for this point"); return;
+  }
+  if (p.rejection.reason == RejectReason::none) {
+    put(out, "ok");
+    return;
+  }
+  put(out, to_string(p.rejection.reason));
+  put(out, ": ");
+  append_rejection(out, p.rejection, p.estimate.concurrency);
+}
+
+std::string csv_cell(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out(1, '"');
+  for (const char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+void append_json_string(Buffer& out, std::string_view text) {
+  out.push_back('"');
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      fmt::format_to(fmt::appender(out), FMT_COMPILE("\\u{:04x}"), static_cast<unsigned>(c));
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+}
+
+std::string axis_csv_cell(const SweepAxis& axis, std::size_t i) {
+  return csv_cell(axis.values.texts[i]);
+}
+
+std::string axis_json_value(const SweepAxis& axis, std::size_t i) {
+  const std::string& text = axis.values.texts[i];
+  const bool number = axis.key->field != SweepField::gpu && number_of(text);
+  return number ? text : nlohmann::json(text).dump();
+}
+
+RowWriter::RowWriter(const SweepPlan& plan, Format format, std::string spec_name, std::string pareto_label)
+    : m_plan(&plan), m_format(format), m_spec_name(std::move(spec_name)),
+      m_pareto_label(std::move(pareto_label)) {
+  for (const Gpu& g : plan.gpus) {
+    m_gpu_csv.push_back(csv_cell(g.id));
+    Buffer b;
+    append_json_string(b, g.id);
+    m_gpu_json.push_back(fmt::to_string(b));
+  }
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    m_sorted_axes.push_back(a);
+    Buffer b;
+    append_json_string(b, plan.axes[a].key->name);
+    b.push_back(':');
+    m_axis_json_keys.push_back(fmt::to_string(b));
+    std::vector<std::string>& csv = m_axis_csv.emplace_back();
+    std::vector<std::string>& json = m_axis_json.emplace_back();
+    for (std::size_t i = 0; i < plan.axes[a].values.texts.size(); ++i) {
+      csv.push_back(axis_csv_cell(plan.axes[a], i));
+      json.push_back(axis_json_value(plan.axes[a], i));
+    }
+  }
+  std::sort(m_sorted_axes.begin(), m_sorted_axes.end(),
+            [&](std::size_t x, std::size_t y) { return plan.axes[x].key->name < plan.axes[y].key->name; });
+}
+
+void RowWriter::header(Buffer& out) const {
+  if (m_format == Format::csv) {
+    bool first = true;
+    for (const auto& axis : m_plan->axes) {
+      put(out, first ? "" : ",");
+      put(out, axis.key->name);
+      first = false;
+    }
+    for (const auto column : sweep_figure_columns()) {
+      put(out, first ? "" : ",");
+      put(out, column);
+      first = false;
+    }
+    out.push_back('\n');
+  } else if (m_format == Format::json) {
+    put(out, "{");
+    if (!m_plan->calibration_overlay_label.empty()) {
+      put(out, "\"calibration\": ");
+      append_json_string(out, m_plan->calibration_overlay_label);
+      put(out, ", ");
+    }
+    put(out, "\"keys\": [");
+    for (std::size_t a = 0; a < m_plan->axes.size(); ++a) {
+      put(out, a == 0 ? "" : ", ");
+      append_json_string(out, m_plan->axes[a].key->name);
+    }
+    put(out, "], \"mode\": ");
+    put(out, m_plan->mode == SweepMode::estimate ? "\"estimate\"" : "\"recommend\"");
+    put(out, ", \"pareto\": ");
+    put(out, m_pareto_label.empty() ? "null" : m_pareto_label);
+    put(out, ", \"points\": [");
+  }
+}
+
+void RowWriter::footer(Buffer& out) const {
+  if (m_format != Format::json) return;
+  put(out, "\n], \"schema_version\": ");
+  fmt::format_to(fmt::appender(out), FMT_COMPILE("{}"), k_output_schema_version);
+  put(out, ", \"spec\": ");
+  append_json_string(out, m_spec_name);
+  put(out, "}\n");
+}
+
+void RowWriter::row(Buffer& out, const PointResult& point, bool first) const {
+  if (m_format == Format::csv) {
+    csv_row(out, point);
+    return;
+  }
+  if (m_format == Format::json) put(out, first ? "\n" : ",\n");
+  json_row(out, point);
+  if (m_format == Format::jsonl) out.push_back('\n');
+}
+
+void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
+  for (std::size_t a = 0; a < m_plan->axes.size(); ++a) {
+    put(out, m_axis_csv[a][p.digits[a]]);
+    out.push_back(',');
+  }
+  if (p.has_estimate()) {
+    const Deployment& d = p.deployment;
+    const InferenceEstimate& e = p.estimate;
+    const MemoryEstimate& m = e.memory;
+    put(out, m_gpu_csv[p.gpu]);
+    for (const int v : {d.gpus, d.tp, d.pp, d.ep, d.attention_dp, d.replicas()}) {
+      out.push_back(',');
+      put_int(out, v);
+    }
+    for (const double v : {m.per_gpu_bytes, m.usable_per_gpu_bytes, m.weights_bytes, m.kv_cache_bytes}) {
+      out.push_back(',');
+      put_bytes(out, v);
+    }
+    put(out, m.fits ? ",true," : ",false,");
+    put_int(out, e.concurrency);
+    out.push_back(',');
+    put_int(out, e.max_concurrency);
+    out.push_back(',');
+    // An overloaded open loop's TTFT and end-to-end are unbounded: empty, not the core's stand-in.
+    const double unbounded = std::nan("");
+    for (const double v : {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
+                           e.output_tokens_per_s, e.requests_per_s}) {
+      append_number(out, v);
+      out.push_back(',');
+    }
+    put(out, to_string(e.bound));
+    out.push_back(','); // whole instances billed (docs/methodology.md "Whole instances")
+    put_int(out, e.bill.gpus_billed);
+    for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request}) {
+      out.push_back(',');
+      if (p.price_known) append_number(out, v);
+    }
+    out.push_back(','); // a point that serves no load has no cost at load (empty, not 0)
+    if (p.price_known && p.at_load.served_requests_per_s > 0.0)
+      append_number(out, p.at_load.usd_per_million_output_tokens);
+    out.push_back(',');
+  } else {
+    for (std::size_t c = 1; c < sweep_figure_columns().size(); ++c)
+      out.push_back(','); // empty but status
+  }
+  const std::size_t start = out.size();
+  append_status(out, *m_plan, p);
+  if (needs_csv_quotes(out, start)) {
+    // Quote in place (RFC 4180): the status never holds '"' but a comma is common.
+    out.push_back('"');
+    std::copy_backward(out.data() + start, out.data() + out.size() - 1, out.data() + out.size());
+    out.data()[start] = '"';
+    out.push_back('"');
+  }
+  out.push_back('\n');
+}
+
+void RowWriter::json_row(Buffer& out, const PointResult& p) const {
+  auto it = fmt::appender(out);
+  auto number = [&](std::string_view key, double v) {
+    put(out, key);
+    if (std::isfinite(v)) {
+      append_number(out, v);
+    } else {
+      put(out, "null");
+    }
+  };
+  if (p.has_estimate()) {
+    const Deployment& d = p.deployment;
+    const InferenceEstimate& e = p.estimate;
+    const MemoryEstimate& m = e.memory;
+    put(out, "{\"cost\": {\"gpus_billed\": "); // keys sorted, as every JSON output
+    put_int(out, e.bill.gpus_billed);
+    put(out, ", \"price_known\": ");
+    put(out, p.price_known ? "true" : "false");
+    const double unknown = std::nan("");
+    number(", \"usd_per_hour\": ", p.price_known ? e.usd_per_hour : unknown);
+    number(", \"usd_per_million_output_tokens_at_capacity\": ",
+           p.price_known ? e.usd_per_million_output_tokens : unknown);
+    number(", \"usd_per_million_output_tokens_at_load\": ",
+           p.price_known && p.at_load.served_requests_per_s > 0.0 ? p.at_load.usd_per_million_output_tokens
+                                                                  : unknown);
+    number(", \"usd_per_request_at_capacity\": ", p.price_known ? e.usd_per_request : unknown);
+    fmt::format_to(it,
+                   FMT_COMPILE("}}, \"deployment\": {{\"attention_dp\": {}, \"ep\": {}, \"gpu\": {}, "
+                               "\"gpus\": {}, \"pp\": {}, \"replicas\": {}, \"tp\": {}}}"),
+                   d.attention_dp, d.ep, m_gpu_json[p.gpu], d.gpus, d.pp, d.replicas(), d.tp);
+    fmt::format_to(it, FMT_COMPILE(", \"inference\": {{\"bound\": \"{}\", \"concurrency\": {}"),
+                   to_string(e.bound), e.concurrency);
+    // Unbounded when overloaded: null, not the core's stand-in.
+    number(", \"e2e_s\": ", e.overloaded ? unknown : e.e2e_s);
+    fmt::format_to(it, FMT_COMPILE(", \"max_concurrency\": {}"), e.max_concurrency);
+    number(", \"output_tokens_per_s\": ", e.output_tokens_per_s);
+    number(", \"requests_per_s\": ", e.requests_per_s);
+    number(", \"tpot_s\": ", e.tpot_s);
+    number(", \"ttft_s\": ", e.overloaded ? unknown : e.ttft_s);
+    fmt::format_to(
+        it, FMT_COMPILE("}}, \"memory\": {{\"fits\": {}, \"kv_cache_bytes\": {}, \"per_gpu_bytes\": {}, "),
+        m.fits, text_bytes(m.kv_cache_bytes), text_bytes(m.per_gpu_bytes));
+    fmt::format_to(it, FMT_COMPILE("\"usable_per_gpu_bytes\": {}, \"weights_bytes\": {}}}"),
+                   text_bytes(m.usable_per_gpu_bytes), text_bytes(m.weights_bytes));
+  } else {
+    put(out, "{\"cost\": null, \"deployment\": null, \"inference\": null, \"memory\": null");
+  }
+  put(out, ", \"point\": {");
+  for (std::size_t i = 0; i < m_sorted_axes.size(); ++i) {
+    const std::size_t a = m_sorted_axes[i];
+    if (i > 0) put(out, ", ");
+    put(out, m_axis_json_keys[a]);
+    out.push_back(' ');
+    put(out, m_axis_json[a][p.digits[a]]);
+  }
+  put(out, "}, \"status\": \"");
+  append_status(out, *m_plan, p); // plain ASCII words without quotes or backslashes
+  put(out, "\"}");
+}
+
+} // namespace rightsize::cli

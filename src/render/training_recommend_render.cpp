@@ -1,0 +1,205 @@
+// Rendering of training `recommend` results: ranked table, winner, closest misses; JSON and
+// markdown (docs/output-schema.md "training"). Split from recommend_render.cpp (inference).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "render/instances_render.hpp"
+#include "render/recommend_render.hpp"
+#include "render/render.hpp"
+#include "render/table.hpp"
+#include "render/training_render.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize::cli {
+
+namespace {
+
+Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate>& rows, std::size_t limit,
+                     bool with_reason) {
+  std::vector<Column> columns = {{"rank", Align::right}, {"gpu", Align::left}, {"gpus", Align::right}};
+  // "billed" appears when a shown job pays for idle GPUs of its instances (as the aggregated table).
+  bool billed_column = false;
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
+    billed_column = billed_column || rows[i].estimate.bill.gpus_billed != rows[i].estimate.gpus;
+  if (billed_column) columns.push_back({"billed", Align::right});
+  columns.push_back({"layout", Align::left, true});
+  for (const char* h : {"MFU", "tok/s", "time", "$/h", "$/run", "mem/GPU"})
+    columns.push_back({h, Align::right});
+  if (with_reason) columns.push_back({"reason", Align::left, true});
+  Table t(std::move(columns));
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const TrainingCandidate& c = rows[i];
+    const TrainingEstimate& e = c.estimate;
+    const double hours = e.time_to_train_s / k_seconds_per_hour;
+    std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
+                                      std::to_string(e.gpus)};
+    if (billed_column) cells.push_back(billed_cell(e.bill));
+    for (const std::string& cell :
+         {training_layout_label(e.layout), fmt::format("{:.1f}%", e.mfu * 100.0),
+          format_count(e.tokens_per_s),
+          hours >= 48.0 ? fmt::format("{:.1f} d", hours / 24.0) : fmt::format("{:.1f} h", hours),
+          format_usd(e.usd_per_hour, c.price_known), c.price_known ? format_usd_total(e.usd_total) : "n/a",
+          format_gb(e.memory.per_gpu_bytes)})
+      cells.push_back(cell);
+    if (with_reason) cells.push_back(describe_training_rejection(c));
+    t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+// CSV: one row per training candidate (passing, then rejected), plain numbers in the units their
+// names say (docs/output-schema.md "recommend --format csv, training"); empty = unknown.
+Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>& rows) {
+  Table t = csv_columns({"rank",
+                         "gpu",
+                         "gpus",
+                         "gpus_billed",
+                         "tp",
+                         "pp",
+                         "dp",
+                         "ep",
+                         "cp",
+                         "vp",
+                         "zero_stage",
+                         "micro_batch",
+                         "mfu",
+                         "tokens_per_s",
+                         "time_to_train_s",
+                         "usd_per_hour",
+                         "usd_total",
+                         "per_gpu_bytes",
+                         "meets_sla",
+                         "reject_reason",
+                         "reason"});
+  for (const TrainingCandidate& c : rows) {
+    const TrainingEstimate& e = c.estimate;
+    const TrainingLayout& l = e.layout;
+    t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
+               in.gpus[c.gpu_index].id,
+               std::to_string(e.gpus),
+               std::to_string(e.bill.gpus_billed),
+               std::to_string(l.tp),
+               std::to_string(l.pp),
+               std::to_string(l.dp),
+               std::to_string(l.ep),
+               std::to_string(l.cp),
+               std::to_string(l.vp),
+               std::to_string(l.zero_stage),
+               std::to_string(l.micro_batch),
+               csv_number(e.mfu),
+               csv_number(e.tokens_per_s),
+               csv_number(e.time_to_train_s),
+               csv_usd(e.usd_per_hour, c.price_known),
+               csv_usd(e.usd_total, c.price_known),
+               fmt::format("{:.0f}", e.memory.per_gpu_bytes),
+               c.meets ? "true" : "false",
+               to_string(c.rejection.reason),
+               c.meets ? "" : describe_training_rejection(c)});
+  }
+  return t;
+}
+
+nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
+                                       const app::TrainingBands& bands) {
+  nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
+                                   c.estimate, c.price_known);
+  add_training_bands(j, bands);
+  j["rank"] = c.rank;
+  j["meets_sla"] = c.meets;
+  j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
+  j["reject_reason"] = to_string(c.rejection.reason);
+  return j;
+}
+
+} // namespace
+
+void render_training_recommendation(const Spec& spec, const SearchInputs& in,
+                                    const app::TrainingRecommendResult& result, const LoadedCatalog& catalog,
+                                    const RenderOptions& o) {
+  const TrainingRecommendation& r = result.recommendation;
+  const PreparedModel& pm = in.models.front();
+  const TrainingWorkload& w = spec.training;
+  if (o.format == Format::json) {
+    nlohmann::json doc;
+    doc["schema_version"] = k_output_schema_version;
+    doc["spec"] = spec.name;
+    doc["model"] = pm.model.name;
+    doc["mode"] = "training";
+    doc["rank_by"] = "cost_per_run";
+    doc["pricing"] = to_string(catalog.pricing);
+    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+    doc["candidates_evaluated"] = r.candidates.size() + r.rejected.size();
+    doc["candidates_passing"] = r.candidates.size();
+    doc["candidates"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < result.shown.size(); ++i)
+      doc["candidates"].push_back(training_candidate_json(in, result.shown[i], result.shown_bands[i]));
+    doc["rejected"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < result.rejected_rows.size(); ++i)
+      doc["rejected"].push_back(
+          training_candidate_json(in, result.rejected_rows[i], result.rejected_bands[i]));
+    doc["winner"] = r.candidates.empty() ? nlohmann::json()
+                                         : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
+                                                          {"gpus", r.candidates.front().estimate.gpus}};
+    doc["assumptions"] = assumptions_json(spec.assumptions);
+    fmt::print("{}\n", doc.dump(2));
+    return;
+  }
+  if (o.format == Format::csv || o.format == Format::markdown) {
+    if (o.format == Format::csv) {
+      std::vector<TrainingCandidate> all = result.shown;
+      all.insert(all.end(), result.rejected_rows.begin(), result.rejected_rows.end());
+      fmt::print("{}", training_csv(in, all).render_csv());
+      return;
+    }
+    fmt::print("{}", training_table(in, result.shown, result.shown.size(), false).render_markdown());
+    if (!result.rejected_rows.empty()) {
+      fmt::print(
+          "\n**{}**\n\n{}", o.explain ? "Rejected" : "Closest misses",
+          training_table(in, result.rejected_rows, result.rejected_rows.size(), true).render_markdown());
+    }
+    return;
+  }
+  std::vector<std::string> goals;
+  if (spec.sla.deadline_hours) goals.push_back(fmt::format("finish within {:g} h", *spec.sla.deadline_hours));
+  if (spec.sla.budget_usd) goals.push_back(fmt::format("cost at most ${:g}", *spec.sla.budget_usd));
+  std::string goal_text;
+  for (const auto& g : goals)
+    goal_text += (goal_text.empty() ? "" : ", ") + g;
+  fmt::print("{}: {} {} training ({} params), {:g} tokens at sequence {}, global batch {}\n",
+             spec.name.empty() ? "spec" : spec.name, pm.model.name, to_string(w.method),
+             format_params(static_cast<double>(pm.params.total)), w.tokens, w.seq_len, w.global_batch);
+  fmt::print("goals: {}; prices: {} (as of {}); cost per run includes a planning overhead factor\n\n",
+             goal_text.empty() ? "none (cheapest run)" : goal_text, to_string(catalog.pricing),
+             catalog.catalog.prices_as_of);
+  if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));
+  const int width = terminal_width();
+  if (!r.candidates.empty()) {
+    fmt::print("{}",
+               training_table(in, result.shown, result.shown.size(), false).render_text(width, use_color()));
+    const TrainingCandidate& win = r.candidates.front();
+    fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
+               win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
+               goal_text.empty() ? "fits" : "meets " + goal_text,
+               win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
+               win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
+    fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
+  } else {
+    fmt::print("no configuration meets the requirements\n");
+  }
+  if (!result.rejected_rows.empty() && !o.explain) {
+    fmt::print("\nclosest misses:\n");
+    for (const auto& c : result.rejected_rows) {
+      fmt::print("  {} × {}: {}\n", c.estimate.gpus, in.gpus[c.gpu_index].id, describe_training_rejection(c));
+    }
+  }
+  if (o.explain && !r.rejected.empty()) {
+    fmt::print("\nrejected ({}):\n{}", r.rejected.size(),
+               training_table(in, result.rejected_rows, result.rejected_rows.size(), true)
+                   .render_text(std::max(width, 160)));
+  }
+  fmt::print("\n{} configurations evaluated, {} meet the requirements\n",
+             r.candidates.size() + r.rejected.size(), r.candidates.size());
+}
+
+} // namespace rightsize::cli
