@@ -52,7 +52,7 @@ inline ServingPrediction closest_workers(const PreparedModel& model, const Gpu& 
       ServingRun tried = run;
       tried.prefill.workers = p;
       tried.decode.workers = d;
-      const ServingPrediction pred = predict_serving_disagg(model, gpu, tried, calibration, &engine);
+      const ServingPrediction pred = predict_serving_disagg(model, gpu, tried, calibration, engine);
       if (!pred.reason.empty() || pred.ttft.value <= 0.0 || pred.tpot.value <= 0.0) continue;
       const double err = std::max(std::abs(std::log(pred.ttft.value / run.ttft_s)),
                                   std::abs(std::log(pred.tpot.value / run.tpot_s)));
@@ -139,13 +139,13 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
       }
     }
     const Gpu& gpu = *io::find_gpu(loaded.catalog, run.gpu_id);
-    EngineConfig engine = engine_profile(*parse_engine_kind(run.engine));
+    EngineConfig engine = loaded.engines.of(*parse_engine_kind(run.engine));
     if (phi >= 0.0) engine.wave_synchrony = phi;
     if (fixed_s >= 0.0) engine.ttft_fixed_s = fixed_s;
     const bool disagg = run.mode == "disagg";
     const ServingPrediction pred =
-        disagg ? predict_serving_disagg(it->second, gpu, run, loaded.calibration, &engine)
-               : predict_serving(it->second, gpu, run, loaded.calibration, &engine);
+        disagg ? predict_serving_disagg(it->second, gpu, run, loaded.calibration, engine)
+               : predict_serving(it->second, gpu, run, loaded.calibration, engine);
     if (pred.reason.empty() && pred.weights_exceed_memory) {
       ++out.skipped["the weights alone exceed GPU memory at the published layout"];
       continue;

@@ -1,7 +1,9 @@
 #pragma once
-// Serving-engine profiles: the scheduler defaults that differ between TensorRT-LLM, vLLM and
-// SGLang (methodology §3.2). Pure.
-#include <cstdint>
+// Serving-engine profiles: the scheduler settings that differ between TensorRT-LLM, vLLM and
+// SGLang (methodology §3.2). The values are data (data/engines.json, read by io::load_engines);
+// this header names the engines and resolves a profile for one GPU. Pure.
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -13,17 +15,22 @@ inline constexpr std::size_t k_engine_kind_count = 3;
 
 /// "vllm", "sglang", "trtllm".
 const char* to_string(EngineKind kind);
-/// Parses an engine name (case-sensitive; also "tensorrt-llm" and "trt-llm").
+/// The one engine-name parser: "vllm", "sglang", "trtllm" (also "tensorrt-llm" and "trt-llm");
+/// case-sensitive.
 std::optional<EngineKind> parse_engine_kind(std::string_view name);
 
-/// The engine's defaults: chunked-prefill budget, sequence cap, memory fraction, KV block size,
-/// CUDA-graph batch limit, per-step CPU overhead, wave synchrony and fixed TTFT overhead.
-/// Sources per field in methodology §3.2.
-EngineConfig engine_profile(EngineKind kind);
+/// The profile of every engine, indexed by EngineKind, as data/engines.json gives them.
+struct EngineProfiles {
+  std::array<EngineConfig, k_engine_kind_count> configs{};
+  [[nodiscard]] const EngineConfig& of(EngineKind kind) const {
+    return configs[static_cast<std::size_t>(kind)];
+  }
+};
 
-/// The profile resolved for one GPU and TP degree: where `gpu_memory_tiers` is set, SGLang's
-/// memory-tiered defaults (chunked prefill 2,048 / 8,192 / 16,384 tokens below 35 GiB / below
-/// 160 GiB / above; CUDA graphs up to 256 sequences below TP4, 512 from TP4). Otherwise unchanged.
+/// The profile resolved for one GPU and TP degree: where the profile has GPU-memory tiers
+/// (SGLang), the first tier whose bound lies above the GPU's memory sets the chunked-prefill budget
+/// and the CUDA-graph batch limit (the larger limit from `gpu_memory_tiers_large_tp` GPUs of TP).
+/// Otherwise unchanged.
 EngineConfig engine_for_gpu(const EngineConfig& engine, const Gpu& gpu, int tp);
 
 } // namespace rightsize

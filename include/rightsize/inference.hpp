@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <cstdint>
 
 #include "rightsize/gpu.hpp"
@@ -8,8 +9,18 @@
 
 namespace rightsize {
 
-/// Serving-engine behaviour the estimate assumes (methodology §2.1–2.7, §4.4–4.5). Defaults follow
-/// vLLM; every field is overridable.
+/// One GPU-memory tier of an engine profile (SGLang's server_args.py rule, methodology §3.2).
+struct GpuMemoryTier {
+  double below_gib = 0.0;                         ///< applies below this visible memory; 0 = no bound
+  std::int64_t max_batched_tokens = 0;            ///< chunked-prefill budget
+  std::int64_t cuda_graph_max_batch = 0;          ///< CUDA-graph batch limit below the large TP
+  std::int64_t cuda_graph_max_batch_large_tp = 0; ///< from `gpu_memory_tiers_large_tp` GPUs of TP
+};
+
+/// Serving-engine behaviour the estimate assumes (methodology §2.1–2.7, §4.4–4.5), one engine's
+/// settings; every field is overridable. Every shipped profile comes from data/engines.json, which names
+/// each value's source; these initialisers are the reference engine of the unit tests' worked
+/// examples (vLLM's values).
 struct EngineConfig {
   double usable_fraction = 0.90;          ///< u: fraction of capacity the engine may use (vLLM 0.90)
   std::int64_t block_tokens = 16;         ///< paged-KV block size (vLLM default 16)
@@ -64,8 +75,11 @@ struct EngineConfig {
   /// TP: η·N/(N + N½); 0 disables (methodology §4.3).
   double gemm_half_efficiency_cols = 128.0;
   /// SGLang's rule: the chunked-prefill budget and the CUDA-graph batch limit follow the GPU's
-  /// memory and the TP degree (`engine_for_gpu`, methodology §3.2). An explicit budget turns it off.
-  bool gpu_memory_tiers = false;
+  /// memory and the TP degree (`engine_for_gpu`, methodology §3.2): the first
+  /// `gpu_memory_tier_count` tiers, in order of their bound. An explicit budget turns it off (0).
+  std::array<GpuMemoryTier, 4> gpu_memory_tiers{};
+  int gpu_memory_tier_count = 0;
+  int gpu_memory_tiers_large_tp = 4; ///< TP degree from which a tier's larger graph limit applies
 };
 
 /// A deployment of one GPU type: `gpus` GPUs split into replicas of tp·pp·attention_dp GPUs each.

@@ -76,9 +76,9 @@ Precision precision_of(const ServingRun& run);
 /// The closed-loop workload of a run: its fixed lengths and client count.
 InferenceWorkload workload_of(const ServingRun& run);
 
-/// The estimate of one run: the run's engine profile on `gpu`, its published layout and its
-/// closed-loop concurrency, bands from `calibration`. `reason` is non-empty when the run cannot be
-/// expressed (unknown engine).
+/// The estimate of one run: `engine` (the profile of the run's engine, data/engines.json) on `gpu`,
+/// its published layout and its closed-loop concurrency, bands from `calibration`. `reason` is
+/// non-empty when the run cannot be expressed (unknown engine).
 struct ServingPrediction {
   std::string reason;
   bool fits = true; ///< the estimator's memory model admits the published layout and concurrency
@@ -88,15 +88,13 @@ struct ServingPrediction {
   double decode_step_s = 0.0; ///< decode step at the run's in-flight batch
 };
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                  const Calibration& calibration,
-                                  const EngineConfig* engine_override = nullptr);
+                                  const Calibration& calibration, const EngineConfig& engine);
 
 /// The estimate of one disaggregated run (methodology §3.6): both pools on the run's GPU, each with
 /// its published layout; `*_workers` not given = one worker each (1P1D); the run's concurrency is the
 /// client count of the whole deployment. `reason` is non-empty when the run cannot be expressed.
 ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                         const Calibration& calibration,
-                                         const EngineConfig* engine_override = nullptr);
+                                         const Calibration& calibration, const EngineConfig& engine);
 
 /// One scored row: measured and predicted TTFT and TPOT in seconds.
 struct ServingResult {

@@ -114,8 +114,8 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
     if (g.fit.empty()) continue;
     const Gpu& gpu = *io::find_gpu(catalog.catalog, key.first);
     // Training runs do not read the serving engine profile.
-    const EngineConfig engine =
-        engine_profile(key.second == "training" ? EngineKind::vllm : *parse_engine_kind(key.second));
+    const EngineConfig& engine =
+        catalog.engines.of(key.second == "training" ? EngineKind::vllm : *parse_engine_kind(key.second));
     overlay.stacks.push_back(fit_stack(g.fit, g.holdout, gpu, engine, bounds));
     result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size()));
   }

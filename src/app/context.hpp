@@ -9,6 +9,7 @@
 
 #include "io/catalog/catalog_io.hpp"
 #include "rightsize/calibration.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/pricing.hpp"
@@ -19,6 +20,7 @@ namespace rightsize::app {
 /// A catalog ready for a command: the GPUs, the price model in force and each GPU's price.
 struct LoadedCatalog {
   io::Catalog catalog;
+  EngineProfiles engines; // data/engines.json: every serving engine's profile
   PricingModel pricing = PricingModel::on_demand;
   std::string provider;
   TcoParams tco;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/diagnostics.hpp"
+#include "io/catalog/engines_io.hpp"
 #include "io/catalog/overlay_io.hpp"
 #include "io/runs/validation_io.hpp"
 #include "rightsize/error.hpp"
@@ -217,6 +218,7 @@ LoadedCatalog load_catalog(const CatalogOptions& options, const Constraints* spe
                            const std::string& spec_source) {
   LoadedCatalog loaded;
   loaded.catalog = io::load_catalog(options.catalog.empty() ? data_dir() + "/gpus.json" : options.catalog);
+  loaded.engines = io::load_engines(data_dir() + "/engines.json");
   for (const auto& path : options.catalog_add)
     io::overlay_catalog(loaded.catalog, path);
   if (!options.no_calibration) apply_calibration(loaded);

@@ -126,8 +126,8 @@ int run_check(const CheckOptions& o) {
                   "prefill and decode pools");
     }
     const LoadedCatalog catalog = load_catalog(o.catalog, &spec.constraints, spec.source);
-    return run_disagg_deployment(spec, catalog, engine_config(engine_options, spec.engine), spec.inference,
-                                 confidence_of(o.judging), format, true,
+    return run_disagg_deployment(spec, catalog, engine_config(engine_options, spec.engine, catalog.engines),
+                                 spec.inference, confidence_of(o.judging), format, true,
                                  engine_name(engine_options, spec.engine), o.judging.headroom);
   }
   DeploymentSpec want;
@@ -151,7 +151,7 @@ int run_check(const CheckOptions& o) {
   request.deployment = want;
   request.ep_from_spec = o.deployment.empty() && o.ep == 0 && want.ep > 0;
   request.deployment.gpu = gpu.id;
-  request.engine = engine_config(engine_options, spec.engine);
+  request.engine = engine_config(engine_options, spec.engine, catalog.engines);
   warn_overlay_engine(catalog, gpu.id, engine_name(engine_options, spec.engine));
   request.confidence = confidence_of(o.judging);
   request.max_overspend = max_overspend;

@@ -63,7 +63,7 @@ int run_estimate(const EstimateOptions& o) {
                   "estimate)");
     }
     const InferenceWorkload w = app::with_concurrency(spec.inference, o.concurrency);
-    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine), w,
+    return run_disagg_deployment(spec, catalog, engine_config(o.engine, spec.engine, catalog.engines), w,
                                  confidence_of(o.judging), format, false, engine_name(o.engine, spec.engine),
                                  o.judging.headroom);
   }
@@ -84,7 +84,7 @@ int run_estimate(const EstimateOptions& o) {
   request.attention_dp = o.attention_dp;
   request.concurrency = o.concurrency;
   request.headroom = o.judging.headroom;
-  request.engine = engine_config(o.engine, spec.engine);
+  request.engine = engine_config(o.engine, spec.engine, catalog.engines);
   warn_overlay_engine(catalog, gpu.id, engine_name(o.engine, spec.engine));
   if (spec.mode != WorkloadMode::training) request.confidence = confidence_of(o.judging);
   const app::EstimateResult result = app::run_estimate(spec, catalog, request);

@@ -90,7 +90,7 @@ int run_recommend(const RecommendOptions& o) {
   const SearchInputs in = search_inputs(spec, catalog, o.gpus, o.precisions, o.include_consumer);
   app::RecommendRequest request;
   request.rank_by = parse_rank_by(o.rank_by);
-  request.engine = engine_config(engine_options, spec.engine);
+  request.engine = engine_config(engine_options, spec.engine, catalog.engines);
   for (const auto& [gpu_id, fitted_with] : catalog.overlay_engines)
     warn_overlay_engine(catalog, gpu_id, engine_name(engine_options, spec.engine));
   request.confidence = confidence_of(o.judging);

@@ -200,7 +200,7 @@ SweepPlan build_plan(const SweepOptions& o, Spec& spec) {
   plan.policy.max_power_kw = spec.constraints.max_power_kw; // judged as recommend and check judge it
   plan.policy.confidence = confidence_of(o.judging);
   plan.policy.throughput_headroom = app::throughput_headroom(o.judging.headroom);
-  plan.policy.engine = engine_config(o.engine, spec.engine);
+  plan.policy.engine = engine_config(o.engine, spec.engine, loaded.engines);
   plan.calibrated = loaded.calibrated;
   if (loaded.calibrated) plan.calibration = loaded.calibration;
   if (!loaded.calibration_overlay.empty()) plan.calibration_overlay_label = loaded.calibration_label;

@@ -30,15 +30,16 @@ std::string data_dir() {
     // A wrong data folder would otherwise surface as "unknown preset" blamed on the spec.
     if (!fs::is_directory(env, ec)) {
       throw Error(ErrorKind::environment, "RIGHTSIZE_DATA_DIR", "",
-                  fmt::format("expected the rightsize data folder (gpus.json, models/), got \"{}\", "
-                              "which is not a folder",
+                  fmt::format("expected the rightsize data folder (gpus.json, engines.json, models/), got "
+                              "\"{}\", which is not a folder",
                               env));
     }
     if (!fs::is_regular_file(fs::path(env) / "gpus.json", ec) ||
+        !fs::is_regular_file(fs::path(env) / "engines.json", ec) ||
         !fs::is_directory(fs::path(env) / "models", ec)) {
       throw Error(ErrorKind::environment, "RIGHTSIZE_DATA_DIR", "",
-                  fmt::format("expected the rightsize data folder (gpus.json, models/), got \"{}\", which "
-                              "holds no gpus.json or no models/ folder",
+                  fmt::format("expected the rightsize data folder (gpus.json, engines.json, models/), got "
+                              "\"{}\", which holds no gpus.json, no engines.json or no models/ folder",
                               env));
     }
     return env;

@@ -29,7 +29,8 @@ void add_engine_options(CLI::App* command, EngineOptions& options) {
       ->group("Engine");
 }
 
-EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKind> spec_engine) {
+EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKind> spec_engine,
+                           const EngineProfiles& profiles) {
   EngineKind kind = spec_engine.value_or(EngineKind::vllm);
   if (!options.engine.empty()) {
     const auto parsed = parse_engine_kind(options.engine);
@@ -39,7 +40,7 @@ EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKin
     }
     kind = *parsed;
   }
-  EngineConfig engine = engine_profile(kind);
+  EngineConfig engine = profiles.of(kind);
   if (options.gpu_memory_utilization != 0.0) {
     if (!(options.gpu_memory_utilization > 0.05 && options.gpu_memory_utilization <= 1.0)) {
       throw Error(ErrorKind::usage, "--gpu-memory-utilization", "",
@@ -53,7 +54,7 @@ EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKin
                   fmt::format("expected 16 to 10000000 tokens, got {}", options.max_batched_tokens));
     }
     engine.max_batched_tokens = options.max_batched_tokens;
-    engine.gpu_memory_tiers = false; // an explicit budget wins over SGLang's memory tiers
+    engine.gpu_memory_tier_count = 0; // an explicit budget wins over SGLang's memory tiers
   }
   if (options.max_num_seqs != 0) {
     if (options.max_num_seqs < 1 || options.max_num_seqs > 1'000'000) {

@@ -20,8 +20,10 @@ struct EngineOptions {
 };
 void add_engine_options(CLI::App* command, EngineOptions& options);
 /// The engine config with overrides applied; bad values are usage errors naming the flag.
-/// The profile of --engine, else of the spec's workload.engine, else vLLM's (methodology §3.2).
-EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKind> spec_engine);
+/// The profile in `profiles` (data/engines.json) of --engine, else of the spec's workload.engine,
+/// else vLLM's (methodology §3.2).
+EngineConfig engine_config(const EngineOptions& options, std::optional<EngineKind> spec_engine,
+                           const EngineProfiles& profiles);
 
 /// The engine profile's name: --engine, else the spec's workload.engine, else "vllm".
 std::string engine_name(const EngineOptions& options, std::optional<EngineKind> spec_engine);

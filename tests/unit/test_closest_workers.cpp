@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/serving_validation.hpp"
@@ -40,13 +41,13 @@ TEST_CASE("closest worker counts find a row measured at a known xPyD", "[bench][
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   const Gpu h100 = h100_sxm();
   const Calibration cal;
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   ServingRun row = llama_disagg_row();
   // "Measure" the row as the estimator predicts it at 3P5D, then forget the counts.
   ServingRun known = row;
   known.prefill.workers = 3;
   known.decode.workers = 5;
-  const ServingPrediction at_3p5d = predict_serving_disagg(pm, h100, known, cal, &engine);
+  const ServingPrediction at_3p5d = predict_serving_disagg(pm, h100, known, cal, engine);
   REQUIRE(at_3p5d.reason.empty());
   row.ttft_s = at_3p5d.ttft.value;
   row.tpot_s = at_3p5d.tpot.value;
@@ -56,7 +57,7 @@ TEST_CASE("closest worker counts find a row measured at a known xPyD", "[bench][
   CHECK(closest.tpot.value == Approx(row.tpot_s).epsilon(1e-12));
   // The scorer's assumption for rows without counts (1P, D from the KV slots) is one point of the
   // grid, so the closest counts are never further off than it.
-  const ServingPrediction assumed = predict_serving_disagg(pm, h100, row, cal, &engine);
+  const ServingPrediction assumed = predict_serving_disagg(pm, h100, row, cal, engine);
   CHECK(log_error(closest, row) <= log_error(assumed, row));
   CHECK(log_error(assumed, row) > 0.0);
 }

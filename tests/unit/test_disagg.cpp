@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/disagg_search.hpp"
@@ -112,7 +113,7 @@ TEST_CASE("one client: TTFT = fixed share + handoff + idle prefill + KV transfer
           "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   InferenceWorkload w;
   w.input_tokens = 8192;
   w.output_tokens = 1024;
@@ -135,7 +136,7 @@ TEST_CASE("one client: TTFT = fixed share + handoff + idle prefill + KV transfer
 TEST_CASE("closed loop: the prefill queue is exact MVA over clients per prefill worker", "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   InferenceWorkload w;
   w.input_tokens = 8192;
   w.output_tokens = 256;
@@ -159,7 +160,7 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   // budget holds one 4,096-token prompt, so each rank serves whole prompts one at a time.
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(mixtral_8x7b(), Precision{});
-  EngineConfig engine = engine_profile(EngineKind::vllm);
+  EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   engine.max_batched_tokens = 4096;
   InferenceWorkload w;
   w.input_tokens = 4096;
@@ -223,7 +224,7 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
 TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
@@ -259,7 +260,7 @@ TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Litt
 TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   InferenceWorkload w;
   w.input_tokens = 2048;
   w.output_tokens = 256;
@@ -286,7 +287,7 @@ TEST_CASE("the disaggregated search ranks passing units by cost and judges every
   sla.ttft_ms = 3000.0;
   sla.requests_per_s = 5.0;
   SearchPolicy policy;
-  policy.engine = engine_profile(EngineKind::vllm);
+  policy.engine = test::shipped_engine(EngineKind::vllm);
   DisaggGrid grid;
   grid.max_prefill_workers = 2;
   grid.max_decode_workers = 2;
@@ -363,7 +364,7 @@ TEST_CASE("decode steps kept across units change no figure, and a memo of anothe
           "[disagg]") {
   const Gpu gpu = h100_sxm();
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   InferenceWorkload w;
   w.input_tokens = 2048;
   w.output_tokens = 256;

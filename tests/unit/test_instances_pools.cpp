@@ -2,6 +2,7 @@
 // instances"): the same bill_instances as aggregated serving, against hand-worked examples.
 #include <catch2/catch.hpp>
 
+#include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/disagg_search.hpp"
@@ -160,7 +161,7 @@ TEST_CASE("the disaggregated estimate and search cost the pools' whole instances
   sla.ttft_ms = 3000.0;
   sla.requests_per_s = 2.0;
   SearchPolicy policy;
-  policy.engine = engine_profile(EngineKind::vllm);
+  policy.engine = test::shipped_engine(EngineKind::vllm);
   DisaggGrid grid;
   grid.max_prefill_workers = 2;
   grid.max_decode_workers = 2;

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
@@ -47,7 +48,7 @@ TEST_CASE("wait quantiles of an exponential tail, by hand", "[load]") {
 }
 
 TEST_CASE("SGLang's defaults follow GPU memory and TP; vLLM's do not", "[engine]") {
-  const EngineConfig sglang = engine_profile(EngineKind::sglang);
+  const EngineConfig sglang = test::shipped_engine(EngineKind::sglang);
   Gpu h100 = test::h100_sxm(); // 80 GB → 73.7 GiB visible: the 35–160 GiB tier
   CHECK(engine_for_gpu(sglang, h100, 2).max_batched_tokens == 8192);
   CHECK(engine_for_gpu(sglang, h100, 2).cuda_graph_max_batch == 256);
@@ -59,10 +60,10 @@ TEST_CASE("SGLang's defaults follow GPU memory and TP; vLLM's do not", "[engine]
   l4.memory_bytes = 24e9; // 21.1 GiB: below 35 GiB
   CHECK(engine_for_gpu(sglang, l4, 1).max_batched_tokens == 2048);
   CHECK(engine_for_gpu(sglang, l4, 1).cuda_graph_max_batch == 8);
-  const EngineConfig vllm = engine_profile(EngineKind::vllm);
+  const EngineConfig vllm = test::shipped_engine(EngineKind::vllm);
   CHECK(engine_for_gpu(vllm, b200, 1).max_batched_tokens == vllm.max_batched_tokens);
   EngineConfig pinned = sglang;
-  pinned.gpu_memory_tiers = false; // what --max-batched-tokens does
+  pinned.gpu_memory_tier_count = 0; // what --max-batched-tokens does
   pinned.max_batched_tokens = 4096;
   CHECK(engine_for_gpu(pinned, b200, 1).max_batched_tokens == 4096);
   CHECK(parse_engine_kind("tensorrt-llm") == EngineKind::trtllm);

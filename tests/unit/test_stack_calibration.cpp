@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/pricing.hpp"
@@ -31,7 +32,7 @@ StackRun synthetic_run(const std::string& id, std::int64_t isl, std::int64_t osl
   r.model = llama31_8b();
   Gpu g = h100_sxm();
   g.efficiency = truth;
-  const EngineConfig engine = engine_profile(EngineKind::vllm);
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
   CHECK(stack_cases(r).empty()); // nothing measured yet
   ValidationCase probe;
   probe.model = r.model;
@@ -99,7 +100,7 @@ TEST_CASE("fit_stack recovers a known decode bandwidth and keeps what no run inf
   shipped.efficiency.decode_bandwidth = 0.85;
   shipped.efficiency.communication = 0.77;
   const std::vector<StackRun> runs = five_runs(truth);
-  const StackFit fit = fit_stack(runs, {}, shipped, engine_profile(EngineKind::vllm), FitOptions{});
+  const StackFit fit = fit_stack(runs, {}, shipped, test::shipped_engine(EngineKind::vllm), FitOptions{});
   CHECK(fit.fitted.decode_source == "fitted");
   CHECK(fit.fitted.efficiency.decode_bandwidth == Approx(0.62).margin(0.01));
   // tp = 1 everywhere: nothing informs communication; it keeps the shipped value.
@@ -127,7 +128,7 @@ TEST_CASE("fit_stack stays inside the physical bounds", "[stack_calibration]") {
   GpuEfficiency truth;
   truth.decode_bandwidth = 0.30; // slower than any plausible engine: below bandwidth_min 0.5
   const StackFit fit =
-      fit_stack(five_runs(truth), {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+      fit_stack(five_runs(truth), {}, h100_sxm(), test::shipped_engine(EngineKind::vllm), FitOptions{});
   CHECK(fit.fitted.efficiency.decode_bandwidth >= FitOptions{}.bandwidth_min);
   CHECK(fit.fitted.efficiency.decode_bandwidth == Approx(FitOptions{}.bandwidth_min).margin(0.01));
 }
@@ -140,7 +141,7 @@ TEST_CASE("fit_stack scores held-out runs with shipped and fitted factors", "[st
   const std::vector<StackRun> held = {synthetic_run("h1", 2048, 256, 16, truth),
                                       synthetic_run("h2", 512, 512, 8, truth)};
   const StackFit fit =
-      fit_stack(five_runs(truth), held, shipped, engine_profile(EngineKind::vllm), FitOptions{});
+      fit_stack(five_runs(truth), held, shipped, test::shipped_engine(EngineKind::vllm), FitOptions{});
   const auto tpot = std::find_if(fit.holdout.begin(), fit.holdout.end(),
                                  [](const FigureError& e) { return e.kind == FigureKind::tpot; });
   REQUIRE(tpot != fit.holdout.end());
@@ -228,7 +229,7 @@ TEST_CASE("tails: the median p99 / mean ratio, leave-one-out scored", "[stack_ca
     runs[i].ttft_p99_s = runs[i].run.ttft_s * ratios[i];
   runs[0].tpot_p99_s = runs[0].run.tpot_s * 1.1;
   runs[1].tpot_p99_s = runs[1].run.tpot_s * 1.1;
-  const StackFit fit = fit_stack(runs, {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  const StackFit fit = fit_stack(runs, {}, h100_sxm(), test::shipped_engine(EngineKind::vllm), FitOptions{});
   REQUIRE(fit.tails.size() == 1); // TPOT: 2 runs < k_min_tail_runs
   const TailFit& t = fit.tails[0];
   CHECK(t.kind == FigureKind::ttft);
@@ -268,10 +269,10 @@ TEST_CASE("layout families: own factors with enough runs, else the GPU x engine'
     g.efficiency = pp_truth;
     for (const ValidationCase& c : stack_cases(runs[i])) {
       (c.kind == FigureKind::ttft ? runs[i].run.ttft_s : runs[i].run.tpot_s) =
-          predict_case(c, g, engine_profile(EngineKind::vllm));
+          predict_case(c, g, test::shipped_engine(EngineKind::vllm));
     }
   }
-  const StackFit fit = fit_stack(runs, {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  const StackFit fit = fit_stack(runs, {}, h100_sxm(), test::shipped_engine(EngineKind::vllm), FitOptions{});
   REQUIRE(fit.layouts.size() == 2);
   CHECK(fit.layouts[0].family == LayoutFamily::tp);
   CHECK(fit.layouts[1].family == LayoutFamily::tp_pp);
@@ -299,7 +300,7 @@ TEST_CASE("layout families: own factors with enough runs, else the GPU x engine'
 
   // Two PP runs only: too few for factors of their own.
   runs.pop_back();
-  const StackFit few = fit_stack(runs, {}, h100_sxm(), engine_profile(EngineKind::vllm), FitOptions{});
+  const StackFit few = fit_stack(runs, {}, h100_sxm(), test::shipped_engine(EngineKind::vllm), FitOptions{});
   REQUIRE(few.layouts.size() == 2);
   CHECK(few.layouts[1].family == LayoutFamily::tp_pp);
   CHECK_FALSE(few.layouts[1].own);

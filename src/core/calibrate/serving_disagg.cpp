@@ -27,8 +27,7 @@ PoolDeployment pool_of(const Gpu& gpu, const ServingPool& p) {
 } // namespace
 
 ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                         const Calibration& calibration,
-                                         const EngineConfig* engine_override) {
+                                         const Calibration& calibration, const EngineConfig& engine) {
   ServingPrediction out;
   const auto kind = parse_engine_kind(run.engine);
   if (!kind) {
@@ -39,7 +38,6 @@ ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& 
     out.reason = "disaggregated run without a concurrency";
     return out;
   }
-  const EngineConfig engine = engine_override != nullptr ? *engine_override : engine_profile(*kind);
   const InferenceWorkload w = workload_of(run);
   DisaggDeployment dep;
   dep.prefill = pool_of(gpu, run.prefill);

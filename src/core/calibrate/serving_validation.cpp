@@ -107,7 +107,7 @@ bool replicas_not_given(const ServingRun& run) {
 }
 
 ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, const ServingRun& run,
-                                  const Calibration& calibration, const EngineConfig* engine_override) {
+                                  const Calibration& calibration, const EngineConfig& engine) {
   ServingPrediction out;
   const auto kind = parse_engine_kind(run.engine);
   if (!kind) {
@@ -118,7 +118,6 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
     out.reason = "batch setting below the concurrency without attention DP (replicas the row does not give)";
     return out;
   }
-  const EngineConfig engine = engine_override != nullptr ? *engine_override : engine_profile(*kind);
   const InferenceWorkload w = workload_of(run);
   const Deployment dep = deployment_of(run);
   const InferenceEstimate e = estimate_inference(model, w, gpu, dep, engine, nullptr, 0.0);

@@ -1,0 +1,141 @@
+#include "io/catalog/engines_io.hpp"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "io/json/json_reader.hpp"
+
+namespace rightsize::io {
+namespace {
+
+constexpr double k_gib = 1073741824.0;
+
+const std::vector<std::string>& basis_choices() {
+  static const std::vector<std::string> choices = {"engine_default", "recipe",  "assumed",
+                                                   "observed",       "derived", "fitted"};
+  return choices;
+}
+
+void check_source(const JsonReader& block, const nlohmann::json& sources) {
+  (void)block.at("basis").as_choice(basis_choices());
+  const JsonReader source = block.at("source");
+  if (!sources.contains(source.as_string())) source.fail("expected a tag of /sources");
+  if (const auto note = block.find("note")) (void)note->as_string();
+}
+
+/// One field, {"value": number, "basis": ..., "source": tag, "note": text}: its value, after
+/// checking that the source tag is one of the file's `sources`.
+JsonReader field(const JsonReader& fields, std::string_view key, const nlohmann::json& sources) {
+  const JsonReader f = fields.at(key);
+  f.expect_keys({"value", "basis", "source", "note"});
+  check_source(f, sources);
+  return f.at("value");
+}
+
+double field_value(const JsonReader& fields, std::string_view key, double min, double max,
+                   const nlohmann::json& sources) {
+  return field(fields, key, sources).as_number(min, max);
+}
+
+std::int64_t field_count(const JsonReader& fields, std::string_view key, std::int64_t max,
+                         const nlohmann::json& sources) {
+  return field(fields, key, sources).as_int(1, max);
+}
+
+void read_common(const JsonReader& common, const nlohmann::json& sources, EngineConfig& e) {
+  common.expect_keys({"runtime_reserve_gib", "nccl_reserve_gib", "cuda_graph_gib", "step_overhead_s",
+                      "eager_step_overhead_s", "indexer_layer_overhead_s", "collective_base_latency_s",
+                      "scaleup_hop_latency_s", "pcie_hop_latency_s", "network_hop_latency_s",
+                      "gemm_half_efficiency_tokens", "gemm_half_efficiency_cols"});
+  e.runtime_reserve_bytes = field_value(common, "runtime_reserve_gib", 0.0, 64.0, sources) * k_gib;
+  e.nccl_reserve_bytes = field_value(common, "nccl_reserve_gib", 0.0, 64.0, sources) * k_gib;
+  e.cuda_graph_bytes = field_value(common, "cuda_graph_gib", 0.0, 64.0, sources) * k_gib;
+  e.step_overhead_s = field_value(common, "step_overhead_s", 0.0, 1.0, sources);
+  e.eager_step_overhead_s = field_value(common, "eager_step_overhead_s", 0.0, 1.0, sources);
+  e.indexer_layer_overhead_s = field_value(common, "indexer_layer_overhead_s", 0.0, 0.1, sources);
+  e.collective_base_latency_s = field_value(common, "collective_base_latency_s", 0.0, 0.1, sources);
+  e.scaleup_hop_latency_s = field_value(common, "scaleup_hop_latency_s", 0.0, 0.1, sources);
+  e.pcie_hop_latency_s = field_value(common, "pcie_hop_latency_s", 0.0, 0.1, sources);
+  e.network_hop_latency_s = field_value(common, "network_hop_latency_s", 0.0, 0.1, sources);
+  e.gemm_half_efficiency_tokens = field_value(common, "gemm_half_efficiency_tokens", 0.0, 1e6, sources);
+  e.gemm_half_efficiency_cols = field_value(common, "gemm_half_efficiency_cols", 0.0, 1e6, sources);
+}
+
+void read_fields(const JsonReader& fields, const nlohmann::json& sources, EngineConfig& e) {
+  fields.expect_keys({"usable_fraction", "block_tokens", "max_batched_tokens", "max_num_seqs",
+                      "cuda_graph_max_batch", "layer_overhead_s", "moe_layer_overhead_s",
+                      "prefill_layer_overhead_s", "prefill_expert_overhead_s", "wave_synchrony",
+                      "ttft_fixed_s", "adp_balance_timeout_steps", "adp_balance_batching_steps"});
+  e.usable_fraction = field_value(fields, "usable_fraction", 0.01, 1.0, sources);
+  e.block_tokens = field_count(fields, "block_tokens", 4096, sources);
+  e.max_batched_tokens = field_count(fields, "max_batched_tokens", 1 << 24, sources);
+  e.max_num_seqs = field_count(fields, "max_num_seqs", 1 << 20, sources);
+  e.cuda_graph_max_batch = field_count(fields, "cuda_graph_max_batch", 1 << 20, sources);
+  e.layer_overhead_s = field_value(fields, "layer_overhead_s", 0.0, 0.1, sources);
+  e.moe_layer_overhead_s = field_value(fields, "moe_layer_overhead_s", 0.0, 0.1, sources);
+  e.prefill_layer_overhead_s = field_value(fields, "prefill_layer_overhead_s", 0.0, 0.1, sources);
+  e.prefill_expert_overhead_s = field_value(fields, "prefill_expert_overhead_s", 0.0, 0.1, sources);
+  e.wave_synchrony = field_value(fields, "wave_synchrony", 0.0, 1.0, sources);
+  e.ttft_fixed_s = field_value(fields, "ttft_fixed_s", 0.0, 60.0, sources);
+  e.adp_balance_timeout_steps = field_value(fields, "adp_balance_timeout_steps", 0.0, 1e6, sources);
+  e.adp_balance_batching_steps = field_value(fields, "adp_balance_batching_steps", 0.0, 1e6, sources);
+}
+
+void read_tiers(const JsonReader& block, const nlohmann::json& sources, EngineConfig& e) {
+  block.expect_keys({"source", "basis", "note", "large_tp", "tiers"});
+  check_source(block, sources);
+  e.gpu_memory_tiers_large_tp = static_cast<int>(block.at("large_tp").as_int(1, 1024));
+  const std::vector<JsonReader> tiers = block.at("tiers").elements();
+  if (tiers.empty() || tiers.size() > e.gpu_memory_tiers.size()) {
+    block.at("tiers").fail("expected 1 to 4 tiers");
+  }
+  double last_bound = 0.0;
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    const JsonReader& t = tiers[i];
+    t.expect_keys(
+        {"below_gib", "max_batched_tokens", "cuda_graph_max_batch", "cuda_graph_max_batch_large_tp"});
+    GpuMemoryTier& tier = e.gpu_memory_tiers[i];
+    const auto bound = t.find("below_gib");
+    const bool last = i + 1 == tiers.size();
+    if (last != !bound.has_value())
+      t.fail("expected below_gib on every tier but the last, and null on the last");
+    tier.below_gib = bound ? bound->as_number(last_bound + 1e-9, 1e6) : 0.0;
+    last_bound = tier.below_gib;
+    tier.max_batched_tokens = t.at("max_batched_tokens").as_int(1, 1 << 24);
+    tier.cuda_graph_max_batch = t.at("cuda_graph_max_batch").as_int(1, 1 << 20);
+    tier.cuda_graph_max_batch_large_tp = t.at("cuda_graph_max_batch_large_tp").as_int(1, 1 << 20);
+  }
+  e.gpu_memory_tier_count = static_cast<int>(tiers.size());
+}
+
+} // namespace
+
+EngineProfiles parse_engines(const nlohmann::json& document, const std::string& source) {
+  const JsonReader root(document, source);
+  root.expect_keys({"schema_version", "description", "sources", "common", "engines"});
+  (void)root.at("schema_version").as_int(1, 1);
+  const JsonReader sources = root.at("sources");
+  sources.expect_object();
+  for (const std::string& tag : sources.keys())
+    (void)sources.at(tag).as_string();
+  const JsonReader engines = root.at("engines");
+  engines.expect_keys({"vllm", "sglang", "trtllm"});
+  EngineProfiles profiles;
+  for (const EngineKind kind : {EngineKind::vllm, EngineKind::sglang, EngineKind::trtllm}) {
+    const JsonReader entry = engines.at(to_string(kind));
+    entry.expect_keys({"name", "note", "fields", "gpu_memory_tiers"});
+    (void)entry.at("name").as_string();
+    EngineConfig& e = profiles.configs[static_cast<std::size_t>(kind)];
+    read_common(root.at("common"), sources.value(), e);
+    read_fields(entry.at("fields"), sources.value(), e);
+    if (const auto tiers = entry.find("gpu_memory_tiers")) read_tiers(*tiers, sources.value(), e);
+  }
+  return profiles;
+}
+
+EngineProfiles load_engines(const std::string& path) {
+  return parse_engines(read_json_file(path), path);
+}
+
+} // namespace rightsize::io

@@ -1,0 +1,97 @@
+// data/engines.json: the serving-engine profiles as data (docs/engines.md, methodology §3.2).
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine_fixtures.hpp"
+#include "io/catalog/engines_io.hpp"
+#include "io/json/json_reader.hpp"
+#include "rightsize/error.hpp"
+
+using namespace rightsize;
+
+namespace {
+
+nlohmann::json shipped_document() {
+  return io::read_json_file(std::string(RIGHTSIZE_DATA_DIR) + "/engines.json");
+}
+
+/// "pointer: message" of the error parsing `document` throws.
+std::string parse_error(const nlohmann::json& document) {
+  try {
+    (void)io::parse_engines(document, "engines.json");
+  } catch (const Error& e) {
+    return e.pointer() + ": " + e.message();
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("the shipped vLLM profile is the reference engine of the worked examples", "[engine][io]") {
+  // The unit tests' hand-computed examples run on EngineConfig's initialisers; the shipped vLLM
+  // profile must be the same engine, field by field.
+  const EngineConfig reference;
+  const EngineConfig& vllm = test::shipped_engines().of(EngineKind::vllm);
+  CHECK(vllm.usable_fraction == reference.usable_fraction);
+  CHECK(vllm.block_tokens == reference.block_tokens);
+  CHECK(vllm.max_batched_tokens == reference.max_batched_tokens);
+  CHECK(vllm.max_num_seqs == reference.max_num_seqs);
+  CHECK(vllm.runtime_reserve_bytes == reference.runtime_reserve_bytes);
+  CHECK(vllm.nccl_reserve_bytes == reference.nccl_reserve_bytes);
+  CHECK(vllm.cuda_graph_bytes == reference.cuda_graph_bytes);
+  CHECK(vllm.step_overhead_s == reference.step_overhead_s);
+  CHECK(vllm.layer_overhead_s == reference.layer_overhead_s);
+  CHECK(vllm.moe_layer_overhead_s == reference.moe_layer_overhead_s);
+  CHECK(vllm.prefill_layer_overhead_s == reference.prefill_layer_overhead_s);
+  CHECK(vllm.prefill_expert_overhead_s == reference.prefill_expert_overhead_s);
+  CHECK(vllm.indexer_layer_overhead_s == reference.indexer_layer_overhead_s);
+  CHECK(vllm.collective_base_latency_s == reference.collective_base_latency_s);
+  CHECK(vllm.scaleup_hop_latency_s == reference.scaleup_hop_latency_s);
+  CHECK(vllm.pcie_hop_latency_s == reference.pcie_hop_latency_s);
+  CHECK(vllm.network_hop_latency_s == reference.network_hop_latency_s);
+  CHECK(vllm.cuda_graph_max_batch == reference.cuda_graph_max_batch);
+  CHECK(vllm.eager_step_overhead_s == reference.eager_step_overhead_s);
+  CHECK(vllm.gemm_half_efficiency_tokens == reference.gemm_half_efficiency_tokens);
+  CHECK(vllm.gemm_half_efficiency_cols == reference.gemm_half_efficiency_cols);
+  CHECK(vllm.gpu_memory_tier_count == 0);
+  // What sets vLLM apart from the bare reference: its fitted wave synchrony and fixed TTFT.
+  CHECK(vllm.wave_synchrony == 0.1);
+  CHECK(vllm.ttft_fixed_s == 0.05);
+}
+
+TEST_CASE("SGLang's memory tiers come from the file in order of their bound", "[engine][io]") {
+  const EngineConfig& sglang = test::shipped_engines().of(EngineKind::sglang);
+  REQUIRE(sglang.gpu_memory_tier_count == 3);
+  CHECK(sglang.gpu_memory_tiers[0].below_gib == 35.0);
+  CHECK(sglang.gpu_memory_tiers[1].below_gib == 160.0);
+  CHECK(sglang.gpu_memory_tiers[2].below_gib == 0.0); // the last tier has no bound
+  CHECK(sglang.gpu_memory_tiers[2].max_batched_tokens == 16384);
+  CHECK(sglang.gpu_memory_tiers_large_tp == 4);
+  const EngineConfig& trtllm = test::shipped_engines().of(EngineKind::trtllm);
+  CHECK(trtllm.gpu_memory_tier_count == 0);
+  CHECK(trtllm.adp_balance_timeout_steps == 50.0);
+}
+
+TEST_CASE("an engines file names the pointer of what is wrong", "[engine][io]") {
+  nlohmann::json doc = shipped_document();
+  doc["engines"]["vllm"]["fields"]["usable_fraction"]["source"] = "NOWHERE";
+  CHECK(parse_error(doc) == "/engines/vllm/fields/usable_fraction/source: expected a tag of /sources");
+
+  doc = shipped_document();
+  doc["engines"]["trtllm"]["fields"].erase("max_num_seqs");
+  CHECK(parse_error(doc) == "/engines/trtllm/fields/max_num_seqs: missing required key");
+
+  doc = shipped_document();
+  doc["engines"]["sglang"]["fields"]["usable_fraction"]["value"] = 1.5;
+  CHECK(parse_error(doc).rfind("/engines/sglang/fields/usable_fraction/value: ", 0) == 0);
+
+  doc = shipped_document();
+  doc["engines"]["sglang"]["gpu_memory_tiers"]["tiers"][1]["below_gib"] = 20; // below the first tier's 35
+  CHECK(parse_error(doc).rfind("/engines/sglang/gpu_memory_tiers/tiers/1/below_gib: ", 0) == 0);
+
+  doc = shipped_document();
+  doc["engines"]["vllm"]["fields"]["layer_overhead_s"]["basis"] = "guessed";
+  CHECK(parse_error(doc).rfind("/engines/vllm/fields/layer_overhead_s/basis: ", 0) == 0);
+}
