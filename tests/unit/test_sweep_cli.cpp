@@ -219,6 +219,7 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
   const std::size_t cost = 2 + 24; // cost.usd_per_million_output_tokens_at_load (figure column 24)
   REQUIRE(all[0][tpot] == "inference.tpot_s");
   REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens_at_load");
+  std::size_t compared = 0; // (front point, passing point) pairs checked for dominance
   for (std::size_t i = 1; i < front.size(); ++i) {
     CHECK(front[i].back() == "ok");
     const double t = std::stod(front[i][tpot]);
@@ -228,8 +229,10 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
       const double t2 = std::stod(all[j][tpot]);
       const double c2 = std::stod(all[j][cost]);
       CHECK_FALSE((t2 <= t && c2 <= c && (t2 < t || c2 < c)));
+      ++compared;
     }
   }
+  REQUIRE(compared > 0);
 }
 
 TEST_CASE("jsonl rows carry the estimate document's field names", "[cli][sweep]") {
@@ -263,16 +266,27 @@ TEST_CASE("status words match describe_rejection", "[cli][sweep]") {
   SweepPlan plan = fixture_plan({"workload.concurrency=1"});
   PointResult p;
   p.estimate.concurrency = 16;
-  for (const Rejection r :
-       {Rejection{RejectReason::does_not_fit, 151.2e9, 76.5e9}, Rejection{RejectReason::tpot, 71.0, 50.0},
-        Rejection{RejectReason::ttft, 1200.0, 1000.0}, Rejection{RejectReason::budget, 20.0, 10.0},
-        Rejection{RejectReason::precision_unsupported, 0, 0}}) {
+  // The words a user reads, written out by hand, then the same through describe_rejection (the
+  // sweep's fast writer and the other commands' text must not drift apart).
+  const std::pair<Rejection, std::string> cases[] = {
+      {Rejection{RejectReason::does_not_fit, 151.2e9, 76.5e9},
+       "does_not_fit: needs 151.2 GB per GPU, has 76.5 GB usable"},
+      {Rejection{RejectReason::tpot, 71.0, 50.0}, "tpot: TPOT 71.0 ms > SLA 50 ms at concurrency 16"},
+      {Rejection{RejectReason::ttft, 1200.0, 1000.0}, "ttft: TTFT 1200 ms > SLA 1000 ms at concurrency 16"},
+      {Rejection{RejectReason::budget, 20.0, 10.0}, "budget: costs $20.00/h > budget $10/h"},
+      {Rejection{RejectReason::precision_unsupported, 0, 0},
+       "precision_unsupported: the catalog gives this GPU no tensor-core rate for this precision (it does "
+       "not "
+       "run it, or no figure is published)"},
+  };
+  for (const auto& [r, words] : cases) {
     p.rejection = r;
     Candidate c;
     c.rejection = r;
     c.estimate.concurrency = 16;
     fmt::memory_buffer b;
     append_status(b, plan, p);
+    CHECK(fmt::to_string(b) == words);
     CHECK(fmt::to_string(b) == fmt::format("{}: {}", to_string(r.reason), describe_rejection(c)));
   }
 }
