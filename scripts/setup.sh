@@ -5,8 +5,9 @@ set -euo pipefail
 
 packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libyaml-cpp-dev catch2
   clang-format clang-tidy) # the last two: scripts/lint.sh, which .ci/run calls
-# clang + compiler-rt give the libFuzzer targets (optional: skipped if unavailable).
-optional=(clang libclang-rt-dev)
+# clang + compiler-rt give the libFuzzer targets; ccache serves RIGHTSIZE_CCACHE=1 builds (several
+# worktrees share one cache). Optional: skipped if unavailable.
+optional=(clang libclang-rt-dev ccache)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "rightsize: setup: not a Debian/Ubuntu system; install these with your package manager:" >&2
@@ -39,5 +40,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ ${#missing_opt[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing_opt[@]}" >/dev/null ||
-    echo "rightsize: setup: warning: optional ${missing_opt[*]} not installed (fuzzers disabled)" >&2
+    echo "rightsize: setup: warning: optional ${missing_opt[*]} not installed (fuzzers or ccache disabled)" >&2
 fi
