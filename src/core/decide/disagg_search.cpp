@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/decide/sizing.hpp"
 #include "rightsize/calibration.hpp"
 
 namespace rightsize {
@@ -146,13 +147,8 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   const double headroom = 1.0 + policy.throughput_headroom;
   const double rps = c.estimate.combined.requests_per_s * bands.throughput_low;
   const double tps = c.estimate.combined.output_tokens_per_s * bands.throughput_low;
-  double copies = 1.0;
-  if (sla.requests_per_s && rps > 0.0)
-    copies = std::max(copies, std::ceil(*sla.requests_per_s * headroom / rps));
-  if (sla.output_tokens_per_s && tps > 0.0) {
-    copies = std::max(copies, std::ceil(*sla.output_tokens_per_s * headroom / tps));
-  }
-  c.copies = static_cast<int>(std::min<double>(copies, k_max_copies));
+  c.copies =
+      static_cast<int>(std::min<double>(detail::copies_for_load(sla, rps, tps, headroom), k_max_copies));
   c.bill = bill_disagg(unit, c.copies);
   c.whole = scaled(c.estimate.combined, c.bill, c.copies);
   rules.check_load = true;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/decide/sizing.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
 
@@ -130,6 +131,76 @@ CostAtLoad cost_at_load(const InferenceEstimate& e, const Sla& sla, const Infere
   return out;
 }
 
+namespace {
+
+// One candidate's inputs (evaluate_candidate's arguments but the layout and the bands).
+struct CandidateQuery {
+  const PreparedModel& model;
+  const InferenceWorkload& workload;
+  const Sla& sla;
+  const Gpu& gpu;
+  const GpuPrice& price;
+  const SearchPolicy& policy;
+};
+
+// Replicas for the load with headroom, sized on the pessimistic throughput (methodology §6.3).
+void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, const BandFactors& bands) {
+  const InferenceEstimate& e = c.estimate;
+  const double headroom = 1.0 + policy.throughput_headroom;
+  const double rps = e.requests_per_s * bands.throughput_low;
+  const double tps = e.output_tokens_per_s * bands.throughput_low;
+  c.replicas =
+      static_cast<int>(std::min<double>(detail::copies_for_load(sla, rps, tps, headroom), k_max_replicas));
+  c.sizing_requests_per_s_per_replica = rps;
+}
+
+// Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
+// a replica more while a latency percentile misses at that load.
+void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
+  const int first = c.replicas;
+  while (true) {
+    Deployment whole = c.layout;
+    whole.gpus = c.layout.gpus_per_replica() * c.replicas;
+    InferenceWorkload open = q.workload;
+    // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
+    // splits them over the replicas. check and estimate judge the same rate.
+    if (open.request_rate_per_s <= 0.0) open.request_rate_per_s = *q.sla.requests_per_s;
+    InferenceEstimate at_rate =
+        estimate_inference(q.model, open, q.gpu, whole, q.policy.engine, nullptr, q.price);
+    const Verdict v = judge(at_rate, q.sla, rules);
+    if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
+      c.estimate = at_rate;
+      c.verdict = v;
+      c.rejection = v.first;
+      break;
+    }
+    ++c.replicas;
+  }
+}
+
+// Cost over the load actually served, and at full capacity in the estimate: two figures, each
+// named in the output (docs/output-schema.md "Cost"); then the power and, under a cap, its term.
+void cost_and_power(Candidate& c, const CandidateQuery& q, JudgeRules& rules) {
+  const CostAtLoad at_load = cost_at_load(c.estimate, q.sla, q.workload);
+  c.served_requests_per_s = at_load.served_requests_per_s;
+  c.served_output_tokens_per_s = at_load.served_output_tokens_per_s;
+  if (c.price_known) {
+    c.usd_per_request_at_load = at_load.usd_per_request;
+    c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
+  }
+  const CandidateEnergy energy = candidate_energy(c, q.gpu, q.sla, PowerModel{});
+  c.power_watts = energy.power_watts;
+  c.joules_per_output_token = energy.joules_per_output_token;
+  if (q.policy.max_power_kw > 0.0) {
+    // The power cap is one more term of the one verdict (core::judge).
+    apply_power_cap(rules, q.policy, c.power_watts);
+    c.verdict = judge(c.estimate, q.sla, rules);
+    c.rejection = c.verdict.first;
+  }
+}
+
+} // namespace
+
 Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
                              const Gpu& gpu, const Deployment& layout, const GpuPrice& price,
                              const SearchPolicy& policy, const BandFactors& bands) {
@@ -157,18 +228,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   c.rejection = c.verdict.first;
   if (!c.verdict.passes()) return c;
 
-  // Replicas for the load with headroom, sized on the pessimistic throughput (methodology §6.3).
-  const double headroom = 1.0 + policy.throughput_headroom;
-  const double rps = e.requests_per_s * bands.throughput_low;
-  const double tps = e.output_tokens_per_s * bands.throughput_low;
-  double replicas = 1.0;
-  if (sla.requests_per_s && rps > 0.0)
-    replicas = std::max(replicas, std::ceil(*sla.requests_per_s * headroom / rps));
-  if (sla.output_tokens_per_s && tps > 0.0) {
-    replicas = std::max(replicas, std::ceil(*sla.output_tokens_per_s * headroom / tps));
-  }
-  c.replicas = static_cast<int>(std::min<double>(replicas, k_max_replicas));
-  c.sizing_requests_per_s_per_replica = rps;
+  size_replicas(c, sla, policy, bands);
   if (c.replicas > 1) {
     Deployment whole = c.layout;
     whole.gpus = c.total_gpus();
@@ -180,47 +240,10 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   rules.load_headroom = policy.throughput_headroom;
   c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
-  // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
-  // a replica more while a latency percentile misses at that load.
-  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
-    const int first = c.replicas;
-    while (true) {
-      Deployment whole = c.layout;
-      whole.gpus = c.layout.gpus_per_replica() * c.replicas;
-      InferenceWorkload open = workload;
-      // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
-      // splits them over the replicas. check and estimate judge the same rate.
-      if (open.request_rate_per_s <= 0.0) open.request_rate_per_s = *sla.requests_per_s;
-      InferenceEstimate at_rate = estimate_inference(model, open, gpu, whole, policy.engine, nullptr, price);
-      const Verdict v = judge(at_rate, sla, rules);
-      if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
-        e = at_rate;
-        c.verdict = v;
-        c.rejection = v.first;
-        break;
-      }
-      ++c.replicas;
-    }
-  }
-
-  // Cost over the load actually served, and at full capacity in the estimate: two figures, each
-  // named in the output (docs/output-schema.md "Cost").
-  const CostAtLoad at_load = cost_at_load(e, sla, workload);
-  c.served_requests_per_s = at_load.served_requests_per_s;
-  c.served_output_tokens_per_s = at_load.served_output_tokens_per_s;
-  if (c.price_known) {
-    c.usd_per_request_at_load = at_load.usd_per_request;
-    c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
-  }
-  const CandidateEnergy energy = candidate_energy(c, gpu, sla, PowerModel{});
-  c.power_watts = energy.power_watts;
-  c.joules_per_output_token = energy.joules_per_output_token;
-  if (policy.max_power_kw > 0.0) {
-    // The power cap is one more term of the one verdict (core::judge).
-    apply_power_cap(rules, policy, c.power_watts);
-    c.verdict = judge(e, sla, rules);
-    c.rejection = c.verdict.first;
-  }
+  const CandidateQuery q{model, workload, sla, gpu, price, policy};
+  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes())
+    replicas_for_rate(c, q, rules);
+  cost_and_power(c, q, rules);
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
   latency_at_load(c, model, capacity_workload, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
