@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/decide/sizing.hpp"
 #include "rightsize/calibration.hpp"
 
 namespace rightsize {
@@ -146,13 +147,8 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   const double headroom = 1.0 + policy.throughput_headroom;
   const double rps = c.estimate.combined.requests_per_s * bands.throughput_low;
   const double tps = c.estimate.combined.output_tokens_per_s * bands.throughput_low;
-  double copies = 1.0;
-  if (sla.requests_per_s && rps > 0.0)
-    copies = std::max(copies, std::ceil(*sla.requests_per_s * headroom / rps));
-  if (sla.output_tokens_per_s && tps > 0.0) {
-    copies = std::max(copies, std::ceil(*sla.output_tokens_per_s * headroom / tps));
-  }
-  c.copies = static_cast<int>(std::min<double>(copies, k_max_copies));
+  c.copies =
+      static_cast<int>(std::min<double>(detail::copies_for_load(sla, rps, tps, headroom), k_max_copies));
   c.bill = bill_disagg(unit, c.copies);
   c.whole = scaled(c.estimate.combined, c.bill, c.copies);
   rules.check_load = true;
@@ -198,109 +194,123 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   return c;
 }
 
-DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
-                                      const InferenceWorkload& workload, const Sla& sla,
-                                      std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
-                                      const SearchPolicy& policy, const DisaggGrid& grid) {
-  DisaggRecommendation out;
-  for (std::size_t pi = 0; pi < models.size(); ++pi) {
-    const PreparedModel& model = models[pi];
-    const std::string cls = model_class_of(model.model);
-    std::vector<std::vector<Deployment>> layouts(gpus.size());
-    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
-      layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
-    // Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
-    // ones), reserved once: growing a vector of kilobyte candidates copies and faults in each
-    // larger buffer; capacity never written costs no memory. Capped (a huge catalog grows as
-    // before past the cap).
-    std::size_t most = 0, widest = 0;
-    for (const std::vector<Deployment>& l : layouts) {
-      most += l.size() * l.size();
-      widest = std::max(widest, l.size());
-    }
-    if (grid.mixed_gpu_types) {
-      const auto m = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
-      most += m * m * widest * widest;
-    }
-    most *= static_cast<std::size_t>(std::max(0, grid.max_prefill_workers) *
-                                     std::max(0, grid.max_decode_workers));
-    most = std::min<std::size_t>(most, k_reserve_candidates);
-    out.candidates.reserve(out.candidates.size() + most);
-    out.rejected.reserve(out.rejected.size() + most);
-    const auto run_pair = [&](std::size_t gp, std::size_t gd) {
-      const BandFactors bp = band_factors(policy.calibration, policy.confidence, gpus[gp].id, cls);
-      const BandFactors bd = band_factors(policy.calibration, policy.confidence, gpus[gd].id, cls);
-      // TTFT is the prefill pool's, TPOT the decode pool's; throughput the slower end of either.
-      BandFactors bands;
-      bands.ttft_high = bp.ttft_high;
-      bands.tpot_high = bd.tpot_high;
-      bands.throughput_low = std::min(bp.throughput_low, bd.throughput_low);
-      // One memo of decode steps per decode layout: every unit on it shares them.
-      std::vector<DecodeStepMemo> steps(layouts[gd].size());
-      for (const Deployment& lp : layouts[gp]) {
-        for (std::size_t li = 0; li < layouts[gd].size(); ++li) {
-          const Deployment& ld = layouts[gd][li];
-          for (int p = 1; p <= grid.max_prefill_workers; ++p) {
-            for (int dw = 1; dw <= grid.max_decode_workers; ++dw) {
-              DisaggDeployment unit;
-              unit.prefill = PoolDeployment{&gpus[gp], lp, p, prices[gp]};
-              unit.decode = PoolDeployment{&gpus[gd], ld, dw, prices[gd]};
-              DisaggCandidate c =
-                  evaluate_disagg_candidate(model, workload, sla, unit, policy, bands, &steps[li]);
-              c.prefill_gpu_index = gp;
-              c.decode_gpu_index = gd;
-              c.precision_index = pi;
-              ++out.evaluated;
-              (c.meets_sla ? out.candidates : out.rejected).push_back(c);
-            }
-          }
+namespace {
+
+// One model's disaggregated search: its inputs and the pool layouts each GPU type offers.
+struct ModelSearch {
+  const PreparedModel& model;
+  std::size_t precision_index;
+  const std::string& model_class;
+  const InferenceWorkload& workload;
+  const Sla& sla;
+  std::span<const Gpu> gpus;
+  std::span<const GpuPrice> prices;
+  const SearchPolicy& policy;
+  const DisaggGrid& grid;
+  const std::vector<std::vector<Deployment>>& layouts; // by GPU index (pool_layouts)
+};
+
+// Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
+// ones), reserved once: growing a vector of kilobyte candidates copies and faults in each
+// larger buffer; capacity never written costs no memory. Capped (a huge catalog grows as
+// before past the cap).
+void reserve_units(const ModelSearch& m, DisaggRecommendation& out) {
+  const DisaggGrid& grid = m.grid;
+  std::size_t most = 0, widest = 0;
+  for (const std::vector<Deployment>& l : m.layouts) {
+    most += l.size() * l.size();
+    widest = std::max(widest, l.size());
+  }
+  if (grid.mixed_gpu_types) {
+    const auto n = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
+    most += n * n * widest * widest;
+  }
+  most *=
+      static_cast<std::size_t>(std::max(0, grid.max_prefill_workers) * std::max(0, grid.max_decode_workers));
+  most = std::min<std::size_t>(most, k_reserve_candidates);
+  out.candidates.reserve(out.candidates.size() + most);
+  out.rejected.reserve(out.rejected.size() + most);
+}
+
+// Every xPyD unit with its prefill pool on gpus[gp] and its decode pool on gpus[gd].
+void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, std::size_t gd) {
+  const SearchPolicy& policy = m.policy;
+  const BandFactors bp = band_factors(policy.calibration, policy.confidence, m.gpus[gp].id, m.model_class);
+  const BandFactors bd = band_factors(policy.calibration, policy.confidence, m.gpus[gd].id, m.model_class);
+  // TTFT is the prefill pool's, TPOT the decode pool's; throughput the slower end of either.
+  BandFactors bands;
+  bands.ttft_high = bp.ttft_high;
+  bands.tpot_high = bd.tpot_high;
+  bands.throughput_low = std::min(bp.throughput_low, bd.throughput_low);
+  // One memo of decode steps per decode layout: every unit on it shares them.
+  std::vector<DecodeStepMemo> steps(m.layouts[gd].size());
+  for (const Deployment& lp : m.layouts[gp]) {
+    for (std::size_t li = 0; li < m.layouts[gd].size(); ++li) {
+      const Deployment& ld = m.layouts[gd][li];
+      for (int p = 1; p <= m.grid.max_prefill_workers; ++p) {
+        for (int dw = 1; dw <= m.grid.max_decode_workers; ++dw) {
+          DisaggDeployment unit;
+          unit.prefill = PoolDeployment{&m.gpus[gp], lp, p, m.prices[gp]};
+          unit.decode = PoolDeployment{&m.gpus[gd], ld, dw, m.prices[gd]};
+          DisaggCandidate c =
+              evaluate_disagg_candidate(m.model, m.workload, m.sla, unit, policy, bands, &steps[li]);
+          c.prefill_gpu_index = gp;
+          c.decode_gpu_index = gd;
+          c.precision_index = m.precision_index;
+          ++out.evaluated;
+          (c.meets_sla ? out.candidates : out.rejected).push_back(c);
         }
-      }
-    };
-    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
-      run_pair(gi, gi);
-    if (!grid.mixed_gpu_types || gpus.size() < 2) continue;
-    // Mixed pairs among the GPU types whose same-type units came cheapest for each pool's role:
-    // prefill by the cost of one prompt (price · GPUs · idle prefill), decode by the best passing
-    // same-type unit's cost per token (or its decode step when none passed).
-    std::vector<std::pair<double, std::size_t>> by_prefill, by_decode;
-    for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
-      const double rate = prices[gi].usd_per_gpu_hour;
-      if (layouts[gi].empty() || rate <= 0.0) continue;
-      double prompt = std::numeric_limits<double>::max();
-      double token = std::numeric_limits<double>::max();
-      const auto consider = [&](const DisaggCandidate& c) {
-        if (c.precision_index != pi) return;
-        if (c.prefill_gpu_index == gi) {
-          prompt = std::min(prompt,
-                            c.unit.prefill.layout.gpus_per_replica() * rate * c.estimate.prefill_service_s);
-        }
-        if (c.decode_gpu_index == gi && c.meets_sla)
-          token = std::min(token, c.usd_per_million_output_tokens_at_load);
-      };
-      for (const DisaggCandidate& c : out.candidates)
-        consider(c);
-      for (const DisaggCandidate& c : out.rejected)
-        consider(c);
-      by_prefill.emplace_back(prompt, gi);
-      by_decode.emplace_back(token, gi);
-    }
-    std::sort(by_prefill.begin(), by_prefill.end());
-    std::sort(by_decode.begin(), by_decode.end());
-    const auto take = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
-    for (std::size_t a = 0; a < std::min(take, by_prefill.size()); ++a) {
-      for (std::size_t b = 0; b < std::min(take, by_decode.size()); ++b) {
-        const std::size_t gp = by_prefill[a].second, gd = by_decode[b].second;
-        // One vendor per unit: the pools hand the KV cache over through the engine's transfer
-        // connector (NIXL, Mooncake), both ends one engine build; no engine documents a prefill
-        // pool on one vendor's GPUs feeding a decode pool on another's (methodology §3.6).
-        if (gp != gd && gpus[gp].vendor == gpus[gd].vendor) run_pair(gp, gd);
       }
     }
   }
-  // As recommend (search.cpp): ranked by cost, a unit needs a price; when no passing unit has one,
-  // none wins (each a no_price miss) rather than one picked by its tie-breaks.
-  // They meet every target, so they are the closest misses and come first.
+}
+
+// Mixed pairs among the GPU types whose same-type units came cheapest for each pool's role:
+// prefill by the cost of one prompt (price · GPUs · idle prefill), decode by the best passing
+// same-type unit's cost per token (or its decode step when none passed).
+void run_mixed_pairs(const ModelSearch& m, DisaggRecommendation& out) {
+  const std::span<const Gpu> gpus = m.gpus;
+  const std::size_t pi = m.precision_index;
+  std::vector<std::pair<double, std::size_t>> by_prefill, by_decode;
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+    const double rate = m.prices[gi].usd_per_gpu_hour;
+    if (m.layouts[gi].empty() || rate <= 0.0) continue;
+    double prompt = std::numeric_limits<double>::max();
+    double token = std::numeric_limits<double>::max();
+    const auto consider = [&](const DisaggCandidate& c) {
+      if (c.precision_index != pi) return;
+      if (c.prefill_gpu_index == gi) {
+        prompt =
+            std::min(prompt, c.unit.prefill.layout.gpus_per_replica() * rate * c.estimate.prefill_service_s);
+      }
+      if (c.decode_gpu_index == gi && c.meets_sla)
+        token = std::min(token, c.usd_per_million_output_tokens_at_load);
+    };
+    for (const DisaggCandidate& c : out.candidates)
+      consider(c);
+    for (const DisaggCandidate& c : out.rejected)
+      consider(c);
+    by_prefill.emplace_back(prompt, gi);
+    by_decode.emplace_back(token, gi);
+  }
+  std::sort(by_prefill.begin(), by_prefill.end());
+  std::sort(by_decode.begin(), by_decode.end());
+  const auto take = static_cast<std::size_t>(std::max(0, m.grid.mixed_gpus));
+  for (std::size_t a = 0; a < std::min(take, by_prefill.size()); ++a) {
+    for (std::size_t b = 0; b < std::min(take, by_decode.size()); ++b) {
+      const std::size_t gp = by_prefill[a].second, gd = by_decode[b].second;
+      // One vendor per unit: the pools hand the KV cache over through the engine's transfer
+      // connector (NIXL, Mooncake), both ends one engine build; no engine documents a prefill
+      // pool on one vendor's GPUs feeding a decode pool on another's (methodology §3.6).
+      if (gp != gd && gpus[gp].vendor == gpus[gd].vendor) run_pair(m, out, gp, gd);
+    }
+  }
+}
+
+// As recommend (search.cpp): ranked by cost, a unit needs a price; when no passing unit has one,
+// none wins (each a no_price miss) rather than one picked by its tie-breaks.
+// They meet every target, so they are the closest misses and come first.
+void rank_units(DisaggRecommendation& out) {
   sort_cheapest(out.candidates);
   sort_cheapest(out.rejected);
   if (std::none_of(out.candidates.begin(), out.candidates.end(),
@@ -313,6 +323,28 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
                         std::make_move_iterator(out.candidates.end()));
     out.candidates.clear();
   }
+}
+
+} // namespace
+
+DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
+                                      const InferenceWorkload& workload, const Sla& sla,
+                                      std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
+                                      const SearchPolicy& policy, const DisaggGrid& grid) {
+  DisaggRecommendation out;
+  for (std::size_t pi = 0; pi < models.size(); ++pi) {
+    const PreparedModel& model = models[pi];
+    const std::string cls = model_class_of(model.model);
+    std::vector<std::vector<Deployment>> layouts(gpus.size());
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
+      layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
+    const ModelSearch m{model, pi, cls, workload, sla, gpus, prices, policy, grid, layouts};
+    reserve_units(m, out);
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
+      run_pair(m, out, gi, gi);
+    if (grid.mixed_gpu_types && gpus.size() >= 2) run_mixed_pairs(m, out);
+  }
+  rank_units(out);
   return out;
 }
 

@@ -83,48 +83,48 @@ Sla auto_concurrency_sla(const Sla& sla, const BandFactors& b) {
   return t;
 }
 
-Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
-  Verdict v;
-  v.precision_supported = e.precision_supported;
-  v.link_known = e.link_known;
-  v.fits = e.memory.fits;
-  v.memory_needed_bytes = e.memory.per_gpu_bytes;
-  v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
-  auto fail_once = [&](RejectReason reason, double value, double limit) {
+namespace {
+
+// Writes one verdict's terms in the canonical order; the first that fails is its rejection.
+struct Judging {
+  Verdict& v;
+  const InferenceEstimate& e;
+
+  void fail_once(RejectReason reason, double value, double limit) {
     if (v.first.reason == RejectReason::none) v.first = {reason, value, limit};
-  };
-  if (!v.precision_supported) fail_once(RejectReason::precision_unsupported, 0.0, 0.0);
-  if (!v.link_known) fail_once(RejectReason::layout, 0.0, 0.0);
-  if (!v.fits) fail_once(RejectReason::does_not_fit, v.memory_needed_bytes, v.memory_usable_bytes);
-  // Performance is only judged where it means something (the precision runs, the replica fits).
-  if (!v.feasible()) return v;
+  }
 
   // An overloaded open loop's latency and load terms say so (their latency values are stand-ins).
-  auto add = [&](SlaTerm term, double value, double point, double limit, bool met, RejectReason reason) {
+  TermCheck& add(const TermCheck& check, RejectReason reason) {
     TermCheck& t = v.terms[v.term_count++];
-    t = TermCheck{term, value, point, limit, met};
+    t = check;
     // TPOT stays a time (the decode of a full KV cache); TTFT and end-to-end wait in the queue.
-    t.overloaded = e.overloaded && term != SlaTerm::budget && term != SlaTerm::power && term != SlaTerm::tpot;
-    if (met || v.first.reason != RejectReason::none) return;
-    fail_once(reason, value, limit);
+    t.overloaded =
+        e.overloaded && t.term != SlaTerm::budget && t.term != SlaTerm::power && t.term != SlaTerm::tpot;
+    if (t.met || v.first.reason != RejectReason::none) return t;
+    fail_once(reason, t.value, t.limit);
     v.first.overloaded = t.overloaded;
-    v.first.point = point;
-  };
-  const BandFactors& b = rules.bands;
-  // Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
+    v.first.point = t.point_value;
+    return t;
+  }
+};
+
+// Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
+void latency_terms(Judging& j, const Sla& sla, const BandFactors& b) {
+  const InferenceEstimate& e = j.e;
+  Verdict& v = j.v;
   if (sla.ttft_ms) {
     const double point_ms = latency_stat_s(e, 0, sla.ttft_stat) * 1e3;
     const double ms = point_ms * b.ttft_high;
-    add(SlaTerm::ttft, ms, point_ms, *sla.ttft_ms, !above(ms, sla.ttft_ms) && !e.overloaded,
-        RejectReason::ttft);
-    v.terms[v.term_count - 1].stat = sla.ttft_stat;
+    const bool met = !above(ms, sla.ttft_ms) && !e.overloaded;
+    j.add({SlaTerm::ttft, ms, point_ms, *sla.ttft_ms, met, sla.ttft_stat}, RejectReason::ttft);
     if (v.first.reason == RejectReason::ttft) v.first.stat = sla.ttft_stat;
   }
   if (sla.tpot_ms) {
     const double point_ms = latency_stat_s(e, 1, sla.tpot_stat) * 1e3;
     const double ms = point_ms * b.tpot_high;
-    add(SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, !above(ms, sla.tpot_ms), RejectReason::tpot);
-    v.terms[v.term_count - 1].stat = sla.tpot_stat;
+    const bool met = !above(ms, sla.tpot_ms);
+    j.add({SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, met, sla.tpot_stat}, RejectReason::tpot);
     if (v.first.reason == RejectReason::tpot) v.first.stat = sla.tpot_stat;
   }
   if (sla.e2e_ms) {
@@ -132,26 +132,31 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
     // E2E = TTFT + decode time: its pessimistic end is theirs (methodology §3.5).
     const double ttft_part_ms = std::min(point_ms, latency_stat_s(e, 0, sla.e2e_stat) * 1e3);
     const double ms = ttft_part_ms * b.ttft_high + (point_ms - ttft_part_ms) * b.tpot_high;
-    add(SlaTerm::e2e, ms, point_ms, *sla.e2e_ms, !above(ms, sla.e2e_ms) && !e.overloaded, RejectReason::e2e);
-    v.terms[v.term_count - 1].stat = sla.e2e_stat;
+    const bool met = !above(ms, sla.e2e_ms) && !e.overloaded;
+    j.add({SlaTerm::e2e, ms, point_ms, *sla.e2e_ms, met, sla.e2e_stat}, RejectReason::e2e);
     if (v.first.reason == RejectReason::e2e) v.first.stat = sla.e2e_stat;
   }
-  // The judged throughput must carry the peak plus the headroom recommend sizes replicas for
-  // (methodology §6 "Load served"): a closed loop's own throughput; an open loop's closed-loop
-  // capacity (InferenceEstimate::capacity_requests_per_s), and its queue must stay finite at the rate.
-  // An open-loop estimate made without a capacity figure is judged at its arrival rate, which it
-  // serves unless `overloaded` (estimate_inference and estimate_disagg always give one).
+}
+
+// The judged throughput must carry the peak plus the headroom recommend sizes replicas for
+// (methodology §6 "Load served"): a closed loop's own throughput; an open loop's closed-loop
+// capacity (InferenceEstimate::capacity_requests_per_s), and its queue must stay finite at the rate.
+// An open-loop estimate made without a capacity figure is judged at its arrival rate, which it
+// serves unless `overloaded` (estimate_inference and estimate_disagg always give one).
+void load_terms(Judging& j, const Sla& sla, const JudgeRules& rules) {
+  const InferenceEstimate& e = j.e;
+  Verdict& v = j.v;
   const bool open_capacity = e.open_loop && e.capacity_requests_per_s > 0.0;
   const bool at_rate = e.open_loop && !open_capacity;
   const double headroom = at_rate ? 0.0 : std::max(0.0, rules.load_headroom);
   const auto load_term = [&](SlaTerm term, double point, double peak) {
-    const double judged = at_rate ? point : point * b.throughput_low;
+    const double judged = at_rate ? point : point * rules.bands.throughput_low;
     const double need = peak * (1.0 + headroom);
     // Relative 1e-9: replicas sized as ceil(need / per-replica) carry exactly `need` at a whole ratio.
     const bool met = !e.overloaded && judged >= need * (1.0 - 1e-9);
-    add(term, judged, point, need, met, RejectReason::throughput);
-    v.terms[v.term_count - 1].headroom = headroom;
-    v.terms[v.term_count - 1].capacity = open_capacity;
+    TermCheck& t = j.add({term, judged, point, need, met}, RejectReason::throughput);
+    t.headroom = headroom;
+    t.capacity = open_capacity;
     if (!met && v.first.reason == RejectReason::throughput && v.first.limit == need)
       v.first.headroom = headroom;
   };
@@ -164,16 +169,36 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
               open_capacity ? e.capacity_output_tokens_per_s : e.output_tokens_per_s,
               *sla.output_tokens_per_s);
   }
+}
+
+} // namespace
+
+Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
+  Verdict v;
+  v.precision_supported = e.precision_supported;
+  v.link_known = e.link_known;
+  v.fits = e.memory.fits;
+  v.memory_needed_bytes = e.memory.per_gpu_bytes;
+  v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
+  Judging j{v, e};
+  if (!v.precision_supported) j.fail_once(RejectReason::precision_unsupported, 0.0, 0.0);
+  if (!v.link_known) j.fail_once(RejectReason::layout, 0.0, 0.0);
+  if (!v.fits) j.fail_once(RejectReason::does_not_fit, v.memory_needed_bytes, v.memory_usable_bytes);
+  // Performance is only judged where it means something (the precision runs, the replica fits).
+  if (!v.feasible()) return v;
+
+  latency_terms(j, sla, rules.bands);
+  load_terms(j, sla, rules);
   if (sla.budget_usd) {
     // Without a price the budget cannot be shown to hold: a miss, worded as the missing price.
-    add(SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
-        rules.price_known && e.usd_per_hour <= *sla.budget_usd,
-        rules.price_known ? RejectReason::budget : RejectReason::no_price);
+    j.add({SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
+           rules.price_known && e.usd_per_hour <= *sla.budget_usd},
+          rules.price_known ? RejectReason::budget : RejectReason::no_price);
   }
   if (rules.max_power_kw > 0.0) {
     // Unknown power (no TDP in the catalog) cannot be shown to meet a cap.
     const bool met = meets_power_cap(rules.power_kw * 1e3, rules.max_power_kw);
-    add(SlaTerm::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met, RejectReason::power);
+    j.add({SlaTerm::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met}, RejectReason::power);
   }
   return v;
 }
@@ -192,11 +217,118 @@ std::size_t optimistic_only_terms(const InferenceEstimate& e, const Sla& sla, co
   return n;
 }
 
+namespace {
+
+// What fit_layout estimates: the model, its workload, the GPU and the engine.
+struct LayoutQuery {
+  const PreparedModel& model;
+  const InferenceWorkload& workload;
+  const Gpu& gpu;
+  const EngineConfig& engine;
+};
+
+// A fully pinned layout of `gpus` GPUs: judged as given (the caller checks divisibility by heads and
+// GPUs).
+LayoutChoice pinned_layout(const LayoutQuery& q, const LayoutRequest& request, int gpus, int adp) {
+  LayoutChoice out;
+  out.deployment = Deployment{gpus, request.tp, request.pp, std::max(1, request.ep), adp};
+  if (runs_whole(q.model.model) && out.deployment.gpus_per_replica() > 1) {
+    out.issue = LayoutIssue::runs_whole;
+    return out;
+  }
+  if (gpus % out.deployment.gpus_per_replica() != 0) {
+    out.issue = LayoutIssue::gpus_not_divisible;
+    return out;
+  }
+  // The experts split over the replica's own GPUs (its MoE layers' all-to-all stays inside it).
+  if (out.deployment.ep > out.deployment.gpus_per_replica()) {
+    out.issue = LayoutIssue::ep_exceeds_replica;
+    return out;
+  }
+  if (q.model.model.heads > 0 && q.model.model.heads % request.tp != 0) {
+    out.issue = LayoutIssue::heads_not_divisible;
+    return out;
+  }
+  out.fits =
+      estimate_inference(q.model, q.workload, q.gpu, out.deployment, q.engine, nullptr, 0.0).memory.fits;
+  return out;
+}
+
+// No layout formed: say why, and name the layout asked for. A pinned EP that a layout without it
+// would take is what no replica can take.
+LayoutChoice unplaced_layout(const LayoutQuery& q, const LayoutRequest& request, LayoutChoice out) {
+  const bool one_replica = request.gpus <= 0;
+  const int gpus = std::max(1, request.gpus);
+  if (request.ep > 1) {
+    // Would a layout form without the pinned EP? Then the EP is what no replica can take.
+    LayoutRequest no_ep = request;
+    no_ep.ep = 0;
+    const LayoutChoice without = fit_layout(q.model, q.workload, q.gpu, no_ep, q.engine);
+    if (without.issue == LayoutIssue::none) {
+      out.deployment = without.deployment;
+      out.deployment.ep = request.ep;
+      out.fits = false;
+      out.issue = LayoutIssue::ep_unplaceable;
+      return out;
+    }
+  }
+  const bool heads_blocked =
+      request.tp > 0 && q.model.model.heads > 0 && q.model.model.heads % request.tp != 0;
+  const bool split_asked = request.tp > 1 || request.pp > 1 || request.attention_dp > 1;
+  out.issue = runs_whole(q.model.model) && split_asked ? LayoutIssue::runs_whole
+              : heads_blocked                          ? LayoutIssue::heads_not_divisible
+                                                       : LayoutIssue::gpus_not_divisible;
+  const int tp = std::max(1, request.tp);
+  const int pp = std::max(1, request.pp);
+  out.deployment = Deployment{one_replica ? tp * pp : gpus, tp, pp, std::max(1, request.ep)};
+  return out;
+}
+
+// The smallest layout that fits within the request's pins and limits.
+LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request) {
+  LayoutChoice out;
+  const PreparedModel& model = q.model;
+  const bool one_replica = request.gpus <= 0;
+  const int node = std::max(1, q.gpu.gpus_per_node);
+  const int gpus = std::max(1, request.gpus);
+  SearchPolicy policy;
+  policy.max_gpus_per_replica = one_replica ? std::max(1, request.max_gpus_per_replica) : gpus;
+  policy.max_nodes = one_replica ? std::max(1, request.max_nodes) : std::max(1, (gpus + node - 1) / node);
+  // Fewer GPUs per replica first; at one size, the widest TP (NVLink inside the node beats a
+  // pipeline: PP adds a bubble per step and no memory bandwidth per token). Generated in that
+  // order without a list, so the sweep's hot path stays allocation-free.
+  bool tried = false;
+  const int limit = std::min(policy.max_gpus_per_replica, node * policy.max_nodes);
+  const int ep = std::max(1, request.ep);
+  Deployment fallback;
+  for (int n = 1; n <= limit; n *= 2) {
+    if (!one_replica && gpus % n != 0) continue;
+    for (int tp = std::min(n, node); tp >= 1; tp /= 2) {
+      const int pp = n / tp;
+      if (tp * pp != n || !valid_replica_layout(model.model, q.gpu, tp, pp, policy)) continue;
+      if (request.tp > 0 && tp != request.tp) continue;
+      if (request.pp > 0 && pp != request.pp) continue;
+      // EP spans the TP group of an MoE model (as replica_layouts offers it).
+      if (ep > 1 && !(ep == tp && model.model.moe.experts > 0 && model.model.moe.experts % tp == 0)) continue;
+      const Deployment d{one_replica ? n : gpus, tp, pp, ep};
+      if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
+      tried = true;
+      if (estimate_inference(model, q.workload, q.gpu, d, q.engine, nullptr, 0.0).memory.fits) {
+        out.deployment = d;
+        out.fits = true;
+        return out;
+      }
+    }
+  }
+  out.deployment = fallback;
+  return tried ? out : unplaced_layout(q, request, out);
+}
+
+} // namespace
+
 LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
                         const LayoutRequest& request, const EngineConfig& engine) {
-  LayoutChoice out;
   const bool one_replica = request.gpus <= 0;
-  const int node = std::max(1, gpu.gpus_per_node);
   // Attention DP is a layout the user names: its tp and pp default to 1 and its experts to one
   // group per GPU of the MoE layers (methodology §5.6).
   if (request.attention_dp > 1 && (request.tp <= 0 || request.pp <= 0)) {
@@ -212,84 +344,9 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
     pinned.gpus = request.tp * request.pp * adp;
     return fit_layout(model, workload, gpu, pinned, engine);
   }
-  const int gpus = std::max(1, request.gpus);
-  if (request.tp > 0 && request.pp > 0) {
-    // Fully pinned: judged as given (the caller checks divisibility by heads and GPUs).
-    out.deployment = Deployment{gpus, request.tp, request.pp, std::max(1, request.ep), adp};
-    if (runs_whole(model.model) && out.deployment.gpus_per_replica() > 1) {
-      out.issue = LayoutIssue::runs_whole;
-      return out;
-    }
-    if (gpus % out.deployment.gpus_per_replica() != 0) {
-      out.issue = LayoutIssue::gpus_not_divisible;
-      return out;
-    }
-    // The experts split over the replica's own GPUs (its MoE layers' all-to-all stays inside it).
-    if (out.deployment.ep > out.deployment.gpus_per_replica()) {
-      out.issue = LayoutIssue::ep_exceeds_replica;
-      return out;
-    }
-    if (model.model.heads > 0 && model.model.heads % request.tp != 0) {
-      out.issue = LayoutIssue::heads_not_divisible;
-      return out;
-    }
-    out.fits = estimate_inference(model, workload, gpu, out.deployment, engine, nullptr, 0.0).memory.fits;
-    return out;
-  }
-  SearchPolicy policy;
-  policy.max_gpus_per_replica = one_replica ? std::max(1, request.max_gpus_per_replica) : gpus;
-  policy.max_nodes = one_replica ? std::max(1, request.max_nodes) : std::max(1, (gpus + node - 1) / node);
-  // Fewer GPUs per replica first; at one size, the widest TP (NVLink inside the node beats a
-  // pipeline: PP adds a bubble per step and no memory bandwidth per token). Generated in that
-  // order without a list, so the sweep's hot path stays allocation-free.
-  bool tried = false;
-  const bool heads_blocked = request.tp > 0 && model.model.heads > 0 && model.model.heads % request.tp != 0;
-  const int limit = std::min(policy.max_gpus_per_replica, node * policy.max_nodes);
-  const int ep = std::max(1, request.ep);
-  Deployment fallback;
-  for (int n = 1; n <= limit; n *= 2) {
-    if (!one_replica && gpus % n != 0) continue;
-    for (int tp = std::min(n, node); tp >= 1; tp /= 2) {
-      const int pp = n / tp;
-      if (tp * pp != n || !valid_replica_layout(model.model, gpu, tp, pp, policy)) continue;
-      if (request.tp > 0 && tp != request.tp) continue;
-      if (request.pp > 0 && pp != request.pp) continue;
-      // EP spans the TP group of an MoE model (as replica_layouts offers it).
-      if (ep > 1 && !(ep == tp && model.model.moe.experts > 0 && model.model.moe.experts % tp == 0)) continue;
-      const Deployment d{one_replica ? n : gpus, tp, pp, ep};
-      if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
-      tried = true;
-      if (estimate_inference(model, workload, gpu, d, engine, nullptr, 0.0).memory.fits) {
-        out.deployment = d;
-        out.fits = true;
-        return out;
-      }
-    }
-  }
-  out.deployment = fallback;
-  if (!tried && request.ep > 1) {
-    // Would a layout form without the pinned EP? Then the EP is what no replica can take.
-    LayoutRequest no_ep = request;
-    no_ep.ep = 0;
-    const LayoutChoice without = fit_layout(model, workload, gpu, no_ep, engine);
-    if (without.issue == LayoutIssue::none) {
-      out.deployment = without.deployment;
-      out.deployment.ep = request.ep;
-      out.fits = false;
-      out.issue = LayoutIssue::ep_unplaceable;
-      return out;
-    }
-  }
-  if (!tried) {
-    const bool split_asked = request.tp > 1 || request.pp > 1 || request.attention_dp > 1;
-    out.issue = runs_whole(model.model) && split_asked ? LayoutIssue::runs_whole
-                : heads_blocked                        ? LayoutIssue::heads_not_divisible
-                                                       : LayoutIssue::gpus_not_divisible;
-    const int tp = std::max(1, request.tp);
-    const int pp = std::max(1, request.pp);
-    out.deployment = Deployment{one_replica ? tp * pp : gpus, tp, pp, std::max(1, request.ep)};
-  }
-  return out;
+  const LayoutQuery q{model, workload, gpu, engine};
+  if (request.tp > 0 && request.pp > 0) return pinned_layout(q, request, std::max(1, request.gpus), adp);
+  return searched_layout(q, request);
 }
 
 } // namespace rightsize

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "core/decide/sizing.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
 
@@ -12,71 +12,12 @@ namespace rightsize {
 namespace {
 
 constexpr int k_max_replicas = 100000;
-constexpr double k_inf = std::numeric_limits<double>::infinity();
 
 double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
-// Rejections closer to passing sort first: a budget or throughput miss is nearer than a latency
-// miss, which is nearer than not fitting at all.
-int reason_order(RejectReason r) {
-  switch (r) {
-  case RejectReason::none: return 0;
-  case RejectReason::no_price: return 1;
-  case RejectReason::deadline: return 3;
-  case RejectReason::budget:
-  case RejectReason::power: return 2;
-  case RejectReason::throughput: return 3;
-  case RejectReason::e2e: return 4;
-  case RejectReason::tpot: return 5;
-  case RejectReason::ttft: return 6;
-  case RejectReason::does_not_fit: return 7;
-  case RejectReason::layout: return 8;
-  case RejectReason::precision_unsupported: return 9;
-  }
-  return 10;
-}
-
-bool layout_before(const Candidate& a, const Candidate& b, std::span<const Gpu> gpus) {
-  const std::string& ga = gpus[a.gpu_index].id;
-  const std::string& gb = gpus[b.gpu_index].id;
-  if (ga != gb) return ga < gb;
-  if (a.layout.tp != b.layout.tp) return a.layout.tp < b.layout.tp;
-  if (a.layout.pp != b.layout.pp) return a.layout.pp < b.layout.pp;
-  if (a.layout.ep != b.layout.ep) return a.layout.ep < b.layout.ep;
-  return a.precision_index < b.precision_index;
-}
-
 } // namespace
-
-// NOLINTBEGIN(bugprone-narrowing-conversions): clang-tidy 14 calls `cond ? double : k_inf` narrowing
-double rank_key(const Candidate& c, RankBy rank_by) {
-  switch (rank_by) {
-  case RankBy::cost_per_token:
-    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0
-               ? c.usd_per_million_output_tokens_at_load
-               : k_inf;
-  case RankBy::cost_per_request:
-    return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
-  case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
-  case RankBy::gpus: return static_cast<double>(c.total_gpus());
-  case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
-  }
-  return k_inf;
-}
-// NOLINTEND(bugprone-narrowing-conversions)
-
-const char* to_string(RankBy rank_by) {
-  switch (rank_by) {
-  case RankBy::cost_per_token: return "cost_per_token";
-  case RankBy::cost_per_request: return "cost_per_request";
-  case RankBy::latency: return "latency";
-  case RankBy::gpus: return "gpus";
-  case RankBy::energy: return "energy";
-  }
-  return "cost_per_token";
-}
 
 const char* to_string(RejectReason reason) {
   switch (reason) {
@@ -190,6 +131,76 @@ CostAtLoad cost_at_load(const InferenceEstimate& e, const Sla& sla, const Infere
   return out;
 }
 
+namespace {
+
+// One candidate's inputs (evaluate_candidate's arguments but the layout and the bands).
+struct CandidateQuery {
+  const PreparedModel& model;
+  const InferenceWorkload& workload;
+  const Sla& sla;
+  const Gpu& gpu;
+  const GpuPrice& price;
+  const SearchPolicy& policy;
+};
+
+// Replicas for the load with headroom, sized on the pessimistic throughput (methodology §6.3).
+void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, const BandFactors& bands) {
+  const InferenceEstimate& e = c.estimate;
+  const double headroom = 1.0 + policy.throughput_headroom;
+  const double rps = e.requests_per_s * bands.throughput_low;
+  const double tps = e.output_tokens_per_s * bands.throughput_low;
+  c.replicas =
+      static_cast<int>(std::min<double>(detail::copies_for_load(sla, rps, tps, headroom), k_max_replicas));
+  c.sizing_requests_per_s_per_replica = rps;
+}
+
+// Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
+// a replica more while a latency percentile misses at that load.
+void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
+  const int first = c.replicas;
+  while (true) {
+    Deployment whole = c.layout;
+    whole.gpus = c.layout.gpus_per_replica() * c.replicas;
+    InferenceWorkload open = q.workload;
+    // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
+    // splits them over the replicas. check and estimate judge the same rate.
+    if (open.request_rate_per_s <= 0.0) open.request_rate_per_s = *q.sla.requests_per_s;
+    InferenceEstimate at_rate =
+        estimate_inference(q.model, open, q.gpu, whole, q.policy.engine, nullptr, q.price);
+    const Verdict v = judge(at_rate, q.sla, rules);
+    if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
+      c.estimate = at_rate;
+      c.verdict = v;
+      c.rejection = v.first;
+      break;
+    }
+    ++c.replicas;
+  }
+}
+
+// Cost over the load actually served, and at full capacity in the estimate: two figures, each
+// named in the output (docs/output-schema.md "Cost"); then the power and, under a cap, its term.
+void cost_and_power(Candidate& c, const CandidateQuery& q, JudgeRules& rules) {
+  const CostAtLoad at_load = cost_at_load(c.estimate, q.sla, q.workload);
+  c.served_requests_per_s = at_load.served_requests_per_s;
+  c.served_output_tokens_per_s = at_load.served_output_tokens_per_s;
+  if (c.price_known) {
+    c.usd_per_request_at_load = at_load.usd_per_request;
+    c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
+  }
+  const CandidateEnergy energy = candidate_energy(c, q.gpu, q.sla, PowerModel{});
+  c.power_watts = energy.power_watts;
+  c.joules_per_output_token = energy.joules_per_output_token;
+  if (q.policy.max_power_kw > 0.0) {
+    // The power cap is one more term of the one verdict (core::judge).
+    apply_power_cap(rules, q.policy, c.power_watts);
+    c.verdict = judge(c.estimate, q.sla, rules);
+    c.rejection = c.verdict.first;
+  }
+}
+
+} // namespace
+
 Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
                              const Gpu& gpu, const Deployment& layout, const GpuPrice& price,
                              const SearchPolicy& policy, const BandFactors& bands) {
@@ -217,18 +228,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   c.rejection = c.verdict.first;
   if (!c.verdict.passes()) return c;
 
-  // Replicas for the load with headroom, sized on the pessimistic throughput (methodology §6.3).
-  const double headroom = 1.0 + policy.throughput_headroom;
-  const double rps = e.requests_per_s * bands.throughput_low;
-  const double tps = e.output_tokens_per_s * bands.throughput_low;
-  double replicas = 1.0;
-  if (sla.requests_per_s && rps > 0.0)
-    replicas = std::max(replicas, std::ceil(*sla.requests_per_s * headroom / rps));
-  if (sla.output_tokens_per_s && tps > 0.0) {
-    replicas = std::max(replicas, std::ceil(*sla.output_tokens_per_s * headroom / tps));
-  }
-  c.replicas = static_cast<int>(std::min<double>(replicas, k_max_replicas));
-  c.sizing_requests_per_s_per_replica = rps;
+  size_replicas(c, sla, policy, bands);
   if (c.replicas > 1) {
     Deployment whole = c.layout;
     whole.gpus = c.total_gpus();
@@ -240,47 +240,10 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   rules.load_headroom = policy.throughput_headroom;
   c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
-  // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
-  // a replica more while a latency percentile misses at that load.
-  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
-    const int first = c.replicas;
-    while (true) {
-      Deployment whole = c.layout;
-      whole.gpus = c.layout.gpus_per_replica() * c.replicas;
-      InferenceWorkload open = workload;
-      // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
-      // splits them over the replicas. check and estimate judge the same rate.
-      if (open.request_rate_per_s <= 0.0) open.request_rate_per_s = *sla.requests_per_s;
-      InferenceEstimate at_rate = estimate_inference(model, open, gpu, whole, policy.engine, nullptr, price);
-      const Verdict v = judge(at_rate, sla, rules);
-      if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
-        e = at_rate;
-        c.verdict = v;
-        c.rejection = v.first;
-        break;
-      }
-      ++c.replicas;
-    }
-  }
-
-  // Cost over the load actually served, and at full capacity in the estimate: two figures, each
-  // named in the output (docs/output-schema.md "Cost").
-  const CostAtLoad at_load = cost_at_load(e, sla, workload);
-  c.served_requests_per_s = at_load.served_requests_per_s;
-  c.served_output_tokens_per_s = at_load.served_output_tokens_per_s;
-  if (c.price_known) {
-    c.usd_per_request_at_load = at_load.usd_per_request;
-    c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
-  }
-  const CandidateEnergy energy = candidate_energy(c, gpu, sla, PowerModel{});
-  c.power_watts = energy.power_watts;
-  c.joules_per_output_token = energy.joules_per_output_token;
-  if (policy.max_power_kw > 0.0) {
-    // The power cap is one more term of the one verdict (core::judge).
-    apply_power_cap(rules, policy, c.power_watts);
-    c.verdict = judge(e, sla, rules);
-    c.rejection = c.verdict.first;
-  }
+  const CandidateQuery q{model, workload, sla, gpu, price, policy};
+  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes())
+    replicas_for_rate(c, q, rules);
+  cost_and_power(c, q, rules);
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
   latency_at_load(c, model, capacity_workload, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
@@ -342,34 +305,6 @@ CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla
   // (core::judge holds the load to that figure); a concurrency in the spec does not bound it.
   if (workload.arrival == Arrival::poisson) out.workload.concurrency = 0;
   return out;
-}
-
-RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
-  return kind != ModelKind::decoder && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
-}
-
-bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus) {
-  if (a.meets_sla != b.meets_sla) return a.meets_sla;
-  if (!a.meets_sla) {
-    const int ra = reason_order(a.rejection.reason);
-    const int rb = reason_order(b.rejection.reason);
-    if (ra != rb) return ra < rb;
-    const double ca = a.rejection.limit > 0.0 ? a.rejection.value / a.rejection.limit : 0.0;
-    const double cb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
-    if (ca != cb) return ca < cb;
-  }
-  const double ka = rank_key(a, rank_by);
-  const double kb = rank_key(b, rank_by);
-  if (ka != kb) return ka < kb;
-  if (rank_by == RankBy::latency) {
-    const double ca = rank_key(a, RankBy::cost_per_token);
-    const double cb = rank_key(b, RankBy::cost_per_token);
-    if (ca != cb) return ca < cb;
-  }
-  if (a.estimate.tpot_s != b.estimate.tpot_s) return a.estimate.tpot_s < b.estimate.tpot_s;
-  if (a.estimate.ttft_s != b.estimate.ttft_s) return a.estimate.ttft_s < b.estimate.ttft_s;
-  if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
-  return layout_before(a, b, gpus);
 }
 
 Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,

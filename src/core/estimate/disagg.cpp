@@ -293,44 +293,6 @@ bool meets(const InferenceEstimate& e, const Sla* sla) {
 
 } // namespace
 
-int kv_shards(const PreparedModel& model, const Deployment& layout) {
-  const std::int64_t heads = std::max<std::int64_t>(1, model.model.kv_heads);
-  const int tp_shards = model.model.attention.kind == AttentionKind::mla
-                            ? 1
-                            : static_cast<int>(std::min<std::int64_t>(std::max(1, layout.tp), heads));
-  return std::max(1, layout.pp) * tp_shards;
-}
-
-KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, int prefill_shards,
-                        const Gpu& decode_gpu, int decode_worker_gpus, int decode_shards) {
-  KvLink link;
-  link.lanes = std::max(1, std::min(prefill_shards, decode_shards));
-  const bool same = prefill_gpu.id == decode_gpu.id;
-  if (same && prefill_gpu.scaleup_gb_per_s > 0.0 &&
-      prefill_worker_gpus + decode_worker_gpus <= prefill_gpu.scaleup_domain_gpus) {
-    link.kind = LinkKind::scaleup;
-    link.gb_per_s = prefill_gpu.scaleup_gb_per_s;
-    return link;
-  }
-  link.kind = LinkKind::network;
-  const double a = prefill_gpu.nic_gb_per_s, b = decode_gpu.nic_gb_per_s;
-  link.gb_per_s = a > 0.0 && b > 0.0 ? std::min(a, b) : 0.0;
-  return link;
-}
-
-double kv_transfer_bytes(const PreparedModel& pm, std::int64_t prompt_tokens) {
-  const double n = d(std::max<std::int64_t>(0, prompt_tokens));
-  const double window = d(pm.model.attention.sliding_window);
-  const double tokens = d(pm.full_attention_layers) * n + d(pm.sliding_layers) * std::min(n, window);
-  return pm.kv_bytes_per_token_layer * tokens + (n > 0.0 ? pm.linear_state_bytes_per_sequence : 0.0);
-}
-
-double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double latency_s) {
-  if (bytes <= 0.0) return 0.0;
-  if (link.gb_per_s <= 0.0 || efficiency <= 0.0) return 0.0; // unknown link: left out, said elsewhere
-  return latency_s + bytes / (d(link.lanes) * gb_per_s_to_bytes_per_s(link.gb_per_s) * efficiency);
-}
-
 DisaggBill bill_disagg(const DisaggDeployment& unit, int copies) {
   // docs/methodology.md "Whole instances": each pool rents its own instances (one function bills both).
   const auto pool_bill = [copies](const PoolDeployment& p) {
@@ -350,42 +312,41 @@ double decode_in_flight(double requests_per_s, std::int64_t output_tokens, doubl
   return requests_per_s * std::max(0.0, d(output_tokens) - 1.0) * tpot_s / d(decode_workers);
 }
 
-} // namespace rightsize
+namespace {
 
-namespace rightsize {
-
-DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
-                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
-                               double handoff_s, DecodeStepMemo* memo, const DisaggEstimate* closed_in) {
-  DisaggEstimate e;
-  PoolSetup s{};
-  s.pm = &pm;
-  s.w = workload;
-  s.dep = &dep;
-  s.engine = &engine;
-  DecodeStepMemo own;
+// The decode-step memo of this call: the caller's (started again when its key is not this decode
+// pool's and workload's), else `own`.
+DecodeStepMemo* keyed_memo(const PoolSetup& s, DecodeStepMemo* memo, DecodeStepMemo& own) {
   DecodeStepMemo& steps = memo != nullptr ? *memo : own;
-  const Deployment& dl = dep.decode.layout;
-  const DecodeStepMemo::Key key{&pm,
-                                &engine,
-                                dep.decode.gpu,
+  const Deployment& dl = s.dep->decode.layout;
+  const DecodeStepMemo::Key key{s.pm,
+                                s.engine,
+                                s.dep->decode.gpu,
                                 dl.tp,
                                 dl.pp,
                                 dl.ep,
                                 dl.attention_dp,
-                                workload.input_tokens,
-                                workload.output_tokens,
-                                workload.max_context};
+                                s.w.input_tokens,
+                                s.w.output_tokens,
+                                s.w.max_context};
   if (!(steps.key == key)) {
     steps.key = key;
     steps.step_s.assign(64, 0.0);
   }
-  s.steps = &steps;
+  return &steps;
+}
+
+// The pools' fixed figures: one idle prefill worker, the KV transfer between the pools, the
+// handoff, and one decode worker at one sequence (its KV slots).
+void set_pools(PoolSetup& s, DisaggEstimate& e, double handoff_s) {
+  const PreparedModel& pm = *s.pm;
+  const DisaggDeployment& dep = *s.dep;
+  const EngineConfig& engine = *s.engine;
   // Prefill worker: one prompt in flight (its KV leaves for the decode pool), one output token.
-  InferenceWorkload wp = workload;
+  InferenceWorkload wp = s.w;
   wp.output_tokens = 1;
   wp.concurrency = 1;
-  wp.max_context = workload.input_tokens;
+  wp.max_context = s.w.input_tokens;
   wp.arrival = Arrival::closed_loop;
   wp.request_rate_per_s = 0.0;
   e.prefill = estimate_inference(pm, wp, *dep.prefill.gpu, one_worker(dep.prefill), engine, nullptr,
@@ -396,7 +357,7 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   e.link = kv_transfer_link(*dep.prefill.gpu, dep.prefill.layout.gpus_per_replica(),
                             kv_shards(pm, dep.prefill.layout), *dep.decode.gpu,
                             dep.decode.layout.gpus_per_replica(), kv_shards(pm, dep.decode.layout));
-  e.kv_bytes = kv_transfer_bytes(pm, workload.input_tokens);
+  e.kv_bytes = kv_transfer_bytes(pm, s.w.input_tokens);
   const double latency =
       e.link.kind == LinkKind::scaleup ? engine.scaleup_hop_latency_s : engine.network_hop_latency_s;
   const double eta =
@@ -410,84 +371,109 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   s.k_max = e.prefill.prefill_prompts_per_step;
   e.decode = decode_at(s, 1.0);
   s.slots = std::max(1.0, d(e.decode.max_concurrency));
+}
 
-  const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
-  // `full`: also the decode worker's whole estimate at the operating batch (its memory, bound and
-  // floors). The client-count search below judges only the latencies and the KV verdict, which
-  // combine() sets from the operating point, so its trial points skip that estimate and the point
-  // it returns is evaluated again in full (deterministic: the same numbers).
-  const auto run = [&](double clients, bool full) {
-    const Operating op = open ? open_point(s) : closed_point(s, clients);
-    DisaggEstimate r = e;
-    if (full) r.decode = decode_at(s, op.batch);
-    r.prefill_wait_s = op.wait_s;
-    r.prefill_utilization = op.utilization;
-    r.decode_batch = op.batch;
-    r.prefill_prompts_per_step = op.prompts_per_step;
-    r.prefill_step_s = op.step_s;
-    r.client_wait_s = op.client_wait_s;
-    r.combined = combine(s, r, op, open ? op.batch * dep.decode.workers : clients);
-    return r;
-  };
-  if (open) {
-    // The load an open loop is held to is its closed-loop capacity at the most clients the decode
-    // slots hold, the figure the search sizes copies by (core::judge, methodology §6 "Load served").
-    DisaggEstimate r = run(1.0, true);
-    InferenceWorkload closed = workload;
-    closed.arrival = Arrival::closed_loop;
-    closed.request_rate_per_s = 0.0;
-    closed.concurrency = 0;
-    const DisaggEstimate capacity = closed_in != nullptr
-                                        ? *closed_in
-                                        : estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo);
-    r.combined.capacity_requests_per_s = capacity.combined.requests_per_s;
-    r.combined.capacity_output_tokens_per_s = capacity.combined.output_tokens_per_s;
-    // Past its capacity a deployment serves its capacity; the rest of the arrivals queue. Its decode
-    // pool then runs as at capacity (the closed loop at the most clients its slots hold): the batch,
-    // TPOT and decode memory of the rate it serves, not of the arrivals it cannot (as an overloaded
-    // aggregated replica runs a full KV cache, methodology §6 "Load served").
-    if (r.combined.overloaded && capacity.combined.requests_per_s > 0.0 &&
-        capacity.combined.requests_per_s < r.combined.requests_per_s) {
-      r.combined.requests_per_s = capacity.combined.requests_per_s;
-      r.combined.output_tokens_per_s = capacity.combined.output_tokens_per_s;
-      r.decode = capacity.decode;
-      r.decode_batch = capacity.decode_batch;
-      r.combined.tpot_s = capacity.combined.tpot_s;
-      r.combined.decode_step_s = capacity.combined.decode_step_s;
-      r.combined.tpot = capacity.combined.tpot;
-      r.combined.in_flight = capacity.combined.in_flight;
-      r.combined.concurrency = capacity.combined.concurrency;
-      r.combined.memory = capacity.combined.memory;
-    }
-    if (capacity.combined.output_tokens_per_s > 0.0) {
-      r.combined.usd_per_million_output_tokens =
-          r.combined.usd_per_hour / (capacity.combined.output_tokens_per_s * k_seconds_per_hour) * 1e6;
-    }
-    if (capacity.combined.requests_per_s > 0.0) {
-      r.combined.usd_per_request =
-          r.combined.usd_per_hour / k_seconds_per_hour / capacity.combined.requests_per_s;
-    }
-    return r;
+// The deployment at `clients` (closed loop) or at its rate (open loop). `full`: also the decode
+// worker's whole estimate at the operating batch (its memory, bound and floors). The client-count
+// search judges only the latencies and the KV verdict, which combine() sets from the operating
+// point, so its trial points skip that estimate and the point it returns is evaluated again in
+// full (deterministic: the same numbers).
+DisaggEstimate run_at(const PoolSetup& s, const DisaggEstimate& e, double clients, bool full) {
+  const bool open = s.w.arrival == Arrival::poisson && s.w.request_rate_per_s > 0.0;
+  const Operating op = open ? open_point(s) : closed_point(s, clients);
+  DisaggEstimate r = e;
+  if (full) r.decode = decode_at(s, op.batch);
+  r.prefill_wait_s = op.wait_s;
+  r.prefill_utilization = op.utilization;
+  r.decode_batch = op.batch;
+  r.prefill_prompts_per_step = op.prompts_per_step;
+  r.prefill_step_s = op.step_s;
+  r.client_wait_s = op.client_wait_s;
+  r.combined = combine(s, r, op, open ? op.batch * s.dep->decode.workers : clients);
+  return r;
+}
+
+// An open loop is held to its closed-loop capacity at the most clients the decode slots hold, the
+// figure the search sizes copies by (core::judge, methodology §6 "Load served").
+void hold_to_capacity(DisaggEstimate& r, const DisaggEstimate& capacity) {
+  r.combined.capacity_requests_per_s = capacity.combined.requests_per_s;
+  r.combined.capacity_output_tokens_per_s = capacity.combined.output_tokens_per_s;
+  // Past its capacity a deployment serves its capacity; the rest of the arrivals queue. Its decode
+  // pool then runs as at capacity (the closed loop at the most clients its slots hold): the batch,
+  // TPOT and decode memory of the rate it serves, not of the arrivals it cannot (as an overloaded
+  // aggregated replica runs a full KV cache, methodology §6 "Load served").
+  if (r.combined.overloaded && capacity.combined.requests_per_s > 0.0 &&
+      capacity.combined.requests_per_s < r.combined.requests_per_s) {
+    r.combined.requests_per_s = capacity.combined.requests_per_s;
+    r.combined.output_tokens_per_s = capacity.combined.output_tokens_per_s;
+    r.decode = capacity.decode;
+    r.decode_batch = capacity.decode_batch;
+    r.combined.tpot_s = capacity.combined.tpot_s;
+    r.combined.decode_step_s = capacity.combined.decode_step_s;
+    r.combined.tpot = capacity.combined.tpot;
+    r.combined.in_flight = capacity.combined.in_flight;
+    r.combined.concurrency = capacity.combined.concurrency;
+    r.combined.memory = capacity.combined.memory;
   }
-  if (workload.concurrency > 0) return run(d(std::max<std::int64_t>(1, workload.concurrency)), true);
-  // Auto: the most clients whose decode batches fit the slots and whose latencies meet the SLA
-  // (latency rises with the client count, so bisection finds it).
+  if (capacity.combined.output_tokens_per_s > 0.0) {
+    r.combined.usd_per_million_output_tokens =
+        r.combined.usd_per_hour / (capacity.combined.output_tokens_per_s * k_seconds_per_hour) * 1e6;
+  }
+  if (capacity.combined.requests_per_s > 0.0) {
+    r.combined.usd_per_request =
+        r.combined.usd_per_hour / k_seconds_per_hour / capacity.combined.requests_per_s;
+  }
+}
+
+// Auto: the most clients whose decode batches fit the slots and whose latencies meet the SLA
+// (latency rises with the client count, so bisection finds it).
+DisaggEstimate auto_clients(const PoolSetup& s, const DisaggEstimate& e, const Sla* sla) {
   double lo = 1.0;
-  double hi = s.slots * dep.decode.workers;
+  double hi = s.slots * s.dep->decode.workers;
   const auto ok = [&](const DisaggEstimate& r) {
     return meets(r.combined, sla) && !r.combined.clients_exceed_kv;
   };
-  DisaggEstimate best = run(hi, true);
+  DisaggEstimate best = run_at(s, e, hi, true);
   if (ok(best)) return best;
   while (hi - lo > std::max(1.0, 0.01 * lo)) {
     const double mid = std::floor((lo + hi) / 2.0);
-    if (ok(run(mid, false))) {
+    if (ok(run_at(s, e, mid, false))) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
-  return run(lo, true);
+  return run_at(s, e, lo, true);
+}
+
+} // namespace
+
+DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
+                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
+                               double handoff_s, DecodeStepMemo* memo, const DisaggEstimate* closed_in) {
+  DisaggEstimate e;
+  PoolSetup s{};
+  s.pm = &pm;
+  s.w = workload;
+  s.dep = &dep;
+  s.engine = &engine;
+  DecodeStepMemo own;
+  s.steps = keyed_memo(s, memo, own);
+  set_pools(s, e, handoff_s);
+  const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
+  if (open) {
+    DisaggEstimate r = run_at(s, e, 1.0, true);
+    InferenceWorkload closed = workload;
+    closed.arrival = Arrival::closed_loop;
+    closed.request_rate_per_s = 0.0;
+    closed.concurrency = 0;
+    hold_to_capacity(r, closed_in != nullptr
+                            ? *closed_in
+                            : estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo));
+    return r;
+  }
+  if (workload.concurrency > 0) return run_at(s, e, d(std::max<std::int64_t>(1, workload.concurrency)), true);
+  return auto_clients(s, e, sla);
 }
 
 } // namespace rightsize

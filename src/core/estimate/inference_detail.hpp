@@ -1,5 +1,6 @@
 #pragma once
-// Internals shared by the inference estimator's files (inference.cpp: memory, phases, search;
+// Internals shared by the inference estimator's files (inference_setup.cpp: the setup;
+// inference.cpp: memory, the concurrency search, the figures; inference_phases.cpp: phase times;
 // inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
 #include <cstdint>
 
@@ -63,6 +64,23 @@ struct Point {
 };
 
 constexpr double k_quantiles[3] = {0.5, 0.9, 0.99};
+
+// One estimate's inputs as resolved for its GPU and layout: the workload with one attention-DP
+// rank's share of the arrivals, the engine's defaults on this GPU and TP degree, and the layout
+// family's efficiencies.
+struct EstimateInputs {
+  const PreparedModel& pm;
+  const InferenceWorkload& w;
+  const Gpu& gpu;
+  const Deployment& dep;
+  const EngineConfig& engine;
+  const GpuEfficiency& eff;
+  double adp; // attention data-parallel ranks per replica (at least 1)
+};
+
+/// The Setup of one estimate (inference_setup.cpp); sets est.precision_supported, est.gemm_math and,
+/// when a link the replica spans is unknown, est.link_known = false.
+Setup make_setup(const EstimateInputs& in, InferenceEstimate& est);
 
 /// KV bytes one sequence of context c holds on one GPU (inference.cpp).
 double seq_kv_bytes_gpu(const Setup& s, double c);

@@ -63,6 +63,55 @@ void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_w
   }
 }
 
+// A wave of `batch` requests of a closed loop with equal lengths (evaluate_closed), prefilled in
+// steps of up to max_batched_tokens prompt tokens after an idle prefill of `prefill_s`.
+struct Wave {
+  double budget;    // prompt tokens per step
+  double wave_s;    // the wave's prefill steps plus the pipeline fill
+  double ttft_s;    // mean first-token time over the wave
+  double ttft_q[3]; // the first request at or past each quantile of the wave
+};
+
+Wave closed_wave(const Setup& s, const InferenceWorkload& w, double batch, double prefill_s) {
+  const double isl = d(w.input_tokens);
+  const int n = static_cast<int>(batch);
+  Wave out{};
+  const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
+  out.budget = budget;
+  const double wave_tokens = batch * isl;
+  const double full_steps = std::floor(wave_tokens / budget);
+  const double last_tokens = wave_tokens - full_steps * budget;
+  // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
+  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
+  const double last_step_s =
+      last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
+  const double fill_s = s.p > 1.0 ? prefill_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
+  const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
+  out.wave_s = full_steps * full_step_s + last_step_s + fill_s;
+  // Request i's first token ends step ⌈i·ISL / budget⌉ (1-based); only the last step may be partial.
+  const auto ttft_of = [&](std::int64_t i) {
+    const double step = std::ceil(d(i) * isl / budget - 1e-9);
+    const double t = (step < steps_total || last_tokens <= 0.0) ? step * full_step_s
+                                                                : (step - 1.0) * full_step_s + last_step_s;
+    return t + fill_s;
+  };
+  // Σ over the wave in closed form (O(log budget), not O(n)): every request pays fill_s and
+  // ⌈i·ISL / budget⌉ full steps, and those in the partial last step (i·ISL past the full steps'
+  // tokens) pay last_step_s instead of one full step.
+  const auto budget_tokens = static_cast<std::int64_t>(budget);
+  double ttft_sum = d(n) * fill_s + full_step_s * d(load::ceil_sum(n, w.input_tokens, budget_tokens));
+  if (last_tokens > 0.0 && w.input_tokens > 0) {
+    const std::int64_t before_last = static_cast<std::int64_t>(full_steps) * budget_tokens / w.input_tokens;
+    ttft_sum -= d(std::max<std::int64_t>(0, n - before_last)) * (full_step_s - last_step_s);
+  }
+  for (int k = 0; k < 3; ++k) {
+    const auto i = static_cast<std::int64_t>(std::ceil(k_quantiles[k] * batch));
+    if (i <= n) out.ttft_q[k] = ttft_of(std::max<std::int64_t>(1, i));
+  }
+  out.ttft_s = ttft_sum / batch;
+  return out;
+}
+
 } // namespace
 
 // Closed loop with equal lengths (methodology §3.1): the clients' requests start together and,
@@ -85,39 +134,8 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   const int n = static_cast<int>(batch);
   pt.decode = closed_decode_step(s, w, clients, slots);
   pt.prefill = prefill_time(s, isl, 0.0);
-  const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
-  const double wave_tokens = batch * isl;
-  const double full_steps = std::floor(wave_tokens / budget);
-  const double last_tokens = wave_tokens - full_steps * budget;
-  // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
-  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
-  const double last_step_s =
-      last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
-  const double fill_s = s.p > 1.0 ? pt.prefill.total_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
-  const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
-  const double wave_s = full_steps * full_step_s + last_step_s + fill_s;
-  // Request i's first token ends step ⌈i·ISL / budget⌉ (1-based); only the last step may be partial.
-  const auto ttft_of = [&](std::int64_t i) {
-    const double step = std::ceil(d(i) * isl / budget - 1e-9);
-    const double t = (step < steps_total || last_tokens <= 0.0) ? step * full_step_s
-                                                                : (step - 1.0) * full_step_s + last_step_s;
-    return t + fill_s;
-  };
-  // Σ over the wave in closed form (O(log budget), not O(n)): every request pays fill_s and
-  // ⌈i·ISL / budget⌉ full steps, and those in the partial last step (i·ISL past the full steps'
-  // tokens) pay last_step_s instead of one full step.
-  const auto budget_tokens = static_cast<std::int64_t>(budget);
-  double ttft_sum = d(n) * fill_s + full_step_s * d(load::ceil_sum(n, w.input_tokens, budget_tokens));
-  if (last_tokens > 0.0 && w.input_tokens > 0) {
-    const std::int64_t before_last = static_cast<std::int64_t>(full_steps) * budget_tokens / w.input_tokens;
-    ttft_sum -= d(std::max<std::int64_t>(0, n - before_last)) * (full_step_s - last_step_s);
-  }
-  double ttft_q[3] = {0.0, 0.0, 0.0}; // the first request at or past each quantile of the wave
-  for (int k = 0; k < 3; ++k) {
-    const auto i = static_cast<std::int64_t>(std::ceil(k_quantiles[k] * batch));
-    if (i <= n) ttft_q[k] = ttft_of(std::max<std::int64_t>(1, i));
-  }
-  const double wave_ttft = ttft_sum / batch;
+  const Wave wave = closed_wave(s, w, batch, pt.prefill.total_s);
+  const double budget = wave.budget, wave_s = wave.wave_s, wave_ttft = wave.ttft_s;
   const double tokens_after_first = std::max(1.0, osl - 1.0);
   const double wave_tpot = pt.decode.total_s + (wave_s - wave_ttft) / tokens_after_first;
   // Desynchronised arrivals: exact MVA of the prefill queue among the n in flight, decode as
@@ -150,7 +168,7 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
   for (int k = 0; k < 3; ++k) {
     const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
-    const double v = slot_wait + phi * ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s +
+    const double v = slot_wait + phi * wave.ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s +
                      balance_quantile_s(balance_s, balance_hold, k_quantiles[k]);
     (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
   }

@@ -12,15 +12,10 @@ double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
-} // namespace
-
-PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
-  PreparedModel pm;
-  pm.model = m;
-  pm.precision = precision;
-  pm.params = count_params(m);
+// Weight bytes by kind (methodology §2.2): the fitted layers scaled to a bare parameter count, the
+// embeddings and the vision tower at 16 bits, all rescaled to a checkpoint's measured total.
+void prepare_weights(PreparedModel& pm, const ModelSpec& m, const Precision& precision) {
   const ParamCounts& c = pm.params;
-
   const double b_w = precision.weight_bytes_per_param();
   const double b_embed = embedding_bytes_per_param(m, precision);
   const double expert_params = d(c.moe_layers) * d(m.moe.experts) * d(c.expert_params);
@@ -55,13 +50,15 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
     pm.vision_weight_bytes *= s;
     pm.weight_bytes_total = d(m.checkpoint_weight_bytes);
   }
+}
 
+// Element sizes and the KV cache: only attention layers hold KV; linear-attention layers hold a
+// fixed state per sequence (methodology §2.3).
+void prepare_kv(PreparedModel& pm, const ModelSpec& m, const Precision& precision) {
   pm.kv_bytes_per_element = precision.kv_bytes_per_element();
   pm.activation_bytes = precision.activation_bytes_per_element();
   pm.residual_bytes = std::max(2.0, pm.activation_bytes);
   pm.math = precision.math_dtype();
-  // Only attention layers hold KV; linear-attention layers hold a fixed state per sequence
-  // (methodology §2.3).
   const std::int64_t kv_layers = attention_layers(m);
   if (kv_layers > 0)
     pm.kv_bytes_per_token_layer = kv_cache_bytes_per_token(m, pm.kv_bytes_per_element) / d(kv_layers);
@@ -74,7 +71,12 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   pm.linear_state_bytes_per_sequence = linear_state_bytes_per_sequence(m, 2.0);
   pm.linear_state_shards = d(m.linear_attention.kind == LinearKind::mamba ? m.linear_attention.inner_size
                                                                           : m.linear_attention.value_heads);
+}
 
+// FLOPs per token of the GEMMs, the LM head, the vision tower, the routed experts and attention
+// (methodology §4.1, §4.3), and the activation width.
+void prepare_flops(PreparedModel& pm, const ModelSpec& m) {
+  const ParamCounts& c = pm.params;
   pm.mm_flops_per_token = 2.0 * d(c.mm_active);
   pm.head_flops_per_token = 2.0 * d(m.vocab_size) * d(m.hidden_size);
   const VisionRequest images = vision_request(m.vision);
@@ -95,26 +97,40 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
             (m.moe.shared_expert_ffn_size > 0 ? m.moe.shared_expert_ffn_size : m.moe.expert_ffn_size));
   pm.ffn_width_for_activations =
       std::max(m.moe.experts > 0 && m.moe.dense_layers == 0 ? 0.0 : d(m.ffn_size), moe_width);
-  if (m.kind == ModelKind::dit) {
-    // A DiT's per-token GEMMs follow from its block layout, not from 2·params: the adaLN modulation
-    // weights run once per pass on the conditioning vector (methodology §3.7).
-    pm.mm_flops_per_token = dit_gemm_flops_per_token(m);
-    pm.head_flops_per_token = 0.0;
-    const ImageItem item = image_item(m.image);
-    if (m.image.denoiser == Denoiser::unet) {
-      // A UNet's convolutions and linear layers from its measured per-pixel count, spread over its
-      // latent positions (the rows of its implicit GEMMs); attention from its levels (§3.7).
-      pm.unet = true;
-      pm.mm_flops_per_token =
-          item.image_tokens > 0 ? unet_gemm_flops_per_pass(m.image) / d(item.image_tokens) : 0.0;
-      pm.unet_attention_flops_per_pass = unet_attention_flops_per_pass(m.image);
-    }
-    if (m.image.pixels_per_token_side > 0) {
-      pm.image_fixed_flops = item.text_encoder_flops + item.vae_decode_flops;
-      // The text encoder stays resident at the weights' bytes per parameter (diffusers pipe.to("cuda")).
-      pm.image_encoder_weight_bytes = m.image.text_encoder_params * b_w;
-    }
+}
+
+// A DiT's per-token GEMMs follow from its block layout, not from 2·params: the adaLN modulation
+// weights run once per pass on the conditioning vector (methodology §3.7).
+void prepare_image(PreparedModel& pm, const ModelSpec& m, const Precision& precision) {
+  pm.mm_flops_per_token = dit_gemm_flops_per_token(m);
+  pm.head_flops_per_token = 0.0;
+  const ImageItem item = image_item(m.image);
+  if (m.image.denoiser == Denoiser::unet) {
+    // A UNet's convolutions and linear layers from its measured per-pixel count, spread over its
+    // latent positions (the rows of its implicit GEMMs); attention from its levels (§3.7).
+    pm.unet = true;
+    pm.mm_flops_per_token =
+        item.image_tokens > 0 ? unet_gemm_flops_per_pass(m.image) / d(item.image_tokens) : 0.0;
+    pm.unet_attention_flops_per_pass = unet_attention_flops_per_pass(m.image);
   }
+  if (m.image.pixels_per_token_side > 0) {
+    pm.image_fixed_flops = item.text_encoder_flops + item.vae_decode_flops;
+    // The text encoder stays resident at the weights' bytes per parameter (diffusers pipe.to("cuda")).
+    pm.image_encoder_weight_bytes = m.image.text_encoder_params * precision.weight_bytes_per_param();
+  }
+}
+
+} // namespace
+
+PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
+  PreparedModel pm;
+  pm.model = m;
+  pm.precision = precision;
+  pm.params = count_params(m);
+  prepare_weights(pm, m, precision);
+  prepare_kv(pm, m, precision);
+  prepare_flops(pm, m);
+  if (m.kind == ModelKind::dit) prepare_image(pm, m, precision);
   return pm;
 }
 

@@ -1,0 +1,100 @@
+// Ranking of the inference search's candidates (docs/methodology.md §Search): the figure each
+// --rank-by orders by, and the order of passing candidates and of the closest misses.
+#include <limits>
+
+#include "rightsize/search.hpp"
+
+namespace rightsize {
+namespace {
+
+constexpr double k_inf = std::numeric_limits<double>::infinity();
+
+// Rejections closer to passing sort first: a budget or throughput miss is nearer than a latency
+// miss, which is nearer than not fitting at all.
+int reason_order(RejectReason r) {
+  switch (r) {
+  case RejectReason::none: return 0;
+  case RejectReason::no_price: return 1;
+  case RejectReason::deadline: return 3;
+  case RejectReason::budget:
+  case RejectReason::power: return 2;
+  case RejectReason::throughput: return 3;
+  case RejectReason::e2e: return 4;
+  case RejectReason::tpot: return 5;
+  case RejectReason::ttft: return 6;
+  case RejectReason::does_not_fit: return 7;
+  case RejectReason::layout: return 8;
+  case RejectReason::precision_unsupported: return 9;
+  }
+  return 10;
+}
+
+bool layout_before(const Candidate& a, const Candidate& b, std::span<const Gpu> gpus) {
+  const std::string& ga = gpus[a.gpu_index].id;
+  const std::string& gb = gpus[b.gpu_index].id;
+  if (ga != gb) return ga < gb;
+  if (a.layout.tp != b.layout.tp) return a.layout.tp < b.layout.tp;
+  if (a.layout.pp != b.layout.pp) return a.layout.pp < b.layout.pp;
+  if (a.layout.ep != b.layout.ep) return a.layout.ep < b.layout.ep;
+  return a.precision_index < b.precision_index;
+}
+
+} // namespace
+
+// NOLINTBEGIN(bugprone-narrowing-conversions): clang-tidy 14 calls `cond ? double : k_inf` narrowing
+double rank_key(const Candidate& c, RankBy rank_by) {
+  switch (rank_by) {
+  case RankBy::cost_per_token:
+    return c.price_known && c.usd_per_million_output_tokens_at_load > 0.0
+               ? c.usd_per_million_output_tokens_at_load
+               : k_inf;
+  case RankBy::cost_per_request:
+    return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
+  case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
+  case RankBy::gpus: return static_cast<double>(c.total_gpus());
+  case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
+  }
+  return k_inf;
+}
+// NOLINTEND(bugprone-narrowing-conversions)
+
+const char* to_string(RankBy rank_by) {
+  switch (rank_by) {
+  case RankBy::cost_per_token: return "cost_per_token";
+  case RankBy::cost_per_request: return "cost_per_request";
+  case RankBy::latency: return "latency";
+  case RankBy::gpus: return "gpus";
+  case RankBy::energy: return "energy";
+  }
+  return "cost_per_token";
+}
+
+RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
+  return kind != ModelKind::decoder && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
+}
+
+bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus) {
+  if (a.meets_sla != b.meets_sla) return a.meets_sla;
+  if (!a.meets_sla) {
+    const int ra = reason_order(a.rejection.reason);
+    const int rb = reason_order(b.rejection.reason);
+    if (ra != rb) return ra < rb;
+    const double ca = a.rejection.limit > 0.0 ? a.rejection.value / a.rejection.limit : 0.0;
+    const double cb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
+    if (ca != cb) return ca < cb;
+  }
+  const double ka = rank_key(a, rank_by);
+  const double kb = rank_key(b, rank_by);
+  if (ka != kb) return ka < kb;
+  if (rank_by == RankBy::latency) {
+    const double ca = rank_key(a, RankBy::cost_per_token);
+    const double cb = rank_key(b, RankBy::cost_per_token);
+    if (ca != cb) return ca < cb;
+  }
+  if (a.estimate.tpot_s != b.estimate.tpot_s) return a.estimate.tpot_s < b.estimate.tpot_s;
+  if (a.estimate.ttft_s != b.estimate.ttft_s) return a.estimate.ttft_s < b.estimate.ttft_s;
+  if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
+  return layout_before(a, b, gpus);
+}
+
+} // namespace rightsize

@@ -1,0 +1,55 @@
+// The KV cache's handoff from a prefill worker to a decode worker (methodology §3.6): the shards it
+// travels in, the link it takes, its bytes and its time. Pure arithmetic; no I/O.
+#include <algorithm>
+
+#include "rightsize/disagg.hpp"
+#include "rightsize/units.hpp"
+
+namespace rightsize {
+namespace {
+
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
+
+} // namespace
+
+int kv_shards(const PreparedModel& model, const Deployment& layout) {
+  const std::int64_t heads = std::max<std::int64_t>(1, model.model.kv_heads);
+  const int tp_shards = model.model.attention.kind == AttentionKind::mla
+                            ? 1
+                            : static_cast<int>(std::min<std::int64_t>(std::max(1, layout.tp), heads));
+  return std::max(1, layout.pp) * tp_shards;
+}
+
+KvLink kv_transfer_link(const Gpu& prefill_gpu, int prefill_worker_gpus, int prefill_shards,
+                        const Gpu& decode_gpu, int decode_worker_gpus, int decode_shards) {
+  KvLink link;
+  link.lanes = std::max(1, std::min(prefill_shards, decode_shards));
+  const bool same = prefill_gpu.id == decode_gpu.id;
+  if (same && prefill_gpu.scaleup_gb_per_s > 0.0 &&
+      prefill_worker_gpus + decode_worker_gpus <= prefill_gpu.scaleup_domain_gpus) {
+    link.kind = LinkKind::scaleup;
+    link.gb_per_s = prefill_gpu.scaleup_gb_per_s;
+    return link;
+  }
+  link.kind = LinkKind::network;
+  const double a = prefill_gpu.nic_gb_per_s, b = decode_gpu.nic_gb_per_s;
+  link.gb_per_s = a > 0.0 && b > 0.0 ? std::min(a, b) : 0.0;
+  return link;
+}
+
+double kv_transfer_bytes(const PreparedModel& pm, std::int64_t prompt_tokens) {
+  const double n = d(std::max<std::int64_t>(0, prompt_tokens));
+  const double window = d(pm.model.attention.sliding_window);
+  const double tokens = d(pm.full_attention_layers) * n + d(pm.sliding_layers) * std::min(n, window);
+  return pm.kv_bytes_per_token_layer * tokens + (n > 0.0 ? pm.linear_state_bytes_per_sequence : 0.0);
+}
+
+double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double latency_s) {
+  if (bytes <= 0.0) return 0.0;
+  if (link.gb_per_s <= 0.0 || efficiency <= 0.0) return 0.0; // unknown link: left out, said elsewhere
+  return latency_s + bytes / (d(link.lanes) * gb_per_s_to_bytes_per_s(link.gb_per_s) * efficiency);
+}
+
+} // namespace rightsize
