@@ -12,7 +12,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/catalog_setup.hpp"
 #include "calibration_tables.hpp"
+#include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
 #include "factor_ceiling.hpp"
 #include "io/catalog/catalog_io.hpp"
 #include "io/json/json_reader.hpp"
@@ -275,11 +278,17 @@ std::string serving_markdown(const bench::ServingScore& score) {
 
 const std::string k_serving_csv = k_root + "/tests/validation/serving/serving-measurements.csv";
 
+// The shipped catalog as the CLI loads it (the data folder and today's date read as the CLI reads them).
+app::LoadedCatalog shipped_catalog(bool no_calibration) {
+  app::CatalogSetup request;
+  request.no_calibration = no_calibration;
+  cli::LogDiagnostics diagnostics;
+  return app::load_catalog(request, cli::environment(), diagnostics, nullptr);
+}
+
 // The calibrated catalog as the CLI sees it under `cal`.
-cli::LoadedCatalog calibrated_catalog(const Calibration& cal) {
-  cli::CatalogOptions options;
-  options.no_calibration = true;
-  cli::LoadedCatalog loaded = cli::load_catalog(options, nullptr);
+app::LoadedCatalog calibrated_catalog(const Calibration& cal) {
+  app::LoadedCatalog loaded = shipped_catalog(true);
   apply_calibration(cal, loaded.catalog.gpus);
   loaded.calibration = cal;
   loaded.calibrated = true;
@@ -290,7 +299,7 @@ cli::LoadedCatalog calibrated_catalog(const Calibration& cal) {
 // serving rows (bench/serving_score.hpp); each records the rows it came from.
 void add_serving_factors(Calibration& cal, const std::string& exclude_preset = "",
                          const std::string& exclude_gpu = "") {
-  cli::LoadedCatalog loaded = calibrated_catalog(cal);
+  app::LoadedCatalog loaded = calibrated_catalog(cal);
   std::vector<std::string> only;
   for (const Gpu& g : loaded.catalog.gpus) {
     bool own = false;
@@ -399,7 +408,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if (args.size() == 1 && args[0] == "--scan") {
-    const cli::LoadedCatalog loaded = cli::load_catalog(cli::CatalogOptions{}, nullptr);
+    const app::LoadedCatalog loaded = shipped_catalog(false);
     for (double fixed : {0.0, 0.02, 0.05, 0.1}) {
       for (double phi = 0.0; phi <= 1.001; phi += 0.1) {
         const bench::ServingScore sc =

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/catalog_setup.hpp"
+#include "app/context.hpp"
 #include "io/runs/serving_csv.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/calibration.hpp"
@@ -106,7 +106,7 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
 /// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
 /// the returned runs.
 inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
-                                  const cli::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0,
+                                  const app::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0,
                                   bool with_closest_workers = false) {
   ServingScore out;
   out.runs = io::load_serving_csv(csv_path);
@@ -292,7 +292,7 @@ inline void add_serving_bands(Calibration& cal, const ServingScore& score, const
 /// (little queueing), two coordinate passes, clamped to the plausible ranges of FitOptions.
 /// `exclude` (model preset, GPU) leaves one pair out. Returns the catalog with the factors applied
 /// and, per GPU, the number of rows used.
-inline std::map<std::string, int> fit_serving_factors(cli::LoadedCatalog& loaded, const std::string& csv,
+inline std::map<std::string, int> fit_serving_factors(app::LoadedCatalog& loaded, const std::string& csv,
                                                       const std::string& models_dir,
                                                       const std::string& exclude_preset = "",
                                                       const std::string& exclude_gpu = "",
@@ -340,7 +340,7 @@ struct ExpertReadFit {
 /// those rows lies closest to 1. `exclude` (model preset, GPU) leaves one pair out. Applies the
 /// fractions to `loaded` and returns them.
 inline std::map<std::string, ExpertReadFit>
-fit_expert_reads(cli::LoadedCatalog& loaded, const std::string& csv, const std::string& models_dir,
+fit_expert_reads(app::LoadedCatalog& loaded, const std::string& csv, const std::string& models_dir,
                  const std::string& exclude_preset = "", const std::string& exclude_gpu = "") {
   // One scoring per candidate fraction, set on every GPU at once: each GPU's MoE rows see only
   // its own fraction.

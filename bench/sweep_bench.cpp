@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "../tests/unit/fixtures.hpp"
-#include "cli/sweep_plan.hpp"
-#include "cli/sweep_run.hpp"
+#include "render/sweep_names.hpp"
 #include "render/sweep_rows.hpp"
+#include "render/sweep_run.hpp"
 
 using namespace rightsize;
 using namespace rightsize::cli;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The layers (docs/ARCHITECTURE.md "Folders and targets") and what each may include, by the include's
 # layer prefix: src/core and include/rightsize nothing above core; src/io core only; src/app io and
-# core, no CLI11, spdlog or terminal header; src/render no src/cli header but the CLI plumbing it
-# still shares (render_cli_allowed below, to shrink to nothing). Fails naming the line.
+# core, no CLI11, spdlog or terminal header, no environment variable or clock; src/render no src/cli
+# header. Fails naming the line.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
@@ -19,8 +19,10 @@ fi
 if grep -rnE '#include *[<"](CLI/|spdlog/|unistd\.h|sys/ioctl\.h|iostream|render/|cli/)' "$root/src/app"; then
   fail "src/app may not include CLI11, spdlog, terminal, src/render or src/cli headers"
 fi
-render_cli_allowed='cli/(commands|catalog_setup|run_context|sweep_plan|diagnostics|output_file)[.]hpp'
-if grep -rnE '#include *"cli/' "$root/src/render" | grep -vE "#include *\"$render_cli_allowed\""; then
+if grep -rnE 'getenv|_clock::|#include *<(chrono|ctime)>' "$root/src/app"; then
+  fail "src/app reads no environment variable and no clock: the CLI puts them in the request"
+fi
+if grep -rnE '#include *"cli/' "$root/src/render"; then
   fail "src/render may not include src/cli headers"
 fi
 if grep -rnE '#include *"[^"]*"' "$root/src" | grep -vE '#include *"(rightsize|core|io|app|render|cli)/' |

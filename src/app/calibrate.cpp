@@ -1,7 +1,10 @@
 #include "app/calibrate.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
@@ -124,6 +127,84 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
     result.fitted_gpus.insert(s.gpu_id);
   result.gpus_keeping_shipped = catalog.catalog.gpus.size() - result.fitted_gpus.size();
   return result;
+}
+
+namespace {
+
+// Flag context for a result file that carries none (every format but the CSV): checked before the
+// file is read, so a missing flag is a usage error naming the flag.
+void require_context(const io::RunContext& c, const std::string& file) {
+  if (io::describes_its_context(file)) return;
+  const auto need = [&](const std::string& value, const char* flag, const char* what) {
+    if (value.empty()) {
+      throw Error(c.given_by == "--model" ? ErrorKind::usage : ErrorKind::input,
+                  c.given_by == "--model" ? flag : c.given_by, "",
+                  fmt::format("required for {}: a {} does not say which {} ran", file,
+                              io::is_training_log(file) ? "training log" : "tool's result file", what));
+    }
+  };
+  need(c.preset, "--model", "model (a preset of 'rightsize models')");
+  need(c.gpu, "--gpu", "GPU");
+  if (!io::is_training_log(file)) {
+    need(c.engine, "--engine", "engine");
+    return;
+  }
+  // A torchtitan log prints speed and memory, not the job's shape.
+  need(c.gpus > 0 ? "set" : "", "--gpus", "GPU count");
+  need(c.seq_len > 0 ? "set" : "", "--seq-len", "sequence length");
+  need(c.global_batch > 0 ? "set" : "", "--global-batch", "global batch (sequences per step)");
+  need(c.recompute, "--recompute", "activation recompute (none, selective, full or per_op)");
+}
+
+// The run-context flags that name a GPU or a model: each unknown one is a usage error naming it.
+void check_flag_context(const io::RunContext& c, const std::vector<io::Preset>& presets,
+                        const LoadedCatalog& loaded) {
+  if (!c.gpu.empty()) (void)require_gpu(loaded.catalog, c.gpu, "--gpu");
+  if (c.preset.empty()) return;
+  std::vector<std::string> ids;
+  ids.reserve(presets.size());
+  for (const io::Preset& p : presets)
+    ids.push_back(p.id);
+  if (std::find(ids.begin(), ids.end(), c.preset) == ids.end()) {
+    const std::string hint = did_you_mean(c.preset, ids);
+    throw Error(ErrorKind::usage, "--model", "",
+                hint.empty()
+                    ? fmt::format("unknown model preset \"{}\" (see 'rightsize models')", c.preset)
+                    : fmt::format("unknown model preset \"{}\"; did you mean \"{}\"?", c.preset, hint));
+  }
+}
+
+void load_into(CalibrationRuns& into, const std::string& file, const io::RunContext& context, bool holdout,
+               const std::vector<io::Preset>& presets, const LoadedCatalog& loaded) {
+  require_context(context, file);
+  add_runs(into, file, io::load_benchmark_runs(file, context, presets), holdout, loaded.catalog);
+}
+
+} // namespace
+
+CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& diagnostics) {
+  CalibrateOutcome out;
+  out.catalog = load_catalog(request.catalog, request.environment, diagnostics, nullptr);
+  if (!out.catalog.calibrated) {
+    throw Error(ErrorKind::usage, "--no-calibration", "",
+                "calibrate fits on top of data/calibration.json; drop --no-calibration");
+  }
+  const std::vector<io::Preset> presets = io::load_presets(request.environment.models_dir());
+  check_flag_context(request.context, presets, out.catalog);
+  CalibrationRuns runs;
+  for (const std::string& f : request.runs)
+    load_into(runs, f, request.context, false, presets, out.catalog);
+  for (const std::string& f : request.holdout)
+    load_into(runs, f, request.context, true, presets, out.catalog);
+  if (!request.manifest.empty()) {
+    for (const io::ManifestEntry& e : io::load_run_manifest(request.manifest))
+      load_into(runs, e.file, e.context, e.holdout, presets, out.catalog);
+  }
+  for (const std::string& stack : held_out_only_stacks(runs))
+    diagnostics.warn(
+        fmt::format("{}: only held-out runs, nothing to fit; it keeps the shipped factors", stack));
+  out.result = run_calibrate(runs, out.catalog, request.environment.today.get());
+  return out;
 }
 
 } // namespace rightsize::app

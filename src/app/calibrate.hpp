@@ -11,8 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "app/catalog_setup.hpp"
 #include "app/context.hpp"
+#include "app/diagnostics.hpp"
+#include "app/environment.hpp"
 #include "io/catalog/overlay_io.hpp"
+#include "io/runs/bench_runs.hpp"
 #include "rightsize/stack_calibration.hpp"
 
 namespace rightsize::app {
@@ -81,5 +85,27 @@ std::vector<std::string> held_out_only_stacks(const CalibrationRuns& runs);
 /// Error naming RUNS (an overlay holds one engine per GPU).
 CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& catalog,
                               std::int64_t today_days);
+
+/// `calibrate`'s flags, parsed: the result files and the context of those that carry none.
+struct CalibrateRequest {
+  Environment environment;
+  CatalogSetup catalog;
+  std::vector<std::string> runs;    ///< result files fitted to
+  std::vector<std::string> holdout; ///< result files only scored
+  std::string manifest;             ///< --manifest: result files with their context; "" = none
+  io::RunContext context;           ///< the flags' run context (its engine, recompute, precision checked)
+};
+
+/// Everything `calibrate` loaded and decided: the writers' input.
+struct CalibrateOutcome {
+  LoadedCatalog catalog;
+  CalibrateResult result;
+};
+
+/// Loads the catalog (with data/calibration.json: --no-calibration is a usage Error), checks the
+/// flags' GPU and model against it and the presets, reads every result file (a file without its own
+/// context needs the flags': usage Errors naming the missing one), warns about stacks with only
+/// held-out runs, and fits.
+CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& diagnostics);
 
 } // namespace rightsize::app

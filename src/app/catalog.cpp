@@ -61,4 +61,15 @@ GpuSheet show_gpu(const LoadedCatalog& loaded, const Gpu& gpu) {
   return s;
 }
 
+CatalogOutcome run_catalog(const CatalogRequest& request, Diagnostics& diagnostics) {
+  CatalogOutcome out;
+  out.catalog = load_catalog(request.catalog, request.environment, diagnostics, nullptr);
+  if (request.show) {
+    out.sheet = show_gpu(out.catalog, require_gpu(out.catalog.catalog, request.gpu, ""));
+  } else {
+    out.rows = list_catalog(out.catalog);
+  }
+  return out;
+}
+
 } // namespace rightsize::app

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "app/catalog_setup.hpp"
 #include "app/context.hpp"
+#include "app/diagnostics.hpp"
+#include "app/environment.hpp"
 #include "rightsize/pricing.hpp"
 
 namespace rightsize::app {
@@ -35,5 +38,23 @@ struct GpuSheet {
 };
 /// The sheet of `gpu`, a GPU of `loaded.catalog`.
 GpuSheet show_gpu(const LoadedCatalog& loaded, const Gpu& gpu);
+
+/// `catalog list` and `catalog show ID`'s flags, parsed.
+struct CatalogRequest {
+  Environment environment;
+  CatalogSetup catalog;
+  bool show = false; ///< `catalog show`: one GPU's sheet, else the list
+  std::string gpu;   ///< with show: the GPU id or alias as typed
+};
+
+/// The loaded catalog and its rows (list) or the GPU's sheet (show); both point into `catalog`.
+struct CatalogOutcome {
+  LoadedCatalog catalog;
+  std::vector<CatalogRow> rows;
+  std::optional<GpuSheet> sheet;
+};
+
+/// Loads the catalog of `request`; an unknown GPU to show is a usage Error with did-you-mean.
+CatalogOutcome run_catalog(const CatalogRequest& request, Diagnostics& diagnostics);
 
 } // namespace rightsize::app

@@ -9,7 +9,7 @@
 
 namespace rightsize::app {
 
-CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckRequest& request) {
+CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckSettings& request) {
   const DeploymentSpec& want = request.deployment;
   CheckResult res;
   SearchPolicy& policy = res.policy;
@@ -109,6 +109,86 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
     res.artifact =
         plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy, catalog.pricing, 0);
   return res;
+}
+
+namespace {
+
+// The deployment to check: --deployment, else the spec's, with the layout flags over it.
+DeploymentSpec wanted_deployment(const CheckRequest& request, const Spec& spec) {
+  DeploymentSpec want;
+  if (request.deployment) {
+    want = *request.deployment;
+  } else if (spec.deployment) {
+    want = *spec.deployment;
+  } else {
+    throw Error(ErrorKind::usage, "--deployment", "",
+                "check needs a deployment: --deployment 2xL40S or \"deployment\" in the spec");
+  }
+  if (request.tp > 0) want.tp = request.tp;
+  if (request.pp > 0) want.pp = request.pp;
+  if (request.ep > 0) want.ep = request.ep;
+  if (request.attention_dp > 0) want.attention_dp = request.attention_dp;
+  return want;
+}
+
+// Separate prefill and decode pools (methodology §3.6): judged as one deployment by core::judge.
+void check_pools(CheckOutcome& out, const CheckRequest& request, const EngineSetup& engine,
+                 Diagnostics& diagnostics) {
+  const Spec& spec = out.spec;
+  if (request.settings.artifact)
+    throw Error(ErrorKind::usage, "--emit", "",
+                "expected an aggregated deployment: a disaggregated one has a prefill and a decode pool, "
+                "which --emit does not write yet");
+  if (request.tp > 0 || request.pp > 0 || request.ep > 0 || request.attention_dp > 0) {
+    const char* flag = request.tp > 0   ? "--tp"
+                       : request.pp > 0 ? "--pp"
+                       : request.ep > 0 ? "--ep"
+                                        : "--attention-dp";
+    throw Error(ErrorKind::usage, flag, "",
+                "--tp/--pp/--ep/--attention-dp set an aggregated replica; the spec's deployment has "
+                "prefill and decode pools");
+  }
+  out.catalog = load_catalog(request.inputs, spec, diagnostics);
+  out.disaggregated =
+      run_disagg_deployment(spec, out.catalog, engine_config(engine, spec.engine, out.catalog.engines),
+                            spec.inference, request.settings.confidence, request.settings.headroom);
+  out.pass = out.disaggregated->verdict.passes();
+}
+
+} // namespace
+
+CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
+  CheckOutcome out;
+  out.spec = load_spec(request.inputs);
+  const Spec& spec = out.spec;
+  if (spec.mode == WorkloadMode::training) {
+    throw Error(ErrorKind::usage, "check", "",
+                "check gates inference deployments; use 'rightsize recommend' for training specs");
+  }
+  CheckSettings settings = request.settings;
+  const EngineSetup engine =
+      emit_engine_setup(settings.artifact ? settings.artifact->kind : "", request.inputs.engine, spec);
+  out.engine_name = engine_name(engine, spec.engine);
+  out.confidence = settings.confidence;
+  out.max_overspend = settings.max_overspend;
+  if (spec.disaggregated && !request.deployment) {
+    check_pools(out, request, engine, diagnostics);
+    return out;
+  }
+  settings.deployment = wanted_deployment(request, spec);
+  out.catalog = load_catalog(request.inputs, spec, diagnostics);
+  const Gpu& gpu =
+      request.deployment
+          ? require_gpu(out.catalog.catalog, settings.deployment.gpu, "--deployment")
+          : require_gpu(out.catalog.catalog, settings.deployment.gpu, spec.source, "/deployment/gpu");
+  settings.ep_from_spec = !request.deployment && request.ep == 0 && settings.deployment.ep > 0;
+  settings.deployment.gpu = gpu.id;
+  settings.engine = engine_config(engine, spec.engine, out.catalog.engines);
+  warn_overlay_engine(out.catalog, gpu.id, out.engine_name, diagnostics);
+  if (settings.artifact) settings.artifact->engine = out.engine_name; // --emit k8s runs the engine assumed
+  out.aggregated = run_check(spec, out.catalog, settings);
+  out.pass = out.aggregated->pass;
+  return out;
 }
 
 } // namespace rightsize::app

@@ -10,14 +10,17 @@
 #include "app/bands.hpp"
 #include "app/context.hpp"
 #include "app/deploy_artifact.hpp"
+#include "app/diagnostics.hpp"
+#include "app/disagg_deployment.hpp"
+#include "app/inputs.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 
 namespace rightsize::app {
 
-/// The options of one check, parsed and typed.
-struct CheckRequest {
+/// The settings of one check once the spec and catalog are loaded.
+struct CheckSettings {
   DeploymentSpec deployment; ///< the deployment to judge; `gpu` is a catalog id
   bool ep_from_spec = false; ///< its EP is the spec's /deployment/ep (errors name it, not --ep)
   EngineConfig engine;       ///< the engine profile with the command line's overrides
@@ -55,6 +58,36 @@ struct CheckResult {
 
 /// Judges `request.deployment` for `spec` (an inference spec with an aggregated deployment). A GPU
 /// count the layout rule cannot split is a usage Error naming --deployment.
-CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckRequest& request);
+CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckSettings& settings);
+
+/// `check`'s flags, parsed: what to load and how to judge it.
+struct CheckRequest {
+  SpecInputs inputs;
+  std::optional<DeploymentSpec> deployment; ///< --deployment (its GPU as typed); none = the spec's
+  int tp = 0; ///< --tp, --pp, --ep, --attention-dp over the deployment's; 0 = keep
+  int pp = 0;
+  int ep = 0;
+  int attention_dp = 0;
+  /// --confidence, --max-overspend, --headroom, --gpu and --emit; the use case sets the deployment, its
+  /// EP's origin and the engine once the spec and catalog are loaded.
+  CheckSettings settings;
+};
+
+/// Everything `check` loaded and decided: the writers' input.
+struct CheckOutcome {
+  Spec spec;
+  LoadedCatalog catalog;
+  std::string engine_name; ///< the engine profile the deployment was judged with
+  Confidence confidence = Confidence::p90;
+  double max_overspend = 0.2;
+  std::optional<CheckResult> aggregated;               ///< an aggregated deployment, checked
+  std::optional<DisaggDeploymentResult> disaggregated; ///< the spec's prefill and decode pools, judged
+  bool pass = false;                                   ///< the gate's answer
+};
+
+/// Loads the spec and the catalog of `request` and checks the deployment: --deployment, else the
+/// spec's (its prefill and decode pools when it has them). Usage Errors name the flag that cannot
+/// apply to the spec (a training spec, a layout pin or --emit on pools, no deployment at all).
+CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics);
 
 } // namespace rightsize::app

@@ -14,6 +14,11 @@ const Calibration* band_calibration(const LoadedCatalog& catalog) {
   return catalog.calibrated ? &catalog.calibration : nullptr;
 }
 
+void warn_unused_headroom(double headroom, const Spec& spec, Diagnostics& diagnostics) {
+  if (headroom >= 0.0 && spec.mode == WorkloadMode::training)
+    diagnostics.warn("--headroom: a training run has no serving load to add headroom to; it changes nothing");
+}
+
 double throughput_headroom(double requested) {
   if (requested < 0.0) return SearchPolicy{}.throughput_headroom;
   if (requested > 10.0)

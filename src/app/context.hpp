@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/diagnostics.hpp"
 #include "io/catalog/catalog_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
@@ -36,6 +37,10 @@ struct LoadedCatalog {
 
 /// The calibration whose bands --confidence reads (null with --no-calibration or none loaded).
 const Calibration* band_calibration(const LoadedCatalog& catalog);
+
+/// A warning when --headroom (`headroom` >= 0) was given for a training spec, which has no serving
+/// load to add it to.
+void warn_unused_headroom(double headroom, const Spec& spec, Diagnostics& diagnostics);
 
 /// The throughput headroom over the SLA's peak load that every command judges the load with and
 /// recommend sizes replicas by (`--headroom`, 0 to 10; negative = SearchPolicy's default, 0.2).

@@ -3,16 +3,23 @@
 
 #include <fmt/format.h>
 
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::app {
 namespace {
 
+// --emit's kind or --engine, both checked before the use case runs; "k8s" runs vLLM unless --engine says.
 Engine parse_engine(const std::string& name) {
-  return name == "sglang" ? Engine::sglang : name == "trtllm" ? Engine::trtllm : Engine::vllm;
+  return parse_engine_kind(name).value_or(EngineKind::vllm);
 }
 
 } // namespace
+
+void refuse_training_artifact(const std::optional<ArtifactRequest>& request, const Spec& spec) {
+  if (request && spec.mode == WorkloadMode::training)
+    throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
+}
 
 ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const SearchInputs& in,
                            const Candidate& c, const SearchPolicy& policy, PricingModel pricing, int rank) {

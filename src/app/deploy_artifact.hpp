@@ -13,8 +13,8 @@
 
 namespace rightsize::app {
 
-/// The serving engine an artifact launches.
-enum class Engine : std::uint8_t { vllm, sglang, trtllm };
+/// The engine an artifact runs: the one engine enum (rightsize/spec.hpp), parsed by parse_engine_kind.
+using Engine = EngineKind;
 /// The Kubernetes autoscaler of --emit k8s.
 enum class Autoscaler : std::uint8_t { keda, hpa };
 
@@ -42,6 +42,9 @@ struct ArtifactPlan {
   bool model_path_defaulted = false; ///< no --model-path: the spec's model name
   Autoscaler autoscaler = Autoscaler::keda;
 };
+
+/// --emit (a set `request`) for a training spec: a usage Error naming --emit (an artifact serves).
+void refuse_training_artifact(const std::optional<ArtifactRequest>& request, const Spec& spec);
 
 /// The artifact of `candidate` (model and GPU from `in` by its indices). `rank` is its place in
 /// recommend's ranking, or 0 for the deployment check judged. Throws a usage Error naming --emit or

@@ -34,7 +34,7 @@ InferenceWorkload with_concurrency(const InferenceWorkload& workload, std::int64
   return w;
 }
 
-EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, const EstimateRequest& request) {
+EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, const EstimateSettings& request) {
   EstimateResult res;
   const Gpu& gpu = require_gpu(catalog.catalog, request.gpu, "--gpu");
   res.gpu = gpu;
@@ -121,6 +121,63 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
   res.bands = estimate_bands(band_source(catalog, gpu, spec.model), res.estimate, spec.sla);
   return res;
+}
+
+namespace {
+
+// Separate prefill and decode pools (methodology §3.6): their layouts are the spec's.
+void estimate_pools(EstimateOutcome& out, const EstimateRequest& request) {
+  const Spec& spec = out.spec;
+  const EstimateSettings& pins = request.settings;
+  if (pins.gpus > 0 || pins.tp > 0 || pins.pp > 0 || pins.ep > 0 || pins.attention_dp > 0) {
+    const char* flag = pins.gpus > 0 ? "--gpus"
+                       : pins.tp > 0 ? "--tp"
+                       : pins.pp > 0 ? "--pp"
+                       : pins.ep > 0 ? "--ep"
+                                     : "--attention-dp";
+    throw Error(ErrorKind::usage, flag, "",
+                "--gpus/--tp/--pp/--ep/--attention-dp set an aggregated deployment; the spec's deployment "
+                "has prefill and decode pools (set their layouts there, or pass --gpu for an aggregated "
+                "estimate)");
+  }
+  const InferenceWorkload w = with_concurrency(spec.inference, pins.concurrency);
+  const EngineConfig engine = engine_config(request.inputs.engine, spec.engine, out.catalog.engines);
+  out.confidence = request.confidence.get();
+  out.disaggregated = run_disagg_deployment(spec, out.catalog, engine, w, out.confidence, pins.headroom);
+  out.feasible = out.disaggregated->verdict.feasible();
+}
+
+} // namespace
+
+EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagnostics) {
+  EstimateOutcome out;
+  out.spec = load_spec(request.inputs);
+  const Spec& spec = out.spec;
+  warn_unused_headroom(request.settings.headroom, spec, diagnostics);
+  out.catalog = load_catalog(request.inputs, spec, diagnostics);
+  out.engine_name = engine_name(request.inputs.engine, spec.engine);
+  if (spec.disaggregated && request.gpu.empty() && spec.mode == WorkloadMode::inference) {
+    estimate_pools(out, request);
+    return out;
+  }
+  std::string gpu_id = request.gpu;
+  if (gpu_id.empty() && spec.deployment) gpu_id = spec.deployment->gpu;
+  if (gpu_id.empty())
+    throw Error(ErrorKind::usage, "--gpu", "",
+                "estimate needs a GPU: pass --gpu ID (see 'rightsize catalog list')");
+  const Gpu& gpu = request.gpu.empty()
+                       ? require_gpu(out.catalog.catalog, gpu_id, spec.source, "/deployment/gpu")
+                       : require_gpu(out.catalog.catalog, gpu_id, "--gpu");
+  EstimateSettings settings = request.settings;
+  settings.gpu = gpu.id;
+  settings.gpu_from_flag = !request.gpu.empty();
+  settings.engine = engine_config(request.inputs.engine, spec.engine, out.catalog.engines);
+  warn_overlay_engine(out.catalog, gpu.id, out.engine_name, diagnostics);
+  if (spec.mode != WorkloadMode::training) settings.confidence = request.confidence.get();
+  out.confidence = settings.confidence;
+  out.deployment = run_estimate(spec, out.catalog, settings);
+  out.feasible = out.deployment->training || out.deployment->verdict.feasible();
+  return out;
 }
 
 } // namespace rightsize::app

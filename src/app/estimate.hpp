@@ -9,6 +9,9 @@
 
 #include "app/bands.hpp"
 #include "app/context.hpp"
+#include "app/diagnostics.hpp"
+#include "app/disagg_deployment.hpp"
+#include "app/inputs.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
@@ -17,7 +20,7 @@
 namespace rightsize::app {
 
 /// The options of one estimate, parsed and typed (0 = choose; -1 concurrency = the spec's).
-struct EstimateRequest {
+struct EstimateSettings {
   std::string gpu;            ///< catalog id of the GPU
   bool gpu_from_flag = false; ///< --gpu named it (the spec's deployment block then pins nothing)
   int gpus = 0;               ///< --gpus
@@ -54,6 +57,31 @@ struct EstimateResult {
 InferenceWorkload with_concurrency(const InferenceWorkload& workload, std::int64_t concurrency);
 
 /// Estimates `request.gpu` for `spec`. Layouts that do not divide are usage Errors naming --gpus / --tp.
-EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, const EstimateRequest& request);
+EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, const EstimateSettings& settings);
+
+/// `estimate`'s flags, parsed: what to load and which deployment to estimate.
+struct EstimateRequest {
+  SpecInputs inputs;
+  std::string gpu; ///< --gpu as typed; "" = the spec's deployment.gpu
+  /// --gpus, --tp, --pp, --ep, --attention-dp (0 to 65536), --concurrency (checked for inference
+  /// specs) and --headroom; the use case sets the GPU's catalog id, the engine and the confidence.
+  EstimateSettings settings;
+  Deferred<Confidence> confidence; ///< --confidence: a bad value fails inference specs only
+};
+
+/// Everything `estimate` loaded and decided: the writers' input.
+struct EstimateOutcome {
+  Spec spec;
+  LoadedCatalog catalog;
+  std::string engine_name; ///< the engine profile estimated with
+  Confidence confidence = Confidence::p90;
+  std::optional<EstimateResult> deployment;            ///< one GPU type's deployment (or training run)
+  std::optional<DisaggDeploymentResult> disaggregated; ///< the spec's prefill and decode pools
+  bool feasible = false; ///< a training estimate, or a deployment the verdict finds feasible
+};
+
+/// Loads the spec and the catalog of `request` and estimates the deployment on --gpu, else the spec's
+/// (its prefill and decode pools when it has them and no --gpu is given).
+EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagnostics);
 
 } // namespace rightsize::app

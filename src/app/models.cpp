@@ -11,4 +11,8 @@ std::vector<ModelRow> list_models(const std::string& models_dir) {
   return rows;
 }
 
+std::vector<ModelRow> run_models(const ModelsRequest& request) {
+  return list_models(request.environment.models_dir());
+}
+
 } // namespace rightsize::app

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/environment.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/model.hpp"
 
@@ -18,5 +19,13 @@ struct ModelRow {
 
 /// The presets in `models_dir`, sorted by id, each with its parameter count.
 std::vector<ModelRow> list_models(const std::string& models_dir);
+
+/// `models`' flags, parsed: none but where the data is.
+struct ModelsRequest {
+  Environment environment;
+};
+
+/// The presets of the data folder's models/, with counted parameters.
+std::vector<ModelRow> run_models(const ModelsRequest& request);
 
 } // namespace rightsize::app

@@ -1,6 +1,7 @@
 #include "app/recommend.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ template <typename C> std::vector<C> closest_misses(const std::vector<C>& reject
 // The rows every format shows: the top `top` passing; the closest miss per GPU, or every rejection.
 template <typename C>
 void choose_rows(const std::vector<C>& passing, const std::vector<C>& rejected,
-                 const RecommendRequest& request, std::vector<C>& shown, std::vector<C>& rejected_rows) {
+                 const RecommendSettings& request, std::vector<C>& shown, std::vector<C>& rejected_rows) {
   shown.assign(passing.begin(),
                passing.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, passing.size())));
   rejected_rows = request.explain ? rejected : closest_misses(rejected, 3);
@@ -37,7 +38,7 @@ double pct_more(double other, double winner) {
 }
 
 WinnerFacts winner_facts(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
-                         const RecommendResult& result, const RecommendRequest& request) {
+                         const RecommendResult& result, const RecommendSettings& request) {
   const std::vector<Candidate>& ranked = result.recommendation.candidates;
   const Candidate& w = ranked.front();
   const bool image = is_item_model(in.models[w.precision_index]);
@@ -106,7 +107,7 @@ DisaggComparison compare_disagg(const Recommendation& agg, const DisaggRecommend
 } // namespace
 
 SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
-                              const RecommendRequest& request) {
+                              const RecommendSettings& request) {
   SearchPolicy policy;
   policy.rank_by = request.rank_by;
   policy.engine = request.engine;
@@ -121,7 +122,7 @@ SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
 }
 
 RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
-                              const RecommendRequest& request) {
+                              const RecommendSettings& request) {
   RecommendResult result;
   result.policy = recommend_policy(spec, catalog, request);
   result.rank_by = effective_rank_by(result.policy.rank_by, in.models.front().model.kind);
@@ -158,7 +159,7 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
 }
 
 TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCatalog& catalog,
-                                               const SearchInputs& in, const RecommendRequest& request) {
+                                               const SearchInputs& in, const RecommendSettings& request) {
   TrainingRecommendResult result;
   result.recommendation =
       recommend_training(in.models.front(), spec.training, spec.sla, in.gpus, in.gpu_prices,
@@ -170,6 +171,85 @@ TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCat
   for (const TrainingCandidate& c : result.rejected_rows)
     result.rejected_bands.push_back(candidate_bands(catalog, in, c));
   return result;
+}
+
+namespace {
+
+// --verbose: what the search considered per GPU, what passed and why the rest were pruned.
+void trace_search(const SearchInputs& in, const Recommendation& r, const SearchPolicy& policy,
+                  Diagnostics& diagnostics) {
+  if (!diagnostics.tracing()) return;
+  diagnostics.trace(fmt::format(
+      "search: {} GPU types × {} precision(s), ranked by {} at --confidence {}; {} candidates, {} "
+      "pass",
+      in.gpus.size(), in.models.size(), to_string(policy.rank_by), to_string(policy.confidence),
+      r.candidates.size() + r.rejected.size(), r.candidates.size()));
+  for (std::size_t g = 0; g < in.gpus.size(); ++g) {
+    std::size_t pass = 0;
+    std::map<std::string, std::size_t> reasons;
+    for (const Candidate& c : r.candidates)
+      pass += c.gpu_index == g ? 1 : 0;
+    for (const Candidate& c : r.rejected) {
+      if (c.gpu_index == g) ++reasons[to_string(c.rejection.reason)];
+    }
+    std::string pruned;
+    for (const auto& [reason, count] : reasons)
+      pruned += fmt::format("{}{} {}", pruned.empty() ? "" : ", ", reason, count);
+    diagnostics.trace(fmt::format("search: {}: {} pass{}{}", in.gpus[g].id, pass,
+                                  pruned.empty() ? "" : "; pruned: ", pruned));
+  }
+}
+
+// The settings of the search once the spec and catalog are loaded.
+RecommendSettings recommend_settings(const RecommendRequest& request, const RecommendOutcome& out,
+                                     const EngineSetup& engine, Diagnostics& diagnostics) {
+  const Spec& spec = out.spec;
+  RecommendSettings settings = request.settings;
+  settings.engine = engine_config(engine, spec.engine, out.catalog.engines);
+  const std::string engine_label = engine_name(engine, spec.engine);
+  for (const auto& [gpu_id, fitted_with] : out.catalog.overlay_engines)
+    warn_overlay_engine(out.catalog, gpu_id, engine_label, diagnostics);
+  if (settings.disagg && (request.csv || spec.mode == WorkloadMode::training || settings.artifact)) {
+    throw Error(ErrorKind::usage, "--disagg", "",
+                "expected an inference spec with --format table, json or markdown and no --emit (a "
+                "disaggregated unit has two pools per row)");
+  }
+  settings.today_days = request.inputs.environment.today.get();
+  if (settings.artifact) settings.artifact->engine = engine_label; // --emit k8s runs the engine assumed
+  return settings;
+}
+
+} // namespace
+
+RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& diagnostics) {
+  RecommendOutcome out;
+  {
+    const Stage stage(diagnostics, "load spec");
+    out.spec = load_spec(request.inputs);
+  }
+  const Spec& spec = out.spec;
+  warn_unused_headroom(request.settings.headroom, spec, diagnostics);
+  refuse_training_artifact(request.settings.artifact, spec);
+  const std::optional<ArtifactRequest>& artifact = request.settings.artifact;
+  const EngineSetup engine = emit_engine_setup(artifact ? artifact->kind : "", request.inputs.engine, spec);
+  {
+    const Stage stage(diagnostics, "load catalog");
+    out.catalog = load_catalog(request.inputs, spec, diagnostics);
+  }
+  out.in = search_inputs(spec, out.catalog, request.gpus, request.precisions, request.include_consumer);
+  const RecommendSettings settings = recommend_settings(request, out, engine, diagnostics);
+  if (spec.mode == WorkloadMode::training) {
+    out.training = run_training_recommend(spec, out.catalog, out.in, settings);
+    out.none = out.training->recommendation.candidates.empty();
+    return out;
+  }
+  {
+    const Stage stage(diagnostics, "search");
+    out.inference = run_recommend(spec, out.catalog, out.in, settings);
+  }
+  trace_search(out.in, out.inference.recommendation, out.inference.policy, diagnostics);
+  out.none = out.inference.none();
+  return out;
 }
 
 } // namespace rightsize::app

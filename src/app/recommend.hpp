@@ -6,11 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "app/bands.hpp"
 #include "app/context.hpp"
 #include "app/deploy_artifact.hpp"
+#include "app/diagnostics.hpp"
+#include "app/inputs.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
@@ -23,8 +26,9 @@ namespace rightsize::app {
 /// prices moved 18-42 % in six months).
 inline constexpr std::int64_t k_winner_price_note_days = 90;
 
-/// The options of one recommendation, parsed and typed (flags and the spec's constraints).
-struct RecommendRequest {
+/// The settings of one recommendation once the spec and catalog are loaded (flags and the spec's
+/// constraints).
+struct RecommendSettings {
   RankBy rank_by = RankBy::cost_per_token;
   Confidence confidence = Confidence::p90;
   EngineConfig engine;
@@ -110,14 +114,40 @@ struct TrainingRecommendResult {
 /// The search policy of a request: ranking, confidence, calibration bands, engine and the spec's
 /// limits overridden by the request's (a headroom above 10 is a usage error naming --headroom).
 SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
-                              const RecommendRequest& request);
+                              const RecommendSettings& request);
 
 /// Runs an inference recommendation over `in` and decides what its outputs show.
 RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
-                              const RecommendRequest& request);
+                              const RecommendSettings& request);
 
 /// Runs a training recommendation (cheapest run that meets the deadline and budget) over `in`.
 TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCatalog& catalog,
-                                               const SearchInputs& in, const RecommendRequest& request);
+                                               const SearchInputs& in, const RecommendSettings& request);
+
+/// `recommend`'s flags, parsed: what to load, what to search and how to rank.
+struct RecommendRequest {
+  SpecInputs inputs;
+  std::vector<std::string> gpus; ///< --gpu: only these GPU ids
+  std::string precisions;        ///< --precisions: also search these
+  bool include_consumer = false; ///< --include-consumer
+  /// --rank-by, --confidence, --top, --explain, --disagg, the replica limits, --headroom and --emit;
+  /// the use case sets the engine and today's date once the spec and catalog are loaded.
+  RecommendSettings settings;
+  bool csv = false; ///< the output is CSV (one pool per row: no --disagg)
+};
+
+/// Everything `recommend` loaded and decided: the writers' input.
+struct RecommendOutcome {
+  Spec spec;
+  LoadedCatalog catalog;
+  SearchInputs in;
+  std::optional<TrainingRecommendResult> training; ///< a training spec's recommendation
+  RecommendResult inference;                       ///< an inference spec's (without `training`)
+  bool none = false;                               ///< nothing meets the requirements
+};
+
+/// Loads the spec and the catalog of `request`, picks the GPUs and precisions to search and runs the
+/// recommendation (training or inference). Usage Errors name the flag that cannot apply to the spec.
+RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& diagnostics);
 
 } // namespace rightsize::app

@@ -1,19 +1,13 @@
 // `rightsize catalog list` and `rightsize catalog show ID`: the GPU catalog with prices under the
-// chosen price model (docs/catalog.md). Load -> render; results on stdout, diagnostics on stderr.
-#include <cmath>
-#include <cstdio>
+// chosen price model (docs/catalog.md); results on stdout, diagnostics on stderr.
+// Flow: flags -> app::CatalogRequest -> app::run_catalog -> render_catalog.
 #include <memory>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "app/catalog.hpp"
-#include "cli/catalog_setup.hpp"
+#include "cli/catalog_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/diagnostics.hpp"
 #include "render/catalog_render.hpp"
-#include "render/table.hpp"
-#include "rightsize/error.hpp"
-#include "rightsize/units.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -24,90 +18,17 @@ struct CatalogCommand {
   std::string gpu;
 };
 
-std::string tflops_cell(const Gpu& gpu, MathDtype dtype) {
-  return gpu.supports(dtype) ? format_number(gpu.tflops(dtype), 2) : "-";
-}
-
-nlohmann::json list_json(const LoadedCatalog& loaded, const std::vector<app::CatalogRow>& rows) {
-  nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& [gpu_ptr, price] : rows) {
-    const Gpu& gpu = *gpu_ptr;
-    nlohmann::json row = {{"id", gpu.id}, {"name", gpu.name}};
-    row["memory_gb"] = json_number(gpu.memory_bytes / k_bytes_per_gb);
-    row["memory_bandwidth_gb_per_s"] = json_number(gpu.memory_bandwidth_gb_per_s);
-    row["bf16_dense_tflops"] = json_tflops(gpu, MathDtype::bf16);
-    row["fp8_dense_tflops"] = json_tflops(gpu, MathDtype::fp8);
-    row["price"] = price_json(price);
-    gpus.push_back(std::move(row));
-  }
-  return {{"schema_version", 1},
-          {"prices_as_of", loaded.catalog.prices_as_of},
-          {"pricing", to_string(loaded.pricing)},
-          {"provider", loaded.provider.empty() ? nlohmann::json() : nlohmann::json(loaded.provider)},
-          {"gpus", std::move(gpus)}};
-}
-
-Table list_table(const std::vector<app::CatalogRow>& rows, bool machine_headers) {
-  Table table({{machine_headers ? "id" : "GPU"},
-               {machine_headers ? "memory_gb" : "mem GB", Align::right},
-               {machine_headers ? "memory_bandwidth_gb_per_s" : "BW GB/s", Align::right},
-               {machine_headers ? "bf16_dense_tflops" : "bf16 TF", Align::right},
-               {machine_headers ? "fp8_dense_tflops" : "fp8 TF", Align::right},
-               {machine_headers ? "usd_per_gpu_hour" : "$/GPU-h", Align::right},
-               {machine_headers ? "price_date" : "date"},
-               {machine_headers ? "price_basis" : "basis", Align::left, true}});
-  for (const auto& [gpu_ptr, price] : rows) {
-    const Gpu& gpu = *gpu_ptr;
-    std::string price_text = price_cell(price);
-    std::string fp8 = tflops_cell(gpu, MathDtype::fp8);
-    if (machine_headers) {
-      // CSV: empty cells for unknown values, so the columns stay numeric.
-      price_text = price.known ? price_text : "";
-      fp8 = gpu.supports(MathDtype::fp8) ? fp8 : "";
-    }
-    const std::string blank = machine_headers ? "" : "-";
-    table.add_row({gpu.id, format_number(gpu.memory_bytes / k_bytes_per_gb, 2),
-                   format_number(gpu.memory_bandwidth_gb_per_s, 2), tflops_cell(gpu, MathDtype::bf16), fp8,
-                   price_text, price.known && !price.date.empty() ? price.date : blank,
-                   price.known || machine_headers ? price.basis : blank});
-  }
-  return table;
-}
-
-int run_list(const CatalogCommand& command) {
-  const Format format = parse_format(command.format, {"table", "json", "csv", "markdown"});
-  const LoadedCatalog loaded = load_catalog(command.catalog, nullptr);
-  const std::vector<app::CatalogRow> rows = app::list_catalog(loaded);
-  if (format == Format::json) {
-    fmt::print("{}\n", list_json(loaded, rows).dump(2));
-    return 0;
-  }
-  if (format == Format::csv) {
-    std::fputs(list_table(rows, true).render_csv().c_str(), stdout);
-    return 0;
-  }
-  const TableStyle style = format == Format::markdown ? TableStyle::markdown : TableStyle::text;
-  std::fputs(list_table(rows, false).render(style, terminal_width(), use_color()).c_str(), stdout);
-  if (style == TableStyle::text) {
-    fmt::print("\nprices: {}{}, USD per GPU-hour; catalog prices as of {}\n"
-               "mem GB as the vendor states it (HBM/GDDR parts are binary: 80 means 80 GiB; estimates budget "
-               "against the memory the runtime sees, catalog show); bandwidth per GPU; TF = dense TFLOPS (no "
-               "sparsity)\n",
-               to_string(loaded.pricing), loaded.provider.empty() ? "" : ", provider " + loaded.provider,
-               loaded.catalog.prices_as_of);
-  }
-  return 0;
-}
-
-int run_show(const CatalogCommand& command) {
-  const Format format = parse_format(command.format, {"table", "json"});
-  const LoadedCatalog loaded = load_catalog(command.catalog, nullptr);
-  const app::GpuSheet sheet = app::show_gpu(loaded, require_gpu(loaded.catalog, command.gpu, ""));
-  if (format == Format::json) {
-    fmt::print("{}\n", show_json(loaded, sheet).dump(2));
-  } else {
-    std::fputs(show_text(loaded, sheet, terminal_width(), use_color()).c_str(), stdout);
-  }
+int run_catalog(const CatalogCommand& command, bool show) {
+  const Format format = show ? parse_format(command.format, {"table", "json"})
+                             : parse_format(command.format, {"table", "json", "csv", "markdown"});
+  app::CatalogRequest request;
+  request.show = show;
+  request.gpu = command.gpu;
+  request.catalog = catalog_setup(command.catalog);
+  request.environment = environment();
+  LogDiagnostics diagnostics;
+  const app::CatalogOutcome outcome = app::run_catalog(request, diagnostics);
+  render_catalog(outcome, format);
   return 0;
 }
 
@@ -121,7 +42,7 @@ void add_catalog(CLI::App& app, Action& action) {
   auto* list = catalog->add_subcommand("list", "list GPUs with memory, bandwidth, dense TFLOPS and price");
   list->add_option("--format", command->format, "table (default), json, csv or markdown");
   add_catalog_options(list, command->catalog);
-  list->callback([&action, command] { action = [command] { return run_list(*command); }; });
+  list->callback([&action, command] { action = [command] { return run_catalog(*command, false); }; });
 
   auto* show =
       catalog->add_subcommand("show", "show every field of one GPU with its sources, prices and TCO");
@@ -129,7 +50,7 @@ void add_catalog(CLI::App& app, Action& action) {
       ->required();
   show->add_option("--format", command->format, "table (default) or json");
   add_catalog_options(show, command->catalog);
-  show->callback([&action, command] { action = [command] { return run_show(*command); }; });
+  show->callback([&action, command] { action = [command] { return run_catalog(*command, true); }; });
 }
 
 } // namespace rightsize::cli

@@ -1,41 +1,18 @@
 // `rightsize models`: the shipped model presets (data/models).
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+// Flow: flags -> app::ModelsRequest -> app::run_models -> render_models.
+#include <memory>
 
 #include "app/models.hpp"
 #include "cli/commands.hpp"
-#include "render/model_summary.hpp"
+#include "render/models_render.hpp"
 
 namespace rightsize::cli {
 namespace {
 
 int run_models(const std::string& format_text) {
   const Format format = parse_format(format_text, {"table", "json"});
-  const std::vector<app::ModelRow> rows = app::list_models(data_dir() + "/models");
-  if (format == Format::json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& [p, c] : rows) {
-      list.push_back({{"id", p.id},
-                      {"name", p.display_name},
-                      {"kind", to_string(p.model.kind)},
-                      {"total_params", c.total},
-                      {"active_params", c.active},
-                      {"published_params", p.published_params},
-                      {"layers", p.model.layers},
-                      {"attention", to_string(p.model.attention.kind)},
-                      {"native_precision", format_info(p.precision.weights).name},
-                      {"source", p.source}});
-    }
-    fmt::print("{}\n", nlohmann::json{{"schema_version", 1}, {"models", list}}.dump(2));
-    return 0;
-  }
-  fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", "ID", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION",
-             "NATIVE", "SOURCE");
-  for (const auto& [p, c] : rows) {
-    fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", p.id, short_count(c.total),
-               short_count(c.active), p.model.layers, to_string(p.model.attention.kind),
-               format_info(p.precision.weights).name, p.source);
-  }
+  const app::ModelsRequest request{environment()};
+  render_models(app::run_models(request), format);
   return 0;
 }
 

@@ -1,13 +1,15 @@
 #include "cli/commands.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "cli/catalog_flags.hpp"
+#include "cli/engine_flags.hpp"
 #include "rightsize/error.hpp"
-#include <sys/ioctl.h>
-#include <unistd.h>
+#include "rightsize/pricing.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -52,6 +54,35 @@ std::string data_dir() {
   return RIGHTSIZE_SOURCE_DATADIR;
 }
 
+namespace {
+
+// Today as days since 1970-01-01: $RIGHTSIZE_TODAY (for reproducible runs) or the UTC clock.
+app::Deferred<std::int64_t> today_days() {
+  if (const char* env = std::getenv("RIGHTSIZE_TODAY"); env != nullptr && *env != '\0') {
+    if (const auto day = parse_iso_date(env)) return app::Deferred<std::int64_t>(*day);
+    return app::Deferred<std::int64_t>(Error(ErrorKind::usage, "RIGHTSIZE_TODAY", "",
+                                             fmt::format("expected a date YYYY-MM-DD, got \"{}\"", env)));
+  }
+  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  return app::Deferred<std::int64_t>(static_cast<std::int64_t>(now.time_since_epoch().count()));
+}
+
+} // namespace
+
+app::Environment environment() {
+  return app::Environment{data_dir(), today_days()};
+}
+
+app::SpecInputs spec_inputs(const std::string& spec, const CatalogOptions& catalog,
+                            const EngineOptions& engine) {
+  app::SpecInputs inputs;
+  inputs.spec = spec;
+  inputs.catalog = catalog_setup(catalog);
+  inputs.engine = engine_setup(engine);
+  inputs.environment = environment();
+  return inputs;
+}
+
 Format parse_format(const std::string& text, const std::vector<std::string>& allowed) {
   bool ok = false;
   for (const auto& a : allowed)
@@ -68,60 +99,6 @@ Format parse_format(const std::string& text, const std::vector<std::string>& all
   if (text == "markdown") return Format::markdown;
   if (text == "jsonl") return Format::jsonl;
   return Format::table;
-}
-
-void add_catalog_options(CLI::App* command, CatalogOptions& options) {
-  command->add_option("--catalog", options.catalog, "GPU catalog file replacing the shipped data/gpus.json")
-      ->group("Catalog and pricing");
-  command
-      ->add_option("--catalog-add", options.catalog_add,
-                   "catalog file whose GPUs add to or override the catalog (repeatable)")
-      ->group("Catalog and pricing");
-  command->add_option("--price", options.prices, "override a price: ID=USD_PER_GPU_HOUR (repeatable)")
-      ->group("Catalog and pricing");
-  command->add_option("--pricing", options.pricing, "price model: on_demand (default), spot or on_prem")
-      ->group("Catalog and pricing");
-  command
-      ->add_option("--max-price-age", options.max_price_age_days,
-                   "ignore price quotes older than DAYS days; a GPU left without quotes has no price")
-      ->group("Catalog and pricing");
-  command->add_option("--provider", options.provider, "use one provider's prices instead of the median")
-      ->group("Catalog and pricing");
-  command
-      ->add_option("--tco", options.tco,
-                   "on-prem TCO parameter KEY=VALUE: years, cost_of_capital, utilization, pue, usd_per_kwh, "
-                   "power_fraction, server_overhead, ops_fraction (repeatable)")
-      ->group("Catalog and pricing");
-  command
-      ->add_flag("--no-calibration", options.no_calibration,
-                 "use the catalog's efficiency factors instead of data/calibration.json's fitted ones")
-      ->group("Catalog and pricing");
-  command
-      ->add_option(
-          "--calibration", options.calibration,
-          "calibration overlay written by 'rightsize calibrate', applied on top of data/calibration.json")
-      ->group("Catalog and pricing");
-}
-
-bool stdout_is_tty() {
-  return isatty(STDOUT_FILENO) != 0;
-}
-
-bool use_color() {
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color != nullptr && *no_color != '\0') return false;
-  return stdout_is_tty();
-}
-
-int terminal_width() {
-  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr) {
-    const int w = std::atoi(columns);
-    if (w >= 40 && w <= 1000) return w;
-  }
-  winsize ws{};
-  if (!stdout_is_tty()) return 1000; // a pipe or file: never cut a cell (issue 15 item 12)
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
-  return 100;
 }
 
 } // namespace rightsize::cli

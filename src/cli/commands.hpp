@@ -1,13 +1,15 @@
 #pragma once
-// Shared plumbing of the CLI: output format, data paths, catalog options. Each subcommand lives in
-// its own cmd_<name>.cpp and registers itself with add_<name>(); its callback only stores the
-// action that main() runs.
+// Shared plumbing of the CLI: output format, data paths, the environment of a request. Each subcommand lives
+// in its own cmd_<name>.cpp and registers itself with add_<name>(); its callback only stores the action that
+// main() runs.
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "app/environment.hpp"
+#include "app/inputs.hpp"
 #include "render/output_format.hpp"
 
 namespace rightsize::cli {
@@ -19,20 +21,19 @@ using Action = std::function<int()>;
 std::string data_dir();
 /// Records argv[0] so data_dir() can find the installed data relative to the executable.
 void set_executable_path(const char* argv0);
+/// Parses --format; throws a usage Error naming the allowed ones.
+Format parse_format(const std::string& text, const std::vector<std::string>& allowed);
 
-/// Options every catalog-using command shares.
-struct CatalogOptions {
-  std::string catalog;                  ///< --catalog FILE replaces data/gpus.json
-  std::vector<std::string> catalog_add; ///< --catalog-add FILE adds/overrides entries
-  std::vector<std::string> prices;      ///< --price ID=USD (repeatable)
-  std::string pricing;                  ///< --pricing on_demand|spot|on_prem
-  std::string provider;                 ///< --provider NAME
-  std::vector<std::string> tco;         ///< --tco KEY=VALUE (repeatable)
-  bool no_calibration = false;          ///< --no-calibration: the catalog's own efficiency factors
-  std::string calibration;              ///< --calibration FILE: an overlay from `rightsize calibrate`
-  int max_price_age_days = -1;          ///< --max-price-age DAYS: ignore older quotes; -1 = keep all
-};
-void add_catalog_options(CLI::App* command, CatalogOptions& options);
+/// What the process says to every use case (app::Environment): data_dir() and today's date, read
+/// once the flags are parsed. A bad $RIGHTSIZE_TODAY reaches the use case as a deferred error.
+app::Environment environment();
+
+struct CatalogOptions;
+struct EngineOptions;
+/// The inputs of a spec-driven request: the spec file, environment() and the catalog and engine
+/// flags parsed (usage Errors naming the flag).
+app::SpecInputs spec_inputs(const std::string& spec, const CatalogOptions& catalog,
+                            const EngineOptions& engine);
 
 /// Subcommand registration.
 void add_recommend(CLI::App& app, Action& action);
@@ -52,12 +53,5 @@ void strict_number_flags(CLI::App& app);
 /// missing value); `args` are the command-line arguments after the program name.
 std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
                              const std::vector<std::string>& args);
-
-/// True when NO_COLOR is unset and stdout is a terminal.
-bool use_color();
-/// Terminal width: $COLUMNS, else the tty width, else 100.
-int terminal_width();
-/// True when stdout is a terminal.
-bool stdout_is_tty();
 
 } // namespace rightsize::cli

@@ -96,4 +96,31 @@ StageTimer::~StageTimer() {
   trace("time: {} {:.1f} ms", m_stage, static_cast<double>(now_ns() - m_start_ns) / 1e6);
 }
 
+void LogDiagnostics::warn(const std::string& message) {
+  diagnostics().warn(message);
+}
+
+void LogDiagnostics::note(const std::string& message) {
+  diagnostics().info(message);
+}
+
+bool LogDiagnostics::tracing() const {
+  return diagnostics().should_log(spdlog::level::debug);
+}
+
+void LogDiagnostics::trace(const std::string& message) {
+  if (tracing()) diagnostics().debug(message);
+}
+
+void LogDiagnostics::stage_begin(std::string_view stage) {
+  m_stages.emplace_back(std::string(stage), now_ns());
+}
+
+void LogDiagnostics::stage_end(std::string_view stage) {
+  if (m_stages.empty() || m_stages.back().first != stage) return;
+  const long long start = m_stages.back().second;
+  m_stages.pop_back();
+  cli::trace("time: {} {:.1f} ms", stage, static_cast<double>(now_ns() - start) / 1e6);
+}
+
 } // namespace rightsize::cli

@@ -2,10 +2,15 @@
 // The one diagnostics channel (docs/cli.md "Errors and warnings"): warnings, notes and --verbose
 // traces go through one spdlog logger to stderr as `rightsize: warning: ...`, `rightsize: note: ...`,
 // `rightsize: trace: ...`. Results never go here; errors keep their single line from main.
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include "app/diagnostics.hpp"
 
 namespace rightsize::cli {
 
@@ -43,6 +48,21 @@ public:
 private:
   std::string_view m_stage;
   long long m_start_ns;
+};
+
+/// The use cases' diagnostics (app::Diagnostics) on this channel: warnings, notes, traces and the
+/// time per stage, worded and leveled as the CLI's own.
+class LogDiagnostics final : public app::Diagnostics {
+public:
+  void warn(const std::string& message) override;
+  void note(const std::string& message) override;
+  [[nodiscard]] bool tracing() const override;
+  void trace(const std::string& message) override;
+  void stage_begin(std::string_view stage) override;
+  void stage_end(std::string_view stage) override;
+
+private:
+  std::vector<std::pair<std::string, long long>> m_stages; ///< open stages and their start times
 };
 
 } // namespace rightsize::cli

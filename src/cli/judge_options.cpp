@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/diagnostics.hpp"
+#include "app/context.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {
@@ -20,15 +20,19 @@ void add_judge_options(CLI::App* command, JudgeOptions& options) {
       ->group("Judging");
 }
 
-void warn_unused_headroom(const JudgeOptions& options, const Spec& spec) {
-  if (options.headroom >= 0.0 && spec.mode == WorkloadMode::training)
-    warn("--headroom: a training run has no serving load to add headroom to; it changes nothing");
+app::Deferred<Confidence> deferred_confidence(const JudgeOptions& options) {
+  if (const auto c = parse_confidence(options.confidence)) return app::Deferred<Confidence>(*c);
+  return app::Deferred<Confidence>(Error(ErrorKind::usage, "--confidence", "",
+                                         fmt::format("expected p50 or p90, got \"{}\"", options.confidence)));
 }
 
 Confidence confidence_of(const JudgeOptions& options) {
-  if (const auto c = parse_confidence(options.confidence)) return *c;
-  throw Error(ErrorKind::usage, "--confidence", "",
-              fmt::format("expected p50 or p90, got \"{}\"", options.confidence));
+  return deferred_confidence(options).get();
+}
+
+double headroom_of(const JudgeOptions& options) {
+  (void)app::throughput_headroom(options.headroom); // the one range check, raised before any file is read
+  return options.headroom;
 }
 
 } // namespace rightsize::cli

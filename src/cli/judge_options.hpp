@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/catalog_setup.hpp"
+#include "app/environment.hpp"
 #include "rightsize/judge.hpp"
 
 namespace rightsize::cli {
@@ -17,8 +17,9 @@ struct JudgeOptions {
 void add_judge_options(CLI::App* command, JudgeOptions& options);
 /// The parsed level; a bad value is a usage error naming --confidence.
 Confidence confidence_of(const JudgeOptions& options);
-/// A warning when --headroom was given for a training spec, which has no serving load to add it to.
-void warn_unused_headroom(const JudgeOptions& options, const Spec& spec);
-using app::band_calibration;
+/// The same, its error raised only when the use case reads it (estimate judges inference specs only).
+app::Deferred<Confidence> deferred_confidence(const JudgeOptions& options);
+/// --headroom, checked (0 to 10, a usage error naming it otherwise); negative = the default.
+double headroom_of(const JudgeOptions& options);
 
 } // namespace rightsize::cli

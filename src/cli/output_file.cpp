@@ -44,6 +44,13 @@ int stdout_write_error(int known) {
 // ".tmp-" and the process id (at most 11 digits).
 constexpr std::size_t k_temp_suffix_bytes = 16;
 
+void check_stdout_written() {
+  if (const int failed = stdout_write_error(); failed != 0) {
+    throw Error(ErrorKind::environment, "<stdout>", "",
+                fmt::format("cannot write the output ({})", std::strerror(failed)));
+  }
+}
+
 void check_output_path(const std::string& flag, const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) refuse(flag, "expected a file path, got an empty string");

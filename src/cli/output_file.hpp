@@ -9,6 +9,9 @@ namespace rightsize::cli {
 /// (`known` when the caller caught one, else the one the failing write left, else EIO).
 int stdout_write_error(int known = 0);
 
+/// Throws an environment Error (exit 5) when stdout could not be written (stdout_write_error).
+void check_stdout_written();
+
 /// Throws a usage Error naming `flag` unless `path` can be written: not empty, its folder exists,
 /// it is not a folder or a device, and it is not the file stdout is redirected to.
 void check_output_path(const std::string& flag, const std::string& path);

@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "io/catalog/overlay_io.hpp"
+
 namespace rightsize::cli {
 namespace {
 
@@ -138,6 +140,10 @@ void render_calibrate(const LoadedCatalog& catalog, const app::CalibrateResult& 
              result.fitted_gpus.empty() ? std::string("any GPU")
                                         : fmt::format("{}", fmt::join(result.fitted_gpus, ", ")));
   fmt::print("wrote {} (use it with --calibration {})\n", out, out);
+}
+
+std::string overlay_text(const app::CalibrateResult& result) {
+  return io::overlay_to_json(result.overlay);
 }
 
 } // namespace rightsize::cli

@@ -4,13 +4,16 @@
 #include <string>
 
 #include "app/calibrate.hpp"
-#include "cli/catalog_setup.hpp"
-#include "cli/commands.hpp"
+#include "render/output_format.hpp"
+#include "render/render.hpp"
 
 namespace rightsize::cli {
 
 /// Prints a calibration in `format` (table or json) to stdout; `out` is the overlay file written.
 void render_calibrate(const LoadedCatalog& catalog, const app::CalibrateResult& result,
                       const std::string& out, Format format);
+
+/// The calibration overlay's file text (for --calibration FILE), as the CLI writes it to --out.
+std::string overlay_text(const app::CalibrateResult& result);
 
 } // namespace rightsize::cli

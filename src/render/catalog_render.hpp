@@ -5,7 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/catalog.hpp"
-#include "cli/catalog_setup.hpp"
+#include "render/output_format.hpp"
+#include "render/render.hpp"
 
 namespace rightsize::cli {
 
@@ -25,5 +26,8 @@ nlohmann::json price_json(const ResolvedPrice& price);
 nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet);
 /// The same as text: a field table with source tags, a price table, TCO, notes and sources.
 std::string show_text(const LoadedCatalog& loaded, const app::GpuSheet& sheet, int width, bool color);
+
+/// Prints `catalog list`'s rows (table, json, csv or markdown) or `catalog show`'s sheet (table or json).
+void render_catalog(const app::CatalogOutcome& outcome, Format format);
 
 } // namespace rightsize::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/recommend_render.hpp"
@@ -129,6 +130,30 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
     }
     fmt::print("verdict: {}\n", res.pass ? "pass" : "fail");
   }
+}
+
+void render_check(const app::CheckOutcome& outcome, Format format) {
+  if (outcome.disaggregated) {
+    render_disagg_deployment(outcome.spec, *outcome.disaggregated, outcome.confidence, format, true,
+                             outcome.engine_name);
+    return;
+  }
+  render_check(outcome.spec, outcome.catalog, *outcome.aggregated, outcome.max_overspend, format);
+}
+
+void render_checked_artifact(const app::CheckOutcome& outcome, const EmitFormat& format,
+                             app::Diagnostics& diagnostics, const ArtifactWriter& write) {
+  const app::CheckResult& res = *outcome.aggregated;
+  if (!res.meets) {
+    diagnostics.note(fmt::format("verdict: fail: the deployment misses the SLA ({}); no {} artifact written",
+                                 check_failure(res), format.kind));
+    return;
+  }
+  write(render_artifact(format, outcome.spec, *res.artifact, diagnostics));
+  if (!res.pass)
+    diagnostics.note(fmt::format("verdict: fail: over-provisioned, a cheaper option saves {:.0f}% (check "
+                                 "without --emit names it); the artifact was written",
+                                 res.saving * 100.0));
 }
 
 } // namespace rightsize::cli

@@ -354,14 +354,4 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
   }
 }
 
-int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
-                          const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
-                          const std::string& engine_label, double headroom) {
-  const app::DisaggDeploymentResult result =
-      app::run_disagg_deployment(spec, catalog, engine, workload, confidence, headroom);
-  render_disagg_deployment(spec, result, confidence, format, gate, engine_label);
-  const bool ok = gate ? result.verdict.passes() : result.verdict.feasible();
-  return ok ? 0 : static_cast<int>(ExitCode::not_met);
-}
-
 } // namespace rightsize::cli

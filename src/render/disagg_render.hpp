@@ -8,9 +8,8 @@
 
 #include "app/disagg_deployment.hpp"
 #include "app/recommend.hpp"
-#include "cli/catalog_setup.hpp"
-#include "cli/commands.hpp"
-#include "cli/run_context.hpp"
+#include "render/output_format.hpp"
+#include "render/render.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/spec.hpp"
@@ -22,12 +21,6 @@ namespace rightsize::cli {
 void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& result,
                               Confidence confidence, Format format, bool gate,
                               const std::string& engine_label);
-
-/// `estimate` (gate = false) or `check` (gate = true) of `spec.disaggregated`: the use case, then the
-/// writer. Returns the exit code (check: the verdict passes; estimate: the deployment is feasible).
-int run_disagg_deployment(const Spec& spec, const LoadedCatalog& catalog, const EngineConfig& engine,
-                          const InferenceWorkload& workload, Confidence confidence, Format format, bool gate,
-                          const std::string& engine_label, double headroom = -1.0);
 
 /// The disaggregated search's result as JSON (`recommend --disagg --format json`, key "disaggregated"):
 /// the use case's rows (app::DisaggRows).

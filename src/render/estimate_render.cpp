@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/render.hpp"
@@ -253,6 +254,16 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
     print_inference_table(result, catalog.pricing, confidence, engine_name);
     if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   }
+}
+
+void render_estimate(const app::EstimateOutcome& outcome, Format format) {
+  if (outcome.disaggregated) {
+    render_disagg_deployment(outcome.spec, *outcome.disaggregated, outcome.confidence, format, false,
+                             outcome.engine_name);
+    return;
+  }
+  render_estimate(outcome.spec, outcome.catalog, *outcome.deployment, outcome.confidence, outcome.engine_name,
+                  format);
 }
 
 } // namespace rightsize::cli

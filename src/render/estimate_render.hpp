@@ -4,11 +4,14 @@
 #include <string>
 
 #include "app/estimate.hpp"
-#include "cli/catalog_setup.hpp"
-#include "cli/commands.hpp"
+#include "render/output_format.hpp"
+#include "render/render.hpp"
 #include "rightsize/spec.hpp"
 
 namespace rightsize::cli {
+
+/// Prints an estimated deployment, one GPU type's or disaggregated pools', in `format` (table or json).
+void render_estimate(const app::EstimateOutcome& outcome, Format format);
 
 /// Prints an estimated deployment (inference or training) in `format` (table or json) to stdout.
 void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::EstimateResult& result,

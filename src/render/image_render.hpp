@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/run_context.hpp"
+#include "render/render.hpp"
 #include "render/table.hpp"
 #include "rightsize/search.hpp"
 

@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/render.hpp"
 #include "render/table.hpp"
+#include "render/terminal.hpp"
 #include "render/training_render.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
@@ -405,6 +407,31 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
                "--include-consumer or --gpu searches them)\n",
                fmt::join(in.excluded_consumer, ", "));
   }
+}
+
+void render_recommend(const app::RecommendOutcome& outcome, const RenderOptions& options,
+                      app::Diagnostics& diagnostics) {
+  if (outcome.training) {
+    render_training_recommendation(outcome.spec, outcome.in, *outcome.training, outcome.catalog, options);
+    return;
+  }
+  const app::RecommendResult& result = outcome.inference;
+  RenderOptions ro = options;
+  if (result.disagg && ro.format == Format::json)
+    ro.extra_json["disaggregated"] = disagg_search_json(outcome.in, result);
+  const app::Stage stage(diagnostics, "render");
+  render_recommendation(outcome.spec, outcome.in, result, outcome.catalog, ro);
+  if (result.disagg && ro.format != Format::json)
+    print_disagg_search(outcome.in, result, ro.format == Format::markdown);
+}
+
+void render_recommended_artifact(const app::RecommendOutcome& outcome, const EmitFormat& format,
+                                 app::Diagnostics& diagnostics, const ArtifactWriter& write) {
+  if (!outcome.inference.artifact) {
+    diagnostics.note(fmt::format("nothing meets the requirements; no {} artifact written", format.kind));
+    return;
+  }
+  write(render_artifact(format, outcome.spec, *outcome.inference.artifact, diagnostics));
 }
 
 } // namespace rightsize::cli

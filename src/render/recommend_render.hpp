@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/diagnostics.hpp"
 #include "app/recommend.hpp"
-#include "cli/catalog_setup.hpp"
-#include "cli/commands.hpp"
-#include "cli/run_context.hpp"
+#include "render/emit/emit.hpp"
+#include "render/output_format.hpp"
 #include "render/render.hpp"
 #include "render/table.hpp"
 #include "rightsize/search.hpp"
@@ -58,5 +58,15 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
 void render_training_recommendation(const Spec& spec, const SearchInputs& in,
                                     const app::TrainingRecommendResult& result, const LoadedCatalog& catalog,
                                     const RenderOptions& options);
+
+/// Prints a recommendation, training or inference (with --disagg's section), in `options.format`;
+/// the inference writers' time goes to `diagnostics` as the "render" stage.
+void render_recommend(const app::RecommendOutcome& outcome, const RenderOptions& options,
+                      app::Diagnostics& diagnostics);
+
+/// recommend --emit: the artifact of the candidate the use case planned, handed to `write`; a note
+/// through `diagnostics` when nothing meets the requirements (no artifact).
+void render_recommended_artifact(const app::RecommendOutcome& outcome, const EmitFormat& format,
+                                 app::Diagnostics& diagnostics, const ArtifactWriter& write);
 
 } // namespace rightsize::cli

@@ -458,4 +458,8 @@ nlohmann::json assumptions_json(const std::vector<std::string>& assumptions) {
   return nlohmann::json(assumptions);
 }
 
+std::string calibration_table_line(const LoadedCatalog& loaded) {
+  return fmt::format("calibration  {}", loaded.calibration_label);
+}
+
 } // namespace rightsize::cli

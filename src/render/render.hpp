@@ -59,7 +59,15 @@ std::string describe_term(const TermCheck& term);
 /// The verdict as JSON (docs/output-schema.md "verdict").
 nlohmann::json verdict_json(const Verdict& verdict, Confidence confidence, std::int64_t concurrency);
 
+using app::gpu_index;
 using app::layout_label;
+using app::LoadedCatalog;
+using app::price_of;
+using app::SearchInputs;
+
+/// "calibration  <label>": the table line commands print when --calibration is in force (their JSON
+/// gets a "calibration" field with the label); outputs without an overlay keep their shape.
+std::string calibration_table_line(const LoadedCatalog& loaded);
 
 /// JSON of one inference estimate, the estimate document's body (model/deployment/memory/
 /// inference/cost). `gpu_id` names the GPU.

@@ -4,7 +4,7 @@
 // (app::make_plot_data).
 #include <string>
 
-#include "cli/sweep_plan.hpp"
+#include "render/sweep_names.hpp"
 
 namespace rightsize::cli {
 

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/sweep_plan.hpp"
 #include "render/output_format.hpp"
+#include "render/sweep_names.hpp"
 
 namespace rightsize::cli {
 

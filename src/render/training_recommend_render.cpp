@@ -8,6 +8,7 @@
 #include "render/recommend_render.hpp"
 #include "render/render.hpp"
 #include "render/table.hpp"
+#include "render/terminal.hpp"
 #include "render/training_render.hpp"
 #include "rightsize/units.hpp"
 

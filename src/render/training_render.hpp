@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/catalog_setup.hpp"
 #include "render/render.hpp"
 #include "rightsize/spec.hpp"
 #include "rightsize/training.hpp"

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/sweep_plan.hpp"
 #include "cli_harness.hpp"
 #include "fuzz_common.hpp"
 #include "io/spec/spec_io.hpp"
+#include "render/sweep_names.hpp"
 #include "render/sweep_rows.hpp"
 #include "rightsize/sweep.hpp"
 

@@ -17,7 +17,7 @@ TEST_CASE("recommend --emit plans the artifact of the ranked candidate", "[app]"
   const Spec spec = test::example_spec("chat-8b.json");
   const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM", "MI300X"}, "");
-  app::RecommendRequest request;
+  app::RecommendSettings request;
   request.artifact = app::ArtifactRequest{};
   request.artifact->kind = "k8s";
   request.artifact->engine = "sglang";
@@ -72,7 +72,7 @@ TEST_CASE("an emitted TensorRT-LLM artifact refuses a non-NVIDIA candidate", "[a
   const Spec spec = test::example_spec("chat-8b.json");
   const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {"MI300X"}, "");
-  app::RecommendRequest request;
+  app::RecommendSettings request;
   request.artifact = app::ArtifactRequest{};
   request.artifact->kind = "trtllm";
   try {

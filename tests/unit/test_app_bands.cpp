@@ -50,7 +50,7 @@ TEST_CASE("recommend results carry each shown row's bands and the winner's cauti
   for (const bool calibrated : {false, true}) {
     const app::LoadedCatalog catalog = test::priced_catalog(calibrated);
     const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
-    app::RecommendRequest request;
+    app::RecommendSettings request;
     request.top = 3;
     const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
     REQUIRE(result.shown.size() == 3);
@@ -81,7 +81,7 @@ TEST_CASE("the bands' optimistic-only terms are core's at p90 factors", "[app]")
   const Spec spec = test::example_spec("chat-8b.json");
   const app::LoadedCatalog catalog = test::priced_catalog(true);
   const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
-  const app::RecommendResult result = app::run_recommend(spec, catalog, in, app::RecommendRequest{});
+  const app::RecommendResult result = app::run_recommend(spec, catalog, in, app::RecommendSettings{});
   REQUIRE(!result.shown.empty());
   const Candidate& c = result.shown.front();
   const Gpu& gpu = in.gpus[c.gpu_index];

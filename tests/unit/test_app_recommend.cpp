@@ -16,7 +16,7 @@ TEST_CASE("recommend use case: rows, closest misses, winner facts and capacity p
   const Spec spec = test::example_spec("chat-8b.json");
   const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {}, "");
-  app::RecommendRequest request;
+  app::RecommendSettings request;
   request.top = 2;
   request.today_days = *parse_iso_date(catalog.catalog.prices_as_of);
   const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
@@ -61,7 +61,7 @@ TEST_CASE("recommend use case: --explain rows, price age and energy follow the r
   const Spec spec = test::example_spec("chat-8b.json");
   const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM"}, "");
-  app::RecommendRequest request;
+  app::RecommendSettings request;
   request.explain = true;
   request.rank_by = RankBy::energy;
   const auto quoted_day = parse_iso_date(in.prices.front().date);
@@ -95,7 +95,7 @@ TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[a
   const Spec spec = test::example_spec("chat-8b.json");
   const app::LoadedCatalog catalog = test::priced_catalog();
   const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM", "L40S"}, "");
-  app::RecommendRequest request;
+  app::RecommendSettings request;
   request.disagg = true;
   const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
   REQUIRE(result.disagg);

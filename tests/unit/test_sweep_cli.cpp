@@ -6,11 +6,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli/sweep_run.hpp"
 #include "fixtures.hpp"
 #include "render/render.hpp"
 #include "render/svg.hpp"
 #include "render/sweep_plot.hpp"
+#include "render/sweep_run.hpp"
 #include "rightsize/error.hpp"
 
 using namespace rightsize;

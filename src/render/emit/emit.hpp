@@ -1,36 +1,34 @@
 #pragma once
-// `recommend --emit KIND` and `check --emit KIND`: write an engine launch command or Kubernetes
-// manifests for a ranked candidate, or for the deployment check judged, instead of the table
-// (docs/deploy.md).
+// `recommend --emit KIND` and `check --emit KIND`: the text of an engine launch command or of
+// Kubernetes manifests for a ranked candidate, or for the deployment check judged, instead of the
+// table (docs/deploy.md). The CLI writes it to stdout or into --out.
+#include <functional>
 #include <string>
 
 #include "app/deploy_artifact.hpp"
-#include "cli/commands.hpp"
-#include "cli/run_context.hpp"
-#include "rightsize/search.hpp"
+#include "app/diagnostics.hpp"
+#include "rightsize/spec.hpp"
 
 namespace rightsize::cli {
 
-/// The --emit flags: the use case's request (app::plan_artifact decides what is written; its
-/// `engine` is set by the command to the engine profile the estimate used) plus where to write.
-struct EmitOptions : app::ArtifactRequest {
-  std::string out_dir; ///< "" = stdout
-  std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
+/// What the artifact's text depends on besides the plan.
+struct EmitFormat {
+  std::string kind;           ///< vllm, sglang, trtllm or k8s
+  std::string prometheus_url; ///< with k8s: the URL KEDA queries
 };
-/// `with_rank`: recommend picks a rank; check emits the one deployment it judged.
-void add_emit_options(CLI::App* command, EmitOptions& options, bool with_rank);
 
-/// Writes the artifact the use case planned (its header, then the launch script or the manifests),
-/// on stdout or into --out; notes on stderr when --model-path was not given.
-void write_artifact(const EmitOptions& options, const Spec& spec, const app::ArtifactPlan& artifact);
+/// One artifact: the file it takes in an --out folder and its text.
+struct EmittedArtifact {
+  std::string file_name;
+  std::string text;
+};
 
-/// Checks the flags against the spec before the search (usage errors naming the flag).
-void check_emit_options(const EmitOptions& options, const Spec& spec);
+/// Where an artifact's text goes: the CLI writes it to stdout or into the --out folder.
+using ArtifactWriter = std::function<void(const EmittedArtifact&)>;
 
-/// The engine options the estimate runs with when an engine's launch script is emitted: `--emit
-/// sglang` (or trtllm, vllm) sizes the script from that engine's profile, so with no --engine and no
-/// workload.engine the estimate assumes the emitted engine; a different explicit engine is a usage
-/// error (the script's --max-num-seqs and KV budget would come from another scheduler).
-EngineOptions emit_engine_options(const EmitOptions& options, const EngineOptions& engine, const Spec& spec);
+/// The artifact the use case planned: its header, then the launch script or the manifests. Notes
+/// through `diagnostics` when --model-path was not given.
+EmittedArtifact render_artifact(const EmitFormat& format, const Spec& spec, const app::ArtifactPlan& artifact,
+                                app::Diagnostics& diagnostics);
 
 } // namespace rightsize::cli

@@ -1,10 +1,13 @@
 #pragma once
 // The sweep's writers as sinks of the application's run loop (app/sweep_loop.hpp): CSV, JSON lines
 // and JSON stream each round's rows to a FILE; the table (the terminal format) collects its cells and
-// renders them at the end (docs/sweep.md).
+// renders them at the end (docs/sweep.md). SweepWriter is the use case's output (app::SweepOutput).
 #include <cstdio>
+#include <string>
 
-#include "cli/sweep_plan.hpp"
+#include "app/sweep_request.hpp"
+#include "render/output_format.hpp"
+#include "render/sweep_names.hpp"
 #include "render/sweep_rows.hpp"
 
 namespace rightsize::cli {
@@ -21,7 +24,18 @@ struct RunOptions : SweepRunOptions {
 std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const RunOptions& options,
                         std::FILE* out);
 
-/// Most points a table (the terminal format) may show.
-inline constexpr std::uint64_t k_max_table_points = 100'000;
+/// The writer of one output format for app::run_sweep(SweepRequest, ...).
+class SweepWriter final : public app::SweepOutput {
+public:
+  /// `table_width`: the terminal's, for the table.
+  SweepWriter(Format format, int table_width, std::FILE* out)
+      : m_format(format), m_table_width(table_width), m_out(out) {}
+  void write(const SweepPlan& plan, const std::string& spec_name, const SweepRunOptions& options) override;
+
+private:
+  Format m_format;
+  int m_table_width;
+  std::FILE* m_out;
+};
 
 } // namespace rightsize::cli

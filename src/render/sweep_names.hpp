@@ -1,6 +1,6 @@
 #pragma once
 // The sweep plan, its evaluation and its run loop live in the application layer (src/app/sweep.hpp); the
-// sweep command and its writers use them by these names.
+// sweep's writers use them by these names.
 #include "app/sweep.hpp"
 #include "app/sweep_loop.hpp"
 #include "app/sweep_spec.hpp"

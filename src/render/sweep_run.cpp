@@ -1,6 +1,6 @@
 // The sweep's writers as sinks of app::run_sweep: a stream of CSV / JSON lines / JSON bytes, or the
 // table's cells. The loop, the front and the plot's sample are the application's (app/sweep_loop.cpp).
-#include "cli/sweep_run.hpp"
+#include "render/sweep_run.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -26,7 +26,7 @@ private:
 };
 
 // The table: each row's cells travel through the worker's buffer as "<count>;" then "<size>:<bytes>"
-// per cell, and are collected into one Table rendered at the end (at most k_max_table_points rows).
+// per cell, and are collected into one Table rendered at the end (at most app::k_max_table_points rows).
 class TableSink final : public RowSink {
 public:
   explicit TableSink(const SweepPlan& plan) : m_plan(&plan), m_table(columns(plan)) {}
@@ -93,6 +93,22 @@ std::uint64_t run_sweep(const SweepPlan& plan, const RowWriter& writer, const Ru
   writer.footer(tail);
   stream.write({tail.data(), tail.size()});
   return result.written_points;
+}
+
+void SweepWriter::write(const SweepPlan& plan, const std::string& spec_name, const SweepRunOptions& options) {
+  RunOptions run;
+  static_cast<SweepRunOptions&>(run) = options;
+  run.format = m_format;
+  run.table_width = m_table_width;
+  std::string pareto_label;
+  if (options.pareto) {
+    pareto_label =
+        fmt::format("{{\"x\": \"{}\", \"x_direction\": \"{}\", \"y\": \"{}\", \"y_direction\": \"{}\"}}",
+                    options.x.name, options.x.direction == Direction::minimize ? "minimize" : "maximize",
+                    options.y.name, options.y.direction == Direction::minimize ? "minimize" : "maximize");
+  }
+  const RowWriter writer(plan, m_format, spec_name, pareto_label);
+  run_sweep(plan, writer, run, m_out);
 }
 
 } // namespace rightsize::cli

@@ -1,0 +1,86 @@
+#include "cli/emit_flags.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "cli/output_file.hpp"
+#include "rightsize/error.hpp"
+
+namespace rightsize::cli {
+namespace {
+
+constexpr const char* k_kinds = "vllm, sglang, trtllm or k8s";
+
+} // namespace
+
+void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
+  command->add_option("--emit", o.kind,
+                      with_rank ? "write a deployment artifact instead of the table: vllm, sglang, "
+                                  "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)"
+                                : "write the checked deployment's artifact instead of the verdict: vllm, "
+                                  "sglang, trtllm (launch command) or k8s (Deployment + autoscaler)");
+  command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory");
+  if (with_rank)
+    command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
+  command->add_option("--model-path", o.model_path,
+                      "with --emit: Hugging Face id or path to serve (default: the spec's model name)");
+  command->add_option("--image", o.image,
+                      "with --emit k8s: engine container image (default: vllm/vllm-openai:latest, "
+                      "rocm/vllm:latest on AMD GPUs; lmsysorg/sglang:latest; "
+                      "nvcr.io/nvidia/tensorrt-llm/release:latest)");
+  command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
+      ->default_str("http://prometheus-operated.monitoring.svc:9090");
+  command
+      ->add_option("--autoscaler", o.autoscaler,
+                   "with --emit k8s: keda (ScaledObject, default) or hpa (autoscaling/v2 "
+                   "HorizontalPodAutoscaler on a prometheus-adapter metric)")
+      ->default_str("keda");
+}
+
+std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
+  if (!o.kind.empty() && o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm" && o.kind != "k8s")
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("unknown artifact \"{}\" (expected {})", o.kind, k_kinds));
+  if (o.kind.empty()) {
+    // The --emit companions do nothing on their own; say so rather than ignore them.
+    const char* lone = !o.out_dir.empty()       ? "--out"
+                       : o.rank != 1            ? "--rank"
+                       : !o.model_path.empty()  ? "--model-path"
+                       : !o.image.empty()       ? "--image"
+                       : o.autoscaler != "keda" ? "--autoscaler"
+                                                : nullptr;
+    if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
+  }
+  if (o.autoscaler != "keda" && o.autoscaler != "hpa")
+    throw Error(ErrorKind::usage, "--autoscaler", "",
+                fmt::format("unknown autoscaler \"{}\" (expected keda or hpa)", o.autoscaler));
+  if (o.autoscaler != "keda" && !o.kind.empty() && o.kind != "k8s")
+    throw Error(ErrorKind::usage, "--autoscaler", "", "works with --emit k8s only");
+  if (o.rank < 1)
+    throw Error(ErrorKind::usage, "--rank", "", fmt::format("expected 1 or more, got {}", o.rank));
+  if (o.kind.empty()) return std::nullopt;
+  return static_cast<const app::ArtifactRequest&>(o);
+}
+
+EmitFormat emit_format(const EmitOptions& options) {
+  return EmitFormat{options.kind, options.prometheus_url};
+}
+
+void write_artifact(const EmitOptions& o, const EmittedArtifact& artifact) {
+  if (o.out_dir.empty()) {
+    fmt::print("{}", artifact.text);
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec)
+    throw Error(ErrorKind::usage, "--out", "",
+                fmt::format("cannot create directory \"{}\": {}", o.out_dir, ec.message()));
+  const std::string path = (std::filesystem::path(o.out_dir) / artifact.file_name).string();
+  check_output_path("--out", path);
+  write_file_atomically("--out", path, artifact.text);
+  fmt::print("wrote {}\n", path);
+}
+
+} // namespace rightsize::cli
