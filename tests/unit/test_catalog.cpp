@@ -118,7 +118,7 @@ TEST_CASE("the shipped catalog is sorted, dated and sourced", "[io]") {
   const io::Catalog& c = shipped();
   CHECK(c.schema_version == 1);
   CHECK(c.prices_as_of == "2026-10-10");
-  CHECK(c.gpus.size() == 27);
+  CHECK(c.gpus.size() == 24);
   for (std::size_t i = 1; i < c.gpus.size(); ++i)
     CHECK(c.gpus[i - 1].id < c.gpus[i].id);
   for (const auto& g : c.gpus) {
