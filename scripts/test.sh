@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command: install dependencies, build (Release, warnings as errors) and run the whole test suite.
 #   bash scripts/test.sh [--no-setup]
-# Environment: RIGHTSIZE_BUILD_DIR (default build), RIGHTSIZE_CMAKE_ARGS (extra cmake arguments).
+# Environment: RIGHTSIZE_BUILD_DIR (default build), RIGHTSIZE_CMAKE_ARGS (extra cmake arguments),
+# RIGHTSIZE_CTEST_LABELS (a ctest -L regex: run only the tests with those labels; default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--no-setup" ]; then bash scripts/setup.sh; fi
@@ -10,4 +11,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRIGHTSIZE_WERROR=ON ${RIGHTSIZE_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs"
-cd "$build" && ctest --output-on-failure -j "$jobs"
+cd "$build"
+if [ -n "${RIGHTSIZE_CTEST_LABELS:-}" ]; then
+  ctest --output-on-failure -j "$jobs" -L "$RIGHTSIZE_CTEST_LABELS"
+else
+  ctest --output-on-failure -j "$jobs"
+fi
