@@ -4,16 +4,20 @@
 // engine, closed-loop concurrency, ISL/OSL) and goes through the same estimator as `estimate`.
 // Rows it cannot express are counted by reason. Used by bench/accuracy_report.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "app/context.hpp"
+#include "grouped_cv.hpp"
 #include "io/runs/serving_csv.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/calibration.hpp"
@@ -103,49 +107,133 @@ inline std::string unexpressible_reason(const ServingRun& run, const std::vector
   return "";
 }
 
-/// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
-/// the returned runs.
-inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
-                                  const app::LoadedCatalog& loaded, double phi = -1.0, double fixed_s = -1.0,
-                                  bool with_closest_workers = false) {
-  ServingScore out;
-  out.runs = io::load_serving_csv(csv_path);
-  for (ServingRun& run : out.runs) {
+/// The serving CSV, the shipped presets and the prepared models of the rows, read once per
+/// (CSV, models folder) and shared by every scoring of a report run: the refits of the grouped
+/// cross-validation score the rows hundreds of times.
+struct ServingInputs {
+  std::vector<ServingRun> runs; ///< as the CSV gives them, presets mapped (presets_by_model_id)
+  std::vector<io::Preset> presets;
+  std::vector<std::size_t> scored;               ///< scored_row_of(runs)
+  std::map<std::string, PreparedModel> prepared; ///< preset|weights format -> model
+};
+
+/// The key of a row's prepared model: its preset and weights format (precision_of is a function of
+/// the weights format, so one key is one precision).
+inline std::string prepared_key(const ServingRun& run) {
+  return run.preset + "|" + std::to_string(static_cast<int>(precision_of(run).weights));
+}
+
+/// Not thread-safe: the first call per path pair reads the files.
+inline const ServingInputs& serving_inputs(const std::string& csv_path, const std::string& models_dir) {
+  static std::map<std::string, ServingInputs> cache;
+  const std::string key = csv_path + "\n" + models_dir;
+  const auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  ServingInputs in;
+  in.runs = io::load_serving_csv(csv_path);
+  for (ServingRun& run : in.runs) {
     auto mapped = presets_by_model_id().find(run.model);
     if (run.preset.empty() && mapped != presets_by_model_id().end()) run.preset = mapped->second;
   }
-  const std::vector<io::Preset> presets = io::load_presets(models_dir);
-  std::map<std::string, PreparedModel> prepared; // preset|precision -> model
+  in.presets = io::load_presets(models_dir);
+  in.scored = scored_row_of(in.runs);
+  for (const ServingRun& run : in.runs) {
+    const std::string k = prepared_key(run);
+    if (in.prepared.count(k) > 0) continue;
+    for (const io::Preset& p : in.presets)
+      if (p.id == run.preset) in.prepared.emplace(k, prepare_model(p.model, precision_of(run)));
+  }
+  return cache.emplace(key, std::move(in)).first->second;
+}
+
+/// Point predictions (TTFT and TPOT values, no bands) already made, keyed by the row, the
+/// efficiency factors of its GPU and the engine profile's tag: a prediction's value depends on
+/// nothing else (the calibration only sets its band), so a refit that leaves a GPU's factors alone
+/// scores that GPU's rows from here. `engine_tags` names the engine profiles in use (empty = as
+/// shipped); whoever changes a profile sets its tag first.
+struct PointCache {
+  struct Point {
+    double ttft_s = 0.0, tpot_s = 0.0, prefill_s = 0.0, decode_step_s = 0.0;
+  };
+  using Map = std::unordered_map<std::string, Point>;
+  Map points;
+  std::array<std::string, k_engine_kind_count> engine_tags{};
+  [[nodiscard]] std::string key(std::size_t row, const Gpu& gpu, EngineKind kind) const {
+    const GpuEfficiency& e = gpu.efficiency;
+    const double factors[] = {e.prefill_compute, e.decode_bandwidth, e.training_mfu,
+                              e.communication,   e.expert_read,      e.unet_gemm_fraction};
+    std::string k = engine_tags[static_cast<std::size_t>(kind)] + "|" + std::to_string(row) + "|";
+    for (const double f : factors)
+      k += fmt::format("{:a},", f);
+    return k;
+  }
+};
+
+/// What `score_serving` scores and how.
+struct ScoreOptions {
+  double phi = -1.0;     ///< ≥ 0: every engine's wave synchrony (the --scan grid)
+  double fixed_s = -1.0; ///< ≥ 0: every engine's fixed TTFT (the --scan grid)
+  bool closest_workers = false;
+  /// When set, only the rows it accepts (the row and its model class) are scored; the others are
+  /// passed over without a count in `skipped`.
+  std::function<bool(const ServingRun&, const std::string&)> only;
+  /// When set, results carry point predictions only (band ends equal the value) and reuse `points`.
+  PointCache* points = nullptr;
+};
+
+/// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
+/// the returned runs.
+inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
+                                  const app::LoadedCatalog& loaded, const ScoreOptions& options = {}) {
+  const ServingInputs& in = serving_inputs(csv_path, models_dir);
+  ServingScore out;
+  out.runs = in.runs;
   out.results.reserve(out.runs.size());
-  const std::vector<std::size_t> scored = scored_row_of(out.runs);
   for (std::size_t i = 0; i < out.runs.size(); ++i) {
     const ServingRun& run = out.runs[i];
-    if (scored[i] != i) {
-      ++out.skipped[run.mode == "disagg" ? "a repeat of another disaggregated row's measurement (scored once)"
-                                         : "a repeat of another row's measurement (scored once)"];
+    if (in.scored[i] != i) {
+      if (!options.only)
+        ++out.skipped[run.mode == "disagg"
+                          ? "a repeat of another disaggregated row's measurement (scored once)"
+                          : "a repeat of another row's measurement (scored once)"];
       continue;
     }
-    const std::string reason = unexpressible_reason(run, presets, loaded.catalog);
+    const std::string reason = unexpressible_reason(run, in.presets, loaded.catalog);
     if (!reason.empty()) {
-      ++out.skipped[reason];
+      if (!options.only) ++out.skipped[reason];
       continue;
     }
-    const Precision precision = precision_of(run);
-    const std::string key = run.preset + "|" + std::to_string(static_cast<int>(precision.weights));
-    auto it = prepared.find(key);
-    if (it == prepared.end()) {
-      for (const io::Preset& p : presets) {
-        if (p.id == run.preset) it = prepared.emplace(key, prepare_model(p.model, precision)).first;
-      }
-    }
+    const PreparedModel& model = in.prepared.at(prepared_key(run));
+    const std::string model_class = model_class_of(model.model);
+    if (options.only && !options.only(run, model_class)) continue;
     const Gpu& gpu = *io::find_gpu(loaded.catalog, run.gpu_id);
-    EngineConfig engine = loaded.engines.of(*parse_engine_kind(run.engine));
-    if (phi >= 0.0) engine.wave_synchrony = phi;
-    if (fixed_s >= 0.0) engine.ttft_fixed_s = fixed_s;
+    const EngineKind kind = *parse_engine_kind(run.engine);
+    EngineConfig engine = loaded.engines.of(kind);
+    if (options.phi >= 0.0) engine.wave_synchrony = options.phi;
+    if (options.fixed_s >= 0.0) engine.ttft_fixed_s = options.fixed_s;
     const bool disagg = run.mode == "disagg";
-    const ServingPrediction pred =
-        disagg ? predict_serving_disagg(it->second, gpu, run, loaded.calibration, engine)
-               : predict_serving(it->second, gpu, run, loaded.calibration, engine);
+    const auto predict = [&] {
+      return disagg ? predict_serving_disagg(model, gpu, run, loaded.calibration, engine)
+                    : predict_serving(model, gpu, run, loaded.calibration, engine);
+    };
+    ServingResult r;
+    r.run = &run;
+    r.model_class = model_class;
+    // A point already predicted: its row was expressible then, and expressibility does not depend
+    // on the factors.
+    PointCache* const cache = gpu.layout_efficiency.empty() ? options.points : nullptr;
+    const std::string cache_key = cache != nullptr ? cache->key(i, gpu, kind) : std::string();
+    const auto hit = cache != nullptr ? cache->points.find(cache_key) : PointCache::Map::iterator();
+    if (cache != nullptr && hit != cache->points.end()) {
+      const PointCache::Point& p = hit->second;
+      r.ttft_pred_s = r.ttft_low_s = r.ttft_high_s = p.ttft_s;
+      r.tpot_pred_s = r.tpot_low_s = r.tpot_high_s = p.tpot_s;
+      r.prefill_s = p.prefill_s;
+      r.decode_step_s = p.decode_step_s;
+      (disagg ? out.disagg_results : out.results).push_back(r);
+      continue;
+    }
+    const ServingPrediction pred = predict();
     if (pred.reason.empty() && pred.weights_exceed_memory) {
       ++out.skipped["the weights alone exceed GPU memory at the published layout"];
       continue;
@@ -155,22 +243,26 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
       continue;
     }
     const auto result = [&](const ServingPrediction& x) {
-      ServingResult r;
-      r.run = &run;
       r.ttft_pred_s = x.ttft.value;
       r.ttft_low_s = x.ttft.low;
       r.ttft_high_s = x.ttft.high;
       r.tpot_pred_s = x.tpot.value;
       r.tpot_low_s = x.tpot.low;
       r.tpot_high_s = x.tpot.high;
-      r.model_class = model_class_of(it->second.model);
       r.prefill_s = x.prefill_s;
       r.decode_step_s = x.decode_step_s;
       return r;
     };
-    (disagg ? out.disagg_results : out.results).push_back(result(pred));
-    if (disagg && with_closest_workers && run.decode.workers <= 0) {
-      const ServingPrediction closest = closest_workers(it->second, gpu, run, loaded.calibration, engine);
+    ServingResult scored = result(pred);
+    if (cache != nullptr) {
+      cache->points.emplace(
+          cache_key, PointCache::Point{pred.ttft.value, pred.tpot.value, pred.prefill_s, pred.decode_step_s});
+      scored.ttft_low_s = scored.ttft_high_s = scored.ttft_pred_s;
+      scored.tpot_low_s = scored.tpot_high_s = scored.tpot_pred_s;
+    }
+    (disagg ? out.disagg_results : out.results).push_back(scored);
+    if (disagg && options.closest_workers && run.decode.workers <= 0) {
+      const ServingPrediction closest = closest_workers(model, gpu, run, loaded.calibration, engine);
       if (closest.ttft.value > 0.0) out.disagg_closest.push_back(result(closest));
     }
   }
@@ -197,7 +289,8 @@ group_by(const std::vector<ServingResult>& results, Key key, const std::vector<s
 
 using ServingGroups = std::vector<std::pair<std::string, std::vector<const ServingResult*>>>;
 
-inline std::string serving_table(const std::string& title, const ServingGroups& groups) {
+/// `decimals`: of the percentages (0 in the report's older tables, 1 where gated figures are compared).
+inline std::string serving_table(const std::string& title, const ServingGroups& groups, int decimals = 0) {
   std::string s = fmt::format("| {} | rows | TTFT median abs | TTFT median signed | TTFT within 25 % | TTFT "
                               "in band | TPOT median abs | TPOT median signed | TPOT within 25 % | TPOT in "
                               "band |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -205,11 +298,12 @@ inline std::string serving_table(const std::string& title, const ServingGroups& 
   for (const auto& [name, rows] : groups) {
     const ServingErrorSummary t = summarize_serving(name, rows, true);
     const ServingErrorSummary p = summarize_serving(name, rows, false);
-    s += fmt::format(
-        "| {} | {} | {:.0f} % | {:+.0f} % | {:.0f} % | {:.0f} % | {:.0f} % | {:+.0f} % | {:.0f} % | "
-        "{:.0f} % |\n",
-        name, t.rows, t.median_ape_pct, t.median_signed_pct, t.within_25_pct, t.band_coverage_pct,
-        p.median_ape_pct, p.median_signed_pct, p.within_25_pct, p.band_coverage_pct);
+    const auto pct = [decimals](double v) { return fmt::format("{:.{}f} %", v, decimals); };
+    const auto signed_pct = [decimals](double v) { return fmt::format("{:+.{}f} %", v, decimals); };
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", name, t.rows,
+                     pct(t.median_ape_pct), signed_pct(t.median_signed_pct), pct(t.within_25_pct),
+                     pct(t.band_coverage_pct), pct(p.median_ape_pct), signed_pct(p.median_signed_pct),
+                     pct(p.within_25_pct), pct(p.band_coverage_pct));
   }
   return s;
 }
@@ -238,17 +332,16 @@ inline std::string repeat_table(const ServingGroups& groups) {
 namespace rightsize::bench {
 
 /// TTFT and TPOT bands per GPU from the serving residuals: p10 and p90 of measured / predicted
-/// over the GPU's rows within one node (rows of the excluded pair left out), for all its rows
+/// over the GPU's rows within one node (rows `excluded` accepts left out), for all its rows
 /// (class "") and per model class with 20 rows or more from two models or more; replaces that GPU's
-/// case-based entries.
+/// case-based entries. Reads the point predictions only.
 /// Rule "serving rows"; a class's own entry is not widened again for the class (band_for).
-inline void add_serving_bands(Calibration& cal, const ServingScore& score, const std::string& exclude_preset,
-                              const std::string& exclude_gpu) {
+inline void add_serving_bands(Calibration& cal, const ServingScore& score, const RowExcluded& excluded = {}) {
   using Key = std::pair<std::string, std::string>; // GPU, model class ("" = every class)
   std::map<Key, std::vector<double>> ttft, tpot;
   std::map<Key, std::set<std::string>> models; // a class's band needs rows of two models or more
   for (const ServingResult& r : score.results) {
-    if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
+    if (excluded_row(excluded, *r.run)) continue;
     // A GPU's band describes replicas inside its 8-GPU HGX domain (every GPU of the CSV): replicas
     // across nodes are another regime, scored in the report's "layout" table with their own coverage.
     if (deployment_of(*r.run).gpus_per_replica() > 8) continue;
@@ -290,28 +383,35 @@ inline void add_serving_bands(Calibration& cal, const ServingScore& score, const
 /// Per-GPU efficiency factors fitted to the serving rows (methodology §4.5): decode bandwidth from
 /// the median TPOT ratio, prefill compute from the median TTFT ratio of rows at concurrency ≤ 8
 /// (little queueing), two coordinate passes, clamped to the plausible ranges of FitOptions.
-/// `exclude` (model preset, GPU) leaves one pair out. Returns the catalog with the factors applied
-/// and, per GPU, the number of rows used.
+/// Rows `excluded` accepts are left out; `only` (empty = every GPU) names the GPUs fitted; `points`
+/// (optional) reuses point predictions. Returns the catalog with the factors applied and, per GPU,
+/// the number of rows used.
 inline std::map<std::string, int> fit_serving_factors(app::LoadedCatalog& loaded, const std::string& csv,
                                                       const std::string& models_dir,
-                                                      const std::string& exclude_preset = "",
-                                                      const std::string& exclude_gpu = "",
-                                                      const std::vector<std::string>& only = {}) {
+                                                      const RowExcluded& excluded = {},
+                                                      const std::vector<std::string>& only = {},
+                                                      PointCache* points = nullptr) {
   std::map<std::string, int> used;
   const FitOptions bounds;
+  const auto fitted = [&only](const std::string& gpu_id) {
+    return only.empty() || std::find(only.begin(), only.end(), gpu_id) != only.end();
+  };
+  ScoreOptions options;
+  options.points = points;
+  // Dense models only: their decode is a clean read of weights and KV, their prefill a plain
+  // GEMM chain, so the GPU factor does not absorb MoE structure.
+  options.only = [&](const ServingRun& run, const std::string& model_class) {
+    return run.mode != "disagg" && model_class != "moe" && fitted(run.gpu_id) && !excluded_row(excluded, run);
+  };
   for (int pass = 0; pass < 2; ++pass) {
-    const ServingScore sc = score_serving(csv, models_dir, loaded);
+    const ServingScore sc = score_serving(csv, models_dir, loaded, options);
     std::map<std::string, std::vector<double>> tpot_ratio, ttft_ratio;
     for (const ServingResult& r : sc.results) {
-      if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
-      // Dense models only: their decode is a clean read of weights and KV, their prefill a plain
-      // GEMM chain, so the GPU factor does not absorb MoE structure.
-      if (r.model_class == "moe") continue;
       tpot_ratio[r.run->gpu_id].push_back(r.tpot_pred_s / r.run->tpot_s);
       if (r.run->concurrency <= 8) ttft_ratio[r.run->gpu_id].push_back(r.ttft_pred_s / r.run->ttft_s);
     }
     for (Gpu& gpu : loaded.catalog.gpus) {
-      if (!only.empty() && std::find(only.begin(), only.end(), gpu.id) == only.end()) continue;
+      if (!fitted(gpu.id)) continue;
       const auto t = tpot_ratio.find(gpu.id);
       if (t == tpot_ratio.end() || t->second.size() < 20) continue;
       used[gpu.id] = static_cast<int>(t->second.size());
@@ -337,25 +437,28 @@ struct ExpertReadFit {
 /// Per-GPU expert-read fraction (methodology §4.3 "expert reads"), on top of the dense factors
 /// already in `loaded`: for each GPU with MoE serving rows from at least two models (20 rows or
 /// more), the fraction in 0.40, 0.45, …, 1.00 whose median TPOT ratio predicted / measured over
-/// those rows lies closest to 1. `exclude` (model preset, GPU) leaves one pair out. Applies the
-/// fractions to `loaded` and returns them.
+/// those rows lies closest to 1. Rows `excluded` accepts are left out; `points` (optional) reuses
+/// point predictions. Applies the fractions to `loaded` and returns them.
 inline std::map<std::string, ExpertReadFit>
 fit_expert_reads(app::LoadedCatalog& loaded, const std::string& csv, const std::string& models_dir,
-                 const std::string& exclude_preset = "", const std::string& exclude_gpu = "") {
+                 const RowExcluded& excluded = {}, PointCache* points = nullptr) {
   // One scoring per candidate fraction, set on every GPU at once: each GPU's MoE rows see only
   // its own fraction.
   std::map<std::string, ExpertReadFit> best;
   std::map<std::string, double> best_distance;
+  ScoreOptions options;
+  options.points = points;
+  options.only = [&excluded](const ServingRun& run, const std::string& model_class) {
+    return run.mode != "disagg" && model_class == "moe" && !excluded_row(excluded, run);
+  };
   for (int step = 0; step <= 12; ++step) {
     const double fraction = 0.40 + 0.05 * step;
     for (Gpu& gpu : loaded.catalog.gpus)
       gpu.efficiency.expert_read = fraction;
-    const ServingScore sc = score_serving(csv, models_dir, loaded);
+    const ServingScore sc = score_serving(csv, models_dir, loaded, options);
     std::map<std::string, std::vector<double>> ratio;
     std::map<std::string, std::set<std::string>> models;
     for (const ServingResult& r : sc.results) {
-      if (r.model_class != "moe") continue;
-      if (r.run->preset == exclude_preset && r.run->gpu_id == exclude_gpu) continue;
       ratio[r.run->gpu_id].push_back(r.tpot_pred_s / r.run->tpot_s);
       models[r.run->gpu_id].insert(r.run->preset);
     }
