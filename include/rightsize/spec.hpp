@@ -155,6 +155,9 @@ struct Spec {
   std::optional<DisaggSpec> disaggregated; ///< `deployment` with `prefill` and `decode` blocks
   std::optional<EngineKind> engine;        ///< workload.engine; unset = vLLM's defaults
   std::vector<std::string> assumptions;    ///< defaults the loader filled in, stated to the user
+  /// Said once on stderr by the command line ("rightsize: warning: ..."): an hf_config whose
+  /// model_type rightsize does not know, read as a generic decoder.
+  std::vector<std::string> warnings;
   /// Poisson arrivals whose rate the loader took from sla.requests_per_s (no workload rate given):
   /// the two are one figure, so a what-if on the SLA's peak moves the rate too (sweep).
   bool rate_from_sla = false;

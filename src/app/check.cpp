@@ -159,7 +159,7 @@ void check_pools(CheckOutcome& out, const CheckRequest& request, const EngineSet
 
 CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
   CheckOutcome out;
-  out.spec = load_spec(request.inputs);
+  out.spec = load_spec(request.inputs, diagnostics);
   const Spec& spec = out.spec;
   if (spec.mode == WorkloadMode::training) {
     throw Error(ErrorKind::usage, "check", "",

@@ -151,7 +151,7 @@ void estimate_pools(EstimateOutcome& out, const EstimateRequest& request) {
 
 EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagnostics) {
   EstimateOutcome out;
-  out.spec = load_spec(request.inputs);
+  out.spec = load_spec(request.inputs, diagnostics);
   const Spec& spec = out.spec;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
   out.catalog = load_catalog(request.inputs, spec, diagnostics);

@@ -2,8 +2,15 @@
 
 namespace rightsize::app {
 
-Spec load_spec(const SpecInputs& inputs) {
-  return load_spec(inputs.spec, inputs.environment);
+Spec load_spec(const SpecInputs& inputs, Diagnostics& diagnostics) {
+  Spec spec = load_spec(inputs.spec, inputs.environment);
+  warn_spec(spec, diagnostics);
+  return spec;
+}
+
+void warn_spec(const Spec& spec, Diagnostics& diagnostics) {
+  for (const std::string& w : spec.warnings)
+    diagnostics.warn(w);
 }
 
 LoadedCatalog load_catalog(const SpecInputs& inputs, const Spec& spec, Diagnostics& diagnostics) {

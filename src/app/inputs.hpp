@@ -19,8 +19,12 @@ struct SpecInputs {
   EngineSetup engine;
 };
 
-/// Loads the spec of `inputs` with the presets of its data folder.
-Spec load_spec(const SpecInputs& inputs);
+/// Loads the spec of `inputs` with the presets of its data folder and says its warnings (an
+/// hf_config read as a generic decoder) through `diagnostics`, once each.
+Spec load_spec(const SpecInputs& inputs, Diagnostics& diagnostics);
+
+/// Says a loaded spec's warnings through `diagnostics`, once each.
+void warn_spec(const Spec& spec, Diagnostics& diagnostics);
 
 /// Loads the catalog of `inputs` under `spec`'s constraints (pricing, provider, TCO).
 LoadedCatalog load_catalog(const SpecInputs& inputs, const Spec& spec, Diagnostics& diagnostics);

@@ -225,7 +225,7 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
   RecommendOutcome out;
   {
     const Stage stage(diagnostics, "load spec");
-    out.spec = load_spec(request.inputs);
+    out.spec = load_spec(request.inputs, diagnostics);
   }
   const Spec& spec = out.spec;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);

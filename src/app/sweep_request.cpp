@@ -135,6 +135,7 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
                           o.inputs.environment.models_dir()};
   const nlohmann::json document = io::read_json_file(source.path);
   spec = io::parse_spec(document, source.path, source.base_dir, source.models_dir);
+  warn_spec(spec, diagnostics);
   if (spec.mode != WorkloadMode::inference) {
     throw Error(ErrorKind::input, source.path, "/workload/mode",
                 "expected an inference workload for sweep, got \"training\"");

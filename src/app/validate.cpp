@@ -37,7 +37,7 @@ ValidateResult run_validate(const Spec& spec) {
 
 ValidateOutcome run_validate(const ValidateRequest& request, Diagnostics& diagnostics) {
   ValidateOutcome out;
-  out.spec = load_spec(request.inputs);
+  out.spec = load_spec(request.inputs, diagnostics);
   check_gpus(out.spec, request, diagnostics);
   out.result = run_validate(out.spec);
   return out;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "io/hf/hf_defaults.hpp"
 #include "io/hf/hf_vision.hpp"
 #include "io/json/checks.hpp"
 #include "io/spec/spec_io.hpp"
@@ -102,12 +103,18 @@ void read_windows(const JsonReader& r, const std::string& type, ModelSpec& m) {
     // Qwen2: layers from max_window_layers upward use the window, only with use_sliding_window.
     if (flag(r, "use_sliding_window", false))
       layers = m.layers - std::min(m.layers, first_int(r, {"max_window_layers"}));
-  } else if (type == "gemma2") {
-    layers = (m.layers + 1) / 2; // even layers slide
+  } else if (type == "gemma2" || type == "gpt_oss") {
+    // Gemma2Config / GptOssConfig without layer_types: layer i slides when (i + 1) % 2 != 0, the even
+    // layers (transformers __post_init__).
+    layers = (m.layers + 1) / 2;
   } else if (type == "gemma3_text") {
     const i64 pattern = std::max<i64>(
         1, first_int(r, {"sliding_window_pattern"}) == 0 ? 6 : first_int(r, {"sliding_window_pattern"}));
     layers = m.layers - m.layers / pattern; // every pattern-th layer is global
+  } else if (type == "generic") {
+    // An unknown family without layer_types: a window on every layer, as Mistral and Phi-3 read it,
+    // unless use_sliding_window says it is off (Qwen2 style). The warning names it.
+    if (flag(r, "use_sliding_window", true)) layers = m.layers;
   }
   if (layers > 0) {
     m.attention.sliding_window = window;
@@ -178,7 +185,8 @@ void read_family(const JsonReader& r, const std::string& type, ModelSpec& m) {
       type == "gemma3_text" || type == "gpt_oss") {
     m.qkv_bias = m.o_bias = flag(r, "attention_bias", type == "gpt_oss");
   }
-  if (type == "llama") m.mlp_bias = flag(r, "mlp_bias", false);
+  if (type == "llama" || type == "generic") m.mlp_bias = flag(r, "mlp_bias", false);
+  if (type == "generic") m.qkv_bias = m.o_bias = flag(r, "attention_bias", false);
   m.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text" || type == "qwen3_next";
   if (type == "qwen3_next") m.attention.output_gate = flag(r, "attn_output_gate", true); // gated attention
   if (type == "glm4_moe") {
@@ -346,35 +354,8 @@ void read_quantization(const JsonReader& q, Precision& p, std::vector<std::strin
                   format_info(p.weights).name));
 }
 
-} // namespace
-
-ModelSpec import_hf_config(const nlohmann::json& config, const std::string& source, Precision& precision,
-                           std::vector<std::string>& assumptions) {
-  const JsonReader root(config, source);
-  root.expect_object();
-  std::string type = root.at("model_type").as_string();
-  const std::string outer_type = type;
-  JsonReader r = root;
-  if ((type == "llava" || type == "qwen3_vl" || type == "qwen3_vl_moe") && !root.find("text_config"))
-    (void)root.at("text_config"); // these wrappers keep the language model there: "missing required key"
-  if (auto text = root.find("text_config")) {
-    text->expect_object();
-    r = *text;
-    if (auto inner = text->find("model_type")) type = inner->as_string();
-  }
-  if (type == "gemma3") type = "gemma3_text";
-  if (type == "qwen3_5_moe_text") type = "qwen3_5_moe";
-  if (type == "llama4_text") type = "llama4";
-  if (type == "qwen3_vl_text") type = "qwen3";
-  if (type == "qwen3_vl_moe_text") type = "qwen3_moe";
-  const auto& types = supported_types();
-  if (std::find(types.begin(), types.end(), type) == types.end()) {
-    std::string list;
-    for (const auto& t : types)
-      list += (list.empty() ? "" : ", ") + t;
-    root.at("model_type").fail(fmt::format("unsupported model_type \"{}\" (supported: {})", type, list));
-  }
-  ModelSpec m;
+// Rule 2-3 and the sizes: layers, widths, heads, vocabulary and context of the language model.
+void read_shape(const JsonReader& r, const std::string& type, ModelSpec& m) {
   m.layers = required_int(r, {"num_hidden_layers", "n_layer", "num_layers"});
   m.hidden_size = required_int(r, {"hidden_size", "n_embd", "d_model"});
   m.heads = required_int(r, {"num_attention_heads", "n_head"});
@@ -395,26 +376,11 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
   if (m.ffn_size == 0) m.ffn_size = 4 * m.hidden_size; // GPT-J n_inner null, Falcon: 4h
   m.vocab_size = required_int(r, {"vocab_size", "padded_vocab_size"});
   m.max_position = first_int(r, {"max_position_embeddings", "n_positions", "max_sequence_length"});
-  const std::string model_type = type;
-  type = family_of(type);
-  m.tied_embeddings = flag(r, "tie_word_embeddings", flag(root, "tie_word_embeddings", default_tie(type)));
-  read_family(r, type, m);
-  if (type == "deepseek_v3") read_mla(r, m);
-  if (model_type == "glm_moe_dsa" || model_type == "deepseek_v32") {
-    // DSA lightning indexer (GlmMoeDsaConfig defaults: 32 heads of 128).
-    m.attention.index_heads = first_int(r, {"index_n_heads"}) > 0 ? first_int(r, {"index_n_heads"}) : 32;
-    m.attention.index_head_dim =
-        first_int(r, {"index_head_dim"}) > 0 ? first_int(r, {"index_head_dim"}) : 128;
-  }
-  if (type == "qwen3_next") read_linear_attention(r, m);
-  read_moe(r, type, m);
-  if (type == "jamba") read_jamba(r, m);
-  read_windows(r, type, m);
-  if (m.attention.kind != AttentionKind::mla) {
-    m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
-                       : m.kv_heads == 1     ? AttentionKind::mqa
-                                             : AttentionKind::gqa;
-  }
+}
+
+// Precision (rule 9), the layers that are not counted, and the vision tower.
+void read_extras(const JsonReader& root, const JsonReader& r, const std::string& outer_type, ModelSpec& m,
+                 Precision& precision, std::vector<std::string>& assumptions) {
   const NumberFormat dtype = dtype_format(r.find("torch_dtype") || r.find("dtype") ? r : root, assumptions);
   precision = precision_from_shorthand(dtype);
   // Kimi-K2.5 keeps its quantization_config inside text_config.
@@ -439,6 +405,79 @@ ModelSpec import_hf_config(const nlohmann::json& config, const std::string& sour
     } else {
       assumptions.emplace_back("vision tower in vision_config is not counted");
     }
+  }
+}
+
+// The model_type whose rules apply to the language model (rule 1: text_config's own model_type
+// when it names one), with the aliases of the multimodal wrappers' text models.
+std::string language_type(const JsonReader& root, std::string type) {
+  if ((type == "llava" || type == "qwen3_vl" || type == "qwen3_vl_moe") && !root.find("text_config"))
+    (void)root.at("text_config"); // these wrappers keep the language model there: "missing required key"
+  if (auto text = root.find("text_config")) {
+    text->expect_object();
+    if (auto inner = text->find("model_type")) type = inner->as_string();
+  }
+  if (type == "gemma3") type = "gemma3_text"; // Gemma3Config's text_config is a Gemma3TextConfig
+  return type;
+}
+
+std::string class_aliases(std::string type) {
+  if (type == "qwen3_5_moe_text") return "qwen3_5_moe";
+  if (type == "llama4_text") return "llama4";
+  if (type == "qwen3_vl_text") return "qwen3";
+  if (type == "qwen3_vl_moe_text") return "qwen3_moe";
+  return type;
+}
+
+} // namespace
+
+ModelSpec import_hf_config(const nlohmann::json& config, const std::string& source, Precision& precision,
+                           std::vector<std::string>& assumptions, std::vector<std::string>* warnings) {
+  const JsonReader root(config, source);
+  root.expect_object();
+  const std::string outer_type = root.at("model_type").as_string();
+  const std::string class_type = language_type(root, outer_type);
+  const auto text = root.find("text_config");
+  const JsonReader given = text ? *text : root;
+  // Rule 0: the keys the file leaves out take the configuration class's defaults, on a copy that
+  // `r` reads (same file and pointers in messages).
+  nlohmann::json language = given.value();
+  const std::string defaults = apply_class_defaults(class_type, language);
+  if (!defaults.empty()) assumptions.push_back(defaults);
+  const JsonReader r(language, source, given.pointer());
+  std::string type = class_aliases(class_type);
+  const auto& types = supported_types();
+  const bool generic = std::find(types.begin(), types.end(), type) == types.end();
+  if (generic) check_generic_decoder(root, r, type, types); // rule 10
+  ModelSpec m;
+  read_shape(r, type, m);
+  const std::string model_type = type;
+  type = generic ? "generic" : family_of(type);
+  const bool tie_given =
+      r.find("tie_word_embeddings").has_value() || root.find("tie_word_embeddings").has_value();
+  m.tied_embeddings = flag(r, "tie_word_embeddings", flag(root, "tie_word_embeddings", default_tie(type)));
+  read_family(r, type, m);
+  if (type == "deepseek_v3") read_mla(r, m);
+  if (model_type == "glm_moe_dsa" || model_type == "deepseek_v32") {
+    // DSA lightning indexer (GlmMoeDsaConfig defaults: 32 heads of 128).
+    m.attention.index_heads = first_int(r, {"index_n_heads"}) > 0 ? first_int(r, {"index_n_heads"}) : 32;
+    m.attention.index_head_dim =
+        first_int(r, {"index_head_dim"}) > 0 ? first_int(r, {"index_head_dim"}) : 128;
+  }
+  if (type == "qwen3_next") read_linear_attention(r, m);
+  read_moe(r, type, m);
+  if (type == "jamba") read_jamba(r, m);
+  read_windows(r, type, m);
+  if (m.attention.kind != AttentionKind::mla) {
+    m.attention.kind = m.kv_heads == m.heads ? AttentionKind::mha
+                       : m.kv_heads == 1     ? AttentionKind::mqa
+                                             : AttentionKind::gqa;
+  }
+  read_extras(root, r, outer_type, m, precision, assumptions);
+  if (generic) {
+    const std::string note = generic_decoder_note(model_type, m, tie_given);
+    assumptions.push_back(note);
+    if (warnings != nullptr) warnings->push_back(source + ": " + note);
   }
   return m;
 }

@@ -253,8 +253,8 @@ ResolvedModel from_checkpoint_only(const std::string& path, const JsonReader& mo
   std::error_code ec;
   const fs::path config = fs::path(path) / "config.json";
   if (fs::is_directory(path, ec) && fs::exists(config, ec)) {
-    out.model =
-        import_hf_config(read_json_file(config.string()), config.string(), out.native, out.assumptions);
+    out.model = import_hf_config(read_json_file(config.string()), config.string(), out.native,
+                                 out.assumptions, &out.warnings);
     out.native_known = true;
     out.origin = "checkpoint " + path;
     out.assumptions.push_back("architecture read from " + config.string());
@@ -286,7 +286,7 @@ ResolvedModel resolve_source(const JsonReader& r, const ModelContext& ctx) {
   }
   if (auto h = r.find("hf_config")) {
     const std::string path = resolve_path(ctx.base_dir, h->as_string());
-    out.model = import_hf_config(read_json_file(path), path, out.native, out.assumptions);
+    out.model = import_hf_config(read_json_file(path), path, out.native, out.assumptions, &out.warnings);
     out.native_known = true;
     out.origin = "hf_config " + h->as_string();
     return out;

@@ -16,6 +16,7 @@ struct ResolvedModel {
   bool native_known = false; ///< false: bf16 was assumed
   std::string origin;        ///< "preset llama-3.1-8b", "hf_config x.json", ...
   std::vector<std::string> assumptions;
+  std::vector<std::string> warnings; ///< said once on stderr (an hf_config read as a generic decoder)
 };
 
 /// Where a spec's `model` object may look things up.

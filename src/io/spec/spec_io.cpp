@@ -310,6 +310,7 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
   spec.model = resolved.model;
   if (spec.model.name.empty()) spec.model.name = resolved.origin;
   spec.assumptions.insert(spec.assumptions.begin(), resolved.assumptions.begin(), resolved.assumptions.end());
+  spec.warnings = resolved.warnings;
   if (auto p = root.find("precision")) {
     spec.precision = parse_precision(*p, resolved.native);
   } else {

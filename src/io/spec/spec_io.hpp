@@ -38,11 +38,15 @@ struct Preset {
 /// All presets in `models_dir`, sorted by id.
 std::vector<Preset> load_presets(const std::string& models_dir);
 
-/// Imports a Hugging Face config.json (local document). Sets `precision` from torch_dtype /
-/// quantization_config and appends the assumptions made. Unsupported model_type -> Error listing
-/// the supported ones.
+/// Imports a Hugging Face config.json (local document). Keys the file leaves out take the
+/// transformers configuration-class defaults of the families rightsize knows; a model_type it does
+/// not know is read as a generic decoder when the config has the standard decoder keys (else an
+/// Error at the missing key's pointer), and the note saying so is appended to `warnings` (prefixed
+/// with `source`) as well as to the assumptions. Sets `precision` from torch_dtype /
+/// quantization_config.
 ModelSpec import_hf_config(const nlohmann::json& config, const std::string& source, Precision& precision,
-                           std::vector<std::string>& assumptions);
+                           std::vector<std::string>& assumptions,
+                           std::vector<std::string>* warnings = nullptr);
 
 /// Weight bytes read from safetensors headers (never tensor data).
 struct CheckpointInfo {
