@@ -73,6 +73,9 @@ struct LinearAttentionSpec {
 /// A resolved model architecture (methodology §1.1). Counts are exact integers.
 struct ModelSpec {
   std::string name;
+  /// The Hugging Face repository of a preset's checkpoint ("meta-llama/Llama-3.1-8B"); empty when
+  /// the model did not come from a preset. What --emit serves when --model-path is not given.
+  std::string hf_id;
   ModelKind kind = ModelKind::decoder;
   std::int64_t layers = 0;      ///< L
   std::int64_t hidden_size = 0; ///< h

@@ -42,8 +42,13 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
                             : a.k8s  ? "use --engine vllm or sglang for it"
                                      : "emit vllm or sglang for it"));
   }
+  // The engine loads a Hugging Face id or a path: a preset serves its checkpoint's repository
+  // (data/models/<id>.json "hf_id"), anything else its model name, which --model-path should replace.
   a.model_path_defaulted = o.model_path.empty();
-  a.model_path = o.model_path.empty() ? model.model.name : o.model_path;
+  a.model_path_is_hf_id = a.model_path_defaulted && !model.model.hf_id.empty();
+  a.model_path = !o.model_path.empty()   ? o.model_path
+                 : a.model_path_is_hf_id ? model.model.hf_id
+                                         : model.model.name;
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
   if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)

@@ -23,7 +23,7 @@ struct ArtifactRequest {
   std::string kind;       ///< vllm, sglang, trtllm (a launch script) or k8s (manifests); "" = none
   std::string engine;     ///< the engine --emit k8s runs: the estimate's engine profile
   std::string image;      ///< "" = the engine's default image (vLLM: its ROCm image on AMD GPUs)
-  std::string model_path; ///< "" = the spec's model name
+  std::string model_path; ///< "" = the preset's Hugging Face id, else the spec's model name
   std::string autoscaler = "keda";
   int rank = 1; ///< recommend: the candidate of this rank
 };
@@ -39,7 +39,8 @@ struct ArtifactPlan {
   bool k8s = false;                  ///< manifests, else a launch script
   std::string image;                 ///< with k8s: the container image
   std::string model_path;            ///< what the engine serves
-  bool model_path_defaulted = false; ///< no --model-path: the spec's model name
+  bool model_path_defaulted = false; ///< no --model-path: the preset's Hugging Face id or the model name
+  bool model_path_is_hf_id = false;  ///< defaulted to the preset's Hugging Face id
   Autoscaler autoscaler = Autoscaler::keda;
 };
 

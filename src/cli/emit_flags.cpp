@@ -24,7 +24,8 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
   if (with_rank)
     command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
   command->add_option("--model-path", o.model_path,
-                      "with --emit: Hugging Face id or path to serve (default: the spec's model name)");
+                      "with --emit: Hugging Face id or path to serve (default: the preset's Hugging Face id, "
+                      "else the spec's model name)");
   command->add_option("--image", o.image,
                       "with --emit k8s: engine container image (default: vllm/vllm-openai:latest, "
                       "rocm/vllm:latest on AMD GPUs; lmsysorg/sglang:latest; "

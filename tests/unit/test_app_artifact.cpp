@@ -38,7 +38,9 @@ TEST_CASE("recommend --emit plans the artifact of the ranked candidate", "[app]"
   CHECK(a.image == "example/sglang:rocm");
   CHECK(a.autoscaler == app::Autoscaler::keda);
   CHECK(a.model_path_defaulted);
-  CHECK(a.model_path == spec.model.name);
+  CHECK(a.model_path_is_hf_id); // a preset serves its checkpoint's Hugging Face id (issue 43 item 5)
+  CHECK(a.model_path == "meta-llama/Llama-3.1-8B");
+  CHECK(a.model_path == spec.model.hf_id);
 
   // A launch script runs the engine it names; no image; the served model as given.
   app::ArtifactRequest script;

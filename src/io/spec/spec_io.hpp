@@ -26,6 +26,7 @@ struct Preset {
   std::string id; ///< e.g. "llama-3.1-8b"
   std::string display_name;
   std::string source; ///< where the architecture came from (config URL)
+  std::string hf_id;  ///< Hugging Face repository of the checkpoint ("meta-llama/Llama-3.1-8B"); may be empty
   ModelSpec model;
   Precision precision;                      ///< the checkpoint's native precision
   std::int64_t published_params = 0;        ///< vendor total

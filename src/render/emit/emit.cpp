@@ -12,7 +12,12 @@ namespace rightsize::cli {
 EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app::ArtifactPlan& a,
                                 app::Diagnostics& diagnostics) {
   const DeployPlan& plan = a.plan;
-  if (a.model_path_defaulted)
+  if (a.model_path_is_hf_id)
+    diagnostics.note(fmt::format("--model-path not given; serving \"{}\" (the preset's Hugging Face "
+                                 "checkpoint): give --model-path for a local copy or another checkpoint of "
+                                 "the same architecture",
+                                 a.model_path));
+  else if (a.model_path_defaulted)
     diagnostics.note(fmt::format("--model-path not given; serving \"{}\" (the spec's model name): set it to "
                                  "the Hugging Face id or local path",
                                  a.model_path));
