@@ -49,7 +49,6 @@ std::vector<ServingGate> serving_gates(const bench::ServingScore& serving) {
   return out;
 }
 
-
 const std::string k_root = RIGHTSIZE_SOURCE_DIR;
 const std::string k_serving_csv = k_root + "/tests/validation/serving/serving-measurements.csv";
 

@@ -101,7 +101,6 @@ std::string report_markdown(const std::vector<CaseResult>& results, const Calibr
   return md;
 }
 
-
 // The measured serving runs (tests/validation/serving): tables overall and per engine, GPU, model,
 // precision and concurrency bucket, and the rows that cannot be expressed, by reason.
 std::string serving_markdown(const bench::ServingScore& score) {
@@ -269,7 +268,6 @@ std::string grouped_summary_markdown(const bench::ServingScore& serving, const b
   }
   return md;
 }
-
 
 // The figures an ablation row compares, each oriented so that larger is better: minus the median
 // abs. error and the share within 25 % (`coverage` false), or minus the distance of the band
