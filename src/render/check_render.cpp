@@ -66,9 +66,7 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
                layout_label(res.layout), replicas, replicas == 1 ? "" : "s", e.concurrency);
     // An image or encoder model is judged in items (methodology §3.7): one request is one item.
     const bool items = spec.model.kind != ModelKind::decoder;
-    const auto words = [&](std::string text) {
-      return items ? image_words(std::move(text), spec.model.kind) : text;
-    };
+    const Vocabulary words = vocabulary_of(spec.model.kind);
     // The headroom the judge held the load to (an open loop without a capacity figure: none).
     double judged_headroom = res.policy.throughput_headroom;
     for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
@@ -101,9 +99,9 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
                          : why == RejectReason::budget ? "over budget: misses the requirements"
                                                        : "under-provisioned: misses the SLA");
       if (!res.verdict.feasible())
-        fmt::print("  - {}\n", words(describe_rejection(res.verdict.first, e.concurrency)));
+        fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency, words));
       for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
-        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", words(describe_term(res.verdict.terms[i])));
+        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", describe_term(res.verdict.terms[i], words));
       }
       if (res.would_pass) {
         fmt::print("would pass: {}\n", describe(res.current_in, *res.would_pass));

@@ -193,8 +193,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
       fmt::print("\nSLA (--confidence {}): {}\n", to_string(confidence), verdict.passes() ? "met" : "missed");
       for (std::size_t i = 0; i < verdict.term_count; ++i)
         fmt::print("  {} {}\n", verdict.terms[i].met ? "ok  " : "MISS",
-                   image ? image_words(describe_term(verdict.terms[i]), pm.model.kind)
-                         : describe_term(verdict.terms[i]));
+                   describe_term(verdict.terms[i], image ? vocabulary_of(pm.model.kind) : Vocabulary{}));
     }
   }
   if (!result.assumptions.empty()) {

@@ -10,11 +10,6 @@
 namespace rightsize::cli {
 namespace {
 
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-}
-
 std::string price_or_dash(double usd, bool known) {
   return usd > 0.0 ? format_usd(usd, known) : "-";
 }
@@ -63,15 +58,6 @@ std::string describe_image_sla(const Sla& sla, ModelKind kind, double headroom) 
   for (const auto& p : parts)
     out += (out.empty() ? "" : ", ") + p;
   return out;
-}
-
-std::string image_words(std::string text, ModelKind kind) {
-  const bool encoder = kind == ModelKind::vit;
-  replace_all(text, "end-to-end", encoder ? "item latency" : "image latency");
-  replace_all(text, "E2E", encoder ? "item latency" : "image latency");
-  replace_all(text, "req/s", encoder ? "items/s" : "images/s");
-  replace_all(text, "at concurrency", "at batch");
-  return text;
 }
 
 double usd_per_1k_images_at_load(const Candidate& c) {
@@ -126,7 +112,7 @@ Table image_candidate_table(const SearchInputs& in, const std::vector<Candidate>
     cells.push_back(encoder ? price_or_dash(usd_per_million_input_tokens_at_load(c, m), c.price_known)
                             : price_or_dash(usd_per_1k_images_at_load(c), c.price_known));
     cells.push_back(to_string(e.bound));
-    if (with_reason) cells.push_back(image_words(describe_rejection(c), m.kind));
+    if (with_reason) cells.push_back(describe_rejection(c, vocabulary_of(m.kind)));
     t.add_row(std::move(cells));
   }
   return t;

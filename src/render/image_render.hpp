@@ -24,9 +24,6 @@ std::string image_workload_line(const ModelSpec& model);
 /// The SLA in image words: "image latency ≤ 10000 ms, 1 image/s peak" ("none" when empty).
 std::string describe_image_sla(const Sla& sla, ModelKind kind = ModelKind::dit, double headroom = 0.0);
 
-/// A rejection reason in image words (end-to-end → image latency, req/s → images/s).
-std::string image_words(std::string text, ModelKind kind = ModelKind::dit);
-
 /// The ranked table in images: s/image, images/s served, $ per 1,000 images.
 Table image_candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
                             bool show_precision, bool with_reason, Statistic latency_stat = Statistic::mean);

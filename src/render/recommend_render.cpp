@@ -199,9 +199,8 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
   const ModelSpec& model = in.models[c.precision_index].model;
-  const std::string reason = is_item_model(in.models[c.precision_index])
-                                 ? image_words(describe_rejection(c), model.kind)
-                                 : describe_rejection(c);
+  const std::string reason = describe_rejection(
+      c, is_item_model(in.models[c.precision_index]) ? vocabulary_of(model.kind) : Vocabulary{});
   j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({reason});
   j["reject_reason"] = to_string(c.rejection.reason);
   j["precision"] = precision_name(in, in.precisions[c.precision_index]);
@@ -239,7 +238,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
                                    rank_by == RankBy::energy);
   };
   const auto reason_of = [&](const Candidate& c) {
-    return image ? image_words(describe_rejection(c), first.model.kind) : describe_rejection(c);
+    return describe_rejection(c, image ? vocabulary_of(first.model.kind) : Vocabulary{});
   };
   const std::optional<CapacityPlan>& plan = result.capacity_plan;
   if (o.format == Format::json) {

@@ -96,7 +96,17 @@ double judged_point(const Rejection& r) {
 }
 } // namespace
 
-void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency) {
+Vocabulary vocabulary_of(ModelKind kind) {
+  switch (kind) {
+  case ModelKind::decoder: return {};
+  case ModelKind::dit: return {"image latency", "images/s", "batch"};
+  case ModelKind::vit: return {"item latency", "items/s", "batch"};
+  }
+  return {};
+}
+
+void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency,
+                      const Vocabulary& words) {
   auto it = fmt::appender(out);
   auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
   if (r.overloaded) {
@@ -122,19 +132,19 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
     fmt::format_to(it, FMT_COMPILE("TTFT{} {:.0f} ms"), stat_suffix(r.stat), judged_point(r));
     if (r.point > 0.0 && r.point != r.value)
       fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), r.value);
-    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at concurrency {}"), r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), r.limit, words.at_once, concurrency);
     return;
   case RejectReason::tpot:
     fmt::format_to(it, FMT_COMPILE("TPOT{} {:.1f} ms"), stat_suffix(r.stat), judged_point(r));
     if (r.point > 0.0 && r.point != r.value)
       fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} ms)"), r.value);
-    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at concurrency {}"), r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), r.limit, words.at_once, concurrency);
     return;
   case RejectReason::e2e:
-    fmt::format_to(it, FMT_COMPILE("end-to-end{} {:.0f} ms"), stat_suffix(r.stat), judged_point(r));
+    fmt::format_to(it, FMT_COMPILE("{}{} {:.0f} ms"), words.latency, stat_suffix(r.stat), judged_point(r));
     if (r.point > 0.0 && r.point != r.value)
       fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), r.value);
-    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at concurrency {}"), r.limit, concurrency);
+    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), r.limit, words.at_once, concurrency);
     return;
   case RejectReason::throughput:
     if (r.headroom > 0.0) {
@@ -165,14 +175,14 @@ void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t 
   put("rejected");
 }
 
-std::string describe_rejection(const Rejection& r, std::int64_t concurrency) {
+std::string describe_rejection(const Rejection& r, std::int64_t concurrency, const Vocabulary& words) {
   fmt::memory_buffer out;
-  append_rejection(out, r, concurrency);
+  append_rejection(out, r, concurrency, words);
   return fmt::to_string(out);
 }
 
-std::string describe_rejection(const Candidate& c) {
-  return describe_rejection(c.rejection, c.estimate.concurrency);
+std::string describe_rejection(const Candidate& c, const Vocabulary& words) {
+  return describe_rejection(c.rejection, c.estimate.concurrency, words);
 }
 
 nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_t concurrency) {
@@ -211,12 +221,14 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
           {"message", describe_rejection(v.first, concurrency)}};
 }
 
-std::string describe_term(const TermCheck& t) {
+std::string describe_term(const TermCheck& t, const Vocabulary& words) {
   switch (t.term) {
   case SlaTerm::ttft:
   case SlaTerm::tpot:
   case SlaTerm::e2e: {
-    const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
+    const std::string_view name = t.term == SlaTerm::ttft   ? "TTFT"
+                                  : t.term == SlaTerm::tpot ? "TPOT"
+                                                            : words.latency;
     const char* stat = stat_suffix(t.stat);
     if (t.overloaded) {
       return fmt::format("{}{} unbounded {} {:g} ms: the arrival rate exceeds what it serves (overloaded)",
@@ -228,7 +240,7 @@ std::string describe_term(const TermCheck& t) {
   }
   case SlaTerm::requests_per_s:
   case SlaTerm::output_tokens_per_s: {
-    const char* unit = t.term == SlaTerm::requests_per_s ? "req/s" : "output tok/s";
+    const std::string_view unit = t.term == SlaTerm::requests_per_s ? words.rate : "output tok/s";
     std::string judged = t.value != t.point_value ? fmt::format(" (band p10 {:.2f})", t.value) : "";
     std::string spare = t.headroom > 0.0 ? fmt::format(" (SLA peak {:g} + {:g} % headroom)",
                                                        t.limit / (1.0 + t.headroom), t.headroom * 100.0)

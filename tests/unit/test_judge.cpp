@@ -169,6 +169,29 @@ TEST_CASE("judge: an open loop is held to its closed-loop capacity with the head
         "the arrival rate exceeds what it serves: the queue grows without end (overloaded)");
 }
 
+TEST_CASE("one wording per term, in the workload's vocabulary", "[render][judge]") {
+  // An end-to-end miss at concurrency 4, and a request-rate term, as a decoder, an image and an
+  // encoder model say them (methodology §3.7: one request is one image or item, run in batches).
+  Rejection e2e;
+  e2e.reason = RejectReason::e2e;
+  e2e.value = 1250.0;
+  e2e.limit = 1000.0;
+  TermCheck rate;
+  rate.term = SlaTerm::requests_per_s;
+  rate.value = rate.point_value = 3.0;
+  rate.limit = 2.0;
+  rate.met = true;
+  CHECK(cli::describe_rejection(e2e, 4) == "end-to-end 1250 ms > SLA 1000 ms at concurrency 4");
+  CHECK(cli::describe_term(rate) == "serves 3.00 req/s ≥ 2 needed");
+  const cli::Vocabulary image = cli::vocabulary_of(ModelKind::dit);
+  CHECK(cli::describe_rejection(e2e, 4, image) == "image latency 1250 ms > SLA 1000 ms at batch 4");
+  CHECK(cli::describe_term(rate, image) == "serves 3.00 images/s ≥ 2 needed");
+  const cli::Vocabulary item = cli::vocabulary_of(ModelKind::vit);
+  CHECK(cli::describe_rejection(e2e, 4, item) == "item latency 1250 ms > SLA 1000 ms at batch 4");
+  CHECK(cli::describe_term(rate, item) == "serves 3.00 items/s ≥ 2 needed");
+  CHECK(cli::vocabulary_of(ModelKind::decoder).rate == "req/s");
+}
+
 TEST_CASE("judge: a budget without a price is a miss, not a pass", "[core][judge]") {
   // $8/h against a $10/h budget meets it; the same estimate with no price cannot be shown to.
   const InferenceEstimate e = round_estimate();
