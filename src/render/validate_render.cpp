@@ -133,7 +133,7 @@ void print_table(const Spec& s, const Resolved& r) {
     fmt::print("  - {}\n", a);
 }
 
-void print_json(const Spec& s, const Resolved& r) {
+void print_validation_json(const Spec& s, const Resolved& r) {
   const ModelSpec& m = s.model;
   nlohmann::json model = {
       {"name", m.name},
@@ -196,7 +196,7 @@ void print_json(const Spec& s, const Resolved& r) {
 
 void render_validate(const app::ValidateOutcome& outcome, Format format) {
   if (format == Format::json) {
-    print_json(outcome.spec, outcome.result);
+    print_validation_json(outcome.spec, outcome.result);
   } else {
     print_table(outcome.spec, outcome.result);
   }

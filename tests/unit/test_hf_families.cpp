@@ -19,7 +19,7 @@ namespace {
 // preset test allows (docs/model-spec.md "Presets").
 constexpr double k_tolerance = 0.005;
 
-std::string error_of(const nlohmann::json& config, std::vector<std::string>* warnings = nullptr) {
+std::string error_of_hf_families(const nlohmann::json& config, std::vector<std::string>* warnings = nullptr) {
   Precision p;
   std::vector<std::string> a;
   try {
@@ -30,7 +30,7 @@ std::string error_of(const nlohmann::json& config, std::vector<std::string>* war
   return "no error";
 }
 
-nlohmann::json fixture(const std::string& file) {
+nlohmann::json fixture_hf_families(const std::string& file) {
   return io::read_json_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/" + file);
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("HF import: Gemma-3 as first published takes Gemma3TextConfig's defaul
 }
 
 TEST_CASE("HF import: an explicit null keeps its meaning; present keys win over defaults", "[io]") {
-  nlohmann::json config = fixture("Mistral-7B-v0.3.json"); // "sliding_window": null
+  nlohmann::json config = fixture_hf_families("Mistral-7B-v0.3.json"); // "sliding_window": null
   Precision p;
   std::vector<std::string> a;
   CHECK(io::import_hf_config(config, "c.json", p, a).attention.sliding_window == 0);
@@ -99,7 +99,7 @@ TEST_CASE("HF import: an explicit null keeps its meaning; present keys win over 
   CHECK(m.attention.sliding_window == 4096);
   CHECK(m.attention.sliding_window_layers == 32);
   // gpt-oss without layer_types: GptOssConfig alternates, the even layers slide.
-  nlohmann::json oss = fixture("gpt-oss-20b.json");
+  nlohmann::json oss = fixture_hf_families("gpt-oss-20b.json");
   oss.erase("layer_types");
   CHECK(io::import_hf_config(oss, "c.json", p, a).attention.sliding_window_layers == 12);
 }
@@ -108,8 +108,8 @@ TEST_CASE("HF import: an unknown model_type is read as a generic decoder with on
   Precision p;
   std::vector<std::string> assumptions;
   std::vector<std::string> warnings;
-  const ModelSpec olmo =
-      io::import_hf_config(fixture("OLMo-2-1124-7B.json"), "olmo.json", p, assumptions, &warnings);
+  const ModelSpec olmo = io::import_hf_config(fixture_hf_families("OLMo-2-1124-7B.json"), "olmo.json", p,
+                                              assumptions, &warnings);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0] == "olmo.json: model_type \"olmo2\" is not one rightsize knows; read as a generic dense "
                        "decoder (gated MLP (3 matrices), RMSNorm, 2 per layer, no q/k norms, no biases, full "
@@ -124,19 +124,20 @@ TEST_CASE("HF import: an unknown model_type is read as a generic decoder with on
 }
 
 TEST_CASE("HF import: a generic decoder missing a standard key is refused at its pointer", "[io]") {
-  nlohmann::json olmo = fixture("OLMo-2-1124-7B.json");
+  nlohmann::json olmo = fixture_hf_families("OLMo-2-1124-7B.json");
   olmo.erase("intermediate_size");
-  CHECK(error_of(olmo) ==
+  CHECK(error_of_hf_families(olmo) ==
         "c.json: /intermediate_size: missing; model_type \"olmo2\" is not one rightsize knows, so it is "
         "read as a generic decoder, which needs num_hidden_layers, hidden_size, num_attention_heads, "
         "intermediate_size and vocab_size (positive integers)");
-  const std::string bert = error_of({{"model_type", "bert"}, {"architectures", {"BertForMaskedLM"}}});
+  const std::string bert =
+      error_of_hf_families({{"model_type", "bert"}, {"architectures", {"BertForMaskedLM"}}});
   CHECK(bert.rfind("c.json: /architectures: expected a decoder language model (an architecture ending in "
                    "ForCausalLM): model_type \"bert\" is not one rightsize knows (deepseek_v3, ",
                    0) == 0);
   // Inside a text_config the pointer names it.
   const nlohmann::json wrapped = {{"model_type", "foo_vl"},
                                   {"text_config", {{"model_type", "foo_text"}, {"hidden_size", 64}}}};
-  CHECK(error_of(wrapped).rfind("c.json: /text_config/num_hidden_layers: missing; model_type \"foo_text\"",
-                                0) == 0);
+  CHECK(error_of_hf_families(wrapped).rfind(
+            "c.json: /text_config/num_hidden_layers: missing; model_type \"foo_text\"", 0) == 0);
 }

@@ -20,7 +20,7 @@ using test::Imported;
 
 namespace {
 
-Imported import(const std::string& file) {
+Imported import_hybrid_models(const std::string& file) {
   return test::import_hf(file);
 }
 
@@ -32,7 +32,7 @@ double billions(std::int64_t v) {
 
 TEST_CASE("gated DeltaNet layer and state, worked by hand on Qwen3-Next-80B-A3B (methodology §1.5, §2.3)",
           "[core]") {
-  const Imported q = import("Qwen3-Next-80B-A3B-Instruct.json");
+  const Imported q = import_hybrid_models("Qwen3-Next-80B-A3B-Instruct.json");
   const ModelSpec& m = q.model;
   REQUIRE(m.linear_attention.layers == 36); // 48 layers, every 4th full attention
   CHECK(attention_layers(m) == 12);
@@ -77,7 +77,7 @@ TEST_CASE("HF import of the 2025–2026 architectures against published paramete
   };
   for (const auto& c : cases) {
     INFO(c.file);
-    const Imported imp = import(c.file);
+    const Imported imp = import_hybrid_models(c.file);
     const ParamCounts counts = count_params(imp.model);
     CHECK(counts.total == c.total);
     CHECK(counts.active == c.active);
@@ -95,7 +95,7 @@ TEST_CASE("HF import of the 2025–2026 architectures against published paramete
 }
 
 TEST_CASE("HF import: family rules of the new model_types", "[io]") {
-  const Imported qwen35 = import("Qwen3.5-397B-A17B.json");
+  const Imported qwen35 = import_hybrid_models("Qwen3.5-397B-A17B.json");
   CHECK(qwen35.model.linear_attention.layers == 45);
   CHECK(qwen35.model.linear_attention.state_bytes_per_element == 4); // mamba_ssm_dtype float32
   CHECK(qwen35.model.moe.shared_expert_gate);
@@ -103,26 +103,26 @@ TEST_CASE("HF import: family rules of the new model_types", "[io]") {
   // 6,252 tokens of the 15 attention layers' KV.
   CHECK(linear_state_bytes_per_sequence(qwen35.model, 2.0) == 192'061'440.0);
 
-  const Imported minimax = import("MiniMax-M2.5.json");
+  const Imported minimax = import_hybrid_models("MiniMax-M2.5.json");
   CHECK(minimax.model.attention.qk_norm_per_layer); // q_norm 6144 + k_norm 1024 weights per layer
   CHECK(minimax.model.moe.router_bias);
   CHECK(minimax.model.moe.expert_ffn_size == 1536);
   CHECK(minimax.precision.weights == NumberFormat::fp8);
 
-  const Imported kimi = import("Kimi-K2.5.json");
+  const Imported kimi = import_hybrid_models("Kimi-K2.5.json");
   CHECK(kimi.model.attention.kind == AttentionKind::mla);
   CHECK(kimi.model.moe.dense_layers == 1);
   CHECK(kimi.precision.weights == NumberFormat::int4_gptq); // compressed-tensors int4 in text_config
   CHECK(kimi.precision.group_size == 32);
 
-  const Imported glm45 = import("GLM-4.5.json");
+  const Imported glm45 = import_hybrid_models("GLM-4.5.json");
   CHECK(glm45.model.qkv_bias);
   CHECK_FALSE(glm45.model.o_bias);
   CHECK(glm45.model.qk_norm);
   CHECK(glm45.model.moe.shared_experts == 1);
   CHECK(glm45.model.moe.dense_layers == 3);
 
-  const Imported glm5 = import("GLM-5.json");
+  const Imported glm5 = import_hybrid_models("GLM-5.json");
   CHECK(glm5.model.attention.index_heads == 32);
   CHECK(glm5.model.attention.index_head_dim == 128);
   // 78·(512 + 64 + 128)·2 B: the MLA latent, its RoPE key and the indexer key.
@@ -131,7 +131,7 @@ TEST_CASE("HF import: family rules of the new model_types", "[io]") {
 
 TEST_CASE("linear-attention state counts once per sequence in KV memory and concurrency (methodology §2.7)",
           "[core]") {
-  const Imported q = import("Qwen3-Next-80B-A3B-Instruct.json");
+  const Imported q = import_hybrid_models("Qwen3-Next-80B-A3B-Instruct.json");
   const PreparedModel pm = prepare_model(q.model, precision_from_shorthand(NumberFormat::fp8));
   CHECK(pm.full_attention_layers == 12);
   CHECK(pm.linear_state_bytes_per_sequence == 39'518'208.0); // bf16 model dtype, fp8 weights

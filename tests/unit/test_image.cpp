@@ -50,7 +50,7 @@ ModelSpec flux() {
   return m;
 }
 
-std::string error_of(const json& doc) {
+std::string error_of_image(const json& doc) {
   try {
     (void)io::parse_spec(doc, "s.json", "", k_models);
   } catch (const Error& e) {
@@ -242,29 +242,29 @@ TEST_CASE("image specs speak in images; bad combinations name their key", "[io][
                                         {"workload", {{"image", {{"fused", true}}}}}},
                                        "s.json", "", k_models);
   CHECK(compiled.model.image.fused);
-  CHECK(error_of({{"schema_version", 1},
-                  {"model", {{"preset", "flux.1-dev"}}},
-                  {"workload", {{"image", {{"fused", 1}}}}}})
+  CHECK(error_of_image({{"schema_version", 1},
+                        {"model", {{"preset", "flux.1-dev"}}},
+                        {"workload", {{"image", {{"fused", 1}}}}}})
             .find("/workload/image/fused") != std::string::npos);
   CHECK(s.sla.e2e_ms == Approx(10000.0));
   CHECK(s.sla.requests_per_s == Approx(2.0));
   CHECK(
-      error_of(
+      error_of_image(
           {{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}, {"sla", {{"images_per_s", 1}}}}) ==
       "s.json: /sla/images_per_s: expected an image target only for an image model (kind \"dit\"), got "
       "model kind \"decoder\": give e2e_ms and requests_per_s");
-  CHECK(error_of({{"schema_version", 1},
-                  {"model", {{"preset", "flux.1-dev"}}},
-                  {"workload", {{"image", {{"width_px", 1000}}}}}}) ==
+  CHECK(error_of_image({{"schema_version", 1},
+                        {"model", {{"preset", "flux.1-dev"}}},
+                        {"workload", {{"image", {{"width_px", 1000}}}}}}) ==
         "s.json: /workload/image/width_px: expected a multiple of 16 pixels (VAE downsampling x patch size "
         "of this model), got 1000");
-  CHECK(error_of({{"schema_version", 1},
-                  {"model", {{"preset", "llama-3.1-8b"}}},
-                  {"workload", {{"image", {{"steps", 20}}}}}})
+  CHECK(error_of_image({{"schema_version", 1},
+                        {"model", {{"preset", "llama-3.1-8b"}}},
+                        {"workload", {{"image", {{"steps", 20}}}}}})
             .find("/workload/image: expected an image block only for an image model") != std::string::npos);
-  CHECK(error_of({{"schema_version", 1},
-                  {"model", {{"preset", "flux.1-dev"}}},
-                  {"sla", {{"e2e_ms", 1000}, {"image_latency_ms", 1000}}}}) ==
+  CHECK(error_of_image({{"schema_version", 1},
+                        {"model", {{"preset", "flux.1-dev"}}},
+                        {"sla", {{"e2e_ms", 1000}, {"image_latency_ms", 1000}}}}) ==
         "s.json: /sla/image_latency_ms: expected one of e2e_ms and image_latency_ms, got both");
 }
 

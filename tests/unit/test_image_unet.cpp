@@ -20,20 +20,20 @@ using nlohmann::json;
 
 namespace {
 
-const std::string k_models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
+const std::string k_models_image_unet = std::string(RIGHTSIZE_DATA_DIR) + "/models";
 
 Spec sdxl(const json& image) {
   return io::parse_spec(
       {{"schema_version", 1}, {"model", {{"preset", "sdxl"}}}, {"workload", {{"image", image}}}}, "s.json",
-      "", k_models);
+      "", k_models_image_unet);
 }
 
-std::string error_of(const json& image_block) {
+std::string error_of_image_unet(const json& image_block) {
   json model = {{"kind", "dit"},       {"params", 2567463684.0}, {"layers", 70},     {"hidden_size", 1280},
                 {"heads", 20},         {"head_dim", 64},         {"ffn_size", 5120}, {"vocab_size", 0},
                 {"image", image_block}};
   try {
-    (void)io::parse_spec({{"schema_version", 1}, {"model", model}}, "s.json", "", k_models);
+    (void)io::parse_spec({{"schema_version", 1}, {"model", model}}, "s.json", "", k_models_image_unet);
   } catch (const Error& e) {
     return format_error(e);
   }
@@ -126,32 +126,34 @@ TEST_CASE("an eager UNet's elementwise traffic by hand, none when fused", "[core
 
 TEST_CASE("UNet image keys are checked and name their key", "[io][image]") {
   const json base = {{"pixels_per_token_side", 8}, {"text_tokens", 77}, {"denoiser", "unet"}};
-  CHECK(error_of(base) == "s.json: /model/image: expected image.unet_gemm_flops_per_pixel for image.denoiser "
-                          "\"unet\" (SDXL: 5,702,112 FLOPs per output pixel, 5,979 GFLOPs per pass at "
-                          "1024x1024), got none");
+  CHECK(error_of_image_unet(base) ==
+        "s.json: /model/image: expected image.unet_gemm_flops_per_pixel for image.denoiser "
+        "\"unet\" (SDXL: 5,702,112 FLOPs per output pixel, 5,979 GFLOPs per pass at "
+        "1024x1024), got none");
   json dit = base;
   dit["denoiser"] = "dit";
   dit["unet_gemm_flops_per_pixel"] = 5.7e6;
-  CHECK(error_of(dit) == "s.json: /model/image/unet_gemm_flops_per_pixel: expected only with image.denoiser "
-                         "\"unet\" (a DiT's FLOPs follow from its blocks)");
+  CHECK(error_of_image_unet(dit) ==
+        "s.json: /model/image/unet_gemm_flops_per_pixel: expected only with image.denoiser "
+        "\"unet\" (a DiT's FLOPs follow from its blocks)");
   json bad_level = base;
   bad_level["unet_gemm_flops_per_pixel"] = 5.7e6;
   bad_level["unet_attention"] = json::array({{{"pixels_per_token_side", 16}, {"blocks", 10}}});
-  CHECK(error_of(bad_level).find("/model/image/unet_attention/0") != std::string::npos);
+  CHECK(error_of_image_unet(bad_level).find("/model/image/unet_attention/0") != std::string::npos);
   json kind = base;
   kind["denoiser"] = "convnet";
-  CHECK(error_of(kind).find("/model/image/denoiser") != std::string::npos);
+  CHECK(error_of_image_unet(kind).find("/model/image/denoiser") != std::string::npos);
   json ok = bad_level;
   ok["unet_attention"][0]["channels"] = 640;
-  CHECK(error_of(ok) == "no error");
+  CHECK(error_of_image_unet(ok) == "no error");
   json empty_level = ok;
   empty_level["unet_attention"][0]["blocks"] = 0;
-  CHECK(error_of(empty_level) ==
+  CHECK(error_of_image_unet(empty_level) ==
         "s.json: /model/image/unet_attention/0: expected blocks or resnets above 0 (a "
         "UNet scale without blocks does no work), got neither");
   json resnets_only = empty_level;
   resnets_only["unet_attention"][0]["resnets"] = 5;
-  CHECK(error_of(resnets_only) == "no error");
+  CHECK(error_of_image_unet(resnets_only) == "no error");
 }
 
 TEST_CASE("a UNet is an image model class of its own", "[core][image]") {

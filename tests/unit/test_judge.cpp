@@ -30,7 +30,7 @@ InferenceEstimate round_estimate() {
   return e;
 }
 
-InferenceWorkload chat() {
+InferenceWorkload chat_judge() {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
@@ -249,23 +249,23 @@ TEST_CASE("cost at load: $/h over the load served, capped at capacity", "[core][
   Sla sla;
   sla.requests_per_s = 5.0;
   // $8/h ÷ (3,600 s/h × 5 req/s) = $4.444e-4 per request; ÷ 256 tokens × 1e6 = $1.736 per 1M.
-  const CostAtLoad c = cost_at_load(e, sla, chat());
+  const CostAtLoad c = cost_at_load(e, sla, chat_judge());
   CHECK(c.served_requests_per_s == Approx(5.0));
   CHECK(c.served_output_tokens_per_s == Approx(1280.0));
   CHECK(c.usd_per_request == Approx(8.0 / 3600.0 / 5.0));
   CHECK(c.usd_per_million_output_tokens == Approx(8.0 / 3600.0 / 5.0 / 256.0 * 1e6));
   // Above capacity the deployment serves only its 10 req/s.
   sla.requests_per_s = 50.0;
-  CHECK(cost_at_load(e, sla, chat()).served_requests_per_s == Approx(10.0));
+  CHECK(cost_at_load(e, sla, chat_judge()).served_requests_per_s == Approx(10.0));
   // Without a load: full capacity, the estimate's own figure ($8/h ÷ 2,560 tok/s = $0.868 per 1M).
-  CHECK(cost_at_load(e, Sla{}, chat()).usd_per_million_output_tokens ==
+  CHECK(cost_at_load(e, Sla{}, chat_judge()).usd_per_million_output_tokens ==
         Approx(8.0 / (2560.0 * 3600.0) * 1e6));
 }
 
 TEST_CASE("fit_layout: the smallest replica that fits, TP before PP", "[core][judge]") {
   const PreparedModel pm = prepare_model(llama31_70b(), Precision{}); // 141 GB of bf16 weights
   const Gpu gpu = h100_sxm();                                         // 76.5 GB usable
-  InferenceWorkload w = chat();
+  InferenceWorkload w = chat_judge();
   w.concurrency = 8;
   // 8 GPUs: TP1 cannot hold 141 GB; TP2 holds 70.6 GB of weights + 1.3 GB overhead + 8 × 1,280 ×
   // 163,840 B of KV (1.7 GB) + activations in 76.5 GB: 4 replicas of TP2.
@@ -305,7 +305,7 @@ TEST_CASE("EP and attention DP need an MoE model's experts", "[core][judge]") {
 TEST_CASE("fit_layout: a pinned EP wider than the pinned replica is refused", "[core][judge]") {
   const PreparedModel pm = prepare_model(test::mixtral_8x7b(), Precision{});
   const Gpu gpu = h100_sxm();
-  InferenceWorkload w = chat();
+  InferenceWorkload w = chat_judge();
   w.concurrency = 8;
   // 16 GPUs of ADP8 replicas (tp 1, 8 GPUs each): EP 8 spans one replica, EP 16 would span two.
   LayoutRequest request{16, 0, 0, 8};
@@ -333,7 +333,7 @@ TEST_CASE("latency at load: Little's law settles below the sized concurrency", "
   sla.tpot_ms = 50.0;
   sla.requests_per_s = 5.0;
   Deployment one;
-  const Candidate c = evaluate_candidate(pm, chat(), sla, h100_sxm(), one, 4.32, SearchPolicy{});
+  const Candidate c = evaluate_candidate(pm, chat_judge(), sla, h100_sxm(), one, 4.32, SearchPolicy{});
   REQUIRE(c.meets_sla);
   // One replica serving 5 req/s holds C = 5 × E(C) requests; E(C) ≥ 256 × TPOT(1) ≈ 2 s, so C ≥ 10,
   // and C stays below the max-throughput concurrency the SLA allows.

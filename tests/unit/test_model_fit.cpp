@@ -8,7 +8,7 @@ using namespace rightsize;
 
 namespace {
 
-ModelSpec llama31_8b() {
+ModelSpec llama31_8b_model_fit() {
   ModelSpec m;
   m.layers = 32;
   m.hidden_size = 4096;
@@ -23,7 +23,7 @@ ModelSpec llama31_8b() {
 } // namespace
 
 TEST_CASE("weight bytes follow methodology §2.2 worked examples for Llama-3.1-8B", "[core]") {
-  const ModelSpec m = llama31_8b();
+  const ModelSpec m = llama31_8b_model_fit();
   // BF16 16.06 GB; FP8 with 16-bit embedding/head 9.08 GB; INT4 g128 (4.156 b) 5.73 GB.
   CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::bf16)) == 2.0 * 8'030'261'248);
   CHECK(weight_bytes(m, precision_from_shorthand(NumberFormat::fp8)) / k_bytes_per_gb ==
@@ -70,7 +70,7 @@ TEST_CASE("count terms for GPT-J and gpt-oss layouts", "[core]") {
   // Per layer 4h² + (2·h·4h + 4h + h) + 2h = 201,355,264; embedding and head 2·V·h + V; final norm 2h.
   CHECK(count_params(j).total == 28LL * 201'355'264 + 2LL * 50400 * 4096 + 50400 + 2LL * 4096);
   // Attention sinks add one parameter per head per layer.
-  ModelSpec s = llama31_8b();
+  ModelSpec s = llama31_8b_model_fit();
   const std::int64_t before = count_params(s).total;
   s.attention_sinks = true;
   CHECK(count_params(s).total == before + std::int64_t{32} * 32);

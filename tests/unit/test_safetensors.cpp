@@ -34,7 +34,7 @@ void write_file(const fs::path& path, const std::string& header, std::size_t dat
   write_raw(path, header.size(), header, data_bytes);
 }
 
-std::string error_of(const std::string& path) {
+std::string error_of_safetensors(const std::string& path) {
   try {
     (void)io::read_checkpoint(path);
   } catch (const Error& e) {
@@ -79,22 +79,22 @@ TEST_CASE("safetensors: sharded index reads shards, or falls back to total_size"
 TEST_CASE("safetensors: corrupt files give clean errors", "[io]") {
   const fs::path dir = temp_dir("corrupt");
   write_raw(dir / "long.safetensors", 1000, "{}", 0);
-  CHECK(error_of((dir / "long.safetensors").string()) ==
+  CHECK(error_of_safetensors((dir / "long.safetensors").string()) ==
         "expected a header length within the file size (10 bytes), got 1000; truncated or not safetensors");
   write_raw(dir / "huge.safetensors", 1ULL << 40, "{}", 0);
-  CHECK(error_of((dir / "huge.safetensors").string()) ==
+  CHECK(error_of_safetensors((dir / "huge.safetensors").string()) ==
         "expected a safetensors header of at most 16 MiB, got a header length of 1099511627776");
   write_file(dir / "json.safetensors", "{oops", 0);
-  CHECK(error_of((dir / "json.safetensors").string()) ==
+  CHECK(error_of_safetensors((dir / "json.safetensors").string()) ==
         "expected a JSON safetensors header, got malformed JSON");
   write_file(dir / "trunc.safetensors", R"({"x":{"dtype":"BF16","shape":[8],"data_offsets":[0,16]}})", 4);
-  CHECK(error_of((dir / "trunc.safetensors").string()) ==
+  CHECK(error_of_safetensors((dir / "trunc.safetensors").string()) ==
         "expected an end offset within the 4 data bytes; truncated file, got 16");
   std::ofstream(dir / "tiny.safetensors") << "abc";
-  CHECK(error_of((dir / "tiny.safetensors").string()) ==
+  CHECK(error_of_safetensors((dir / "tiny.safetensors").string()) ==
         "expected a safetensors file (8-byte header length first), got 3 bytes");
   const fs::path empty = temp_dir("empty_dir");
-  CHECK(error_of(empty.string()) ==
+  CHECK(error_of_safetensors(empty.string()) ==
         "expected a folder with .safetensors files or model.safetensors.index.json, got none");
 }
 

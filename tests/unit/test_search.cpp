@@ -15,9 +15,9 @@ namespace {
 std::vector<Gpu> three_gpus() {
   return {h100_sxm(), l40s(), a100_80gb_sxm()};
 }
-const std::vector<double> k_prices = {4.32, 1.50, 2.70}; // gpu-specs.md §1 medians
+const std::vector<double> k_prices_search = {4.32, 1.50, 2.70}; // gpu-specs.md §1 medians
 
-InferenceWorkload chat() {
+InferenceWorkload chat_search() {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
@@ -40,7 +40,7 @@ TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected f
     sla.tpot_ms = tpot(rng);
     sla.ttft_ms = 2000.0;
     sla.requests_per_s = rps(rng);
-    const Recommendation r = recommend(models, chat(), sla, gpus, k_prices, SearchPolicy{});
+    const Recommendation r = recommend(models, chat_search(), sla, gpus, k_prices_search, SearchPolicy{});
     for (const auto& c : r.candidates) {
       CHECK(c.meets_sla);
       CHECK(c.estimate.tpot_s * 1e3 <= *sla.tpot_ms);
@@ -64,11 +64,11 @@ TEST_CASE("the result does not depend on catalog order", "[core][property]") {
   sla.tpot_ms = 40.0;
   sla.requests_per_s = 5.0;
   auto gpus = three_gpus();
-  auto prices = k_prices;
-  const Recommendation a = recommend(models, chat(), sla, gpus, prices, SearchPolicy{});
+  auto prices = k_prices_search;
+  const Recommendation a = recommend(models, chat_search(), sla, gpus, prices, SearchPolicy{});
   std::reverse(gpus.begin(), gpus.end());
   std::reverse(prices.begin(), prices.end());
-  const Recommendation b = recommend(models, chat(), sla, gpus, prices, SearchPolicy{});
+  const Recommendation b = recommend(models, chat_search(), sla, gpus, prices, SearchPolicy{});
   REQUIRE(a.candidates.size() == b.candidates.size());
   REQUIRE_FALSE(a.candidates.empty());
   for (std::size_t i = 0; i < a.candidates.size(); ++i) {
@@ -86,7 +86,7 @@ TEST_CASE("rejections keep their reason and numbers", "[core]") {
   Sla sla;
   sla.tpot_ms = 50.0;
   const auto gpus = three_gpus();
-  const Recommendation r = recommend(models, chat(), sla, gpus, k_prices, SearchPolicy{});
+  const Recommendation r = recommend(models, chat_search(), sla, gpus, k_prices_search, SearchPolicy{});
   // 70B BF16 (141 GB) cannot fit one L40S: rejected as does_not_fit with needed > usable.
   const auto it = std::find_if(r.rejected.begin(), r.rejected.end(), [](const Candidate& c) {
     return c.gpu_index == 1 && c.layout.tp == 1 && c.layout.pp == 1;
@@ -96,7 +96,7 @@ TEST_CASE("rejections keep their reason and numbers", "[core]") {
   CHECK(it->rejection.value > it->rejection.limit);
   // fp8 on the A100 is rejected for the precision, not for memory.
   const std::vector<PreparedModel> fp8 = {prepare_model(m, precision_from_shorthand(NumberFormat::fp8))};
-  const Recommendation r8 = recommend(fp8, chat(), sla, gpus, k_prices, SearchPolicy{});
+  const Recommendation r8 = recommend(fp8, chat_search(), sla, gpus, k_prices_search, SearchPolicy{});
   for (const auto& c : r8.rejected) {
     if (c.gpu_index == 2) CHECK(c.rejection.reason == RejectReason::precision_unsupported);
   }
@@ -107,7 +107,7 @@ TEST_CASE("an impossible SLA leaves no candidate and the closest misses first", 
   Sla sla;
   sla.tpot_ms = 1.0;
   const auto gpus = three_gpus();
-  const Recommendation r = recommend(models, chat(), sla, gpus, k_prices, SearchPolicy{});
+  const Recommendation r = recommend(models, chat_search(), sla, gpus, k_prices_search, SearchPolicy{});
   CHECK(r.candidates.empty());
   REQUIRE_FALSE(r.rejected.empty());
   CHECK(r.rejected.front().rejection.reason == RejectReason::tpot);
@@ -121,17 +121,17 @@ TEST_CASE("a cost ranking without any price has no winner; one price is enough t
   // No GPU priced: every candidate that meets the SLA is a no_price miss, none is picked by its
   // tie-breaks (TPOT, TTFT, GPUs).
   const std::vector<double> none = {0.0, 0.0, 0.0};
-  const Recommendation unpriced = recommend(models, chat(), sla, gpus, none, SearchPolicy{});
+  const Recommendation unpriced = recommend(models, chat_search(), sla, gpus, none, SearchPolicy{});
   CHECK(unpriced.candidates.empty());
   REQUIRE_FALSE(unpriced.rejected.empty());
   CHECK(unpriced.rejected.front().rejection.reason == RejectReason::no_price);
   // Ranked by GPU count a price is not needed: the same search has a winner.
   SearchPolicy by_gpus;
   by_gpus.rank_by = RankBy::gpus;
-  CHECK_FALSE(recommend(models, chat(), sla, gpus, none, by_gpus).candidates.empty());
+  CHECK_FALSE(recommend(models, chat_search(), sla, gpus, none, by_gpus).candidates.empty());
   // One priced GPU (the L40S): it ranks first and the unpriced ones still meet the SLA, after it.
   const std::vector<double> one = {0.0, 1.50, 0.0};
-  const Recommendation r = recommend(models, chat(), sla, gpus, one, SearchPolicy{});
+  const Recommendation r = recommend(models, chat_search(), sla, gpus, one, SearchPolicy{});
   REQUIRE(r.candidates.size() > 1);
   CHECK(r.candidates.front().gpu_index == 1);
   CHECK_FALSE(r.candidates.back().price_known);
@@ -145,7 +145,7 @@ TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   sla.average_requests_per_s = 30.0;
   const auto gpus = three_gpus();
   Deployment one;
-  const Candidate c = evaluate_candidate(pm, chat(), sla, gpus[0], one, 4.32, SearchPolicy{});
+  const Candidate c = evaluate_candidate(pm, chat_search(), sla, gpus[0], one, 4.32, SearchPolicy{});
   REQUIRE(c.meets_sla);
   const CapacityPlan plan = plan_capacity(c, pm, sla, CapacityPolicy{});
   // One sizing rule with the search: the peak plan IS the costed replica count, sized at
@@ -168,7 +168,7 @@ TEST_CASE("poisson arrivals: replicas share the deployment's rate, which the est
   // Regression: the search once divided the rate by the replicas before estimate_inference
   // divided it again, so a deployment of n replicas was judged at rate/n² and "served" rate/n.
   const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
-  InferenceWorkload w = chat();
+  InferenceWorkload w = chat_search();
   w.arrival = Arrival::poisson;
   Sla sla;
   sla.ttft_ms = 2000.0;
@@ -190,7 +190,7 @@ TEST_CASE("poisson arrivals: check passes recommend's replicas and fails one few
   // Before, check judged an open loop at its arrival rate alone and passed a replica fewer than
   // recommend paid for whenever the queue stayed finite.
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  InferenceWorkload w = chat();
+  InferenceWorkload w = chat_search();
   w.arrival = Arrival::poisson;
   w.request_rate_per_s = 60.0; // the spec reader sets it from the SLA's peak
   Sla sla;

@@ -12,13 +12,13 @@ using nlohmann::json;
 
 namespace {
 
-const std::string k_models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
+const std::string k_models_spec_io = std::string(RIGHTSIZE_DATA_DIR) + "/models";
 
 Spec parse(const json& doc) {
-  return io::parse_spec(doc, "s.json", "", k_models);
+  return io::parse_spec(doc, "s.json", "", k_models_spec_io);
 }
 
-std::string error_of(const json& doc) {
+std::string error_of_spec_io(const json& doc) {
   try {
     (void)parse(doc);
   } catch (const Error& e) {
@@ -79,18 +79,18 @@ TEST_CASE("precision objects, workloads, SLA, constraints and deployment", "[io]
 }
 
 TEST_CASE("spec errors: one line, exact pointer, expectation and value", "[io]") {
-  CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}}, {"workload", {{"concurrency", 0}}}}) ==
+  CHECK(error_of_spec_io({{"model", {{"preset", "llama-3.1-8b"}}}, {"workload", {{"concurrency", 0}}}}) ==
         "s.json: /workload/concurrency: expected a positive integer, got 0");
-  CHECK(error_of({{"model", {{"preset", "mixtral-8x7b"}, {"moe", {{"experts", 1}}}}}}) ==
+  CHECK(error_of_spec_io({{"model", {{"preset", "mixtral-8x7b"}, {"moe", {{"experts", 1}}}}}}) ==
         "s.json: /model/moe: expected moe.experts_per_token 1 to moe.experts (1), got 2");
-  CHECK(error_of({{"model", {{"preset", "qwen3-8b"}}}, {"precision", {{"activations", "int4"}}}}) ==
+  CHECK(error_of_spec_io({{"model", {{"preset", "qwen3-8b"}}}, {"precision", {{"activations", "int4"}}}}) ==
         "s.json: /precision/activations: expected an activation format (fp32, bf16, fp16, fp8, int8, mxfp4, "
         "nvfp4), "
         "got \"int4\"");
-  CHECK(error_of({{"model", {{"params", 5}}}}) ==
+  CHECK(error_of_spec_io({{"model", {{"params", 5}}}}) ==
         "s.json: /model/params: expected a parameter count of at least "
         "1,000,000, got 5");
-  CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}}, {"sla", {{"ttft_ms", "fast"}}}}) ==
+  CHECK(error_of_spec_io({{"model", {{"preset", "llama-3.1-8b"}}}, {"sla", {{"ttft_ms", "fast"}}}}) ==
         "s.json: /sla/ttft_ms: expected a positive number, got \"fast\"");
 }
 
@@ -122,14 +122,14 @@ TEST_CASE("arrival keys reject what they cannot mean", "[io]") {
   const json base = {{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}};
   json bad = base;
   bad["workload"] = {{"arrival", "bursty"}};
-  CHECK(error_of(bad).find("/workload/arrival") != std::string::npos);
+  CHECK(error_of_spec_io(bad).find("/workload/arrival") != std::string::npos);
   bad["workload"] = {{"engine", "tgi"}};
-  CHECK(error_of(bad).find("/workload/engine") != std::string::npos);
+  CHECK(error_of_spec_io(bad).find("/workload/engine") != std::string::npos);
   bad["workload"] = {{"arrival", "poisson"}};
-  CHECK(error_of(bad).find("request_rate_per_s") != std::string::npos);
+  CHECK(error_of_spec_io(bad).find("request_rate_per_s") != std::string::npos);
   bad = base;
   bad["sla"] = {{"ttft_ms", 500}, {"ttft_p99_ms", 900}};
-  CHECK(error_of(bad).find("/sla") != std::string::npos);
+  CHECK(error_of_spec_io(bad).find("/sla") != std::string::npos);
 }
 
 TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute, loss, LoRA targets",
@@ -159,18 +159,20 @@ TEST_CASE("training layout keys: interleaving, CP, TP overlap, per-op recompute,
   CHECK(parse({{"model", model},
                {"workload", {{"mode", "training"}, {"method", "lora"}, {"lora_targets", "qv"}}}})
             .training.lora_targets == LoraTargets::qv);
-  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", 1.5}}}}) ==
-        "s.json: /workload/tp_comm_overlap: expected a number from 0 to 1, got 1.5");
   CHECK(
-      error_of({{"model", model}, {"workload", {{"mode", "training"}, {"lora_targets", "qv"}}}}) ==
+      error_of_spec_io({{"model", model}, {"workload", {{"mode", "training"}, {"tp_comm_overlap", 1.5}}}}) ==
+      "s.json: /workload/tp_comm_overlap: expected a number from 0 to 1, got 1.5");
+  CHECK(
+      error_of_spec_io({{"model", model}, {"workload", {{"mode", "training"}, {"lora_targets", "qv"}}}}) ==
       "s.json: /workload/lora_targets: expected lora_targets only with method \"lora\" or \"qlora\", got it "
       "with \"full\"");
-  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"context_parallel", 0}}}}) !=
+  CHECK(error_of_spec_io({{"model", model}, {"workload", {{"mode", "training"}, {"context_parallel", 0}}}}) !=
         "no error");
   CHECK(s.training.attention_kernel == AttentionKernel::fused);
   CHECK(parse({{"model", model}, {"workload", {{"mode", "training"}, {"attention_kernel", "materialized"}}}})
             .training.attention_kernel == AttentionKernel::materialized);
-  CHECK(error_of({{"model", model}, {"workload", {{"mode", "training"}, {"attention_kernel", "flash"}}}})
+  CHECK(error_of_spec_io(
+            {{"model", model}, {"workload", {{"mode", "training"}, {"attention_kernel", "flash"}}}})
             .find("/workload/attention_kernel") != std::string::npos);
 }
 
@@ -188,37 +190,37 @@ TEST_CASE("deployment.prefill / deployment.decode parse to a disaggregated deplo
   CHECK(s.disaggregated->prefill.pp == 1);
   CHECK(s.disaggregated->decode.workers == 1);
   CHECK(s.disaggregated->decode.ep == 2);
-  CHECK(error_of(
+  CHECK(error_of_spec_io(
             {{"model", {{"preset", "llama-3.1-8b"}}}, {"deployment", {{"decode", {{"gpu", "H100-SXM"}}}}}}) ==
         "s.json: /deployment/decode: expected a \"prefill\" block next to \"decode\"");
-  CHECK(
-      error_of({{"model", {{"preset", "llama-3.1-8b"}}},
-                {"deployment",
-                 {{"prefill", {{"gpu", "H100-SXM"}, {"workers", 0}}}, {"decode", {{"gpu", "H100-SXM"}}}}}}) ==
-      "s.json: /deployment/prefill/workers: expected a positive integer, got 0");
-  CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}},
-                  {"deployment",
-                   {{"prefill", {{"gpu", "H100-SXM"}}},
-                    {"decode", {{"gpu", "H100-SXM"}, {"tp", 2}, {"ep", 4}}}}}}) ==
+  CHECK(error_of_spec_io(
+            {{"model", {{"preset", "llama-3.1-8b"}}},
+             {"deployment",
+              {{"prefill", {{"gpu", "H100-SXM"}, {"workers", 0}}}, {"decode", {{"gpu", "H100-SXM"}}}}}}) ==
+        "s.json: /deployment/prefill/workers: expected a positive integer, got 0");
+  CHECK(error_of_spec_io({{"model", {{"preset", "llama-3.1-8b"}}},
+                          {"deployment",
+                           {{"prefill", {{"gpu", "H100-SXM"}}},
+                            {"decode", {{"gpu", "H100-SXM"}, {"tp", 2}, {"ep", 4}}}}}}) ==
         "s.json: /deployment/decode/ep: expected at most tp x pp x attention_dp (2) of one worker, got 4");
-  CHECK(error_of(
+  CHECK(error_of_spec_io(
             {{"model", {{"preset", "llama-3.1-8b"}}},
              {"deployment",
               {{"prefill", {{"gpu", "H100-SXM"}}}, {"decode", {{"gpu", "H100-SXM"}, {"tp", 8}, {"ep", 2}}}}}})
             .find("/deployment/decode/ep: expected no ep above 1 for llama-3.1-8b, a dense model") !=
         std::string::npos);
   // With the replica's degrees given, its EP spans at most its GPUs (as a pool's worker).
-  CHECK(error_of(
+  CHECK(error_of_spec_io(
             {{"model", {{"preset", "deepseek-v3"}}},
              {"deployment", {{"gpu", "B200"}, {"gpus", 16}, {"tp", 1}, {"attention_dp", 8}, {"ep", 16}}}}) ==
         "s.json: /deployment/ep: expected at most tp x pp x attention_dp (8) of one replica, got 16");
   // Attention data parallelism pairs with expert-parallel MoE layers: refused on a dense model in
   // either block, as --attention-dp is on the command line.
-  CHECK(error_of({{"model", {{"preset", "llama-3.1-8b"}}},
-                  {"deployment", {{"gpu", "H100-SXM"}, {"gpus", 2}, {"attention_dp", 2}}}}) ==
+  CHECK(error_of_spec_io({{"model", {{"preset", "llama-3.1-8b"}}},
+                          {"deployment", {{"gpu", "H100-SXM"}, {"gpus", 2}, {"attention_dp", 2}}}}) ==
         "s.json: /deployment/attention_dp: expected no attention_dp above 1 for llama-3.1-8b, a dense model: "
         "attention data parallelism pairs with expert-parallel MoE layers, got 2");
-  CHECK(error_of(
+  CHECK(error_of_spec_io(
             {{"model", {{"preset", "llama-3.1-8b"}}},
              {"deployment",
               {{"prefill", {{"gpu", "H100-SXM"}, {"attention_dp", 2}}}, {"decode", {{"gpu", "H100-SXM"}}}}}})

@@ -16,7 +16,7 @@ std::vector<std::string> texts(std::string_view text) {
   return p.values.texts;
 }
 
-std::string error_of(std::string_view text, std::uint64_t max_values = k_max_sweep_points) {
+std::string error_of_sweep(std::string_view text, std::uint64_t max_values = k_max_sweep_points) {
   return parse_axis_values(text, max_values).error;
 }
 
@@ -51,20 +51,21 @@ TEST_CASE("ranges expand arithmetically and geometrically, inclusive of a reache
 }
 
 TEST_CASE("bad value lists and ranges say what was expected", "[core][sweep]") {
-  CHECK(error_of("") == "expected at least one value, got none");
-  CHECK(error_of("1,,2") == "expected a comma-separated list without empty values, got \"1,,2\"");
-  CHECK(error_of("256..1") == "expected a range start at most its end, got \"256..1\"");
-  CHECK(error_of("a..b") ==
+  CHECK(error_of_sweep("") == "expected at least one value, got none");
+  CHECK(error_of_sweep("1,,2") == "expected a comma-separated list without empty values, got \"1,,2\"");
+  CHECK(error_of_sweep("256..1") == "expected a range start at most its end, got \"256..1\"");
+  CHECK(error_of_sweep("a..b") ==
         "expected a range of numbers such as 1..256:x2 or 1024..32768:+1024, got \"a..b\"");
-  CHECK(error_of("1..8:2") == "expected a range step \"+S\" (arithmetic) or \"xF\" (geometric), got \"2\"");
-  CHECK(error_of("1..8:+0") == "expected a positive arithmetic step, got \"+0\"");
-  CHECK(error_of("0..8:x2") ==
+  CHECK(error_of_sweep("1..8:2") ==
+        "expected a range step \"+S\" (arithmetic) or \"xF\" (geometric), got \"2\"");
+  CHECK(error_of_sweep("1..8:+0") == "expected a positive arithmetic step, got \"+0\"");
+  CHECK(error_of_sweep("0..8:x2") ==
         "expected a geometric range with a start above 0 and a factor above 1, got \"0..8:x2\"");
-  CHECK(error_of("1..8:x1") ==
+  CHECK(error_of_sweep("1..8:x1") ==
         "expected a geometric range with a start above 0 and a factor above 1, got \"1..8:x1\"");
-  CHECK(error_of("1..1e12") ==
+  CHECK(error_of_sweep("1..1e12") ==
         "range \"1..1e12\" has 1000000000000 values, more than the limit of 100000000");
-  CHECK(error_of("1..100", 10) == "range \"1..100\" has 100 values, more than the limit of 10");
+  CHECK(error_of_sweep("1..100", 10) == "range \"1..100\" has 100 values, more than the limit of 10");
 }
 
 TEST_CASE("grid indices decode with the last axis fastest", "[core][sweep]") {

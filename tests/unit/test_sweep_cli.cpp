@@ -19,7 +19,7 @@ using namespace rightsize::cli;
 namespace {
 
 // An estimate-mode plan over the given --vary arguments: Llama-3.1-8B bf16, H100-SXM + L40S.
-SweepPlan fixture_plan(std::initializer_list<const char*> vary, std::size_t gpu = 0) {
+SweepPlan fixture_plan_sweep_cli(std::initializer_list<const char*> vary, std::size_t gpu = 0) {
   SweepPlan plan;
   for (const char* v : vary) {
     plan.axes.push_back(parse_sweep_axis(v, {}));
@@ -158,8 +158,8 @@ TEST_CASE("numbers are written as round_sig(v, 6) in shortest form", "[cli][swee
 
 TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep their reason",
           "[cli][sweep]") {
-  const SweepPlan plan =
-      fixture_plan({"gpu=H100-SXM,L40S", "workload.concurrency=1,64", "workload.input_tokens=1024,200000"});
+  const SweepPlan plan = fixture_plan_sweep_cli(
+      {"gpu=H100-SXM,L40S", "workload.concurrency=1,64", "workload.input_tokens=1024,200000"});
   RunOptions options;
   const auto rows = parse_csv(run_to_string(plan, options));
   REQUIRE(rows.size() == 1 + 8);
@@ -189,7 +189,7 @@ TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep 
 }
 
 TEST_CASE("output bytes do not depend on the thread count", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan(
+  const SweepPlan plan = fixture_plan_sweep_cli(
       {"workload.concurrency=1..300", "workload.output_tokens=64..1024:x2", "sla.tpot_ms=20,50"});
   for (const Format format : {Format::csv, Format::jsonl, Format::json}) {
     RunOptions one;
@@ -207,7 +207,7 @@ TEST_CASE("output bytes do not depend on the thread count", "[cli][sweep]") {
 }
 
 TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan({"workload.concurrency=1..512:x2", "tp=1,2,4"});
+  const SweepPlan plan = fixture_plan_sweep_cli({"workload.concurrency=1..512:x2", "tp=1,2,4"});
   RunOptions options;
   options.x = find_metric("inference.tpot_s", plan, "--x");
   options.y = find_metric("cost.usd_per_million_output_tokens_at_load", plan, "--y");
@@ -236,7 +236,7 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
 }
 
 TEST_CASE("jsonl rows carry the estimate document's field names", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan({"workload.concurrency=auto,8"});
+  const SweepPlan plan = fixture_plan_sweep_cli({"workload.concurrency=auto,8"});
   RunOptions options;
   options.format = Format::jsonl;
   const std::string out = run_to_string(plan, options);
@@ -263,7 +263,7 @@ TEST_CASE("jsonl rows carry the estimate document's field names", "[cli][sweep]"
 }
 
 TEST_CASE("status words match describe_rejection", "[cli][sweep]") {
-  SweepPlan plan = fixture_plan({"workload.concurrency=1"});
+  SweepPlan plan = fixture_plan_sweep_cli({"workload.concurrency=1"});
   PointResult p;
   p.estimate.concurrency = 16;
   // The words a user reads, written out by hand, then the same through describe_rejection (the
@@ -292,7 +292,7 @@ TEST_CASE("status words match describe_rejection", "[cli][sweep]") {
 }
 
 TEST_CASE("the SVG plot is well-formed with one colour per series and the front", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan({"tp=1,2,4", "workload.concurrency=1..256:x2"});
+  const SweepPlan plan = fixture_plan_sweep_cli({"tp=1,2,4", "workload.concurrency=1..256:x2"});
   RunOptions options;
   options.x = find_metric("inference.tpot_s", plan, "--x");
   options.y = find_metric("cost.usd_per_million_output_tokens_at_load", plan, "--y");
@@ -334,7 +334,7 @@ TEST_CASE("the SVG plot is well-formed with one colour per series and the front"
 }
 
 TEST_CASE("a numeric x key with one series draws lines", "[cli][sweep]") {
-  const SweepPlan plan = fixture_plan({"tp=1,2", "workload.concurrency=1..64:x2"});
+  const SweepPlan plan = fixture_plan_sweep_cli({"tp=1,2", "workload.concurrency=1..64:x2"});
   const Metric x = find_metric("workload.concurrency", plan, "--x");
   const Metric y = find_metric("inference.output_tokens_per_s", plan, "--y");
   CHECK_FALSE(x.has_direction);

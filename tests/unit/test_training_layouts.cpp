@@ -10,7 +10,7 @@ using namespace rightsize::test;
 
 namespace {
 
-TrainingWorkload pretrain(std::int64_t seq, std::int64_t global_batch) {
+TrainingWorkload pretrain_for_layouts(std::int64_t seq, std::int64_t global_batch) {
   TrainingWorkload w;
   w.seq_len = seq;
   w.global_batch = global_batch;
@@ -27,7 +27,7 @@ TrainingLayout dp_only(int dp, int zero, std::int64_t micro_batch, Recompute rc 
   return l;
 }
 
-Gpu h100_training() {
+Gpu h100_for_layouts() {
   Gpu g = h100_sxm();
   g.efficiency.training_mfu = 0.50;
   return g;
@@ -50,9 +50,11 @@ TEST_CASE("interleaved 1F1B bubble (p − 1)/(v·m + p − 1) and its memory fac
   TrainingLayout l;
   l.pp = 8;
   l.recompute = Recompute::none;
-  const auto plain = estimate_training(p8, pretrain(4096, 32), h100_training(), l, TrainingConfig{}, 0.0);
+  const auto plain =
+      estimate_training(p8, pretrain_for_layouts(4096, 32), h100_for_layouts(), l, TrainingConfig{}, 0.0);
   l.vp = 4;
-  const auto inter = estimate_training(p8, pretrain(4096, 32), h100_training(), l, TrainingConfig{}, 0.0);
+  const auto inter =
+      estimate_training(p8, pretrain_for_layouts(4096, 32), h100_for_layouts(), l, TrainingConfig{}, 0.0);
   CHECK(inter.bubble_s == Approx(plain.bubble_s / 4.0).epsilon(0.02)); // PP sends grow 4×, compute equal
   CHECK(inter.pp_comm_exposed_s == Approx(4.0 * plain.pp_comm_exposed_s));
   CHECK(inter.compute_s == Approx(plain.compute_s));
@@ -67,20 +69,20 @@ TEST_CASE("TP communication overlap hides its share; NeMo defaults it on, Megatr
   l.dp = 2;
   l.micro_batch = 1;
   l.recompute = Recompute::none;
-  auto w = pretrain(4096, 64);
-  const auto off = estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0);
+  auto w = pretrain_for_layouts(4096, 64);
+  const auto off = estimate_training(p70, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   CHECK(off.tp_comm_exposed_s > 0.0);
   CHECK(off.tp_overlap_fraction == 0.0);
   w.tp_comm_overlap = 0.75;
-  const auto on = estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0);
+  const auto on = estimate_training(p70, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   CHECK(on.tp_comm_exposed_s == Approx(0.25 * off.tp_comm_exposed_s));
   CHECK(on.step_time_s == Approx(off.step_time_s - 0.75 * off.tp_comm_exposed_s));
   w.tp_comm_overlap.reset();
   w.framework = TrainingFramework::nemo;
-  const auto nemo = estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0);
+  const auto nemo = estimate_training(p70, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   CHECK(nemo.tp_overlap_fraction == TrainingConfig{}.tp_overlap_enabled_fraction);
   w.framework = TrainingFramework::megatron;
-  CHECK(estimate_training(p70, w, h100_training(), l, TrainingConfig{}, 0.0).tp_overlap_fraction == 0.0);
+  CHECK(estimate_training(p70, w, h100_for_layouts(), l, TrainingConfig{}, 0.0).tp_overlap_fraction == 0.0);
 }
 
 TEST_CASE("context parallelism divides activations by cp and hides the ring under attention", "[core]") {
@@ -89,11 +91,11 @@ TEST_CASE("context parallelism divides activations by cp and hides the ring unde
   l.dp = 8;
   l.zero_stage = 1;
   l.recompute = Recompute::none;
-  const auto w = pretrain(32768, 64);
-  const auto cp1 = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  const auto w = pretrain_for_layouts(32768, 64);
+  const auto cp1 = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   l.dp = 4;
   l.cp = 2;
-  const auto cp2 = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  const auto cp2 = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   // Layer activations halve (logits too: each rank holds half the sequence's tokens).
   CHECK(cp2.memory.activations_bytes == Approx(cp1.memory.activations_bytes / 2.0).epsilon(1e-6));
   // At s = 32,768 each rank's attention (16,384 tokens) outlasts one K/V exchange over NVLink.
@@ -103,7 +105,8 @@ TEST_CASE("context parallelism divides activations by cp and hides the ring unde
   // Short shards (s = 2,048 over 8 ranks) cannot hide the exchange.
   l.dp = 1;
   l.cp = 8;
-  const auto short_seq = estimate_training(p8, pretrain(2048, 8), h100_training(), l, TrainingConfig{}, 0.0);
+  const auto short_seq =
+      estimate_training(p8, pretrain_for_layouts(2048, 8), h100_for_layouts(), l, TrainingConfig{}, 0.0);
   CHECK(short_seq.cp_comm_exposed_s > 0.0);
 }
 
@@ -136,9 +139,9 @@ TEST_CASE("per-op recompute makes the 8B FSDP run fit on 48 GB where full stash 
   l.zero_stage = 3;
   l.recompute = Recompute::none;
   const Gpu l40s_card = l40s();
-  const auto none = estimate_training(p8, pretrain(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
+  const auto none = estimate_training(p8, pretrain_for_layouts(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
   l.recompute = Recompute::per_op;
-  const auto op = estimate_training(p8, pretrain(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
+  const auto op = estimate_training(p8, pretrain_for_layouts(8192, 8), l40s_card, l, TrainingConfig{}, 0.0);
   CHECK_FALSE(none.memory.fits);
   CHECK(op.memory.fits);
   // activations + logits: 16.64 + 6.30 GB.
@@ -162,22 +165,22 @@ TEST_CASE("search picks interleaving and context parallelism where they pay", "[
   pins.tp = 8;
   pins.pp = 8;
   // 512 GPUs, 256 sequences of 8,192: DP8 leaves m = 32 micro-batches; interleaving cuts the bubble.
-  const auto e =
-      search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
+  const auto e = search_training_layout(p70, pretrain_for_layouts(8192, 256), h100_for_layouts(), 512, pins,
+                                        TrainingConfig{}, 0.0);
   CHECK(e.memory.fits);
   CHECK(e.layout.vp > 1);
   pins.vp = 1;
-  const auto plain =
-      search_training_layout(p70, pretrain(8192, 256), h100_training(), 512, pins, TrainingConfig{}, 0.0);
+  const auto plain = search_training_layout(p70, pretrain_for_layouts(8192, 256), h100_for_layouts(), 512,
+                                            pins, TrainingConfig{}, 0.0);
   CHECK(e.tokens_per_s > plain.tokens_per_s);
   // Short sequences never search CP; a pinned CP is honoured.
-  const auto short_seq = search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, LayoutPins{},
-                                                TrainingConfig{}, 0.0);
+  const auto short_seq = search_training_layout(p70, pretrain_for_layouts(2048, 256), h100_for_layouts(), 512,
+                                                LayoutPins{}, TrainingConfig{}, 0.0);
   CHECK(short_seq.layout.cp == 1);
   LayoutPins cp_pin;
   cp_pin.cp = 2;
-  const auto pinned =
-      search_training_layout(p70, pretrain(2048, 256), h100_training(), 512, cp_pin, TrainingConfig{}, 0.0);
+  const auto pinned = search_training_layout(p70, pretrain_for_layouts(2048, 256), h100_for_layouts(), 512,
+                                             cp_pin, TrainingConfig{}, 0.0);
   CHECK(pinned.layout.cp == 2);
 }
 
@@ -188,7 +191,7 @@ TEST_CASE("memory as frameworks report it: allocated < reserved < device, two-si
   l.zero_stage = 3;
   l.recompute = Recompute::none;
   const TrainingConfig cfg;
-  const auto e = estimate_training(p8, pretrain(8192, 8), h100_training(), l, cfg, 0.0);
+  const auto e = estimate_training(p8, pretrain_for_layouts(8192, 8), h100_for_layouts(), l, cfg, 0.0);
   // Worked (docs/training.md §1): itemized 67.25 GB allocated, × 1.08 = 72.63 GB reserved, + 2 GiB.
   CHECK(e.memory_allocated_bytes / 1e9 == Approx(67.25).epsilon(2e-3));
   CHECK(e.memory_reserved_bytes == Approx(1.08 * e.memory_allocated_bytes));
@@ -212,8 +215,8 @@ TEST_CASE("FP8 training per op: GEMMs at the FP8 peak, attention BF16, casts at 
   l.zero_stage = 1;
   l.micro_batch = 1;
   l.recompute = Recompute::none;
-  const auto w = pretrain(8192, 128);
-  const Gpu gpu = h100_training();
+  const auto w = pretrain_for_layouts(8192, 128);
+  const Gpu gpu = h100_for_layouts();
   const auto eb = estimate_training(b16, w, gpu, l, TrainingConfig{}, 0.0);
   const auto ef = estimate_training(f8, w, gpu, l, TrainingConfig{}, 0.0);
   // Hand-computed compute per token on one GPU (η = 0.5): bf16 = hardware / (989.4 T · 0.5);
@@ -243,8 +246,8 @@ TEST_CASE("FP8 training per op: GEMMs at the FP8 peak, attention BF16, casts at 
 TEST_CASE("element-wise work runs at HBM speed: 3 passes, +1 when the forward is recomputed", "[core]") {
   const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
   TrainingLayout l = dp_only(8, 3, 2);
-  const auto w = pretrain(8192, 16); // m = 1, 16,384 tokens per GPU
-  const Gpu gpu = h100_training();
+  const auto w = pretrain_for_layouts(8192, 16); // m = 1, 16,384 tokens per GPU
+  const Gpu gpu = h100_for_layouts();
   const double hbm = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
   // Per token: 32 layers × (8h + 4h_q + 4h_kv + 8I = 167,936 B) + 6 B × 128,256 logits = 6,143,488 B;
   // × 3 passes = 18.43 MB, i.e. 5.5 ms per 1,000 tokens at 3.35 TB/s (η_m = 1).
@@ -294,7 +297,7 @@ TEST_CASE("materialized attention scores: 5·a·s bytes through HBM and into mem
   m.attention.kind = AttentionKind::mha;
   const PreparedModel pm = prepare_model(m, Precision{});
   TrainingLayout l = dp_only(32, 1, 4);
-  TrainingWorkload w = pretrain(2048, 512); // m = 4
+  TrainingWorkload w = pretrain_for_layouts(2048, 512); // m = 4
   Gpu gpu = a100_80gb_sxm();
   gpu.efficiency.training_mfu = 0.5;
   const double hbm = gpu.memory_bandwidth_gb_per_s * 1e9 * gpu.efficiency.decode_bandwidth;
@@ -329,10 +332,10 @@ TEST_CASE("torchtitan's FP32 loss peak holds 12 B per token and vocabulary entry
   l.zero_stage = 3;
   l.micro_batch = 2;
   l.recompute = Recompute::per_op;
-  TrainingWorkload w = pretrain(8192, 16);
-  const auto generic = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  TrainingWorkload w = pretrain_for_layouts(8192, 16);
+  const auto generic = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   w.framework = TrainingFramework::torchtitan;
-  const auto titan = estimate_training(p8, w, h100_training(), l, TrainingConfig{}, 0.0);
+  const auto titan = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
   CHECK(titan.memory.activations_bytes - generic.memory.activations_bytes ==
         Approx(16384.0 * 128256.0 * 6.0));
 }

@@ -18,11 +18,11 @@ using namespace rightsize;
 
 namespace {
 
-double billions(std::int64_t v) {
+double billions_vision(std::int64_t v) {
   return static_cast<double>(v) / 1e9;
 }
 
-std::string spec_error(const nlohmann::json& doc) {
+std::string spec_error_vision(const nlohmann::json& doc) {
   try {
     (void)io::parse_spec(doc, "s.json", std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf",
                          std::string(RIGHTSIZE_DATA_DIR) + "/models");
@@ -39,7 +39,7 @@ TEST_CASE("vision towers: parameters against the published totals", "[io][vision
     const char* file;
     std::int64_t vision; // hand-derived from the modeling code's module shapes (methodology §1.6)
     std::int64_t total;  // text + vision
-    double published_b;  // model card / Hugging Face parameter count, billions
+    double published_b;  // model card / Hugging Face parameter count, billions_vision
     double tolerance;    // relative
   };
   const Case cases[] = {
@@ -67,7 +67,7 @@ TEST_CASE("vision towers: parameters against the published totals", "[io][vision
     CHECK(counts.vision == c.vision);
     CHECK(count_vision_params(im.model.vision).total == c.vision);
     CHECK(counts.total == c.total);
-    CHECK(billions(counts.total) == Approx(c.published_b).epsilon(c.tolerance));
+    CHECK(billions_vision(counts.total) == Approx(c.published_b).epsilon(c.tolerance));
     // The tower runs per image, not per token: active parameters are the language model's.
     ModelSpec text = im.model;
     text.vision = VisionTowerSpec{};
@@ -179,7 +179,7 @@ TEST_CASE("image workload keys: bad values are one-line errors with the JSON poi
   const nlohmann::json vlm = {{"model", {{"hf_config", "Qwen2.5-VL-7B-Instruct.json"}}}};
   auto with = [&](const nlohmann::json& workload, const nlohmann::json& model) {
     nlohmann::json doc = {{"model", model}, {"workload", workload}};
-    return spec_error(doc);
+    return spec_error_vision(doc);
   };
   CHECK(with({{"images_per_request", 1}}, {{"preset", "llama-3.1-8b"}})
             .find("/workload/images_per_request: expected images only for a vision-language model") !=

@@ -7,14 +7,13 @@
 #include <map>
 #include <numeric>
 
+#include "core/numeric.hpp"
 #include "rightsize/training.hpp"
 
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Band widening rule (tests/validation/README.md): below this many leave-one-out residuals a
 // band borrows from the pooled one and its log-ratios are stretched by 10 % per missing case

@@ -174,7 +174,7 @@ std::string& source_of(FittedEfficiency& fe, Factor f) {
   return fe.decode_source;
 }
 
-constexpr Factor k_factors[] = {Factor::decode, Factor::prefill, Factor::communication, Factor::training};
+constexpr Factor k_fit_factors[] = {Factor::decode, Factor::prefill, Factor::communication, Factor::training};
 
 // Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
 // supplies any factor with fewer than min_cases cases. Two passes.
@@ -185,7 +185,7 @@ FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, con
   fe.gpu_id = id;
   fe.efficiency = start;
   for (int pass = 0; pass < 2; ++pass) {
-    for (Factor f : k_factors) {
+    for (Factor f : k_fit_factors) {
       std::vector<Ready*> set;
       for (Ready* r : pool) {
         if (informs(*r, f, fe.efficiency, engine, o)) set.push_back(r);

@@ -20,7 +20,7 @@ bool usable(double predicted) {
   return predicted > 0.0 && std::isfinite(predicted);
 }
 
-std::vector<ValidationCase> cases_of(const std::vector<StackRun>& runs, std::size_t skip) {
+std::vector<ValidationCase> stack_cases_of(const std::vector<StackRun>& runs, std::size_t skip) {
   std::vector<ValidationCase> out;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (i == skip) continue;
@@ -161,13 +161,13 @@ std::vector<LayoutFit> fit_layouts(const std::vector<StackRun>& runs, const Stac
     Gpu start = gpu;
     start.efficiency = stack.fitted.efficiency;
     fit.own = true;
-    fit.fitted = fit_gpu_from(cases_of(mine, k_none), start, engine, options, "stack");
+    fit.fitted = fit_gpu_from(stack_cases_of(mine, k_none), start, engine, options, "stack");
     std::array<Residuals, k_figure_count> loo;
     for (std::size_t j = 0; j < mine.size(); ++j) {
       const Gpu& without = loo_gpus[index[j]]; // the GPU x engine factors fitted without this run
       Gpu family_without = without;
       family_without.efficiency =
-          fit_gpu_from(cases_of(mine, j), without, engine, options, "stack").efficiency;
+          fit_gpu_from(stack_cases_of(mine, j), without, engine, options, "stack").efficiency;
       for (const ValidationCase& c : stack_cases(mine[j])) {
         add(loo[figure_index(c.kind)], c.measured, predict_case(c, without, engine),
             predict_case(c, family_without, engine));
@@ -271,14 +271,15 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   for (const StackRun& r : fit_runs)
     out.runs.push_back(r.run.id);
   constexpr std::size_t k_none = static_cast<std::size_t>(-1);
-  out.fitted = fit_gpu_from(cases_of(fit_runs, k_none), gpu, engine, options, "shipped");
+  out.fitted = fit_gpu_from(stack_cases_of(fit_runs, k_none), gpu, engine, options, "shipped");
 
   // Leave-one-out: each run predicted by factors fitted to the other runs only.
   std::array<Residuals, k_figure_count> loo;
   std::vector<Gpu> loo_gpus(fit_runs.size(), gpu);
   for (std::size_t i = 0; i < fit_runs.size(); ++i) {
     Gpu& without = loo_gpus[i];
-    without.efficiency = fit_gpu_from(cases_of(fit_runs, i), gpu, engine, options, "shipped").efficiency;
+    without.efficiency =
+        fit_gpu_from(stack_cases_of(fit_runs, i), gpu, engine, options, "shipped").efficiency;
     for (const ValidationCase& c : stack_cases(fit_runs[i])) {
       add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
           predict_case(c, without, engine));

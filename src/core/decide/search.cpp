@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/decide/sizing.hpp"
+#include "core/numeric.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/units.hpp"
 
@@ -13,9 +14,7 @@ namespace {
 
 constexpr int k_max_replicas = 100000;
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 } // namespace
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/numeric.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/load_model.hpp"
 #include "rightsize/units.hpp"
@@ -13,9 +14,7 @@
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Exact MVA at a fractional customer count: linear between the neighbouring integers.
 load::ClosedResult mva_at(double service_s, double think_s, double customers) {

@@ -16,15 +16,14 @@
 
 #include <algorithm>
 
+#include "core/numeric.hpp"
 #include "rightsize/image_attention.hpp"
 #include "rightsize/model.hpp"
 
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return b > 0 ? (a + b - 1) / b : 0;

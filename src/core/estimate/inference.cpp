@@ -252,7 +252,7 @@ void set_throughput(const EstimateInputs& in, const Setup& s, const OperatingPoi
 
 // The load an open-loop deployment is judged against is its closed-loop capacity at the
 // largest concurrency that fits, the figure the search sizes replicas by (methodology §6).
-void hold_to_capacity(InferenceEstimate& est, const InferenceEstimate& capacity) {
+void hold_estimate_to_capacity(InferenceEstimate& est, const InferenceEstimate& capacity) {
   est.capacity_requests_per_s = capacity.requests_per_s;
   est.capacity_output_tokens_per_s = capacity.output_tokens_per_s;
   // Past its capacity a deployment serves its capacity; the rest of the arrivals queue.
@@ -342,7 +342,7 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     closed.arrival = Arrival::closed_loop;
     closed.request_rate_per_s = 0.0;
     closed.concurrency = 0;
-    hold_to_capacity(est, estimate(pm, closed, gpu, dep, engine_in, nullptr, price, false));
+    hold_estimate_to_capacity(est, estimate(pm, closed, gpu, dep, engine_in, nullptr, price, false));
   }
   est.bound = bound_of(s, est.memory, pt);
   set_cost(dep, price, est);

@@ -4,15 +4,14 @@
 // inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
 #include <cstdint>
 
+#include "core/numeric.hpp"
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
 
 namespace rightsize::detail {
 
-inline double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Everything about (model, GPU, deployment) that does not depend on the concurrency.
 struct Setup {

@@ -2,15 +2,14 @@
 // travels in, the link it takes, its bytes and its time. Pure arithmetic; no I/O.
 #include <algorithm>
 
+#include "core/numeric.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 } // namespace
 

@@ -6,14 +6,13 @@
 #include <cmath>
 
 #include "core/estimate/training_detail.hpp"
+#include "core/numeric.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Query-key pairs per token per layer of a causal sequence of s tokens counted as the half square
 // s/2 (Megatron's causal convention, methodology §4.1 [MEG]); sliding layers see at most W keys.

@@ -5,13 +5,12 @@
 #include <cmath>
 
 #include "core/estimate/training_detail.hpp"
+#include "core/numeric.hpp"
 
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Per-token-per-layer activation bytes split into the tensors TP replicates (without sequence
 // parallelism) and the tensors TP shards. 16-bit; scaled by b_a/2 for other activation formats.

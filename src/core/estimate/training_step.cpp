@@ -5,14 +5,13 @@
 #include <cmath>
 
 #include "core/estimate/training_detail.hpp"
+#include "core/numeric.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::detail {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Members of a group of `group` ranks spread evenly over `span` consecutive ranks that share one node
 // of `gpus_per_node` consecutive ranks: one every span/group ranks, at least 1, at most the group.
@@ -22,7 +21,7 @@ double ring_members_per_node(const Gpu& gpu, int group, int span) {
   return std::clamp(per_node, 1.0, static_cast<double>(std::max(1, group)));
 }
 
-double hop_latency(const TrainingConfig& c, LinkKind link) {
+double collective_hop_latency(const TrainingConfig& c, LinkKind link) {
   switch (link) {
   case LinkKind::scaleup: return c.scaleup_hop_latency_s;
   case LinkKind::pcie: return c.pcie_hop_latency_s;
@@ -48,14 +47,15 @@ double collective(const TrainingContext& ctx, double bytes, int group, int span,
     bw = std::min(bw * ring_members_per_node(*ctx.gpu, group, span),
                   link_gb_per_s(*ctx.gpu, LinkKind::scaleup));
   return collective_time_s(bytes, group, bw, ctx.gpu->efficiency.communication,
-                           hop_latency(*ctx.config, link), ctx.config->collective_base_latency_s, all_reduce);
+                           collective_hop_latency(*ctx.config, link), ctx.config->collective_base_latency_s,
+                           all_reduce);
 }
 
 // Point-to-point send of `bytes` over the link a group spanning `span` ranks uses (methodology §5.1).
 double p2p(const TrainingContext& ctx, double bytes, int span) {
   const LinkKind link = link_for_group(*ctx.gpu, span);
   if (link_gb_per_s(*ctx.gpu, link) <= 0.0) return 0.0; // unknown link: left out, flagged by link_known
-  return ctx.config->collective_base_latency_s + hop_latency(*ctx.config, link) +
+  return ctx.config->collective_base_latency_s + collective_hop_latency(*ctx.config, link) +
          bytes / (gb_per_s_to_bytes_per_s(link_gb_per_s(*ctx.gpu, link)) * ctx.gpu->efficiency.communication);
 }
 

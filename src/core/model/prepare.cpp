@@ -2,15 +2,14 @@
 // hot path is arithmetic only.
 #include <algorithm>
 
+#include "core/numeric.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/inference.hpp"
 
 namespace rightsize {
 namespace {
 
-double d(std::int64_t v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 // Weight bytes by kind (methodology §2.2): the fitted layers scaled to a bare parameter count, the
 // embeddings and the vision tower at 16 bits, all rescaled to a checkpoint's measured total.

@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numeric.hpp"
+
 namespace rightsize {
 namespace {
 
 using i64 = std::int64_t;
 
-double d(i64 v) {
-  return static_cast<double>(v);
-}
+using core::d;
 
 i64 norm_params(i64 width, bool layer_norm) {
   return layer_norm ? 2 * width : width;

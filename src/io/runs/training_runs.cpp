@@ -18,7 +18,7 @@
 namespace rightsize::io {
 namespace {
 
-const Preset* preset_of(const std::vector<Preset>& presets, const std::string& id) {
+const Preset* training_preset_of(const std::vector<Preset>& presets, const std::string& id) {
   for (const Preset& p : presets)
     if (p.id == id) return &p;
   return nullptr;
@@ -185,7 +185,7 @@ StackRun load_torchtitan_log(const std::string& path, const RunContext& c,
   need(c.seq_len > 0, "sequence length (--seq-len)");
   need(c.global_batch > 0, "global batch in sequences (--global-batch)");
   need(!c.recompute.empty(), "activation recompute (--recompute none|selective|full|per_op)");
-  const Preset* preset = preset_of(presets, c.preset);
+  const Preset* preset = training_preset_of(presets, c.preset);
   if (preset == nullptr)
     throw Error(ErrorKind::input, c.given_by, "", fmt::format("unknown model preset \"{}\"", c.preset));
   const auto recompute = parse_recompute(c.recompute);
@@ -267,7 +267,7 @@ std::vector<StackRun> parse_training_csv(const std::string& text, const std::str
     const std::string line = r.where.substr(r.where.rfind(':') + 1);
     s.id = r.has("id") && !r.text("id").empty() ? r.text("id") : stem + ":" + line;
     const std::string model = r.text("model");
-    const Preset* preset = preset_of(presets, model);
+    const Preset* preset = training_preset_of(presets, model);
     if (preset == nullptr)
       throw fail(
           fmt::format("column \"model\": unknown model preset \"{}\" (see 'rightsize models')", model));

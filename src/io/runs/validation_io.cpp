@@ -164,7 +164,7 @@ double number_or_zero(const JsonReader& r, std::string_view key) {
 }
 
 // Rounds for stable, readable files: 4 significant decimals are far below the errors discussed.
-double rounded(double v) {
+double rounded_for_json(double v) {
   return std::round(v * 1e4) / 1e4;
 }
 
@@ -216,10 +216,10 @@ std::string calibration_to_json(const Calibration& cal) {
   for (const FittedEfficiency& f : cal.gpus) {
     nlohmann::json g;
     g["gpu"] = f.gpu_id;
-    g["efficiency"] = {{"decode_bandwidth", rounded(f.efficiency.decode_bandwidth)},
-                       {"prefill_compute", rounded(f.efficiency.prefill_compute)},
-                       {"training_mfu", rounded(f.efficiency.training_mfu)},
-                       {"communication", rounded(f.efficiency.communication)}};
+    g["efficiency"] = {{"decode_bandwidth", rounded_for_json(f.efficiency.decode_bandwidth)},
+                       {"prefill_compute", rounded_for_json(f.efficiency.prefill_compute)},
+                       {"training_mfu", rounded_for_json(f.efficiency.training_mfu)},
+                       {"communication", rounded_for_json(f.efficiency.communication)}};
     g["source"] = {{"decode_bandwidth", f.decode_source},
                    {"prefill_compute", f.prefill_source},
                    {"training_mfu", f.training_source},
@@ -230,13 +230,13 @@ std::string calibration_to_json(const Calibration& cal) {
                       {"communication", f.communication_cases}};
     // The expert-read fraction only where the MoE serving rows fitted one (methodology §4.3).
     if (f.expert_read_source != "default") {
-      g["efficiency"]["expert_read"] = rounded(f.efficiency.expert_read);
+      g["efficiency"]["expert_read"] = rounded_for_json(f.efficiency.expert_read);
       g["source"]["expert_read"] = f.expert_read_source;
       g["fitted_to"]["expert_read"] = f.expert_read_cases;
     }
     // One UNet rate for every GPU, on the pooled entry only (methodology §3.7 "UNet rate").
     if (!f.unet_cases.empty()) {
-      g["efficiency"]["unet_gemm_fraction"] = rounded(f.efficiency.unet_gemm_fraction);
+      g["efficiency"]["unet_gemm_fraction"] = rounded_for_json(f.efficiency.unet_gemm_fraction);
       g["fitted_to"]["unet_gemm_fraction"] = f.unet_cases;
     }
     gpus.push_back(g);
@@ -246,8 +246,8 @@ std::string calibration_to_json(const Calibration& cal) {
   for (const BandEntry& b : cal.bands) {
     bands.push_back({{"kind", to_string(b.kind)},
                      {"gpu", b.gpu_id},
-                     {"ratio_low", rounded(b.ratio_low)},
-                     {"ratio_high", rounded(b.ratio_high)},
+                     {"ratio_low", rounded_for_json(b.ratio_low)},
+                     {"ratio_high", rounded_for_json(b.ratio_high)},
                      {"cases", b.cases},
                      {"rule", b.rule}});
     if (!b.model_class.empty()) bands.back()["model_class"] = b.model_class;
@@ -255,7 +255,8 @@ std::string calibration_to_json(const Calibration& cal) {
   doc["bands"] = bands;
   nlohmann::json classes = nlohmann::json::array();
   for (const ClassWidening& c : cal.classes) {
-    classes.push_back({{"model_class", c.model_class}, {"cases", c.cases}, {"factor", rounded(c.factor)}});
+    classes.push_back(
+        {{"model_class", c.model_class}, {"cases", c.cases}, {"factor", rounded_for_json(c.factor)}});
   }
   doc["model_classes"] = classes;
   return doc.dump(1) + "\n";

@@ -15,8 +15,8 @@ namespace {
 using i64 = std::int64_t;
 
 // Upper bounds past which a value is a typo, not a model (docs/model-spec.md, "limits").
-constexpr i64 k_max_layers = 1000;
-constexpr i64 k_max_width = 1'000'000;
+constexpr i64 k_max_layer_count = 1000;
+constexpr i64 k_max_dimension = 1'000'000;
 constexpr i64 k_max_heads = 100'000;
 constexpr i64 k_max_vocab = 10'000'000;
 constexpr i64 k_max_experts = 100'000;
@@ -86,9 +86,9 @@ void apply_moe(const JsonReader& moe, ModelSpec& m) {
   read_count(moe, "experts", m.moe.experts, k_max_experts, "experts");
   read_count(moe, "experts_per_token", m.moe.experts_per_token, k_max_experts, "experts");
   read_non_negative(moe, "shared_experts", m.moe.shared_experts, k_max_experts, "experts");
-  read_count(moe, "expert_ffn_size", m.moe.expert_ffn_size, k_max_width, "width");
-  read_non_negative(moe, "dense_layers", m.moe.dense_layers, k_max_layers, "layers");
-  read_non_negative(moe, "shared_expert_ffn_size", m.moe.shared_expert_ffn_size, k_max_width, "width");
+  read_count(moe, "expert_ffn_size", m.moe.expert_ffn_size, k_max_dimension, "width");
+  read_non_negative(moe, "dense_layers", m.moe.dense_layers, k_max_layer_count, "layers");
+  read_non_negative(moe, "shared_expert_ffn_size", m.moe.shared_expert_ffn_size, k_max_dimension, "width");
   read_flag(moe, "shared_expert_gate", m.moe.shared_expert_gate);
   read_flag(moe, "router_bias", m.moe.router_bias);
   read_flag(moe, "expert_bias", m.moe.expert_bias);
@@ -105,17 +105,18 @@ void apply_attention(const JsonReader& a, ModelSpec& m) {
                        : k == "mla" ? AttentionKind::mla
                                     : AttentionKind::gqa;
   }
-  read_count(a, "kv_lora_rank", m.attention.kv_lora_rank, k_max_width, "width");
-  read_non_negative(a, "rope_head_dim", m.attention.rope_head_dim, k_max_width, "width");
+  read_count(a, "kv_lora_rank", m.attention.kv_lora_rank, k_max_dimension, "width");
+  read_non_negative(a, "rope_head_dim", m.attention.rope_head_dim, k_max_dimension, "width");
   read_non_negative(a, "sliding_window", m.attention.sliding_window, k_max_context, "context");
-  read_non_negative(a, "sliding_window_layers", m.attention.sliding_window_layers, k_max_layers, "layers");
-  read_non_negative(a, "q_lora_rank", m.attention.q_lora_rank, k_max_width, "width");
-  read_non_negative(a, "qk_nope_head_dim", m.attention.qk_nope_head_dim, k_max_width, "width");
-  read_non_negative(a, "v_head_dim", m.attention.v_head_dim, k_max_width, "width");
+  read_non_negative(a, "sliding_window_layers", m.attention.sliding_window_layers, k_max_layer_count,
+                    "layers");
+  read_non_negative(a, "q_lora_rank", m.attention.q_lora_rank, k_max_dimension, "width");
+  read_non_negative(a, "qk_nope_head_dim", m.attention.qk_nope_head_dim, k_max_dimension, "width");
+  read_non_negative(a, "v_head_dim", m.attention.v_head_dim, k_max_dimension, "width");
   read_flag(a, "output_gate", m.attention.output_gate);
   read_flag(a, "qk_norm_per_layer", m.attention.qk_norm_per_layer);
   read_non_negative(a, "index_heads", m.attention.index_heads, k_max_heads, "heads");
-  read_non_negative(a, "index_head_dim", m.attention.index_head_dim, k_max_width, "width");
+  read_non_negative(a, "index_head_dim", m.attention.index_head_dim, k_max_dimension, "width");
 }
 
 // Linear-attention (gated DeltaNet) layers, methodology §1.5.
@@ -127,16 +128,16 @@ void apply_linear_attention(const JsonReader& la, ModelSpec& m) {
   if (auto v = la.find("kind"))
     l.kind =
         v->as_choice({"gated_deltanet", "mamba"}) == "mamba" ? LinearKind::mamba : LinearKind::gated_deltanet;
-  read_count(la, "inner_size", l.inner_size, k_max_width, "width");
-  read_count(la, "state_size", l.state_size, k_max_width, "width");
-  read_count(la, "dt_rank", l.dt_rank, k_max_width, "width");
+  read_count(la, "inner_size", l.inner_size, k_max_dimension, "width");
+  read_count(la, "state_size", l.state_size, k_max_dimension, "width");
+  read_count(la, "dt_rank", l.dt_rank, k_max_dimension, "width");
   read_flag(la, "conv_bias", l.conv_bias);
   read_flag(la, "proj_bias", l.proj_bias);
-  read_non_negative(la, "layers", l.layers, k_max_layers, "layers");
+  read_non_negative(la, "layers", l.layers, k_max_layer_count, "layers");
   read_count(la, "key_heads", l.key_heads, k_max_heads, "heads");
   read_count(la, "value_heads", l.value_heads, k_max_heads, "heads");
-  read_count(la, "key_head_dim", l.key_head_dim, k_max_width, "width");
-  read_count(la, "value_head_dim", l.value_head_dim, k_max_width, "width");
+  read_count(la, "key_head_dim", l.key_head_dim, k_max_dimension, "width");
+  read_count(la, "value_head_dim", l.value_head_dim, k_max_dimension, "width");
   read_count(la, "conv_kernel", l.conv_kernel, 1024, "width");
   if (auto v = la.find("state_bytes_per_element")) l.state_bytes_per_element = v->as_int(1, 8);
 }
@@ -168,11 +169,11 @@ void apply_image(const JsonReader& im, ModelSpec& m) {
 
 void apply_fields(const JsonReader& r, ModelSpec& m) {
   const bool reshaped = has(r, "hidden_size") || has(r, "heads");
-  read_count(r, "layers", m.layers, k_max_layers, "layers");
-  read_count(r, "hidden_size", m.hidden_size, k_max_width, "width");
+  read_count(r, "layers", m.layers, k_max_layer_count, "layers");
+  read_count(r, "hidden_size", m.hidden_size, k_max_dimension, "width");
   read_count(r, "heads", m.heads, k_max_heads, "heads");
   if (auto v = r.find("head_dim")) {
-    m.head_dim = positive_count(*v, k_max_width, "width");
+    m.head_dim = positive_count(*v, k_max_dimension, "width");
   } else if (reshaped && m.heads > 0) {
     if (m.hidden_size % m.heads != 0) {
       r.at("heads").fail(
@@ -186,7 +187,7 @@ void apply_fields(const JsonReader& r, ModelSpec& m) {
   } else if (m.kv_heads == 0) {
     m.kv_heads = m.heads;
   }
-  read_count(r, "ffn_size", m.ffn_size, k_max_width, "width");
+  read_count(r, "ffn_size", m.ffn_size, k_max_dimension, "width");
   if (auto v = r.find("ffn")) m.ffn_gated = v->as_choice({"gated", "plain"}) == "gated";
   read_non_negative(r, "vocab_size", m.vocab_size, k_max_vocab, "vocabulary");
   read_flag(r, "tied_embeddings", m.tied_embeddings);
@@ -387,9 +388,9 @@ void read_image_denoiser(const JsonReader& im, ImagePipelineSpec& p) {
     UnetAttentionLevel l;
     l.pixels_per_token_side = positive_count(level.at("pixels_per_token_side"), 1024, "pixels");
     // A scale with resnet blocks only (SDXL's 128² level) has no transformer blocks.
-    l.blocks = non_negative_count(level.at("blocks"), k_max_layers, "blocks");
-    l.channels = positive_count(level.at("channels"), k_max_width, "width");
-    read_non_negative(level, "resnets", l.resnets, k_max_layers, "blocks");
+    l.blocks = non_negative_count(level.at("blocks"), k_max_layer_count, "blocks");
+    l.channels = positive_count(level.at("channels"), k_max_dimension, "width");
+    read_non_negative(level, "resnets", l.resnets, k_max_layer_count, "blocks");
     if (l.blocks == 0 && l.resnets == 0)
       level.fail(
           "expected blocks or resnets above 0 (a UNet scale without blocks does no work), got neither");
