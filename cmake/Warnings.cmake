@@ -6,7 +6,8 @@ target_compile_options(rightsize_warnings INTERFACE
 if(RIGHTSIZE_WERROR)
   target_compile_options(rightsize_warnings INTERFACE -Werror)
 endif()
-if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+# Bounds-checked standard containers in Debug and sanitizer builds.
+if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR RIGHTSIZE_SANITIZE)
   target_compile_definitions(rightsize_warnings INTERFACE _GLIBCXX_ASSERTIONS)
 endif()
 if(RIGHTSIZE_CLANG_TIDY)

@@ -4,7 +4,8 @@
 # an unexpected exception; the inputs that did are left in build-fuzz/fuzz-crashes.
 #   bash scripts/fuzz.sh [SECONDS]            (default 30 seconds per target)
 # Environment: RIGHTSIZE_FUZZ_TARGETS (space-separated subset), RIGHTSIZE_FUZZ_BUILD_DIR (build-fuzz),
-# RIGHTSIZE_FUZZ_JOBS (build parallelism, default 2).
+# RIGHTSIZE_FUZZ_JOBS (build parallelism, default 2). A build folder already configured with
+# RIGHTSIZE_FUZZ=ON is reused with its settings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
@@ -14,8 +15,11 @@ if [ -z "$cxx" ]; then
   echo "rightsize: fuzz: clang++ not found (bash scripts/setup.sh installs it)" >&2
   exit 1
 fi
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIGHTSIZE_FUZZ=ON \
-  -DRIGHTSIZE_TESTS=OFF >/dev/null
+# A build folder already configured for fuzzing (the CI's sanitizer build) is reused as it is.
+if ! grep -q '^RIGHTSIZE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIGHTSIZE_FUZZ=ON \
+    -DRIGHTSIZE_TESTS=OFF >/dev/null
+fi
 cmake --build "$build" -j "${RIGHTSIZE_FUZZ_JOBS:-2}" --target fuzz_all
 
 all_targets=$(sed -n 's/^set(RIGHTSIZE_FUZZ_TARGETS \(.*\))$/\1/p' tests/fuzz/CMakeLists.txt)

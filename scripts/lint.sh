@@ -6,8 +6,9 @@
 # Tidy: clang-tidy with the repo's .clang-tidy over every translation unit under src, bench and tests
 #   in the build's compile_commands.json (headers under include/rightsize and src through
 #   HeaderFilterRegex). The fuzz targets are left out: they compile only in a clang -DRIGHTSIZE_FUZZ
-#   build. The build directory (RIGHTSIZE_BUILD_DIR, default build) is configured when it has no
-#   compile_commands.json; nothing is compiled.
+#   build. The database is the build directory's (RIGHTSIZE_BUILD_DIR, default build) when it is
+#   configured file by file (-DRIGHTSIZE_UNITY=OFF); else one configured for it in <build>-lint.
+#   Nothing is compiled.
 # Findings go to stderr as file:line:col lines; the exit status is 1 when there is any, 2 on misuse.
 # Environment: RIGHTSIZE_BUILD_DIR, RIGHTSIZE_LINT_JOBS (default 2), CLANG_FORMAT, CLANG_TIDY.
 set -euo pipefail
@@ -63,20 +64,26 @@ fi
 
 if [ $run_tidy = 1 ]; then
   need "$clang_tidy"
-  if [ ! -f "$build/compile_commands.json" ]; then
-    echo "rightsize: lint: configuring $build for compile_commands.json" >&2
-    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+  # A unity build's database names its batches, not the files: tidy reads a database of its own,
+  # configured file by file (RIGHTSIZE_UNITY=OFF) beside the build; nothing is compiled.
+  if grep -q '^RIGHTSIZE_UNITY:BOOL=OFF' "$build/CMakeCache.txt" 2>/dev/null &&
+    [ -f "$build/compile_commands.json" ]; then
+    db=$build
+  else
+    db=$build-lint
+    cmake -S . -B "$db" -DCMAKE_BUILD_TYPE=Release -DRIGHTSIZE_UNITY=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+      >/dev/null
   fi
   root=$(pwd)
   # Translation units of this tree under src, bench and tests, from the compilation database.
-  mapfile -t units < <(grep -oE '"file": *"[^"]+"' "$build/compile_commands.json" | sed -E 's/"file": *"(.*)"/\1/' |
+  mapfile -t units < <(grep -oE '"file": *"[^"]+"' "$db/compile_commands.json" | sed -E 's/"file": *"(.*)"/\1/' |
     grep -E "^$root/(src|bench|tests)/" | sort -u)
   if [ ${#units[@]} -eq 0 ]; then
-    echo "rightsize: lint: $build/compile_commands.json lists no sources under src, bench or tests" >&2
+    echo "rightsize: lint: $db/compile_commands.json lists no sources under src, bench or tests" >&2
     exit 2
   fi
   rc=0
-  out=$(printf '%s\0' "${units[@]}" | xargs -0 -n 1 -P "$jobs" "$clang_tidy" -p "$build" --quiet 2>&1) || rc=$?
+  out=$(printf '%s\0' "${units[@]}" | xargs -0 -n 1 -P "$jobs" "$clang_tidy" -p "$db" --quiet 2>&1) || rc=$?
   findings=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' <<<"$out" | sed "s|^$root/||" | sort -u || true)
   if [ -z "$findings" ] && [ $rc != 0 ]; then
     tail -n 20 <<<"$out" >&2
