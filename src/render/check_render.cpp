@@ -108,19 +108,27 @@ void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app:
   fmt::print("{}\n", doc.dump(2));
 }
 
-// The estimate's summary line.
+// The estimate's summary line, in the statistics the SLA judges ("TTFT p99 1.20 s" under
+// ttft_p99_ms; the mean when the SLA names none), at the point estimate.
 void print_check_estimate(const Spec& spec, const app::CheckResult& res) {
   const InferenceEstimate& e = res.current.estimate;
+  const Sla& sla = spec.sla;
   const std::string usd = format_usd(e.usd_per_hour, res.current.price_known);
   if (spec.model.kind != ModelKind::decoder) {
     // An image or encoder model is judged in items (methodology §3.7): one request is one item.
     const char* item = spec.model.kind == ModelKind::vit ? "item" : "image";
-    fmt::print("estimate: {:.3g} s per {}, {:.3g} {}s/s, {}/h\n", e.e2e_s, item, e.requests_per_s, item, usd);
+    fmt::print("estimate: {:.3g} s per {}{}, {:.3g} {}s/s, {}/h\n", latency_stat_s(e, 2, sla.e2e_stat), item,
+               stat_suffix(sla.e2e_stat), e.requests_per_s, item, usd);
     return;
   }
-  fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n",
-             e.overloaded ? std::string("unbounded (overloaded)") : format_ms(e.ttft_s), format_ms(e.tpot_s),
-             e.requests_per_s, usd);
+  std::string e2e;
+  if (sla.e2e_ms)
+    e2e = fmt::format(", E2E{} {}", stat_suffix(sla.e2e_stat),
+                      format_wait(e, latency_stat_s(e, 2, sla.e2e_stat)));
+  fmt::print(
+      "estimate: TTFT{} {}, TPOT{} {}{}, {:.1f} req/s, {}/h\n", stat_suffix(sla.ttft_stat),
+      e.overloaded ? std::string("unbounded (overloaded)") : format_ms(latency_stat_s(e, 0, sla.ttft_stat)),
+      stat_suffix(sla.tpot_stat), format_ms(latency_stat_s(e, 1, sla.tpot_stat)), e2e, e.requests_per_s, usd);
 }
 
 // What passes instead, or costs less: the same GPU type judges over-provisioning; another is a note.
