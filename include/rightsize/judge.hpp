@@ -1,7 +1,8 @@
 #pragma once
 // The one decision point (docs/ARCHITECTURE.md "One decision point"): every command that says
 // whether a deployment is acceptable (estimate, check, recommend, sweep) asks `judge`, and every
-// command that picks a replica layout for a GPU count asks `fit_layout`. Nothing else compares an
+// command that picks a replica layout for a GPU count asks `fit_layout` (check with no degree pinned
+// asks the search's `layout_for_count`, search.hpp, which falls back to it). Nothing else compares an
 // estimate with an SLA or decides feasibility.
 #include <array>
 #include <cstddef>

@@ -107,6 +107,32 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
                          const Sla& sla, std::span<const Gpu> gpus,
                          std::span<const double> prices_usd_per_gpu_hour, const SearchPolicy& policy);
 
+/// How layout_for_count chose the replica layout of a GPU count (docs/methodology.md "Layout for a
+/// GPU count").
+enum class CountLayoutBasis : std::uint8_t {
+  best_ranked,       ///< the best-ranked layout of the search that meets everything on the count
+  best_ranked_short, ///< none meets it there: the best-ranked passing layout the count divides into
+  smallest_fit,      ///< no passing layout divides the count: fit_layout's smallest that fits
+};
+const char* to_string(CountLayoutBasis basis);
+
+/// A replica layout for a GPU count, and why it was chosen.
+struct CountLayout {
+  LayoutChoice choice; ///< deployment.gpus = the count; as fit_layout's when basis is smallest_fit
+  CountLayoutBasis basis = CountLayoutBasis::smallest_fit;
+  std::size_t rank = 0; ///< the search's rank of the layout (0 for smallest_fit)
+};
+
+/// The layout recommend's search would run `gpus` GPUs of one type with (`check --deployment NxGPU`
+/// with no degree pinned). `search` is recommend() over that GPU and `model` alone (its passing
+/// candidates in rank order). On `gpus` GPUs of one type every layout costs the same per hour, so
+/// the search's own order breaks the tie: the first passing candidate whose replica divides `gpus`
+/// and that judge_deployment passes on all of them. When none does, the first passing candidate whose
+/// replica divides `gpus` (it misses there: too few GPUs); else fit_layout's smallest that fits.
+CountLayout layout_for_count(const Recommendation& search, const PreparedModel& model,
+                             const InferenceWorkload& workload, const Sla& sla, const Gpu& gpu,
+                             const GpuPrice& price, const SearchPolicy& policy, int gpus);
+
 /// The ranking a search applies: an image or encoder model (kind dit, vit) ranked by cost ranks by cost per
 /// item (cost_per_request: one item per request), since it serves no output tokens (methodology §3.7).
 RankBy effective_rank_by(RankBy rank_by, ModelKind kind);

@@ -9,27 +9,34 @@
 
 namespace rightsize::app {
 
-CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckSettings& request) {
-  const DeploymentSpec& want = request.deployment;
-  CheckResult res;
-  SearchPolicy& policy = res.policy;
-  policy.engine = request.engine;
-  policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
-  policy.max_nodes = spec.constraints.max_nodes;
-  policy.confidence = request.confidence;
-  policy.calibration = band_calibration(catalog);
-  policy.max_power_kw = spec.constraints.max_power_kw;
-  policy.throughput_headroom = throughput_headroom(request.headroom);
+namespace {
 
-  // The deployment: the one layout rule (core::fit_layout) for its GPU count and pins.
-  res.current_in = search_inputs(spec, catalog, {want.gpu}, "");
+bool check_pins_layout(const DeploymentSpec& want) {
+  return want.tp > 0 || want.pp > 0 || want.ep > 0 || want.attention_dp > 0;
+}
+
+// The deployment's replica layout: the pins kept by the one layout rule (core::fit_layout), else the
+// layout recommend's search restricted to the GPU type ranks best on its GPU count
+// (core::layout_for_count over `same`). A layout that cannot be formed is a usage error.
+LayoutChoice check_layout_choice(CheckResult& res, const Spec& spec, const CheckSettings& request,
+                                 const Recommendation& same) {
+  const DeploymentSpec& want = request.deployment;
   const Gpu& gpu = res.current_in.gpus.front();
   const PreparedModel& pm = res.current_in.models.front();
-  const GpuPrice& price = res.current_in.gpu_prices.front();
-  reject_moe_layout_on_dense(pm.model, want.ep, want.attention_dp);
-  LayoutRequest layout_request{want.gpus, want.tp, want.pp, want.ep};
-  layout_request.attention_dp = want.attention_dp;
-  const LayoutChoice choice = fit_layout(pm, spec.inference, gpu, layout_request, policy.engine);
+  LayoutChoice choice;
+  if (check_pins_layout(want)) {
+    reject_moe_layout_on_dense(pm.model, want.ep, want.attention_dp);
+    LayoutRequest layout_request{want.gpus, want.tp, want.pp, want.ep};
+    layout_request.attention_dp = want.attention_dp;
+    choice = fit_layout(pm, spec.inference, gpu, layout_request, res.policy.engine);
+  } else {
+    const CountLayout counted =
+        layout_for_count(same, pm, spec.inference, spec.sla, gpu, res.current_in.gpu_prices.front(),
+                         res.same_policy, want.gpus);
+    choice = counted.choice;
+    res.layout_basis = counted.basis;
+    res.layout_rank = counted.rank;
+  }
   if (choice.issue == LayoutIssue::runs_whole) {
     throw Error(ErrorKind::usage, "--deployment", "",
                 fmt::format("{} is a UNet, served whole on one GPU per replica (methodology §3.7): expected "
@@ -44,6 +51,89 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
                     "model's {} heads",
                     want.gpus, gpu.id, choice.deployment.tp, choice.deployment.pp, pm.model.heads));
   }
+  return choice;
+}
+
+// Cost in what recommend ranks by (core::rank_key): per 1M output tokens served, per item for an item
+// model; the deployment's own over its whole load (current_at_load).
+double check_reference_cost(const CheckResult& res, RankBy by) {
+  if (res.meets && res.current.price_known) {
+    return by == RankBy::cost_per_request ? res.current_at_load.usd_per_request
+                                          : res.current_at_load.usd_per_million_output_tokens;
+  }
+  if (!res.meets && res.would_pass) return rank_key(*res.would_pass, by);
+  return 0.0;
+}
+
+// The saving of `option` over `reference_cost` when it is cheaper (under half a percent is the same
+// cost: the two estimates round differently); 0 otherwise.
+double check_saving(const Candidate& option, double reference_cost, RankBy by) {
+  if (reference_cost <= 0.0 || !std::isfinite(reference_cost)) return 0.0;
+  const double cost = rank_key(option, by);
+  return cost < 0.995 * reference_cost ? 1.0 - cost / reference_cost : 0.0;
+}
+
+// The cheaper options and the over-provisioning verdict. Cheaper in what recommend ranks by, against
+// the deployment as given when it meets the SLA, else against what would pass on its GPU type (two
+// deployments that both serve the load): with an SLA load both serve it and the ratio is that of $/h;
+// without one each serves its capacity, and a second replica at the same cost per token saves nothing.
+// Over-provisioned is judged within the deployment's GPU type, the one thing --deployment fixes: a
+// cheaper deployment of it meets the same SLA, saving more than --max-overspend per token and per hour
+// (without an SLA load a smaller, less efficient one is cheaper per hour and is only shown). A cheaper
+// GPU type is a note, not a failure.
+void check_cheaper_options(CheckResult& res, const Recommendation& same, const Recommendation& all,
+                           const CheckSettings& request) {
+  const RankBy by = effective_rank_by(RankBy::cost_per_token, res.current_in.models.front().model.kind);
+  const double reference_cost = check_reference_cost(res, by);
+  if (res.meets && !same.candidates.empty()) {
+    const Candidate& best = same.candidates.front();
+    res.same_gpu_saving = check_saving(best, reference_cost, by);
+    if (res.same_gpu_saving > 0.0) res.cheaper_same_gpu = best;
+  }
+  if (!all.candidates.empty()) {
+    const Candidate& best = all.candidates.front();
+    res.saving = check_saving(best, reference_cost, by);
+    if (res.saving > 0.0 || (!res.meets && !res.would_pass)) res.cheaper = best; // nothing of its type passes
+  }
+  const std::string& gpu_id = res.current_in.gpus.front().id;
+  res.cheaper_other_gpu =
+      res.meets && res.cheaper && res.compared_in.gpus[res.cheaper->gpu_index].id != gpu_id;
+  res.over_provisioned = res.meets && res.cheaper_same_gpu && res.same_gpu_saving > request.max_overspend &&
+                         res.cheaper_same_gpu->estimate.usd_per_hour < res.current.estimate.usd_per_hour;
+  res.pass = res.meets && !res.over_provisioned;
+}
+
+} // namespace
+
+CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckSettings& request) {
+  const DeploymentSpec& want = request.deployment;
+  CheckResult res;
+  SearchPolicy& policy = res.policy;
+  policy.engine = request.engine;
+  policy.max_gpus_per_replica = std::max(want.gpus, spec.constraints.max_gpus_per_replica);
+  policy.max_nodes = spec.constraints.max_nodes;
+  policy.confidence = request.confidence;
+  policy.calibration = band_calibration(catalog);
+  policy.max_power_kw = spec.constraints.max_power_kw;
+  policy.throughput_headroom = throughput_headroom(request.headroom);
+
+  res.current_in = search_inputs(spec, catalog, {want.gpu}, "");
+  const Gpu& gpu = res.current_in.gpus.front();
+  const PreparedModel& pm = res.current_in.models.front();
+  const GpuPrice& price = res.current_in.gpu_prices.front();
+  // recommend's search restricted to the deployment's GPU type, under recommend's limits: the layout
+  // of an unpinned GPU count, what would pass, the cheapest of the type. An unpriced GPU has no
+  // cheapest deployment: the fewest GPUs rank first instead (a cost ranking without prices has no
+  // winner, core::recommend).
+  res.same_policy = policy;
+  res.same_policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;
+  if (price.usd_per_gpu_hour <= 0.0) res.same_policy.rank_by = RankBy::gpus;
+  const SearchInputs& same_in = res.current_in;
+  const Recommendation same =
+      recommend(same_in.models, spec.inference, spec.sla, same_in.gpus, same_in.gpu_prices, res.same_policy);
+
+  res.same_gpu_passes = !same.candidates.empty();
+  const LayoutChoice choice = check_layout_choice(res, spec, request, same);
   res.layout = choice.deployment;
   res.gpus = want.gpus;
   res.replicas = want.gpus / choice.deployment.gpus_per_replica();
@@ -53,9 +143,9 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   res.current = judge_deployment(pm, spec.inference, spec.sla, gpu, choice.deployment, price, policy, bands);
   res.verdict = res.current.verdict;
   res.meets = res.verdict.passes();
-  const InferenceEstimate& e = res.current.estimate;
-  res.current_at_load = cost_at_load(e, spec.sla, spec.inference);
+  res.current_at_load = cost_at_load(res.current.estimate, spec.sla, spec.inference);
   res.current_bands = candidate_bands(catalog, res.current_in, res.current, spec.sla);
+  if (!res.meets && !same.candidates.empty()) res.would_pass = same.candidates.front();
 
   // The alternatives: --gpu, else the spec's constraints.gpus, else the whole catalog.
   res.compared_in = search_inputs(spec, catalog, request.alternatives, "");
@@ -63,48 +153,7 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
     res.compared.push_back(g.id);
   const SearchInputs& all = res.compared_in;
   const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, policy);
-  if (!res.meets) {
-    // What would pass on the same GPU type: the search restricted to it.
-    const SearchInputs& same_in = res.current_in;
-    // An unpriced GPU has no cheapest deployment: the one with the fewest GPUs passes instead (a cost
-    // ranking without prices has no winner, core::recommend).
-    SearchPolicy same_policy = policy;
-    if (!res.current.price_known) same_policy.rank_by = RankBy::gpus;
-    const Recommendation same =
-        recommend(same_in.models, spec.inference, spec.sla, same_in.gpus, same_in.gpu_prices, same_policy);
-    if (!same.candidates.empty()) res.would_pass = same.candidates.front();
-  }
-  // Cheaper in what recommend ranks by: the cost over the load served (per 1M output tokens; per
-  // image for an item model), against the deployment as given when it meets the SLA, else against
-  // what would pass on its GPU type (two deployments that both serve the load). With an SLA load both
-  // serve it, and the ratio is that of $/h; without one each serves its capacity, and a second
-  // replica at the same cost per token saves nothing. The figure is core::rank_key's (infinite when
-  // unpriced); the deployment's own is over its whole load (current_at_load).
-  const RankBy by = effective_rank_by(RankBy::cost_per_token, pm.model.kind);
-  double reference_cost = 0.0;
-  if (res.meets && res.current.price_known) {
-    reference_cost = by == RankBy::cost_per_request ? res.current_at_load.usd_per_request
-                                                    : res.current_at_load.usd_per_million_output_tokens;
-  } else if (!res.meets && res.would_pass) {
-    reference_cost = rank_key(*res.would_pass, by);
-  }
-  if (!r.candidates.empty() && reference_cost > 0.0 && std::isfinite(reference_cost)) {
-    const Candidate& best = r.candidates.front();
-    const double best_cost = rank_key(best, by);
-    // Under half a percent is the same cost (the two estimates round differently).
-    if (best_cost < 0.995 * reference_cost) {
-      res.cheaper = best;
-      res.saving = 1.0 - best_cost / reference_cost;
-    }
-  } else if (!res.meets && !res.would_pass && !r.candidates.empty()) {
-    res.cheaper = r.candidates.front(); // nothing on its GPU type passes: what does, with no saving
-  }
-  // Over-provisioned: paying more than a deployment that meets the same SLA, per token and per hour
-  // (with an SLA load the two agree; without one a smaller, less efficient deployment is cheaper per
-  // hour and is not over-provisioned, only shown the cheaper option per token).
-  res.over_provisioned = res.meets && res.cheaper && res.saving > request.max_overspend &&
-                         res.cheaper->estimate.usd_per_hour < res.current.estimate.usd_per_hour;
-  res.pass = res.meets && !res.over_provisioned;
+  check_cheaper_options(res, same, r, request);
   if (request.artifact && res.meets)
     res.artifact =
         plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy, catalog.pricing, 0);

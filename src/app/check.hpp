@@ -1,8 +1,10 @@
 #pragma once
-// The `check` use case (docs/cli.md "check"), a CI gate: the deployment's layout (core::fit_layout),
-// its verdict (core::judge, load included), the cheapest alternative over the compared GPUs and,
-// when it fails, the cheapest passing deployment of the same GPU type. The result holds every
-// decision — meets, over-provisioned, pass — and the writers in src/cli only format it.
+// The `check` use case (docs/cli.md "check"), a CI gate: the deployment's layout (its pins kept by
+// core::fit_layout, else the layout recommend's search ranks best on its GPU count,
+// core::layout_for_count), its verdict (core::judge, load included), the cheapest deployment of the
+// same GPU type (over-provisioning, or what would pass when it fails) and the cheapest alternative over
+// the compared GPUs (a note when it is another GPU type). The result holds every decision — meets,
+// over-provisioned, pass — and the writers in src/render only format it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,30 +36,45 @@ struct CheckSettings {
 /// A checked deployment and every decision about it.
 struct CheckResult {
   SearchPolicy policy;
-  SearchInputs current_in;     ///< the deployment's GPU and the spec's model
-  SearchInputs compared_in;    ///< the GPUs the overspend test compared against
-  Deployment layout;           ///< one replica's layout, as core::fit_layout chose it
-  int gpus = 0;                ///< the deployment's GPUs
-  int replicas = 0;            ///< deployment GPUs ÷ GPUs per replica
-  Candidate current;           ///< the deployment as checked (replicas of the chosen layout)
-  Verdict verdict;             ///< core::judge on it, load included
-  CostAtLoad current_at_load;  ///< its cost over the SLA's load (core::cost_at_load)
-  EstimateBands current_bands; ///< its error bands
+  /// recommend's search over the deployment's GPU type (its limits are the spec's, as recommend's):
+  /// the unpinned layout, would_pass and cheaper_same_gpu come from it.
+  SearchPolicy same_policy;
+  SearchInputs current_in;  ///< the deployment's GPU and the spec's model
+  SearchInputs compared_in; ///< the GPUs the overspend test compared against
+  Deployment layout;        ///< one replica's layout
+  /// How the layout was chosen: none when a degree was pinned (core::fit_layout kept the pins), else
+  /// core::layout_for_count's basis for the GPU count.
+  std::optional<CountLayoutBasis> layout_basis;
+  std::size_t layout_rank = 0;  ///< the same-type search's rank of that layout (0: not one of its)
+  bool same_gpu_passes = false; ///< some deployment of the GPU type meets the SLA (the search passes one)
+  int gpus = 0;                 ///< the deployment's GPUs
+  int replicas = 0;             ///< deployment GPUs ÷ GPUs per replica
+  Candidate current;            ///< the deployment as checked (replicas of the chosen layout)
+  Verdict verdict;              ///< core::judge on it, load included
+  CostAtLoad current_at_load;   ///< its cost over the SLA's load (core::cost_at_load)
+  EstimateBands current_bands;  ///< its error bands
   /// The cheapest alternative that meets everything (of compared_in), when it saves (saving > 0) or
   /// nothing of the deployment's GPU type passes (saving 0).
   std::optional<Candidate> cheaper;
   double saving = 0.0; ///< 1 − cheaper ÷ reference cost over the load served (recommend's rank): the
                        ///< deployment's when it meets the SLA, else would_pass's
-  std::optional<Candidate> would_pass;  ///< when it fails: the cheapest passing deployment of the same GPU
-  std::vector<std::string> compared;    ///< GPU ids the overspend test compared against
-  bool meets = false;                   ///< the verdict passes
-  bool over_provisioned = false;        ///< meets, and a cheaper option saves more than max_overspend
+  /// Meets the SLA, and `cheaper` is another GPU type: a note, not a failure (--deployment fixes the type).
+  bool cheaper_other_gpu = false;
+  /// When it meets the SLA: the cheapest passing deployment of the same GPU type, when it saves.
+  std::optional<Candidate> cheaper_same_gpu;
+  double same_gpu_saving = 0.0; ///< 1 − cheaper_same_gpu ÷ the deployment's cost over the load served
+  std::optional<Candidate> would_pass; ///< when it fails: the cheapest passing deployment of the same GPU
+  std::vector<std::string> compared;   ///< GPU ids the overspend test compared against
+  bool meets = false;                  ///< the verdict passes
+  /// Meets, and a cheaper deployment of the same GPU type saves more than max_overspend, per token
+  /// and per hour.
+  bool over_provisioned = false;
   bool pass = false;                    ///< meets and not over-provisioned: the gate's answer
   std::optional<ArtifactPlan> artifact; ///< with request.artifact, when it meets the SLA
 };
 
 /// Judges `request.deployment` for `spec` (an inference spec with an aggregated deployment). A GPU
-/// count the layout rule cannot split is a usage Error naming --deployment.
+/// count that no layout (pinned, or the search's) splits is a usage Error naming --deployment.
 CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const CheckSettings& settings);
 
 /// `check`'s flags, parsed: what to load and how to judge it.

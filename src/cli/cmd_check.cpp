@@ -2,6 +2,9 @@
 // over-provisioned (a cheaper configuration meets it too)? Exit 0 pass, 1 fail (docs/cli.md).
 // Flow: flags -> app::CheckRequest -> app::run_check -> render_check (or the --emit artifact).
 #include <memory>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "app/check.hpp"
 #include "cli/catalog_flags.hpp"
@@ -30,6 +33,22 @@ struct CheckOptions {
   EmitOptions emit;
 };
 
+// --tp/--pp/--ep/--attention-dp that contradict the layout --deployment names ("8xH100-SXM:TP4"
+// with --tp 8): a usage error naming the flag; the same value twice is no contradiction.
+void refuse_second_layout(const app::CheckRequest& request) {
+  const DeploymentSpec& d = *request.deployment;
+  const std::pair<int, int> pins[] = {
+      {request.tp, d.tp}, {request.pp, d.pp}, {request.ep, d.ep}, {request.attention_dp, d.attention_dp}};
+  const char* flags[] = {"--tp", "--pp", "--ep", "--attention-dp"};
+  const char* names[] = {"TP", "PP", "EP", "ADP"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (pins[i].first > 0 && d.tp > 0 && pins[i].first != std::max(1, pins[i].second))
+      throw Error(ErrorKind::usage, flags[i], "",
+                  fmt::format("expected the layout once: --deployment names {}{}, {} says {}", names[i],
+                              std::max(1, pins[i].second), flags[i], pins[i].first));
+  }
+}
+
 // Every flag parsed and checked; no file is read yet.
 app::CheckRequest check_request(const CheckOptions& o, Format format) {
   app::CheckRequest request = o.typed;
@@ -40,7 +59,10 @@ app::CheckRequest check_request(const CheckOptions& o, Format format) {
     throw Error(ErrorKind::usage, "--format", "",
                 "--emit writes the artifact instead of the verdict; leave out --format (the verdict goes "
                 "to stderr and the exit code)");
-  if (!o.deployment.empty()) request.deployment = parse_deployment(o.deployment);
+  if (!o.deployment.empty()) {
+    request.deployment = parse_deployment(o.deployment);
+    refuse_second_layout(request);
+  }
   request.inputs = spec_inputs(o.spec, o.catalog, o.engine);
   settings.confidence = confidence_of(o.judging);
   settings.headroom = headroom_of(o.judging);
@@ -69,9 +91,10 @@ void add_check(CLI::App& app, Action& action) {
       app.add_subcommand("check", "CI gate: does a deployment meet the SLA without overspending?");
   command->add_option("spec", o->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--deployment", o->deployment,
-                      "the deployment to check, e.g. 2xL40S (default: the spec's)");
-  command->add_option("--tp", o->typed.tp,
-                      "tensor-parallel degree of each replica (default: smallest that fits)");
+                      "the deployment to check, e.g. 2xL40S or 16xH100-SXM:TP4 (default: the spec's)");
+  command->add_option(
+      "--tp", o->typed.tp,
+      "tensor-parallel degree of each replica (default: recommend's layout for the GPU count)");
   command->add_option("--pp", o->typed.pp, "pipeline-parallel degree of each replica");
   command->add_option("--ep", o->typed.ep, "expert groups the MoE experts are split over (MoE models)");
   command->add_option("--attention-dp", o->typed.attention_dp,

@@ -1,6 +1,7 @@
 #include "cli/flag_values.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <thread>
@@ -11,9 +12,79 @@
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {
+namespace {
+
+// A separator between a layout's degrees, as layout_label writes them ("·", " ") or as typed ("×",
+// "*", ",", and "x" after a degree's digits): its length in bytes at `at`, 0 when none is there.
+std::size_t layout_separator_bytes(const std::string& text, std::size_t at) {
+  const auto c = static_cast<unsigned char>(text[at]);
+  if (c == ' ' || c == '*' || c == ',') return 1;
+  if ((c == 'x' || c == 'X') && at > 0 && std::isdigit(static_cast<unsigned char>(text[at - 1])) != 0)
+    return 1;
+  if (at + 1 < text.size()) {
+    const auto next = static_cast<unsigned char>(text[at + 1]);
+    if ((c == 0xC2 && next == 0xB7) || (c == 0xC3 && next == 0x97)) return 2; // "·" and "×" in UTF-8
+  }
+  return 0;
+}
+
+// The degrees of a layout as recommend prints it (app::layout_label: "TP4", "TP4·PP2", "TP8 EP8",
+// "ADP8 EP8", "TP2·ADP4 EP8"; "TP4xPP2" too) pinned on `d`: an unnamed TP or PP is 1, an unnamed EP
+// or attention DP is left to the layout rule (1). Returns why the text is not one, or "".
+std::string pin_deployment_layout(const std::string& layout, DeploymentSpec& d) {
+  std::size_t at = 0;
+  int tp = 0;
+  int pp = 0;
+  int ep = 0;
+  int adp = 0;
+  while (at < layout.size()) {
+    if (const std::size_t sep = layout_separator_bytes(layout, at); sep > 0) {
+      at += sep;
+      continue;
+    }
+    std::string name;
+    while (at < layout.size() && std::isalpha(static_cast<unsigned char>(layout[at])) != 0)
+      name += static_cast<char>(std::toupper(static_cast<unsigned char>(layout[at++])));
+    std::string digits;
+    while (at < layout.size() && std::isdigit(static_cast<unsigned char>(layout[at])) != 0)
+      digits += layout[at++];
+    if (name.empty() && digits.empty()) return fmt::format("unexpected \"{}\"", layout.substr(at));
+    int* degree = name == "TP"    ? &tp
+                  : name == "PP"  ? &pp
+                  : name == "EP"  ? &ep
+                  : name == "ADP" ? &adp
+                                  : nullptr;
+    if (degree == nullptr) return fmt::format("\"{}\" is not TP, PP, EP or ADP", name + digits);
+    if (digits.empty()) return fmt::format("{} needs a degree like {}4", name, name);
+    if (*degree != 0) return fmt::format("{} given twice", name);
+    *degree = digits.size() > 6 ? 0 : std::stoi(digits);
+    if (*degree < 1 || *degree > 65536) return fmt::format("{} must be 1 to 65536", name);
+  }
+  if (tp == 0 && adp == 0) return "it names no TP or ADP";
+  d.tp = std::max(1, tp);
+  d.pp = std::max(1, pp);
+  d.ep = ep;
+  d.attention_dp = adp;
+  return "";
+}
+
+} // namespace
 
 DeploymentSpec parse_deployment(const std::string& text) {
   DeploymentSpec d;
+  const std::size_t colon = text.find(':');
+  if (colon != std::string::npos) {
+    // COUNTxGPU:LAYOUT, the layout as recommend prints it.
+    d = parse_deployment(text.substr(0, colon));
+    const std::string why = pin_deployment_layout(text.substr(colon + 1), d);
+    if (!why.empty())
+      throw Error(
+          ErrorKind::usage, "--deployment", "",
+          fmt::format("expected COUNTxGPU:LAYOUT with the layout as recommend prints it (TP4, TP4·PP2, "
+                      "TP8 EP8, ADP8 EP8), got \"{}\": {}",
+                      text, why));
+    return d;
+  }
   const std::size_t x = text.find_first_of("xX×");
   std::string count = x == std::string::npos ? "" : text.substr(0, x);
   while (!count.empty() && count.back() == ' ')

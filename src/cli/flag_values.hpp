@@ -11,6 +11,9 @@
 namespace rightsize::cli {
 
 /// --deployment "2xL40S", "8 x H100-SXM", "L4" -> (count, GPU as typed; the catalog resolves it).
+/// "64xH100-SXM:TP4·PP2" adds the layout as recommend prints it (app::layout_label; "TP4xPP2" and
+/// "TP8 EP8" too) as pins: TP and PP (1 when unnamed), EP and attention DP when named.
+/// A layout that is not one is a usage error naming --deployment.
 DeploymentSpec parse_deployment(const std::string& text);
 
 /// One rule for shares on the command line and in JSON: "20%" is a percentage, a bare number is a

@@ -18,115 +18,204 @@ std::string check_failure(const app::CheckResult& res) {
   return "";
 }
 
-void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& res,
-                  double max_overspend, Format format) {
-  const Gpu& gpu = res.current_in.gpus.front();
-  const GpuPrice& price = res.current_in.gpu_prices.front();
+namespace {
+
+// "4 × H100-SXM (TP4, 1 replica) for $12.96/h": a deployment an option names.
+std::string check_option_text(const SearchInputs& in, const Candidate& c) {
+  return fmt::format("{} × {} ({}, {} replica{}) {}", c.total_gpus(), in.gpus[c.gpu_index].id,
+                     layout_label(c.layout), c.replicas, c.replicas == 1 ? "" : "s",
+                     c.price_known ? fmt::format("for {}/h", format_usd(c.estimate.usd_per_hour, true))
+                                   : std::string("(no price known)"));
+}
+
+// The unit recommend ranks cost by: per 1M output tokens, per image or item for an item model.
+const char* check_cost_unit(const Spec& spec) {
+  if (spec.model.kind == ModelKind::decoder) return "1M output tokens";
+  return spec.model.kind == ModelKind::vit ? "item" : "image";
+}
+
+// How the layout of an unpinned GPU count was chosen (core::layout_for_count); empty when pinned.
+std::string check_layout_text(const app::CheckResult& res) {
+  if (!res.layout_basis) return "";
+  const std::string& gpu = res.current_in.gpus.front().id;
+  switch (*res.layout_basis) {
+  case CountLayoutBasis::best_ranked:
+    return fmt::format("recommend's best-ranked layout that meets the SLA on {} × {} (nothing pinned)",
+                       res.gpus, gpu);
+  case CountLayoutBasis::best_ranked_short:
+    return fmt::format("recommend's best-ranked layout on {}; none meets the SLA on {} GPU{}", gpu, res.gpus,
+                       res.gpus == 1 ? "" : "s");
+  case CountLayoutBasis::smallest_fit: break;
+  }
+  return res.same_gpu_passes
+             ? fmt::format("the smallest that fits; no layout that meets the SLA on {} splits {} GPU{}", gpu,
+                           res.gpus, res.gpus == 1 ? "" : "s")
+             : fmt::format("the smallest that fits; no layout meets the SLA on {}", gpu);
+}
+
+// A cheaper GPU type that meets the SLA too, in words: a note, not the gate's answer.
+std::string check_other_gpu_note(const Spec& spec, const app::CheckResult& res) {
+  return fmt::format("a cheaper GPU type meets it too: {}, {:.0f}% less per {} served (not judged: "
+                     "--deployment fixes the GPU type; compared against {} GPU type{})",
+                     check_option_text(res.compared_in, *res.cheaper), res.saving * 100.0,
+                     check_cost_unit(spec), res.compared.size(), res.compared.size() == 1 ? "" : "s");
+}
+
+void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& res,
+                      double max_overspend) {
   const InferenceEstimate& e = res.current.estimate;
-  const int replicas = res.replicas;
-  auto describe = [](const SearchInputs& in, const Candidate& c) {
-    return fmt::format("{} × {} ({}, {} replica{}) {}", c.total_gpus(), in.gpus[c.gpu_index].id,
-                       layout_label(c.layout), c.replicas, c.replicas == 1 ? "" : "s",
-                       c.price_known ? fmt::format("for {}/h", format_usd(c.estimate.usd_per_hour, true))
-                                     : std::string("(no price known)"));
-  };
-  if (format == Format::json) {
-    nlohmann::json doc;
-    doc["schema_version"] = k_output_schema_version;
-    doc["deployment"] = {{"gpu", gpu.id},       {"gpus", res.gpus},
-                         {"tp", res.layout.tp}, {"pp", res.layout.pp},
-                         {"ep", res.layout.ep}, {"attention_dp", res.layout.attention_dp},
-                         {"replicas", replicas}};
-    if (res.verdict.feasible()) {
-      doc["estimate"] = candidate_json(res.current_in, res.current);
-      add_inference_bands(doc["estimate"], res.current_bands);
-      add_cost_at_load(doc["estimate"]["cost"], res.current_at_load, res.current.price_known);
-    } else {
-      doc["estimate"] = nullptr;
-    }
-    doc["judgement"] = verdict_json(res.verdict, res.policy.confidence, e.concurrency);
-    doc["meets_sla"] = res.meets;
-    std::vector<std::string> misses;
-    if (!res.verdict.feasible()) misses.push_back(describe_rejection(res.verdict.first, e.concurrency));
-    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
-      if (!res.verdict.terms[i].met) misses.push_back(describe_term(res.verdict.terms[i]));
-    }
-    doc["misses"] = misses;
-    doc["over_provisioned"] = res.over_provisioned;
-    doc["max_overspend"] = max_overspend;
-    doc["saving_fraction"] = round_sig(res.saving, 4);
-    doc["compared_gpus"] = res.compared;
-    doc["cheaper"] = res.cheaper ? candidate_json(res.compared_in, *res.cheaper) : nlohmann::json();
-    doc["would_pass"] = res.would_pass ? candidate_json(res.current_in, *res.would_pass) : nlohmann::json();
-    doc["verdict"] = res.pass ? "pass" : "fail";
-    if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
-    fmt::print("{}\n", doc.dump(2));
+  nlohmann::json doc;
+  doc["schema_version"] = k_output_schema_version;
+  doc["deployment"] = {{"gpu", res.current_in.gpus.front().id},
+                       {"gpus", res.gpus},
+                       {"tp", res.layout.tp},
+                       {"pp", res.layout.pp},
+                       {"ep", res.layout.ep},
+                       {"attention_dp", res.layout.attention_dp},
+                       {"replicas", res.replicas},
+                       {"layout", layout_label(res.layout)},
+                       {"layout_choice", res.layout_basis ? to_string(*res.layout_basis) : "pinned"}};
+  if (res.verdict.feasible()) {
+    doc["estimate"] = candidate_json(res.current_in, res.current);
+    add_inference_bands(doc["estimate"], res.current_bands);
+    add_cost_at_load(doc["estimate"]["cost"], res.current_at_load, res.current.price_known);
   } else {
-    fmt::print("deployment: {} × {} ({}, {} replica{}), concurrency {} per replica\n", res.gpus, gpu.id,
-               layout_label(res.layout), replicas, replicas == 1 ? "" : "s", e.concurrency);
+    doc["estimate"] = nullptr;
+  }
+  doc["judgement"] = verdict_json(res.verdict, res.policy.confidence, e.concurrency);
+  doc["meets_sla"] = res.meets;
+  std::vector<std::string> misses;
+  if (!res.verdict.feasible()) misses.push_back(describe_rejection(res.verdict.first, e.concurrency));
+  for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+    if (!res.verdict.terms[i].met) misses.push_back(describe_term(res.verdict.terms[i]));
+  }
+  doc["misses"] = misses;
+  doc["over_provisioned"] = res.over_provisioned;
+  doc["max_overspend"] = max_overspend;
+  doc["cheaper_same_gpu"] =
+      res.cheaper_same_gpu ? candidate_json(res.current_in, *res.cheaper_same_gpu) : nlohmann::json();
+  doc["same_gpu_saving_fraction"] = round_sig(res.same_gpu_saving, 4);
+  doc["saving_fraction"] = round_sig(res.saving, 4);
+  doc["compared_gpus"] = res.compared;
+  doc["cheaper"] = res.cheaper ? candidate_json(res.compared_in, *res.cheaper) : nlohmann::json();
+  doc["cheaper_other_gpu"] = res.cheaper_other_gpu;
+  doc["would_pass"] = res.would_pass ? candidate_json(res.current_in, *res.would_pass) : nlohmann::json();
+  std::vector<std::string> notes;
+  if (res.cheaper_other_gpu) notes.push_back(check_other_gpu_note(spec, res));
+  doc["notes"] = notes;
+  doc["verdict"] = res.pass ? "pass" : "fail";
+  if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
+  fmt::print("{}\n", doc.dump(2));
+}
+
+// The estimate's summary line, in the statistics the SLA judges ("TTFT p99 1.20 s" under
+// ttft_p99_ms; the mean when the SLA names none), at the point estimate.
+void print_check_estimate(const Spec& spec, const app::CheckResult& res) {
+  const InferenceEstimate& e = res.current.estimate;
+  const Sla& sla = spec.sla;
+  const std::string usd = format_usd(e.usd_per_hour, res.current.price_known);
+  if (spec.model.kind != ModelKind::decoder) {
     // An image or encoder model is judged in items (methodology §3.7): one request is one item.
-    const bool items = spec.model.kind != ModelKind::decoder;
-    const Vocabulary words = vocabulary_of(spec.model.kind);
-    // The headroom the judge held the load to (an open loop without a capacity figure: none).
-    double judged_headroom = res.policy.throughput_headroom;
-    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
-      const SlaTerm term = res.verdict.terms[i].term;
-      if (term == SlaTerm::requests_per_s || term == SlaTerm::output_tokens_per_s)
-        judged_headroom = res.verdict.terms[i].headroom;
-    }
-    fmt::print("SLA: {} (judged at --confidence {})\n",
-               items ? describe_image_sla(spec.sla, spec.model.kind, judged_headroom)
-                     : describe_sla(spec.sla, judged_headroom),
-               to_string(res.policy.confidence));
-    if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
-    if (res.verdict.feasible() && items) {
-      fmt::print("estimate: {:.3g} s per {}, {:.3g} {}s/s, {}/h\n", e.e2e_s,
-                 spec.model.kind == ModelKind::vit ? "item" : "image", e.requests_per_s,
-                 spec.model.kind == ModelKind::vit ? "item" : "image",
-                 format_usd(e.usd_per_hour, res.current.price_known));
-    } else if (res.verdict.feasible()) {
-      fmt::print("estimate: TTFT {}, TPOT {}, {:.1f} req/s, {}/h\n",
-                 e.overloaded ? std::string("unbounded (overloaded)") : format_ms(e.ttft_s),
-                 format_ms(e.tpot_s), e.requests_per_s, format_usd(e.usd_per_hour, res.current.price_known));
-    }
-    if (res.verdict.feasible()) fmt::print("instances: {}\n", instances_text(e.bill, price));
-    if (res.meets) {
-      fmt::print("meets the SLA\n");
+    const char* item = spec.model.kind == ModelKind::vit ? "item" : "image";
+    fmt::print("estimate: {:.3g} s per {}{}, {:.3g} {}s/s, {}/h\n", latency_stat_s(e, 2, sla.e2e_stat), item,
+               stat_suffix(sla.e2e_stat), e.requests_per_s, item, usd);
+    return;
+  }
+  std::string e2e;
+  if (sla.e2e_ms)
+    e2e = fmt::format(", E2E{} {}", stat_suffix(sla.e2e_stat),
+                      format_wait(e, latency_stat_s(e, 2, sla.e2e_stat)));
+  fmt::print(
+      "estimate: TTFT{} {}, TPOT{} {}{}, {:.1f} req/s, {}/h\n", stat_suffix(sla.ttft_stat),
+      e.overloaded ? std::string("unbounded (overloaded)") : format_ms(latency_stat_s(e, 0, sla.ttft_stat)),
+      stat_suffix(sla.tpot_stat), format_ms(latency_stat_s(e, 1, sla.tpot_stat)), e2e, e.requests_per_s, usd);
+}
+
+// What passes instead, or costs less: the same GPU type judges over-provisioning; another is a note.
+void print_check_options(const Spec& spec, const app::CheckResult& res, double max_overspend) {
+  const char* unit = check_cost_unit(spec);
+  const std::string& gpu = res.current_in.gpus.front().id;
+  if (!res.meets) {
+    if (res.would_pass) {
+      fmt::print("would pass: {}\n", check_option_text(res.current_in, *res.would_pass));
     } else {
-      // A power cap or a budget is missed by drawing or costing too much, not by too little capacity.
-      const RejectReason why = res.verdict.first.reason;
-      fmt::print("{}\n", why == RejectReason::power    ? "over the power cap: misses the requirements"
-                         : why == RejectReason::budget ? "over budget: misses the requirements"
-                                                       : "under-provisioned: misses the SLA");
-      if (!res.verdict.feasible())
-        fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency, words));
-      for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
-        if (!res.verdict.terms[i].met) fmt::print("  - {}\n", describe_term(res.verdict.terms[i], words));
-      }
-      if (res.would_pass) {
-        fmt::print("would pass: {}\n", describe(res.current_in, *res.would_pass));
-      } else {
-        fmt::print("would pass: no deployment of {} meets it within the search limits\n", gpu.id);
-      }
+      fmt::print("would pass: no deployment of {} meets it within the search limits\n", gpu);
     }
-    if (res.cheaper && !res.meets && !res.would_pass) {
+    if (res.cheaper && !res.would_pass) {
       fmt::print("an option that meets it: {} (compared against {} GPU type{})\n",
-                 describe(res.compared_in, *res.cheaper), res.compared.size(),
+                 check_option_text(res.compared_in, *res.cheaper), res.compared.size(),
                  res.compared.size() == 1 ? "" : "s");
     } else if (res.cheaper) {
-      // The saving is in what recommend ranks by (cost over the load served), against this deployment
-      // when it meets the SLA, else against what would pass on its GPU type.
-      fmt::print("{}: {} meets it, {:.0f}% less per {} served{} (threshold {:.0f}%; compared against {} GPU "
-                 "type{})\n",
-                 res.over_provisioned ? "over-provisioned" : "a cheaper option",
-                 describe(res.compared_in, *res.cheaper), res.saving * 100.0,
-                 !items                              ? "1M output tokens"
-                 : spec.model.kind == ModelKind::vit ? "item"
-                                                     : "image",
-                 res.meets ? "" : " than that", max_overspend * 100.0, res.compared.size(),
-                 res.compared.size() == 1 ? "" : "s");
+      // The saving is in what recommend ranks by (cost over the load served), against what would pass
+      // on the deployment's GPU type.
+      fmt::print("a cheaper option: {} meets it, {:.0f}% less per {} served than that (threshold {:.0f}%; "
+                 "compared against {} GPU type{})\n",
+                 check_option_text(res.compared_in, *res.cheaper), res.saving * 100.0, unit,
+                 max_overspend * 100.0, res.compared.size(), res.compared.size() == 1 ? "" : "s");
     }
-    fmt::print("verdict: {}\n", res.pass ? "pass" : "fail");
+    return;
+  }
+  if (res.cheaper_same_gpu) {
+    fmt::print("{}: {} meets it, {:.0f}% less per {} served (threshold {:.0f}%; same GPU type)\n",
+               res.over_provisioned ? "over-provisioned" : "a cheaper option",
+               check_option_text(res.current_in, *res.cheaper_same_gpu), res.same_gpu_saving * 100.0, unit,
+               max_overspend * 100.0);
+  }
+  if (res.cheaper_other_gpu) fmt::print("note: {}\n", check_other_gpu_note(spec, res));
+}
+
+void print_check_table(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& res,
+                       double max_overspend) {
+  const Gpu& gpu = res.current_in.gpus.front();
+  const InferenceEstimate& e = res.current.estimate;
+  fmt::print("deployment: {} × {} ({}, {} replica{}), concurrency {} per replica\n", res.gpus, gpu.id,
+             layout_label(res.layout), res.replicas, res.replicas == 1 ? "" : "s", e.concurrency);
+  const std::string layout = check_layout_text(res);
+  if (!layout.empty()) fmt::print("layout: {}\n", layout);
+  const bool items = spec.model.kind != ModelKind::decoder;
+  const Vocabulary words = vocabulary_of(spec.model.kind);
+  // The headroom the judge held the load to (an open loop without a capacity figure: none).
+  double judged_headroom = res.policy.throughput_headroom;
+  for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+    const SlaTerm term = res.verdict.terms[i].term;
+    if (term == SlaTerm::requests_per_s || term == SlaTerm::output_tokens_per_s)
+      judged_headroom = res.verdict.terms[i].headroom;
+  }
+  fmt::print("SLA: {} (judged at --confidence {})\n",
+             items ? describe_image_sla(spec.sla, spec.model.kind, judged_headroom)
+                   : describe_sla(spec.sla, judged_headroom),
+             to_string(res.policy.confidence));
+  if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
+  if (res.verdict.feasible()) {
+    print_check_estimate(spec, res);
+    fmt::print("instances: {}\n", instances_text(e.bill, res.current_in.gpu_prices.front()));
+  }
+  if (res.meets) {
+    fmt::print("meets the SLA\n");
+  } else {
+    // A power cap or a budget is missed by drawing or costing too much, not by too little capacity.
+    const RejectReason why = res.verdict.first.reason;
+    fmt::print("{}\n", why == RejectReason::power    ? "over the power cap: misses the requirements"
+                       : why == RejectReason::budget ? "over budget: misses the requirements"
+                                                     : "under-provisioned: misses the SLA");
+    if (!res.verdict.feasible())
+      fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency, words));
+    for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
+      if (!res.verdict.terms[i].met) fmt::print("  - {}\n", describe_term(res.verdict.terms[i], words));
+    }
+  }
+  print_check_options(spec, res, max_overspend);
+  fmt::print("verdict: {}\n", res.pass ? "pass" : "fail");
+}
+
+} // namespace
+
+void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& res,
+                  double max_overspend, Format format) {
+  if (format == Format::json) {
+    print_check_json(spec, catalog, res, max_overspend);
+  } else {
+    print_check_table(spec, catalog, res, max_overspend);
   }
 }
 
@@ -149,9 +238,9 @@ void render_checked_artifact(const app::CheckOutcome& outcome, const EmitFormat&
   }
   write(render_artifact(format, outcome.spec, *res.artifact, diagnostics));
   if (!res.pass)
-    diagnostics.note(fmt::format("verdict: fail: over-provisioned, a cheaper option saves {:.0f}% (check "
-                                 "without --emit names it); the artifact was written",
-                                 res.saving * 100.0));
+    diagnostics.note(fmt::format("verdict: fail: over-provisioned, a cheaper deployment of {} saves {:.0f}% "
+                                 "(check without --emit names it); the artifact was written",
+                                 res.current_in.gpus.front().id, res.same_gpu_saving * 100.0));
 }
 
 } // namespace rightsize::cli
