@@ -8,6 +8,7 @@
 #include "io/json/json_reader.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -158,7 +159,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
     }
     for (const StackFit& other : out.stacks) {
       // One serving engine per GPU, plus at most one training stack.
-      if (other.gpu_id == fit.gpu_id && (other.engine == "training") == (fit.engine == "training")) {
+      if (to_lower(other.gpu_id) == to_lower(fit.gpu_id) &&
+          (other.engine == "training") == (fit.engine == "training")) {
         s.at("gpu").fail(fmt::format("a second stack for {}: an overlay holds one engine per GPU (write one "
                                      "file per engine)",
                                      fit.gpu_id));
