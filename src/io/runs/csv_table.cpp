@@ -64,6 +64,17 @@ double CsvRow::positive(std::string_view name) const {
   return out;
 }
 
+double CsvRow::positive(std::string_view name, double max, std::string_view noun) const {
+  const double out = positive(name);
+  if (out > max) {
+    throw Error(ErrorKind::input, where, "",
+                fmt::format("column \"{}\": expected a positive number at most {:g} (more {} is not a "
+                            "real run), got \"{}\"",
+                            name, max, noun, cells[index(name)]));
+  }
+  return out;
+}
+
 void parse_csv(const std::string& text, const std::string& source,
                const std::function<void(const std::vector<std::string_view>& header)>& on_header,
                const std::function<void(const CsvRow& row)>& on_row) {
