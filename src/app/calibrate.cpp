@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_reader.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
@@ -182,6 +183,25 @@ void load_into(CalibrationRuns& into, const std::string& file, const io::RunCont
 
 } // namespace
 
+std::vector<CalibrateInput> calibrate_inputs(const CalibrateRequest& request) {
+  std::vector<CalibrateInput> out;
+  for (const std::string& f : request.runs)
+    out.push_back({"a run file (RUNS)", f});
+  for (const std::string& f : request.holdout)
+    out.push_back({"a --holdout file", f});
+  if (!request.manifest.empty()) out.push_back({"the --manifest file", request.manifest});
+  const CatalogSetup& c = request.catalog;
+  const std::string& data = request.environment.data_dir;
+  out.push_back(c.catalog.empty() ? CalibrateInput{"the data folder's gpus.json", data + "/gpus.json"}
+                                  : CalibrateInput{"the --catalog file", c.catalog});
+  for (const std::string& f : c.catalog_add)
+    out.push_back({"a --catalog-add file", f});
+  if (!c.calibration.empty()) out.push_back({"the --calibration overlay", c.calibration});
+  out.push_back({"the data folder's calibration.json", data + "/calibration.json"});
+  out.push_back({"the data folder's engines.json", data + "/engines.json"});
+  return out;
+}
+
 CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& diagnostics) {
   CalibrateOutcome out;
   out.catalog = load_catalog(request.catalog, request.environment, diagnostics, nullptr);
@@ -197,8 +217,15 @@ CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& dia
   for (const std::string& f : request.holdout)
     load_into(runs, f, request.context, true, presets, out.catalog);
   if (!request.manifest.empty()) {
-    for (const io::ManifestEntry& e : io::load_run_manifest(request.manifest))
+    for (const io::ManifestEntry& e : io::load_run_manifest(request.manifest)) {
+      if (io::same_file(e.file, request.out)) {
+        throw Error(ErrorKind::usage, "--out", "",
+                    fmt::format("\"{}\" is a run file that {} lists: writing the overlay there would "
+                                "replace an input; write it to another file",
+                                request.out, request.manifest));
+      }
       load_into(runs, e.file, e.context, e.holdout, presets, out.catalog);
+    }
   }
   for (const std::string& stack : held_out_only_stacks(runs))
     diagnostics.warn(
