@@ -124,6 +124,7 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
     result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size()));
   }
   overlay.date = format_iso_date(today_days);
+  io::check_overlay_ranges(overlay); // what --calibration would refuse is never written (issue 42)
   for (const StackFit& s : overlay.stacks)
     result.fitted_gpus.insert(s.gpu_id);
   result.gpus_keeping_shipped = catalog.catalog.gpus.size() - result.fitted_gpus.size();
