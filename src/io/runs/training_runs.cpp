@@ -154,7 +154,9 @@ std::vector<TrainingLogStep> parse_torchtitan_log(const std::string& text, const
       };
       if (key == "step") {
         step = number_of(value);
-        if (!step || *step < 1 || *step != std::floor(*step)) throw bad("a step number >= 1");
+        // Bounded before the cast to int64 (1e300 is a whole number too).
+        if (!step || *step < 1 || *step > 1e12 || *step != std::floor(*step))
+          throw bad("a step number from 1 to 1,000,000,000,000");
       } else if (key == "tps") {
         tps = number_of(value);
         if (!tps || !(*tps > 0.0) || *tps > k_max_run_tokens_per_s_per_gpu)
@@ -323,7 +325,8 @@ TrainingRunSpec training_csv_row(const CsvRow& r, const std::string& stem,
 } // namespace
 
 bool is_training_csv(const std::string& path) {
-  const std::string text = read_text_file(path);
+  std::string text = read_text_file(path);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3); // a UTF-8 BOM (parse_csv drops it too)
   const std::string header = text.substr(0, text.find('\n'));
   std::size_t start = 0;
   while (start <= header.size()) {
