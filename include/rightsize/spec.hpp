@@ -101,6 +101,20 @@ struct Sla {
   std::optional<double> budget_usd;     ///< training: total cost cap; inference: per hour cap
 };
 
+/// The accepted range of a spec rate that divides a cost: "$/request" and "$/1M served" divide the
+/// bill by the served load, so a rate of 1e-300 req/s printed 300-digit dollar figures (issue 42).
+/// One definition for the spec reader (sla, workload) and `sweep --vary`.
+struct RateRange {
+  double min = 0.0;
+  double max = 0.0;
+  const char* noun = ""; ///< "requests per second", in messages
+};
+/// sla.requests_per_s, images_per_s, average_requests_per_s and workload.request_rate_per_s: from
+/// one request in about 17 minutes to ten million a second.
+inline constexpr RateRange k_requests_per_s_range{1e-3, 1e7, "requests per second"};
+/// sla.output_tokens_per_s: from one token in 100 s to ten billion a second.
+inline constexpr RateRange k_output_tokens_per_s_range{1e-2, 1e10, "tokens per second"};
+
 /// Limits on what may be recommended.
 struct Constraints {
   std::vector<std::string> gpus; ///< catalog ids allowed (empty = all)

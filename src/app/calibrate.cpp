@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_reader.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
@@ -123,6 +124,7 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
     result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size()));
   }
   overlay.date = format_iso_date(today_days);
+  io::check_overlay_ranges(overlay); // what --calibration would refuse is never written (issue 42)
   for (const StackFit& s : overlay.stacks)
     result.fitted_gpus.insert(s.gpu_id);
   result.gpus_keeping_shipped = catalog.catalog.gpus.size() - result.fitted_gpus.size();
@@ -174,6 +176,72 @@ void check_flag_context(const io::RunContext& c, const std::vector<io::Preset>& 
   }
 }
 
+// What makes two runs the same measurement: the run's context and every measured figure (training
+// runs: their cases). The id and the file are left out: a copied file gives the same run.
+std::string calibrate_run_signature(const StackRun& r) {
+  const ServingRun& s = r.run;
+  std::string out = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{:.17g}|{:.17g}|{:.17g}|{:.17g}|{:.17g}",
+                                s.gpu_id, s.engine, r.model.name, s.precision, s.tp, s.pp, s.attention_dp,
+                                s.moe_ep, s.concurrency, s.input_tokens, s.output_tokens, s.ttft_s, s.tpot_s,
+                                r.output_tokens_per_s, r.ttft_p99_s, r.tpot_p99_s);
+  for (const ValidationCase& c : r.cases) {
+    out += fmt::format("|{}:{}x{}x{}:{}:{}:{:.17g}", to_string(c.kind), c.deployment.gpus, c.deployment.tp,
+                       c.deployment.pp, c.training_seq_len, c.training_global_batch, c.measured);
+  }
+  return out;
+}
+
+// Identical runs defeat leave-one-out (a run's twins stay in the fit: one file six times gave
+// bands x1.00..x1.00) and a held-out score (issue 42): a repeated run is counted once, with a
+// note; a held-out run identical to a fitted one is refused.
+void drop_identical_runs(CalibrationRuns& runs, Diagnostics& diagnostics) {
+  for (auto& [key, g] : runs.stacks) {
+    std::map<std::string, std::size_t> fitted; // signature -> index in `fit`
+    std::vector<StackRun> fit;
+    for (StackRun& r : g.fit) {
+      const auto [it, fresh] = fitted.emplace(calibrate_run_signature(r), fit.size());
+      if (!fresh) {
+        const StackRun& first = fit[it->second];
+        diagnostics.note(fmt::format("{}: run \"{}\" is identical to run \"{}\" ({}); counted once", r.source,
+                                     r.run.id, first.run.id, first.source));
+        continue;
+      }
+      fit.push_back(std::move(r));
+    }
+    g.fit = std::move(fit);
+    std::map<std::string, std::string> fitted_ids;
+    for (const StackRun& r : g.fit)
+      fitted_ids.emplace(calibrate_run_signature(r), fmt::format("\"{}\" ({})", r.run.id, r.source));
+    for (const StackRun& r : g.holdout) {
+      const auto it = fitted_ids.find(calibrate_run_signature(r));
+      if (it == fitted_ids.end()) continue;
+      throw Error(ErrorKind::input, r.source, "",
+                  fmt::format("held-out run \"{}\" is identical to the fitted run {}: a held-out run must be "
+                              "one the fit never sees; hold out a different run",
+                              r.run.id, it->second));
+    }
+  }
+}
+
+// A file given twice is read once (a note); one both fitted and held out is refused (issue 42).
+bool calibrate_first_use(std::vector<std::pair<std::string, bool>>& seen, const std::string& file,
+                         bool holdout, const std::string& given_by, Diagnostics& diagnostics) {
+  for (const auto& [path, was_holdout] : seen) {
+    if (path != file && !io::same_file(path, file)) continue;
+    if (was_holdout != holdout) {
+      throw Error(
+          ErrorKind::usage, given_by, "",
+          fmt::format("\"{}\" is both fitted to and held out: a held-out run must be one the fit never "
+                      "sees; give the file once",
+                      file));
+    }
+    diagnostics.note(fmt::format("{}: given more than once; its runs are counted once", file));
+    return false;
+  }
+  seen.emplace_back(file, holdout);
+  return true;
+}
+
 void load_into(CalibrationRuns& into, const std::string& file, const io::RunContext& context, bool holdout,
                const std::vector<io::Preset>& presets, const LoadedCatalog& loaded) {
   require_context(context, file);
@@ -181,6 +249,25 @@ void load_into(CalibrationRuns& into, const std::string& file, const io::RunCont
 }
 
 } // namespace
+
+std::vector<CalibrateInput> calibrate_inputs(const CalibrateRequest& request) {
+  std::vector<CalibrateInput> out;
+  for (const std::string& f : request.runs)
+    out.push_back({"a run file (RUNS)", f});
+  for (const std::string& f : request.holdout)
+    out.push_back({"a --holdout file", f});
+  if (!request.manifest.empty()) out.push_back({"the --manifest file", request.manifest});
+  const CatalogSetup& c = request.catalog;
+  const std::string& data = request.environment.data_dir;
+  out.push_back(c.catalog.empty() ? CalibrateInput{"the data folder's gpus.json", data + "/gpus.json"}
+                                  : CalibrateInput{"the --catalog file", c.catalog});
+  for (const std::string& f : c.catalog_add)
+    out.push_back({"a --catalog-add file", f});
+  if (!c.calibration.empty()) out.push_back({"the --calibration overlay", c.calibration});
+  out.push_back({"the data folder's calibration.json", data + "/calibration.json"});
+  out.push_back({"the data folder's engines.json", data + "/engines.json"});
+  return out;
+}
 
 CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& diagnostics) {
   CalibrateOutcome out;
@@ -192,14 +279,28 @@ CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& dia
   const std::vector<io::Preset> presets = io::load_presets(request.environment.models_dir());
   check_flag_context(request.context, presets, out.catalog);
   CalibrationRuns runs;
-  for (const std::string& f : request.runs)
-    load_into(runs, f, request.context, false, presets, out.catalog);
-  for (const std::string& f : request.holdout)
-    load_into(runs, f, request.context, true, presets, out.catalog);
-  if (!request.manifest.empty()) {
-    for (const io::ManifestEntry& e : io::load_run_manifest(request.manifest))
-      load_into(runs, e.file, e.context, e.holdout, presets, out.catalog);
+  std::vector<std::pair<std::string, bool>> seen;
+  for (const std::string& f : request.runs) {
+    if (calibrate_first_use(seen, f, false, "RUNS", diagnostics))
+      load_into(runs, f, request.context, false, presets, out.catalog);
   }
+  for (const std::string& f : request.holdout) {
+    if (calibrate_first_use(seen, f, true, "--holdout", diagnostics))
+      load_into(runs, f, request.context, true, presets, out.catalog);
+  }
+  if (!request.manifest.empty()) {
+    for (const io::ManifestEntry& e : io::load_run_manifest(request.manifest)) {
+      if (!calibrate_first_use(seen, e.file, e.holdout, "--manifest", diagnostics)) continue;
+      if (io::same_file(e.file, request.out)) {
+        throw Error(ErrorKind::usage, "--out", "",
+                    fmt::format("\"{}\" is a run file that {} lists: writing the overlay there would "
+                                "replace an input; write it to another file",
+                                request.out, request.manifest));
+      }
+      load_into(runs, e.file, e.context, e.holdout, presets, out.catalog);
+    }
+  }
+  drop_identical_runs(runs, diagnostics);
   for (const std::string& stack : held_out_only_stacks(runs))
     diagnostics.warn(
         fmt::format("{}: only held-out runs, nothing to fit; it keeps the shipped factors", stack));

@@ -94,7 +94,19 @@ struct CalibrateRequest {
   std::vector<std::string> holdout; ///< result files only scored
   std::string manifest;             ///< --manifest: result files with their context; "" = none
   io::RunContext context;           ///< the flags' run context (its engine, recompute, precision checked)
+  std::string out; ///< --out: no file the manifest lists may be it (the CLI checks the others up front)
 };
+
+/// A file `calibrate` reads: what it is ("a run file (RUNS)", "the --manifest file") and its path.
+struct CalibrateInput {
+  std::string what;
+  std::string path;
+};
+
+/// Every file `calibrate` reads that its flags name: run files, --holdout, --manifest, the
+/// catalog files and the data folder's gpus.json, engines.json and calibration.json (--out may be
+/// none of them: it would replace its own input).
+std::vector<CalibrateInput> calibrate_inputs(const CalibrateRequest& request);
 
 /// Everything `calibrate` loaded and decided: the writers' input.
 struct CalibrateOutcome {

@@ -10,6 +10,7 @@
 #include "io/catalog/overlay_io.hpp"
 #include "io/runs/validation_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/pricing.hpp"
 #include "rightsize/stack_calibration.hpp"
 #include "rightsize/text.hpp"
 
@@ -80,14 +81,20 @@ void apply_overlay(LoadedCatalog& loaded, const std::string& path, Diagnostics& 
     throw Error(ErrorKind::usage, "--calibration", "",
                 "an overlay applies on top of data/calibration.json; drop --no-calibration (or the overlay)");
   }
-  const io::CalibrationOverlay overlay = io::load_overlay(path);
+  io::CalibrationOverlay overlay = io::load_overlay(path);
   std::string stacks;
-  for (const StackFit& s : overlay.stacks) {
-    if (io::find_gpu(loaded.catalog, s.gpu_id) == nullptr) {
+  for (StackFit& s : overlay.stacks) {
+    const Gpu* gpu = io::find_gpu(loaded.catalog, s.gpu_id);
+    if (gpu == nullptr) {
       diagnostics.warn(
           fmt::format("{}: GPU \"{}\" is not in the catalog; its stack is not applied", path, s.gpu_id));
       continue;
     }
+    // "h100-sxm" or an alias names the catalog's GPU: the fits apply under its id, not silently nowhere.
+    s.gpu_id = gpu->id;
+    s.fitted.gpu_id = gpu->id;
+    for (BandEntry& band : s.bands)
+      band.gpu_id = gpu->id;
     stacks +=
         fmt::format("{}{} x {}, {} runs", stacks.empty() ? "" : "; ", s.gpu_id, s.engine, s.runs.size());
     if (s.engine != "training") loaded.overlay_engines[s.gpu_id] = s.engine;
@@ -136,11 +143,13 @@ LoadedCatalog load_catalog(const CatalogSetup& setup, const Environment& environ
                            Diagnostics& diagnostics, const Constraints* spec_constraints,
                            const std::string& spec_source) {
   LoadedCatalog loaded;
+  // No price may be dated after today: one from 2099 won on cost and dated the catalog (issue 42).
+  const std::string today = format_iso_date(environment.today.get());
   loaded.catalog =
-      io::load_catalog(setup.catalog.empty() ? environment.data_dir + "/gpus.json" : setup.catalog);
+      io::load_catalog(setup.catalog.empty() ? environment.data_dir + "/gpus.json" : setup.catalog, today);
   loaded.engines = io::load_engines(environment.data_dir + "/engines.json");
   for (const auto& path : setup.catalog_add)
-    io::overlay_catalog(loaded.catalog, path);
+    io::overlay_catalog(loaded.catalog, path, today);
   if (!setup.no_calibration) apply_calibration(loaded, environment, diagnostics);
   if (!setup.calibration.empty()) apply_overlay(loaded, setup.calibration, diagnostics);
   apply_pricing(loaded, setup, diagnostics, spec_constraints, spec_source);

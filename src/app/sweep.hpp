@@ -59,6 +59,7 @@ struct KeyInfo {
   SweepField field;
   ValueKind kind;
   double max = 0.0; ///< upper bound for count/amount kinds
+  double min = 0.0; ///< lower bound for amount kinds (0: any positive number); a rate's RateRange
 };
 
 /// All supported keys, in the order docs/sweep.md lists them.

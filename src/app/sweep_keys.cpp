@@ -105,6 +105,10 @@ void check_values(SweepAxis& axis, const std::vector<std::string>& presets) {
         fail(fmt::format("{}: expected numbers above 0 and at most {:g}, got \"{}\"", key.name, key.max,
                          text));
       }
+      if (number < key.min) { // a rate that divides a cost (RateRange)
+        fail(fmt::format("{}: expected numbers from {:g} to {:g}, got \"{}\"", key.name, key.min, key.max,
+                         text));
+      }
       axis.numbers.push_back(number);
       break;
     case ValueKind::number:
@@ -136,8 +140,10 @@ const std::vector<KeyInfo>& sweep_keys() {
       {"sla.ttft_ms", F::sla_ttft_ms, K::amount, 1e9},
       {"sla.tpot_ms", F::sla_tpot_ms, K::amount, 1e9},
       {"sla.e2e_ms", F::sla_e2e_ms, K::amount, 1e12},
-      {"sla.requests_per_s", F::sla_requests_per_s, K::amount, 1e9},
-      {"sla.output_tokens_per_s", F::sla_output_tokens_per_s, K::amount, 1e12},
+      {"sla.requests_per_s", F::sla_requests_per_s, K::amount, k_requests_per_s_range.max,
+       k_requests_per_s_range.min},
+      {"sla.output_tokens_per_s", F::sla_output_tokens_per_s, K::amount, k_output_tokens_per_s_range.max,
+       k_output_tokens_per_s_range.min},
       {"sla.budget_usd", F::sla_budget_usd, K::amount, 1e12},
       {"gpu", F::gpu, K::gpu, 0.0},
       {"gpus", F::gpus, K::count, k_max_gpus},

@@ -35,6 +35,8 @@ app::CalibrateRequest calibrate_request(const CalibrateOptions& o) {
   app::CalibrateRequest request = o.typed;
   request.catalog = catalog_setup(o.catalog);
   request.environment = environment();
+  request.out = o.out;
+  check_not_an_input("--out", o.out, app::calibrate_inputs(request));
   return request;
 }
 

@@ -1,5 +1,6 @@
 #include "cli/emit_flags.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -12,6 +13,30 @@ namespace {
 
 constexpr const char* k_kinds = "vllm, sglang, trtllm or k8s";
 
+// KEDA's serverAddress: http(s)://host[:port][/path], no spaces, quotes or control characters (the
+// value lands in YAML and in KEDA's HTTP client; "not a url" was written as given; issue 42).
+bool is_prometheus_url(const std::string& url) {
+  const std::size_t scheme = url.rfind("http://", 0) == 0 ? 7 : url.rfind("https://", 0) == 0 ? 8 : 0;
+  if (scheme == 0 || url.size() == scheme || url[scheme] == '/' || url[scheme] == ':') return false;
+  return std::all_of(url.begin(), url.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u > 0x20 && u < 0x7f && c != '"' && c != '\'' && c != '\\' && c != '<' && c != '>' && c != '`';
+  });
+}
+
+// The companions that only a manifest uses, given with a launch-script --emit.
+void check_k8s_only(const EmitOptions& o) {
+  if (o.kind.empty() || o.kind == "k8s") return;
+  const char* flag = !o.image.empty() ? "--image" : o.prometheus_given ? "--prometheus" : nullptr;
+  if (flag != nullptr) {
+    throw Error(ErrorKind::usage, flag, "",
+                fmt::format("works with --emit k8s only (--emit {} writes a launch command, which names no "
+                            "{})",
+                            o.kind,
+                            o.prometheus_given && o.image.empty() ? "Prometheus" : "container image"));
+  }
+}
+
 } // namespace
 
 void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
@@ -20,7 +45,8 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
                                   "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)"
                                 : "write the checked deployment's artifact instead of the verdict: vllm, "
                                   "sglang, trtllm (launch command) or k8s (Deployment + autoscaler)");
-  command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory");
+  command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory")
+      ->each([&o](const std::string&) { o.out_given = true; });
   if (with_rank)
     command->add_option("--rank", o.rank, "with --emit: the candidate of this rank (default 1, the winner)");
   command->add_option("--model-path", o.model_path,
@@ -31,7 +57,8 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
                       "rocm/vllm:latest on AMD GPUs; lmsysorg/sglang:latest; "
                       "nvcr.io/nvidia/tensorrt-llm/release:latest)");
   command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
-      ->default_str("http://prometheus-operated.monitoring.svc:9090");
+      ->default_str("http://prometheus-operated.monitoring.svc:9090")
+      ->each([&o](const std::string&) { o.prometheus_given = true; });
   command
       ->add_option("--autoscaler", o.autoscaler,
                    "with --emit k8s: keda (ScaledObject, default) or hpa (autoscaling/v2 "
@@ -49,6 +76,8 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
                        : o.rank != 1            ? "--rank"
                        : !o.model_path.empty()  ? "--model-path"
                        : !o.image.empty()       ? "--image"
+                       : o.out_given            ? "--out"
+                       : o.prometheus_given     ? "--prometheus"
                        : o.autoscaler != "keda" ? "--autoscaler"
                                                 : nullptr;
     if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
@@ -60,6 +89,14 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
     throw Error(ErrorKind::usage, "--autoscaler", "", "works with --emit k8s only");
   if (o.rank < 1)
     throw Error(ErrorKind::usage, "--rank", "", fmt::format("expected 1 or more, got {}", o.rank));
+  if (o.out_given && o.out_dir.empty())
+    throw Error(ErrorKind::usage, "--out", "", "expected a directory, got an empty string");
+  if (!is_prometheus_url(o.prometheus_url)) {
+    throw Error(ErrorKind::usage, "--prometheus", "",
+                fmt::format("expected an http:// or https:// URL such as http://prometheus:9090, got \"{}\"",
+                            o.prometheus_url));
+  }
+  check_k8s_only(o);
   if (o.kind.empty()) return std::nullopt;
   return static_cast<const app::ArtifactRequest&>(o);
 }

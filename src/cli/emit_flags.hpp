@@ -13,14 +13,18 @@ namespace rightsize::cli {
 
 /// The --emit flags: the use case's request plus where and how to write.
 struct EmitOptions : app::ArtifactRequest {
-  std::string out_dir; ///< "" = stdout
+  std::string out_dir;    ///< "" = stdout
+  bool out_given = false; ///< --out was given, even as "" (refused: it wrote to stdout)
   std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
+  bool prometheus_given = false; ///< --prometheus was given (with --emit k8s and KEDA only)
 };
 /// `with_rank`: recommend picks a rank; check emits the one deployment it judged.
 void add_emit_options(CLI::App* command, EmitOptions& options, bool with_rank);
 
 /// The request of `options` (none without --emit); usage errors naming the flag for an unknown
-/// artifact or autoscaler, a companion flag without --emit, a rank below 1.
+/// artifact or autoscaler, a companion flag without --emit or with an --emit it does not apply to
+/// (--image, --prometheus: k8s only), --out "", a --prometheus that is not an http(s) URL, a rank
+/// below 1.
 std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& options);
 
 /// What the artifact's text depends on besides the plan.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/diagnostics.hpp"
+#include "io/json/json_reader.hpp"
 #include "rightsize/error.hpp"
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +86,15 @@ void check_output_path(const std::string& flag, const std::string& path) {
   if (::access(folder.c_str(), W_OK) != 0) {
     refuse(flag,
            fmt::format("cannot write \"{}\": the folder \"{}\" is not writable", path, folder.string()));
+  }
+}
+
+void check_not_an_input(const std::string& flag, const std::string& path,
+                        const std::vector<app::CalibrateInput>& inputs) {
+  for (const app::CalibrateInput& input : inputs) {
+    if (!io::same_file(path, input.path)) continue;
+    refuse(flag, fmt::format("\"{}\" is {}: writing there would replace an input; write to another file",
+                             path, input.what));
   }
 }
 

@@ -2,6 +2,9 @@
 // Files rightsize writes besides stdout (--plot, --emit --out): checked before any work is done,
 // written atomically (a temp file in the same folder, then rename), never the file stdout goes to.
 #include <string>
+#include <vector>
+
+#include "app/calibrate.hpp"
 
 namespace rightsize::cli {
 
@@ -15,6 +18,11 @@ void check_stdout_written();
 /// Throws a usage Error naming `flag` unless `path` can be written: not empty, its folder exists,
 /// it is not a folder or a device, and it is not the file stdout is redirected to.
 void check_output_path(const std::string& flag, const std::string& path);
+
+/// Throws a usage Error naming `flag` when `path` is one of `inputs` (the same file under any
+/// spelling): the write would replace an input of the command (issue 42: calibrate --out run.json).
+void check_not_an_input(const std::string& flag, const std::string& path,
+                        const std::vector<app::CalibrateInput>& inputs);
 
 /// Writes `text` to `path` through a temp file and rename (an existing file is replaced whole or
 /// not at all; a note says so). A failed write is an environment Error (exit 5) with the reason.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "rightsize/pricing.hpp"
+#include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::io {
@@ -83,6 +84,17 @@ std::string as_id(const JsonReader& r) {
   });
   if (!ok) r.fail(fmt::format("expected an id of letters, digits, '-', '_' or '.', got \"{}\"", id));
   return id;
+}
+
+// The vendor picks the Kubernetes GPU resource, the default image and which GPUs may pair in a
+// disaggregated unit, all by exact text: "NVIDIA" is read as "nvidia", an unknown vendor refused
+// (it was silently planned as NVIDIA; issue 42).
+std::string as_vendor(const JsonReader& r) {
+  std::string vendor = to_lower(r.as_string());
+  if (vendor != "nvidia" && vendor != "amd") {
+    r.fail(fmt::format("expected \"nvidia\" or \"amd\" (any case), got {}", describe_value(r.value())));
+  }
+  return vendor;
 }
 
 std::vector<std::string> as_strings(const JsonReader& r) {
@@ -271,7 +283,7 @@ GpuEntry parse_gpu_entry(const JsonReader& entry, Gpu gpu, bool full, std::vecto
   read_field(entry, "aliases", false, errors,
              [&](const JsonReader& v) { gpu.aliases = parse_aliases(v, errors); });
   read_field(entry, "name", full, errors, [&](const JsonReader& v) { gpu.name = v.as_string(); });
-  read_field(entry, "vendor", full, errors, [&](const JsonReader& v) { gpu.vendor = v.as_string(); });
+  read_field(entry, "vendor", full, errors, [&](const JsonReader& v) { gpu.vendor = as_vendor(v); });
   read_field(entry, "architecture", full, errors,
              [&](const JsonReader& v) { gpu.architecture = v.as_string(); });
   read_field(entry, "class", false, errors, [&](const JsonReader& v) {

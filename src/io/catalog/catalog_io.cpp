@@ -55,6 +55,7 @@ std::string peek_id(const JsonReader& item) {
 
 // One catalog file's top level, before it is merged.
 struct FileContents {
+  std::string latest_date; ///< no date after this one ("YYYY-MM-DD", today); empty: unchecked
   std::string prices_as_of;
   std::map<std::string, std::string> sources;
   std::vector<GpuEntry> entries;
@@ -144,7 +145,13 @@ void check_names(const std::vector<Gpu>& base, const FileContents& file, const s
   }
 }
 
-// Every tag names a source; no price is newer than the date the file says its prices are as of.
+// A price from the future would win on cost and date the whole catalog "as of" that day (issue 42).
+std::string future_date(const std::string& today, const std::string& date) {
+  return fmt::format("expected a date no later than today ({}), got \"{}\"", today, date);
+}
+
+// Every tag names a source; no price is newer than the date the file says its prices are as of, nor
+// than today.
 void check_references(const FileContents& file, const std::map<std::string, std::string>& sources,
                       const std::string& source, std::vector<Error>& errors) {
   for (const auto& entry : file.entries) {
@@ -156,14 +163,22 @@ void check_references(const FileContents& file, const std::map<std::string, std:
           hint.empty() ? fmt::format("unknown source tag \"{}\" (not in /sources)", use.tag)
                        : fmt::format("unknown source tag \"{}\"; did you mean \"{}\"?", use.tag, hint));
     }
-    if (file.prices_as_of.empty()) continue;
     for (std::size_t i = 0; i < entry.gpu.prices.size(); ++i) {
       const std::string& date = entry.gpu.prices[i].date;
-      if (date.empty() || date <= file.prices_as_of) continue;
-      errors.emplace_back(ErrorKind::input, source, entry.pointer + "/prices/" + std::to_string(i) + "/date",
-                          fmt::format("expected a date no later than prices_as_of ({}), got \"{}\"",
-                                      file.prices_as_of, date));
+      const std::string pointer = entry.pointer + "/prices/" + std::to_string(i) + "/date";
+      if (date.empty()) continue;
+      if (!file.latest_date.empty() && date > file.latest_date) {
+        errors.emplace_back(ErrorKind::input, source, pointer, future_date(file.latest_date, date));
+      } else if (!file.prices_as_of.empty() && date > file.prices_as_of) {
+        errors.emplace_back(ErrorKind::input, source, pointer,
+                            fmt::format("expected a date no later than prices_as_of ({}), got \"{}\"",
+                                        file.prices_as_of, date));
+      }
     }
+  }
+  if (!file.latest_date.empty() && file.prices_as_of > file.latest_date) {
+    errors.emplace_back(ErrorKind::input, source, "/prices_as_of",
+                        future_date(file.latest_date, file.prices_as_of));
   }
 }
 
@@ -227,8 +242,9 @@ void apply_document(Catalog& catalog, const nlohmann::json& document, const std:
 // Reads one file onto `catalog` (see apply_document). The "gpus" array is read element by element
 // while the file is parsed, so a 60 MB catalog never stands in memory as one JSON tree (building
 // and freeing that tree was most of the 4 s a 40,000-GPU catalog took; issue 22).
-void apply_file(Catalog& catalog, const std::string& path, bool overlay) {
+void apply_file(Catalog& catalog, const std::string& path, bool overlay, const std::string& latest_date) {
   FileContents file;
+  file.latest_date = latest_date;
   std::vector<Error> streamed_errors;
   std::size_t streamed = 0;
   const IdIndex base_index = overlay ? index_ids(catalog.gpus) : IdIndex{};
@@ -255,16 +271,16 @@ Catalog parse_catalog(const nlohmann::json& document, const std::string& source)
   return catalog;
 }
 
-Catalog load_catalog(const std::string& path) {
+Catalog load_catalog(const std::string& path, const std::string& latest_date) {
   Catalog catalog;
-  apply_file(catalog, path, false);
+  apply_file(catalog, path, false, latest_date);
   catalog.schema_version = k_schema_version;
   catalog.path = path;
   return catalog;
 }
 
-void overlay_catalog(Catalog& base, const std::string& path) {
-  apply_file(base, path, true);
+void overlay_catalog(Catalog& base, const std::string& path, const std::string& latest_date) {
+  apply_file(base, path, true, latest_date);
 }
 
 void overlay_catalog_document(Catalog& base, const nlohmann::json& document, const std::string& source) {

@@ -21,8 +21,10 @@ struct Catalog {
   std::string path;                           ///< file it came from
 };
 
-/// Loads and validates a catalog file. Throws ErrorList with every problem found.
-Catalog load_catalog(const std::string& path);
+/// Loads and validates a catalog file. Throws ErrorList with every problem found. `latest_date`
+/// ("YYYY-MM-DD", the caller's today; empty: unchecked): prices_as_of and every price date must be
+/// no later.
+Catalog load_catalog(const std::string& path, const std::string& latest_date = {});
 
 /// Validates an already-parsed catalog document (tests, fuzzing); `source` names it in messages.
 /// Throws ErrorList with every problem found, like load_catalog.
@@ -30,8 +32,8 @@ Catalog parse_catalog(const nlohmann::json& document, const std::string& source)
 
 /// Adds the GPUs of `path` to `base`, replacing entries with the same id (a team's negotiated
 /// prices, a GPU we don't ship). A GPU entry in an overlay may give only the fields it changes
-/// when its id already exists.
-void overlay_catalog(Catalog& base, const std::string& path);
+/// when its id already exists. `latest_date` as for load_catalog.
+void overlay_catalog(Catalog& base, const std::string& path, const std::string& latest_date = {});
 
 /// The in-memory twin of overlay_catalog (tests, fuzzing): applies an already-parsed overlay
 /// document named `source`. On any error `base` is left unchanged and ErrorList is thrown.

@@ -8,6 +8,7 @@
 #include "io/json/json_reader.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -37,15 +38,77 @@ const FactorSlot k_slots[] = {
      &FittedEfficiency::training_cases},
 };
 
+double rounded_pct(double v) {
+  return std::round(v * 10.0) / 10.0;
+}
+
+bool in_overlay_range(double v, const OverlayRange& r) {
+  return std::isfinite(v) && (r.min_exclusive ? v > r.min : v >= r.min) && v <= r.max;
+}
+
+double read_in_range(const JsonReader& v, const OverlayRange& r) {
+  return r.min_exclusive ? v.as_positive(r.max) : v.as_number(r.min, r.max);
+}
+
+// One value of a stack as the file would hold it: a line naming it and its range when outside.
+void check_overlay_value(const StackFit& s, const std::string& what, double written, double fitted,
+                         const OverlayRange& r) {
+  if (in_overlay_range(written, r)) return;
+  throw Error(
+      ErrorKind::input, "RUNS", "",
+      fmt::format("{} x {}: {} is {:g}{}, outside what a calibration overlay holds ({} {:g} to {:g}); "
+                  "the runs are implausible (check their measured figures), so no overlay is written",
+                  s.gpu_id, s.engine, what, fitted,
+                  written == fitted ? "" : fmt::format(" ({:g} as written)", written),
+                  r.min_exclusive ? "above" : "from", r.min, r.max));
+}
+
 } // namespace
+
+void check_overlay_ranges(const CalibrationOverlay& overlay) {
+  for (const StackFit& s : overlay.stacks) {
+    for (const FactorSlot& f : k_slots) {
+      const double fitted = s.fitted.efficiency.*f.value;
+      check_overlay_value(s, std::string("factor ") + f.name, rounded(fitted), fitted,
+                          k_overlay_efficiency_range);
+      const double shipped = s.shipped.*f.value;
+      check_overlay_value(s, std::string("shipped ") + f.name, rounded(shipped), shipped,
+                          k_overlay_shipped_range);
+    }
+    for (const BandEntry& b : s.bands) {
+      const std::string band = fmt::format("the {} band's ", to_string(b.kind));
+      check_overlay_value(s, band + "ratio_low", rounded(b.ratio_low), b.ratio_low,
+                          k_overlay_ratio_low_range);
+      check_overlay_value(s, band + "ratio_high", rounded(b.ratio_high), b.ratio_high,
+                          k_overlay_ratio_high_range);
+    }
+    for (const TailFit& t : s.tails) {
+      check_overlay_value(s, fmt::format("the {} tail p99 / mean", to_string(t.kind)),
+                          rounded(t.p99_over_mean), t.p99_over_mean, k_overlay_p99_over_mean_range);
+      const std::string tail = fmt::format("the {} tail's median |error| % ", to_string(t.kind));
+      check_overlay_value(s, tail + "(shipped)", rounded_pct(t.median_ape_shipped_pct),
+                          t.median_ape_shipped_pct, k_overlay_ape_pct_range);
+      check_overlay_value(s, tail + "(fitted)", rounded_pct(t.median_ape_fitted_pct), t.median_ape_fitted_pct,
+                          k_overlay_ape_pct_range);
+    }
+    for (const LayoutFit& l : s.layouts) {
+      if (!l.own) continue;
+      for (const FactorSlot& f : k_slots) {
+        const double v = l.fitted.efficiency.*f.value;
+        check_overlay_value(s, fmt::format("the {} layouts' {}", to_string(l.family), f.name), rounded(v), v,
+                            k_overlay_efficiency_range);
+      }
+    }
+  }
+}
 
 nlohmann::json figure_errors_json(const std::vector<FigureError>& errors) {
   nlohmann::json out = nlohmann::json::array();
   for (const FigureError& e : errors) {
     out.push_back({{"figure", to_string(e.kind)},
                    {"runs", e.runs},
-                   {"median_ape_shipped_pct", std::round(e.median_ape_shipped_pct * 10.0) / 10.0},
-                   {"median_ape_fitted_pct", std::round(e.median_ape_fitted_pct * 10.0) / 10.0}});
+                   {"median_ape_shipped_pct", rounded_pct(e.median_ape_shipped_pct)},
+                   {"median_ape_fitted_pct", rounded_pct(e.median_ape_fitted_pct)}});
   }
   return out;
 }
@@ -56,8 +119,8 @@ nlohmann::json tails_json(const std::vector<TailFit>& tails) {
     out.push_back({{"kind", to_string(t.kind)},
                    {"p99_over_mean", rounded(t.p99_over_mean)},
                    {"runs", t.runs},
-                   {"median_ape_shipped_pct", std::round(t.median_ape_shipped_pct * 10.0) / 10.0},
-                   {"median_ape_fitted_pct", std::round(t.median_ape_fitted_pct * 10.0) / 10.0}});
+                   {"median_ape_shipped_pct", rounded_pct(t.median_ape_shipped_pct)},
+                   {"median_ape_fitted_pct", rounded_pct(t.median_ape_fitted_pct)}});
   }
   return out;
 }
@@ -158,7 +221,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
     }
     for (const StackFit& other : out.stacks) {
       // One serving engine per GPU, plus at most one training stack.
-      if (other.gpu_id == fit.gpu_id && (other.engine == "training") == (fit.engine == "training")) {
+      if (to_lower(other.gpu_id) == to_lower(fit.gpu_id) &&
+          (other.engine == "training") == (fit.engine == "training")) {
         s.at("gpu").fail(fmt::format("a second stack for {}: an overlay holds one engine per GPU (write one "
                                      "file per engine)",
                                      fit.gpu_id));
@@ -171,10 +235,10 @@ CalibrationOverlay load_overlay(const std::string& path) {
     const JsonReader src = s.at("source");
     for (const FactorSlot& f : k_slots) {
       // The physical range of every factor (a fraction of the peak); calibrate stays inside FitOptions'.
-      fit.fitted.efficiency.*f.value = eff.at(f.name).as_number(0.01, 1.0);
+      fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), k_overlay_efficiency_range);
       fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
       if (const auto shipped = s.find("shipped"))
-        fit.shipped.*f.value = shipped->at(f.name).as_number(0.0, 1.0);
+        fit.shipped.*f.value = read_in_range(shipped->at(f.name), k_overlay_shipped_range);
       if (const auto to = s.find("fitted_to")) {
         for (const JsonReader& id : to->at(f.name).elements())
           (fit.fitted.*f.cases).push_back(id.as_string());
@@ -187,8 +251,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
       if (!parsed) k.fail("unknown kind \"" + k.as_string() + "\"");
       e.kind = *parsed;
       e.gpu_id = fit.gpu_id;
-      e.ratio_low = b.at("ratio_low").as_positive(1.0);
-      e.ratio_high = b.at("ratio_high").as_number(1.0, 1e6);
+      e.ratio_low = read_in_range(b.at("ratio_low"), k_overlay_ratio_low_range);
+      e.ratio_high = read_in_range(b.at("ratio_high"), k_overlay_ratio_high_range);
       e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
       e.rule = b.at("rule").as_string();
       fit.bands.push_back(e);
@@ -206,7 +270,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
         fit_l.own = l.at("own_factors").as_bool();
         if (fit_l.own) {
           for (const FactorSlot& f : k_slots) {
-            fit_l.fitted.efficiency.*f.value = l.at("efficiency").at(f.name).as_number(0.01, 1.0);
+            fit_l.fitted.efficiency.*f.value =
+                read_in_range(l.at("efficiency").at(f.name), k_overlay_efficiency_range);
             fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
           }
         }
@@ -217,10 +282,10 @@ CalibrationOverlay load_overlay(const std::string& path) {
       for (const JsonReader& t : tails->elements()) {
         TailFit tail;
         tail.kind = t.at("kind").as_choice({"ttft", "tpot"}) == "ttft" ? FigureKind::ttft : FigureKind::tpot;
-        tail.p99_over_mean = t.at("p99_over_mean").as_positive(1e3);
+        tail.p99_over_mean = read_in_range(t.at("p99_over_mean"), k_overlay_p99_over_mean_range);
         tail.runs = static_cast<int>(t.at("runs").as_int(k_min_tail_runs, 1'000'000));
-        tail.median_ape_shipped_pct = t.at("median_ape_shipped_pct").as_number(0.0, 1e9);
-        tail.median_ape_fitted_pct = t.at("median_ape_fitted_pct").as_number(0.0, 1e9);
+        tail.median_ape_shipped_pct = read_in_range(t.at("median_ape_shipped_pct"), k_overlay_ape_pct_range);
+        tail.median_ape_fitted_pct = read_in_range(t.at("median_ape_fitted_pct"), k_overlay_ape_pct_range);
         fit.tails.push_back(tail);
       }
     }

@@ -17,6 +17,26 @@ struct CalibrationOverlay {
   std::vector<StackFit> stacks;            ///< one per GPU x engine; at most one per GPU
 };
 
+/// The range of a value an overlay file holds. load_overlay refuses a value outside it and
+/// check_overlay_ranges refuses to write one, so calibrate never writes an overlay --calibration
+/// refuses (issue 42). `min_exclusive` ranges start above `min` (always 0 for them).
+struct OverlayRange {
+  double min = 0.0;
+  double max = 0.0;
+  bool min_exclusive = false;
+};
+inline constexpr OverlayRange k_overlay_efficiency_range{0.01, 1.0, false}; ///< a fraction of the peak
+inline constexpr OverlayRange k_overlay_shipped_range{0.0, 1.0, false};
+inline constexpr OverlayRange k_overlay_ratio_low_range{0.0, 1.0, true};   ///< band p10 measured / predicted
+inline constexpr OverlayRange k_overlay_ratio_high_range{1.0, 1e6, false}; ///< band p90
+inline constexpr OverlayRange k_overlay_p99_over_mean_range{0.0, 1e3, true}; ///< a tail: p99 / mean
+inline constexpr OverlayRange k_overlay_ape_pct_range{0.0, 1e9, false};      ///< median |error| in percent
+
+/// Throws Error (input, source "RUNS") naming the GPU x engine, the value as the file would hold it
+/// (rounded) and its range when any value of `overlay` falls outside its OverlayRange: the runs are
+/// implausible (a p99 5,000x the mean), and writing them would give a file --calibration refuses.
+void check_overlay_ranges(const CalibrationOverlay& overlay);
+
 /// The before -> after errors as a JSON array of {"figure", "runs", "median_ape_shipped_pct",
 /// "median_ape_fitted_pct"} (percent to 0.1); the overlay's and `calibrate --format json`'s shape.
 nlohmann::json figure_errors_json(const std::vector<FigureError>& errors);

@@ -56,6 +56,17 @@ double positive_amount(const JsonReader& value, double max, std::string_view nou
   return v.get<double>();
 }
 
+double rate_in(const JsonReader& value, const RateRange& range) {
+  const double v = positive_amount(value, range.max, range.noun);
+  if (v < range.min) {
+    value.fail(fmt::format("expected at least {:g} {} (a lower rate makes every cost per request absurd; "
+                           "accepted: {:g} to {}), got {}",
+                           range.min, range.noun, range.min, max_text(range.max),
+                           describe_value(value.value())));
+  }
+  return v;
+}
+
 double amount_in(const JsonReader& value, double min, double max) {
   const auto& v = value.value();
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < min || v.get<double>() > max) {

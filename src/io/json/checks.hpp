@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "io/json/json_reader.hpp"
+#include "rightsize/spec.hpp"
 #include "rightsize/text.hpp"
 
 namespace rightsize::io {
@@ -17,6 +18,9 @@ std::int64_t positive_count(const JsonReader& value, std::int64_t max, std::stri
 std::int64_t non_negative_count(const JsonReader& value, std::int64_t max, std::string_view noun);
 /// A finite number > 0 and <= max.
 double positive_amount(const JsonReader& value, double max, std::string_view noun);
+/// A rate in [range.min, range.max] (a rate that divides a cost, RateRange); below the minimum the
+/// message states the accepted range.
+double rate_in(const JsonReader& value, const RateRange& range);
 /// A finite number in [min, max].
 double amount_in(const JsonReader& value, double min, double max);
 /// 1234567 -> "1,234,567".

@@ -179,6 +179,11 @@ private:
 
 } // namespace
 
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return !a.empty() && !b.empty() && std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
 void require_regular_file(const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) throw Error(ErrorKind::input, "\"\"", "", "expected a file path, got an empty string");

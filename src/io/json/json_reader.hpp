@@ -27,6 +27,10 @@ std::string read_text_file(const std::string& path);
 /// loop", "permission denied", "got a directory" or "got a pipe, socket or device".
 void require_regular_file(const std::string& path);
 
+/// Whether `a` and `b` name one existing file (a link, "./x" or another spelling of it counts);
+/// false when either does not exist.
+bool same_file(const std::string& a, const std::string& b);
+
 /// Parses JSON text; a syntax error names line and column. `source` names the file in messages.
 nlohmann::json parse_json(const std::string& text, const std::string& source);
 

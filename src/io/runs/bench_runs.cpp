@@ -14,13 +14,15 @@
 #include "io/runs/validation_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::io {
 namespace {
 
+// The format is chosen by extension in any case: FIT.CSV is a CSV, RUN.LOG a log (issue 42).
 bool ends_with(const std::string& s, const char* suffix) {
   const std::string tail(suffix);
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  return s.size() >= tail.size() && to_lower(s.substr(s.size() - tail.size())) == tail;
 }
 
 const Preset* preset_of(const std::vector<Preset>& presets, const std::string& id) {

@@ -11,6 +11,8 @@
 namespace rightsize::io {
 namespace {
 
+constexpr std::string_view k_utf8_bom = "\xEF\xBB\xBF";
+
 std::vector<std::string_view> split_line(std::string_view line) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
@@ -64,13 +66,25 @@ double CsvRow::positive(std::string_view name) const {
   return out;
 }
 
+double CsvRow::positive(std::string_view name, double max, std::string_view noun) const {
+  const double out = positive(name);
+  if (out > max) {
+    throw Error(ErrorKind::input, where, "",
+                fmt::format("column \"{}\": expected a positive number at most {:g} (more {} is not a "
+                            "real run), got \"{}\"",
+                            name, max, noun, cells[index(name)]));
+  }
+  return out;
+}
+
 void parse_csv(const std::string& text, const std::string& source,
                const std::function<void(const std::vector<std::string_view>& header)>& on_header,
                const std::function<void(const CsvRow& row)>& on_row) {
   std::vector<std::string_view> header;
   std::size_t start = 0;
   int line_no = 0;
-  const std::string_view all(text);
+  std::string_view all(text);
+  if (all.substr(0, 3) == k_utf8_bom) all.remove_prefix(3); // spreadsheets save one; not part of "id"
   while (start < all.size()) {
     std::size_t end = all.find('\n', start);
     if (end == std::string_view::npos) end = all.size();

@@ -24,6 +24,8 @@ struct CsvRow {
                                      std::int64_t hi) const;
   /// A positive finite number.
   [[nodiscard]] double positive(std::string_view name) const;
+  /// A positive finite number at most `max` (a plausibility bound; `noun` names what more would be).
+  [[nodiscard]] double positive(std::string_view name, double max, std::string_view noun) const;
 };
 
 /// Splits `text` into lines (CRLF allowed, blank lines skipped): the first is the header, given

@@ -85,6 +85,19 @@ std::optional<double> number_of(std::string_view text, std::string_view suffix =
   return out;
 }
 
+// Plausibility bounds on what a training run reports (issue 42): a typo such as "memory: 1e30GiB"
+// or a million data-parallel GPUs sharing 8 sequences was fitted, pinning a factor at its bound.
+constexpr double k_max_run_memory_gib = 2000.0;        // the catalog's bound on one GPU's memory
+constexpr double k_max_run_tokens_per_s_per_gpu = 1e7; // ~1,000x a fast 8B run (5,762 on an H100)
+
+// Each data-parallel rank trains at least one sequence per step: dp <= global_batch.
+std::optional<std::string> too_many_ranks(std::int64_t dp, std::int64_t global_batch) {
+  if (dp <= global_batch) return std::nullopt;
+  return fmt::format("{} data-parallel ranks (gpus / (tp x pp)) share a global batch of {} sequences: "
+                     "expected at most one rank per sequence",
+                     dp, global_batch);
+}
+
 // The keys torchtitan's metrics line prints (torchtitan/components/metrics.py, MetricsProcessor.log;
 // grad_norm since 2025).
 constexpr std::array<std::string_view, 7> k_torchtitan_keys = {"step", "loss",   "grad_norm", "memory",
@@ -141,13 +154,17 @@ std::vector<TrainingLogStep> parse_torchtitan_log(const std::string& text, const
       };
       if (key == "step") {
         step = number_of(value);
-        if (!step || *step < 1 || *step != std::floor(*step)) throw bad("a step number >= 1");
+        // Bounded before the cast to int64 (1e300 is a whole number too).
+        if (!step || *step < 1 || *step > 1e12 || *step != std::floor(*step))
+          throw bad("a step number from 1 to 1,000,000,000,000");
       } else if (key == "tps") {
         tps = number_of(value);
-        if (!tps || !(*tps > 0.0)) throw bad("tokens per second per GPU > 0 (e.g. 5,762)");
+        if (!tps || !(*tps > 0.0) || *tps > k_max_run_tokens_per_s_per_gpu)
+          throw bad("tokens per second per GPU above 0 and at most 10,000,000 (e.g. 5,762)");
       } else if (key == "memory") {
         memory = number_of(value, "GiB");
-        if (!memory || !(*memory > 0.0)) throw bad("peak reserved memory in GiB (e.g. 82.40GiB(86.12%))");
+        if (!memory || !(*memory > 0.0) || *memory > k_max_run_memory_gib)
+          throw bad("peak reserved memory in GiB, at most 2,000 (e.g. 82.40GiB(86.12%))");
       }
     }
     for (const auto& [value, name] : {std::pair{step, "step"}, {tps, "tps"}, {memory, "memory"}}) {
@@ -203,6 +220,12 @@ StackRun load_torchtitan_log(const std::string& path, const RunContext& c,
     throw Error(ErrorKind::input, c.given_by, "",
                 fmt::format("{} GPUs is not a multiple of tp {} x pp {}", c.gpus, c.tp, c.pp));
   }
+  if (const auto bad = too_many_ranks(c.gpus / (c.tp * c.pp), c.global_batch)) {
+    // From the flags: a usage error naming --global-batch; from a manifest: its entry.
+    if (c.given_by == "--model")
+      throw Error(ErrorKind::usage, "--global-batch", "", fmt::format("{}: {}", path, *bad));
+    throw Error(ErrorKind::input, c.given_by, "", fmt::format("{}: {}", path, *bad));
+  }
   TrainingRunSpec spec;
   spec.id = std::filesystem::path(path).stem().string();
   spec.model = preset->model;
@@ -222,8 +245,88 @@ StackRun load_torchtitan_log(const std::string& path, const RunContext& c,
   return training_stack_run(spec.id, spec.gpu_id, spec.model, path, training_run_cases(spec));
 }
 
+namespace {
+
+// One row of the training CSV, checked (docs/calibration.md, "Training runs").
+TrainingRunSpec training_csv_row(const CsvRow& r, const std::string& stem,
+                                 const std::vector<Preset>& presets) {
+  const auto fail = [&](const std::string& message) { return Error(ErrorKind::input, r.where, "", message); };
+  TrainingRunSpec s;
+  const std::string line = r.where.substr(r.where.rfind(':') + 1);
+  s.id = r.has("id") && !r.text("id").empty() ? r.text("id") : stem + ":" + line;
+  const std::string model = r.text("model");
+  const Preset* preset = training_preset_of(presets, model);
+  if (preset == nullptr)
+    throw fail(fmt::format("column \"model\": unknown model preset \"{}\" (see 'rightsize models')", model));
+  s.model = preset->model;
+  s.gpu_id = r.text("gpu");
+  if (s.gpu_id.empty()) throw fail("column \"gpu\": expected a catalog GPU id, got an empty cell");
+  s.gpus = static_cast<int>(r.integer("gpus", 0, 1, 1'000'000));
+  s.tp = static_cast<int>(r.integer("tp", 0, 1, 1024));
+  s.pp = static_cast<int>(r.integer("pp", 0, 1, 1024));
+  const std::int64_t dp = r.integer("dp", 0, 1, 1'000'000);
+  if (static_cast<std::int64_t>(s.tp) * s.pp * dp != s.gpus) {
+    throw fail(fmt::format("columns tp x pp x dp = {} x {} x {} = {}, expected gpus = {}", s.tp, s.pp, dp,
+                           static_cast<std::int64_t>(s.tp) * s.pp * dp, s.gpus));
+  }
+  s.seq_len = r.integer("seq_len", 0, 1, 100'000'000);
+  s.global_batch = r.integer("global_batch", 0, 1, 100'000'000);
+  if (const auto bad = too_many_ranks(dp, s.global_batch)) throw fail("columns dp, global_batch: " + *bad);
+  const std::string precision = r.text("precision");
+  const auto p = training_precision(precision);
+  if (!p) throw fail(fmt::format("column \"precision\": expected bf16, fp16 or fp8, got \"{}\"", precision));
+  s.precision = *p;
+  const auto rc = parse_recompute(r.text("recompute"));
+  if (!rc) {
+    throw fail(fmt::format("column \"recompute\": expected none, selective, full or per_op, got \"{}\"",
+                           r.text("recompute")));
+  }
+  s.recompute = *rc;
+  const bool has_tps = r.has("tokens_per_s_per_gpu") && !r.text("tokens_per_s_per_gpu").empty();
+  const bool has_step = r.has("step_time_s") && !r.text("step_time_s").empty();
+  if (has_tps == has_step) {
+    throw fail("expected exactly one of tokens_per_s_per_gpu and step_time_s in each row, got " +
+               std::string(has_tps ? "both" : "neither"));
+  }
+  // Whole-job tokens/s: per GPU x GPUs, or global batch x sequence length per step.
+  s.tokens_per_s =
+      has_tps
+          ? r.positive("tokens_per_s_per_gpu", k_max_run_tokens_per_s_per_gpu, "tokens per second") * s.gpus
+          : static_cast<double>(s.global_batch * s.seq_len) / r.positive("step_time_s");
+  if (s.tokens_per_s / s.gpus > k_max_run_tokens_per_s_per_gpu) {
+    throw fail(fmt::format("global_batch x seq_len / step_time_s is {:g} tokens per second per GPU: expected "
+                           "at most 10,000,000 (a real run)",
+                           s.tokens_per_s / s.gpus));
+  }
+  if (r.has("peak_memory_gib") && !r.text("peak_memory_gib").empty()) // GiB = 2^30 bytes
+    s.peak_memory_bytes =
+        r.positive("peak_memory_gib", k_max_run_memory_gib, "memory on one GPU") * 1024.0 * 1024.0 * 1024.0;
+  const std::string scope = r.has("memory_scope") ? r.text("memory_scope") : std::string();
+  if (scope == "peak_allocated") {
+    s.memory_scope = MemoryScope::peak_allocated;
+  } else if (scope.empty() || scope == "reserved") {
+    s.memory_scope = MemoryScope::reserved; // documented default: torch's max_memory_reserved
+  } else {
+    throw fail(
+        fmt::format("column \"memory_scope\": expected reserved or peak_allocated, got \"{}\"", scope));
+  }
+  const std::string fw = r.has("framework") ? r.text("framework") : std::string();
+  s.framework = fw == "megatron"     ? TrainingFramework::megatron
+                : fw == "nemo"       ? TrainingFramework::nemo
+                : fw == "torchtitan" ? TrainingFramework::torchtitan
+                                     : TrainingFramework::generic;
+  if (!fw.empty() && fw != "generic" && s.framework == TrainingFramework::generic) {
+    throw fail(
+        fmt::format("column \"framework\": expected generic, megatron, nemo or torchtitan, got \"{}\"", fw));
+  }
+  return s;
+}
+
+} // namespace
+
 bool is_training_csv(const std::string& path) {
-  const std::string text = read_text_file(path);
+  std::string text = read_text_file(path);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3); // a UTF-8 BOM (parse_csv drops it too)
   const std::string header = text.substr(0, text.find('\n'));
   std::size_t start = 0;
   while (start <= header.size()) {
@@ -260,70 +363,7 @@ std::vector<StackRun> parse_training_csv(const std::string& text, const std::str
     }
   };
   const auto on_row = [&](const CsvRow& r) {
-    const auto fail = [&](const std::string& message) {
-      return Error(ErrorKind::input, r.where, "", message);
-    };
-    TrainingRunSpec s;
-    const std::string line = r.where.substr(r.where.rfind(':') + 1);
-    s.id = r.has("id") && !r.text("id").empty() ? r.text("id") : stem + ":" + line;
-    const std::string model = r.text("model");
-    const Preset* preset = training_preset_of(presets, model);
-    if (preset == nullptr)
-      throw fail(
-          fmt::format("column \"model\": unknown model preset \"{}\" (see 'rightsize models')", model));
-    s.model = preset->model;
-    s.gpu_id = r.text("gpu");
-    if (s.gpu_id.empty()) throw fail("column \"gpu\": expected a catalog GPU id, got an empty cell");
-    s.gpus = static_cast<int>(r.integer("gpus", 0, 1, 1'000'000));
-    s.tp = static_cast<int>(r.integer("tp", 0, 1, 1024));
-    s.pp = static_cast<int>(r.integer("pp", 0, 1, 1024));
-    const std::int64_t dp = r.integer("dp", 0, 1, 1'000'000);
-    if (static_cast<std::int64_t>(s.tp) * s.pp * dp != s.gpus) {
-      throw fail(fmt::format("columns tp x pp x dp = {} x {} x {} = {}, expected gpus = {}", s.tp, s.pp, dp,
-                             static_cast<std::int64_t>(s.tp) * s.pp * dp, s.gpus));
-    }
-    s.seq_len = r.integer("seq_len", 0, 1, 100'000'000);
-    s.global_batch = r.integer("global_batch", 0, 1, 100'000'000);
-    const std::string precision = r.text("precision");
-    const auto p = training_precision(precision);
-    if (!p)
-      throw fail(fmt::format("column \"precision\": expected bf16, fp16 or fp8, got \"{}\"", precision));
-    s.precision = *p;
-    const auto rc = parse_recompute(r.text("recompute"));
-    if (!rc) {
-      throw fail(fmt::format("column \"recompute\": expected none, selective, full or per_op, got \"{}\"",
-                             r.text("recompute")));
-    }
-    s.recompute = *rc;
-    const bool has_tps = r.has("tokens_per_s_per_gpu") && !r.text("tokens_per_s_per_gpu").empty();
-    const bool has_step = r.has("step_time_s") && !r.text("step_time_s").empty();
-    if (has_tps == has_step) {
-      throw fail("expected exactly one of tokens_per_s_per_gpu and step_time_s in each row, got " +
-                 std::string(has_tps ? "both" : "neither"));
-    }
-    // Whole-job tokens/s: per GPU x GPUs, or global batch x sequence length per step.
-    s.tokens_per_s = has_tps ? r.positive("tokens_per_s_per_gpu") * s.gpus
-                             : static_cast<double>(s.global_batch * s.seq_len) / r.positive("step_time_s");
-    if (r.has("peak_memory_gib") && !r.text("peak_memory_gib").empty())
-      s.peak_memory_bytes = r.positive("peak_memory_gib") * 1024.0 * 1024.0 * 1024.0; // GiB = 2^30 bytes
-    const std::string scope = r.has("memory_scope") ? r.text("memory_scope") : std::string();
-    if (scope == "peak_allocated") {
-      s.memory_scope = MemoryScope::peak_allocated;
-    } else if (scope.empty() || scope == "reserved") {
-      s.memory_scope = MemoryScope::reserved; // documented default: torch's max_memory_reserved
-    } else {
-      throw fail(
-          fmt::format("column \"memory_scope\": expected reserved or peak_allocated, got \"{}\"", scope));
-    }
-    const std::string fw = r.has("framework") ? r.text("framework") : std::string();
-    s.framework = fw == "megatron"     ? TrainingFramework::megatron
-                  : fw == "nemo"       ? TrainingFramework::nemo
-                  : fw == "torchtitan" ? TrainingFramework::torchtitan
-                                       : TrainingFramework::generic;
-    if (!fw.empty() && fw != "generic" && s.framework == TrainingFramework::generic) {
-      throw fail(fmt::format(
-          "column \"framework\": expected generic, megatron, nemo or torchtitan, got \"{}\"", fw));
-    }
+    const TrainingRunSpec s = training_csv_row(r, stem, presets);
     out.push_back(training_stack_run(s.id, s.gpu_id, s.model, source, training_run_cases(s)));
   };
   parse_csv(text, source, on_header, on_row);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "io/json/json_reader.hpp"
 #include "io/spec/model_io.hpp"
 #include "rightsize/units.hpp"
@@ -82,6 +84,28 @@ ModelSpec read_model(const JsonReader& r) {
   return m;
 }
 
+// Plausibility bounds on a training case (issue 42), as the training CSV and torchtitan readers
+// apply them: each data-parallel rank trains at least one sequence per step, and a GPU holds at
+// most 2,000 GiB (the catalog's bound on one GPU's memory).
+void check_training_plausible(const JsonReader& r, const ValidationCase& c) {
+  const bool training = c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory;
+  const std::int64_t dp = c.deployment.gpus / (c.deployment.tp * c.deployment.pp);
+  if (training && c.training_global_batch > 0 && dp > c.training_global_batch) {
+    r.at("training")
+        .at("global_batch")
+        .fail(fmt::format("expected at least the {} data-parallel ranks (gpus / (tp x pp)): each trains at "
+                          "least one sequence per step, got {}",
+                          dp, c.training_global_batch));
+  }
+  constexpr double k_max_memory_bytes = 2000.0 * 1024 * 1024 * 1024;
+  if (c.kind == FigureKind::training_memory && c.measured > k_max_memory_bytes) {
+    r.at("measured")
+        .at("value")
+        .fail(fmt::format("expected at most 2,000 GiB ({:g} bytes) on one GPU, got {:g}", k_max_memory_bytes,
+                          c.measured));
+  }
+}
+
 ValidationCase read_case(const JsonReader& r) {
   ValidationCase c;
   c.id = r.at("id").as_string();
@@ -153,6 +177,7 @@ ValidationCase read_case(const JsonReader& r) {
                                             : MemoryScope::weights_per_gpu;
   }
   c.measured = r.at("measured").at("value").as_positive(1e30);
+  check_training_plausible(r, c);
   c.scored = bool_or(r, "scored", true);
   c.model_class = model_class_of(c.model);
   return c;

@@ -65,7 +65,10 @@ void parse_sla(const JsonReader& s, Sla& sla) {
   latency("ttft", sla.ttft_ms, sla.ttft_stat, 3.6e6);
   latency("tpot", sla.tpot_ms, sla.tpot_stat, 3.6e6);
   latency("e2e", sla.e2e_ms, sla.e2e_stat, 8.64e7);
-  read("requests_per_s", sla.requests_per_s, 1e7, "requests per second");
+  const auto rate = [&](std::string_view key, std::optional<double>& out, const RateRange& range) {
+    if (auto v = s.find(key)) out = rate_in(*v, range);
+  };
+  rate("requests_per_s", sla.requests_per_s, k_requests_per_s_range);
   // Image models (methodology §3.7): the latency per image and images per second are the
   // end-to-end and request figures one image = one request; judge() compares them as such.
   const bool e2e_given = sla.e2e_ms.has_value();
@@ -76,11 +79,12 @@ void parse_sla(const JsonReader& s, Sla& sla) {
   }
   if (auto v = s.find("images_per_s")) {
     if (sla.requests_per_s) v->fail("expected one of requests_per_s and images_per_s, got both");
-    sla.requests_per_s = positive_amount(*v, 1e7, "images per second");
+    sla.requests_per_s =
+        rate_in(*v, {k_requests_per_s_range.min, k_requests_per_s_range.max, "images per second"});
   }
-  read("average_requests_per_s", sla.average_requests_per_s, 1e7, "requests per second");
+  rate("average_requests_per_s", sla.average_requests_per_s, k_requests_per_s_range);
   read("growth_factor", sla.growth_factor, 1000, "growth");
-  read("output_tokens_per_s", sla.output_tokens_per_s, 1e10, "tokens per second");
+  rate("output_tokens_per_s", sla.output_tokens_per_s, k_output_tokens_per_s_range);
   read("deadline_hours", sla.deadline_hours, 87'600, "hours");
   read("budget_usd", sla.budget_usd, 1e12, "dollars");
   if (sla.average_requests_per_s && sla.requests_per_s && *sla.average_requests_per_s > *sla.requests_per_s) {

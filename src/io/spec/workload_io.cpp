@@ -97,7 +97,7 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   }
   if (auto v = w.find("request_rate_per_s")) {
     if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
-    in.request_rate_per_s = v->as_positive(1e7);
+    in.request_rate_per_s = rate_in(*v, k_requests_per_s_range);
   }
   if (auto v = w.find("arrival_cv")) {
     if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
