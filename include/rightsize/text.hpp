@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rightsize {
 
@@ -16,5 +17,8 @@ std::size_t invalid_utf8_at(std::string_view text);
 
 /// ASCII lower-case copy, for case-insensitive names (GPU ids, formats, did-you-mean).
 std::string to_lower(std::string_view text);
+
+/// The items with `separator` between them: {"a", "b"} -> "a, b".
+std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 
 } // namespace rightsize

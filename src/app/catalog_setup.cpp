@@ -21,13 +21,6 @@ namespace {
 // months of 2026; a quarter-old figure can mislead a purchase decision).
 constexpr std::int64_t k_stale_price_days = 90;
 
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
 void check_provider(const LoadedCatalog& loaded, bool from_flag, const std::string& spec_source) {
   if (loaded.provider.empty()) return;
   const std::vector<std::string> providers = catalog_providers(loaded.catalog);

@@ -48,13 +48,6 @@ std::vector<std::string> format_names(bool (*usable)(const FormatInfo&)) {
   return names;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items)
-    out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 [[noreturn]] void unknown(const KeyInfo& key, const std::string& what, const std::string& value,
                           const std::vector<std::string>& choices) {
   const std::string hint = did_you_mean(value, choices);

@@ -8,16 +8,10 @@
 
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::cli {
 namespace {
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 // A whole-string finite number, or nullopt ("2.49" yes; "2.49x", "", "nan" no).
 std::optional<double> parse_number(const std::string& text) {

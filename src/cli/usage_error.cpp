@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -35,13 +36,6 @@ std::vector<std::string> option_names(const CLI::App& app) {
       names.push_back("--" + name);
   }
   return names;
-}
-
-std::string join_names(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 // Strict decimal: an optional '-', then digits (no '+', hex, octal, binary, spaces or suffixes).
@@ -166,12 +160,12 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
   if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && app.get_subcommands().empty()) {
     const std::vector<std::string> commands = command_names(app);
     if (args.empty() || args.front().empty() || args.front()[0] == '-') {
-      return fmt::format("expected a command ({})", join_names(commands));
+      return fmt::format("expected a command ({})", join(commands));
     }
     const std::string hint = did_you_mean(args.front(), commands);
-    return hint.empty() ? fmt::format("unknown command \"{}\" (expected one of {})", args.front(),
-                                      join_names(commands))
-                        : fmt::format("unknown command \"{}\"; did you mean \"{}\"?", args.front(), hint);
+    return hint.empty()
+               ? fmt::format("unknown command \"{}\" (expected one of {})", args.front(), join(commands))
+               : fmt::format("unknown command \"{}\"; did you mean \"{}\"?", args.front(), hint);
   }
   if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && !app.get_subcommands().empty()) {
     // A command with subcommands of its own (`catalog list|show`) given none or a wrong one.
@@ -181,10 +175,10 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error,
       const auto at = std::find(args.begin(), args.end(), command.get_name());
       const std::string word = at != args.end() && at + 1 != args.end() ? *(at + 1) : std::string();
       if (word.empty() || word[0] == '-')
-        return fmt::format("{}: expected a subcommand ({})", command.get_name(), join_names(subs));
+        return fmt::format("{}: expected a subcommand ({})", command.get_name(), join(subs));
       const std::string hint = did_you_mean(word, subs);
       return hint.empty() ? fmt::format("{}: unknown subcommand \"{}\" (expected one of {})",
-                                        command.get_name(), word, join_names(subs))
+                                        command.get_name(), word, join(subs))
                           : fmt::format("{}: unknown subcommand \"{}\"; did you mean \"{}\"?",
                                         command.get_name(), word, hint);
     }

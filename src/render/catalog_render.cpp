@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "render/table.hpp"
+#include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -13,13 +14,6 @@ namespace {
 
 constexpr MathDtype k_dtypes[] = {MathDtype::fp64, MathDtype::fp32, MathDtype::tf32, MathDtype::bf16,
                                   MathDtype::fp16, MathDtype::fp8,  MathDtype::int8, MathDtype::fp4};
-
-std::string join_catalog_words(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 std::string price_text(const ResolvedPrice& price) {
   if (!price.known) return "n/a (" + price.basis + ")";
@@ -33,7 +27,7 @@ Table field_table(const Gpu& gpu) {
   };
   Table table({{"field"}, {"value", Align::left, true}});
   table.add_row({"name", gpu.name});
-  table.add_row({"aliases", gpu.aliases.empty() ? "-" : join_catalog_words(gpu.aliases)});
+  table.add_row({"aliases", gpu.aliases.empty() ? "-" : join(gpu.aliases)});
   table.add_row({"vendor", gpu.vendor});
   table.add_row({"architecture", gpu.architecture});
   table.add_row({"class", to_string(gpu.gpu_class)});
@@ -255,7 +249,7 @@ std::string show_text(const LoadedCatalog& loaded, const app::GpuSheet& sheet, i
   const Gpu& gpu = *sheet.gpu;
   std::string out = fmt::format("{}: {}\n\n", gpu.id, gpu.name);
   out += fmt::format("spec figures from sources {} (confidence {}; gpu-specs.md conventions)\n\n",
-                     join_catalog_words(gpu.spec_sources), gpu.confidence);
+                     join(gpu.spec_sources), gpu.confidence);
   out += field_table(gpu).render_text(width, color);
   out += "\nprice quotes, USD per GPU-hour (median of provider medians over quotes marked 'in median')\n";
   out += gpu.prices.empty() ? "none in the catalog\n" : quote_table(sheet).render_text(width, color);

@@ -60,4 +60,13 @@ std::size_t invalid_utf8_at(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
 } // namespace rightsize

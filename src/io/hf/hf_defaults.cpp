@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "rightsize/text.hpp"
+
 namespace rightsize::io {
 namespace {
 
@@ -219,13 +221,6 @@ bool names_causal_lm(const JsonReader& architectures, bool has_text_config) {
     if (has_text_config && ends_with(name, "ForConditionalGeneration")) return true;
   }
   return false;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 } // namespace
