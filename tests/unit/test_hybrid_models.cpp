@@ -157,7 +157,7 @@ TEST_CASE("a sparse-attention indexer adds its kernel chain to every layer of ev
           "[core]") {
   // GLM-5: 78 layers, each with a DSA indexer; 100 µs per indexed layer (EngineConfig default) =
   // 7.8 ms more per decode step and per prefill chunk. GLM-4.5 (no indexer) pays nothing more.
-  const Imported glm5 = import("GLM-5.json");
+  const Imported glm5 = import_hybrid_models("GLM-5.json");
   const PreparedModel pm = prepare_model(glm5.model, precision_from_shorthand(NumberFormat::fp8));
   const InferenceWorkload w = test::closed_loop(1024, 1024, 4);
   Deployment tp8;
@@ -170,7 +170,7 @@ TEST_CASE("a sparse-attention indexer adds its kernel chain to every layer of ev
   const InferenceEstimate without = estimate_inference(pm, w, gpu, tp8, none, nullptr, 0.0);
   CHECK(with.decode_step_s - without.decode_step_s == Approx(78 * 100e-6));
   CHECK(with.prefill_s - without.prefill_s == Approx(78 * 100e-6));
-  const Imported glm45 = import("GLM-4.5.json");
+  const Imported glm45 = import_hybrid_models("GLM-4.5.json");
   const PreparedModel dense_attention =
       prepare_model(glm45.model, precision_from_shorthand(NumberFormat::fp8));
   const InferenceEstimate a = estimate_inference(dense_attention, w, gpu, tp8, EngineConfig{}, nullptr, 0.0);
@@ -179,7 +179,7 @@ TEST_CASE("a sparse-attention indexer adds its kernel chain to every layer of ev
 }
 
 TEST_CASE("HF import: Llama-4 Scout MoE with chunked attention", "[io]") {
-  const Imported scout = import("Llama-4-Scout-17B-16E.json");
+  const Imported scout = import_hybrid_models("Llama-4-Scout-17B-16E.json");
   const ModelSpec& m = scout.model;
   CHECK(m.moe.experts == 16);
   CHECK(m.moe.shared_experts == 1);
@@ -202,7 +202,7 @@ TEST_CASE("HF import: Llama-4 Scout MoE with chunked attention", "[io]") {
 }
 
 TEST_CASE("HF import: Jamba-1.5-Mini Mamba-1 hybrid, worked by hand (methodology §1.5, §2.3)", "[io]") {
-  const Imported jamba = import("AI21-Jamba-1.5-Mini.json");
+  const Imported jamba = import_hybrid_models("AI21-Jamba-1.5-Mini.json");
   const ModelSpec& m = jamba.model;
   CHECK(m.linear_attention.kind == LinearKind::mamba);
   CHECK(m.linear_attention.layers == 28); // attention on layers 4, 12, 20, 28
