@@ -5,6 +5,7 @@
 
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::app {
 namespace {
@@ -12,6 +13,26 @@ namespace {
 // --emit's kind or --engine, both checked before the use case runs; "k8s" runs vLLM unless --engine says.
 Engine parse_engine(const std::string& name) {
   return parse_engine_kind(name).value_or(EngineKind::vllm);
+}
+
+// The served model and the image reach a shell script, a YAML manifest and a PromQL query: they
+// must be text (UTF-8, no control character or line separator), and a model path that starts with
+// '-' would be read by the engine as an option (issue 41). Checked whether given or defaulted.
+void check_artifact_text(const char* flag, const std::string& text, bool from_spec) {
+  const char* where = from_spec ? " in the spec's model name, the default" : "";
+  if (const std::size_t at = unsafe_text_at(text); at != std::string::npos) {
+    throw Error(ErrorKind::usage, flag, "",
+                fmt::format("expected text without control characters or line separators, got {}{}",
+                            describe_unsafe_text(text, at), where));
+  }
+  if (std::string_view(flag) != "--model-path") return;
+  if (text.empty()) throw Error(ErrorKind::usage, flag, "", "expected a Hugging Face id or a path, got \"\"");
+  if (text.front() == '-') {
+    throw Error(ErrorKind::usage, flag, "",
+                fmt::format("\"{}\"{} starts with '-', which the engine would read as an option: give a "
+                            "path as ./{}",
+                            text, where, text));
+  }
 }
 
 } // namespace
@@ -49,6 +70,8 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   a.model_path = !o.model_path.empty()   ? o.model_path
                  : a.model_path_is_hf_id ? model.model.hf_id
                                          : model.model.name;
+  check_artifact_text("--model-path", a.model_path, a.model_path_defaulted && !a.model_path_is_hf_id);
+  if (!o.image.empty()) check_artifact_text("--image", o.image, false);
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
   if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)

@@ -10,6 +10,7 @@
 #include "cli/diagnostics.hpp"
 #include "io/json/json_reader.hpp"
 #include "rightsize/error.hpp"
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,7 +43,8 @@ int stdout_write_error(int known) {
   }
 }
 
-// ".tmp-" and the process id (at most 11 digits).
+// ".tmp-", the process id (at most 7 digits: Linux's pid_max is at most 2^22) and "-" with a try
+// number of at most 2 digits.
 constexpr std::size_t k_temp_suffix_bytes = 16;
 
 void check_stdout_written() {
@@ -73,7 +75,7 @@ void check_output_path(const std::string& flag, const std::string& path) {
       refuse(flag, fmt::format("cannot write \"{}\": it is the file stdout goes to", path));
     }
   }
-  // write_file_atomically writes "<name>.tmp-<pid>" first: with room for that suffix the name must
+  // write_file_atomically writes "<name>.tmp-<pid>-<n>" first: with room for that suffix the name must
   // fit the folder's limit on one name (pathconf _PC_NAME_MAX, POSIX; 255 where unknown), or the
   // write would fail only after the work (found by fuzz_cli_files).
   const long name_max = ::pathconf(folder.c_str(), _PC_NAME_MAX);
@@ -98,27 +100,57 @@ void check_not_an_input(const std::string& flag, const std::string& path,
   }
 }
 
-void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text) {
-  const std::string temp = fmt::format("{}.tmp-{}", path, static_cast<long>(::getpid()));
-  const auto fail = [&](int error_number) {
-    (void)std::remove(temp.c_str());
-    throw Error(ErrorKind::environment, flag, "",
-                fmt::format("cannot write \"{}\": {}", path, std::strerror(error_number)));
-  };
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (file == nullptr) fail(errno);
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  int error_number = errno;
-  if (std::fflush(file) != 0 && written) error_number = errno;
-  const bool flushed = written && std::ferror(file) == 0;
-  if (std::fclose(file) != 0 && flushed) {
-    error_number = errno;
-    fail(error_number != 0 ? error_number : EIO);
+namespace {
+
+// Creates the temporary file beside `path` for writing: "<path>.tmp-<pid>-<n>", opened with O_EXCL
+// and O_NOFOLLOW so that nothing planted at that name (a symbolic link into another file, a file
+// of someone else's) is followed or reused; a taken name tries the next n (open(2), POSIX.1-2017).
+// Returns the descriptor and sets `temp`, or -1 with errno set.
+int create_temp(const std::string& path, std::string& temp) {
+  for (int n = 0; n < 100; ++n) {
+    temp = fmt::format("{}.tmp-{}-{}", path, static_cast<long>(::getpid()), n);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
   }
-  if (!flushed) fail(error_number != 0 ? error_number : EIO);
+  return -1;
+}
+
+// Writes all of `text` to `fd`; false with errno set when a write fails.
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+} // namespace
+
+void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text) {
+  std::string temp;
+  const int fd = create_temp(path, temp);
+  const auto fail = [&](int error_number, bool created) {
+    if (created) (void)::unlink(temp.c_str());
+    throw Error(
+        ErrorKind::environment, flag, "",
+        fmt::format("cannot write \"{}\": {}", path, std::strerror(error_number != 0 ? error_number : EIO)));
+  };
+  if (fd < 0) fail(errno, false);
+  if (!write_all(fd, text)) {
+    const int error_number = errno;
+    (void)::close(fd);
+    fail(error_number, true);
+  }
+  if (::close(fd) != 0) fail(errno, true);
   struct stat existing {};
-  const bool replacing = ::stat(path.c_str(), &existing) == 0;
-  if (std::rename(temp.c_str(), path.c_str()) != 0) fail(errno);
+  const bool replacing = ::lstat(path.c_str(), &existing) == 0;
+  if (std::rename(temp.c_str(), path.c_str()) != 0) fail(errno, true);
   if (replacing) note("{}: replaced the existing file \"{}\"", flag, path); // never silently
 }
 

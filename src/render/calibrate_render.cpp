@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/catalog/overlay_io.hpp"
+#include "io/json/json_text.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -121,7 +122,7 @@ void print_json(const app::CalibrateResult& r, const std::string& out) {
     doc["stacks"].push_back(j);
   }
   doc["gpus_keeping_shipped_factors"] = r.gpus_keeping_shipped;
-  fmt::print("{}\n", doc.dump(2));
+  fmt::print("{}\n", io::json_text(doc));
 }
 
 } // namespace

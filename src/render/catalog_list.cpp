@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/json/json_text.hpp"
 #include "render/catalog_render.hpp"
 #include "render/table.hpp"
 #include "render/terminal.hpp"
@@ -67,7 +68,7 @@ Table list_table(const std::vector<app::CatalogRow>& rows, bool machine_headers)
 void render_list(const app::CatalogOutcome& outcome, Format format) {
   const LoadedCatalog& loaded = outcome.catalog;
   if (format == Format::json) {
-    fmt::print("{}\n", list_json(loaded, outcome.rows).dump(2));
+    fmt::print("{}\n", io::json_text(list_json(loaded, outcome.rows)));
     return;
   }
   if (format == Format::csv) {
@@ -94,7 +95,7 @@ void render_catalog(const app::CatalogOutcome& outcome, Format format) {
     return;
   }
   if (format == Format::json) {
-    fmt::print("{}\n", show_json(outcome.catalog, *outcome.sheet).dump(2));
+    fmt::print("{}\n", io::json_text(show_json(outcome.catalog, *outcome.sheet)));
   } else {
     std::fputs(show_text(outcome.catalog, *outcome.sheet, terminal_width(), use_color()).c_str(), stdout);
   }

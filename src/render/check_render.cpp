@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_text.hpp"
 #include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
@@ -105,7 +106,7 @@ void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app:
   doc["notes"] = notes;
   doc["verdict"] = res.pass ? "pass" : "fail";
   if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
-  fmt::print("{}\n", doc.dump(2));
+  fmt::print("{}\n", io::json_text(doc));
 }
 
 // The estimate's summary line, in the statistics the SLA judges ("TTFT p99 1.20 s" under

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_text.hpp"
 #include "render/instances_render.hpp"
 #include "render/render.hpp"
 #include "render/table.hpp"
@@ -272,7 +273,7 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
     if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
     doc["assumptions"] = assumptions_json(res.assumptions);
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", io::json_text(doc));
     return;
   }
   fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,

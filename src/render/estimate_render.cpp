@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_text.hpp"
 #include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
@@ -218,7 +219,7 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
       doc["schema_version"] = k_output_schema_version;
       doc["assumptions"] = assumptions_json(result.assumptions);
       if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
-      fmt::print("{}\n", doc.dump(2));
+      fmt::print("{}\n", io::json_text(doc));
     } else {
       print_training_table(spec, pm, gpu, t, price);
       if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
@@ -248,7 +249,7 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
     doc["schema_version"] = k_output_schema_version;
     doc["assumptions"] = assumptions_json(result.assumptions);
     if (!catalog.calibration_overlay.empty()) doc["calibration"] = catalog.calibration_label;
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", io::json_text(doc));
   } else {
     print_inference_table(result, catalog.pricing, confidence, engine_name);
     if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/json/json_text.hpp"
 #include "render/model_summary.hpp"
 
 namespace rightsize::cli {
@@ -22,7 +23,7 @@ void render_models(const std::vector<app::ModelRow>& rows, Format format) {
                       {"native_precision", format_info(p.precision.weights).name},
                       {"source", p.source}});
     }
-    fmt::print("{}\n", nlohmann::json{{"schema_version", 1}, {"models", list}}.dump(2));
+    fmt::print("{}\n", io::json_text(nlohmann::json{{"schema_version", 1}, {"models", list}}));
     return;
   }
   fmt::print("{:<16} {:>10} {:>10} {:>6} {:<9} {:<7} {}\n", "ID", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION",

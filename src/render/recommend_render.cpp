@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_text.hpp"
 #include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
@@ -285,7 +286,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     }
     doc["assumptions"] = assumptions_json(spec.assumptions);
     doc.update(o.extra_json);
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", io::json_text(doc));
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {

@@ -10,6 +10,7 @@
 #include <fmt/compile.h>
 #include <nlohmann/json.hpp>
 
+#include "io/json/json_text.hpp"
 #include "render/render.hpp"
 #include "rightsize/units.hpp"
 
@@ -250,7 +251,7 @@ std::string axis_csv_cell(const SweepAxis& axis, std::size_t i) {
 std::string axis_json_value(const SweepAxis& axis, std::size_t i) {
   const std::string& text = axis.values.texts[i];
   const bool number = axis.key->field != SweepField::gpu && number_of(text);
-  return number ? text : nlohmann::json(text).dump();
+  return number ? text : io::json_text(nlohmann::json(text), -1);
 }
 
 RowWriter::RowWriter(const SweepPlan& plan, Format format, std::string spec_name, std::string pareto_label)

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "io/json/json_text.hpp"
 #include "render/instances_render.hpp"
 #include "render/recommend_render.hpp"
 #include "render/render.hpp"
@@ -143,7 +144,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};
     doc["assumptions"] = assumptions_json(spec.assumptions);
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", io::json_text(doc));
     return;
   }
   if (o.format == Format::csv || o.format == Format::markdown) {

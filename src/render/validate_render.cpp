@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/json/json_text.hpp"
 #include "render/image_render.hpp"
 #include "render/model_summary.hpp"
 #include "rightsize/units.hpp"
@@ -189,7 +190,7 @@ void print_validation_json(const Spec& s, const Resolved& r) {
       {"sla", sla_text(s.sla, s.model.kind)},
       {"assumptions", s.assumptions},
   };
-  fmt::print("{}\n", out.dump(2));
+  fmt::print("{}\n", io::json_text(out));
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json/json_reader.hpp"
+#include "io/json/json_text.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/text.hpp"
@@ -180,7 +181,7 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
     stacks.push_back(j);
   }
   doc["stacks"] = stacks;
-  return doc.dump(1) + "\n";
+  return io::json_text(doc, 1) + "\n";
 }
 
 CalibrationOverlay load_overlay(const std::string& path) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "io/json/json_reader.hpp"
+#include "io/json/json_text.hpp"
 #include "io/spec/model_io.hpp"
 #include "rightsize/units.hpp"
 
@@ -284,7 +285,7 @@ std::string calibration_to_json(const Calibration& cal) {
         {{"model_class", c.model_class}, {"cases", c.cases}, {"factor", rounded_for_json(c.factor)}});
   }
   doc["model_classes"] = classes;
-  return doc.dump(1) + "\n";
+  return io::json_text(doc, 1) + "\n";
 }
 
 Calibration load_calibration(const std::string& path) {
@@ -368,7 +369,7 @@ std::string baseline_to_json(const AccuracyBaseline& baseline, const std::string
   for (const auto& [kind, v] : baseline)
     m[kind] = std::round(v * 100.0) / 100.0;
   doc["median_ape_loo_pct"] = m;
-  return doc.dump(1) + "\n";
+  return io::json_text(doc, 1) + "\n";
 }
 
 std::string load_baseline_description(const std::string& path) {

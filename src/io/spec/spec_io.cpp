@@ -12,6 +12,7 @@
 #include "io/spec/model_io.hpp"
 #include "io/spec/workload_io.hpp"
 #include "rightsize/image.hpp"
+#include "rightsize/text.hpp"
 #include "rightsize/training.hpp"
 
 namespace rightsize::io {
@@ -215,25 +216,22 @@ DisaggSpec parse_disagg(const JsonReader& d) {
   return DisaggSpec{parse_pool(d.at("prefill")), parse_pool(d.at("decode"))};
 }
 
-bool has_control_character(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u < 0x20U || u == 0x7FU;
-  });
-}
-
 // A spec key set to null used to read as "not given" (`"tpot_ms": null` dropped the SLA silently):
 // every value in a spec must be a value; leave a key out to use its default. Names, ids and paths
-// are printed on terminals and in markdown: no control characters (newline, ESC) in them.
+// are printed on terminals and in markdown and written into YAML and shell comments: no control
+// characters (newline, ESC, NEL) or line separators (U+2028, U+2029) in them (issue 41).
 void reject_nulls(const nlohmann::json& value, const std::string& source, const std::string& pointer) {
   if (value.is_null()) {
     throw Error(ErrorKind::input, source, pointer.empty() ? "/" : pointer,
                 "expected a value, got null (leave the key out to use the default)");
   }
-  if (value.is_string() && pointer != "/description" &&
-      has_control_character(value.get_ref<const std::string&>())) {
-    throw Error(ErrorKind::input, source, pointer,
-                "expected text without control characters (newline, tab, ESC)");
+  if (value.is_string() && pointer != "/description") {
+    const auto& text = value.get_ref<const std::string&>();
+    if (const std::size_t at = unsafe_text_at(text); at != std::string::npos) {
+      throw Error(ErrorKind::input, source, pointer,
+                  "expected text without control characters (newline, tab, ESC) or line separators, got " +
+                      describe_unsafe_text(text, at));
+    }
   }
   if (value.is_object()) {
     for (const auto& item : value.items())
@@ -302,13 +300,9 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
   } else {
     spec.assumptions.emplace_back("schema_version not given: read as version 1");
   }
-  spec.name = root.find("name") ? root.at("name").as_string() : std::filesystem::path(source).stem().string();
-  std::replace_if(
-      spec.name.begin(), spec.name.end(),
-      [](char c) {
-        return has_control_character({&c, 1});
-      },
-      '?');
+  // A file name may be in any encoding: the name derived from it keeps what is printable text.
+  spec.name = root.find("name") ? root.at("name").as_string()
+                                : safe_text(std::filesystem::path(source).stem().string());
   if (auto d = root.find("description")) (void)d->as_string();
   ResolvedModel resolved = resolve_model(root.at("model"), ModelContext{base_dir, models_dir, true});
   spec.model = resolved.model;

@@ -6,6 +6,7 @@
 #include "render/emit/engine_command.hpp"
 #include "render/emit/k8s_manifest.hpp"
 #include "rightsize/deploy.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::cli {
 
@@ -23,11 +24,14 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
                                  a.model_path));
   std::string header = fmt::format(
       "# rightsize: {} on {} × {} (TP{} PP{}{}{}), {}; {} replica{} at average load, {}–{} autoscaled\n",
-      spec.name, plan.gpus_per_replica, a.gpu_id, plan.tensor_parallel, plan.pipeline_parallel,
+      safe_text(spec.name), plan.gpus_per_replica, a.gpu_id, plan.tensor_parallel, plan.pipeline_parallel,
       plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(),
       plan.attention_dp > 1 ? fmt::format(" attention-DP{}", plan.attention_dp) : std::string(), a.what,
       plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s", plan.min_replicas, plan.max_replicas);
-  const std::string base = k8s_name(spec.name);
+  // The header is a comment: the name in it as printable text (the spec reader refuses line breaks;
+  // this keeps a comment one line whatever reaches it).
+  const std::string base =
+      k8s_name(spec.name, a.k8s && plan.nodes_per_replica > 1 ? k_lws_name_max : k_k8s_name_max);
   if (a.k8s) {
     K8sInputs k;
     k.name = base;
@@ -50,6 +54,15 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
                 "--node-rank $(LWS_WORKER_INDEX), the leader (rank 0) serves HTTP"
               : "); the pods run vLLM's examples/online_serving/multi-node-serving.sh from /vllm-workspace, "
                 "as the vllm/vllm-openai image ships it");
+    if (const std::string label = k8s_label_value(a.gpu_id); label != a.gpu_id)
+      header += fmt::format("# note: the catalog id is no valid label value: nodes are selected by "
+                            "rightsize.io/gpu={}\n",
+                            label);
+    if (plan.scale_down_window_s > k_hpa_window_max_s)
+      header +=
+          fmt::format("# note: the scale-down window is the {} s cold start, cut to the API's maximum of "
+                      "{} s: a replica dropped may take longer than that to come back\n",
+                      plan.scale_down_window_s, k_hpa_window_max_s);
     if (k.autoscaler == Autoscaler::hpa && plan.min_replicas == 0)
       header += "# note: the capacity plan scales to zero; an HPA keeps one replica (minReplicas 0 needs the "
                 "alpha HPAScaleToZero gate): --autoscaler keda scales to zero\n";

@@ -1,6 +1,8 @@
 // Engine launch commands from a DeployPlan (docs/deploy.md "Engine flags" cites each flag).
 #include "render/emit/engine_command.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <yaml-cpp/yaml.h>
@@ -15,6 +17,13 @@ std::string fraction(double v) {
 void flag(EngineCommand& c, const std::string& name, const std::string& value) {
   c.args.push_back(name);
   if (!value.empty()) c.args.push_back(value);
+}
+
+// A flag whose value expands where the command runs (the multi-node launch's addresses and ranks).
+void variable_flag(EngineCommand& c, const std::string& name, const std::string& value) {
+  c.args.push_back(name);
+  c.variables.push_back(c.args.size());
+  c.args.push_back(value);
 }
 
 // Weight formats the engines take a --quantization value for; others come from a checkpoint
@@ -40,20 +49,11 @@ void quantization_note(EngineCommand& c, NumberFormat f, const char* flag_value)
                                   format_info(f).name));
 }
 
-// A script variable the multi-node launch reads, optionally with a port: ${LEADER_ADDR}:20000.
-// Written double-quoted so it expands; anything else is quoted literally.
-bool script_variable(const std::string& w) {
-  const std::size_t close = w.find('}');
-  if (w.rfind("${", 0) != 0 || close == std::string::npos || close < 3) return false;
-  for (std::size_t i = 2; i < close; ++i)
-    if (!((w[i] >= 'A' && w[i] <= 'Z') || w[i] == '_')) return false;
-  const std::string rest = w.substr(close + 1);
-  if (rest.empty()) return true;
-  return rest.size() > 1 && rest[0] == ':' && rest.find_first_not_of("0123456789", 1) == std::string::npos;
-}
-
-// Single-quotes a shell word unless it is made only of safe characters.
-std::string shell_word(const std::string& w) {
+// A word for a POSIX shell: a variable the command was built to expand (${LEADER_ADDR}:20000)
+// double-quoted, which expands it and nothing else; anything else single-quoted unless it is made only
+// of characters no shell treats specially (POSIX.1-2017 XCU 2.2 "Quoting").
+std::string shell_word(const std::string& w, bool variable = false) {
+  if (variable) return "\"" + w + "\"";
   bool safe = !w.empty();
   for (char ch : w) {
     const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
@@ -61,7 +61,6 @@ std::string shell_word(const std::string& w) {
     safe = safe && ok;
   }
   if (safe) return w;
-  if (script_variable(w)) return "\"" + w + "\"";
   std::string out(1, '\'');
   for (char ch : w) {
     if (ch == '\'')
@@ -165,9 +164,12 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
     // Every node runs the same command with its rank; rank 0 serves HTTP (SGLang multi-node
     // deployment; in a LeaderWorkerSet the leader is worker index 0).
     const bool pod = target == Target::pod;
-    flag(c, "--dist-init-addr", pod ? "$(LWS_LEADER_ADDRESS):20000" : "${LEADER_ADDR}:20000");
-    flag(c, "--nnodes", pod ? "$(LWS_GROUP_SIZE)" : std::to_string(p.nodes_per_replica));
-    flag(c, "--node-rank", pod ? "$(LWS_WORKER_INDEX)" : "${NODE_RANK}");
+    variable_flag(c, "--dist-init-addr", pod ? "$(LWS_LEADER_ADDRESS):20000" : "${LEADER_ADDR}:20000");
+    if (pod)
+      variable_flag(c, "--nnodes", "$(LWS_GROUP_SIZE)");
+    else
+      flag(c, "--nnodes", std::to_string(p.nodes_per_replica));
+    variable_flag(c, "--node-rank", pod ? "$(LWS_WORKER_INDEX)" : "${NODE_RANK}");
     if (!pod) {
       c.preamble.push_back(": \"${LEADER_ADDR:?set LEADER_ADDR to the first node's address}\"");
       c.preamble.push_back(fmt::format(": \"${{NODE_RANK:?set NODE_RANK: 0 on the first node, {}}}\"",
@@ -262,15 +264,28 @@ EngineCommand engine_command(Engine engine, const DeployPlan& p, const std::stri
   return c;
 }
 
+bool expands(const EngineCommand& c, std::size_t index) {
+  return std::find(c.variables.begin(), c.variables.end(), index) != c.variables.end();
+}
+
+std::string pod_literal(const std::string& word) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    if (word[i] == '$' && i + 1 < word.size() && word[i + 1] == '(') out.push_back('$');
+    out.push_back(word[i]);
+  }
+  return out;
+}
+
 std::string shell_line(const EngineCommand& c) {
   std::string out;
   for (const auto& w : c.program) {
     if (!out.empty()) out.push_back(' ');
     out.append(shell_word(w));
   }
-  for (const auto& a : c.args) {
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
     out.push_back(' ');
-    out.append(shell_word(a));
+    out.append(shell_word(c.args[i], expands(c, i)));
   }
   return out;
 }
@@ -294,10 +309,10 @@ std::string shell_script(const EngineCommand& c, const std::string& header) {
   // Model (or --flag value) pairs on their own lines; a flag without a value stands alone.
   std::size_t i = 0;
   while (i < c.args.size()) {
-    std::string line = shell_word(c.args[i]);
+    std::string line = shell_word(c.args[i], expands(c, i));
     if (c.args[i].rfind("--", 0) == 0 && i + 1 < c.args.size() && c.args[i + 1].rfind("--", 0) != 0) {
       line.push_back(' ');
-      line.append(shell_word(c.args[i + 1]));
+      line.append(shell_word(c.args[i + 1], expands(c, i + 1)));
       ++i;
     }
     out.append(" \\\n  ");

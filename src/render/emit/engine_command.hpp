@@ -34,7 +34,11 @@ inline constexpr const char* k_trtllm_options_dir = "/etc/rightsize";
 struct EngineCommand {
   std::vector<std::string> program; ///< e.g. {"vllm", "serve"}
   std::vector<std::string> args;    ///< model first, then flag/value pairs
-  std::vector<std::string> notes;   ///< caveats to print as comments
+  /// Indices into `args` of the words written to expand where the command runs (a script's
+  /// ${LEADER_ADDR}, a pod's $(LWS_LEADER_ADDRESS)); every other word is literal text, quoted so
+  /// that nothing in it expands (a model path of "${HOME}" or "$(SECRET)" is served as written).
+  std::vector<std::size_t> variables;
+  std::vector<std::string> notes; ///< caveats to print as comments
   int port = 8000;
   std::string metrics_path = "/metrics";
   std::string health_path = "/health";
@@ -48,6 +52,13 @@ struct EngineCommand {
 /// id or local path.
 EngineCommand engine_command(Engine engine, const DeployPlan& plan, const std::string& model,
                              Target target = Target::script);
+
+/// Whether args[index] is one of the command's variables (expands where the command runs).
+bool expands(const EngineCommand& command, std::size_t index);
+
+/// A literal word as a container argument: the kubelet expands $(VAR) in args, and "$$(" is its
+/// escape for a literal "$(" (Kubernetes "Define a command and arguments for a container").
+std::string pod_literal(const std::string& word);
 
 /// The command on one line, each word quoted for a POSIX shell where it needs it.
 std::string shell_line(const EngineCommand& command);

@@ -11,6 +11,16 @@
 
 namespace rightsize::cli {
 namespace k8s {
+
+std::string promql_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
 namespace {
 
 void scale_target_ref(YAML::Emitter& y, const K8sInputs& in, bool always_kind) {
@@ -25,11 +35,13 @@ void scale_target_ref(YAML::Emitter& y, const K8sInputs& in, bool always_kind) {
   y << YAML::EndMap;
 }
 
-// Never drop a replica faster than one can come back (the cold start).
+// Never drop a replica faster than one can come back (the cold start), within the API's bound
+// (the header notes a window cut to it).
 void scale_down_window(YAML::Emitter& y, const DeployPlan& p) {
   y << YAML::Key << "behavior" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "scaleDown" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "stabilizationWindowSeconds" << YAML::Value << p.scale_down_window_s;
+  y << YAML::Key << "stabilizationWindowSeconds" << YAML::Value
+    << std::min(p.scale_down_window_s, k_hpa_window_max_s);
   y << YAML::EndMap << YAML::EndMap;
 }
 
@@ -61,7 +73,7 @@ void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in) {
   // In-flight demand (running + waiting) summed over replicas; AverageValue divides it by
   // the replica count, so `threshold` is the per-replica target. A multi-node replica's metrics
   // come from its leader, which runs the API server.
-  const std::string sel = fmt::format("{{model_name=\"{}\"}}", in.model_name);
+  const std::string sel = fmt::format("{{model_name={}}}", promql_string(in.model_name));
   const EngineMetrics m = engine_metrics(in.engine);
   y << YAML::Key << "query" << YAML::Value
     << fmt::format("sum({1}{0}) + sum({2}{0})", sel, m.running, m.waiting);

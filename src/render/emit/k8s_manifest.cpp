@@ -5,6 +5,9 @@
 #include "render/emit/k8s_manifest.hpp"
 
 #include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
 
 #include "render/emit/k8s_parts.hpp"
 
@@ -75,14 +78,16 @@ void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
   if (role == Role::single || in.engine == Engine::sglang) {
     y << YAML::Key << "command" << YAML::Value << YAML::Flow << in.command.program;
     y << YAML::Key << "args" << YAML::Value << YAML::BeginSeq;
-    for (const auto& a : in.command.args)
-      y << YAML::DoubleQuoted << a;
+    for (std::size_t i = 0; i < in.command.args.size(); ++i) {
+      const std::string& a = in.command.args[i];
+      y << YAML::DoubleQuoted << (expands(in.command, i) ? a : pod_literal(a));
+    }
     y << YAML::EndSeq;
   } else {
     const std::string line = role == Role::leader
                                  ? std::string(k_ray_script) +
                                        " leader --ray_cluster_size=$(LWS_GROUP_SIZE) && exec " +
-                                       shell_line(in.command)
+                                       pod_literal(shell_line(in.command))
                                  : std::string(k_ray_script) + " worker --ray_address=$(LWS_LEADER_ADDRESS)";
     y << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << "sh"
       << "-c" << YAML::EndSeq;
@@ -142,7 +147,7 @@ void pod_template(YAML::Emitter& y, const K8sInputs& in, Role role) {
   y << YAML::EndMap;
   y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "rightsize.io/gpu" << YAML::Value << in.gpu_id;
+  y << YAML::Key << "rightsize.io/gpu" << YAML::Value << k8s_label_value(in.gpu_id);
   y << YAML::EndMap;
   y << YAML::Key << "containers" << YAML::Value;
   container(y, in, role);
@@ -200,24 +205,62 @@ void leader_worker_set(YAML::Emitter& y, const K8sInputs& in) {
 
 } // namespace
 
-std::string k8s_name(const std::string& text) {
+namespace {
+
+// 32-bit FNV-1a (Fowler–Noll–Vo, IETF draft-eastlake-fnv): a short, stable digest of a name.
+std::string name_digest(const std::string& text) {
+  std::uint32_t h = 2166136261U;
+  for (const char ch : text) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 16777619U;
+  }
+  return fmt::format("{:08x}", h);
+}
+
+// `kept` cut to `max_bytes` with "-<digest of the whole text>" when it is longer, then trimmed of
+// characters a name or label value may not end with.
+std::string fit(std::string kept, const std::string& text, std::size_t max_bytes, bool (*edge_ok)(char)) {
+  if (kept.size() > max_bytes) {
+    kept.resize(max_bytes - 9);
+    while (!kept.empty() && !edge_ok(kept.back()))
+      kept.pop_back();
+    kept += "-" + name_digest(text);
+  }
+  while (!kept.empty() && !edge_ok(kept.back()))
+    kept.pop_back();
+  return kept;
+}
+
+bool alphanumeric(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+} // namespace
+
+std::string k8s_name(const std::string& text, std::size_t max_bytes) {
   std::string out;
   for (char ch : text) {
-    if (out.size() >= 63) break;
     const char c = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (ok)
+    if (alphanumeric(c))
       out += c;
     else if (!out.empty() && out.back() != '-')
       out += '-';
   }
-  while (!out.empty() && out.back() == '-')
-    out.pop_back();
+  out = fit(out, text, max_bytes, alphanumeric);
   return out.empty() ? "rightsize" : out;
 }
 
+std::string k8s_label_value(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (alphanumeric(c) || ((c == '-' || c == '_' || c == '.') && !out.empty())) out += c;
+  }
+  out = fit(out, text, k_k8s_name_max, alphanumeric);
+  return out.empty() ? "unknown" : out;
+}
+
 std::string trtllm_options_name(const std::string& name) {
-  return k8s_name(name.substr(0, 63 - 16) + "-trtllm-options");
+  return k8s_name(name) + "-trtllm-options";
 }
 
 std::string k8s_manifests(const K8sInputs& in) {

@@ -25,8 +25,25 @@ struct K8sInputs {
   Autoscaler autoscaler = Autoscaler::keda;
 };
 
-/// A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters, never empty.
-std::string k8s_name(const std::string& text);
+/// Kubernetes' limits on names and label values (RFC 1123 labels; metadata.labels values): 63.
+inline constexpr std::size_t k_k8s_name_max = 63;
+/// A LeaderWorkerSet's name: its pods carry the label controller-revision-hash
+/// "<name>-<group index>-<10-character hash>", a label value of at most 63 characters, or the
+/// group's worker pods are never created (kubernetes-sigs/lws#410). 45 leaves room for group
+/// indexes of up to six digits.
+inline constexpr std::size_t k_lws_name_max = 45;
+/// The API server's bound on behavior.scaleDown.stabilizationWindowSeconds (autoscaling/v2
+/// HPAScalingRules, validated at most 3600; KEDA's generated HPA inherits it).
+inline constexpr int k_hpa_window_max_s = 3600;
+
+/// A DNS-1123 label from free text: lower case, [a-z0-9-], at most `max_bytes` characters, never
+/// empty. A name cut to fit ends in "-" and 8 hex digits of a hash of the whole text, so two long
+/// names that share a prefix stay distinct.
+std::string k8s_name(const std::string& text, std::size_t max_bytes = k_k8s_name_max);
+
+/// A label value from free text (a catalog GPU id for the node selector): [A-Za-z0-9-_.], starting
+/// and ending with a letter or digit, at most 63 characters (cut like k8s_name), never empty.
+std::string k8s_label_value(const std::string& text);
 
 /// The prometheus-adapter discovery rule (one item of its `rules` list, YAML) that serves the
 /// engine's per-pod custom metric (engine_metrics(engine).hpa_metric: running + waiting requests)

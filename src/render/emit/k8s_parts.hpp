@@ -20,6 +20,11 @@ TargetKind target_kind(const DeployPlan& plan);
 /// apiVersion, kind and metadata (name, labels) of one object named in.name.
 void object_header(YAML::Emitter& y, const K8sInputs& in, const TargetKind& kind);
 
+/// A PromQL string literal: `text` in double quotes with '"' and '\\' escaped (Prometheus
+/// "Querying basics": strings follow Go's escaping rules). Control characters never reach it: the
+/// model path is checked text (app::plan_artifact).
+std::string promql_string(const std::string& text);
+
 void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in);
 void horizontal_pod_autoscaler(YAML::Emitter& y, const K8sInputs& in);
 
