@@ -34,8 +34,11 @@ struct DeployPlan {
   std::int64_t max_num_seqs_per_rank = 1;
   std::int64_t kv_capacity_seqs = 1;       ///< sequences the KV cache holds at max_model_len
   std::int64_t max_num_batched_tokens = 1; ///< tokens per engine step (chunked prefill)
-  std::int64_t max_model_len_tokens = 1;   ///< longest context admitted
-  double gpu_memory_fraction = 0.9;        ///< share of GPU memory the engine may use
+  std::int64_t max_model_len_tokens = 1;   ///< longest context admitted (an encoder: tokens per item)
+  /// An encoder (ModelKind::vit) served for its output vectors, not generated tokens: the engines'
+  /// pooling mode (vLLM --runner pooling, SGLang --is-embedding; docs/deploy.md).
+  bool pooling = false;
+  double gpu_memory_fraction = 0.9; ///< share of GPU memory the engine may use
   /// The same budget as a share of the memory left after weights, activations and runtime buffers
   /// (TensorRT-LLM's kv_cache_free_gpu_memory_fraction).
   double kv_free_memory_fraction = 0.9;

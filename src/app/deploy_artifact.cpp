@@ -35,6 +35,31 @@ void check_artifact_text(const char* flag, const std::string& text, bool from_sp
   }
 }
 
+// The engines serve language models (docs/deploy.md "Which server"): an image generator (dit) and
+// an encoder of images (vit without a vocabulary) get no artifact; a text encoder (vit with a
+// vocabulary, an embedding model) runs in vLLM's or SGLang's pooling mode, which trtllm-serve has
+// not (issue 41 item 2).
+void check_served_kind(const ModelSpec& model, Engine engine, const std::string& what) {
+  if (model.kind == ModelKind::dit)
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        fmt::format("the model of {} ({}) generates images, and vLLM, SGLang and TensorRT-LLM serve language "
+                    "models: rightsize writes no image server; size it with recommend and serve it "
+                    "with a diffusion server (diffusers, ComfyUI, a Triton pipeline)",
+                    what, model.name));
+  if (model.kind != ModelKind::vit) return;
+  if (model.vocab_size <= 0)
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("the model of {} ({}) encodes images (an encoder without a vocabulary), which "
+                            "the language model engines do not serve: rightsize writes no server for it",
+                            what, model.name));
+  if (engine == Engine::trtllm)
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("the model of {} ({}) is an encoder served for embeddings, and trtllm-serve "
+                            "serves generation only: emit vllm or sglang (their pooling mode)",
+                            what, model.name));
+}
+
 } // namespace
 
 void refuse_training_artifact(const std::optional<ArtifactRequest>& request, const Spec& spec) {
@@ -63,6 +88,7 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
                             : a.k8s  ? "use --engine vllm or sglang for it"
                                      : "emit vllm or sglang for it"));
   }
+  check_served_kind(model.model, a.engine, a.what);
   // The engine loads a Hugging Face id or a path: a preset serves its checkpoint's repository
   // (data/models/<id>.json "hf_id"), anything else its model name, which --model-path should replace.
   a.model_path_defaulted = o.model_path.empty();

@@ -33,7 +33,9 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
     d.adp_balance_timeout_steps = static_cast<int>(std::lround(engine.adp_balance_timeout_steps));
     d.adp_balance_batching_steps = static_cast<int>(std::lround(engine.adp_balance_batching_steps));
   }
-  d.max_model_len_tokens = workload.context_tokens();
+  // An encoder's request is one item of tokens_per_item tokens and nothing is generated.
+  d.pooling = model.model.kind == ModelKind::vit;
+  d.max_model_len_tokens = d.pooling ? model.model.tokens_per_item : workload.context_tokens();
   d.gpu_memory_fraction = engine.usable_fraction;
   // TensorRT-LLM sizes its KV pool as a share of the memory free after the model is loaded:
   // (usable − non-KV) / (capacity − non-KV), so both engines get the same KV budget.

@@ -111,6 +111,12 @@ void vllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mode
   c.program = {"vllm", "serve"};
   c.args.push_back(model);
   flag(c, "--served-model-name", model);
+  if (p.pooling) {
+    // An encoder for embeddings: vLLM's pooling runner, converted to the embed task (vLLM "Pooling
+    // Models": --runner pooling, --convert embed; 0.10 and later).
+    flag(c, "--runner", "pooling");
+    flag(c, "--convert", "embed");
+  }
   flag(c, "--tensor-parallel-size", std::to_string(p.tensor_parallel));
   flag(c, "--pipeline-parallel-size", std::to_string(p.pipeline_parallel));
   if (p.attention_dp > 1) {
@@ -151,6 +157,8 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   c.program = {"python3", "-m", "sglang.launch_server"};
   flag(c, "--model-path", model);
   flag(c, "--served-model-name", model);
+  // An encoder for embeddings (SGLang server arguments: --is-embedding).
+  if (p.pooling) flag(c, "--is-embedding", "");
   // With DP attention SGLang's --tp-size is every GPU of the replica's stage and --dp-size the
   // attention ranks among them (SGLang server arguments, DeepSeek guide).
   flag(c, "--tp-size", std::to_string(p.tensor_parallel * p.attention_dp));
