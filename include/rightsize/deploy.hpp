@@ -49,6 +49,10 @@ struct DeployPlan {
   int adp_balance_timeout_steps = 0;
   int adp_balance_batching_steps = 0;
   NumberFormat weights = NumberFormat::bf16;
+  /// The engine quantizes the weights as it loads them (a checkpoint of higher precision than
+  /// `weights`), so the artifact names the method; false: the checkpoint is already in `weights` and
+  /// its quantization_config tells the engine (set by the artifact's planner, app::plan_artifact).
+  bool quantize_online = true;
   // Autoscaling (from plan_capacity).
   int initial_replicas = 1;
   int min_replicas = 1;

@@ -160,6 +160,10 @@ struct Spec {
   std::string source; ///< file it came from, for messages
   ModelSpec model;
   Precision precision;
+  /// The checkpoint's own weight format when the spec knows it (a preset's, or an hf_config's
+  /// quantization_config / torch_dtype); unset: unknown (read as bf16). Deploy artifacts ask the
+  /// engine to quantize only a checkpoint of higher precision than the one served.
+  std::optional<NumberFormat> checkpoint_weights;
   WorkloadMode mode = WorkloadMode::inference;
   InferenceWorkload inference;
   TrainingWorkload training;

@@ -78,6 +78,13 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   a.gpu_vendor = gpu.vendor;
   // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
   a.plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
+  // Online quantization only from a higher-precision checkpoint (unknown: read as bf16); a checkpoint
+  // already in the served format carries its quantization_config, which a --quantization flag of
+  // another method contradicts (issue 41 item 1).
+  const NumberFormat checkpoint = spec.checkpoint_weights.value_or(NumberFormat::bf16);
+  a.plan.quantize_online =
+      checkpoint != a.plan.weights && (checkpoint == NumberFormat::bf16 || checkpoint == NumberFormat::fp16 ||
+                                       checkpoint == NumberFormat::fp32);
   a.k8s = o.kind == "k8s";
   a.engine = a.k8s ? parse_engine(o.engine) : parse_engine(o.kind);
   if (a.engine == Engine::trtllm && gpu.vendor != "nvidia") {

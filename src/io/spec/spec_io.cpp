@@ -306,6 +306,7 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
   if (auto d = root.find("description")) (void)d->as_string();
   ResolvedModel resolved = resolve_model(root.at("model"), ModelContext{base_dir, models_dir, true});
   spec.model = resolved.model;
+  if (resolved.native_known) spec.checkpoint_weights = resolved.native.weights;
   if (spec.model.name.empty()) spec.model.name = resolved.origin;
   spec.assumptions.insert(spec.assumptions.begin(), resolved.assumptions.begin(), resolved.assumptions.end());
   spec.warnings = resolved.warnings;

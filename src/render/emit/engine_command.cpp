@@ -26,13 +26,15 @@ void variable_flag(EngineCommand& c, const std::string& name, const std::string&
   c.args.push_back(value);
 }
 
-// Weight formats the engines take a --quantization value for; others come from a checkpoint
-// already quantized to that format (the engines read its quantization_config).
-const char* vllm_quantization(NumberFormat f) {
-  switch (f) {
+// Weight formats the engines quantize to while loading a higher-precision checkpoint (vLLM
+// "Quantization": online FP8, in-flight bitsandbytes; SGLang the same --quantization values). AWQ and
+// GPTQ need a calibrated checkpoint, whose quantization_config the engine reads (and picks its
+// Marlin kernels from), so they are never a flag; nor is any format when the checkpoint is already
+// in it (DeployPlan::quantize_online).
+const char* vllm_quantization(const DeployPlan& p) {
+  if (!p.quantize_online) return "";
+  switch (p.weights) {
   case NumberFormat::fp8: return "fp8";
-  case NumberFormat::int4_awq: return "awq";
-  case NumberFormat::int4_gptq: return "gptq";
   case NumberFormat::nf4: return "bitsandbytes";
   default: return "";
   }
@@ -138,8 +140,8 @@ void vllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mode
   flag(c, "--max-model-len", std::to_string(p.max_model_len_tokens));
   flag(c, "--gpu-memory-utilization", fraction(p.gpu_memory_fraction));
   if (p.kv_cache_fp8) flag(c, "--kv-cache-dtype", "fp8");
-  if (*vllm_quantization(w) != '\0') flag(c, "--quantization", vllm_quantization(w));
-  quantization_note(c, w, vllm_quantization(w));
+  if (*vllm_quantization(p) != '\0') flag(c, "--quantization", vllm_quantization(p));
+  quantization_note(c, w, vllm_quantization(p));
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "8000");
   c.port = 8000;
@@ -194,9 +196,9 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   flag(c, "--context-length", std::to_string(p.max_model_len_tokens));
   flag(c, "--mem-fraction-static", fraction(p.gpu_memory_fraction));
   if (p.kv_cache_fp8) flag(c, "--kv-cache-dtype", "fp8_e4m3");
-  if (*vllm_quantization(w) != '\0' && w != NumberFormat::nf4)
-    flag(c, "--quantization", vllm_quantization(w));
-  quantization_note(c, w, w == NumberFormat::nf4 ? "" : vllm_quantization(w));
+  if (*vllm_quantization(p) != '\0' && w != NumberFormat::nf4)
+    flag(c, "--quantization", vllm_quantization(p));
+  quantization_note(c, w, w == NumberFormat::nf4 ? "" : vllm_quantization(p));
   flag(c, "--enable-metrics", "");
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "30000");
