@@ -1,11 +1,15 @@
 // The decisions of recommend --emit / check --emit (app/deploy_artifact.hpp, docs/deploy.md).
 #include "app/deploy_artifact.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/precision.hpp"
 #include "rightsize/text.hpp"
+#include "rightsize/units.hpp"
 
 namespace rightsize::app {
 namespace {
@@ -60,6 +64,28 @@ void check_served_kind(const ModelSpec& model, Engine engine, const std::string&
                             what, model.name));
 }
 
+// The weights plan of --emit k8s. The checkpoint's bytes are the served weights' at the checkpoint's
+// own bits per weight (a bf16 checkpoint quantized while loading downloads its bf16 bytes); the
+// cache asks 10 % more for tokenizer, configs and the safetensors index.
+WeightsPlan plan_weights(const ArtifactRequest& o, const ArtifactPlan& a, const PreparedModel& model,
+                         NumberFormat checkpoint) {
+  WeightsPlan w;
+  w.cache = o.model_cache == "host"   ? ModelCache::host
+            : o.model_cache == "none" ? ModelCache::none
+                                      : ModelCache::pvc;
+  w.hf_token_secret = o.hf_token_secret;
+  w.storage_class = o.storage_class;
+  // A path (absolute, ./ or ../) is in the image or a volume the user mounts: nothing to download.
+  const std::string& m = a.model_path;
+  w.download = !(m.front() == '/' || m.rfind("./", 0) == 0 || m.rfind("../", 0) == 0);
+  const double served_bits = format_info(model.precision.weights).bits_per_weight;
+  const double checkpoint_bits =
+      a.plan.quantize_online ? format_info(checkpoint).bits_per_weight : served_bits;
+  w.checkpoint_bytes = model.weight_bytes_total * checkpoint_bits / served_bits;
+  w.cache_gib = static_cast<std::int64_t>(std::ceil(w.checkpoint_bytes * 1.1 / k_bytes_per_gib));
+  return w;
+}
+
 } // namespace
 
 void refuse_training_artifact(const std::optional<ArtifactRequest>& request, const Spec& spec) {
@@ -107,6 +133,7 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   if (!o.image.empty()) check_artifact_text("--image", o.image, false);
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
+  a.weights = plan_weights(o, a, model, checkpoint);
   if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("{} needs {} nodes per replica, and a multi-node TensorRT-LLM replica runs as "

@@ -26,6 +26,22 @@ struct ArtifactRequest {
   std::string model_path; ///< "" = the preset's Hugging Face id, else the spec's model name
   std::string autoscaler = "keda";
   int rank = 1; ///< recommend: the candidate of this rank
+  // --emit k8s: where the weights come from (docs/deploy.md "Weights").
+  std::string hf_token_secret = "hf-token"; ///< Secret whose key `token` is the Hugging Face token
+  std::string model_cache = "pvc";          ///< pvc, host or none
+  std::string storage_class;                ///< the PVC's storageClassName; "" = the cluster's default
+};
+
+/// How a pod gets its weights (--emit k8s): a cache that survives restarts, filled by an init
+/// container before the engine starts, so the startup probe covers loading from disk only.
+enum class ModelCache : std::uint8_t { pvc, host, none };
+struct WeightsPlan {
+  ModelCache cache = ModelCache::pvc;
+  std::string hf_token_secret;   ///< mounted as HF_TOKEN (optional: public repositories need none)
+  std::string storage_class;     ///< "" = the cluster's default
+  bool download = true;          ///< the model path is a Hugging Face id (not a path in the image)
+  double checkpoint_bytes = 0.0; ///< what the init container downloads (the checkpoint's format)
+  std::int64_t cache_gib = 0;    ///< the PVC's request: checkpoint × 1.1, in GiB (2^30 bytes)
 };
 
 /// Every decision of one artifact.
@@ -42,6 +58,7 @@ struct ArtifactPlan {
   bool model_path_defaulted = false; ///< no --model-path: the preset's Hugging Face id or the model name
   bool model_path_is_hf_id = false;  ///< defaulted to the preset's Hugging Face id
   Autoscaler autoscaler = Autoscaler::keda;
+  WeightsPlan weights; ///< with k8s
 };
 
 /// --emit (a set `request`) for a training spec: a usage Error naming --emit (an artifact serves).

@@ -24,16 +24,49 @@ bool is_prometheus_url(const std::string& url) {
   });
 }
 
+// A Kubernetes object name (RFC 1123 subdomain: lower-case letters, digits, '-' and '.', a letter or
+// digit at both ends, at most 253 characters), for the Secret and StorageClass the manifests name.
+bool is_k8s_object_name(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  return alnum(name.front()) && alnum(name.back()) &&
+         std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '-' || c == '.'; });
+}
+
+// The weights flags: their values, and that they go with --emit k8s.
+void check_weights_flags(const EmitOptions& o) {
+  if (o.model_cache != "pvc" && o.model_cache != "host" && o.model_cache != "none")
+    throw Error(ErrorKind::usage, "--model-cache", "",
+                fmt::format("unknown model cache \"{}\" (expected pvc, host or none)", o.model_cache));
+  if (!is_k8s_object_name(o.hf_token_secret))
+    throw Error(
+        ErrorKind::usage, "--hf-token-secret", "",
+        fmt::format("expected a Kubernetes Secret name (lower-case letters, digits, '-' and '.'), got "
+                    "\"{}\"",
+                    o.hf_token_secret));
+  if (o.storage_class_given && !is_k8s_object_name(o.storage_class))
+    throw Error(
+        ErrorKind::usage, "--storage-class", "",
+        fmt::format("expected a StorageClass name (lower-case letters, digits, '-' and '.'), got \"{}\"",
+                    o.storage_class));
+  if (o.storage_class_given && o.model_cache != "pvc")
+    throw Error(ErrorKind::usage, "--storage-class", "", "works with --model-cache pvc only");
+}
+
 // The companions that only a manifest uses, given with a launch-script --emit.
 void check_k8s_only(const EmitOptions& o) {
   if (o.kind.empty() || o.kind == "k8s") return;
-  const char* flag = !o.image.empty() ? "--image" : o.prometheus_given ? "--prometheus" : nullptr;
+  const char* flag = !o.image.empty()     ? "--image"
+                     : o.prometheus_given ? "--prometheus"
+                                          : o.weights_flag_given();
   if (flag != nullptr) {
     throw Error(ErrorKind::usage, flag, "",
                 fmt::format("works with --emit k8s only (--emit {} writes a launch command, which names no "
                             "{})",
                             o.kind,
-                            o.prometheus_given && o.image.empty() ? "Prometheus" : "container image"));
+                            !o.image.empty()     ? "container image"
+                            : o.prometheus_given ? "Prometheus"
+                                                 : "pod or volume"));
   }
 }
 
@@ -64,6 +97,21 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
                    "with --emit k8s: keda (ScaledObject, default) or hpa (autoscaling/v2 "
                    "HorizontalPodAutoscaler on a prometheus-adapter metric)")
       ->default_str("keda");
+  command
+      ->add_option("--model-cache", o.model_cache,
+                   "with --emit k8s: where pods keep the weights: pvc (a ReadWriteMany claim, default), host "
+                   "(a hostPath on each node) or none (each start downloads them)")
+      ->each([&o](const std::string&) { o.model_cache_given = true; });
+  command
+      ->add_option(
+          "--hf-token-secret", o.hf_token_secret,
+          "with --emit k8s: Secret whose key `token` holds the Hugging Face token (default hf-token; "
+          "optional for public repositories)")
+      ->each([&o](const std::string&) { o.hf_token_secret_given = true; });
+  command
+      ->add_option("--storage-class", o.storage_class,
+                   "with --emit k8s --model-cache pvc: the claim's StorageClass (default: the cluster's)")
+      ->each([&o](const std::string&) { o.storage_class_given = true; });
 }
 
 std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
@@ -79,7 +127,7 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
                        : o.out_given            ? "--out"
                        : o.prometheus_given     ? "--prometheus"
                        : o.autoscaler != "keda" ? "--autoscaler"
-                                                : nullptr;
+                                                : o.weights_flag_given();
     if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
   }
   if (o.autoscaler != "keda" && o.autoscaler != "hpa")
@@ -96,6 +144,7 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
                 fmt::format("expected an http:// or https:// URL such as http://prometheus:9090, got \"{}\"",
                             o.prometheus_url));
   }
+  check_weights_flags(o);
   check_k8s_only(o);
   if (o.kind.empty()) return std::nullopt;
   return static_cast<const app::ArtifactRequest&>(o);

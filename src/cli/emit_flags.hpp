@@ -17,6 +17,16 @@ struct EmitOptions : app::ArtifactRequest {
   bool out_given = false; ///< --out was given, even as "" (refused: it wrote to stdout)
   std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
   bool prometheus_given = false; ///< --prometheus was given (with --emit k8s and KEDA only)
+  bool model_cache_given = false;
+  bool hf_token_secret_given = false;
+  bool storage_class_given = false;
+  /// The first weights flag given (--model-cache, --hf-token-secret, --storage-class), or nullptr.
+  [[nodiscard]] const char* weights_flag_given() const {
+    return model_cache_given       ? "--model-cache"
+           : hf_token_secret_given ? "--hf-token-secret"
+           : storage_class_given   ? "--storage-class"
+                                   : nullptr;
+  }
 };
 /// `with_rank`: recommend picks a rank; check emits the one deployment it judged.
 void add_emit_options(CLI::App* command, EmitOptions& options, bool with_rank);

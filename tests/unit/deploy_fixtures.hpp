@@ -79,6 +79,8 @@ inline rightsize::cli::K8sInputs k8s_inputs(const DeployPlan& plan, rightsize::c
   in.engine = engine;
   in.command = engine_command(engine, plan, in.model_name, Target::pod);
   in.autoscaler = autoscaler;
+  in.weights.cache = app::ModelCache::none; // the model cache is tested on its own (test_deploy.cpp)
+  in.weights.hf_token_secret = "hf-token";
   return in;
 }
 
@@ -100,10 +102,14 @@ inline DeployPlan adp_plan() {
 }
 
 // Workload documents (the ConfigMap of TensorRT-LLM's options aside).
+/// The workload and its autoscaler: the documents left without TensorRT-LLM's ConfigMap and the
+/// model cache's PersistentVolumeClaim.
 inline std::vector<YAML::Node> without_config_maps(const std::vector<YAML::Node>& docs) {
   std::vector<YAML::Node> out;
-  for (const YAML::Node& d : docs)
-    if (d["kind"].as<std::string>() != "ConfigMap") out.push_back(d);
+  for (const YAML::Node& d : docs) {
+    const std::string kind = d["kind"].as<std::string>();
+    if (kind != "ConfigMap" && kind != "PersistentVolumeClaim") out.push_back(d);
+  }
   return out;
 }
 

@@ -92,7 +92,23 @@ TEST_CASE("k8s manifests parse back with yaml-cpp and carry the required fields"
   in.plan = fp8_plan();
   in.command = engine_command(Engine::vllm, in.plan, in.model_name);
   CHECK(in.name == "chat-8b");
-  const std::vector<YAML::Node> docs = YAML::LoadAll(k8s_manifests(in));
+  in.weights.checkpoint_bytes = 16.06e9;
+  in.weights.cache_gib = 17; // ceil(16.06e9 × 1.1 / 2^30) = ceil(16.45)
+  in.weights.hf_token_secret = "hf-token";
+  const std::vector<YAML::Node> all = YAML::LoadAll(k8s_manifests(in));
+  // The model cache's claim comes first: ReadWriteMany, sized from the checkpoint.
+  REQUIRE(all.size() == 3);
+  CHECK(all[0]["kind"].as<std::string>() == "PersistentVolumeClaim");
+  CHECK(all[0]["metadata"]["name"].as<std::string>() == "chat-8b-model-cache");
+  CHECK(all[0]["spec"]["accessModes"][0].as<std::string>() == "ReadWriteMany");
+  CHECK(all[0]["spec"]["resources"]["requests"]["storage"].as<std::string>() == "17Gi");
+  const YAML::Node init = all[1]["spec"]["template"]["spec"]["initContainers"][0];
+  CHECK(init["name"].as<std::string>() == "fetch-weights");
+  CHECK(init["args"][0].as<std::string>() == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(init["env"][1]["valueFrom"]["secretKeyRef"]["name"].as<std::string>() == "hf-token");
+  CHECK(all[1]["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"]
+            .as<std::string>() == "chat-8b-model-cache");
+  const std::vector<YAML::Node> docs = without_config_maps(all);
   REQUIRE(docs.size() == 2);
   const YAML::Node& dep = docs[0];
   CHECK(dep["apiVersion"].as<std::string>() == "apps/v1");
@@ -235,7 +251,7 @@ TEST_CASE("plan_candidate_deployment: the capacity plan under the search's headr
 TEST_CASE("an HPA manifest parses back with the capacity plan's numbers and its adapter rule", "[deploy]") {
   using namespace rightsize::cli;
   const std::string text = k8s_manifests(k8s_inputs(fp8_plan(), Autoscaler::hpa));
-  const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+  const std::vector<YAML::Node> docs = without_config_maps(YAML::LoadAll(text));
   REQUIRE(docs.size() == 2);
   CHECK(docs[0]["kind"].as<std::string>() == "Deployment");
   const YAML::Node& hpa = docs[1];
@@ -271,11 +287,13 @@ TEST_CASE("an HPA keeps one replica when the plan scales to zero", "[deploy]") {
   DeployPlan p = fp8_plan();
   p.min_replicas = 0;
   p.scale_to_zero = true;
-  const std::vector<YAML::Node> docs = YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::hpa)));
+  const std::vector<YAML::Node> docs =
+      without_config_maps(YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::hpa))));
   REQUIRE(docs.size() == 2);
   CHECK(docs[1]["spec"]["minReplicas"].as<int>() == 1);
   // KEDA does scale to zero.
-  const std::vector<YAML::Node> keda = YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::keda)));
+  const std::vector<YAML::Node> keda =
+      without_config_maps(YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::keda))));
   CHECK(keda[1]["spec"]["minReplicaCount"].as<int>() == 0);
 }
 
@@ -283,7 +301,7 @@ TEST_CASE("a multi-node replica is a LeaderWorkerSet the autoscalers target", "[
   using namespace rightsize::cli;
   const DeployPlan p = multi_node_plan(8, 2);
   for (Autoscaler a : {Autoscaler::keda, Autoscaler::hpa}) {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(k8s_manifests(k8s_inputs(p, a)));
+    const std::vector<YAML::Node> docs = without_config_maps(YAML::LoadAll(k8s_manifests(k8s_inputs(p, a))));
     REQUIRE(docs.size() == 2);
     const YAML::Node& lws = docs[0];
     CHECK(lws["apiVersion"].as<std::string>() == "leaderworkerset.x-k8s.io/v1");

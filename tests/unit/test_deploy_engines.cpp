@@ -79,7 +79,7 @@ TEST_CASE("SGLang and TensorRT-LLM manifests carry their own port, probes, metri
 TEST_CASE("an SGLang replica over two nodes is a LeaderWorkerSet whose pods take their rank", "[deploy]") {
   using namespace rightsize::cli;
   const K8sInputs in = k8s_inputs(multi_node_plan(8, 2), Autoscaler::keda, Engine::sglang);
-  const std::vector<YAML::Node> docs = YAML::LoadAll(k8s_manifests(in));
+  const std::vector<YAML::Node> docs = without_config_maps(YAML::LoadAll(k8s_manifests(in)));
   REQUIRE(docs.size() == 2);
   const YAML::Node t = docs[0]["spec"]["leaderWorkerTemplate"];
   CHECK(docs[0]["kind"].as<std::string>() == "LeaderWorkerSet");

@@ -9,6 +9,37 @@
 #include "rightsize/text.hpp"
 
 namespace rightsize::cli {
+namespace {
+
+// What the manifests need from the cluster for the weights (docs/deploy.md "Weights").
+std::string weights_notes(const app::ArtifactPlan& a) {
+  const app::WeightsPlan& w = a.weights;
+  std::string out;
+  if (w.download)
+    out += fmt::format(
+        "# needs: for a gated repository, a Secret {} with the Hugging Face token: kubectl create "
+        "secret generic {} --from-literal=token=hf_...\n",
+        w.hf_token_secret, w.hf_token_secret);
+  if (w.cache == app::ModelCache::pvc)
+    out += fmt::format(
+        "# needs: a ReadWriteMany StorageClass ({}) for the {} GiB model cache; an init container "
+        "downloads the {:.1f} GB checkpoint into it once\n",
+        w.storage_class.empty() ? "the cluster's default" : w.storage_class, w.cache_gib,
+        w.checkpoint_bytes / 1e9);
+  else if (w.cache == app::ModelCache::host)
+    out += fmt::format(
+        "# note: the model cache is a hostPath on each node: an init container downloads the {:.1f} "
+        "GB checkpoint once per node (the pod security policy must allow hostPath)\n",
+        w.checkpoint_bytes / 1e9);
+  else if (w.download)
+    out += fmt::format(
+        "# note: no model cache: every start downloads the {:.1f} GB checkpoint, which the startup "
+        "probe does not allow for (give --model-cache pvc or host)\n",
+        w.checkpoint_bytes / 1e9);
+  return out;
+}
+
+} // namespace
 
 EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app::ArtifactPlan& a,
                                 app::Diagnostics& diagnostics) {
@@ -44,6 +75,8 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
     k.command = engine_command(a.engine, plan, a.model_path, Target::pod);
     k.plan = plan;
     k.autoscaler = a.autoscaler;
+    k.weights = a.weights;
+    header += weights_notes(a);
     if (plan.nodes_per_replica > 1)
       header += fmt::format(
           "# note: one replica spans {} nodes ({} GPUs on the leader, {} on each worker): a LeaderWorkerSet "

@@ -64,6 +64,74 @@ void http_probe(YAML::Emitter& y, const char* key, const std::string& path, int 
   y << YAML::EndMap;
 }
 
+// Where the weights live in every pod (docs/deploy.md "Weights"): HF_HOME on the cache volume, so
+// the Hugging Face libraries of the init container and the engine read and write the same cache.
+constexpr const char* k_model_cache_dir = "/models";
+constexpr const char* k_model_cache_volume = "model-cache";
+constexpr const char* k_host_cache_dir = "/var/lib/rightsize/models";
+
+bool has_cache(const K8sInputs& in) {
+  return in.weights.cache != app::ModelCache::none;
+}
+
+// HF_HOME on the cache and HF_TOKEN from the Secret (optional: a public repository needs none).
+void weights_env(YAML::Emitter& y, const K8sInputs& in) {
+  y << YAML::Key << "env" << YAML::Value << YAML::BeginSeq;
+  if (has_cache(in)) {
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "HF_HOME";
+    y << YAML::Key << "value" << YAML::Value << k_model_cache_dir << YAML::EndMap;
+  }
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "HF_TOKEN";
+  y << YAML::Key << "valueFrom" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "secretKeyRef" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << in.weights.hf_token_secret;
+  y << YAML::Key << "key" << YAML::Value << "token";
+  y << YAML::Key << "optional" << YAML::Value << true;
+  y << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  y << YAML::EndSeq;
+}
+
+void cache_mount(YAML::Emitter& y, const K8sInputs& in) {
+  if (!has_cache(in)) return;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << k_model_cache_volume;
+  y << YAML::Key << "mountPath" << YAML::Value << k_model_cache_dir << YAML::EndMap;
+}
+
+// The download before the engine starts: huggingface_hub's snapshot_download (in every engine image)
+// into the cache; a restart finds the files there. The kubelet does not probe init containers, so a
+// long download is never killed as a slow start.
+void fetch_weights(YAML::Emitter& y, const K8sInputs& in) {
+  if (!has_cache(in) || !in.weights.download) return;
+  y << YAML::Key << "initContainers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << "fetch-weights";
+  y << YAML::Key << "image" << YAML::Value << in.image;
+  y << YAML::Key << "command" << YAML::Value << YAML::BeginSeq << "python3"
+    << "-c" << YAML::DoubleQuoted
+    << "import sys; from huggingface_hub import snapshot_download; snapshot_download(repo_id=sys.argv[1])"
+    << YAML::EndSeq;
+  y << YAML::Key << "args" << YAML::Value << YAML::BeginSeq << YAML::DoubleQuoted
+    << pod_literal(in.model_name) << YAML::EndSeq;
+  weights_env(y, in);
+  y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq;
+  cache_mount(y, in);
+  y << YAML::EndSeq;
+  y << YAML::EndMap << YAML::EndSeq;
+}
+
+void cache_volume(YAML::Emitter& y, const K8sInputs& in) {
+  if (!has_cache(in)) return;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << k_model_cache_volume;
+  if (in.weights.cache == app::ModelCache::pvc) {
+    y << YAML::Key << "persistentVolumeClaim" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "claimName" << YAML::Value << model_cache_claim_name(in.name) << YAML::EndMap;
+  } else {
+    y << YAML::Key << "hostPath" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "path" << YAML::Value << k_host_cache_dir;
+    y << YAML::Key << "type" << YAML::Value << "DirectoryOrCreate" << YAML::EndMap;
+  }
+  y << YAML::EndMap;
+}
+
 void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
   const DeployPlan& p = in.plan;
   const std::string gpu_resource = in.gpu_vendor == "amd" ? "amd.com/gpu" : "nvidia.com/gpu";
@@ -114,7 +182,10 @@ void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
                std::max(3, (2 * p.cold_start_s + period_s - 1) / period_s));
     http_probe(y, "readinessProbe", health, period_s, 3);
   }
-  y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  weights_env(y, in);
+  y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq;
+  cache_mount(y, in);
+  y << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << "dshm";
   y << YAML::Key << "mountPath" << YAML::Value << "/dev/shm";
   y << YAML::EndMap;
@@ -149,9 +220,12 @@ void pod_template(YAML::Emitter& y, const K8sInputs& in, Role role) {
   y << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "rightsize.io/gpu" << YAML::Value << k8s_label_value(in.gpu_id);
   y << YAML::EndMap;
+  fetch_weights(y, in);
   y << YAML::Key << "containers" << YAML::Value;
   container(y, in, role);
-  y << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq;
+  cache_volume(y, in);
+  y << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << "dshm";
   y << YAML::Key << "emptyDir" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "medium" << YAML::Value << "Memory";
@@ -263,8 +337,41 @@ std::string trtllm_options_name(const std::string& name) {
   return k8s_name(name) + "-trtllm-options";
 }
 
+std::string model_cache_claim_name(const std::string& name) {
+  return name + "-model-cache";
+}
+
+namespace {
+
+// The cache's claim: ReadWriteMany, so every replica's pods on any node share one copy
+// (Kubernetes "Persistent Volumes": access modes); sized from the checkpoint.
+std::string model_cache_claim(const K8sInputs& in) {
+  if (in.weights.cache != app::ModelCache::pvc) return "";
+  YAML::Emitter y;
+  y << YAML::BeginDoc << YAML::BeginMap;
+  y << YAML::Key << "apiVersion" << YAML::Value << "v1";
+  y << YAML::Key << "kind" << YAML::Value << "PersistentVolumeClaim";
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << model_cache_claim_name(in.name);
+  labels(y, in.name);
+  y << YAML::EndMap;
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "accessModes" << YAML::Value << YAML::Flow << YAML::BeginSeq << "ReadWriteMany"
+    << YAML::EndSeq;
+  if (!in.weights.storage_class.empty())
+    y << YAML::Key << "storageClassName" << YAML::Value << in.weights.storage_class;
+  y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "requests" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "storage" << YAML::Value << fmt::format("{}Gi", in.weights.cache_gib);
+  y << YAML::EndMap << YAML::EndMap;
+  y << YAML::EndMap << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+} // namespace
+
 std::string k8s_manifests(const K8sInputs& in) {
-  std::string options;
+  std::string options = model_cache_claim(in);
   if (!in.command.extra_options_yaml.empty()) {
     // TensorRT-LLM's --extra_llm_api_options file, mounted read-only into the engine container.
     YAML::Emitter cm;
@@ -278,7 +385,7 @@ std::string k8s_manifests(const K8sInputs& in) {
     cm << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
     cm << YAML::Key << k_trtllm_options_file << YAML::Value << YAML::Literal << in.command.extra_options_yaml;
     cm << YAML::EndMap << YAML::EndMap;
-    options = std::string(cm.c_str()) + "\n";
+    options += std::string(cm.c_str()) + "\n";
   }
   YAML::Emitter workload;
   workload << YAML::BeginDoc;

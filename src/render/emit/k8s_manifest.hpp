@@ -23,6 +23,7 @@ struct K8sInputs {
   EngineCommand command; ///< engine_command(engine, plan, model, Target::pod): the leader's for LWS
   DeployPlan plan;
   Autoscaler autoscaler = Autoscaler::keda;
+  app::WeightsPlan weights; ///< the model cache, its download and the token's Secret
 };
 
 /// Kubernetes' limits on names and label values (RFC 1123 labels; metadata.labels values): 63.
@@ -55,6 +56,9 @@ std::string prometheus_adapter_rule(Engine engine);
 /// targeting it (KEDA ScaledObject or HPA; the HPA document is preceded by the adapter rule it
 /// needs, as comments). A TensorRT-LLM replica over several nodes is refused by the caller.
 std::string k8s_manifests(const K8sInputs& in);
+
+/// The PersistentVolumeClaim of the model cache (--model-cache pvc): "<name>-model-cache".
+std::string model_cache_claim_name(const std::string& name);
 
 /// The ConfigMap holding TensorRT-LLM's options file: "<name>-trtllm-options".
 std::string trtllm_options_name(const std::string& name);
