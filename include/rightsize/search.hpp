@@ -186,7 +186,6 @@ struct CapacityPlan {
 /// The capacity policy of a search: its headroom, and the prices the tier follows (one place, so the
 /// plan recommend prints and the one deploy artifacts use are the same).
 CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pricing);
-CapacityPlan plan_capacity(const Candidate& candidate, const PreparedModel& model, const Sla& sla,
-                           const CapacityPolicy& policy);
+CapacityPlan plan_capacity(const Candidate& candidate, const Sla& sla, const CapacityPolicy& policy);
 
 } // namespace rightsize

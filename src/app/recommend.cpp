@@ -135,8 +135,7 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
     result.winner = winner_facts(spec, catalog, in, result, request);
-    result.capacity_plan = plan_capacity(w, in.models[w.precision_index], spec.sla,
-                                         capacity_policy_for(result.policy, catalog.pricing));
+    result.capacity_plan = plan_capacity(w, spec.sla, capacity_policy_for(result.policy, catalog.pricing));
   }
   if (request.artifact) {
     result.artifact =

@@ -147,7 +147,7 @@ TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   Deployment one;
   const Candidate c = evaluate_candidate(pm, chat_search(), sla, gpus[0], one, 4.32, SearchPolicy{});
   REQUIRE(c.meets_sla);
-  const CapacityPlan plan = plan_capacity(c, pm, sla, CapacityPolicy{});
+  const CapacityPlan plan = plan_capacity(c, sla, CapacityPolicy{});
   // One sizing rule with the search: the peak plan IS the costed replica count, sized at
   // 100 req/s × 1.2 headroom; the average at 30 req/s × 1.2 on the same per-replica capacity.
   const double per_replica = c.estimate.requests_per_s / c.replicas;
@@ -160,7 +160,7 @@ TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
   // 16.06 GB of weights at 2 GB/s + 60 s engine start.
   CHECK(plan.cold_start_s == Approx(16.060522496 / 2.0 + 60.0));
   CHECK(std::string(plan.tier) == "on_demand");
-  CHECK(std::string(plan.scaling_signal) == "queue_depth");
+  CHECK(std::string(plan.scaling_signal) == "requests_in_flight");
   CHECK_FALSE(plan.scale_to_zero);
 }
 
@@ -238,16 +238,16 @@ TEST_CASE("capacity plan: replicas added for a latency percentile stay at the av
   Sla sla;
   sla.requests_per_s = 12.0;
   sla.average_requests_per_s = 5.0;
-  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 2);
+  CHECK(plan_capacity(c, sla, CapacityPolicy{}).replicas_average == 2);
   // A closed loop's extra replicas come from another load term (output tokens/s), not from a
   // latency percentile at a rate: the average is the requests' alone.
   c.estimate.open_loop = false;
-  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 1);
+  CHECK(plan_capacity(c, sla, CapacityPolicy{}).replicas_average == 1);
   c.estimate.open_loop = true;
   sla.average_requests_per_s = 12.0;
-  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 3);
+  CHECK(plan_capacity(c, sla, CapacityPolicy{}).replicas_average == 3);
   // Without latency replicas (the load sized all of them) the average is the load's alone.
   c.replicas = 2;
   sla.average_requests_per_s = 5.0;
-  CHECK(plan_capacity(c, pm, sla, CapacityPolicy{}).replicas_average == 1);
+  CHECK(plan_capacity(c, sla, CapacityPolicy{}).replicas_average == 1);
 }

@@ -362,8 +362,7 @@ CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pric
   return p;
 }
 
-CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const Sla& sla,
-                           const CapacityPolicy& policy) {
+CapacityPlan plan_capacity(const Candidate& c, const Sla& sla, const CapacityPolicy& policy) {
   CapacityPlan plan;
   // One sizing rule with the search (methodology "Capacity planning"): a replica is planned for
   // the throughput it was sized on (pessimistic end at --confidence p90) divided by 1 + headroom,
@@ -394,10 +393,11 @@ CapacityPlan plan_capacity(const Candidate& c, const PreparedModel& model, const
   plan.min_replicas = plan.scale_to_zero ? 0 : plan.replicas_average;
   // Growth is planned on top of today's peak: the autoscaler may grow to it (not costed today).
   plan.max_replicas = std::max({plan.min_replicas, plan.replicas_peak, replicas_for(peak * growth)});
-  // An image or encoder model holds no KV cache: it scales on its queue (methodology §3.7).
-  plan.scaling_signal = model.model.kind != ModelKind::decoder || peak >= 2.0 * average
-                            ? "queue_depth"
-                            : "kv_cache_utilization";
+  // One signal for every model kind, the one the emitted autoscalers read: requests in flight per
+  // replica (the engine's running + waiting gauges), compared with DeployPlan's in-flight target
+  // (methodology "Capacity plan"; docs/deploy.md). KV-cache utilization says nothing of a queue, and
+  // an image or encoder model has no KV cache.
+  plan.scaling_signal = "requests_in_flight";
   switch (policy.pricing) {
   case PricingModel::on_prem:
     plan.tier = "on_prem";

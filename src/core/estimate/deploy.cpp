@@ -69,7 +69,7 @@ DeployPlan plan_candidate_deployment(const Candidate& c, const PreparedModel& mo
                                      const InferenceWorkload& workload, const Sla& sla,
                                      const SearchPolicy& policy, PricingModel pricing) {
   const CapacityPolicy capacity_policy = capacity_policy_for(policy, pricing);
-  const CapacityPlan capacity = plan_capacity(c, model, sla, capacity_policy);
+  const CapacityPlan capacity = plan_capacity(c, sla, capacity_policy);
   return plan_deployment(c, model, gpu, workload, policy.engine, capacity, capacity_policy);
 }
 
