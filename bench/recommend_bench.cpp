@@ -32,17 +32,6 @@ double cpu_now_s() {
   return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
 }
 
-// Says nothing: the bench times the use case, not its warnings.
-class BenchQuietDiagnostics final : public app::Diagnostics {
-public:
-  void warn(const std::string& /*message*/) override {}
-  void note(const std::string& /*message*/) override {}
-  [[nodiscard]] bool tracing() const override { return false; }
-  void trace(const std::string& /*message*/) override {}
-  void stage_begin(std::string_view /*stage*/) override {}
-  void stage_end(std::string_view /*stage*/) override {}
-};
-
 // Wall and CPU ms per call of the whole recommend use case on `spec_path`.
 void time_use_case(const std::string& root, const std::string& spec_path, int iterations, double& wall_ms,
                    double& cpu_ms) {
@@ -50,7 +39,7 @@ void time_use_case(const std::string& root, const std::string& spec_path, int it
   request.inputs.spec = spec_path;
   request.inputs.environment.data_dir = root + "/data";
   request.inputs.environment.today = app::Deferred<std::int64_t>(*parse_iso_date("2026-11-22"));
-  BenchQuietDiagnostics quiet;
+  app::SilentDiagnostics quiet; // the bench times the use case, not its warnings
   const double w0 = now_s();
   const double c0 = cpu_now_s();
   for (int i = 0; i < iterations; ++i) {
