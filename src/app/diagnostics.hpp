@@ -30,6 +30,17 @@ public:
   virtual void stage_end(std::string_view stage) = 0;
 };
 
+/// Says nothing: for callers that judge a use case's result alone (tests, benchmarks).
+class SilentDiagnostics final : public Diagnostics {
+public:
+  void warn(const std::string& /*message*/) override {}
+  void note(const std::string& /*message*/) override {}
+  [[nodiscard]] bool tracing() const override { return false; }
+  void trace(const std::string& /*message*/) override {}
+  void stage_begin(std::string_view /*stage*/) override {}
+  void stage_end(std::string_view /*stage*/) override {}
+};
+
 /// One stage, timed from construction to destruction through `Diagnostics`.
 class Stage {
 public:

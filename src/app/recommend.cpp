@@ -104,6 +104,23 @@ DisaggComparison compare_disagg(const Recommendation& agg, const DisaggRecommend
   return cmp;
 }
 
+// The cost of confidence: the same candidate generation judged at the point estimate (p50), its
+// winner beside the judged one. Skipped where it is not stated (a --disagg unit, an --emit artifact).
+std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const SearchInputs& in,
+                                                    const RecommendResult& result,
+                                                    const RecommendSettings& request) {
+  if (!states_cost_of_confidence(result.policy.confidence, result.rank_by) || request.disagg ||
+      request.artifact)
+    return std::nullopt;
+  SearchPolicy point_policy = result.policy;
+  point_policy.confidence = Confidence::p50;
+  const Recommendation point =
+      recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, point_policy);
+  CostOfConfidence cost = cost_of_confidence(result.recommendation, point, result.policy.confidence);
+  if (!cost.judged && !cost.point) return std::nullopt;
+  return cost;
+}
+
 } // namespace
 
 SearchPolicy recommend_policy(const Spec& spec, const LoadedCatalog& catalog,
@@ -137,6 +154,7 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     result.winner = winner_facts(spec, catalog, in, result, request);
     result.capacity_plan = plan_capacity(w, spec.sla, capacity_policy_for(result.policy, catalog.pricing));
   }
+  result.cost_of_confidence = point_estimate_cost(spec, in, result, request);
   if (request.artifact) {
     result.artifact =
         plan_recommended_artifact(*request.artifact, spec, in, r, result.policy, catalog.pricing);

@@ -11,6 +11,7 @@
 
 #include "app/bands.hpp"
 #include "app/context.hpp"
+#include "app/cost_of_confidence.hpp"
 #include "app/deploy_artifact.hpp"
 #include "app/diagnostics.hpp"
 #include "app/inputs.hpp"
@@ -92,6 +93,9 @@ struct RecommendResult {
   std::vector<Candidate> rejected_rows;
   std::optional<WinnerFacts> winner;
   std::optional<CapacityPlan> capacity_plan; ///< the winner's replicas and autoscaling
+  /// The judged winner beside the point estimate's (states_cost_of_confidence; not with --disagg or
+  /// --emit); none when neither search has a winner.
+  std::optional<CostOfConfidence> cost_of_confidence;
   std::optional<DisaggRecommendation> disagg;
   std::optional<DisaggComparison> disagg_comparison; ///< with disagg
   std::optional<DisaggRows> disagg_rows;             ///< with disagg

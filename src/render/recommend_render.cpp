@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "io/json/json_text.hpp"
+#include "render/cost_of_confidence_render.hpp"
 #include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
@@ -155,6 +156,13 @@ void print_energy_line(const Candidate& w, const app::WinnerFacts& facts, const 
              tco.power_usage_effectiveness, cost.usd_per_million_tokens, tco.usd_per_kwh, carbon);
 }
 
+// The cost of confidence under the winner (or under "no configuration ..."), after `lead`.
+void print_confidence_line(const SearchInputs& in, const app::RecommendResult& result, const char* lead) {
+  if (!result.cost_of_confidence) return;
+  const std::string line = cost_of_confidence_line(in, *result.cost_of_confidence);
+  if (!line.empty()) fmt::print("{}{}\n", lead, line);
+}
+
 } // namespace
 
 Table csv_columns(std::initializer_list<const char*> headers) {
@@ -278,6 +286,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       doc["winner"] = nullptr;
       doc["capacity_plan"] = nullptr;
     }
+    doc["cost_of_confidence"] = cost_of_confidence_json(in, result.cost_of_confidence);
     if (o.searched_precisions) {
       nlohmann::json notes = nlohmann::json::object();
       for (const auto& p : in.precisions)
@@ -308,6 +317,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
         fmt::print("\n**{}**\n", winner_line(in, result, spec));
       else
         fmt::print("\n**No configuration meets the requirements.**\n");
+      print_confidence_line(in, result, "\n");
     }
     // The rejected rows of JSON and CSV: the closest miss per GPU, or every rejection with --explain.
     if (!result.rejected_rows.empty()) {
@@ -347,6 +357,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   if (!r.candidates.empty()) {
     fmt::print("{}", table_of(result.shown, result.shown.size(), false).render_text(width));
     fmt::print("\n{}\n", winner_line(in, result, spec));
+    print_confidence_line(in, result, "");
     const Candidate& winner = r.candidates.front();
     fmt::print("instances: {}\n", instances_text(winner.estimate.bill, in.gpu_prices[winner.gpu_index]));
     if (policy.confidence == Confidence::p50) {
@@ -380,6 +391,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     if (facts.energy_shown) print_energy_line(winner, facts, catalog.tco);
   } else {
     fmt::print("no configuration meets the requirements\n");
+    print_confidence_line(in, result, "");
   }
   if (!result.rejected_rows.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");

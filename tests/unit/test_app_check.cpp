@@ -20,15 +20,7 @@ namespace rightsize {
 namespace {
 
 // Says nothing: the warnings of a run (old prices, overlays) are not what these tests judge.
-class QuietDiagnostics final : public app::Diagnostics {
-public:
-  void warn(const std::string& /*message*/) override {}
-  void note(const std::string& /*message*/) override {}
-  [[nodiscard]] bool tracing() const override { return false; }
-  void trace(const std::string& /*message*/) override {}
-  void stage_begin(std::string_view /*stage*/) override {}
-  void stage_end(std::string_view /*stage*/) override {}
-};
+using QuietDiagnostics = app::SilentDiagnostics;
 
 app::SpecInputs example_inputs(const std::string& path) {
   app::SpecInputs inputs;
