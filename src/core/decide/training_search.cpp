@@ -3,6 +3,8 @@
 // needing the least memory. Deterministic: fixed enumeration order, strict improvement to replace.
 #include <algorithm>
 #include <array>
+#include <utility>
+#include <vector>
 
 #include "core/estimate/training_detail.hpp"
 
@@ -96,6 +98,15 @@ struct Search {
   const GpuPrice* price;
   TrainingEstimate best;
   bool have = false;
+  /// bill_instances(1, gpus, price, tp) by TP degree: every layout of the search has the same GPUs.
+  std::vector<std::pair<int, InstanceBill>> bills;
+
+  const InstanceBill& bill_for(const TrainingLayout& l) {
+    for (const auto& [tp, bill] : bills)
+      if (tp == l.tp) return bill;
+    bills.emplace_back(l.tp, bill_instances(1, l.gpus(), *price, l.tp));
+    return bills.back().second;
+  }
 
   // Interleaving needs a pipeline, whole layers per chunk and at least p micro-batches in flight
   // (Megatron's interleaved schedule [NAR21 §2.2]); a pinned v is taken as given.
@@ -106,7 +117,13 @@ struct Search {
   }
 
   void consider(const TrainingLayout& l) {
-    const TrainingEstimate e = detail::evaluate_training(*ctx, l, *price);
+    // Once a layout fits, one that does not can never be better (`better`): its memory, which
+    // alone decides fitting (training_memory), is checked before the step-time estimate.
+    // The same memory estimate goes on to evaluate_training.
+    const std::int64_t per_pass = static_cast<std::int64_t>(l.dp) * l.micro_batch;
+    const MemoryEstimate memory = detail::training_memory(*ctx, l, (global_batch + per_pass - 1) / per_pass);
+    if (have && best.memory.fits && !memory.fits) return;
+    const TrainingEstimate e = detail::evaluate_training(*ctx, l, *price, &bill_for(l), &memory);
     if (!have || better(e, best)) {
       best = e;
       have = true;
@@ -162,7 +179,8 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
                 workload.cpu_offload_optimizer,
                 &price,
                 TrainingEstimate{},
-                false};
+                false,
+                {}};
   for (int tp = 1; tp <= std::max(k_max_tp, pins.tp); ++tp) {
     if (pins.tp > 0 ? tp != pins.tp : !tp_allowed(m, tp, gpus, gpu)) continue;
     for (int pp = 1; pp <= std::max(k_max_pp, pins.pp); ++pp) {

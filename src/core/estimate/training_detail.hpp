@@ -64,8 +64,12 @@ struct StageParams {
 StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& layout, bool last);
 
 /// Estimate for one layout on a prepared context (estimate_training and the search share it).
+/// `bill`: the layout's bill_instances(1, gpus, price, tp) when the caller has it (the search bills
+/// each TP degree of its GPU count once); `memory`: the layout's training_memory when the caller
+/// computed it already (the search checks fitting first); nullptr computes either.
 TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& layout,
-                                   const GpuPrice& price);
+                                   const GpuPrice& price, const InstanceBill* bill = nullptr,
+                                   const MemoryEstimate* memory = nullptr);
 
 /// The layout with degrees clamped to >= 1, ZeRO to 0..3 and micro_batch to >= 1.
 TrainingLayout normalized_layout(const TrainingLayout& layout);

@@ -201,7 +201,7 @@ void update_time(const TrainingContext& ctx, const TrainingLayout& l, const Stag
 // replica of all its GPUs whose TP groups stay inside an instance; cost = time × billed GPUs × price),
 // and the bound.
 void finish(const TrainingContext& ctx, const TrainingFlops& fl, const GpuPrice& price, int tp,
-            TrainingEstimate& est) {
+            const InstanceBill* bill, TrainingEstimate& est) {
   const TrainingConfig& cfg = *ctx.config;
   const double gpus = est.gpus;
   est.tokens_per_s = est.tokens_per_step / est.step_time_s;
@@ -213,7 +213,7 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, const GpuPrice&
       ctx.workload->tokens > 0.0 ? ctx.workload->tokens / est.tokens_per_s : est.step_time_s;
   est.gpu_hours = est.time_to_train_s * gpus / k_seconds_per_hour;
   est.gpu_hours_planning = est.gpu_hours * cfg.planning_overhead_factor;
-  est.bill = bill_instances(1, est.gpus, price, tp);
+  est.bill = bill != nullptr ? *bill : bill_instances(1, est.gpus, price, tp);
   est.usd_per_hour = est.bill.usd_per_hour;
   const double hours = est.time_to_train_s / k_seconds_per_hour;
   est.usd_total_ideal = hours * est.usd_per_hour;
@@ -231,8 +231,8 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, const GpuPrice&
 
 } // namespace
 
-TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l,
-                                   const GpuPrice& price) {
+TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l, const GpuPrice& price,
+                                   const InstanceBill* bill, const MemoryEstimate* memory) {
   TrainingEstimate est;
   est.layout = l;
   est.gpus = l.gpus();
@@ -252,7 +252,7 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.micro_batches = (gb + per_pass - 1) / per_pass;
   est.global_batch_effective = est.micro_batches * per_pass;
   est.tokens_per_step = d(est.global_batch_effective) * ctx.seq;
-  est.memory = training_memory(ctx, l, est.micro_batches);
+  est.memory = memory != nullptr ? *memory : training_memory(ctx, l, est.micro_batches);
   // Allocated vs reserved vs device (docs/training.md §1): per_gpu = itemized·(1 + f) + reserve.
   const TrainingConfig& cfg = *ctx.config;
   est.memory_allocated_bytes =
@@ -284,7 +284,7 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   update_time(ctx, l, sp, est);
   est.step_time_s = est.compute_s + est.comm_exposed_s + est.bubble_s + est.optimizer_step_s + est.offload_s;
   est.bubble_fraction = est.step_time_s > 0.0 ? est.bubble_s / est.step_time_s : 0.0;
-  finish(ctx, fl, price, l.tp, est);
+  finish(ctx, fl, price, l.tp, bill, est);
   return est;
 }
 
