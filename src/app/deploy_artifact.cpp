@@ -104,13 +104,18 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   a.gpu_vendor = gpu.vendor;
   // The capacity plan `recommend` prints for its winner, then the engine and autoscaler settings.
   a.plan = plan_candidate_deployment(c, model, gpu, spec.inference, spec.sla, policy, pricing);
-  // Online quantization only from a higher-precision checkpoint (unknown: read as bf16); a checkpoint
-  // already in the served format carries its quantization_config, which a --quantization flag of
+  // Online quantization only from a higher-precision checkpoint (unknown: read as bf16) and only to a
+  // format the engines produce while loading (FP8, bitsandbytes NF4); AWQ, GPTQ and the other packed
+  // formats need a checkpoint prepared in them, whose quantization_config a --quantization flag of
   // another method contradicts (issue 41 item 1).
   const NumberFormat checkpoint = spec.checkpoint_weights.value_or(NumberFormat::bf16);
-  a.plan.quantize_online =
-      checkpoint != a.plan.weights && (checkpoint == NumberFormat::bf16 || checkpoint == NumberFormat::fp16 ||
-                                       checkpoint == NumberFormat::fp32);
+  const auto full_precision = [](NumberFormat f) {
+    return f == NumberFormat::bf16 || f == NumberFormat::fp16 || f == NumberFormat::fp32;
+  };
+  const bool online_format = a.plan.weights == NumberFormat::fp8 || a.plan.weights == NumberFormat::nf4;
+  a.plan.quantize_online = checkpoint != a.plan.weights && full_precision(checkpoint) && online_format;
+  const bool needs_prepared_checkpoint =
+      checkpoint != a.plan.weights && !full_precision(a.plan.weights) && !a.plan.quantize_online;
   a.k8s = o.kind == "k8s";
   a.engine = a.k8s ? parse_engine(o.engine) : parse_engine(o.kind);
   if (a.engine == Engine::trtllm && gpu.vendor != "nvidia") {
@@ -131,6 +136,15 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
                                          : model.model.name;
   check_artifact_text("--model-path", a.model_path, a.model_path_defaulted && !a.model_path_is_hf_id);
   if (!o.image.empty()) check_artifact_text("--image", o.image, false);
+  // The preset's repository holds its own format: served in another one the engine cannot quantize
+  // to while loading (AWQ, GPTQ, or below what the checkpoint is), it would load the wrong weights.
+  if (a.model_path_is_hf_id && needs_prepared_checkpoint) {
+    throw Error(ErrorKind::usage, "--model-path", "",
+                fmt::format("{} serves {} weights and the preset's checkpoint {} is {}: give --model-path of "
+                            "a checkpoint quantized to {}",
+                            a.what, format_info(a.plan.weights).name, a.model_path,
+                            format_info(checkpoint).name, format_info(a.plan.weights).name));
+  }
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
   a.weights = plan_weights(o, a, model, checkpoint);
