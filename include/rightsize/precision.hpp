@@ -46,6 +46,10 @@ struct FormatInfo {
 const std::array<FormatInfo, k_number_format_count>& all_formats();
 /// Facts about one format.
 const FormatInfo& format_info(NumberFormat format);
+
+/// bf16, fp16 or fp32: a format no engine dequantizes from (a checkpoint in it can be quantized
+/// while loading; weights served in it need no quantization method).
+bool full_precision(NumberFormat format);
 /// Parses a format name (case-insensitive; accepts a few aliases like "e4m3", "awq", "q4_k_m").
 std::optional<NumberFormat> parse_number_format(std::string_view name);
 /// Name of a math dtype, e.g. "bf16".

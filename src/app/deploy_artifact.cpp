@@ -109,9 +109,6 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   // formats need a checkpoint prepared in them, whose quantization_config a --quantization flag of
   // another method contradicts (issue 41 item 1).
   const NumberFormat checkpoint = spec.checkpoint_weights.value_or(NumberFormat::bf16);
-  const auto full_precision = [](NumberFormat f) {
-    return f == NumberFormat::bf16 || f == NumberFormat::fp16 || f == NumberFormat::fp32;
-  };
   const bool online_format = a.plan.weights == NumberFormat::fp8 || a.plan.weights == NumberFormat::nf4;
   a.plan.quantize_online = checkpoint != a.plan.weights && full_precision(checkpoint) && online_format;
   const bool needs_prepared_checkpoint =

@@ -52,6 +52,10 @@ const std::array<FormatInfo, k_number_format_count>& all_formats() {
   return k_formats;
 }
 
+bool full_precision(NumberFormat format) {
+  return format == NumberFormat::bf16 || format == NumberFormat::fp16 || format == NumberFormat::fp32;
+}
+
 const FormatInfo& format_info(NumberFormat format) {
   return k_formats[static_cast<std::size_t>(format)];
 }

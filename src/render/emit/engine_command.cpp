@@ -40,10 +40,6 @@ const char* vllm_quantization(const DeployPlan& p) {
   }
 }
 
-bool full_precision(NumberFormat f) {
-  return f == NumberFormat::bf16 || f == NumberFormat::fp16 || f == NumberFormat::fp32;
-}
-
 void quantization_note(EngineCommand& c, NumberFormat f, const char* flag_value) {
   if (!full_precision(f) && *flag_value == '\0')
     c.notes.push_back(fmt::format("weights are {}: serve a checkpoint already quantized to it (the engine "
