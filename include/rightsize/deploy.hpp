@@ -58,9 +58,16 @@ struct DeployPlan {
   int min_replicas = 1;
   int max_replicas = 2;
   bool scale_to_zero = false;
-  /// In-flight requests (running + waiting) per replica at which to add one: max_num_seqs × the
-  /// capacity plan's target utilization, at least 1.
+  /// In-flight requests (running + waiting) per replica at which to add one: the capacity plan's
+  /// target (CapacityPlan::in_flight_target_per_replica), at least 1.
   double target_inflight_per_replica = 1.0;
+  /// Sized for Poisson arrivals: max_num_seqs is the p99 of the in-flight count, and requests wait
+  /// in the engine's queue with this probability (CapacityPlan); kv_bound: the KV cache, not the
+  /// percentile, set the cap.
+  bool open_loop = false;
+  double mean_in_flight_per_replica = 0.0; ///< the estimate's mean in flight at the planned peak
+  double in_flight_queue_probability = 0.0;
+  bool in_flight_cap_kv_bound = false;
   int cold_start_s = 0;        ///< rounded up
   int scale_down_window_s = 0; ///< do not drop a replica faster than one can come back
   int idle_before_zero_s = 0;  ///< KEDA cooldownPeriod: idle time before scaling to zero
@@ -70,7 +77,7 @@ struct DeployPlan {
 /// under `plan` (plan_capacity's result for it). Pure.
 DeployPlan plan_deployment(const Candidate& candidate, const PreparedModel& model, const Gpu& gpu,
                            const InferenceWorkload& workload, const EngineConfig& engine,
-                           const CapacityPlan& plan, const CapacityPolicy& policy);
+                           const CapacityPlan& plan);
 
 /// The deployment settings `recommend --emit` and `check --emit` write for `candidate`: its capacity
 /// plan under the search's capacity policy (capacity_policy_for, plan_capacity: the `capacity:` line

@@ -46,4 +46,17 @@ double adp_balance_wait_steps(double ranks, double arrivals_per_step, double tim
 /// Standard-normal quantile for q in {0.5, 0.9, 0.99} (others interpolate a small table).
 double normal_quantile(double q);
 
+/// Quantile q of the number of requests in flight when they arrive as a Poisson stream and none
+/// waits for another (M/G/∞: the count is Poisson with mean L = λ·E[time in system], whatever the
+/// time's distribution; Kleinrock, Queueing Systems vol. 1, 1975: M/G/∞): the smallest k
+/// with P(N ≤ k) ≥ q, summed exactly below L = 100, above it the normal approximation L + z_q·√L.
+/// An engine whose in-flight cap is this figure queues a request with probability at most 1 − q.
+/// L ≤ 0 returns 0.
+double poisson_in_flight_quantile(double mean_in_flight, double q);
+
+/// Probability that a Poisson count of mean L exceeds `cap`: 1 − Σ_{k ≤ cap} e^−L·L^k/k! (exact
+/// below L = 100, else 1 − Φ((⌊cap⌋ + ½ − L)/√L)); 0 when L ≤ 0. The share of time an engine capped
+/// at `cap` holds requests in its queue under that count.
+double poisson_above_probability(double mean_in_flight, double cap);
+
 } // namespace rightsize::load

@@ -182,10 +182,28 @@ struct CapacityPlan {
   const char* scaling_signal = ""; ///< metric to autoscale on
   const char* tier = "";           ///< "on_demand" (dedicated) or "spot"
   const char* why = "";            ///< one line on the tier / scale-to-zero choice
+  /// In-flight requests per replica: the engine's cap (max-num-seqs) and the autoscaler's target
+  /// (add a replica above it), methodology "Capacity planning". Closed loop: the SLA-meeting
+  /// concurrency and that ÷ (1 + headroom); open loop: the p99 of the Poisson in-flight count (at
+  /// most the KV cache's sequences) and its mean at the planned peak.
+  std::int64_t in_flight_cap_per_replica = 1;
+  double in_flight_target_per_replica = 1.0;
+  /// Open loop: the KV cache holds fewer sequences than the p99 in flight, so the cap is the cache.
+  bool in_flight_cap_kv_bound = false;
+  /// Open loop: the probability the in-flight count exceeds the cap (requests wait in the queue).
+  double in_flight_queue_probability = 0.0;
 };
+/// The quantile of the open-loop in-flight count the engine's cap is set at (CapacityPlan).
+inline constexpr double k_in_flight_cap_quantile = 0.99;
 /// The capacity policy of a search: its headroom, and the prices the tier follows (one place, so the
 /// plan recommend prints and the one deploy artifacts use are the same).
 CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pricing);
 CapacityPlan plan_capacity(const Candidate& candidate, const Sla& sla, const CapacityPolicy& policy);
+/// The in-flight part of plan_capacity (cap, target, queue probability) for `candidate` under the
+/// search's throughput headroom.
+void plan_in_flight(const Candidate& candidate, double throughput_headroom, CapacityPlan& plan);
+/// Open loop: whether the KV cache holds the p99 of the in-flight count (the cap plan_in_flight
+/// sets), so requests wait behind the cap at most 1 % of the time; true for a closed loop.
+bool in_flight_p99_fits(const InferenceEstimate& estimate, int attention_dp);
 
 } // namespace rightsize

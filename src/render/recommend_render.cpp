@@ -82,6 +82,8 @@ nlohmann::json capacity_json(const CapacityPlan& plan) {
           {"cold_start_s", round_sig(plan.cold_start_s, 4)},
           {"scale_to_zero", plan.scale_to_zero},
           {"scaling_signal", plan.scaling_signal},
+          {"in_flight_target_per_replica", round_sig(plan.in_flight_target_per_replica, 6)},
+          {"in_flight_cap_per_replica", plan.in_flight_cap_per_replica},
           {"tier", plan.tier},
           {"why", plan.why}};
 }
@@ -381,11 +383,11 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     }
     if (plan && spec.sla.requests_per_s) {
       fmt::print(
-          "capacity: {} replica{} at peak, {} at average; autoscale {}–{} on {}; cold start ≈{:.0f} s; "
-          "scale to zero: {}\n",
+          "capacity: {} replica{} at peak, {} at average; autoscale {}–{} on {} above {:.0f} per replica "
+          "(cap {}); cold start ≈{:.0f} s; scale to zero: {}\n",
           plan->replicas_peak, plan->replicas_peak == 1 ? "" : "s", plan->replicas_average,
-          plan->min_replicas, plan->max_replicas, plan->scaling_signal, plan->cold_start_s,
-          plan->scale_to_zero ? "yes" : "no");
+          plan->min_replicas, plan->max_replicas, plan->scaling_signal, plan->in_flight_target_per_replica,
+          plan->in_flight_cap_per_replica, plan->cold_start_s, plan->scale_to_zero ? "yes" : "no");
     }
     if (plan) fmt::print("tier: {} ({})\n", plan->tier, plan->why);
     if (facts.energy_shown) print_energy_line(winner, facts, catalog.tco);

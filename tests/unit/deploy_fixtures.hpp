@@ -31,8 +31,11 @@ inline Candidate tp2_candidate() {
   return c;
 }
 
-inline CapacityPlan capacity() {
+// A capacity plan with hand-set replicas and the in-flight cap and target plan_capacity derives
+// for `c` at the default 20 % headroom.
+inline CapacityPlan capacity(const Candidate& c) {
   CapacityPlan p;
+  plan_in_flight(c, 0.2, p);
   p.replicas_peak = 4;
   p.replicas_average = 3;
   p.min_replicas = 3;
@@ -48,8 +51,8 @@ inline DeployPlan fp8_plan() {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  return plan_deployment(tp2_candidate(), with_kv, test::h100_sxm(), w, EngineConfig{}, capacity(),
-                         CapacityPolicy{});
+  const Candidate c = tp2_candidate();
+  return plan_deployment(c, with_kv, test::h100_sxm(), w, EngineConfig{}, capacity(c));
 }
 
 // A 16-GPU TP8 × PP2 replica: two 8-GPU H100 nodes.
@@ -62,7 +65,7 @@ inline DeployPlan multi_node_plan(int tp, int pp) {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(), CapacityPolicy{});
+  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
 }
 
 inline rightsize::cli::K8sInputs k8s_inputs(const DeployPlan& plan, rightsize::cli::Autoscaler autoscaler,
@@ -98,7 +101,7 @@ inline DeployPlan adp_plan() {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(), CapacityPolicy{});
+  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
 }
 
 // Workload documents (the ConfigMap of TensorRT-LLM's options aside).

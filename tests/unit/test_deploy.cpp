@@ -45,8 +45,8 @@ TEST_CASE("plan_deployment: a one-sequence replica still gets a target of one", 
   Candidate c = tp2_candidate();
   c.estimate.concurrency = 1;
   const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
-  const DeployPlan d = plan_deployment(c, pm, test::h100_sxm(), InferenceWorkload{}, EngineConfig{},
-                                       capacity(), CapacityPolicy{});
+  const DeployPlan d =
+      plan_deployment(c, pm, test::h100_sxm(), InferenceWorkload{}, EngineConfig{}, capacity(c));
   CHECK(d.max_num_seqs == 1);
   CHECK(d.target_inflight_per_replica == 1.0); // floor(0.8) = 0, raised to 1
   CHECK_FALSE(d.kv_cache_fp8);
@@ -350,4 +350,45 @@ TEST_CASE("check --emit and recommend --emit write the same manifests for the sa
   const std::string recommended = body("recommend_emit_k8s");
   REQUIRE_FALSE(recommended.empty());
   CHECK(recommended == body("check_emit_k8s"));
+}
+
+TEST_CASE("plan_in_flight: Poisson arrivals cap at the p99 in flight and target its mean", "[deploy]") {
+  Candidate c = tp2_candidate(); // KV cache holds 80 sequences
+  c.estimate.open_loop = true;
+  c.estimate.in_flight = 33.0; // mean in flight per replica at the planned peak
+  c.estimate.concurrency = 33;
+  CapacityPlan plan;
+  plan_in_flight(c, 0.2, plan);
+  // p99 of Poisson(33) = 47 (test_load_model.cpp); the target is the mean, ⌈33⌉ = 33, not
+  // 33 / 1.2 = 27 (which would scale out below the planned peak).
+  CHECK(plan.in_flight_cap_per_replica == 47);
+  CHECK(plan.in_flight_target_per_replica == 33.0);
+  CHECK_FALSE(plan.in_flight_cap_kv_bound);
+  CHECK(plan.in_flight_queue_probability == Approx(0.0083341).epsilon(1e-4));
+  CHECK(in_flight_p99_fits(c.estimate, 1));
+  // The deployment takes the plan's cap and target; the engine note says how often requests wait.
+  const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
+  const DeployPlan d =
+      plan_deployment(c, pm, test::h100_sxm(), InferenceWorkload{}, EngineConfig{}, capacity(c));
+  CHECK(d.max_num_seqs == 47);
+  CHECK(d.target_inflight_per_replica == 33.0);
+  const auto v = rightsize::cli::engine_command(rightsize::cli::Engine::vllm, d, "m");
+  REQUIRE_FALSE(v.notes.empty());
+  CHECK(v.notes.back().find("the in-flight cap 47 is the p99") != std::string::npos);
+  CHECK(v.notes.back().find("0.8 % of the time") != std::string::npos);
+
+  // A KV cache of 40 sequences holds less than the p99: the cap is the cache, and the count
+  // exceeds 40 with probability 1 − P(N ≤ 40) = 0.0988 under Poisson(33).
+  c.estimate.max_concurrency = 40;
+  plan_in_flight(c, 0.2, plan);
+  CHECK(plan.in_flight_cap_per_replica == 40);
+  CHECK(plan.in_flight_cap_kv_bound);
+  CHECK(plan.in_flight_queue_probability == Approx(0.0988).epsilon(0.01));
+  CHECK_FALSE(in_flight_p99_fits(c.estimate, 1));
+
+  // Eight attention-DP ranks of 33/8 = 4.125 each: per rank p99 of Poisson(4.125) = 9, so 72.
+  c.layout.attention_dp = 8;
+  c.estimate.max_concurrency = 500;
+  plan_in_flight(c, 0.2, plan);
+  CHECK(plan.in_flight_cap_per_replica == 72);
 }

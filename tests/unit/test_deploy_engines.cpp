@@ -161,8 +161,7 @@ TEST_CASE("an attention-DP replica over two nodes places its vLLM ranks with Ray
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  const DeployPlan d =
-      plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(), CapacityPolicy{});
+  const DeployPlan d = plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
   REQUIRE(d.nodes_per_replica == 2);
   const EngineCommand v = engine_command(Engine::vllm, d, "m");
   CHECK(has_pair(v.args, "--data-parallel-size", "16"));

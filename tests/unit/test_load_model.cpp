@@ -300,3 +300,22 @@ TEST_CASE("expert reads extrapolate to family siblings only; an unmeasured famil
   CHECK(gpus[2].efficiency.expert_read == 1.0); // no Ampere GPU measured: the dense rate, unsaid
   CHECK(efficiency_provenance(gpus[2], one, moe).find("expert reads") == std::string::npos);
 }
+
+TEST_CASE("Poisson in-flight quantile and the share of time above a cap: worked examples", "[load]") {
+  // L = 1: P(N ≤ 3) = e^-1·(1 + 1 + 1/2 + 1/6) = 0.98101, P(N ≤ 4) = 0.98101 + e^-1/24 = 0.99634, so
+  // the p99 is 4 and the count exceeds 4 with probability 1 − 0.99634 = 0.00366.
+  CHECK(load::poisson_in_flight_quantile(1.0, 0.99) == 4.0);
+  CHECK(load::poisson_above_probability(1.0, 4.0) == Approx(0.0036598).epsilon(1e-4));
+  CHECK(load::poisson_above_probability(1.0, 0.0) == Approx(1.0 - std::exp(-1.0)));
+  // L = 33 (the issue's mean in flight): P(N ≤ 46) = 0.98744, P(N ≤ 47) = 0.99167, so 47, where
+  // L + z·√L = 33 + 2.3263·5.7446 = 46.36 rounds up to the same cap.
+  CHECK(load::poisson_in_flight_quantile(33.0, 0.99) == 47.0);
+  CHECK(load::poisson_above_probability(33.0, 47.0) == Approx(0.0083341).epsilon(1e-4));
+  // L = 400 (normal approximation): 400 + 2.3263·20 = 446.526; above 446: 1 − Φ((446.5 − 400)/20)
+  // = 1 − Φ(2.325) = 0.010036.
+  CHECK(load::poisson_in_flight_quantile(400.0, 0.99) == Approx(446.526));
+  CHECK(load::poisson_above_probability(400.0, 446.0) == Approx(0.010036).epsilon(1e-3));
+  // Nothing in flight: no cap needed, never above one.
+  CHECK(load::poisson_in_flight_quantile(0.0, 0.99) == 0.0);
+  CHECK(load::poisson_above_probability(0.0, 1.0) == 0.0);
+}

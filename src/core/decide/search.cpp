@@ -12,9 +12,8 @@
 namespace rightsize {
 namespace {
 
-constexpr int k_max_replicas = 100000;
-
 using core::d;
+using detail::k_max_replicas;
 
 } // namespace
 
@@ -154,7 +153,8 @@ void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, con
 }
 
 // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
-// a replica more while a latency percentile misses at that load.
+// a replica more while a latency percentile misses at that load, or while the KV cache holds fewer
+// sequences than the p99 in flight (the engine's cap, plan_in_flight: above it requests queue).
 void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
   const int first = c.replicas;
   while (true) {
@@ -167,7 +167,8 @@ void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& 
     InferenceEstimate at_rate =
         estimate_inference(q.model, open, q.gpu, whole, q.policy.engine, nullptr, q.price);
     const Verdict v = judge(at_rate, q.sla, rules);
-    if (v.passes() || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
+    const bool cap_holds = in_flight_p99_fits(at_rate, c.layout.attention_dp);
+    if ((v.passes() && cap_holds) || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
       c.estimate = at_rate;
       c.verdict = v;
       c.rejection = v.first;
@@ -353,77 +354,6 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
   for (std::size_t i = 0; i < out.candidates.size(); ++i)
     out.candidates[i].rank = i + 1;
   return out;
-}
-
-CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pricing) {
-  CapacityPolicy p;
-  p.throughput_headroom = search.throughput_headroom;
-  p.pricing = pricing;
-  return p;
-}
-
-CapacityPlan plan_capacity(const Candidate& c, const Sla& sla, const CapacityPolicy& policy) {
-  CapacityPlan plan;
-  // One sizing rule with the search (methodology "Capacity planning"): a replica is planned for
-  // the throughput it was sized on (pessimistic end at --confidence p90) divided by 1 + headroom,
-  // so the peak replica count IS the costed one.
-  const double per_replica = std::max(1e-12, c.sizing_requests_per_s_per_replica);
-  const double headroom = 1.0 + policy.throughput_headroom;
-  const double peak = sla.requests_per_s.value_or(c.served_requests_per_s);
-  const double average = std::min(peak, sla.average_requests_per_s.value_or(peak));
-  const double growth = std::max(1.0, sla.growth_factor.value_or(1.0));
-  auto replicas_for = [&](double rps) {
-    return static_cast<int>(std::clamp(std::ceil(rps * headroom / per_replica), 1.0, d(k_max_replicas)));
-  };
-  plan.replicas_peak = c.replicas;
-  // Open loop: replicas the search added beyond the load's to meet a latency percentile at the rate
-  // (evaluate_candidate) stay at the average too; at a lower rate they are a safe upper bound, and
-  // at the peak the plan is the costed deployment.
-  const int latency_extra = c.estimate.open_loop ? std::max(0, c.replicas - replicas_for(peak)) : 0;
-  plan.replicas_average = std::min(c.replicas, replicas_for(average) + latency_extra);
-  // Cold start: each replica pulls its weights from storage, then starts the engine.
-  const double replica_weight_bytes = c.estimate.memory.weights_bytes * c.layout.gpus_per_replica();
-  plan.cold_start_s =
-      replica_weight_bytes / (policy.storage_gb_per_s * k_bytes_per_gb) + policy.engine_start_s;
-  const bool latency_critical = sla.ttft_ms.has_value() || sla.tpot_ms.has_value() || sla.e2e_ms.has_value();
-  // Scale to zero pays when the average load keeps less than a tenth of one replica busy and no
-  // TTFT target forbids a cold start on the first request after idling.
-  const bool ttft_allows_cold = !sla.ttft_ms || *sla.ttft_ms >= plan.cold_start_s * 1e3;
-  plan.scale_to_zero = average < 0.1 * per_replica && ttft_allows_cold;
-  plan.min_replicas = plan.scale_to_zero ? 0 : plan.replicas_average;
-  // Growth is planned on top of today's peak: the autoscaler may grow to it (not costed today).
-  plan.max_replicas = std::max({plan.min_replicas, plan.replicas_peak, replicas_for(peak * growth)});
-  // One signal for every model kind, the one the emitted autoscalers read: requests in flight per
-  // replica (the engine's running + waiting gauges), compared with DeployPlan's in-flight target
-  // (methodology "Capacity plan"; docs/deploy.md). KV-cache utilization says nothing of a queue, and
-  // an image or encoder model has no KV cache.
-  plan.scaling_signal = "requests_in_flight";
-  switch (policy.pricing) {
-  case PricingModel::on_prem:
-    plan.tier = "on_prem";
-    plan.why =
-        "priced as owned hardware (--pricing on_prem): buy for the peak replicas, autoscaling frees GPUs "
-        "for other work";
-    break;
-  case PricingModel::spot:
-    plan.tier = "spot";
-    plan.why = latency_critical ? "priced at spot (--pricing spot); latency targets are set, so keep the "
-                                  "average replicas on on-demand capacity: preemption would break them"
-                                : "priced at spot (--pricing spot): batch work tolerates preemption";
-    break;
-  case PricingModel::on_demand:
-    if (latency_critical) {
-      plan.tier = "on_demand";
-      plan.why =
-          "latency targets are set: use dedicated on-demand capacity, spot preemption would break them";
-    } else {
-      plan.tier = "on_demand";
-      plan.why = "priced on demand; no latency target is set, so spot capacity (--pricing spot) would be "
-                 "cheaper for this batch work";
-    }
-    break;
-  }
-  return plan;
 }
 
 } // namespace rightsize

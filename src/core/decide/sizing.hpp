@@ -8,6 +8,9 @@
 
 namespace rightsize::detail {
 
+/// The most replicas a search sizes or a capacity plan scales to.
+inline constexpr int k_max_replicas = 100000;
+
 /// Copies of one unit (a replica, an xPyD unit) that carry the SLA's peak load × `headroom` when each
 /// serves `rps` requests/s and `tps` output tokens/s (its pessimistic throughput, methodology §6.3);
 /// at least 1, uncapped.

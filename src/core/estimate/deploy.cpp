@@ -11,7 +11,7 @@ namespace rightsize {
 
 DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const Gpu& gpu,
                            const InferenceWorkload& workload, const EngineConfig& engine,
-                           const CapacityPlan& plan, const CapacityPolicy& policy) {
+                           const CapacityPlan& plan) {
   DeployPlan d;
   d.tensor_parallel = c.layout.tp;
   d.pipeline_parallel = c.layout.pp;
@@ -23,10 +23,11 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   // Workers fill whole nodes; the leader (which runs the API server) takes what is left.
   d.gpus_per_worker_pod = d.nodes_per_replica > 1 ? node : d.gpus_per_replica;
   d.gpus_per_leader_pod = d.gpus_per_replica - (d.nodes_per_replica - 1) * d.gpus_per_worker_pod;
-  // The engine admits no more sequences than the estimate met the SLA with, and never more than
-  // the KV cache holds at the full context (a larger cap would preempt, methodology §2.4).
+  // The engine's in-flight cap is the capacity plan's (plan_capacity: the SLA-meeting concurrency,
+  // or under Poisson arrivals the p99 in flight), never more than the KV cache holds at the full
+  // context (a larger cap would preempt, methodology §2.4).
   d.kv_capacity_seqs = std::max<std::int64_t>(1, c.estimate.max_concurrency);
-  d.max_num_seqs = std::clamp<std::int64_t>(c.estimate.concurrency, 1, d.kv_capacity_seqs);
+  d.max_num_seqs = std::clamp<std::int64_t>(plan.in_flight_cap_per_replica, 1, d.kv_capacity_seqs);
   d.max_num_seqs_per_rank = (d.max_num_seqs + d.attention_dp - 1) / d.attention_dp;
   d.max_num_batched_tokens = engine_for_gpu(engine, gpu, c.layout.tp).max_batched_tokens;
   if (d.attention_dp > 1 && engine.adp_balance_timeout_steps > 0.0) {
@@ -50,13 +51,12 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.max_replicas = plan.max_replicas;
   d.initial_replicas = std::max(1, plan.replicas_average);
   d.scale_to_zero = plan.scale_to_zero;
-  // Little's law: at a fixed per-request latency, in-flight requests are proportional to the
-  // request rate. The capacity plan loads a replica to 1 / (1 + headroom) of the rate it was sized
-  // on, so the same share of its in-flight sequences is the scaling threshold (methodology
-  // "Deployment settings").
-  d.target_inflight_per_replica =
-      std::max(1.0, std::floor(static_cast<double>(d.max_num_seqs) /
-                               (1.0 + std::max(0.0, policy.throughput_headroom))));
+  // The autoscaler's target is the capacity plan's, the figure its `capacity:` line states.
+  d.target_inflight_per_replica = plan.in_flight_target_per_replica;
+  d.in_flight_queue_probability = plan.in_flight_queue_probability;
+  d.in_flight_cap_kv_bound = plan.in_flight_cap_kv_bound;
+  d.open_loop = c.estimate.open_loop;
+  d.mean_in_flight_per_replica = c.estimate.in_flight;
   d.cold_start_s = static_cast<int>(std::ceil(plan.cold_start_s));
   d.scale_down_window_s = d.cold_start_s;
   // Idle for at least five cold starts before releasing the last replica, so one cold start costs
@@ -70,7 +70,7 @@ DeployPlan plan_candidate_deployment(const Candidate& c, const PreparedModel& mo
                                      const SearchPolicy& policy, PricingModel pricing) {
   const CapacityPolicy capacity_policy = capacity_policy_for(policy, pricing);
   const CapacityPlan capacity = plan_capacity(c, sla, capacity_policy);
-  return plan_deployment(c, model, gpu, workload, policy.engine, capacity, capacity_policy);
+  return plan_deployment(c, model, gpu, workload, policy.engine, capacity);
 }
 
 } // namespace rightsize

@@ -168,4 +168,49 @@ double normal_quantile(double q) {
   return 2.3263;
 }
 
+namespace {
+
+// Below this mean the Poisson is summed term by term (e^-L stays a normal double); above it the
+// normal approximation with continuity correction is within one request of the exact quantile.
+constexpr double k_poisson_exact_below = 100.0;
+
+// P(N ≤ k) of a Poisson count of mean L, k ≥ 0, summed term by term.
+double poisson_cdf(double mean, double k) {
+  double term = std::exp(-mean);
+  double sum = term;
+  for (double i = 1.0; i <= k; i += 1.0) {
+    term *= mean / i;
+    sum += term;
+  }
+  return std::min(1.0, sum);
+}
+
+} // namespace
+
+double poisson_in_flight_quantile(double mean_in_flight, double q) {
+  if (!(mean_in_flight > 0.0)) return 0.0;
+  if (mean_in_flight >= k_poisson_exact_below)
+    return mean_in_flight + normal_quantile(q) * std::sqrt(mean_in_flight);
+  // The smallest k with P(N ≤ k) ≥ q.
+  double term = std::exp(-mean_in_flight);
+  double sum = term;
+  double k = 0.0;
+  while (sum < q && k < 10.0 * k_poisson_exact_below) {
+    k += 1.0;
+    term *= mean_in_flight / k;
+    sum += term;
+  }
+  return k;
+}
+
+double poisson_above_probability(double mean_in_flight, double cap) {
+  if (!(mean_in_flight > 0.0)) return 0.0;
+  if (cap < 0.0) return 1.0;
+  if (mean_in_flight < k_poisson_exact_below)
+    return std::max(0.0, 1.0 - poisson_cdf(mean_in_flight, std::floor(cap)));
+  // Φ by the complementary error function: 1 − Φ(x) = erfc(x/√2)/2.
+  const double x = (std::floor(cap) + 0.5 - mean_in_flight) / std::sqrt(mean_in_flight);
+  return 0.5 * std::erfc(x / std::sqrt(2.0));
+}
+
 } // namespace rightsize::load

@@ -77,6 +77,7 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
     k.autoscaler = a.autoscaler;
     k.weights = a.weights;
     header += weights_notes(a);
+    if (const std::string note = in_flight_note(plan); !note.empty()) header += "# note: " + note + "\n";
     if (plan.nodes_per_replica > 1)
       header += fmt::format(
           "# note: one replica spans {} nodes ({} GPUs on the leader, {} on each worker): a LeaderWorkerSet "

@@ -267,7 +267,23 @@ EngineCommand engine_command(Engine engine, const DeployPlan& p, const std::stri
   case Engine::sglang: sglang_command(c, p, model, target); break;
   case Engine::trtllm: trtllm_command(c, p, model, target); break;
   }
+  if (std::string note = in_flight_note(p); !note.empty()) c.notes.push_back(std::move(note));
   return c;
+}
+
+std::string in_flight_note(const DeployPlan& p) {
+  if (!p.open_loop) return {};
+  const double percent = 100.0 * p.in_flight_queue_probability;
+  if (p.in_flight_cap_kv_bound)
+    return fmt::format("Poisson arrivals, {:.1f} requests in flight on average: the KV cache holds {} "
+                       "sequences, below the p99 of the in-flight count, so requests wait in the engine's "
+                       "queue about {:.1f} % of the time",
+                       p.mean_in_flight_per_replica, p.max_num_seqs, percent);
+  return fmt::format(
+      "Poisson arrivals, {:.1f} requests in flight on average: the in-flight cap {} is the p99 "
+      "of the in-flight count (requests wait in the queue about {:.1f} % of the time); the "
+      "autoscaler's target is the mean",
+      p.mean_in_flight_per_replica, p.max_num_seqs, percent);
 }
 
 bool expands(const EngineCommand& c, std::size_t index) {

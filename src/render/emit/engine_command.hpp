@@ -48,6 +48,10 @@ struct EngineCommand {
   std::vector<std::string> preamble;
 };
 
+/// Sized for Poisson arrivals: one line on the in-flight cap (the p99 of the in-flight count, or the
+/// KV cache below it) and how often requests wait behind it (CapacityPlan); empty otherwise.
+std::string in_flight_note(const DeployPlan& plan);
+
 /// The launch command of one replica (its leader, for a multi-node one). `model` is the Hugging Face
 /// id or local path.
 EngineCommand engine_command(Engine engine, const DeployPlan& plan, const std::string& model,
