@@ -215,6 +215,7 @@ CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
                 "check gates inference deployments; use 'rightsize recommend' for training specs");
   }
   CheckSettings settings = request.settings;
+  check_artifact_mode(settings.artifact, spec);
   const EngineSetup engine =
       emit_engine_setup(settings.artifact ? settings.artifact->kind : "", request.inputs.engine, spec);
   out.engine_name = engine_name(engine, spec.engine);

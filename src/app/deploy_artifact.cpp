@@ -88,9 +88,18 @@ WeightsPlan plan_weights(const ArtifactRequest& o, const ArtifactPlan& a, const 
 
 } // namespace
 
-void refuse_training_artifact(const std::optional<ArtifactRequest>& request, const Spec& spec) {
-  if (request && spec.mode == WorkloadMode::training)
-    throw Error(ErrorKind::usage, "--emit", "", "works for inference specs only; this spec trains");
+void check_artifact_mode(const std::optional<ArtifactRequest>& request, const Spec& spec) {
+  if (!request) return;
+  const bool launch = request->kind == "torchrun";
+  if (spec.mode == WorkloadMode::training && !launch)
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("{} serves an inference spec, and this spec trains: --emit torchrun writes its "
+                            "launch",
+                            request->kind));
+  if (spec.mode != WorkloadMode::training && launch)
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        "torchrun launches a training spec, and this spec serves: --emit vllm, sglang, trtllm or k8s");
 }
 
 ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const SearchInputs& in,

@@ -18,9 +18,11 @@ using Engine = EngineKind;
 /// The Kubernetes autoscaler of --emit k8s.
 enum class Autoscaler : std::uint8_t { keda, hpa };
 
-/// The --emit flags, checked by the CLI (kind one of vllm, sglang, trtllm, k8s; autoscaler keda or hpa).
+/// The --emit flags, checked by the CLI (kind one of vllm, sglang, trtllm, k8s, torchrun; autoscaler
+/// keda or hpa).
 struct ArtifactRequest {
-  std::string kind;       ///< vllm, sglang, trtllm (a launch script) or k8s (manifests); "" = none
+  std::string
+      kind; ///< vllm, sglang, trtllm (a launch script), k8s (manifests) or torchrun (training); "" = none
   std::string engine;     ///< the engine --emit k8s runs: the estimate's engine profile
   std::string image;      ///< "" = the engine's default image (vLLM: its ROCm image on AMD GPUs)
   std::string model_path; ///< "" = the preset's Hugging Face id, else the spec's model name
@@ -61,8 +63,9 @@ struct ArtifactPlan {
   WeightsPlan weights; ///< with k8s
 };
 
-/// --emit (a set `request`) for a training spec: a usage Error naming --emit (an artifact serves).
-void refuse_training_artifact(const std::optional<ArtifactRequest>& request, const Spec& spec);
+/// The artifact kind fits the spec: a training spec takes --emit torchrun, an inference spec an
+/// engine or k8s (ErrorKind::usage naming --emit otherwise).
+void check_artifact_mode(const std::optional<ArtifactRequest>& request, const Spec& spec);
 
 /// The artifact of `candidate` (model and GPU from `in` by its indices). `rank` is its place in
 /// recommend's ranking, or 0 for the deployment check judged. Throws a usage Error naming --emit or

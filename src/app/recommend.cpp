@@ -187,6 +187,8 @@ TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCat
     result.shown_bands.push_back(candidate_bands(catalog, in, c));
   for (const TrainingCandidate& c : result.rejected_rows)
     result.rejected_bands.push_back(candidate_bands(catalog, in, c));
+  if (request.artifact)
+    result.launch = plan_training_launch(*request.artifact, spec, in, result.recommendation);
   return result;
 }
 
@@ -246,7 +248,7 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
   }
   const Spec& spec = out.spec;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
-  refuse_training_artifact(request.settings.artifact, spec);
+  check_artifact_mode(request.settings.artifact, spec);
   const std::optional<ArtifactRequest>& artifact = request.settings.artifact;
   const EngineSetup engine = emit_engine_setup(artifact ? artifact->kind : "", request.inputs.engine, spec);
   {

@@ -15,6 +15,7 @@
 #include "app/deploy_artifact.hpp"
 #include "app/diagnostics.hpp"
 #include "app/inputs.hpp"
+#include "app/training_artifact.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
@@ -113,6 +114,9 @@ struct TrainingRecommendResult {
   std::vector<TrainingCandidate> rejected_rows; ///< closest miss per GPU (3), or every one with --explain
   std::vector<TrainingBands> shown_bands;       ///< throughput and memory bands of each shown row
   std::vector<TrainingBands> rejected_bands;    ///< likewise per rejected row
+  /// With request.artifact (--emit torchrun): the launch of the candidate of its rank; none when
+  /// nothing passes.
+  std::optional<TrainingLaunchPlan> launch;
 };
 
 /// The search policy of a request: ranking, confidence, calibration bands, engine and the spec's

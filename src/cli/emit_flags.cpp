@@ -11,7 +11,7 @@
 namespace rightsize::cli {
 namespace {
 
-constexpr const char* k_kinds = "vllm, sglang, trtllm or k8s";
+constexpr const char* k_kinds = "vllm, sglang, trtllm, k8s or torchrun";
 
 // KEDA's serverAddress: http(s)://host[:port][/path], no spaces, quotes or control characters (the
 // value lands in YAML and in KEDA's HTTP client; "not a url" was written as given; issue 42).
@@ -75,7 +75,8 @@ void check_k8s_only(const EmitOptions& o) {
 void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
   command->add_option("--emit", o.kind,
                       with_rank ? "write a deployment artifact instead of the table: vllm, sglang, "
-                                  "trtllm (launch command) or k8s (Deployment + KEDA ScaledObject)"
+                                  "trtllm (launch command), k8s (Deployment + KEDA ScaledObject) or, for a "
+                                  "training spec, torchrun (Megatron-LM launch script)"
                                 : "write the checked deployment's artifact instead of the verdict: vllm, "
                                   "sglang, trtllm (launch command) or k8s (Deployment + autoscaler)");
   command->add_option("--out", o.out_dir, "with --emit: write the artifact into this directory")
@@ -115,7 +116,8 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
 }
 
 std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
-  if (!o.kind.empty() && o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm" && o.kind != "k8s")
+  if (!o.kind.empty() && o.kind != "vllm" && o.kind != "sglang" && o.kind != "trtllm" && o.kind != "k8s" &&
+      o.kind != "torchrun")
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("unknown artifact \"{}\" (expected {})", o.kind, k_kinds));
   if (o.kind.empty()) {

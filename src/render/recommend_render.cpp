@@ -7,6 +7,7 @@
 #include "io/json/json_text.hpp"
 #include "render/cost_of_confidence_render.hpp"
 #include "render/disagg_render.hpp"
+#include "render/emit/torchrun.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/render.hpp"
@@ -441,6 +442,14 @@ void render_recommend(const app::RecommendOutcome& outcome, const RenderOptions&
 
 void render_recommended_artifact(const app::RecommendOutcome& outcome, const EmitFormat& format,
                                  app::Diagnostics& diagnostics, const ArtifactWriter& write) {
+  if (outcome.training) {
+    if (!outcome.training->launch) {
+      diagnostics.note("nothing meets the requirements; no torchrun launch written");
+      return;
+    }
+    write(render_training_launch(outcome.spec, *outcome.training->launch));
+    return;
+  }
   if (!outcome.inference.artifact) {
     diagnostics.note(fmt::format("nothing meets the requirements; no {} artifact written", format.kind));
     return;

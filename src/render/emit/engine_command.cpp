@@ -47,10 +47,12 @@ void quantization_note(EngineCommand& c, NumberFormat f, const char* flag_value)
                                   format_info(f).name));
 }
 
+} // namespace
+
 // A word for a POSIX shell: a variable the command was built to expand (${LEADER_ADDR}:20000)
 // double-quoted, which expands it and nothing else; anything else single-quoted unless it is made only
 // of characters no shell treats specially (POSIX.1-2017 XCU 2.2 "Quoting").
-std::string shell_word(const std::string& w, bool variable = false) {
+std::string shell_word(const std::string& w, bool variable) {
   if (variable) return "\"" + w + "\"";
   bool safe = !w.empty();
   for (char ch : w) {
@@ -69,8 +71,6 @@ std::string shell_word(const std::string& w, bool variable = false) {
   out.push_back('\'');
   return out;
 }
-
-} // namespace
 
 const char* engine_id(Engine engine) {
   switch (engine) {

@@ -48,6 +48,10 @@ struct EngineCommand {
   std::vector<std::string> preamble;
 };
 
+/// A word for a POSIX shell: `variable` (a word built to expand, "${VAR}") double-quoted, anything
+/// else single-quoted unless made only of characters no shell treats specially.
+std::string shell_word(const std::string& word, bool variable = false);
+
 /// Sized for Poisson arrivals: one line on the in-flight cap (the p99 of the in-flight count, or the
 /// KV cache below it) and how often requests wait behind it (CapacityPlan); empty otherwise.
 std::string in_flight_note(const DeployPlan& plan);

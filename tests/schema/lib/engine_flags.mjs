@@ -23,6 +23,8 @@ function startsWith(argv, prefix) {
 // -> { engine, rest } for an engine command, { ignored: true } for a known helper, null otherwise.
 export function classify(argv, spec) {
   const words = argv[0] === "exec" ? argv.slice(1) : argv;
+  // A variable assignment alone (NAME=value) runs nothing.
+  if (words.length === 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) return { ignored: true };
   for (const cmd of spec.commands) {
     const prefix = cmd.match.find((m) => startsWith(words, m));
     if (prefix) return { engine: cmd, rest: words.slice(prefix.length) };
