@@ -8,6 +8,7 @@
 #include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/inference.hpp"
 #include "rightsize/pricing.hpp"
 
 namespace rightsize::app {
@@ -94,6 +95,38 @@ std::vector<std::string> held_out_only_stacks(const CalibrationRuns& runs) {
   return out;
 }
 
+namespace {
+
+// A serving run the estimator could not have run (issue 42: runs labelled with a 405B model on one
+// H100 pinned a factor to its bound at 200,000 % error): its layout must split the model's heads,
+// its prompt and output fit the model's context, and the estimate's memory fit the GPU, the rules
+// `estimate` applies. Refused, naming the file and the run.
+void check_run_feasible(const StackRun& r, const Gpu& gpu, const EngineConfig& engine) {
+  const std::vector<ValidationCase> cases = stack_cases(r);
+  if (cases.empty()) return;
+  const ValidationCase& c = cases.front();
+  const auto refuse = [&](const std::string& why) {
+    throw Error(ErrorKind::input, r.source, "",
+                fmt::format("run \"{}\" ({} on {} × {}): {}; the estimator cannot have run it, so it cannot "
+                            "calibrate it",
+                            r.run.id, c.model.name, c.deployment.gpus, gpu.id, why));
+  };
+  const std::int64_t tp = std::max(1, c.deployment.tp);
+  if (c.model.heads > 0 && c.model.heads % tp != 0)
+    refuse(fmt::format("TP {} does not divide the model's {} attention heads", tp, c.model.heads));
+  const std::int64_t tokens = c.workload.input_tokens + c.workload.output_tokens;
+  if (c.model.max_position > 0 && tokens > c.model.max_position)
+    refuse(fmt::format("{} input + {} output tokens exceed the model's {}-token context",
+                       c.workload.input_tokens, c.workload.output_tokens, c.model.max_position));
+  const InferenceEstimate e = estimate_inference(prepare_model(c.model, c.precision), c.workload, gpu,
+                                                 c.deployment, engine, nullptr, 0.0);
+  if (!e.memory.fits)
+    refuse(fmt::format("it needs {:.1f} GB per GPU and the GPU has {:.1f} GB usable",
+                       e.memory.per_gpu_bytes / 1e9, e.memory.usable_per_gpu_bytes / 1e9));
+}
+
+} // namespace
+
 CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& catalog,
                               std::int64_t today_days) {
   CalibrateResult result;
@@ -120,6 +153,11 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
     // Training runs do not read the serving engine profile.
     const EngineConfig& engine =
         catalog.engines.of(key.second == "training" ? EngineKind::vllm : *parse_engine_kind(key.second));
+    if (key.second != "training") {
+      for (const std::vector<StackRun>* runs_of : {&g.fit, &g.holdout})
+        for (const StackRun& r : *runs_of)
+          check_run_feasible(r, gpu, engine);
+    }
     overlay.stacks.push_back(fit_stack(g.fit, g.holdout, gpu, engine, bounds));
     result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size()));
   }
