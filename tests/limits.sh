@@ -136,6 +136,35 @@ check recommend_disagg_chat_8b_all_gpus 0 recommend "$spec" --disagg
 check recommend_disagg_deepseek_v3_all_gpus 0 recommend "$root/data/examples/deepseek-v3.json" --disagg
 check recommend_disagg_hf_config_all_gpus 0 recommend "$root/data/examples/hf-config.json" --disagg
 
+# Issue 42: the search is sized before it runs (src/app/search_limits.hpp): the largest accepted
+# search answers within the margins, one more GPU type (or run) is refused up front.
+if command -v jq >/dev/null; then
+  catalog_of() { # N -> a catalog of N GPU types cycling through the shipped ones
+    jq --argjson n "$1" '.gpus as $g | .gpus = [range($n) as $i | ($g[$i % ($g | length)]
+        | .id = "\(.id)-\($i)" | del(.aliases))]' "$root/data/gpus.json" >"$tmp/cat$1.json"
+  }
+  for n in 36 540 4000 4200; do catalog_of "$n"; done # one type in 24 is a consumer part, left out
+  check recommend_moe_4000_gpu_types 0 recommend "$root/data/examples/deepseek-v3.json" --catalog "$tmp/cat4000.json"
+  check recommend_4025_gpu_types 2 recommend "$spec" --catalog "$tmp/cat4200.json"
+  check recommend_explain_518_gpu_types 2 recommend "$root/data/examples/deepseek-v3.json" \
+    --catalog "$tmp/cat540.json" --explain --format json
+  check recommend_training_518_gpu_types 2 recommend "$root/data/examples/pretrain-70b.json" --catalog "$tmp/cat540.json"
+  check recommend_disagg_35_gpu_types 2 recommend "$spec" --catalog "$tmp/cat36.json" --disagg
+else
+  echo "search sizes: skipped (no jq)"
+fi
+# Calibrate: cross-validation folds keep 1,000 runs of one GPU x engine within the margins; 1,001
+# are refused. Distinct runs (identical ones are counted once): the mean TTFT moves per line.
+run_line=$(tr -d '\n' <"$root/tests/calibrate/vllm-bench-serve-qwen3-8b-h100-c4.json")
+for n in 1000 1001; do
+  awk -v n="$n" -v line="$run_line" 'BEGIN { for (i = 0; i < n; i++) { l = line
+      sub(/"mean_ttft_ms": *[0-9.]+/, "\"mean_ttft_ms\": " (60 + i / 100), l); print l } }' >"$tmp/runs$n.jsonl"
+done
+check calibrate_1000_runs 0 calibrate "$tmp/runs1000.jsonl" --model qwen3-8b --gpu H100-SXM --engine vllm \
+  --out "$tmp/o1000.json"
+check calibrate_1001_runs 2 calibrate "$tmp/runs1001.jsonl" --model qwen3-8b --gpu H100-SXM --engine vllm \
+  --out "$tmp/o1001.json"
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures limit case(s) failed"
   exit 1

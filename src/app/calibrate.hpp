@@ -4,6 +4,7 @@
 // tables: which factor was fitted or kept and why, the layout families with their own factors, and
 // the GPUs that keep the shipped factors. The CLI reads the files and flags, writes the overlay and
 // formats the result.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -20,6 +21,10 @@
 #include "rightsize/stack_calibration.hpp"
 
 namespace rightsize::app {
+
+/// The most runs (fitted and held out) of one GPU × engine that calibrate fits within the 2 s limit
+/// (docs/reliability.md "Resource limits").
+inline constexpr std::size_t k_max_calibrate_runs = 1000;
 
 /// The runs of one GPU x engine.
 struct StackRuns {

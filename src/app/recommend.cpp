@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "app/search_limits.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::app {
@@ -256,6 +257,14 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
     out.catalog = load_catalog(request.inputs, spec, diagnostics);
   }
   out.in = search_inputs(spec, out.catalog, request.gpus, request.precisions, request.include_consumer);
+  const std::size_t gpu_types = out.in.gpus.size();
+  if (request.settings.disagg)
+    check_search_gpu_types(gpu_types, k_max_disagg_gpu_types, "--disagg", "recommend --disagg");
+  if (request.settings.explain)
+    check_search_gpu_types(gpu_types, k_max_explain_gpu_types, "--explain", "recommend --explain");
+  if (spec.mode == WorkloadMode::training)
+    check_search_gpu_types(gpu_types, k_max_training_gpu_types, "--gpu", "a training recommend");
+  check_search_gpu_types(gpu_types, k_max_search_gpu_types, "--gpu", "recommend");
   const RecommendSettings settings = recommend_settings(request, out, engine, diagnostics);
   if (spec.mode == WorkloadMode::training) {
     out.training = run_training_recommend(spec, out.catalog, out.in, settings);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/context.hpp"
+#include "app/search_limits.hpp"
 #include "app/sweep_spec.hpp"
 #include "io/json/json_reader.hpp"
 #include "io/spec/spec_io.hpp"
@@ -18,8 +19,6 @@
 
 namespace rightsize::app {
 namespace {
-
-constexpr std::uint64_t k_max_recommend_points = 10'000;
 
 [[noreturn]] void usage(const std::string& flag, const std::string& message) {
   throw Error(ErrorKind::usage, flag, "", message);
@@ -118,15 +117,21 @@ void check_mode(const SweepPlan& plan, const SweepRequest& o) {
   }
   if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0 || o.attention_dp > 0)
     usage("--mode", "--gpus/--tp/--pp/--ep/--attention-dp need --mode estimate");
-  // Each recommend point is a whole search: past this a sweep runs for hours (docs/reliability.md).
+  // Each recommend point is a whole search over its GPU types (one with a gpu axis): sized before
+  // it runs (app/search_limits.hpp, docs/reliability.md "Resource limits").
   std::vector<std::size_t> sizes;
   for (const SweepAxis& a : plan.axes)
     sizes.push_back(a.values.texts.size());
-  if (grid_points(sizes, k_max_recommend_points) == 0) {
+  const std::uint64_t types =
+      has_gpu_axis ? 1 : (plan.search_gpus.empty() ? plan.gpus.size() : plan.search_gpus.size());
+  const std::uint64_t max_points =
+      std::max<std::uint64_t>(1, k_max_sweep_searches / std::max<std::uint64_t>(1, types));
+  if (grid_points(sizes, max_points) == 0) {
     usage("--mode",
-          fmt::format("recommend mode runs a search per point: at most {} points, the grid has more; "
-                      "narrow a range or use --mode estimate",
-                      k_max_recommend_points));
+          fmt::format("recommend mode runs a search per point over {} GPU type{}: at most {} searches "
+                      "(points × GPU types) within the 2 s limit, so at most {} points, and the grid "
+                      "has more; narrow a range, name fewer GPUs with --gpu, or use --mode estimate",
+                      types, types == 1 ? "" : "s", k_max_sweep_searches, max_points));
   }
 }
 

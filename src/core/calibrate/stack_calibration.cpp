@@ -1,7 +1,8 @@
 // Calibration to a user's own benchmark runs (docs/calibration.md): the per-GPU fit of
 // calibration_fit.cpp (methodology §4.5, "calibrated per (GPU, engine, dtype) from a few measured
 // points") restricted to one GPU x engine and started from the shipped factors, with leave-one-out
-// errors per figure and bands from the leave-one-out residuals (the rule of docs/accuracy.md).
+// errors per figure and bands from the cross-validation residuals (leave-one-out up to 10 runs, then
+// 10 folds; the rule of docs/accuracy.md).
 #include "rightsize/stack_calibration.hpp"
 
 #include <algorithm>
@@ -20,15 +21,39 @@ bool usable(double predicted) {
   return predicted > 0.0 && std::isfinite(predicted);
 }
 
-std::vector<ValidationCase> stack_cases_of(const std::vector<StackRun>& runs, std::size_t skip) {
+// Cross-validation folds (docs/calibration.md "Errors and bands"): leave-one-out up to
+// k_max_folds runs, then k_max_folds folds with run i in fold i mod k_max_folds, so a stack of n
+// runs costs min(n, 10) + 1 fits instead of n + 1 (1,000 runs refitted 1,000 times took minutes;
+// issue 42). Deterministic: the same runs in the same order give the same folds.
+constexpr std::size_t k_max_folds = 10;
+constexpr std::size_t k_no_fold = static_cast<std::size_t>(-1);
+
+std::vector<std::size_t> folds_of(std::size_t runs) {
+  std::vector<std::size_t> fold(runs);
+  const std::size_t k = std::min(runs, k_max_folds);
+  for (std::size_t i = 0; i < runs; ++i)
+    fold[i] = i % std::max<std::size_t>(1, k);
+  return fold;
+}
+
+// The cases of every run outside fold `skip` (k_no_fold: all of them).
+std::vector<ValidationCase> cases_outside(const std::vector<StackRun>& runs,
+                                          const std::vector<std::size_t>& fold, std::size_t skip) {
   std::vector<ValidationCase> out;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (i == skip) continue;
+    if (fold[i] == skip) continue;
     for (ValidationCase& c : stack_cases(runs[i]))
       out.push_back(std::move(c));
   }
   return out;
 }
+
+// The stack's folds and, per fold, the GPU with the factors fitted without that fold's runs.
+struct Folds {
+  std::vector<std::size_t> of_run;
+  std::vector<Gpu> without;
+  [[nodiscard]] const Gpu& gpu_without_run(std::size_t i) const { return without[of_run[i]]; }
+};
 
 constexpr FigureKind k_figures[] = {FigureKind::ttft, FigureKind::tpot, FigureKind::throughput,
                                     FigureKind::training_throughput, FigureKind::training_memory};
@@ -94,28 +119,32 @@ double measured_mean(const StackRun& r, FigureKind kind) {
   return kind == FigureKind::ttft ? r.run.ttft_s : r.run.tpot_s;
 }
 
-// Median of measured p99 / mean over the runs reporting both, leaving out run `skip`.
-std::vector<double> tail_ratios(const std::vector<StackRun>& runs, FigureKind kind, std::size_t skip) {
+// Median of measured p99 / mean over the runs reporting both, leaving out fold `skip`.
+std::vector<double> tail_ratios(const std::vector<StackRun>& runs, FigureKind kind,
+                                const std::vector<std::size_t>& fold, std::size_t skip) {
   std::vector<double> out;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (i == skip) continue;
+    if (fold[i] == skip) continue;
     const double p99 = measured_p99(runs[i], kind), m = measured_mean(runs[i], kind);
     if (p99 > 0.0 && m > 0.0) out.push_back(p99 / m);
   }
   return out;
 }
 
-// The tail fit of one latency figure: needs k_min_tail_runs runs reporting its p99. `loo_gpus[i]`
-// carries the factors fitted without run i.
+// The tail fit of one latency figure: needs k_min_tail_runs runs reporting its p99; each run is
+// predicted with the factors and the tail fitted without its fold.
 std::optional<TailFit> fit_tail(const std::vector<StackRun>& runs, FigureKind kind, const Gpu& gpu,
-                                const std::vector<Gpu>& loo_gpus, const EngineConfig& engine) {
-  constexpr std::size_t k_none = static_cast<std::size_t>(-1);
-  const std::vector<double> all = tail_ratios(runs, kind, k_none);
+                                const Folds& folds, const EngineConfig& engine) {
+  const std::vector<double> all = tail_ratios(runs, kind, folds.of_run, k_no_fold);
   if (static_cast<int>(all.size()) < k_min_tail_runs) return std::nullopt;
   TailFit t;
   t.kind = kind;
   t.runs = static_cast<int>(all.size());
   t.p99_over_mean = quantile(all, 0.5);
+  // The tail fitted without each fold (one median per fold, not per run).
+  std::vector<double> tail_without(folds.without.size());
+  for (std::size_t f = 0; f < tail_without.size(); ++f)
+    tail_without[f] = quantile(tail_ratios(runs, kind, folds.of_run, f), 0.5);
   std::vector<double> ape_shipped, ape_fitted;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const double measured = measured_p99(runs[i], kind);
@@ -123,7 +152,7 @@ std::optional<TailFit> fit_tail(const std::vector<StackRun>& runs, FigureKind ki
     for (const ValidationCase& c : stack_cases(runs[i])) {
       if (c.kind != kind) continue;
       const double shipped = predicted_p99(c, gpu, engine);
-      const double fitted = predict_case(c, loo_gpus[i], engine) * quantile(tail_ratios(runs, kind, i), 0.5);
+      const double fitted = predict_case(c, folds.gpu_without_run(i), engine) * tail_without[folds.of_run[i]];
       if (!usable(shipped) || !usable(fitted)) continue;
       ape_shipped.push_back(ape_pct(shipped, measured));
       ape_fitted.push_back(ape_pct(fitted, measured));
@@ -137,7 +166,7 @@ std::optional<TailFit> fit_tail(const std::vector<StackRun>& runs, FigureKind ki
 // Per-layout fits (docs/calibration.md, "Layout families"): only when the runs span two or more
 // families; a family with k_min_layout_runs runs gets its own factors, started from the stack's.
 std::vector<LayoutFit> fit_layouts(const std::vector<StackRun>& runs, const StackFit& stack, const Gpu& gpu,
-                                   const std::vector<Gpu>& loo_gpus, const EngineConfig& engine,
+                                   const Folds& folds, const EngineConfig& engine,
                                    const FitOptions& options) {
   std::vector<LayoutFit> out;
   for (LayoutFamily family : {LayoutFamily::tp, LayoutFamily::tp_pp, LayoutFamily::ep, LayoutFamily::adp}) {
@@ -154,23 +183,31 @@ std::vector<LayoutFit> fit_layouts(const std::vector<StackRun>& runs, const Stac
     if (static_cast<int>(index.size()) < k_min_layout_runs) continue;
     LayoutFit& fit = out.back();
     std::vector<StackRun> mine;
+    std::vector<std::size_t> mine_fold; // each run keeps its stack fold
     mine.reserve(index.size());
-    for (std::size_t i : index)
+    for (std::size_t i : index) {
       mine.push_back(runs[i]);
-    constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+      mine_fold.push_back(folds.of_run[i]);
+    }
     Gpu start = gpu;
     start.efficiency = stack.fitted.efficiency;
     fit.own = true;
-    fit.fitted = fit_gpu_from(stack_cases_of(mine, k_none), start, engine, options, "stack");
+    fit.fitted = fit_gpu_from(cases_outside(mine, mine_fold, k_no_fold), start, engine, options, "stack");
+    // Per stack fold: the family's factors fitted without that fold, started from the stack's
+    // factors fitted without it.
+    std::vector<std::optional<Gpu>> family_without(folds.without.size());
     std::array<Residuals, k_figure_count> loo;
     for (std::size_t j = 0; j < mine.size(); ++j) {
-      const Gpu& without = loo_gpus[index[j]]; // the GPU x engine factors fitted without this run
-      Gpu family_without = without;
-      family_without.efficiency =
-          fit_gpu_from(stack_cases_of(mine, j), without, engine, options, "stack").efficiency;
+      const std::size_t fold = mine_fold[j];
+      const Gpu& without = folds.without[fold];
+      if (!family_without[fold]) {
+        family_without[fold] = without;
+        family_without[fold]->efficiency =
+            fit_gpu_from(cases_outside(mine, mine_fold, fold), without, engine, options, "stack").efficiency;
+      }
       for (const ValidationCase& c : stack_cases(mine[j])) {
         add(loo[figure_index(c.kind)], c.measured, predict_case(c, without, engine),
-            predict_case(c, family_without, engine));
+            predict_case(c, *family_without[fold], engine));
       }
     }
     fit.loo = errors_of(loo);
@@ -270,26 +307,29 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   out.shipped = gpu.efficiency;
   for (const StackRun& r : fit_runs)
     out.runs.push_back(r.run.id);
-  constexpr std::size_t k_none = static_cast<std::size_t>(-1);
-  out.fitted = fit_gpu_from(stack_cases_of(fit_runs, k_none), gpu, engine, options, "shipped");
+  Folds folds;
+  folds.of_run = folds_of(fit_runs.size());
+  out.fitted =
+      fit_gpu_from(cases_outside(fit_runs, folds.of_run, k_no_fold), gpu, engine, options, "shipped");
 
-  // Leave-one-out: each run predicted by factors fitted to the other runs only.
+  // Cross-validation: each run predicted by factors fitted without its fold (leave-one-out up to
+  // k_max_folds runs).
+  folds.without.assign(std::min(fit_runs.size(), k_max_folds), gpu);
+  for (std::size_t f = 0; f < folds.without.size(); ++f)
+    folds.without[f].efficiency =
+        fit_gpu_from(cases_outside(fit_runs, folds.of_run, f), gpu, engine, options, "shipped").efficiency;
   std::array<Residuals, k_figure_count> loo;
-  std::vector<Gpu> loo_gpus(fit_runs.size(), gpu);
   for (std::size_t i = 0; i < fit_runs.size(); ++i) {
-    Gpu& without = loo_gpus[i];
-    without.efficiency =
-        fit_gpu_from(stack_cases_of(fit_runs, i), gpu, engine, options, "shipped").efficiency;
     for (const ValidationCase& c : stack_cases(fit_runs[i])) {
       add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
-          predict_case(c, without, engine));
+          predict_case(c, folds.gpu_without_run(i), engine));
     }
   }
   out.loo = errors_of(loo);
   for (FigureKind k : {FigureKind::ttft, FigureKind::tpot}) {
-    if (const auto t = fit_tail(fit_runs, k, gpu, loo_gpus, engine)) out.tails.push_back(*t);
+    if (const auto t = fit_tail(fit_runs, k, gpu, folds, engine)) out.tails.push_back(*t);
   }
-  if (out.engine != "training") out.layouts = fit_layouts(fit_runs, out, gpu, loo_gpus, engine, options);
+  if (out.engine != "training") out.layouts = fit_layouts(fit_runs, out, gpu, folds, engine, options);
   for (FigureKind k : k_figures) {
     const Residuals& r = loo[figure_index(k)];
     if (static_cast<int>(r.ratio_fitted.size()) < k_min_band_runs) continue;
@@ -300,7 +340,8 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
     b.ratio_low = std::min(1.0, quantile(r.ratio_fitted, 0.10));
     b.ratio_high = std::max(1.0, quantile(r.ratio_fitted, 0.90));
     b.cases = static_cast<int>(r.ratio_fitted.size());
-    b.rule = "user runs, leave-one-out";
+    b.rule =
+        fit_runs.size() <= k_max_folds ? "user runs, leave-one-out" : "user runs, 10-fold cross-validation";
     out.bands.push_back(b);
   }
 

@@ -1,0 +1,26 @@
+#pragma once
+// What one request may search within the contract of docs/reliability.md "Resource limits" (2 s
+// and 512 MB on a 2-core machine): the work is sized before it is done, and a larger request is
+// refused up front with the limit named (issue 42). Measured on the shared 2-core machine, CPU time
+// of a Release build: recommend of a MoE model over 20,000 GPU types 5 s / 820 MB; --explain with
+// JSON 340 KB per GPU type (2,000 types: 696 MB); --disagg 24 types 0.9–1.6 s, 48 types 2.0–2.3 s;
+// sweep --mode recommend about 47 µs per point and GPU type (10,000 points × 24 types: 11.4 s); a
+// training recommend (Llama-3.1-70B pretraining) over 4,000 types 10.7 s.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace rightsize::app {
+
+inline constexpr std::size_t k_max_search_gpu_types = 4'000;  ///< recommend (about 1 s, 170 MB)
+inline constexpr std::size_t k_max_explain_gpu_types = 500;   ///< recommend --explain (about 170 MB)
+inline constexpr std::size_t k_max_training_gpu_types = 500;  ///< a training recommend (about 1.3 s)
+inline constexpr std::size_t k_max_disagg_gpu_types = 32;     ///< recommend --disagg (about 1.5 s)
+inline constexpr std::uint64_t k_max_sweep_searches = 30'000; ///< sweep --mode recommend: points × GPU types
+
+/// Refuses (ErrorKind::usage naming `flag`) a search of more than `limit` GPU types: `what` names
+/// the search ("recommend --disagg").
+void check_search_gpu_types(std::size_t gpu_types, std::size_t limit, const char* flag,
+                            const std::string& what);
+
+} // namespace rightsize::app
