@@ -45,8 +45,12 @@ int run_calibrate(const CalibrateOptions& o) {
   const app::CalibrateRequest request = calibrate_request(o);
   LogDiagnostics diagnostics;
   const app::CalibrateOutcome outcome = app::run_calibrate(request, diagnostics);
-  write_file_atomically("--out", o.out, overlay_text(outcome.result));
+  // The results reach stdout before the overlay is written: a failed stdout (exit 5) leaves no
+  // overlay behind (issue 42); a failed write after them is its own exit 5 naming --out.
+  const std::string overlay = overlay_text(outcome.result);
   render_calibrate(outcome.catalog, outcome.result, o.out, format);
+  check_stdout_written();
+  write_file_atomically("--out", o.out, overlay);
   return 0;
 }
 

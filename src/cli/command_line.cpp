@@ -28,8 +28,7 @@ int report(DiagnosticWriter print, const Error& error) {
 }
 
 int report_stdout_failure(DiagnosticWriter print, int error_number) {
-  print(
-      fmt::format("rightsize: error: <stdout>: cannot write the output ({})\n", std::strerror(error_number)));
+  print(fmt::format("rightsize: error: <stdout>: {}\n", stdout_failure_message(error_number)));
   return static_cast<int>(ExitCode::environment);
 }
 
@@ -85,6 +84,7 @@ int run_action(const Action& action, DiagnosticWriter print) {
 
 int run_command_line(int argc, char** argv, DiagnosticWriter print) {
   set_executable_path(argc > 0 ? argv[0] : "rightsize");
+  written_paths().clear(); // one command's files (the in-process harness runs many)
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model spec, estimates memory, latency,\n"
                "throughput and cost, and ranks GPU configurations under your SLAs.",
                "rightsize"};

@@ -47,11 +47,22 @@ int stdout_write_error(int known) {
 // number of at most 2 digits.
 constexpr std::size_t k_temp_suffix_bytes = 16;
 
+std::vector<std::string>& written_paths() {
+  static std::vector<std::string> paths;
+  return paths;
+}
+
+std::string stdout_failure_message(int error_number) {
+  std::string out = fmt::format("cannot write the output ({})", std::strerror(error_number));
+  const std::vector<std::string>& written = written_paths();
+  for (std::size_t i = 0; i < written.size(); ++i)
+    out += fmt::format("{}\"{}\"", i == 0 ? "; written before it failed: " : ", ", written[i]);
+  return out;
+}
+
 void check_stdout_written() {
-  if (const int failed = stdout_write_error(); failed != 0) {
-    throw Error(ErrorKind::environment, "<stdout>", "",
-                fmt::format("cannot write the output ({})", std::strerror(failed)));
-  }
+  if (const int failed = stdout_write_error(); failed != 0)
+    throw Error(ErrorKind::environment, "<stdout>", "", stdout_failure_message(failed));
 }
 
 void check_output_path(const std::string& flag, const std::string& path) {
@@ -151,6 +162,7 @@ void write_file_atomically(const std::string& flag, const std::string& path, con
   struct stat existing {};
   const bool replacing = ::lstat(path.c_str(), &existing) == 0;
   if (std::rename(temp.c_str(), path.c_str()) != 0) fail(errno, true);
+  written_paths().push_back(path);
   if (replacing) note("{}: replaced the existing file \"{}\"", flag, path); // never silently
 }
 

@@ -15,6 +15,14 @@ int stdout_write_error(int known = 0);
 /// Throws an environment Error (exit 5) when stdout could not be written (stdout_write_error).
 void check_stdout_written();
 
+/// The files write_file_atomically wrote in this command (run_command_line clears the list), so a
+/// failure after them says what was written (issue 42: exit 5 after an overlay or manifest).
+std::vector<std::string>& written_paths();
+
+/// "cannot write the output (REASON)", then the files already written ("; written before it
+/// failed: \"PATH\"").
+std::string stdout_failure_message(int error_number);
+
 /// Throws a usage Error naming `flag` unless `path` can be written: not empty, its folder exists,
 /// it is not a folder or a device, and it is not the file stdout is redirected to.
 void check_output_path(const std::string& flag, const std::string& path);

@@ -122,7 +122,9 @@ ValidationCase read_case(const JsonReader& r) {
   c.gpu_id = r.at("gpu").as_string();
   c.deployment.gpus = static_cast<int>(r.at("gpus").as_int(1, 1'000'000));
   c.deployment.tp = static_cast<int>(r.at("tp").as_int(1, 1024));
-  c.deployment.pp = static_cast<int>(int_or(r, "pp", 1));
+  // Bounded as tp is: "pp": 0 divided by zero below, a huge one overflowed int (fuzz_runs).
+  const auto pp = r.find("pp");
+  c.deployment.pp = pp ? static_cast<int>(pp->as_int(1, 1024)) : 1;
   if (c.deployment.gpus % (c.deployment.tp * c.deployment.pp) != 0) {
     r.at("gpus").fail("expected a multiple of tp x pp, got " + std::to_string(c.deployment.gpus));
   }
