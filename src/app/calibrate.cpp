@@ -272,9 +272,10 @@ void drop_identical_runs(CalibrationRuns& runs, Diagnostics& diagnostics) {
   }
 }
 
-// A file given twice is read once (a note); one both fitted and held out is refused (issue 42).
-bool calibrate_first_use(std::vector<std::pair<std::string, bool>>& seen, const std::string& file,
-                         bool holdout, const std::string& given_by, Diagnostics& diagnostics) {
+// A file given twice is refused, one both fitted and held out too (issue 42): a run counted twice
+// stays in its own leave-one-out fit.
+void calibrate_first_use(std::vector<std::pair<std::string, bool>>& seen, const std::string& file,
+                         bool holdout, const std::string& given_by) {
   for (const auto& [path, was_holdout] : seen) {
     if (path != file && !io::same_file(path, file)) continue;
     if (was_holdout != holdout) {
@@ -284,11 +285,13 @@ bool calibrate_first_use(std::vector<std::pair<std::string, bool>>& seen, const 
                       "sees; give the file once",
                       file));
     }
-    diagnostics.note(fmt::format("{}: given more than once; its runs are counted once", file));
-    return false;
+    throw Error(
+        ErrorKind::usage, given_by, "",
+        fmt::format("\"{}\" is given more than once (the same file under any spelling): give each run "
+                    "file once; a run counted twice would stay in its own leave-one-out fit",
+                    file));
   }
   seen.emplace_back(file, holdout);
-  return true;
 }
 
 void load_into(CalibrationRuns& into, const std::string& file, const io::RunContext& context, bool holdout,
@@ -330,16 +333,16 @@ CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& dia
   CalibrationRuns runs;
   std::vector<std::pair<std::string, bool>> seen;
   for (const std::string& f : request.runs) {
-    if (calibrate_first_use(seen, f, false, "RUNS", diagnostics))
-      load_into(runs, f, request.context, false, presets, out.catalog);
+    calibrate_first_use(seen, f, false, "RUNS");
+    load_into(runs, f, request.context, false, presets, out.catalog);
   }
   for (const std::string& f : request.holdout) {
-    if (calibrate_first_use(seen, f, true, "--holdout", diagnostics))
-      load_into(runs, f, request.context, true, presets, out.catalog);
+    calibrate_first_use(seen, f, true, "--holdout");
+    load_into(runs, f, request.context, true, presets, out.catalog);
   }
   if (!request.manifest.empty()) {
     for (const io::ManifestEntry& e : io::load_run_manifest(request.manifest)) {
-      if (!calibrate_first_use(seen, e.file, e.holdout, "--manifest", diagnostics)) continue;
+      calibrate_first_use(seen, e.file, e.holdout, "--manifest");
       if (io::same_file(e.file, request.out)) {
         throw Error(ErrorKind::usage, "--out", "",
                     fmt::format("\"{}\" is a run file that {} lists: writing the overlay there would "
