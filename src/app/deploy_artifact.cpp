@@ -19,10 +19,12 @@ Engine parse_engine(const std::string& name) {
   return parse_engine_kind(name).value_or(EngineKind::vllm);
 }
 
+} // namespace
+
 // The served model and the image reach a shell script, a YAML manifest and a PromQL query: they
 // must be text (UTF-8, no control character or line separator), and a model path that starts with
 // '-' would be read by the engine as an option (issue 41). Checked whether given or defaulted.
-void check_artifact_text(const char* flag, const std::string& text, bool from_spec) {
+void check_artifact_text(const char* flag, const std::string& text, bool from_spec, const char* reader) {
   const char* where = from_spec ? " in the spec's model name, the default" : "";
   if (const std::size_t at = unsafe_text_at(text); at != std::string::npos) {
     throw Error(ErrorKind::usage, flag, "",
@@ -33,11 +35,12 @@ void check_artifact_text(const char* flag, const std::string& text, bool from_sp
   if (text.empty()) throw Error(ErrorKind::usage, flag, "", "expected a Hugging Face id or a path, got \"\"");
   if (text.front() == '-') {
     throw Error(ErrorKind::usage, flag, "",
-                fmt::format("\"{}\"{} starts with '-', which the engine would read as an option: give a "
-                            "path as ./{}",
-                            text, where, text));
+                fmt::format("\"{}\"{} starts with '-', which {} would read as an option: give a path as ./{}",
+                            text, where, reader, text));
   }
 }
+
+namespace {
 
 // The engines serve language models (docs/deploy.md "Which server"): an image generator (dit) and
 // an encoder of images (vit without a vocabulary) get no artifact; a text encoder (vit with a

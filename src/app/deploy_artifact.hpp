@@ -63,6 +63,13 @@ struct ArtifactPlan {
   WeightsPlan weights; ///< with k8s
 };
 
+/// Text from outside that an artifact writes (`flag`'s value, or with `from_spec` the spec's model
+/// name standing in for it): refused unless it is text without control characters or line
+/// separators, and for --model-path non-empty and not starting with '-', which `reader` (the
+/// program that parses the command) would read as an option (ErrorKind::usage).
+void check_artifact_text(const char* flag, const std::string& text, bool from_spec,
+                         const char* reader = "the engine");
+
 /// The artifact kind fits the spec: a training spec takes --emit torchrun, an inference spec an
 /// engine or k8s (ErrorKind::usage naming --emit otherwise).
 void check_artifact_mode(const std::optional<ArtifactRequest>& request, const Spec& spec);

@@ -90,16 +90,8 @@ std::optional<TrainingLaunchPlan> plan_training_launch(const ArtifactRequest& re
   p.optimizer = spec.training.optimizer;
   p.model = model.model;
   p.tokenizer = !request.model_path.empty() ? request.model_path : model.model.hf_id;
-  // The tokenizer is an argument's value: text, and not read as an option by argparse.
-  if (const std::size_t at = unsafe_text_at(p.tokenizer); at != std::string::npos)
-    throw Error(ErrorKind::usage, "--model-path", "",
-                fmt::format("expected text without control characters or line separators, got {}",
-                            describe_unsafe_text(p.tokenizer, at)));
-  if (!p.tokenizer.empty() && p.tokenizer.front() == '-')
-    throw Error(
-        ErrorKind::usage, "--model-path", "",
-        fmt::format("\"{}\" starts with '-', which Megatron-LM would read as an option: give a path as ./{}",
-                    p.tokenizer, p.tokenizer));
+  // The tokenizer is an argument's value: the artifacts' one text check, read by Megatron-LM.
+  if (!p.tokenizer.empty()) check_artifact_text("--model-path", p.tokenizer, false, "Megatron-LM");
   p.time_to_train_s = e.time_to_train_s;
   p.tokens_per_s = e.tokens_per_s;
   return p;

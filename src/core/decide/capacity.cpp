@@ -15,12 +15,21 @@ namespace rightsize {
 using core::d;
 using detail::k_max_replicas;
 
-bool in_flight_p99_fits(const InferenceEstimate& e, int attention_dp) {
-  if (!e.open_loop) return true;
+namespace {
+
+// The p99 of an open loop's in-flight count per replica, before the KV cache bounds it: the p99 of
+// Poisson(L / ranks) per attention-DP rank, rounded up, times the ranks.
+double open_loop_p99_per_replica(const InferenceEstimate& e, int attention_dp) {
   const double ranks = std::max(1.0, d(attention_dp));
-  const double p99 =
-      load::poisson_in_flight_quantile(std::max(0.0, e.in_flight) / ranks, k_in_flight_cap_quantile);
-  return std::ceil(p99) * ranks <= std::max(1.0, d(e.max_concurrency));
+  return std::ceil(
+             load::poisson_in_flight_quantile(std::max(0.0, e.in_flight) / ranks, k_in_flight_cap_quantile)) *
+         ranks;
+}
+
+} // namespace
+
+bool in_flight_p99_fits(const InferenceEstimate& e, int attention_dp) {
+  return !e.open_loop || open_loop_p99_per_replica(e, attention_dp) <= std::max(1.0, d(e.max_concurrency));
 }
 
 // The engine's in-flight cap and the autoscaler's target per replica (methodology "Capacity plan").
@@ -37,11 +46,10 @@ void plan_in_flight(const Candidate& c, double headroom, CapacityPlan& plan) {
   if (e.open_loop) {
     const double ranks = std::max(1.0, d(c.layout.attention_dp));
     const double mean = std::max(0.0, e.in_flight);
-    const double rank_cap =
-        std::ceil(load::poisson_in_flight_quantile(mean / ranks, k_in_flight_cap_quantile));
-    const double cap = std::clamp(rank_cap * ranks, 1.0, kv_slots);
+    const double p99 = open_loop_p99_per_replica(e, c.layout.attention_dp);
+    const double cap = std::clamp(p99, 1.0, kv_slots);
     plan.in_flight_cap_per_replica = static_cast<std::int64_t>(cap);
-    plan.in_flight_cap_kv_bound = rank_cap * ranks > kv_slots;
+    plan.in_flight_cap_kv_bound = p99 > kv_slots;
     plan.in_flight_queue_probability = load::poisson_above_probability(mean / ranks, cap / ranks);
     plan.in_flight_target_per_replica = std::clamp(std::ceil(mean), 1.0, cap);
     return;
