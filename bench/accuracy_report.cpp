@@ -18,6 +18,7 @@
 #include "io/catalog/catalog_io.hpp"
 #include "io/json/json_reader.hpp"
 #include "io/runs/validation_io.hpp"
+#include "reach_bands.hpp"
 #include "rightsize/calibration.hpp"
 #include "serving_score.hpp"
 
@@ -153,11 +154,13 @@ int run(const std::vector<std::string>& args) {
                  grouped_gates(grouped_cv(fits, rows, k_shipped, points, {"lomo", "logo"})));
   }
 
-  const Calibration cal = serving_calibration(base, {}, k_shipped, &points);
+  Calibration cal = serving_calibration(base, {}, k_shipped, &points);
   const bench::ServingScore serving = score_serving_runs(cal, true);
   const bench::ServingScore loo = serving_loo(base, serving, &points);
   CaseFits fits(cases, gpus, base, serving.runs);
   const std::vector<GroupedSet> grouped = grouped_cv(fits, serving, k_shipped, points);
+  // Bands by reach from every held-out GPU's residuals (bench/reach_bands.hpp; grouped[1] is LOGO).
+  cal.reach_bands = bench::reach_bands_from(grouped[1].results, gpus, "");
   // The ablation: every fitted value at its neutral value in turn, leave one model and one GPU out.
   AblationRow shipped{&k_shipped, figures_of(grouped[0].results), figures_of(grouped[1].results)};
   std::vector<Ablation> ablations = engine_ablations();
@@ -165,9 +168,7 @@ int run(const std::vector<std::string>& args) {
     ablations.push_back(std::move(a));
   std::vector<AblationRow> ablated;
   for (const Ablation& a : ablations) {
-    const bool nothing =
-        !a.engines && a.serving_factors && a.expert_reads && a.serving_bands && a.case_factors;
-    if (nothing) {
+    if (a.as_shipped()) {
       ablated.push_back({&a, shipped.lomo, shipped.logo});
       continue;
     }

@@ -22,6 +22,7 @@
 #include "io/catalog/engines_io.hpp"
 #include "io/json/json_reader.hpp"
 #include "io/runs/validation_io.hpp"
+#include "reach_bands.hpp"
 
 namespace rightsize::bench::accuracy {
 
@@ -68,6 +69,7 @@ const Ablation k_shipped{};
 app::LoadedCatalog calibrated_catalog(const Calibration& cal, const Ablation& ablation) {
   app::LoadedCatalog loaded = shipped_catalog(true);
   apply_calibration(cal, loaded.catalog.gpus);
+  assign_reach(cal, loaded.catalog.gpus);
   loaded.calibration = cal;
   loaded.calibrated = true;
   if (ablation.engines) loaded.engines = *ablation.engines;
@@ -167,8 +169,10 @@ Calibration serving_calibration(const Calibration& base, const bench::RowExclude
 // the other rows (run pointers into `runs`): aggregated rows, and disaggregated ones when asked.
 bench::ServingScore held_out_score(const Calibration& base, const bench::RowExcluded& held_out,
                                    const std::vector<ServingRun>& runs, const Ablation& ablation = k_shipped,
-                                   bench::PointCache* points = nullptr, bool with_disagg = false) {
-  const Calibration cal = serving_calibration(base, held_out, ablation, points);
+                                   bench::PointCache* points = nullptr, bool with_disagg = false,
+                                   const std::vector<ReachBand>& reach = {}) {
+  Calibration cal = serving_calibration(base, held_out, ablation, points);
+  cal.reach_bands = reach;
   bench::ScoreOptions options;
   options.only = [&](const ServingRun& run, const std::string&) {
     return (with_disagg || run.mode != "disagg") && held_out(run);
@@ -229,6 +233,25 @@ bench::ServingScore score_serving_runs(const Calibration& cal, bool with_closest
 // groupings whose suffix is in `suffixes` (empty = all): every fold refits the case calibration
 // (without the cases that copy its rows), the serving factors, the expert reads and the bands
 // without the held-out group. The engine profiles stay as given (their fitted values are fixed).
+namespace {
+
+// Leave one GPU out again, each held-out GPU's bands now widened by the reach bands of the other
+// folds' residuals (bench/reach_bands.hpp), never its own: the band coverage a GPU without serving
+// rows gets as shipped. The point predictions are the first pass's (the bands do not move them).
+std::vector<ServingResult> with_reach_bands(CaseFits& fits, const bench::ServingScore& serving,
+                                            const GroupedSet& first, const Ablation& ablation,
+                                            bench::PointCache& points) {
+  const std::vector<Gpu> gpus = shipped_catalog(true).catalog.gpus;
+  return bench::grouped_results(
+      serving.results, first.grouping, [&](const std::string& gpu_id, const bench::RowExcluded& held_out) {
+        return held_out_score(fits.without(held_out), held_out, serving.runs, ablation, &points, false,
+                              bench::reach_bands_from(first.results, gpus, gpu_id))
+            .results;
+      });
+}
+
+} // namespace
+
 std::vector<GroupedSet> grouped_cv(CaseFits& fits, const bench::ServingScore& serving,
                                    const Ablation& ablation, bench::PointCache& points,
                                    const std::vector<std::string>& suffixes) {
@@ -244,6 +267,8 @@ std::vector<GroupedSet> grouped_cv(CaseFits& fits, const bench::ServingScore& se
                                                                      serving.runs, ablation, &points)
                                                    .results;
                                              })});
+    if (g.suffix == "logo" && ablation.reach_bands)
+      out.back().results = with_reach_bands(fits, serving, out.back(), ablation, points);
   }
   return out;
 }
@@ -304,7 +329,7 @@ std::vector<Ablation> engine_ablations() {
 
 // The fitted calibration components, each turned off in its own ablation.
 std::vector<Ablation> component_ablations() {
-  std::vector<Ablation> out(4);
+  std::vector<Ablation> out(5);
   out[0].name = "serving factors";
   out[0].change =
       "η_m, η_f of the GPUs without a case fit (B200, H200) from their dense rows → the case fit's";
@@ -319,6 +344,9 @@ std::vector<Ablation> component_ablations() {
   out[3].change = "η_m, η_f, η_l fitted to tests/validation/cases.json (per GPU and pooled) → the catalog's "
                   "defaults 0.80, 0.60, 0.75";
   out[3].case_factors = false;
+  out[4].name = "reach bands";
+  out[4].change = "a held-out GPU's TTFT/TPOT band from the other held-out GPUs' residuals → its case band";
+  out[4].reach_bands = false;
   return out;
 }
 

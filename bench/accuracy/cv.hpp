@@ -40,6 +40,11 @@ struct Ablation {
   std::optional<EngineProfiles> engines;           ///< changed profiles; none = as shipped
   std::array<bool, k_engine_kind_count> touches{}; ///< the engines whose profile changed
   bool serving_factors = true, expert_reads = true, serving_bands = true, case_factors = true;
+  bool reach_bands = true; ///< leave one GPU out scores held-out GPUs with reach bands (reach_bands.hpp)
+  /// Nothing changed: the shipped profiles and every component.
+  [[nodiscard]] bool as_shipped() const {
+    return !engines && serving_factors && expert_reads && serving_bands && case_factors && reach_bands;
+  }
 };
 extern const Ablation k_shipped;
 

@@ -323,9 +323,7 @@ std::string ablation_markdown(const AblationRow& shipped, const std::vector<Abla
   md += line("none (as shipped)", "-", shipped, "-");
   for (const AblationRow& r : rows) {
     const bench::AblationDelta d = ablation_delta(shipped, r);
-    const bool neutral_already = !r.ablation->engines && r.ablation->serving_factors &&
-                                 r.ablation->expert_reads && r.ablation->serving_bands &&
-                                 r.ablation->case_factors;
+    const bool neutral_already = r.ablation->as_shipped();
     const auto [worst, best] = std::minmax_element(d.better_with_points.begin(), d.better_with_points.end());
     md += line("`" + r.ablation->name + "`", r.ablation->change, r,
                neutral_already

@@ -140,6 +140,19 @@ struct TailEntry {
   int runs = 0;
 };
 
+/// The band of a serving figure (TTFT or TPOT) for estimates that reach as far as `reach`
+/// (gpu_sibling or extrapolated): p10 and p90 of measured / predicted over the serving rows of
+/// GPUs held out of the fit (leave one GPU out, docs/accuracy.md "Bands by reach"), never narrower
+/// than a nearer reach's.
+struct ReachBand {
+  FigureKind kind = FigureKind::ttft;
+  Reach reach = Reach::extrapolated;
+  double ratio_low = 1.0;
+  double ratio_high = 1.0;
+  int rows = 0;                      ///< held-out rows it was computed from
+  std::vector<std::string> held_out; ///< the GPUs whose held-out rows those are
+};
+
 /// A calibration: fitted factors per GPU and error bands (data/calibration.json).
 struct Calibration {
   int schema_version = 1;
@@ -147,7 +160,18 @@ struct Calibration {
   std::vector<BandEntry> bands;       ///< sorted by kind, then GPU id
   std::vector<ClassWidening> classes; ///< sorted by class
   std::vector<TailEntry> tails;       ///< from overlays only; sorted by kind, then GPU id
+  std::vector<ReachBand> reach_bands; ///< sorted by kind, then reach
 };
+
+/// The reach band of a figure (TTFT, TPOT; throughput takes TPOT's inverted: tokens/s at a given
+/// concurrency scale with 1 / TPOT) for an estimate that reaches as far as `reach`; none for a
+/// measured GPU, another figure or a calibration without reach bands.
+std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind kind, Reach reach);
+
+/// Sets each GPU's reach: measured when the calibration holds serving-run bands of its own (rule
+/// "serving rows", or "user runs" from an overlay) for TTFT or TPOT; gpu_sibling when a GPU of the
+/// same family (gpu_family) in `gpus` is measured; extrapolated otherwise.
+void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus);
 
 /// The tail entry of a figure on a GPU (exact kind and GPU id), or null when none is in force.
 const TailEntry* tail_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id);
@@ -171,6 +195,10 @@ ClassWidth class_width(const Calibration& calibration, std::string_view model_cl
 /// As above, further widened by the model class's factor (classes with few validation cases).
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
               std::string_view model_class);
+/// As above for an estimate that reaches as far as `reach`: a GPU that is not measured takes the
+/// union of that band and its reach band (reach_band), so its band widens as it extrapolates.
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
+              std::string_view model_class, Reach reach);
 
 /// The bands of one inference estimate's figures (methodology §3.5): TTFT and TPOT from their
 /// calibrated bands, never below the estimate's physical floors; end-to-end from those two
@@ -180,7 +208,7 @@ struct InferenceBands {
   Band ttft, tpot, e2e, output_tokens_per_s, requests_per_s;
 };
 InferenceBands inference_bands(const Calibration& calibration, const std::string& gpu_id,
-                               std::string_view model_class, const InferenceEstimate& estimate);
+                               std::string_view model_class, Reach reach, const InferenceEstimate& estimate);
 
 /// Calibration family of a GPU: the first word of its architecture ("Hopper", "Blackwell", "CDNA",
 /// "Ada", "Ampere", ...).

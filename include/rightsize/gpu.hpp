@@ -72,6 +72,14 @@ struct PriceQuote {
 
 /// Market class of a GPU (docs/catalog.md): consumer cards' driver licence (GeForce EULA) excludes
 /// data-centre deployment, so searches leave them out unless asked (`--include-consumer`).
+/// How far a GPU's serving estimates reach beyond measured serving runs (issue 37 item 3; docs/
+/// accuracy.md "Bands by reach"): `measured`, serving runs on this GPU (the shipped calibration's
+/// rows or a --calibration overlay's); `gpu_sibling`, none of its own but on a GPU of its family;
+/// `extrapolated`, none on its family. Set with the calibration (assign_reach); until then measured,
+/// which widens nothing.
+enum class Reach : std::uint8_t { measured, gpu_sibling, extrapolated };
+const char* to_string(Reach reach); ///< "measured", "gpu_sibling", "extrapolated"
+
 enum class GpuClass : std::uint8_t { datacenter, workstation, consumer };
 const char* to_string(GpuClass value);
 /// Whether a search over the whole catalog considers this GPU (methodology §6).
@@ -109,6 +117,7 @@ struct Gpu {
   std::vector<std::string> spec_sources; ///< tags into the catalog's `sources` for the spec figures
   std::string confidence;                ///< "H", "M" or "L" (gpu-specs.md conventions)
   std::vector<std::string> notes;        ///< caveats: conflicts, ranges, fields left out as unknown
+  Reach reach = Reach::measured;         ///< its serving figures' reach (assign_reach)
 
   /// Dense peak for a math dtype in TFLOP/s (0 when unsupported).
   [[nodiscard]] double tflops(MathDtype dtype) const { return dense_tflops[static_cast<std::size_t>(dtype)]; }

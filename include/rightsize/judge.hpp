@@ -61,9 +61,10 @@ struct BandFactors {
   double throughput_low = 1.0;
 };
 
-/// The factors of one GPU and model class from a calibration (all 1 without one, or for p50).
+/// The factors of one GPU and model class from a calibration (all 1 without one, or for p50), its
+/// bands widened to its reach's (band_for).
 BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
-                         std::string_view model_class);
+                         std::string_view model_class, Reach reach);
 
 /// The latency limits an auto concurrency must meet so that the judged (pessimistic) end meets the
 /// real ones: each limit divided by its band's high multiplier (unchanged at p50).

@@ -80,7 +80,33 @@ struct ResolvedPrice {
   /// sizes of its quotes used, empty (per-GPU assumed) when any of them gives no shape. Empty for
   /// on-prem and `--price` (per-GPU).
   std::vector<RentalShape> shapes;
+  /// Providers a catalog cloud price rests on (its median's); 0 for on-prem TCO and a user's
+  /// --price, which the ranking does not rate (price_rank_margin).
+  int providers = 0;
 };
+
+/// A catalog price is well quoted when it rests on at least this many providers, its newest quote
+/// no older than k_fresh_quote_days (issue 43: what `winner_measured` requires).
+inline constexpr int k_well_quoted_providers = 2;
+inline constexpr std::int64_t k_fresh_quote_days = 90;
+/// Price drift past k_fresh_quote_days, a fraction per day: gpu-specs.md caveat 5, the cheapest
+/// 8×H100 node rose from $18.32/h (2026-02-18) to $26.00/h (2026-08-22), +42 % in 185 days.
+inline constexpr double k_price_drift_per_day = 0.42 / 185.0;
+/// Age beyond which a quote's drift grows no further (one year).
+inline constexpr std::int64_t k_price_drift_max_days = 365;
+
+/// How far one provider's price sits from its GPU's market: over every GPU whose `spot` (or
+/// on-demand) price rests on two providers or more, the p90 of |provider median / GPU price − 1|
+/// (docs/methodology.md §5.2 "Price quality"). 0 when no GPU has two providers.
+double provider_spread(const std::vector<Gpu>& gpus, bool spot);
+
+/// The uncertainty the ranking charges a price, as a fraction of it (methodology §5.2): 0 for a
+/// price it does not rate (providers 0) or a well-quoted one; `spread` when it rests on one provider
+/// not named by the user (`provider_named` false); plus k_price_drift_per_day for each day its
+/// newest quote is older than k_fresh_quote_days (undated: k_price_drift_max_days), at most
+/// k_price_drift_max_days' worth.
+double price_rank_margin(const ResolvedPrice& price, std::int64_t age_days, double spread,
+                         bool provider_named);
 
 /// The price the estimator bills with: the rate (0 when unknown) and the providers' instance shapes.
 GpuPrice gpu_price(const ResolvedPrice& price);

@@ -29,6 +29,10 @@ struct SearchPolicy {
   Confidence confidence = Confidence::p90;
   const Calibration* calibration = nullptr;
   double max_power_kw = 0.0; ///< GPU board power cap of a deployment at peak load; 0 = none (energy.hpp)
+  /// Per GPU given to the search: the uncertainty of its price (price_rank_margin, a fraction) that a
+  /// cost ranking charges it, so a thinly quoted or stale price wins only by more than that; empty =
+  /// none (--confidence p50 ranks on the quoted prices).
+  std::vector<double> price_margins;
 };
 
 /// One configuration: `replicas` replicas of `layout` (tp·pp GPUs each) of one GPU type.
@@ -151,8 +155,13 @@ CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla
 /// request, end-to-end latency, GPUs or joules per token; infinity when unknown (no price, no energy).
 double rank_key(const Candidate& c, RankBy rank_by);
 
-/// True when `a` ranks before `b` (the ranking key, then the documented tie-breaks).
-bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus);
+/// The ranking key a search orders by: rank_key, a cost charged its GPU's price margin
+/// (cost × (1 + price_margins[gpu_index]); docs/methodology.md §5.2 "Price quality").
+double ranked_key(const Candidate& c, RankBy rank_by, std::span<const double> price_margins);
+
+/// True when `a` ranks before `b` (ranked_key, then the documented tie-breaks).
+bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus,
+                  std::span<const double> price_margins = {});
 
 /// Cost over the load a deployment actually serves (docs/output-schema.md "Cost"): the SLA's
 /// requests/s (or output tokens/s), at most the estimate's capacity; full capacity without a load.

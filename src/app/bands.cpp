@@ -19,7 +19,7 @@ std::optional<OverlayTail> tail_of(const BandSource& source, FigureKind kind, do
 } // namespace
 
 BandSource band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model) {
-  return {band_calibration(catalog), gpu.id, model_class_of(model)};
+  return {band_calibration(catalog), gpu.id, model_class_of(model), gpu.reach};
 }
 
 EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& e, const Sla& sla) {
@@ -33,13 +33,16 @@ EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& 
                                    Band{e.requests_per_s, e.requests_per_s, e.requests_per_s}};
     return out;
   }
-  out.inference = inference_bands(*source.calibration, source.gpu_id, source.model_class, e);
+  out.inference = inference_bands(*source.calibration, source.gpu_id, source.model_class, source.reach, e);
   out.model_class = source.model_class;
+  out.reach = source.reach;
+  if (const auto r = reach_band(*source.calibration, FigureKind::tpot, source.reach))
+    out.reach_held_out = r->held_out;
   out.class_width = class_width(*source.calibration, source.model_class);
   out.ttft_tail = tail_of(source, FigureKind::ttft, e.ttft_s);
   out.tpot_tail = tail_of(source, FigureKind::tpot, e.tpot_s);
   const BandFactors factors =
-      band_factors(source.calibration, Confidence::p90, source.gpu_id, source.model_class);
+      band_factors(source.calibration, Confidence::p90, source.gpu_id, source.model_class, source.reach);
   out.optimistic_only_count = optimistic_only_terms(e, sla, factors, out.optimistic_only);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/context.hpp"
 #include "rightsize/calibration.hpp"
@@ -24,6 +25,7 @@ struct BandSource {
   const Calibration* calibration = nullptr;
   std::string gpu_id;
   std::string model_class;
+  Reach reach = Reach::measured; ///< the GPU's (assign_reach)
 };
 
 /// A --calibration overlay's measured tail of a latency: p99 = mean × p99/mean of the user's runs
@@ -49,6 +51,10 @@ struct EstimateBands {
   /// band above is an unseen class's (shown as a caution). Set when calibrated.
   std::string model_class;
   ClassWidth class_width;
+  /// How far the estimate reaches beyond measured serving runs (its GPU's; set when calibrated),
+  /// and for gpu_sibling / extrapolated the held-out GPUs its TTFT/TPOT band came from.
+  Reach reach = Reach::measured;
+  std::vector<std::string> reach_held_out;
 };
 
 /// The bands of one training estimate: throughput and reserved memory (measured/predicted); step

@@ -145,6 +145,8 @@ LoadedCatalog load_catalog(const CatalogSetup& setup, const Environment& environ
     io::overlay_catalog(loaded.catalog, path, today);
   if (!setup.no_calibration) apply_calibration(loaded, environment, diagnostics);
   if (!setup.calibration.empty()) apply_overlay(loaded, setup.calibration, diagnostics);
+  // Each GPU's reach once every band is in (an overlay's runs make a GPU measured).
+  if (loaded.calibrated) assign_reach(loaded.calibration, loaded.catalog.gpus);
   apply_pricing(loaded, setup, diagnostics, spec_constraints, spec_source);
   if (setup.max_price_age_days >= 0) {
     const std::int64_t oldest = environment.today.get() - setup.max_price_age_days;

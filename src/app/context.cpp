@@ -49,6 +49,20 @@ std::int64_t price_age_days(const ResolvedPrice& price, std::int64_t today_days)
   return date ? today_days - *date : -1;
 }
 
+std::vector<double> price_margins(const LoadedCatalog& loaded, std::span<const Gpu> gpus,
+                                  Confidence confidence, std::int64_t today_days) {
+  std::vector<double> out;
+  if (confidence == Confidence::p50) return out;
+  const double spread = provider_spread(loaded.catalog.gpus, loaded.pricing == PricingModel::spot);
+  out.reserve(gpus.size());
+  for (const Gpu& gpu : gpus) {
+    const ResolvedPrice& price = price_of(loaded, gpu);
+    out.push_back(
+        price_rank_margin(price, price_age_days(price, today_days), spread, !loaded.provider.empty()));
+  }
+  return out;
+}
+
 const Gpu& require_gpu(const io::Catalog& catalog, const std::string& id_or_alias, const std::string& source,
                        const std::string& pointer) {
   if (const Gpu* gpu = io::find_gpu(catalog, id_or_alias)) return *gpu;

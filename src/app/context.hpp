@@ -4,6 +4,7 @@
 // fills them from files and flags; a use case reads them and decides.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,13 @@ std::size_t gpu_index(const LoadedCatalog& catalog, const Gpu& gpu);
 
 /// Days from the newest quote behind a price to `today_days` (days since 1970-01-01; -1 when undated).
 std::int64_t price_age_days(const ResolvedPrice& price, std::int64_t today_days);
+
+/// The price margins a cost ranking charges `gpus` (each a GPU of `loaded.catalog`), in their order
+/// (SearchPolicy::price_margins; docs/methodology.md §5.2 "Price quality"): price_rank_margin of each
+/// price against the catalog's provider spread; empty at --confidence p50, which ranks on the quoted
+/// prices.
+std::vector<double> price_margins(const LoadedCatalog& loaded, std::span<const Gpu> gpus,
+                                  Confidence confidence, std::int64_t today_days);
 
 /// Finds a GPU named on the command line; unknown -> usage Error with did-you-mean, naming `source`
 /// (a flag or argument name; may be empty). With a `pointer`, the GPU comes from the spec file

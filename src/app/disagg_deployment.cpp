@@ -56,8 +56,8 @@ DisaggDeploymentResult run_disagg_deployment(const Spec& spec, const LoadedCatal
   // TTFT is the prefill pool's figure, TPOT the decode pool's: each judged with its GPU's band.
   const std::string cls = model_class_of(spec.model);
   const Calibration* cal = band_calibration(catalog);
-  const BandFactors bp = band_factors(cal, confidence, dep.prefill.gpu->id, cls);
-  const BandFactors bd = band_factors(cal, confidence, dep.decode.gpu->id, cls);
+  const BandFactors bp = band_factors(cal, confidence, dep.prefill.gpu->id, cls, dep.prefill.gpu->reach);
+  const BandFactors bd = band_factors(cal, confidence, dep.decode.gpu->id, cls, dep.decode.gpu->reach);
   BandFactors factors{bp.ttft_high, bd.tpot_high, std::min(bp.throughput_low, bd.throughput_low)};
   const Sla auto_sla = auto_concurrency_sla(spec.sla, factors);
   res.estimate = estimate_disagg(pm, w, dep, engine, w.concurrency == 0 ? &auto_sla : nullptr);

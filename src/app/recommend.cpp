@@ -38,6 +38,36 @@ double pct_more(double other, double winner) {
   return (other / winner - 1.0) * 100.0;
 }
 
+// What the ranking made of each price's quality and what was measured (issue 43; methodology §5.2):
+// the winner's price margin, the candidate cheaper on its quoted price that the margins ranked
+// below it, and the best candidate on a measured GPU with a well-quoted price.
+void rank_on_evidence(const SearchInputs& in, const RecommendResult& result, const RecommendSettings& request,
+                      WinnerFacts& facts) {
+  const std::vector<Candidate>& ranked = result.recommendation.candidates;
+  const std::vector<double>& margins = result.policy.price_margins;
+  const Candidate& w = ranked.front();
+  facts.price_margin = w.gpu_index < margins.size() ? margins[w.gpu_index] : 0.0;
+  std::size_t cheapest = 0;
+  for (std::size_t i = 1; i < ranked.size() && !margins.empty(); ++i)
+    if (rank_key(ranked[i], result.rank_by) < rank_key(ranked[cheapest], result.rank_by)) cheapest = i;
+  if (cheapest != 0) {
+    facts.cheaper_on_quote = cheapest;
+    facts.cheaper_on_quote_margin = margins[ranked[cheapest].gpu_index];
+    facts.cheaper_on_quote_age_days =
+        price_age_days(in.prices[ranked[cheapest].gpu_index], request.today_days);
+  }
+  if (is_item_model(in.models[w.precision_index])) return;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const ResolvedPrice& price = in.prices[ranked[i].gpu_index];
+    const std::int64_t age = price_age_days(price, request.today_days);
+    if (in.gpus[ranked[i].gpu_index].reach == Reach::measured && ranked[i].price_known &&
+        price.providers >= k_well_quoted_providers && age >= 0 && age <= k_fresh_quote_days) {
+      facts.measured = i;
+      return;
+    }
+  }
+}
+
 WinnerFacts winner_facts(const Spec& spec, const LoadedCatalog& catalog, const SearchInputs& in,
                          const RecommendResult& result, const RecommendSettings& request) {
   const std::vector<Candidate>& ranked = result.recommendation.candidates;
@@ -68,6 +98,7 @@ WinnerFacts winner_facts(const Spec& spec, const LoadedCatalog& catalog, const S
     }
     break;
   }
+  rank_on_evidence(in, result, request, facts);
   facts.price_age_days = price_age_days(in.prices[w.gpu_index], request.today_days);
   facts.price_note = facts.price_age_days > k_winner_price_note_days;
   facts.speed_extrapolated =
@@ -115,6 +146,7 @@ std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const Sear
     return std::nullopt;
   SearchPolicy point_policy = result.policy;
   point_policy.confidence = Confidence::p50;
+  // The price margins stay: the line isolates what the speed band costs, not the prices' uncertainty.
   const Recommendation point =
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, point_policy);
   CostOfConfidence cost = cost_of_confidence(result.recommendation, point, result.policy.confidence);
@@ -143,6 +175,7 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
                               const RecommendSettings& request) {
   RecommendResult result;
   result.policy = recommend_policy(spec, catalog, request);
+  result.policy.price_margins = price_margins(catalog, in.gpus, result.policy.confidence, request.today_days);
   result.rank_by = effective_rank_by(result.policy.rank_by, in.models.front().model.kind);
   result.recommendation =
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);

@@ -61,6 +61,16 @@ struct WinnerFacts {
   bool energy_shown = false;                    ///< a power cap or --rank-by energy asked for energy
   std::optional<EnergyCost> energy;             ///< per 1M output tokens; none when the TDP is unknown
   EstimateBands bands;                          ///< its error bands and optimistic-only SLA terms
+  double price_margin = 0.0;                    ///< what the ranking charged its price (price_margins)
+  /// The candidate cheapest on the quoted prices, when the price margins ranked it below the winner
+  /// (index in `Recommendation::candidates`) with the margin its price was charged.
+  std::optional<std::size_t> cheaper_on_quote;
+  double cheaper_on_quote_margin = 0.0;
+  std::int64_t cheaper_on_quote_age_days = -1; ///< the age of its newest quote (-1 = undated)
+  /// The best candidate whose GPU is measured (serving runs, Reach::measured; every engine is) and
+  /// whose price is well quoted (k_well_quoted_providers, k_fresh_quote_days); none when no candidate
+  /// is, or for an image or encoder model, whose measurements are not serving runs.
+  std::optional<std::size_t> measured;
 };
 
 /// recommend --disagg: the best of each kind compared by cost per 1M output tokens at the served

@@ -262,7 +262,7 @@ void finish_plan(SweepPlan& plan) {
     const std::string model_class = model_class_of(model.model);
     for (const Gpu& gpu : plan.gpus) {
       plan.bands.push_back(band_factors(plan.calibrated ? &plan.calibration : nullptr, plan.policy.confidence,
-                                        gpu.id, model_class));
+                                        gpu.id, model_class, gpu.reach));
       plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
                                                               : std::vector<Deployment>{});
     }

@@ -84,6 +84,9 @@ void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app:
     doc["estimate"] = nullptr;
   }
   doc["judgement"] = verdict_json(res.verdict, res.policy.confidence, e.concurrency);
+  // The band judged at --confidence p90 is the reach's (docs/accuracy.md "Bands by reach").
+  if (res.verdict.feasible() && res.current_bands.calibrated)
+    doc["judgement"]["reach"] = to_string(res.current_bands.reach);
   doc["meets_sla"] = res.meets;
   std::vector<std::string> misses;
   if (!res.verdict.feasible()) misses.push_back(describe_rejection(res.verdict.first, e.concurrency));
@@ -190,6 +193,8 @@ void print_check_table(const Spec& spec, const LoadedCatalog& catalog, const app
   if (res.verdict.feasible()) {
     print_check_estimate(spec, res);
     fmt::print("instances: {}\n", instances_text(e.bill, res.current_in.gpu_prices.front()));
+    if (const std::string reach = reach_note(res.current_bands, gpu.id); !reach.empty())
+      fmt::print("note: {}\n", reach);
   }
   if (res.meets) {
     fmt::print("meets the SLA\n");

@@ -164,6 +164,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
       fmt::print("  caution: {}\n", note);
     if (const std::string unseen = unseen_class_note(bands); !unseen.empty())
       fmt::print("  caution: {}\n", unseen);
+    if (const std::string reach = reach_note(bands, gpu.id); !reach.empty())
+      fmt::print("  caution: {}\n", reach);
     if (!e.link_known) {
       fmt::print(
           "  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",

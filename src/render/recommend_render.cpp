@@ -8,6 +8,7 @@
 #include "render/cost_of_confidence_render.hpp"
 #include "render/disagg_render.hpp"
 #include "render/emit/torchrun.hpp"
+#include "render/evidence_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/render.hpp"
@@ -126,9 +127,14 @@ std::string winner_line(const SearchInputs& in, const app::RecommendResult& resu
       fmt::format("winner: {} × {} ({} per replica, {} replica{}) — {} that meets {}", w.total_gpus(), gpu.id,
                   layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
                   sla_text == "none" ? "the memory requirement" : sla_text);
-  if (facts.other_gpu) {
+  if (facts.other_gpu && facts.other_gpu->pct_more >= 0.0) {
     line += fmt::format("; the best {} option costs {:.0f}% more",
                         in.gpus[ranked[facts.other_gpu->index].gpu_index].id, facts.other_gpu->pct_more);
+  } else if (facts.other_gpu) {
+    // Ranked below on its price's uncertainty (methodology §5.2; the note under the winner says why).
+    line += fmt::format("; the best {} option costs {:.0f}% less on its quoted price, ranked below on that "
+                        "price's uncertainty",
+                        in.gpus[ranked[facts.other_gpu->index].gpu_index].id, -facts.other_gpu->pct_more);
   }
   if (facts.other_attention_dp) {
     const Candidate& n = ranked[facts.other_attention_dp->index];
@@ -272,6 +278,9 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       nlohmann::json j = candidate_json(in, result.shown[i]);
       add_inference_bands(j, result.shown_bands[i]);
       j["sla_optimistic_only"] = optimistic_only(result.shown_bands[i]);
+      const std::vector<double>& margins = result.policy.price_margins;
+      const std::size_t g = result.shown[i].gpu_index;
+      j["cost"]["price_rank_margin"] = round_sig(g < margins.size() ? margins[g] : 0.0, 4);
       doc["candidates"].push_back(j);
     }
     doc["rejected"] = nlohmann::json::array();
@@ -290,6 +299,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       doc["capacity_plan"] = nullptr;
     }
     doc["cost_of_confidence"] = cost_of_confidence_json(in, result.cost_of_confidence);
+    add_evidence_json(doc, in, result);
     if (o.searched_precisions) {
       nlohmann::json notes = nlohmann::json::object();
       for (const auto& p : in.precisions)
@@ -321,6 +331,8 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
       else
         fmt::print("\n**No configuration meets the requirements.**\n");
       print_confidence_line(in, result, "\n");
+      for (const std::string& line : evidence_lines(in, result))
+        fmt::print("\n{}\n", markdown_text(line));
     }
     // The rejected rows of JSON and CSV: the closest miss per GPU, or every rejection with --explain.
     if (!result.rejected_rows.empty()) {
@@ -371,6 +383,10 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     const app::WinnerFacts& facts = *result.winner;
     if (const std::string unseen = unseen_class_note(facts.bands); !unseen.empty())
       fmt::print("note: {}\n", unseen);
+    if (const std::string reach = reach_note(facts.bands, in.gpus[winner.gpu_index].id); !reach.empty())
+      fmt::print("note: {}\n", reach);
+    for (const std::string& line : evidence_lines(in, result))
+      fmt::print("{}\n", line);
     if (facts.speed_extrapolated) {
       fmt::print("note: the winner's speed rests on factors extrapolated from other GPUs ({})\n",
                  efficiency_provenance(in.gpus[winner.gpu_index], winner.layout,

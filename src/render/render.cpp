@@ -6,6 +6,7 @@
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
@@ -423,6 +424,21 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
   if (bands.tpot_tail) doc["inference"]["tpot_p99_from_overlay_s"] = round_sig(bands.tpot_tail->p99_s);
   doc["bands"] = {{"calibrated", bands.calibrated},
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
+  if (bands.calibrated) {
+    // How far the estimate reaches beyond measured serving runs (docs/accuracy.md "Bands by reach").
+    doc["bands"]["reach"] = to_string(bands.reach);
+    if (!bands.reach_held_out.empty()) doc["bands"]["reach_band_from"] = bands.reach_held_out;
+  }
+}
+
+std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id) {
+  if (!bands.calibrated || bands.reach == Reach::measured) return "";
+  const bool sibling = bands.reach == Reach::gpu_sibling;
+  return fmt::format(
+      "no serving runs were measured on {}{} (reach: {}); its TTFT, TPOT and throughput bands "
+      "are widened to those of {} held out of the fit ({}; docs/accuracy.md \"Bands by reach\")",
+      gpu_id, sibling ? "" : " or its family", to_string(bands.reach),
+      sibling ? "GPUs of its family" : "GPUs", fmt::join(bands.reach_held_out, ", "));
 }
 
 std::string unseen_class_note(const app::EstimateBands& bands) {

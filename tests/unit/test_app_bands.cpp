@@ -90,7 +90,7 @@ TEST_CASE("the bands' optimistic-only terms are core's at p90 factors", "[app]")
   sla.tpot_ms = c.estimate.tpot_s * 1e3 * 1.01; // met by the point estimate, missed at the band's p90
   const app::EstimateBands b = app::estimate_bands(app::band_source(catalog, gpu, model), c.estimate, sla);
   const BandFactors factors =
-      band_factors(&catalog.calibration, Confidence::p90, gpu.id, model_class_of(model));
+      band_factors(&catalog.calibration, Confidence::p90, gpu.id, model_class_of(model), gpu.reach);
   REQUIRE(factors.tpot_high > 1.01);
   std::array<TermCheck, 7> expected{};
   REQUIRE(optimistic_only_terms(c.estimate, sla, factors, expected) == 1);

@@ -281,14 +281,14 @@ TEST_CASE("image models are judged on the image-latency band", "[core][image]") 
   cal.bands.push_back(b);
   cal.classes.push_back(ClassWidening{"image", 8, 1.0});
   // p90: latency × 1.5, images/s × 1/1.5 (images/s = batch / latency).
-  const BandFactors f = band_factors(&cal, Confidence::p90, "X", "image");
+  const BandFactors f = band_factors(&cal, Confidence::p90, "X", "image", Reach::measured);
   CHECK(f.ttft_high == Approx(1.5));
   CHECK(f.tpot_high == Approx(1.5));
   CHECK(f.throughput_low == Approx(1.0 / 1.5));
   InferenceEstimate e;
   e.ttft_s = e.e2e_s = 4.0;
   e.requests_per_s = 0.5;
-  const InferenceBands ib = inference_bands(cal, "X", "image", e);
+  const InferenceBands ib = inference_bands(cal, "X", "image", Reach::measured, e);
   CHECK(ib.e2e.high == Approx(6.0));
   CHECK(ib.e2e.low == Approx(3.6));
   CHECK(ib.requests_per_s.low == Approx(0.5 / 1.5));

@@ -224,7 +224,7 @@ TEST_CASE("judge: infeasible deployments are judged on feasibility only", "[core
 }
 
 TEST_CASE("band factors: identity at p50 or without a calibration", "[core][judge]") {
-  const BandFactors none = band_factors(nullptr, Confidence::p90, "H100-SXM", "dense-small");
+  const BandFactors none = band_factors(nullptr, Confidence::p90, "H100-SXM", "dense-small", Reach::measured);
   CHECK(none.tpot_high == 1.0);
   CHECK(none.throughput_low == 1.0);
   Calibration cal;
@@ -238,8 +238,9 @@ TEST_CASE("band factors: identity at p50 or without a calibration", "[core][judg
   c.model_class = "dense-small";
   c.factor = 1.0;
   cal.classes.push_back(c);
-  CHECK(band_factors(&cal, Confidence::p50, "H100-SXM", "dense-small").tpot_high == 1.0);
-  CHECK(band_factors(&cal, Confidence::p90, "H100-SXM", "dense-small").tpot_high == Approx(1.25));
+  CHECK(band_factors(&cal, Confidence::p50, "H100-SXM", "dense-small", Reach::measured).tpot_high == 1.0);
+  CHECK(band_factors(&cal, Confidence::p90, "H100-SXM", "dense-small", Reach::measured).tpot_high ==
+        Approx(1.25));
   CHECK(parse_confidence("p90") == Confidence::p90);
   CHECK_FALSE(parse_confidence("p99").has_value());
 }

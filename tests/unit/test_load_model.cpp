@@ -176,7 +176,7 @@ TEST_CASE("inference bands respect the physical floors and build E2E from TTFT a
   e.tpot_floor_s = 0.015;    // above 0.5 × 0.02
   e.output_tokens_per_s = 1000.0;
   e.requests_per_s = 10.0;
-  const InferenceBands b = inference_bands(cal, "X", "dense", e);
+  const InferenceBands b = inference_bands(cal, "X", "dense", Reach::measured, e);
   CHECK(b.ttft.low == Approx(0.08));
   CHECK(b.ttft.high == Approx(0.2));
   CHECK(b.tpot.low == Approx(0.015));
@@ -186,7 +186,7 @@ TEST_CASE("inference bands respect the physical floors and build E2E from TTFT a
   CHECK(b.output_tokens_per_s.high == Approx(1000.0 * 0.02 / 0.015));
   CHECK(b.output_tokens_per_s.low == Approx(500.0));
   e.open_loop = true; // an open loop serves its rate by construction
-  CHECK(inference_bands(cal, "X", "dense", e).requests_per_s.high == Approx(10.0));
+  CHECK(inference_bands(cal, "X", "dense", Reach::measured, e).requests_per_s.high == Approx(10.0));
 }
 
 // The O(N) recursion of Reiser & Lavenberg, as written in methodology §3.1: closed_mva evaluates the

@@ -2,10 +2,12 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "rightsize/pricing.hpp"
+#include "rightsize/search.hpp"
 
 using namespace rightsize;
 
@@ -145,4 +147,64 @@ TEST_CASE("price model names round-trip", "[core]") {
   }
   CHECK(parse_pricing_model("on-demand") == PricingModel::on_demand);
   CHECK_FALSE(parse_pricing_model("reserved"));
+}
+
+TEST_CASE("price quality: the provider spread and the margin a ranking charges", "[pricing][rank]") {
+  // methodology §5.2 worked example. GPU A: providers 9, 10, 11 (median 10) → offsets 0.1, 0, 0.1;
+  // GPU B: 4, 5 (median 4.5) → 0.111, 0.111; GPU C has one provider and adds nothing. Sorted
+  // 0, 0.1, 0.1, 0.111, 0.111: p90 at h = 0.9 × 4 = 3.6 → 0.111.
+  Gpu a;
+  a.prices = {quote("x", 9.0, "2026-11-01"), quote("y", 10.0, "2026-11-01"), quote("z", 11.0, "2026-11-01")};
+  Gpu b;
+  b.prices = {quote("x", 4.0, "2026-11-01"), quote("y", 5.0, "2026-11-01")};
+  Gpu c;
+  c.prices = {quote("x", 2.0, "2026-11-01")};
+  CHECK(provider_spread({a, b, c}, false) == Approx(1.0 / 9.0));
+  CHECK(provider_spread({c}, false) == 0.0);
+  CHECK(provider_spread({a, b, c}, true) == 0.0); // no spot quotes
+
+  // resolve_price counts the providers a cloud price rests on.
+  CHECK(resolve_price(a, PricingModel::on_demand, "", TcoParams{}).providers == 3);
+  CHECK(resolve_price(c, PricingModel::on_demand, "", TcoParams{}).providers == 1);
+
+  ResolvedPrice one;
+  one.known = true;
+  one.usd_per_hour = 1.95;
+  one.providers = 1;
+  // One provider, 194 days old, spread 0.30: 0.30 + (194 − 90) × 0.42 / 185 = 0.536.
+  CHECK(price_rank_margin(one, 194, 0.30, false) == Approx(0.30 + 104.0 * 0.42 / 185.0));
+  // The user named that provider: only the age counts.
+  CHECK(price_rank_margin(one, 194, 0.30, true) == Approx(104.0 * 0.42 / 185.0));
+  ResolvedPrice two = one;
+  two.providers = 2;
+  CHECK(price_rank_margin(two, 30, 0.30, false) == 0.0);                           // well quoted
+  CHECK(price_rank_margin(two, 90, 0.30, false) == 0.0);                           // 90 days is still fresh
+  CHECK(price_rank_margin(two, -1, 0.30, false) == Approx(275.0 * 0.42 / 185.0));  // undated: a year
+  CHECK(price_rank_margin(two, 900, 0.30, false) == Approx(275.0 * 0.42 / 185.0)); // drift stops at a year
+  ResolvedPrice own = one;
+  own.providers = 0; // --price or on-prem TCO: the user's number
+  CHECK(price_rank_margin(own, 400, 0.30, false) == 0.0);
+}
+
+TEST_CASE("a cost ranking charges each GPU its price margin", "[pricing][rank]") {
+  // A costs $1.00/1M on a price charged +30 %, B $1.20/1M well quoted: 1.30 > 1.20, B ranks first;
+  // charged +10 % instead, A does (1.10 < 1.20). Without margins the quoted costs decide.
+  Candidate a;
+  a.gpu_index = 0;
+  a.meets_sla = true;
+  a.usd_per_million_output_tokens_at_load = 1.0;
+  Candidate b = a;
+  b.gpu_index = 1;
+  b.usd_per_million_output_tokens_at_load = 1.2;
+  std::vector<Gpu> gpus(2);
+  gpus[0].id = "A";
+  gpus[1].id = "B";
+  const std::vector<double> wide = {0.30, 0.0};
+  const std::vector<double> narrow = {0.10, 0.0};
+  CHECK(ranked_key(a, RankBy::cost_per_token, wide) == Approx(1.30));
+  CHECK(ranks_before(b, a, RankBy::cost_per_token, gpus, wide));
+  CHECK(ranks_before(a, b, RankBy::cost_per_token, gpus, narrow));
+  CHECK(ranks_before(a, b, RankBy::cost_per_token, gpus));
+  // Not a cost ranking: no margin.
+  CHECK(ranked_key(a, RankBy::gpus, wide) == rank_key(a, RankBy::gpus));
 }

@@ -318,24 +318,73 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
   return b;
 }
 
+std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind kind, Reach reach) {
+  if (reach == Reach::measured) return std::nullopt;
+  const bool throughput = kind == FigureKind::throughput;
+  if (!throughput && kind != FigureKind::ttft && kind != FigureKind::tpot) return std::nullopt;
+  for (const ReachBand& r : calibration.reach_bands) {
+    if (r.reach != reach || r.kind != (throughput ? FigureKind::tpot : kind)) continue;
+    ReachBand out = r;
+    if (throughput) {
+      // Tokens/s at a given concurrency scale with 1 / TPOT: the TPOT ratio's ends swap and invert.
+      out.kind = kind;
+      out.ratio_low = 1.0 / r.ratio_high;
+      out.ratio_high = 1.0 / r.ratio_low;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus) {
+  const auto measured = [&calibration](const std::string& gpu_id) {
+    return std::any_of(calibration.bands.begin(), calibration.bands.end(), [&](const BandEntry& b) {
+      return b.gpu_id == gpu_id && (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) &&
+             (b.rule == "serving rows" || b.rule.starts_with("user runs"));
+    });
+  };
+  std::vector<std::string> measured_families;
+  for (Gpu& g : gpus) {
+    g.reach = measured(g.id) ? Reach::measured : Reach::extrapolated;
+    if (g.reach == Reach::measured) measured_families.push_back(gpu_family(g));
+  }
+  for (Gpu& g : gpus) {
+    if (g.reach != Reach::measured && std::find(measured_families.begin(), measured_families.end(),
+                                                gpu_family(g)) != measured_families.end())
+      g.reach = Reach::gpu_sibling;
+  }
+}
+
+Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,
+              std::string_view model_class, Reach reach) {
+  Band b = band_for(calibration, kind, gpu_id, value, model_class);
+  if (const auto r = reach_band(calibration, kind, reach)) {
+    // The union: the GPU's own (case-based) band, or the reach band the held-out GPUs showed.
+    b.low = std::min(b.low, value * r->ratio_low);
+    b.high = std::max(b.high, value * r->ratio_high);
+  }
+  return b;
+}
+
 InferenceBands inference_bands(const Calibration& calibration, const std::string& gpu_id,
-                               std::string_view model_class, const InferenceEstimate& e) {
+                               std::string_view model_class, Reach reach, const InferenceEstimate& e) {
   InferenceBands out;
   const auto clamp_low = [](Band b, double floor_s) {
     b.low = std::min(b.value, std::max(b.low, floor_s));
     return b;
   };
-  out.ttft =
-      clamp_low(band_for(calibration, FigureKind::ttft, gpu_id, e.ttft_s, model_class), e.ttft_floor_s);
-  out.tpot =
-      clamp_low(band_for(calibration, FigureKind::tpot, gpu_id, e.tpot_s, model_class), e.tpot_floor_s);
+  out.ttft = clamp_low(band_for(calibration, FigureKind::ttft, gpu_id, e.ttft_s, model_class, reach),
+                       e.ttft_floor_s);
+  out.tpot = clamp_low(band_for(calibration, FigureKind::tpot, gpu_id, e.tpot_s, model_class, reach),
+                       e.tpot_floor_s);
   // E2E = TTFT + (OSL − 1)·TPOT, so its band is built from theirs (methodology §3.5).
   const double steps = e.tpot_s > 0.0 ? std::max(0.0, (e.e2e_s - e.ttft_s) / e.tpot_s) : 0.0;
   out.e2e = Band{out.ttft.low + steps * out.tpot.low, e.e2e_s, out.ttft.high + steps * out.tpot.high};
   if (e.tpot_s <= 0.0) out.e2e = band_for(calibration, FigureKind::e2e, gpu_id, e.e2e_s, model_class);
   out.output_tokens_per_s =
-      band_for(calibration, FigureKind::throughput, gpu_id, e.output_tokens_per_s, model_class);
-  out.requests_per_s = band_for(calibration, FigureKind::throughput, gpu_id, e.requests_per_s, model_class);
+      band_for(calibration, FigureKind::throughput, gpu_id, e.output_tokens_per_s, model_class, reach);
+  out.requests_per_s =
+      band_for(calibration, FigureKind::throughput, gpu_id, e.requests_per_s, model_class, reach);
   if (e.open_loop && !e.overloaded) {
     // Open loop serves its arrival rate by construction: no band on what it serves.
     out.output_tokens_per_s = Band{e.output_tokens_per_s, e.output_tokens_per_s, e.output_tokens_per_s};

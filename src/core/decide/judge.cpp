@@ -54,14 +54,14 @@ double TermCheck::margin() const {
 }
 
 BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
-                         std::string_view model_class) {
+                         std::string_view model_class, Reach reach) {
   BandFactors f;
   if (calibration == nullptr || confidence == Confidence::p50) return f;
   // Ratios of the band's ends to a unit value (band_for scales linearly with the value).
-  f.ttft_high = std::max(1.0, band_for(*calibration, FigureKind::ttft, gpu_id, 1.0, model_class).high);
-  f.tpot_high = std::max(1.0, band_for(*calibration, FigureKind::tpot, gpu_id, 1.0, model_class).high);
-  f.throughput_low =
-      std::clamp(band_for(*calibration, FigureKind::throughput, gpu_id, 1.0, model_class).low, 1e-3, 1.0);
+  f.ttft_high = std::max(1.0, band_for(*calibration, FigureKind::ttft, gpu_id, 1.0, model_class, reach).high);
+  f.tpot_high = std::max(1.0, band_for(*calibration, FigureKind::tpot, gpu_id, 1.0, model_class, reach).high);
+  f.throughput_low = std::clamp(
+      band_for(*calibration, FigureKind::throughput, gpu_id, 1.0, model_class, reach).low, 1e-3, 1.0);
   if (is_image_class(model_class)) {
     // Image models: latency and images/s are judged on the image-latency band (methodology §3.7).
     const double high =

@@ -73,7 +73,15 @@ RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
   return kind != ModelKind::decoder && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
 }
 
-bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus) {
+double ranked_key(const Candidate& c, RankBy rank_by, std::span<const double> price_margins) {
+  const double key = rank_key(c, rank_by);
+  const bool cost = rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request;
+  if (!cost || c.gpu_index >= price_margins.size()) return key;
+  return key * (1.0 + price_margins[c.gpu_index]);
+}
+
+bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus,
+                  std::span<const double> price_margins) {
   if (a.meets_sla != b.meets_sla) return a.meets_sla;
   if (!a.meets_sla) {
     const int ra = reason_order(a.rejection.reason);
@@ -83,8 +91,8 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
     const double cb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
     if (ca != cb) return ca < cb;
   }
-  const double ka = rank_key(a, rank_by);
-  const double kb = rank_key(b, rank_by);
+  const double ka = ranked_key(a, rank_by, price_margins);
+  const double kb = ranked_key(b, rank_by, price_margins);
   if (ka != kb) return ka < kb;
   if (rank_by == RankBy::latency) {
     const double ca = rank_key(a, RankBy::cost_per_token);

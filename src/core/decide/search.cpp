@@ -321,7 +321,8 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
     const std::string model_class = model_class_of(models[pi].model);
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
-      const BandFactors bands = band_factors(policy.calibration, policy.confidence, gpus[gi].id, model_class);
+      const BandFactors bands =
+          band_factors(policy.calibration, policy.confidence, gpus[gi].id, model_class, gpus[gi].reach);
       for (const Deployment& layout : replica_layouts(models[pi].model, gpus[gi], policy)) {
         Candidate c =
             evaluate_candidate(models[pi], workload, sla, gpus[gi], layout, prices[gi], policy, bands);
@@ -348,7 +349,9 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
     }
     out.candidates.clear();
   }
-  auto order = [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, rank_by, gpus); };
+  auto order = [&](const Candidate& a, const Candidate& b) {
+    return ranks_before(a, b, rank_by, gpus, policy.price_margins);
+  };
   std::sort(out.candidates.begin(), out.candidates.end(), order);
   std::sort(out.rejected.begin(), out.rejected.end(), order);
   for (std::size_t i = 0; i < out.candidates.size(); ++i)

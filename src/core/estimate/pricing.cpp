@@ -123,10 +123,43 @@ ResolvedPrice resolve_cloud(const Gpu& gpu, bool spot, std::string_view provider
   out.basis = medians.size() == 1 ? quotes.front().provider
                                   : "median of " + std::to_string(medians.size()) + " providers";
   out.shapes = provider_shapes(quotes);
+  out.providers = static_cast<int>(medians.size());
   return out;
 }
 
 } // namespace
+
+double provider_spread(const std::vector<Gpu>& gpus, bool spot) {
+  std::vector<double> offsets;
+  for (const Gpu& gpu : gpus) {
+    const std::map<std::string, double> medians = provider_medians(current_quotes(gpu, spot, ""));
+    if (medians.size() < 2) continue;
+    std::vector<double> values;
+    values.reserve(medians.size());
+    for (const auto& [name, value] : medians)
+      values.push_back(value);
+    const double market = median(values);
+    for (const double v : values)
+      offsets.push_back(std::abs(v / market - 1.0));
+  }
+  if (offsets.empty()) return 0.0;
+  // The p90 (type 7, as the error bands): one provider's quote is within it of the market 9 times in 10.
+  std::sort(offsets.begin(), offsets.end());
+  const double h = 0.9 * static_cast<double>(offsets.size() - 1);
+  const auto lo = static_cast<std::size_t>(h);
+  const std::size_t hi = std::min(lo + 1, offsets.size() - 1);
+  return offsets[lo] + (h - static_cast<double>(lo)) * (offsets[hi] - offsets[lo]);
+}
+
+double price_rank_margin(const ResolvedPrice& price, std::int64_t age_days, double spread,
+                         bool provider_named) {
+  if (!price.known || price.providers <= 0) return 0.0;
+  const std::int64_t age = age_days < 0 ? k_price_drift_max_days : std::min(age_days, k_price_drift_max_days);
+  const double drift =
+      static_cast<double>(std::max<std::int64_t>(0, age - k_fresh_quote_days)) * k_price_drift_per_day;
+  const double single = price.providers < k_well_quoted_providers && !provider_named ? spread : 0.0;
+  return single + drift;
+}
 
 const char* to_string(PricingModel model) {
   switch (model) {

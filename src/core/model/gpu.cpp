@@ -49,6 +49,15 @@ std::string link_name(const Gpu& gpu, LinkKind link) {
   return "PCIe";
 }
 
+const char* to_string(Reach reach) {
+  switch (reach) {
+  case Reach::measured: return "measured";
+  case Reach::gpu_sibling: return "gpu_sibling";
+  case Reach::extrapolated: return "extrapolated";
+  }
+  return "measured";
+}
+
 const char* to_string(LayoutFamily family) {
   switch (family) {
   case LayoutFamily::tp: return "tp";

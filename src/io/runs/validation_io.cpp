@@ -287,8 +287,51 @@ std::string calibration_to_json(const Calibration& cal) {
         {{"model_class", c.model_class}, {"cases", c.cases}, {"factor", rounded_for_json(c.factor)}});
   }
   doc["model_classes"] = classes;
+  nlohmann::json reach = nlohmann::json::array();
+  for (const ReachBand& r : cal.reach_bands) {
+    reach.push_back({{"kind", to_string(r.kind)},
+                     {"reach", to_string(r.reach)},
+                     {"ratio_low", rounded_for_json(r.ratio_low)},
+                     {"ratio_high", rounded_for_json(r.ratio_high)},
+                     {"rows", r.rows},
+                     {"held_out", r.held_out}});
+  }
+  if (!reach.empty()) doc["reach_bands"] = reach;
   return io::json_text(doc, 1) + "\n";
 }
+
+namespace {
+
+// "reach_bands": [{kind, reach, ratio_low, ratio_high, rows, held_out}] (docs/accuracy.md "Bands by
+// reach"): TTFT or TPOT bands of GPUs that are not measured, gpu_sibling or extrapolated.
+std::vector<ReachBand> read_reach_bands(const JsonReader& list) {
+  std::vector<ReachBand> out;
+  for (const JsonReader& r : list.elements()) {
+    ReachBand band;
+    const JsonReader kind = r.at("kind");
+    const auto k = parse_figure_kind(kind.as_string());
+    if (!k || (*k != FigureKind::ttft && *k != FigureKind::tpot)) kind.fail("expected \"ttft\" or \"tpot\"");
+    band.kind = *k;
+    const JsonReader reach = r.at("reach");
+    if (reach.as_string() == "gpu_sibling") {
+      band.reach = Reach::gpu_sibling;
+    } else if (reach.as_string() == "extrapolated") {
+      band.reach = Reach::extrapolated;
+    } else {
+      reach.fail("expected \"gpu_sibling\" or \"extrapolated\"");
+    }
+    band.ratio_low = r.at("ratio_low").as_positive(1.0);
+    band.ratio_high = r.at("ratio_high").as_positive(1e6);
+    if (band.ratio_high < 1.0) r.at("ratio_high").fail("expected a number of at least 1");
+    band.rows = static_cast<int>(r.at("rows").as_int(0, 1'000'000));
+    for (const JsonReader& id : r.at("held_out").elements())
+      band.held_out.push_back(id.as_string());
+    out.push_back(std::move(band));
+  }
+  return out;
+}
+
+} // namespace
 
 Calibration load_calibration(const std::string& path) {
   const nlohmann::json doc = read_json_file(path);
@@ -350,6 +393,7 @@ Calibration load_calibration(const std::string& path) {
                                           c.at("factor").as_positive(100.0)});
     }
   }
+  if (const auto reach = root.find("reach_bands")) cal.reach_bands = read_reach_bands(*reach);
   return cal;
 }
 

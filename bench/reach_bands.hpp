@@ -1,0 +1,83 @@
+#pragma once
+// Bands by reach (issue 37 item 3; docs/accuracy.md "Bands by reach"): the TTFT and TPOT bands of
+// estimates on a GPU without serving runs of its own, from the leave-one-GPU-out residuals, so that
+// a band widens as the estimate reaches further from what was measured. Header-only, bench only:
+// bench/accuracy_report writes them into data/calibration.json; core::band_for applies them.
+// Worked example: tests/unit/test_reach_bands.cpp.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rightsize/calibration.hpp"
+#include "rightsize/serving_validation.hpp"
+#include "serving_score.hpp"
+
+namespace rightsize::bench {
+
+/// Rows a reach band needs before it stands (as a GPU's serving-row band, add_serving_bands).
+inline constexpr std::size_t k_reach_min_rows = 20;
+
+/// The reach bands from the held-out predictions of a leave-one-GPU-out pass (`logo`: every row
+/// predicted by a fit that never saw its GPU), leaving out the rows of `except_gpu` (the fold being
+/// scored, so that its own band never comes from its own rows; "" = none). A held-out GPU's rows are
+/// gpu_sibling residuals when another GPU of its family (gpu_family over `gpus`) has serving rows,
+/// extrapolated residuals otherwise. Each band is p10..p90 of measured / predicted, never narrower
+/// than the point; extrapolated is never narrower than gpu_sibling and, without rows of its own,
+/// is gpu_sibling's. Rows of replicas across nodes are left out, as for the serving-row bands.
+inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>& logo,
+                                               const std::vector<Gpu>& gpus, const std::string& except_gpu) {
+  const auto family = [&gpus](const std::string& id) {
+    const auto it = std::find_if(gpus.begin(), gpus.end(), [&id](const Gpu& g) { return g.id == id; });
+    return it == gpus.end() ? id : gpu_family(*it);
+  };
+  std::map<std::string, std::set<std::string>> measured_by_family;
+  for (const ServingResult& r : logo)
+    measured_by_family[family(r.run->gpu_id)].insert(r.run->gpu_id);
+  struct Residuals {
+    std::vector<double> ttft, tpot;
+    std::set<std::string> gpu_ids;
+  };
+  std::map<Reach, Residuals> by_reach;
+  for (const ServingResult& r : logo) {
+    if (r.run->gpu_id == except_gpu || deployment_of(*r.run).gpus_per_replica() > 8) continue;
+    const bool sibling = measured_by_family[family(r.run->gpu_id)].size() > 1;
+    Residuals& to = by_reach[sibling ? Reach::gpu_sibling : Reach::extrapolated];
+    to.ttft.push_back(r.run->ttft_s / r.ttft_pred_s);
+    to.tpot.push_back(r.run->tpot_s / r.tpot_pred_s);
+    to.gpu_ids.insert(r.run->gpu_id);
+  }
+  std::vector<ReachBand> out;
+  const auto band = [](FigureKind kind, Reach reach, const std::vector<double>& ratios,
+                       const std::set<std::string>& ids) {
+    ReachBand b;
+    b.kind = kind;
+    b.reach = reach;
+    b.ratio_low = std::min(1.0, quantile(ratios, 0.10));
+    b.ratio_high = std::max(1.0, quantile(ratios, 0.90));
+    b.rows = static_cast<int>(ratios.size());
+    b.held_out.assign(ids.begin(), ids.end());
+    return b;
+  };
+  for (const FigureKind kind : {FigureKind::ttft, FigureKind::tpot}) {
+    const Residuals& near = by_reach[Reach::gpu_sibling];
+    const Residuals& far = by_reach[Reach::extrapolated];
+    const auto& near_ratios = kind == FigureKind::ttft ? near.ttft : near.tpot;
+    const auto& far_ratios = kind == FigureKind::ttft ? far.ttft : far.tpot;
+    if (near_ratios.size() < k_reach_min_rows) continue; // no band a held-out GPU could stand on
+    const ReachBand sibling = band(kind, Reach::gpu_sibling, near_ratios, near.gpu_ids);
+    ReachBand extrapolated = sibling;
+    extrapolated.reach = Reach::extrapolated;
+    if (far_ratios.size() >= k_reach_min_rows) {
+      extrapolated = band(kind, Reach::extrapolated, far_ratios, far.gpu_ids);
+      extrapolated.ratio_low = std::min(extrapolated.ratio_low, sibling.ratio_low);
+      extrapolated.ratio_high = std::max(extrapolated.ratio_high, sibling.ratio_high);
+    }
+    out.push_back(sibling);
+    out.push_back(extrapolated);
+  }
+  return out;
+}
+
+} // namespace rightsize::bench

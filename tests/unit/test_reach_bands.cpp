@@ -1,0 +1,168 @@
+// Bands by reach (issue 37 item 3; docs/accuracy.md "Bands by reach"), worked by hand: the reach
+// bands from held-out residuals (bench/reach_bands.hpp), each GPU's reach (core::assign_reach) and
+// the band an estimate takes at its reach (core::band_for).
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "reach_bands.hpp"
+#include "rightsize/calibration.hpp"
+#include "rightsize/serving_validation.hpp"
+
+using namespace rightsize;
+
+namespace {
+
+Gpu gpu(const std::string& id, const std::string& architecture) {
+  Gpu g;
+  g.id = id;
+  g.architecture = architecture;
+  return g;
+}
+
+// GPUs P1 and P2 share the family Alpha; Q1 is alone in Beta.
+std::vector<Gpu> toy_gpus() {
+  return {gpu("P1", "Alpha X"), gpu("P2", "Alpha Y"), gpu("Q1", "Beta")};
+}
+
+// `count` rows on `gpu_id` whose measured / predicted ratios run from `first` by `step` (predicted 1 s).
+void add_rows(std::vector<ServingRun>& runs, const std::string& gpu_id, int count, double first, double step) {
+  for (int i = 0; i < count; ++i) {
+    ServingRun r;
+    r.id = gpu_id + std::to_string(i);
+    r.mode = "agg";
+    r.gpu_id = gpu_id;
+    r.tp = 1;
+    r.pp = 1;
+    r.ttft_s = first + step * i;
+    r.tpot_s = r.ttft_s;
+    runs.push_back(r);
+  }
+}
+
+std::vector<ServingResult> results_of(const std::vector<ServingRun>& runs) {
+  std::vector<ServingResult> out;
+  for (const ServingRun& r : runs) {
+    ServingResult x;
+    x.run = &r;
+    x.ttft_pred_s = 1.0;
+    x.tpot_pred_s = 1.0;
+    out.push_back(x);
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("reach bands come from the held-out residuals of each reach", "[reach]") {
+  // Held out, P1 (21 rows) and P2 (20 rows) each have a measured sibling: together the ratios
+  // 0.60, 0.62, ..., 1.40 (41 values). Type-7 quantiles: p10 at h = 40 × 0.1 = 4 → 0.68; p90 at
+  // h = 36 → 1.32. Q1 has none: 0.80, 0.82, ..., 1.20 (21 values), p10 at h = 2 → 0.84, p90 → 1.16,
+  // narrower than the siblings', so extrapolated takes gpu_sibling's 0.68..1.32.
+  std::vector<ServingRun> runs;
+  runs.reserve(64);
+  add_rows(runs, "P1", 21, 0.60, 0.04);
+  add_rows(runs, "P2", 20, 0.62, 0.04);
+  add_rows(runs, "Q1", 21, 0.80, 0.02);
+  const std::vector<ServingResult> logo = results_of(runs);
+  const std::vector<ReachBand> bands = bench::reach_bands_from(logo, toy_gpus(), "");
+  REQUIRE(bands.size() == 4); // TTFT and TPOT, gpu_sibling and extrapolated
+  const ReachBand& sibling = bands[0];
+  CHECK(sibling.kind == FigureKind::ttft);
+  CHECK(sibling.reach == Reach::gpu_sibling);
+  CHECK(sibling.ratio_low == Approx(0.68));
+  CHECK(sibling.ratio_high == Approx(1.32));
+  CHECK(sibling.rows == 41);
+  CHECK(sibling.held_out == std::vector<std::string>{"P1", "P2"});
+  const ReachBand& extrapolated = bands[1];
+  CHECK(extrapolated.reach == Reach::extrapolated);
+  CHECK(extrapolated.ratio_low == Approx(0.68));
+  CHECK(extrapolated.ratio_high == Approx(1.32));
+  CHECK(extrapolated.rows == 21);
+  CHECK(extrapolated.held_out == std::vector<std::string>{"Q1"});
+
+  // Q1 spread wider (0.50 ... 1.50 by 0.05): p10 at h = 2 → 0.60, p90 at h = 18 → 1.40.
+  std::vector<ServingRun> wide;
+  wide.reserve(64);
+  add_rows(wide, "P1", 21, 0.60, 0.04);
+  add_rows(wide, "P2", 20, 0.62, 0.04);
+  add_rows(wide, "Q1", 21, 0.50, 0.05);
+  const std::vector<ReachBand> far = bench::reach_bands_from(results_of(wide), toy_gpus(), "");
+  REQUIRE(far.size() == 4);
+  CHECK(far[1].ratio_low == Approx(0.60));
+  CHECK(far[1].ratio_high == Approx(1.40));
+
+  // Scoring Q1's own fold: its rows never make its band; extrapolated falls back to gpu_sibling's.
+  const std::vector<ReachBand> without_q1 = bench::reach_bands_from(results_of(wide), toy_gpus(), "Q1");
+  REQUIRE(without_q1.size() == 4);
+  CHECK(without_q1[1].reach == Reach::extrapolated);
+  CHECK(without_q1[1].ratio_high == Approx(1.32));
+  CHECK(without_q1[1].held_out == std::vector<std::string>{"P1", "P2"});
+
+  // Fewer than 20 sibling rows: no band stands.
+  std::vector<ServingRun> few;
+  add_rows(few, "P1", 10, 0.9, 0.01);
+  add_rows(few, "P2", 9, 0.9, 0.01);
+  CHECK(bench::reach_bands_from(results_of(few), toy_gpus(), "").empty());
+}
+
+TEST_CASE("each GPU's reach follows what was measured on it and its family", "[reach]") {
+  Calibration cal;
+  BandEntry rows;
+  rows.kind = FigureKind::ttft;
+  rows.gpu_id = "P1";
+  rows.rule = "serving rows";
+  cal.bands.push_back(rows);
+  std::vector<Gpu> gpus = toy_gpus();
+  assign_reach(cal, gpus);
+  CHECK(gpus[0].reach == Reach::measured);
+  CHECK(gpus[1].reach == Reach::gpu_sibling);
+  CHECK(gpus[2].reach == Reach::extrapolated);
+  // A user's runs on Q1 (a --calibration overlay's band) measure it.
+  BandEntry user = rows;
+  user.kind = FigureKind::tpot;
+  user.gpu_id = "Q1";
+  user.rule = "user runs, leave-one-out";
+  cal.bands.push_back(user);
+  assign_reach(cal, gpus);
+  CHECK(gpus[2].reach == Reach::measured);
+  // A case-based band does not: cases are not serving runs.
+  Calibration cases;
+  BandEntry own = rows;
+  own.rule = "own";
+  cases.bands.push_back(own);
+  assign_reach(cases, gpus);
+  CHECK(gpus[0].reach == Reach::extrapolated);
+}
+
+TEST_CASE("a band widens to its reach band, throughput from TPOT's inverted", "[reach]") {
+  Calibration cal;
+  for (const FigureKind kind : {FigureKind::ttft, FigureKind::tpot, FigureKind::throughput}) {
+    BandEntry pooled;
+    pooled.kind = kind;
+    pooled.gpu_id = "*";
+    pooled.ratio_low = 0.9;
+    pooled.ratio_high = 1.1;
+    pooled.rule = "own";
+    cal.bands.push_back(pooled);
+  }
+  ReachBand ttft{FigureKind::ttft, Reach::gpu_sibling, 0.68, 1.32, 41, {"P1", "P2"}};
+  ReachBand tpot{FigureKind::tpot, Reach::gpu_sibling, 0.8, 1.25, 41, {"P1", "P2"}};
+  cal.reach_bands = {ttft, tpot};
+  cal.classes.push_back(ClassWidening{"dense-small", 10, 1.0}); // a measured class: no class widening
+  // TTFT 2 s at reach gpu_sibling: 2 × 0.68 = 1.36 .. 2 × 1.32 = 2.64 (the pooled 1.8 .. 2.2 inside).
+  const Band b = band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::gpu_sibling);
+  CHECK(b.low == Approx(1.36));
+  CHECK(b.high == Approx(2.64));
+  // Measured: the GPU's own band, no reach band.
+  const Band m = band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::measured);
+  CHECK(m.low == Approx(1.8));
+  CHECK(m.high == Approx(2.2));
+  // Throughput 100 tok/s: TPOT's 0.8 .. 1.25 inverted is 1 / 1.25 = 0.8 .. 1 / 0.8 = 1.25 → 80 .. 125.
+  const Band t = band_for(cal, FigureKind::throughput, "P2", 100.0, "dense-small", Reach::gpu_sibling);
+  CHECK(t.low == Approx(80.0));
+  CHECK(t.high == Approx(125.0));
+  // No extrapolated band in this calibration: an extrapolated GPU keeps its own.
+  CHECK(band_for(cal, FigureKind::ttft, "Q1", 2.0, "dense-small", Reach::extrapolated).high == Approx(2.2));
+}
