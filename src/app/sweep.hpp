@@ -113,7 +113,8 @@ struct SweepPlan {
   /// arrival rate as well, else each point would be estimated at the spec's rate.
   bool rate_follows_sla = false;
   FixedDeployment fixed;
-  SearchPolicy policy;     ///< its calibration pointer is unset: see search_policy()
+  SearchPolicy policy;               ///< its calibration pointer is unset: see search_policy()
+  std::vector<double> price_margins; ///< per GPU of `gpus`: what a cost ranking charges its price
   Calibration calibration; ///< the bands --confidence judges at (owned: the plan outlives the catalog)
   bool calibrated = false;
   /// The --calibration overlay's label (file and what it fitted), "" when none: the JSON document

@@ -181,9 +181,15 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
     prices.push_back(plan.prices[in.deployment.gpu]);
     catalog_index.push_back(in.deployment.gpu);
   }
+  SearchPolicy policy = plan.search_policy();
+  if (!plan.price_margins.empty()) {
+    policy.price_margins.reserve(catalog_index.size());
+    for (const std::size_t g : catalog_index)
+      policy.price_margins.push_back(plan.price_margins[g]); // ranked as recommend ranks
+  }
   const std::span<const PreparedModel> models(&plan.models[in.model], 1);
   const Recommendation r =
-      recommend(models, in.workload, in.sla, gpus, std::span<const GpuPrice>(prices), plan.search_policy());
+      recommend(models, in.workload, in.sla, gpus, std::span<const GpuPrice>(prices), policy);
   const Candidate* best = !r.candidates.empty() ? &r.candidates.front()
                           : !r.rejected.empty() ? &r.rejected.front()
                                                 : nullptr;

@@ -174,6 +174,8 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   plan.policy.max_nodes = spec.constraints.max_nodes;
   plan.policy.max_power_kw = spec.constraints.max_power_kw; // judged as recommend and check judge it
   plan.policy.confidence = o.confidence;
+  // The price margins recommend ranks with (methodology §5.2), per catalog GPU.
+  plan.price_margins = price_margins(loaded, plan.gpus, o.confidence, o.inputs.environment.today.get());
   plan.policy.throughput_headroom = throughput_headroom(o.headroom);
   plan.policy.engine = engine_config(o.inputs.engine, spec.engine, loaded.engines);
   plan.calibrated = loaded.calibrated;
