@@ -14,12 +14,14 @@ namespace {
 std::string cost_text(const app::SearchInputs& in, const Candidate& c, RankBy rank_by) {
   const ModelSpec& m = in.models[c.precision_index].model;
   if (m.kind == ModelKind::vit)
-    return fmt::format("{}/1M input tokens", format_usd(usd_per_million_input_tokens_at_load(c, m), c.price_known));
+    return fmt::format("{}/1M input tokens",
+                       format_usd(usd_per_million_input_tokens_at_load(c, m), c.price_known));
   if (m.kind != ModelKind::decoder)
     return fmt::format("{}/1,000 images", format_usd(usd_per_1k_images_at_load(c), c.price_known));
   if (rank_by == RankBy::cost_per_request)
     return fmt::format("{} per request", format_usd(c.usd_per_request_at_load, c.price_known));
-  return fmt::format("{}/1M output tokens", format_usd(c.usd_per_million_output_tokens_at_load, c.price_known));
+  return fmt::format("{}/1M output tokens",
+                     format_usd(c.usd_per_million_output_tokens_at_load, c.price_known));
 }
 
 std::string sized(const app::SearchInputs& in, const Candidate& c) {
@@ -33,7 +35,8 @@ std::string margin_reason(const ResolvedPrice& price, std::int64_t age_days) {
   if (price.providers < k_well_quoted_providers) why = "it rests on one provider";
   if (age_days < 0 || age_days > k_fresh_quote_days) {
     if (!why.empty()) why += " and ";
-    why += age_days < 0 ? std::string("it is undated") : fmt::format("its newest quote is {} days old", age_days);
+    why += age_days < 0 ? std::string("it is undated")
+                        : fmt::format("its newest quote is {} days old", age_days);
   }
   return why;
 }
@@ -57,8 +60,9 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
     out.push_back(fmt::format(
         "note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): {} costs "
         "{}, {:.0f}% less on its quoted price, but {}, so the ranking counts it +{:.0f}%",
-        to_string(result.policy.confidence), sized(in, c), cost_text(in, c, result.rank_by), -pct_more(c, w, result.rank_by),
-        margin_reason(price, facts.cheaper_on_quote_age_days), facts.cheaper_on_quote_margin * 100.0));
+        to_string(result.policy.confidence), sized(in, c), cost_text(in, c, result.rank_by),
+        -pct_more(c, w, result.rank_by), margin_reason(price, facts.cheaper_on_quote_age_days),
+        facts.cheaper_on_quote_margin * 100.0));
   }
   if (is_item_model(in.models[w.precision_index]) || facts.measured == std::size_t{0}) return out;
   if (!facts.measured) {
@@ -68,10 +72,11 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
   }
   const Candidate& m = ranked[*facts.measured];
   const ResolvedPrice& price = in.prices[m.gpu_index];
-  out.push_back(fmt::format("measured choice: {} at {}, {:.0f}% more than the winner: serving runs measured on "
-                            "{}, its price from {} providers quoted within 90 days",
-                            sized(in, m), cost_text(in, m, result.rank_by), pct_more(m, w, result.rank_by),
-                            in.gpus[m.gpu_index].id, price.providers));
+  out.push_back(
+      fmt::format("measured choice: {} at {}, {:.0f}% more than the winner: serving runs measured on "
+                  "{}, its price from {} providers quoted within 90 days",
+                  sized(in, m), cost_text(in, m, result.rank_by), pct_more(m, w, result.rank_by),
+                  in.gpus[m.gpu_index].id, price.providers));
   return out;
 }
 

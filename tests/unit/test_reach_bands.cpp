@@ -27,7 +27,8 @@ std::vector<Gpu> toy_gpus() {
 }
 
 // `count` rows on `gpu_id` whose measured / predicted ratios run from `first` by `step` (predicted 1 s).
-void add_rows(std::vector<ServingRun>& runs, const std::string& gpu_id, int count, double first, double step) {
+void add_rows(std::vector<ServingRun>& runs, const std::string& gpu_id, int count, double first,
+              double step) {
   for (int i = 0; i < count; ++i) {
     ServingRun r;
     r.id = gpu_id + std::to_string(i);
