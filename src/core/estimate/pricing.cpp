@@ -7,7 +7,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
+#include "rightsize/calibration.hpp" // quantile
 #include "rightsize/text.hpp"
 
 namespace rightsize {
@@ -142,13 +144,8 @@ double provider_spread(const std::vector<Gpu>& gpus, bool spot) {
     for (const double v : values)
       offsets.push_back(std::abs(v / market - 1.0));
   }
-  if (offsets.empty()) return 0.0;
-  // The p90 (type 7, as the error bands): one provider's quote is within it of the market 9 times in 10.
-  std::sort(offsets.begin(), offsets.end());
-  const double h = 0.9 * static_cast<double>(offsets.size() - 1);
-  const auto lo = static_cast<std::size_t>(h);
-  const std::size_t hi = std::min(lo + 1, offsets.size() - 1);
-  return offsets[lo] + (h - static_cast<double>(lo)) * (offsets[hi] - offsets[lo]);
+  // The p90 (the error bands' quantile): one provider's quote is within it of the market 9 times in 10.
+  return offsets.empty() ? 0.0 : quantile(std::move(offsets), 0.9);
 }
 
 double price_rank_margin(const ResolvedPrice& price, std::int64_t age_days, double spread,
