@@ -118,7 +118,7 @@ TEST_CASE("the shipped catalog is sorted, dated and sourced", "[io]") {
   const io::Catalog& c = shipped();
   CHECK(c.schema_version == 1);
   CHECK(c.prices_as_of == "2026-10-10");
-  CHECK(c.gpus.size() == 24);
+  CHECK(c.gpus.size() == 27);
   for (std::size_t i = 1; i < c.gpus.size(); ++i)
     CHECK(c.gpus[i - 1].id < c.gpus[i].id);
   for (const auto& g : c.gpus) {
@@ -180,7 +180,7 @@ TEST_CASE("a bad catalog reports every error with its pointer", "[io]") {
 TEST_CASE("an overlay changes given fields of known GPUs and adds complete new ones", "[io]") {
   io::Catalog c = shipped();
   io::overlay_catalog(c, k_fixtures + "overlay_prices.json");
-  CHECK(c.gpus.size() == 25);
+  CHECK(c.gpus.size() == 28);
   CHECK(c.prices_as_of == "2026-11-01");
   const Gpu* h100 = io::find_gpu(c, "h100");
   REQUIRE(h100 != nullptr);
