@@ -269,6 +269,57 @@ std::string grouped_summary_markdown(const bench::ServingScore& serving, const b
   return md;
 }
 
+std::string vendor_markdown(const std::vector<ServingResult>& logo, const std::vector<Gpu>& gpus,
+                            const bench::HeldOutScore& amd) {
+  // (vendor, architecture) → GPUs, and the TTFT / TPOT figures of their rows or cases.
+  struct Generation {
+    std::vector<std::string> gpus;
+    std::vector<const ServingResult*> rows;
+    std::vector<const HeldOutResult*> ttft, tpot;
+  };
+  std::map<std::pair<std::string, std::string>, Generation> table;
+  const auto generation = [&](const std::string& id, const std::string& vendor,
+                              const std::string& architecture) -> Generation& {
+    Generation& out = table[{vendor, architecture}];
+    if (std::find(out.gpus.begin(), out.gpus.end(), id) == out.gpus.end()) out.gpus.push_back(id);
+    return out;
+  };
+  for (const ServingResult& r : logo) {
+    const auto g =
+        std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& x) { return x.id == r.run->gpu_id; });
+    if (g != gpus.end()) generation(g->id, g->vendor, g->architecture).rows.push_back(&r);
+  }
+  for (const HeldOutResult& r : amd.results) {
+    Generation& g = generation(r.gpu_id, r.gpu_vendor, r.gpu_architecture);
+    if (r.c->kind == FigureKind::ttft) g.ttft.push_back(&r);
+    if (r.c->kind == FigureKind::tpot) g.tpot.push_back(&r);
+  }
+  std::string md =
+      "| vendor | generation | GPUs | validation | TTFT n | TTFT median abs | TTFT within 25 % | "
+      "TTFT in band | TPOT n | TPOT median abs | TPOT within 25 % | TPOT in band |\n"
+      "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& [key, g] : table) {
+    const auto cells = [](int n, double abs, double within, double band) {
+      return fmt::format("{} | {:.1f} % | {:.0f} % | {:.0f} %", n, abs, within, band);
+    };
+    std::string ttft, tpot;
+    if (!g.rows.empty()) {
+      const ServingErrorSummary t = summarize_serving("", g.rows, true),
+                                p = summarize_serving("", g.rows, false);
+      ttft = cells(t.rows, t.median_ape_pct, t.within_25_pct, t.band_coverage_pct);
+      tpot = cells(p.rows, p.median_ape_pct, p.within_25_pct, p.band_coverage_pct);
+    } else {
+      const HeldOutFigures t = held_out_figures(g.ttft), p = held_out_figures(g.tpot);
+      ttft = cells(t.cases, t.median_abs_pct, t.within_25_pct, t.in_band_pct);
+      tpot = cells(p.cases, p.median_abs_pct, p.within_25_pct, p.in_band_pct);
+    }
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", key.first, key.second, fmt::join(g.gpus, ", "),
+                      g.rows.empty() ? "cases held out (never fitted)" : "serving rows, leave one GPU out",
+                      ttft, tpot);
+  }
+  return md;
+}
+
 // The figures an ablation row compares, each oriented so that larger is better: minus the median
 // abs. error and the share within 25 % (`coverage` false), or minus the distance of the band
 // coverage from 80 % (`coverage` true).

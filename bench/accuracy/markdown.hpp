@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "accuracy/cv.hpp"
+#include "held_out_cases.hpp"
 #include "rightsize/calibration.hpp"
 #include "serving_score.hpp"
 
@@ -36,6 +37,10 @@ struct AblationRow {
 // for the two gated groupings.
 std::string grouped_summary_markdown(const bench::ServingScore& serving, const bench::ServingScore& loo,
                                      const std::vector<GroupedSet>& grouped);
+// TTFT and TPOT per vendor and GPU generation: each measured NVIDIA GPU's serving rows left out of
+// the fit (`logo`, leave one GPU out) and the AMD cases, never fitted (`amd`).
+std::string vendor_markdown(const std::vector<ServingResult>& logo, const std::vector<Gpu>& gpus,
+                            const bench::HeldOutScore& amd);
 std::string ablation_markdown(const AblationRow& shipped, const std::vector<AblationRow>& rows);
 // The grouped tables at the end of the report: per engine, GPU family and model class (in sample
 // beside each grouping), per held-out group, and the ablation table.

@@ -46,10 +46,11 @@ struct ValidationCase {
   FigureKind kind = FigureKind::throughput;
   ModelSpec model;
   Precision precision;
-  std::string gpu_id;                             ///< catalog id, e.g. "H100-SXM"
-  Deployment deployment;                          ///< gpus, tp, pp
-  InferenceWorkload workload;                     ///< ISL, OSL, concurrency per replica (0 = auto)
-  std::int64_t training_seq_len = 0;              ///< training cases only
+  std::string gpu_id;                ///< catalog id, e.g. "H100-SXM"
+  Deployment deployment;             ///< gpus, tp, pp, ep (expert groups)
+  std::string framework;             ///< the engine and version as the case names it ("vLLM 0.6.7 ...")
+  InferenceWorkload workload;        ///< ISL, OSL, concurrency per replica (0 = auto)
+  std::int64_t training_seq_len = 0; ///< training cases only
   Recompute training_recompute = Recompute::full; ///< training cases: the run's recompute mode
   /// Published training settings (0 / -1 / unset = not published: global batch max(1024, GPUs),
   /// micro-batch and ZeRO searched, CP and VP 1, TP overlap the framework's default).

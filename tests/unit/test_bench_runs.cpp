@@ -394,3 +394,37 @@ TEST_CASE("a fitted expert-read fraction round-trips through calibration.json; u
   CHECK(back.gpus[1].expert_read_source == "default");
   CHECK(back.gpus[1].expert_read_cases.empty());
 }
+
+TEST_CASE("a validation case reads its expert groups and framework; ep above tp names the field", "[io]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "rightsize_test_ep_case.json").string();
+  const auto write = [&path](int ep) {
+    io::write_text_file(
+        path,
+        R"J({"schema_version": 1, "cases": [{"id": "c1", "kind": "tpot", "model": {"name": "m",
+          "layers": 2, "hidden": 256, "heads": 4, "kv_heads": 4, "head_dim": 64, "ffn": 512, "gated": true,
+          "vocab": 1000, "tied": false, "norm": "rms", "moe": {"experts": 8, "top_k": 2, "expert_ffn": 128}},
+          "precision": {"weights": "fp8", "activations": "fp8", "kv_cache": "fp8"}, "gpu": "MI355X",
+          "gpus": 8, "tp": 8, "ep": )J" +
+            std::to_string(ep) +
+            R"J(, "concurrency": 4, "input_tokens": 100, "output_tokens": 10, "framework": "ATOM (ROCm)",
+          "measured": {"value": 0.02, "unit": "s"}}]})J");
+  };
+  write(8);
+  const std::vector<ValidationCase> cases = io::load_validation_cases(path);
+  REQUIRE(cases.size() == 1);
+  CHECK(cases[0].deployment.ep == 8);
+  CHECK(cases[0].deployment.tp == 8);
+  CHECK(cases[0].framework == "ATOM (ROCm)");
+  write(16);
+  try {
+    io::load_validation_cases(path);
+    FAIL("ep 16 above tp 8 was accepted");
+  } catch (const ErrorList& e) {
+    REQUIRE(e.errors().size() == 1);
+    CHECK_THAT(format_error(e.errors()[0]),
+               Catch::Contains("/cases/0/ep") && Catch::Contains("at most tp (8)"));
+  } catch (const Error& e) {
+    CHECK_THAT(format_error(e), Catch::Contains("/cases/0/ep") && Catch::Contains("at most tp (8)"));
+  }
+  std::filesystem::remove(path);
+}

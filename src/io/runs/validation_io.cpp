@@ -128,6 +128,14 @@ ValidationCase read_case(const JsonReader& r) {
   if (c.deployment.gpus % (c.deployment.tp * c.deployment.pp) != 0) {
     r.at("gpus").fail("expected a multiple of tp x pp, got " + std::to_string(c.deployment.gpus));
   }
+  // Expert groups (ATOM TP8+EP8 and the like); the experts are split by TP when absent.
+  if (const auto ep = r.find("ep")) {
+    c.deployment.ep = static_cast<int>(ep->as_int(1, 1024));
+    if (c.deployment.ep > c.deployment.tp)
+      ep->fail("expected at most tp (" + std::to_string(c.deployment.tp) + "), got " +
+               std::to_string(c.deployment.ep));
+  }
+  if (const auto f = r.find("framework")) c.framework = f->as_string();
   c.workload.concurrency = int_or(r, "concurrency", 0);
   c.workload.input_tokens = int_or(r, "input_tokens", 0);
   c.workload.output_tokens = int_or(r, "output_tokens", 0);

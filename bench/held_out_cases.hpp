@@ -1,0 +1,161 @@
+// Validation cases scored held out: never fitted, each predicted as the CLI predicts it (the
+// shipped calibrated catalog, the engine profile the case's framework names, the GPU's bands with
+// its reach), and tabled per GPU and figure kind with median abs. and signed error, within 25 %
+// and band coverage (issue 45 item 4: the AMD serving cases, tests/validation/amd-serving.md).
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app/context.hpp"
+#include "io/catalog/catalog_io.hpp"
+#include "rightsize/calibration.hpp"
+#include "rightsize/engine_profile.hpp"
+#include "rightsize/inference.hpp"
+
+namespace rightsize::bench {
+
+/// One held-out case: the profile it ran with and the prediction with its p10–p90 band.
+struct HeldOutResult {
+  const ValidationCase* c = nullptr;
+  /// The GPU as the catalog gave it (a copy: the score outlives the catalog it was made with).
+  std::string gpu_id, gpu_vendor, gpu_architecture;
+  Reach gpu_reach = Reach::measured;
+  EngineKind engine = EngineKind::vllm;
+  Band predicted{0.0, 0.0, 0.0};
+  [[nodiscard]] double signed_error_pct() const {
+    return rightsize::signed_error_pct(predicted.value, c->measured);
+  }
+  [[nodiscard]] bool in_band() const { return c->measured >= predicted.low && c->measured <= predicted.high; }
+};
+
+struct HeldOutScore {
+  std::vector<HeldOutResult> results;
+  std::map<std::string, int> skipped; ///< reason → cases
+};
+
+/// The engine profile a case's framework names: SGLang, TensorRT-LLM, else vLLM's (the CLI's
+/// default, which also stands in for engines without a profile, e.g. AMD's ATOM).
+inline EngineKind engine_of_framework(std::string framework) {
+  std::transform(framework.begin(), framework.end(), framework.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (framework.find("sglang") != std::string::npos) return EngineKind::sglang;
+  if (framework.find("tensorrt") != std::string::npos) return EngineKind::trtllm;
+  return EngineKind::vllm;
+}
+
+/// Every scored inference case (TTFT, TPOT, end-to-end, throughput) of `cases` predicted with
+/// `loaded` (its calibration, engine profiles and GPUs with their reach).
+inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
+                                   const app::LoadedCatalog& loaded) {
+  HeldOutScore out;
+  for (const ValidationCase& c : cases) {
+    if (!c.scored) {
+      ++out.skipped["not scored (the case says why)"];
+      continue;
+    }
+    if (c.kind != FigureKind::ttft && c.kind != FigureKind::tpot && c.kind != FigureKind::e2e &&
+        c.kind != FigureKind::throughput) {
+      ++out.skipped["not a serving figure"];
+      continue;
+    }
+    if (c.kind == FigureKind::throughput && c.workload.arrival == Arrival::poisson) {
+      ++out.skipped["open-loop throughput (the arrival rate, served by construction: not a prediction)"];
+      continue;
+    }
+    const Gpu* gpu = io::find_gpu(loaded.catalog, c.gpu_id);
+    if (gpu == nullptr) {
+      ++out.skipped["GPU not in the catalog"];
+      continue;
+    }
+    HeldOutResult r;
+    r.c = &c;
+    r.gpu_id = gpu->id;
+    r.gpu_vendor = gpu->vendor;
+    r.gpu_architecture = gpu->architecture;
+    r.gpu_reach = gpu->reach;
+    r.engine = engine_of_framework(c.framework);
+    const PreparedModel pm = prepare_model(c.model, c.precision);
+    const InferenceEstimate e =
+        estimate_inference(pm, c.workload, *gpu, c.deployment, loaded.engines.of(r.engine), nullptr, 0.0);
+    const InferenceBands b =
+        inference_bands(loaded.calibration, gpu->id, model_class_of(c.model), gpu->reach, e);
+    r.predicted = c.kind == FigureKind::ttft   ? b.ttft
+                  : c.kind == FigureKind::tpot ? b.tpot
+                  : c.kind == FigureKind::e2e  ? b.e2e
+                                               : b.output_tokens_per_s;
+    out.results.push_back(r);
+  }
+  return out;
+}
+
+/// Median abs. and signed error, within 25 % and band coverage of `rows`.
+struct HeldOutFigures {
+  int cases = 0;
+  double median_abs_pct = 0.0, median_signed_pct = 0.0, within_25_pct = 0.0, in_band_pct = 0.0;
+};
+inline HeldOutFigures held_out_figures(const std::vector<const HeldOutResult*>& rows) {
+  HeldOutFigures f;
+  f.cases = static_cast<int>(rows.size());
+  if (rows.empty()) return f;
+  std::vector<double> abs_err, signed_err;
+  int within = 0, inside = 0;
+  for (const HeldOutResult* r : rows) {
+    const double e = r->signed_error_pct();
+    signed_err.push_back(e);
+    abs_err.push_back(std::fabs(e));
+    within += std::fabs(e) <= 25.0 ? 1 : 0;
+    inside += r->in_band() ? 1 : 0;
+  }
+  const double n = static_cast<double>(rows.size());
+  f.median_abs_pct = quantile(abs_err, 0.5);
+  f.median_signed_pct = quantile(signed_err, 0.5);
+  f.within_25_pct = 100.0 * within / n;
+  f.in_band_pct = 100.0 * inside / n;
+  return f;
+}
+
+/// Rows grouped by figure kind ("" = every GPU) or by (GPU, kind).
+inline std::map<std::tuple<std::string, std::string>, std::vector<const HeldOutResult*>>
+held_out_groups(const HeldOutScore& score, bool per_gpu) {
+  std::map<std::tuple<std::string, std::string>, std::vector<const HeldOutResult*>> groups;
+  for (const HeldOutResult& r : score.results)
+    groups[{per_gpu ? r.gpu_id : std::string(), to_string(r.c->kind)}].push_back(&r);
+  return groups;
+}
+
+/// The tables: per kind over every GPU, per GPU (its architecture and reach) and kind, every case.
+inline std::string held_out_markdown(const HeldOutScore& score) {
+  std::string s = "| GPU | architecture | reach | kind | cases | median abs | median signed | within 25 % | "
+                  "in band |\n|---|---|---|---|---:|---:|---:|---:|---:|\n";
+  for (const bool per_gpu : {false, true}) {
+    for (const auto& [key, rows] : held_out_groups(score, per_gpu)) {
+      const HeldOutFigures f = held_out_figures(rows);
+      const HeldOutResult& g = *rows.front();
+      s += fmt::format("| {} | {} | {} | {} | {} | {:.1f} % | {:+.1f} % | {:.0f} % | {:.0f} % |\n",
+                       per_gpu ? g.gpu_id : "all", per_gpu ? g.gpu_architecture : "",
+                       per_gpu ? to_string(g.gpu_reach) : "", std::get<1>(key), f.cases, f.median_abs_pct,
+                       f.median_signed_pct, f.within_25_pct, f.in_band_pct);
+    }
+  }
+  for (const auto& [reason, n] : score.skipped)
+    s += fmt::format("\nNot scored: {} case(s), {}.\n", n, reason);
+  s += "\n| case | kind | GPU | profile | measured | predicted (p10–p90) | error |\n"
+       "|---|---|---|---|---:|---:|---:|\n";
+  for (const HeldOutResult& r : score.results) {
+    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} ({:.4g}–{:.4g}) | {:+.1f} %{} |\n", r.c->id,
+                     to_string(r.c->kind), r.gpu_id, to_string(r.engine), r.c->measured, r.predicted.value,
+                     r.predicted.low, r.predicted.high, r.signed_error_pct(),
+                     r.in_band() ? "" : " (out of band)");
+  }
+  return s;
+}
+
+} // namespace rightsize::bench
