@@ -46,6 +46,18 @@ double pct_more(const Candidate& c, const Candidate& than, RankBy rank_by) {
   return base > 0.0 ? (rank_key(c, rank_by) / base - 1.0) * 100.0 : 0.0;
 }
 
+// What pct_more compares, for rankings not by cost ("" for those, whose key is the cost shown).
+const char* key_words(RankBy rank_by) {
+  switch (rank_by) {
+  case RankBy::latency: return " end-to-end latency at the served load";
+  case RankBy::gpus: return " GPUs";
+  case RankBy::energy: return " energy per output token";
+  case RankBy::cost_per_token:
+  case RankBy::cost_per_request: break;
+  }
+  return "";
+}
+
 } // namespace
 
 std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::RecommendResult& result) {
@@ -73,10 +85,10 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
   const Candidate& m = ranked[*facts.measured];
   const ResolvedPrice& price = in.prices[m.gpu_index];
   out.push_back(
-      fmt::format("measured choice: {} at {}, {:.0f}% more than the winner: serving runs measured on "
+      fmt::format("measured choice: {} at {}, {:.0f}% more{} than the winner: serving runs measured on "
                   "{}, its price from {} providers quoted within 90 days",
                   sized(in, m), cost_text(in, m, result.rank_by), pct_more(m, w, result.rank_by),
-                  in.gpus[m.gpu_index].id, price.providers));
+                  key_words(result.rank_by), in.gpus[m.gpu_index].id, price.providers));
   return out;
 }
 
