@@ -20,7 +20,7 @@ struct TrainingCandidate {
 };
 
 struct TrainingRecommendation {
-  std::vector<TrainingCandidate> candidates; ///< passing, by cost per run, then time, GPUs, id
+  std::vector<TrainingCandidate> candidates; ///< passing, by ranked cost per run, then time, GPUs, id
   std::vector<TrainingCandidate> rejected;   ///< closest first
 };
 
@@ -30,7 +30,8 @@ std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes);
 
 /// Searches GPU types × counts (`prices` parallel to `gpus`: the rate, <= 0 unknown, with its instance
 /// shapes, which decide the GPUs billed). Deadline: sla.deadline_hours against time to train; budget:
-/// sla.budget_usd against the planning cost of the billed GPUs; ranked by that cost. Pure.
+/// sla.budget_usd against the planning cost of the billed GPUs; ranked by that cost times
+/// (1 + policy.price_margins[gpu]) when the policy charges price quality (none at p50). Pure.
 TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
                                           const Sla& sla, std::span<const Gpu> gpus,
                                           std::span<const GpuPrice> prices, const SearchPolicy& policy,

@@ -1,6 +1,7 @@
 #include "app/recommend.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -209,12 +210,43 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
   return result;
 }
 
+namespace {
+
+// The winner's price margin and the passing run cheaper on its quoted cost that the margins ranked
+// below it (rank_on_evidence's rule for training runs).
+TrainingPriceEvidence training_price_evidence(const SearchInputs& in, const TrainingRecommendation& r,
+                                              const std::vector<double>& margins, Confidence confidence,
+                                              std::int64_t today_days) {
+  TrainingPriceEvidence e;
+  e.margins_applied = !margins.empty();
+  e.confidence = confidence;
+  if (r.candidates.empty() || margins.empty()) return e;
+  const auto quoted = [](const TrainingCandidate& c) {
+    return c.price_known ? c.estimate.usd_total : std::numeric_limits<double>::infinity();
+  };
+  e.winner_price_margin = margins[r.candidates.front().gpu_index];
+  std::size_t cheapest = 0;
+  for (std::size_t i = 1; i < r.candidates.size(); ++i)
+    if (quoted(r.candidates[i]) < quoted(r.candidates[cheapest])) cheapest = i;
+  if (cheapest == 0) return e;
+  const std::size_t g = r.candidates[cheapest].gpu_index;
+  e.cheaper_on_quote = cheapest;
+  e.cheaper_on_quote_margin = margins[g];
+  e.cheaper_on_quote_age_days = price_age_days(in.prices[g], today_days);
+  return e;
+}
+
+} // namespace
+
 TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCatalog& catalog,
                                                const SearchInputs& in, const RecommendSettings& request) {
   TrainingRecommendResult result;
-  result.recommendation =
-      recommend_training(in.models.front(), spec.training, spec.sla, in.gpus, in.gpu_prices,
-                         recommend_policy(spec, catalog, request), TrainingConfig{});
+  SearchPolicy policy = recommend_policy(spec, catalog, request);
+  policy.price_margins = price_margins(catalog, in.gpus, policy.confidence, request.today_days);
+  result.recommendation = recommend_training(in.models.front(), spec.training, spec.sla, in.gpus,
+                                             in.gpu_prices, policy, TrainingConfig{});
+  result.evidence = training_price_evidence(in, result.recommendation, policy.price_margins,
+                                            policy.confidence, request.today_days);
   choose_rows(result.recommendation.candidates, result.recommendation.rejected, request, result.shown,
               result.rejected_rows);
   for (const TrainingCandidate& c : result.shown)

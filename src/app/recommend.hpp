@@ -118,8 +118,20 @@ struct RecommendResult {
 };
 
 /// A training recommendation with its rows.
+/// What a training ranking made of each price's quality (methodology §5.2): the winner's margin and
+/// the passing run cheaper on its quoted cost that the margins ranked below it.
+struct TrainingPriceEvidence {
+  bool margins_applied = false;            ///< the ranking charged price margins (none at --confidence p50)
+  Confidence confidence = Confidence::p90; ///< the ranking's --confidence
+  double winner_price_margin = 0.0;
+  std::optional<std::size_t> cheaper_on_quote; ///< index into recommendation.candidates
+  double cheaper_on_quote_margin = 0.0;
+  std::int64_t cheaper_on_quote_age_days = -1; ///< -1: undated
+};
+
 struct TrainingRecommendResult {
   TrainingRecommendation recommendation;
+  TrainingPriceEvidence evidence;
   std::vector<TrainingCandidate> shown;         ///< the top `top` passing candidates
   std::vector<TrainingCandidate> rejected_rows; ///< closest miss per GPU (3), or every one with --explain
   std::vector<TrainingBands> shown_bands;       ///< throughput and memory bands of each shown row

@@ -29,18 +29,6 @@ std::string sized(const app::SearchInputs& in, const Candidate& c) {
                      layout_label(c.layout), c.replicas, c.replicas == 1 ? "" : "s");
 }
 
-// Why a price was charged a margin: one provider, an old newest quote, or both.
-std::string margin_reason(const ResolvedPrice& price, std::int64_t age_days) {
-  std::string why;
-  if (price.providers < k_well_quoted_providers) why = "it rests on one provider";
-  if (age_days < 0 || age_days > k_fresh_quote_days) {
-    if (!why.empty()) why += " and ";
-    why += age_days < 0 ? std::string("it is undated")
-                        : fmt::format("its newest quote is {} days old", age_days);
-  }
-  return why;
-}
-
 double pct_more(const Candidate& c, const Candidate& than, RankBy rank_by) {
   const double base = rank_key(than, rank_by);
   return base > 0.0 ? (rank_key(c, rank_by) / base - 1.0) * 100.0 : 0.0;
@@ -60,6 +48,18 @@ const char* key_words(RankBy rank_by) {
 
 } // namespace
 
+// Why a price was charged a margin: one provider, an old newest quote, or both.
+std::string price_margin_reason(const ResolvedPrice& price, std::int64_t age_days) {
+  std::string why;
+  if (price.providers < k_well_quoted_providers) why = "it rests on one provider";
+  if (age_days < 0 || age_days > k_fresh_quote_days) {
+    if (!why.empty()) why += " and ";
+    why += age_days < 0 ? std::string("it is undated")
+                        : fmt::format("its newest quote is {} days old", age_days);
+  }
+  return why;
+}
+
 std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::RecommendResult& result) {
   std::vector<std::string> out;
   if (!result.winner) return out;
@@ -73,7 +73,7 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
         "note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): {} costs "
         "{}, {:.0f}% less on its quoted price, but {}, so the ranking counts it +{:.0f}%",
         to_string(result.policy.confidence), sized(in, c), cost_text(in, c, result.rank_by),
-        -pct_more(c, w, result.rank_by), margin_reason(price, facts.cheaper_on_quote_age_days),
+        -pct_more(c, w, result.rank_by), price_margin_reason(price, facts.cheaper_on_quote_age_days),
         facts.cheaper_on_quote_margin * 100.0));
   }
   if (is_item_model(in.models[w.precision_index]) || facts.measured == std::size_t{0}) return out;

@@ -13,6 +13,10 @@
 
 namespace rightsize::cli {
 
+/// Why a price was charged a margin, in words: "it rests on one provider", "its newest quote is N
+/// days old", both, or "it is undated" (`age_days` < 0).
+std::string price_margin_reason(const ResolvedPrice& price, std::int64_t age_days);
+
 /// The table's lines under the winner: "note: ranked with each price's uncertainty ..." when the
 /// margins put a cheaper-quoted candidate below it, and "measured choice: ..." when the best measured
 /// candidate is not the winner (or there is none); empty otherwise.

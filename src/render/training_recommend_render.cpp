@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "io/json/json_text.hpp"
+#include "render/evidence_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/recommend_render.hpp"
 #include "render/render.hpp"
@@ -114,6 +115,39 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
   return j;
 }
 
+// "note: ranked with each price's uncertainty ..." when the margins put a run cheaper on its quoted
+// cost below the winner (methodology §5.2); empty otherwise.
+std::string training_evidence_line(const SearchInputs& in, const app::TrainingRecommendResult& result) {
+  const app::TrainingPriceEvidence& e = result.evidence;
+  if (!e.cheaper_on_quote) return "";
+  const TrainingCandidate& w = result.recommendation.candidates.front();
+  const TrainingCandidate& c = result.recommendation.candidates[*e.cheaper_on_quote];
+  return fmt::format(
+      "note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): "
+      "{} × {} ({}) costs {}, {:.0f}% less on its quoted price, but {}, so the ranking counts "
+      "it +{:.0f}%",
+      to_string(e.confidence), c.estimate.gpus, in.gpus[c.gpu_index].id,
+      training_layout_label(c.estimate.layout), format_usd_total(c.estimate.usd_total),
+      (1.0 - c.estimate.usd_total / w.estimate.usd_total) * 100.0,
+      price_margin_reason(in.prices[c.gpu_index], e.cheaper_on_quote_age_days),
+      e.cheaper_on_quote_margin * 100.0);
+}
+
+nlohmann::json training_evidence_json(const SearchInputs& in, const app::TrainingRecommendResult& result) {
+  const app::TrainingPriceEvidence& e = result.evidence;
+  nlohmann::json cheaper = nullptr;
+  if (e.cheaper_on_quote) {
+    const TrainingCandidate& c = result.recommendation.candidates[*e.cheaper_on_quote];
+    cheaper = {{"gpu", in.gpus[c.gpu_index].id},
+               {"gpus", c.estimate.gpus},
+               {"usd_total", round_sig(c.estimate.usd_total, 6)},
+               {"price_rank_margin", round_sig(e.cheaper_on_quote_margin, 4)}};
+  }
+  return {{"price_margins_applied", e.margins_applied},
+          {"winner_price_margin", round_sig(e.winner_price_margin, 4)},
+          {"cheaper_on_quote", cheaper}};
+}
+
 } // namespace
 
 void render_training_recommendation(const Spec& spec, const SearchInputs& in,
@@ -143,6 +177,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};
+    doc["ranking_evidence"] = training_evidence_json(in, result);
     doc["assumptions"] = assumptions_json(spec.assumptions);
     fmt::print("{}\n", io::json_text(doc));
     return;
@@ -186,6 +221,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
                win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
                win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
     fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
+    if (const std::string note = training_evidence_line(in, result); !note.empty()) fmt::print("{}\n", note);
   } else {
     fmt::print("no configuration meets the requirements\n");
   }

@@ -1,5 +1,7 @@
 // Whole-instance billing of training jobs and disaggregated pools (docs/methodology.md "Whole
 // instances"): the same bill_instances as aggregated serving, against hand-worked examples.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "engine_fixtures.hpp"
@@ -108,6 +110,36 @@ TEST_CASE("training recommend ranks by the billed cost", "[core][instances]") {
   }
   const std::vector<GpuPrice> per_gpu = {2.0, 3.0};
   const TrainingRecommendation q = recommend_training(p8, w, Sla{}, gpus, per_gpu, policy, TrainingConfig{});
+  REQUIRE_FALSE(q.candidates.empty());
+  CHECK(gpus[q.candidates.front().gpu_index].id == "A");
+}
+
+TEST_CASE("training recommend charges each price its quality margin, as inference does", "[core][rank]") {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingWorkload w = run_of(2e9);
+  w.global_batch = 8;
+  // A at $2/GPU-h and B at $3 per GPU, identical GPUs: A's run costs 2/3 of B's. A margin of +60 %
+  // on A's price ranks it at 2 × 1.6 = 3.2 against B's 3: B first; +40 % (2.8) keeps A first.
+  Gpu a = h100_sxm();
+  a.id = std::string{"A"};
+  Gpu b = a;
+  b.id = std::string{"B"};
+  const std::vector<Gpu> gpus = {a, b};
+  const std::vector<GpuPrice> prices = {2.0, 3.0};
+  SearchPolicy policy;
+  policy.price_margins = {0.6, 0.0};
+  const TrainingRecommendation r = recommend_training(p8, w, Sla{}, gpus, prices, policy, TrainingConfig{});
+  REQUIRE(r.candidates.size() >= 2);
+  CHECK(gpus[r.candidates.front().gpu_index].id == "B");
+  // The quoted costs are unchanged: only the order moves.
+  const auto cheapest_a =
+      std::find_if(r.candidates.begin(), r.candidates.end(),
+                   [&](const TrainingCandidate& c) { return gpus[c.gpu_index].id == "A"; });
+  REQUIRE(cheapest_a != r.candidates.end());
+  CHECK(cheapest_a->estimate.usd_total ==
+        Approx(r.candidates.front().estimate.usd_total * 2.0 / 3.0).epsilon(0.01));
+  policy.price_margins = {0.4, 0.0};
+  const TrainingRecommendation q = recommend_training(p8, w, Sla{}, gpus, prices, policy, TrainingConfig{});
   REQUIRE_FALSE(q.candidates.empty());
   CHECK(gpus[q.candidates.front().gpu_index].id == "A");
 }

@@ -9,8 +9,12 @@
 namespace rightsize {
 namespace {
 
-double cost_key(const TrainingCandidate& c) {
-  return c.price_known ? c.estimate.usd_total : std::numeric_limits<double>::infinity();
+// The run's cost as ranked: its quoted cost times (1 + the price's margin) when the policy charges
+// price quality (SearchPolicy::price_margins; methodology §5.2 "Price quality"), as inference ranks.
+double cost_key(const TrainingCandidate& c, std::span<const double> price_margins) {
+  if (!c.price_known) return std::numeric_limits<double>::infinity();
+  const double margin = c.gpu_index < price_margins.size() ? price_margins[c.gpu_index] : 0.0;
+  return c.estimate.usd_total * (1.0 + margin);
 }
 
 int order(RejectReason r) {
@@ -24,7 +28,8 @@ int order(RejectReason r) {
   }
 }
 
-bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus) {
+bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus,
+            std::span<const double> margins) {
   if (a.meets != b.meets) return a.meets;
   if (!a.meets) {
     if (order(a.rejection.reason) != order(b.rejection.reason))
@@ -33,7 +38,8 @@ bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<co
     const double rb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
     if (ra != rb) return ra < rb;
   }
-  if (cost_key(a) != cost_key(b)) return cost_key(a) < cost_key(b);
+  const double ka = cost_key(a, margins), kb = cost_key(b, margins);
+  if (ka != kb) return ka < kb;
   if (a.estimate.time_to_train_s != b.estimate.time_to_train_s)
     return a.estimate.time_to_train_s < b.estimate.time_to_train_s;
   if (a.estimate.gpus != b.estimate.gpus) return a.estimate.gpus < b.estimate.gpus;
@@ -89,8 +95,8 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
       (c.meets ? out.candidates : out.rejected).push_back(c);
     }
   }
-  // Ranked by the run's cost, as the inference search: without any price no run wins (each a
-  // no_price miss, the closest kind) rather than one picked by its tie-breaks.
+  // Ranked by the run's cost (charged its price's margin), as the inference search: without any price no run
+  // wins (each a no_price miss, the closest kind) rather than one picked by its tie-breaks.
   if (std::none_of(out.candidates.begin(), out.candidates.end(),
                    [](const TrainingCandidate& c) { return c.price_known; })) {
     for (TrainingCandidate& c : out.candidates) {
@@ -100,7 +106,9 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
     out.rejected.insert(out.rejected.end(), out.candidates.begin(), out.candidates.end());
     out.candidates.clear();
   }
-  auto cmp = [&](const TrainingCandidate& a, const TrainingCandidate& b) { return before(a, b, gpus); };
+  auto cmp = [&](const TrainingCandidate& a, const TrainingCandidate& b) {
+    return before(a, b, gpus, policy.price_margins);
+  };
   std::sort(out.candidates.begin(), out.candidates.end(), cmp);
   std::sort(out.rejected.begin(), out.rejected.end(), cmp);
   for (std::size_t i = 0; i < out.candidates.size(); ++i)
