@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,12 +85,14 @@ std::vector<ServingGate> held_out_gates(const bench::HeldOutScore& score) {
   return gates;
 }
 
-int run(const std::vector<std::string>& args) {
-  if (args.size() == 1 && args[0] == "--serving") {
+// The one-argument diagnostic modes (--serving, --scan, --disagg-rows, --serving-rows): their exit
+// status, or none for any other argument.
+std::optional<int> diagnostic_mode(const std::string& mode) {
+  if (mode == "--serving") {
     std::fputs(serving_markdown(score_serving_runs(shipped_calibration(), true)).c_str(), stdout);
     return 0;
   }
-  if (args.size() == 1 && args[0] == "--scan") {
+  if (mode == "--scan") {
     const app::LoadedCatalog loaded = shipped_catalog(false);
     for (double fixed : {0.0, 0.02, 0.05, 0.1}) {
       for (double phi = 0.0; phi <= 1.001; phi += 0.1) {
@@ -109,7 +112,7 @@ int run(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  if (args.size() == 1 && args[0] == "--disagg-rows") {
+  if (mode == "--disagg-rows") {
     // One line per scored disaggregated row, for residual analysis.
     const bench::ServingScore score = score_serving_runs(shipped_calibration());
     std::puts(
@@ -126,7 +129,7 @@ int run(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  if (args.size() == 1 && args[0] == "--serving-rows") {
+  if (mode == "--serving-rows") {
     // One line per scored row, for residual analysis.
     const bench::ServingScore score = score_serving_runs(shipped_calibration());
     std::puts("id,engine,gpu,model,precision,isl,osl,concurrency,tp,pp,ep,ttft_s,ttft_pred_s,tpot_s,tpot_"
@@ -140,6 +143,13 @@ int run(const std::vector<std::string>& args) {
                   u.tpot_s, r.tpot_pred_s, r.prefill_s, r.decode_step_s);
     }
     return 0;
+  }
+  return std::nullopt;
+}
+
+int run(const std::vector<std::string>& args) {
+  if (args.size() == 1) {
+    if (const std::optional<int> rc = diagnostic_mode(args[0])) return *rc;
   }
   std::string baseline;
   bool write_baseline = false;

@@ -148,6 +148,26 @@ nlohmann::json training_evidence_json(const SearchInputs& in, const app::Trainin
           {"cheaper_on_quote", cheaper}};
 }
 
+// Text: the ranked table, the winner line, its instances and the ranking's price note.
+void print_training_winner(const SearchInputs& in, const app::TrainingRecommendResult& result,
+                           const std::string& goal_text, int width) {
+  const TrainingRecommendation& r = result.recommendation;
+  if (!r.candidates.empty()) {
+    fmt::print("{}",
+               training_table(in, result.shown, result.shown.size(), false).render_text(width, use_color()));
+    const TrainingCandidate& win = r.candidates.front();
+    fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
+               win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
+               goal_text.empty() ? "fits" : "meets " + goal_text,
+               win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
+               win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
+    fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
+    if (const std::string note = training_evidence_line(in, result); !note.empty()) fmt::print("{}\n", note);
+  } else {
+    fmt::print("no configuration meets the requirements\n");
+  }
+}
+
 } // namespace
 
 void render_training_recommendation(const Spec& spec, const SearchInputs& in,
@@ -211,20 +231,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
              catalog.catalog.prices_as_of);
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));
   const int width = terminal_width();
-  if (!r.candidates.empty()) {
-    fmt::print("{}",
-               training_table(in, result.shown, result.shown.size(), false).render_text(width, use_color()));
-    const TrainingCandidate& win = r.candidates.front();
-    fmt::print("\nwinner: {} × {} ({}) — the cheapest run that {}: {} in {:.1f} h at {:.0f}% MFU\n",
-               win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
-               goal_text.empty() ? "fits" : "meets " + goal_text,
-               win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
-               win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
-    fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
-    if (const std::string note = training_evidence_line(in, result); !note.empty()) fmt::print("{}\n", note);
-  } else {
-    fmt::print("no configuration meets the requirements\n");
-  }
+  print_training_winner(in, result, goal_text, width);
   if (!result.rejected_rows.empty() && !o.explain) {
     fmt::print("\nclosest misses:\n");
     for (const auto& c : result.rejected_rows) {

@@ -53,6 +53,24 @@ FactorLows unmeasured_lows() {
   return low;
 }
 
+// Lowest measured value of each factor per family (returned) and over all GPUs (`any_low`).
+template <typename FitOf>
+std::map<std::string, FactorLows> measured_lows(const std::vector<Gpu>& gpus, const FitOf& fit_of,
+                                                FactorLows& any_low) {
+  std::map<std::string, FactorLows> family_low;
+  for (const Gpu& gpu : gpus) {
+    const FittedEfficiency* f = fit_of(gpu.id);
+    if (f == nullptr) continue;
+    auto& low = family_low.try_emplace(gpu_family(gpu), unmeasured_lows()).first->second;
+    for (std::size_t i = 0; i < k_factor_count; ++i) {
+      if (!measured((*f).*(k_factors[i].source))) continue;
+      low[i] = std::min(low[i], f->efficiency.*(k_factors[i].field));
+      any_low[i] = std::min(any_low[i], f->efficiency.*(k_factors[i].field));
+    }
+  }
+  return family_low;
+}
+
 } // namespace
 
 void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
@@ -64,19 +82,8 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
       if (f.gpu_id == id) return &f;
     return nullptr;
   };
-  // Lowest measured value of each factor per family and over all GPUs.
-  std::map<std::string, FactorLows> family_low;
   FactorLows any_low = unmeasured_lows();
-  for (const Gpu& gpu : gpus) {
-    const FittedEfficiency* f = fit_of(gpu.id);
-    if (f == nullptr) continue;
-    auto& low = family_low.try_emplace(gpu_family(gpu), unmeasured_lows()).first->second;
-    for (std::size_t i = 0; i < k_factor_count; ++i) {
-      if (!measured((*f).*(k_factors[i].source))) continue;
-      low[i] = std::min(low[i], f->efficiency.*(k_factors[i].field));
-      any_low[i] = std::min(any_low[i], f->efficiency.*(k_factors[i].field));
-    }
-  }
+  const std::map<std::string, FactorLows> family_low = measured_lows(gpus, fit_of, any_low);
   for (Gpu& gpu : gpus) {
     if (gpu.efficiency.entry_measured) continue; // the entry set its own (docs/catalog.md)
     const FittedEfficiency* own = fit_of(gpu.id);

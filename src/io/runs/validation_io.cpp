@@ -107,6 +107,26 @@ void check_training_plausible(const JsonReader& r, const ValidationCase& c) {
   }
 }
 
+// A case's layout: gpus, tp, pp (a multiple of tp x pp) and the expert groups.
+Deployment read_deployment(const JsonReader& r) {
+  Deployment d;
+  d.gpus = static_cast<int>(r.at("gpus").as_int(1, 1'000'000));
+  d.tp = static_cast<int>(r.at("tp").as_int(1, 1024));
+  // Bounded as tp is: "pp": 0 divided by zero below, a huge one overflowed int (fuzz_runs).
+  const auto pp = r.find("pp");
+  d.pp = pp ? static_cast<int>(pp->as_int(1, 1024)) : 1;
+  if (d.gpus % (d.tp * d.pp) != 0) {
+    r.at("gpus").fail("expected a multiple of tp x pp, got " + std::to_string(d.gpus));
+  }
+  // Expert groups (ATOM TP8+EP8 and the like); the experts are split by TP when absent.
+  if (const auto ep = r.find("ep")) {
+    d.ep = static_cast<int>(ep->as_int(1, 1024));
+    if (d.ep > d.tp)
+      ep->fail("expected at most tp (" + std::to_string(d.tp) + "), got " + std::to_string(d.ep));
+  }
+  return d;
+}
+
 ValidationCase read_case(const JsonReader& r) {
   ValidationCase c;
   c.id = r.at("id").as_string();
@@ -120,21 +140,7 @@ ValidationCase read_case(const JsonReader& r) {
   c.precision.activations = read_format(p.at("activations"));
   c.precision.kv_cache = read_format(p.at("kv_cache"));
   c.gpu_id = r.at("gpu").as_string();
-  c.deployment.gpus = static_cast<int>(r.at("gpus").as_int(1, 1'000'000));
-  c.deployment.tp = static_cast<int>(r.at("tp").as_int(1, 1024));
-  // Bounded as tp is: "pp": 0 divided by zero below, a huge one overflowed int (fuzz_runs).
-  const auto pp = r.find("pp");
-  c.deployment.pp = pp ? static_cast<int>(pp->as_int(1, 1024)) : 1;
-  if (c.deployment.gpus % (c.deployment.tp * c.deployment.pp) != 0) {
-    r.at("gpus").fail("expected a multiple of tp x pp, got " + std::to_string(c.deployment.gpus));
-  }
-  // Expert groups (ATOM TP8+EP8 and the like); the experts are split by TP when absent.
-  if (const auto ep = r.find("ep")) {
-    c.deployment.ep = static_cast<int>(ep->as_int(1, 1024));
-    if (c.deployment.ep > c.deployment.tp)
-      ep->fail("expected at most tp (" + std::to_string(c.deployment.tp) + "), got " +
-               std::to_string(c.deployment.ep));
-  }
+  c.deployment = read_deployment(r);
   if (const auto f = r.find("framework")) c.framework = f->as_string();
   c.workload.concurrency = int_or(r, "concurrency", 0);
   c.workload.input_tokens = int_or(r, "input_tokens", 0);
