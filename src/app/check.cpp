@@ -82,7 +82,8 @@ double check_saving(const Candidate& option, double reference_cost, RankBy by) {
 // (without an SLA load a smaller, less efficient one is cheaper per hour and is only shown). A cheaper
 // GPU type is a note, not a failure.
 void check_cheaper_options(CheckResult& res, const Recommendation& same, const Recommendation& all,
-                           const CheckSettings& request) {
+                           const CheckSettings& request, const LoadedCatalog& catalog,
+                           const std::vector<double>& margins) {
   const RankBy by = effective_rank_by(RankBy::cost_per_token, res.current_in.models.front().model.kind);
   const double reference_cost = check_reference_cost(res, by);
   if (res.meets && !same.candidates.empty()) {
@@ -91,9 +92,19 @@ void check_cheaper_options(CheckResult& res, const Recommendation& same, const R
     if (res.same_gpu_saving > 0.0) res.cheaper_same_gpu = best;
   }
   if (!all.candidates.empty()) {
+    // `all` was ranked as recommend ranks (each cost charged its price's margin): the alternative is
+    // cheaper when it stays so with both prices charged theirs; the saving shown is on quoted prices.
     const Candidate& best = all.candidates.front();
-    res.saving = check_saving(best, reference_cost, by);
+    const double best_margin = margins.empty() ? 0.0 : margins[best.gpu_index];
+    const std::vector<double> own =
+        price_margins(catalog, res.current_in.gpus, request.confidence, request.today_days);
+    const double own_margin = own.empty() ? 0.0 : own.front();
+    const bool ranked_cheaper =
+        check_saving(best, reference_cost * (1.0 + own_margin) / (1.0 + best_margin), by) > 0.0;
+    res.saving = ranked_cheaper ? check_saving(best, reference_cost, by) : 0.0;
     if (res.saving > 0.0 || (!res.meets && !res.would_pass)) res.cheaper = best; // nothing of its type passes
+    res.cheaper_price_margin = best_margin;
+    res.cheaper_price_age_days = price_age_days(res.compared_in.prices[best.gpu_index], request.today_days);
   }
   const std::string& gpu_id = res.current_in.gpus.front().id;
   res.cheaper_other_gpu =
@@ -152,8 +163,10 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   for (const Gpu& g : res.compared_in.gpus)
     res.compared.push_back(g.id);
   const SearchInputs& all = res.compared_in;
-  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, policy);
-  check_cheaper_options(res, same, r, request);
+  SearchPolicy ranked = policy; // the alternatives ranked as recommend ranks them (methodology §5.2)
+  ranked.price_margins = price_margins(catalog, all.gpus, policy.confidence, request.today_days);
+  const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, ranked);
+  check_cheaper_options(res, same, r, request, catalog, ranked.price_margins);
   if (request.artifact && res.meets)
     res.artifact =
         plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy, catalog.pricing, 0);
@@ -215,6 +228,7 @@ CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
                 "check gates inference deployments; use 'rightsize recommend' for training specs");
   }
   CheckSettings settings = request.settings;
+  settings.today_days = request.inputs.environment.today.get();
   check_artifact_mode(settings.artifact, spec);
   const EngineSetup engine =
       emit_engine_setup(settings.artifact ? settings.artifact->kind : "", request.inputs.engine, spec);

@@ -31,6 +31,7 @@ struct CheckSettings {
   double headroom = -1.0; ///< --headroom: over the peak load, for the verdict and the alternatives; < 0 = 0.2
   std::vector<std::string> alternatives;   ///< GPU ids to compare against (empty: spec, else the catalog)
   std::optional<ArtifactRequest> artifact; ///< --emit: plan the checked deployment's artifact
+  std::int64_t today_days = 0; ///< days since 1970-01-01: each price's age, for the ranking's price margins
 };
 
 /// A checked deployment and every decision about it.
@@ -60,6 +61,10 @@ struct CheckResult {
                        ///< deployment's when it meets the SLA, else would_pass's
   /// Meets the SLA, and `cheaper` is another GPU type: a note, not a failure (--deployment fixes the type).
   bool cheaper_other_gpu = false;
+  /// The margin recommend's ranking charged `cheaper`'s price and its newest quote's age (-1:
+  /// undated); `cheaper` is cheaper once both it and the deployment are charged theirs (§5.2).
+  double cheaper_price_margin = 0.0;
+  std::int64_t cheaper_price_age_days = -1;
   /// When it meets the SLA: the cheapest passing deployment of the same GPU type, when it saves.
   std::optional<Candidate> cheaper_same_gpu;
   double same_gpu_saving = 0.0; ///< 1 − cheaper_same_gpu ÷ the deployment's cost over the load served

@@ -1,9 +1,12 @@
 #include "render/check_render.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "io/json/json_text.hpp"
 #include "render/disagg_render.hpp"
+#include "render/evidence_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
 #include "render/recommend_render.hpp"
@@ -54,12 +57,23 @@ std::string check_layout_text(const app::CheckResult& res) {
              : fmt::format("the smallest that fits; no layout meets the SLA on {}", gpu);
 }
 
+// When the ranking charged the cheaper option's price a margin (methodology §5.2), why and how much:
+// " on its quoted price (it rests on one provider ...: ranked +111%, ...)", else "".
+std::string cheaper_margin_clause(const app::CheckResult& res) {
+  if (!res.cheaper || std::round(res.cheaper_price_margin * 100.0) < 1.0) return "";
+  return fmt::format(
+      " on its quoted price ({}: ranked +{:.0f}%, docs/methodology.md §5.2)",
+      price_margin_reason(res.compared_in.prices[res.cheaper->gpu_index], res.cheaper_price_age_days),
+      res.cheaper_price_margin * 100.0);
+}
+
 // A cheaper GPU type that meets the SLA too, in words: a note, not the gate's answer.
 std::string check_other_gpu_note(const Spec& spec, const app::CheckResult& res) {
-  return fmt::format("a cheaper GPU type meets it too: {}, {:.0f}% less per {} served (not judged: "
+  return fmt::format("a cheaper GPU type meets it too: {}, {:.0f}% less per {} served{} (not judged: "
                      "--deployment fixes the GPU type; compared against {} GPU type{})",
                      check_option_text(res.compared_in, *res.cheaper), res.saving * 100.0,
-                     check_cost_unit(spec), res.compared.size(), res.compared.size() == 1 ? "" : "s");
+                     check_cost_unit(spec), cheaper_margin_clause(res), res.compared.size(),
+                     res.compared.size() == 1 ? "" : "s");
 }
 
 void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& res,
@@ -102,6 +116,7 @@ void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app:
   doc["saving_fraction"] = round_sig(res.saving, 4);
   doc["compared_gpus"] = res.compared;
   doc["cheaper"] = res.cheaper ? candidate_json(res.compared_in, *res.cheaper) : nlohmann::json();
+  if (res.cheaper) doc["cheaper"]["price_rank_margin"] = round_sig(res.cheaper_price_margin, 4);
   doc["cheaper_other_gpu"] = res.cheaper_other_gpu;
   doc["would_pass"] = res.would_pass ? candidate_json(res.current_in, *res.would_pass) : nlohmann::json();
   std::vector<std::string> notes;
@@ -152,10 +167,11 @@ void print_check_options(const Spec& spec, const app::CheckResult& res, double m
     } else if (res.cheaper) {
       // The saving is in what recommend ranks by (cost over the load served), against what would pass
       // on the deployment's GPU type.
-      fmt::print("a cheaper option: {} meets it, {:.0f}% less per {} served than that (threshold {:.0f}%; "
+      fmt::print("a cheaper option: {} meets it, {:.0f}% less per {} served than that{} (threshold {:.0f}%; "
                  "compared against {} GPU type{})\n",
                  check_option_text(res.compared_in, *res.cheaper), res.saving * 100.0, unit,
-                 max_overspend * 100.0, res.compared.size(), res.compared.size() == 1 ? "" : "s");
+                 cheaper_margin_clause(res), max_overspend * 100.0, res.compared.size(),
+                 res.compared.size() == 1 ? "" : "s");
     }
     return;
   }
