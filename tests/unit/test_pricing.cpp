@@ -208,3 +208,25 @@ TEST_CASE("a cost ranking charges each GPU its price margin", "[pricing][rank]")
   // Not a cost ranking: no margin.
   CHECK(ranked_key(a, RankBy::gpus, wide) == rank_key(a, RankBy::gpus));
 }
+
+TEST_CASE("at an equal cost fewer pipeline stages rank first, before TPOT", "[rank]") {
+  // Two layouts of the same GPU at the same cost: TP2 and TP1·PP2, the PP one 0.1 ms faster per
+  // token. TP2 ranks first; at different costs the cost decides.
+  Candidate tp;
+  tp.meets_sla = true;
+  tp.price_known = true;
+  tp.usd_per_million_output_tokens_at_load = 0.5;
+  tp.layout.tp = 2;
+  tp.layout.gpus = 2;
+  tp.estimate.tpot_s = 0.0368;
+  Candidate pp = tp;
+  pp.layout.tp = 1;
+  pp.layout.pp = 2;
+  pp.estimate.tpot_s = 0.0367;
+  std::vector<Gpu> gpus(1);
+  gpus[0].id = "G";
+  CHECK(ranks_before(tp, pp, RankBy::cost_per_token, gpus));
+  CHECK_FALSE(ranks_before(pp, tp, RankBy::cost_per_token, gpus));
+  pp.usd_per_million_output_tokens_at_load = 0.49;
+  CHECK(ranks_before(pp, tp, RankBy::cost_per_token, gpus));
+}

@@ -99,6 +99,9 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
     const double cb = rank_key(b, RankBy::cost_per_token);
     if (ca != cb) return ca < cb;
   }
+  // At an equal key, fewer pipeline stages first: a stage boundary adds a hop and a bubble to every
+  // token, and a split inside one node is TP's job (issue 43: TP1·PP2 won an 8B's tie).
+  if (a.layout.pp != b.layout.pp) return a.layout.pp < b.layout.pp;
   if (a.estimate.tpot_s != b.estimate.tpot_s) return a.estimate.tpot_s < b.estimate.tpot_s;
   if (a.estimate.ttft_s != b.estimate.ttft_s) return a.estimate.ttft_s < b.estimate.ttft_s;
   if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
