@@ -26,7 +26,9 @@ std::string gpus_label(const Candidate& c) {
 }
 
 Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows, std::size_t limit,
-                      bool show_precision, bool with_reason, const Sla& sla, bool energy_column) {
+                      bool show_precision, bool with_reason, const Sla& sla, RankBy rank_by) {
+  const bool energy_column = rank_by == RankBy::energy;
+  const bool latency_column = rank_by == RankBy::latency;
   std::vector<Column> columns = {
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   // Whole instances (docs/methodology.md "Whole instances"): a "billed" column only when a row pays for idle
@@ -42,8 +44,10 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   for (const char* h :
        {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "mem free", "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
-  // Under --rank-by energy the figure ranked by (methodology §9): GPU joules per output token at load.
+  // The figure ranked by when it is not a cost: GPU joules per output token at load under --rank-by
+  // energy (methodology §9), the end-to-end latency at the served load under --rank-by latency.
   if (energy_column) columns.push_back({"J/tok", Align::right});
+  if (latency_column) columns.push_back({"E2E @load", Align::right});
   columns.push_back({"bound", Align::left, true});
   if (with_reason) columns.push_back({"reason", Align::left, true});
   Table t(std::move(columns));
@@ -69,6 +73,9 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
                           ? fmt::format("{:.3f}", c.joules_per_output_token)
                           : std::string("-"));
     }
+    if (latency_column)
+      cells.push_back(serves && !e.overloaded && c.e2e_at_load_s > 0.0 ? format_ms(c.e2e_at_load_s)
+                                                                       : std::string("-"));
     cells.push_back(to_string(e.bound));
     if (with_reason) cells.push_back(describe_rejection(c));
     t.add_row(std::move(cells));
@@ -252,8 +259,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   const RankBy rank_by = result.rank_by;
   const auto table_of = [&](const std::vector<Candidate>& rows, std::size_t limit, bool with_reason) {
     return image ? image_candidate_table(in, rows, limit, show_precision, with_reason, spec.sla.e2e_stat)
-                 : candidate_table(in, rows, limit, show_precision, with_reason, spec.sla,
-                                   rank_by == RankBy::energy);
+                 : candidate_table(in, rows, limit, show_precision, with_reason, spec.sla, rank_by);
   };
   const auto reason_of = [&](const Candidate& c) {
     return describe_rejection(c, image ? vocabulary_of(first.model.kind) : Vocabulary{});
