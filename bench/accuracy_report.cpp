@@ -79,8 +79,8 @@ bench::HeldOutScore score_amd_cases(const std::vector<ValidationCase>& amd, cons
 std::vector<ServingGate> held_out_gates(const bench::HeldOutScore& score) {
   std::vector<ServingGate> gates;
   for (const auto& [key, rows] : bench::held_out_groups(score, false)) {
-    const bench::HeldOutFigures f = bench::held_out_figures(rows);
-    gates.push_back({"amd_" + std::get<1>(key), f.median_abs_pct, rows.size()});
+    const ServingErrorSummary f = bench::held_out_figures(rows);
+    gates.push_back({"amd_" + std::get<1>(key), f.median_ape_pct, rows.size()});
   }
   return gates;
 }

@@ -19,6 +19,7 @@
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/serving_validation.hpp"
 
 namespace rightsize::bench {
 
@@ -96,30 +97,13 @@ inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
   return out;
 }
 
-/// Median abs. and signed error, within 25 % and band coverage of `rows`.
-struct HeldOutFigures {
-  int cases = 0;
-  double median_abs_pct = 0.0, median_signed_pct = 0.0, within_25_pct = 0.0, in_band_pct = 0.0;
-};
-inline HeldOutFigures held_out_figures(const std::vector<const HeldOutResult*>& rows) {
-  HeldOutFigures f;
-  f.cases = static_cast<int>(rows.size());
-  if (rows.empty()) return f;
-  std::vector<double> abs_err, signed_err;
-  int within = 0, inside = 0;
-  for (const HeldOutResult* r : rows) {
-    const double e = r->signed_error_pct();
-    signed_err.push_back(e);
-    abs_err.push_back(std::fabs(e));
-    within += std::fabs(e) <= 25.0 ? 1 : 0;
-    inside += r->in_band() ? 1 : 0;
-  }
-  const double n = static_cast<double>(rows.size());
-  f.median_abs_pct = quantile(abs_err, 0.5);
-  f.median_signed_pct = quantile(signed_err, 0.5);
-  f.within_25_pct = 100.0 * within / n;
-  f.in_band_pct = 100.0 * inside / n;
-  return f;
+/// Median abs. and signed error, within 25 % and band coverage of `rows` (summarize_figures).
+inline ServingErrorSummary held_out_figures(const std::vector<const HeldOutResult*>& rows) {
+  std::vector<ScoredFigure> figures;
+  figures.reserve(rows.size());
+  for (const HeldOutResult* r : rows)
+    figures.push_back({r->c->measured, r->predicted.value, r->predicted.low, r->predicted.high});
+  return summarize_figures("", figures);
 }
 
 /// Rows grouped by figure kind ("" = every GPU) or by (GPU, kind).
@@ -137,12 +121,12 @@ inline std::string held_out_markdown(const HeldOutScore& score) {
                   "in band |\n|---|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const bool per_gpu : {false, true}) {
     for (const auto& [key, rows] : held_out_groups(score, per_gpu)) {
-      const HeldOutFigures f = held_out_figures(rows);
+      const ServingErrorSummary f = held_out_figures(rows);
       const HeldOutResult& g = *rows.front();
       s += fmt::format("| {} | {} | {} | {} | {} | {:.1f} % | {:+.1f} % | {:.0f} % | {:.0f} % |\n",
                        per_gpu ? g.gpu_id : "all", per_gpu ? g.gpu_architecture : "",
-                       per_gpu ? to_string(g.gpu_reach) : "", std::get<1>(key), f.cases, f.median_abs_pct,
-                       f.median_signed_pct, f.within_25_pct, f.in_band_pct);
+                       per_gpu ? to_string(g.gpu_reach) : "", std::get<1>(key), f.rows, f.median_ape_pct,
+                       f.median_signed_pct, f.within_25_pct, f.band_coverage_pct);
     }
   }
   for (const auto& [reason, n] : score.skipped)

@@ -309,9 +309,9 @@ std::string vendor_markdown(const std::vector<ServingResult>& logo, const std::v
       ttft = cells(t.rows, t.median_ape_pct, t.within_25_pct, t.band_coverage_pct);
       tpot = cells(p.rows, p.median_ape_pct, p.within_25_pct, p.band_coverage_pct);
     } else {
-      const HeldOutFigures t = held_out_figures(g.ttft), p = held_out_figures(g.tpot);
-      ttft = cells(t.cases, t.median_abs_pct, t.within_25_pct, t.in_band_pct);
-      tpot = cells(p.cases, p.median_abs_pct, p.within_25_pct, p.in_band_pct);
+      const ServingErrorSummary t = held_out_figures(g.ttft), p = held_out_figures(g.tpot);
+      ttft = cells(t.rows, t.median_ape_pct, t.within_25_pct, t.band_coverage_pct);
+      tpot = cells(p.rows, p.median_ape_pct, p.within_25_pct, p.band_coverage_pct);
     }
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", key.first, key.second, fmt::join(g.gpus, ", "),
                       g.rows.empty() ? "cases held out (never fitted)" : "serving rows, leave one GPU out",

@@ -116,7 +116,15 @@ struct ServingErrorSummary {
   double band_coverage_pct = 0.0; ///< share of rows whose measurement lies inside the band, in percent
 };
 
-/// Summary of TTFT (ttft = true) or TPOT over the results.
+/// One prediction against its measurement, with the prediction's p10–p90 band.
+struct ScoredFigure {
+  double measured = 0.0, predicted = 0.0, low = 0.0, high = 0.0;
+};
+
+/// Median abs. and signed error, share within 25 % and band coverage of `figures`.
+ServingErrorSummary summarize_figures(const std::string& group, const std::vector<ScoredFigure>& figures);
+
+/// Summary of TTFT (ttft = true) or TPOT over the results (summarize_figures).
 ServingErrorSummary summarize_serving(const std::string& group, const std::vector<const ServingResult*>& rows,
                                       bool ttft);
 

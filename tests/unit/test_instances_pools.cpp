@@ -85,19 +85,34 @@ TEST_CASE("a training job of 3 GPUs where 1/2/4/8 are rented bills one 4-GPU ins
   CHECK(two.bill.packing.instances == 2);
 }
 
-TEST_CASE("training recommend ranks by the billed cost", "[core][instances]") {
-  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+namespace {
+
+// Two identical H100-SXM GPUs "A" and "B", `per_node` to a node, and the 8B training run both rank.
+struct TwoGpuRun {
+  PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
   TrainingWorkload w = run_of(2e9);
-  w.global_batch = 8;
+  std::vector<Gpu> gpus;
+  explicit TwoGpuRun(int per_node) {
+    w.global_batch = 8;
+    Gpu a = h100_sxm();
+    a.id = std::string{"A"};
+    a.gpus_per_node = per_node;
+    Gpu b = a;
+    b.id = std::string{"B"};
+    gpus = {a, b};
+  }
+};
+
+} // namespace
+
+TEST_CASE("training recommend ranks by the billed cost", "[core][instances]") {
   // Two identical GPUs, 4 per node (so the search tries 1, 2 and 4 GPUs): A at $2/GPU-h in 8-GPU
   // instances only, B at $3/GPU-h in 1/2/4/8-GPU ones. Per GPU, A's runs cost 2/3 of B's; billed, A's
   // jobs of at most 4 GPUs pay for 8 ($16/h against B's 4 × $3 = $12/h at 4 GPUs), so B wins.
-  Gpu a = h100_sxm();
-  a.id = std::string{"A"};
-  a.gpus_per_node = 4;
-  Gpu b = a;
-  b.id = std::string{"B"};
-  const std::vector<Gpu> gpus = {a, b};
+  const TwoGpuRun run(4);
+  const PreparedModel& p8 = run.p8;
+  const TrainingWorkload& w = run.w;
+  const std::vector<Gpu>& gpus = run.gpus;
   const std::vector<GpuPrice> billed = {eight_only(2.0), one_to_eight(3.0)};
   SearchPolicy policy;
   const TrainingRecommendation r = recommend_training(p8, w, Sla{}, gpus, billed, policy, TrainingConfig{});
@@ -115,16 +130,12 @@ TEST_CASE("training recommend ranks by the billed cost", "[core][instances]") {
 }
 
 TEST_CASE("training recommend charges each price its quality margin, as inference does", "[core][rank]") {
-  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
-  TrainingWorkload w = run_of(2e9);
-  w.global_batch = 8;
   // A at $2/GPU-h and B at $3 per GPU, identical GPUs: A's run costs 2/3 of B's. A margin of +60 %
   // on A's price ranks it at 2 × 1.6 = 3.2 against B's 3: B first; +40 % (2.8) keeps A first.
-  Gpu a = h100_sxm();
-  a.id = std::string{"A"};
-  Gpu b = a;
-  b.id = std::string{"B"};
-  const std::vector<Gpu> gpus = {a, b};
+  const TwoGpuRun run(h100_sxm().gpus_per_node);
+  const PreparedModel& p8 = run.p8;
+  const TrainingWorkload& w = run.w;
+  const std::vector<Gpu>& gpus = run.gpus;
   const std::vector<GpuPrice> prices = {2.0, 3.0};
   SearchPolicy policy;
   policy.price_margins = {0.6, 0.0};

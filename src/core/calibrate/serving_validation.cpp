@@ -132,35 +132,41 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
   return out;
 }
 
-ServingErrorSummary summarize_serving(const std::string& group, const std::vector<const ServingResult*>& rows,
-                                      bool ttft) {
+ServingErrorSummary summarize_figures(const std::string& group, const std::vector<ScoredFigure>& figures) {
   ServingErrorSummary s;
   s.group = group;
-  s.rows = static_cast<int>(rows.size());
-  if (rows.empty()) return s;
+  s.rows = static_cast<int>(figures.size());
+  if (figures.empty()) return s;
   std::vector<double> ape;
   std::vector<double> signed_err;
-  ape.reserve(rows.size());
-  signed_err.reserve(rows.size());
+  ape.reserve(figures.size());
+  signed_err.reserve(figures.size());
   int within = 0;
   int covered = 0;
-  for (const ServingResult* r : rows) {
-    const double measured = ttft ? r->run->ttft_s : r->run->tpot_s;
-    const double predicted = ttft ? r->ttft_pred_s : r->tpot_pred_s;
-    const double low = ttft ? r->ttft_low_s : r->tpot_low_s;
-    const double high = ttft ? r->ttft_high_s : r->tpot_high_s;
-    const double e = signed_error_pct(predicted, measured);
+  for (const ScoredFigure& f : figures) {
+    const double e = signed_error_pct(f.predicted, f.measured);
     signed_err.push_back(e);
     ape.push_back(std::fabs(e));
     within += std::fabs(e) <= 25.0 ? 1 : 0;
-    covered += measured >= low && measured <= high ? 1 : 0;
+    covered += f.measured >= f.low && f.measured <= f.high ? 1 : 0;
   }
-  const double n = static_cast<double>(rows.size());
+  const double n = static_cast<double>(figures.size());
   s.median_ape_pct = quantile(ape, 0.5);
   s.median_signed_pct = quantile(signed_err, 0.5);
   s.within_25_pct = 100.0 * within / n;
   s.band_coverage_pct = 100.0 * covered / n;
   return s;
+}
+
+ServingErrorSummary summarize_serving(const std::string& group, const std::vector<const ServingResult*>& rows,
+                                      bool ttft) {
+  std::vector<ScoredFigure> figures;
+  figures.reserve(rows.size());
+  for (const ServingResult* r : rows) {
+    figures.push_back(ttft ? ScoredFigure{r->run->ttft_s, r->ttft_pred_s, r->ttft_low_s, r->ttft_high_s}
+                           : ScoredFigure{r->run->tpot_s, r->tpot_pred_s, r->tpot_low_s, r->tpot_high_s});
+  }
+  return summarize_figures(group, figures);
 }
 
 RepeatSpread repeat_spread(const std::vector<const ServingRun*>& rows) {
