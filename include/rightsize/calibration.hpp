@@ -232,6 +232,9 @@ struct FitOptions {
   /// A UNet's GEMM rate as a fraction of η_f: physically at most the large-GEMM rate.
   double unet_fraction_min = 0.2, unet_fraction_max = 1.0;
   int min_cases_per_gpu = 2;
+  /// Count distinct runs, not cases, against min_cases_per_gpu: the ids are "<run>:<figure>"
+  /// (core::stack_cases), and one run's TPOT and throughput are not two runs (`calibrate`).
+  bool distinct_runs = false;
   /// A case informs a factor when |d log(prediction) / d log(factor)| reaches this.
   double min_elasticity = 0.5;
 };

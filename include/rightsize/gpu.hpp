@@ -55,6 +55,33 @@ struct LayoutEfficiency {
   GpuEfficiency efficiency;
 };
 
+/// One figure's residual in a `rightsize calibrate` overlay (docs/calibration.md "Residuals"):
+/// ln(measured / predicted) = a + b·ln(concurrency) + c·ln(input tokens), the first
+/// `coefficients.size()` terms (0 to 3), chosen by leave-one-out over the stack's fit runs.
+struct ResidualTerm {
+  std::vector<double> coefficients; ///< a, b, c; empty = the factors alone predicted best
+  double loo_before_pct = 0.0;      ///< median |error| over the fit runs, fitted factors alone
+  double loo_after_pct = 0.0;       ///< the same with this residual, leave-one-out
+};
+
+/// The residuals of one stack: a model, its weights format, an engine and a layout on the GPU
+/// that carries them. Applied only to that stack, with concurrency and input clamped to the fit
+/// runs' range, and not at all beyond k_residual_reach of it (core::apply_stack_residual).
+struct StackResidual {
+  std::string model;   ///< ModelSpec::name of the runs (the preset id)
+  std::string weights; ///< weights format name ("fp8", "bf16", ...)
+  std::string engine;  ///< EngineConfig::kind ("vllm", "sglang", "trtllm")
+  int tp = 1, pp = 1, ep = 1;
+  double concurrency_min = 1.0, concurrency_max = 1.0; ///< closed-loop concurrency of the fit runs
+  double input_min = 1.0, input_max = 1.0;             ///< input tokens of the fit runs
+  int runs = 0;
+  ResidualTerm ttft, tpot;
+};
+
+/// How far outside its runs' range a residual still applies (clamped): this factor below the
+/// smallest and above the largest concurrency and input.
+inline constexpr double k_residual_reach = 2.0;
+
 /// One price observation.
 struct PriceQuote {
   std::string provider;      ///< e.g. "aws", "lambda"
@@ -111,6 +138,8 @@ struct Gpu {
   GpuEfficiency efficiency;
   /// Per layout family, from an overlay; a family not listed uses `efficiency` (efficiency_for).
   std::vector<LayoutEfficiency> layout_efficiency;
+  /// Per stack (model, weights, engine, layout), from an overlay: what its factors leave.
+  std::vector<StackResidual> residuals;
   std::vector<PriceQuote> prices;
   double purchase_usd = 0.0;             ///< purchase estimate per GPU (0 = unknown)
   std::string purchase_source;           ///< tag into the catalog's `sources`

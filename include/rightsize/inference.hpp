@@ -22,6 +22,9 @@ struct GpuMemoryTier {
 /// each value's source; these initialisers are the reference engine of the unit tests' worked
 /// examples (vLLM's values).
 struct EngineConfig {
+  /// The profile's engine ("vllm", "sglang", "trtllm"); "" for a profile built by hand. Names the
+  /// stack a calibrate residual belongs to (Gpu::residuals).
+  std::string kind;
   double usable_fraction = 0.90;          ///< u: fraction of capacity the engine may use (vLLM 0.90)
   std::int64_t block_tokens = 16;         ///< paged-KV block size (vLLM default 16)
   std::int64_t max_batched_tokens = 8192; ///< chunked-prefill step size (vLLM API server default)
@@ -228,6 +231,13 @@ struct InferenceEstimate {
   /// (NVFP4 → W4A16 without fp4 tensor cores, bf16 → fp16 without bf16; methodology §3).
   MathDtype gemm_math = MathDtype::bf16;
   bool link_known = true; ///< the catalog gives the bandwidth of every link the replica uses
+  /// A calibrate overlay's residual for this stack (docs/calibration.md "Residuals"): the
+  /// multipliers applied to TTFT and TPOT, or why none was.
+  struct Residual {
+    double ttft = 1.0, tpot = 1.0;
+    bool applied = false;
+    bool outside_range = false; ///< the stack has one, but this load or prompt is beyond its reach
+  } residual;
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency
@@ -236,6 +246,17 @@ struct InferenceEstimate {
 InferenceEstimate estimate_inference(const PreparedModel& model, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price);
+
+/// ln(multiplier) of a residual term at ln(concurrency) and ln(input tokens) (already clamped).
+double residual_log(const ResidualTerm& term, double ln_concurrency, double ln_input);
+
+/// Applies the overlay residual of the estimate's stack (model, weights, engine.kind, layout) on
+/// `gpu` to `est` (TTFT, TPOT, e2e and their percentiles; a closed loop's throughput): concurrency
+/// and input clamped to the residual's runs, none beyond k_residual_reach of them (then
+/// est.residual.outside_range). No residual for the stack: unchanged.
+void apply_stack_residual(const PreparedModel& model, const Gpu& gpu, const Deployment& deployment,
+                          const EngineConfig& engine, const InferenceWorkload& workload,
+                          InferenceEstimate& est);
 
 /// The pure decode step (InferenceEstimate::decode_step_s) of one replica in closed loop at
 /// `workload.concurrency` (at least 1): what estimate_inference reports for it, without the rest of

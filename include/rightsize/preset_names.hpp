@@ -25,4 +25,9 @@ struct PresetName {
 /// 3. else did_you_mean over the ids (a typo).
 std::vector<std::string> suggest_presets(std::string_view name, const std::vector<PresetName>& presets);
 
+/// The one preset `name` names (rule 1 above: its id or Hugging Face id reads the same once both are
+/// normalized; "Qwen/Qwen3-8B", "/models/Qwen3-8B-FP8" -> qwen3-8b), or "" when none or more than
+/// one does. What a benchmark file's model_id is checked against (docs/calibration.md).
+std::string preset_named(std::string_view name, const std::vector<PresetName>& presets);
+
 } // namespace rightsize

@@ -129,7 +129,25 @@ struct StackFit {
   std::vector<FigureError> holdout; ///< on held-out runs (never seen by the fit); empty if none
   std::vector<TailFit> tails;       ///< TTFT / TPOT p99 ratios, when >= k_min_tail_runs runs report them
   std::vector<LayoutFit> layouts;   ///< serving runs of two or more layout families only; by family
+  /// What the factors leave, per stack (model, weights, engine, layout) of k_min_residual_runs fit
+  /// runs or more whose leave-one-out selects a term (docs/calibration.md "Residuals").
+  std::vector<StackResidual> residuals;
 };
+
+/// Minimum fit runs of one stack (model, weights, engine, layout) for a residual.
+inline constexpr int k_min_residual_runs = 3;
+
+/// The residuals of the serving `runs` of one GPU x engine against `runtime`, the GPU with the fitted
+/// factors in force (layout factors included, no residuals): per stack and figure (TTFT, TPOT) the
+/// model of ln(measured / predicted) in ln concurrency and ln input that leave-one-out selects.
+/// Stacks where no figure selects a term are left out. Deterministic.
+/// `loo` (optional) receives per run of `runs` the leave-one-out log correction of its TTFT and
+/// TPOT: the selected term refitted without the run and evaluated at it (0 without a residual).
+struct ResidualLoo {
+  double ttft = 0.0, tpot = 0.0;
+};
+std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, const Gpu& runtime,
+                                         const EngineConfig& engine, std::vector<ResidualLoo>* loo = nullptr);
 
 /// Minimum leave-one-out residuals of a figure for the overlay to carry its own band (fewer keep
 /// the shipped band).

@@ -19,18 +19,21 @@ struct FactorRow {
   double GpuEfficiency::*value;
   std::string FittedEfficiency::*source;
   std::vector<std::string> FittedEfficiency::*cases;
-  const char* informed_by; ///< what a run needs to inform it, for "kept" lines
+  const char* informed_by;                   ///< what a run needs to inform it, for "kept" lines
+  double FitOptions::*min, FitOptions::*max; ///< the fit's bounds (docs/calibration.md)
 };
 
 constexpr FactorRow k_factor_rows[] = {
     {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
-     &FittedEfficiency::decode_cases, "TPOT and throughput"},
+     &FittedEfficiency::decode_cases, "TPOT and throughput", &FitOptions::bandwidth_min,
+     &FitOptions::bandwidth_max},
     {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
-     &FittedEfficiency::prefill_cases, "TTFT"},
+     &FittedEfficiency::prefill_cases, "TTFT", &FitOptions::compute_min, &FitOptions::compute_max},
     {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
-     &FittedEfficiency::communication_cases, "runs with tp > 1"},
+     &FittedEfficiency::communication_cases, "runs with tp > 1", &FitOptions::communication_min,
+     &FitOptions::communication_max},
     {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
-     &FittedEfficiency::training_cases, "training runs"},
+     &FittedEfficiency::training_cases, "training runs", &FitOptions::mfu_min, &FitOptions::mfu_max},
 };
 
 CalibratedFactor factor(const FactorRow& f, const GpuEfficiency& shipped, const FittedEfficiency& fitted) {
@@ -41,14 +44,33 @@ CalibratedFactor factor(const FactorRow& f, const GpuEfficiency& shipped, const 
   c.source = fitted.*f.source;
   c.is_fitted = c.source == "fitted";
   c.measurements = (fitted.*f.cases).size();
+  std::vector<std::string> runs;
+  for (const std::string& id : fitted.*f.cases)
+    runs.push_back(id.substr(0, id.rfind(':')));
+  std::sort(runs.begin(), runs.end());
+  c.runs = static_cast<std::size_t>(std::unique(runs.begin(), runs.end()) - runs.begin());
   c.informed_by = f.informed_by;
+  // A fitted factor within 0.5 % of a bound hit it: the golden-section search stops there, and the
+  // error it could not remove sits in terms the factor does not move (issue 38).
+  const FitOptions bounds;
+  const double lo = bounds.*f.min, hi = bounds.*f.max;
+  if (c.is_fitted && (c.fitted <= lo * 1.005 || c.fitted >= hi * 0.995)) {
+    c.at_bound = true;
+    c.bound = c.fitted <= lo * 1.005 ? lo : hi;
+  }
   return c;
 }
 
 // The table's decisions for one fitted stack: every factor fitted or kept, the layout families.
-CalibratedStack calibrated_stack(const StackFit& s, std::size_t holdout_runs) {
+CalibratedStack calibrated_stack(const StackFit& s, std::size_t holdout_runs, const Calibration& shipped) {
   CalibratedStack c;
   c.holdout_runs = holdout_runs;
+  // The band each fitted band replaces: the GPU's own entry for that figure (every model class).
+  for (const BandEntry& b : s.bands) {
+    for (const BandEntry& before : shipped.bands)
+      if (before.gpu_id == s.gpu_id && before.kind == b.kind && before.model_class.empty())
+        c.shipped_bands.push_back(before);
+  }
   c.few_fit_runs = s.runs.size() < 3;
   for (const FactorRow& f : k_factor_rows)
     c.factors.push_back(factor(f, s.shipped, s.fitted));
@@ -97,6 +119,29 @@ std::vector<std::string> held_out_only_stacks(const CalibrationRuns& runs) {
 
 namespace {
 
+// How far below the physical floor a measured figure may sit before the run is refused: the
+// floors are the prefill and decode step at the catalog's peaks with nothing else (methodology
+// §3.5), and speculative decoding or a prefix-cache hit, which the estimate does not model, can
+// beat them by a small factor; a run 2× faster than the floor measured another model or GPU.
+constexpr double k_floor_tolerance = 0.5;
+
+template <class Refuse>
+void check_above_floor(const StackRun& r, const Gpu& gpu, const EngineConfig& engine, const ValidationCase& c,
+                       const Refuse& refuse) {
+  const InferenceEstimate e = estimate_inference(prepare_model(c.model, c.precision), c.workload, gpu,
+                                                 c.deployment, engine, nullptr, 0.0);
+  const auto below = [&](const char* figure, double measured_s, double floor_s) {
+    if (measured_s > 0.0 && floor_s > 0.0 && measured_s < k_floor_tolerance * floor_s)
+      refuse(
+          fmt::format("its measured {} {:.3g} ms is below half the physical floor {:.3g} ms (the weights and "
+                      "FLOPs at the GPU's peak bandwidth and FLOP/s): it measured a smaller model, another "
+                      "GPU or layout, or a cache the estimate does not model",
+                      figure, measured_s * 1e3, floor_s * 1e3));
+  };
+  below("TPOT", r.run.tpot_s, e.tpot_floor_s);
+  below("TTFT", r.run.ttft_s, e.ttft_floor_s);
+}
+
 // A serving run the estimator could not have run (issue 42: runs labelled with a 405B model on one
 // H100 pinned a factor to its bound at 200,000 % error): its layout must split the model's heads,
 // its prompt and output fit the model's context, and the estimate's memory fit the GPU, the rules
@@ -118,11 +163,17 @@ void check_run_feasible(const StackRun& r, const Gpu& gpu, const EngineConfig& e
   if (c.model.max_position > 0 && tokens > c.model.max_position)
     refuse(fmt::format("{} input + {} output tokens exceed the model's {}-token context",
                        c.workload.input_tokens, c.workload.output_tokens, c.model.max_position));
-  const InferenceEstimate e = estimate_inference(prepare_model(c.model, c.precision), c.workload, gpu,
-                                                 c.deployment, engine, nullptr, 0.0);
+  // Memory at one sequence: an engine holds at most what its KV cache fits and queues the rest, so a
+  // run at concurrency 128 whose 128 contexts do not fit was served all the same (the serving CSV has
+  // 8 groups of them); a model whose weights and one sequence do not fit cannot have run at all.
+  InferenceWorkload one = c.workload;
+  one.concurrency = 1;
+  const InferenceEstimate e =
+      estimate_inference(prepare_model(c.model, c.precision), one, gpu, c.deployment, engine, nullptr, 0.0);
   if (!e.memory.fits)
-    refuse(fmt::format("it needs {:.1f} GB per GPU and the GPU has {:.1f} GB usable",
+    refuse(fmt::format("even one sequence needs {:.1f} GB per GPU and the GPU has {:.1f} GB usable",
                        e.memory.per_gpu_bytes / 1e9, e.memory.usable_per_gpu_bytes / 1e9));
+  check_above_floor(r, gpu, engine, c, refuse);
 }
 
 } // namespace
@@ -157,7 +208,8 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
   io::CalibrationOverlay& overlay = result.overlay;
   overlay.inputs = runs.inputs;
   overlay.holdout_inputs = runs.holdout_inputs;
-  const FitOptions bounds;
+  FitOptions bounds;
+  bounds.distinct_runs = true; // one run's TPOT and throughput do not make a fit (issue 38)
   for (const auto& [key, g] : runs.stacks) {
     if (g.fit.empty()) continue;
     const Gpu& gpu = *io::find_gpu(catalog.catalog, key.first);
@@ -170,7 +222,7 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
           check_run_feasible(r, gpu, engine);
     }
     overlay.stacks.push_back(fit_stack(g.fit, g.holdout, gpu, engine, bounds));
-    result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size()));
+    result.stacks.push_back(calibrated_stack(overlay.stacks.back(), g.holdout.size(), catalog.calibration));
   }
   overlay.date = format_iso_date(today_days);
   io::check_overlay_ranges(overlay); // what --calibration would refuse is never written (issue 42)
@@ -194,7 +246,9 @@ void require_context(const io::RunContext& c, const std::string& file) {
                               io::is_training_log(file) ? "training log" : "tool's result file", what));
     }
   };
-  need(c.preset, "--model", "model (a preset of 'rightsize models')");
+  // A tool's result file may name its model (vLLM model_id, SGLang server_info, AIPerf
+  // input_config): the reader takes it from there or says the file names none.
+  if (io::is_training_log(file)) need(c.preset, "--model", "model (a preset of 'rightsize models')");
   need(c.gpu, "--gpu", "GPU");
   if (!io::is_training_log(file)) {
     need(c.engine, "--engine", "engine");
@@ -357,6 +411,15 @@ CalibrateOutcome run_calibrate(const CalibrateRequest& request, Diagnostics& dia
     diagnostics.warn(
         fmt::format("{}: only held-out runs, nothing to fit; it keeps the shipped factors", stack));
   out.result = run_calibrate(runs, out.catalog, request.environment.today.get());
+  for (const StackFit& s : out.result.overlay.stacks)
+    for (const FigureError& e : s.loo)
+      if (e.median_ape_fitted_pct > k_weak_fit_pct)
+        out.result.weak_fits.push_back(fmt::format("{} x {}: {} {:.0f} %", s.gpu_id, s.engine,
+                                                   to_string(e.kind), e.median_ape_fitted_pct));
+  out.result.write_overlay = out.result.weak_fits.empty() || request.force;
+  for (const std::string& w : out.result.weak_fits)
+    diagnostics.warn(fmt::format("{} leave-one-out, above {:g} %: the fit does not hold{}", w, k_weak_fit_pct,
+                                 request.force ? " (written anyway: --force)" : ""));
   return out;
 }
 

@@ -50,8 +50,11 @@ struct CalibratedFactor {
   double fitted = 0.0;          ///< the factor after the fit (the shipped one when kept)
   std::string source;           ///< FittedEfficiency's source: "fitted", else why it was kept
   bool is_fitted = false;       ///< source == "fitted"
-  std::size_t measurements = 0; ///< runs sensitive to it
+  std::size_t measurements = 0; ///< measurements sensitive to it (a run's TTFT, TPOT, throughput)
+  std::size_t runs = 0;         ///< distinct runs among them: a fit needs 2
   const char* informed_by = ""; ///< what a run needs to inform it, for "kept" lines
+  bool at_bound = false;        ///< fitted to a bound of FitOptions: the runs wanted it further
+  double bound = 0.0;           ///< that bound, when at_bound
 };
 
 /// One layout family of a stack: its own factors (those fitted), or the stack's.
@@ -70,7 +73,12 @@ struct CalibratedStack {
   std::size_t holdout_runs = 0;          ///< held-out runs scored against it
   bool few_fit_runs = false;             ///< fewer than 3 fit runs: leave-one-out cannot show a gain
   std::vector<CalibratedLayout> layouts;
+  std::vector<BandEntry> shipped_bands; ///< the GPU's shipped band of each figure the fit bands
 };
+
+/// Above this leave-one-out median |error| (percent) on any figure of a stack, the fit does not
+/// hold: calibrate warns and writes the overlay only with --force (issue 38).
+inline constexpr double k_weak_fit_pct = 25.0;
 
 /// A calibration and every number its tables show.
 struct CalibrateResult {
@@ -79,6 +87,9 @@ struct CalibrateResult {
   std::vector<std::string> held_out_only; ///< "GPU x engine" with only held-out runs: nothing fitted
   std::set<std::string> fitted_gpus;      ///< GPU ids with a fitted stack
   std::size_t gpus_keeping_shipped = 0;   ///< catalog GPUs without one
+  /// "GPU x engine: TTFT 31 %" for each figure whose leave-one-out error stays above k_weak_fit_pct.
+  std::vector<std::string> weak_fits;
+  bool write_overlay = true; ///< false: a weak fit without --force; nothing is written (exit 1)
 };
 
 /// The stacks of `runs` that have only held-out runs ("GPU x engine"), sorted: nothing is fitted to
@@ -99,7 +110,8 @@ struct CalibrateRequest {
   std::vector<std::string> holdout; ///< result files only scored
   std::string manifest;             ///< --manifest: result files with their context; "" = none
   io::RunContext context;           ///< the flags' run context (its engine, recompute, precision checked)
-  std::string out; ///< --out: no file the manifest lists may be it (the CLI checks the others up front)
+  std::string out;    ///< --out: no file the manifest lists may be it (the CLI checks the others up front)
+  bool force = false; ///< --force: write the overlay even when a fit does not hold (weak_fits)
 };
 
 /// A file `calibrate` reads: what it is ("a run file (RUNS)", "the --manifest file") and its path.

@@ -50,6 +50,9 @@ int run_calibrate(const CalibrateOptions& o) {
   const std::string overlay = overlay_text(outcome.result);
   render_calibrate(outcome.catalog, outcome.result, o.out, format);
   check_stdout_written();
+  // A fit whose leave-one-out error stays above 25 % is not written without --force (exit 1:
+  // ran fine, the runs do not support an overlay; docs/cli.md).
+  if (!outcome.result.write_overlay) return 1;
   write_file_atomically("--out", o.out, overlay);
   return 0;
 }
@@ -106,6 +109,8 @@ void add_calibrate(CLI::App& app, Action& action) {
                    "drop log lines of steps <= N (default: 10 % of the last step, at least step 1)")
       ->group(training_group);
   command->add_option("--format", o->format, "output format: table (default) or json");
+  command->add_flag("--force", o->typed.force,
+                    "write the overlay even when its leave-one-out error stays above 25 % (exit 1 without)");
   add_catalog_options(command, o->catalog);
   command->callback([&action, o] { action = [o] { return run_calibrate(*o); }; });
 }

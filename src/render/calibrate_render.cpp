@@ -63,6 +63,48 @@ void print_layouts(const StackFit& s, const app::CalibratedStack& c) {
   }
 }
 
+// A factor fitted to its bound: the runs wanted it further, and what stays off sits in terms it
+// does not move (issue 38).
+std::string at_bound_note(const app::CalibratedFactor& f) {
+  if (!f.at_bound) return "";
+  return fmt::format("; at its {} bound {:.2f}: the runs want it further, the rest of the error is in terms "
+                     "this factor does not move",
+                     f.bound < f.shipped ? "lower" : "upper", f.bound);
+}
+
+// ln r = a + b·ln C + c·ln ISL, the terms the runs selected.
+std::string residual_formula(const ResidualTerm& t) {
+  static constexpr const char* k_names[] = {"", " ln C", " ln ISL"};
+  std::string out = "ln(measured / predicted) =";
+  for (std::size_t i = 0; i < t.coefficients.size() && i < 3; ++i) {
+    const double c = t.coefficients[i];
+    out += fmt::format("{}{} {:.3f}{}", i == 0 ? "" : " ", i == 0 ? (c < 0 ? " -" : "") : (c < 0 ? "-" : "+"),
+                       std::abs(c), k_names[i]);
+  }
+  return out;
+}
+
+void print_residuals(const StackFit& s) {
+  for (const StackResidual& r : s.residuals) {
+    fmt::print(
+        "  residual {} {} TP{}{}{} ({} runs; concurrency {:g}-{:g}, input {:g}-{:g} tokens; applied to "
+        "this stack only, clamped to that range, none beyond x{:g} of it)\n",
+        r.model, r.weights, r.tp, r.pp > 1 ? fmt::format(" PP{}", r.pp) : "",
+        r.ep > 1 ? fmt::format(" EP{}", r.ep) : "", r.runs, r.concurrency_min, r.concurrency_max, r.input_min,
+        r.input_max, k_residual_reach);
+    for (const auto& [name, t] : {std::pair<const char*, const ResidualTerm&>{"TTFT", r.ttft},
+                                  std::pair<const char*, const ResidualTerm&>{"TPOT", r.tpot}}) {
+      if (t.coefficients.empty()) {
+        fmt::print("    {}  none: the factors alone predict these runs best ({} leave-one-out)\n", name,
+                   pct(t.loo_before_pct));
+      } else {
+        fmt::print("    {}  {}  leave-one-out {} -> {}\n", name, residual_formula(t), pct(t.loo_before_pct),
+                   pct(t.loo_after_pct));
+      }
+    }
+  }
+}
+
 void print_stack(const StackFit& s, const app::CalibratedStack& c) {
   fmt::print("{} x {}: fitted to {} run{}{}\n", s.gpu_id, s.engine, s.runs.size(),
              s.runs.size() == 1 ? "" : "s",
@@ -72,10 +114,11 @@ void print_stack(const StackFit& s, const app::CalibratedStack& c) {
     const std::size_t n = f.measurements;
     fmt::print("  {:<18}{:>9.3f}{:>9}  {}\n", f.name, f.shipped,
                f.is_fitted ? fmt::format("{:.3f}", f.fitted) : std::string("kept"),
-               f.is_fitted ? fmt::format("{} measurements", n)
+               f.is_fitted ? fmt::format("{} measurements of {} runs{}", n, f.runs, at_bound_note(f))
                : n == 0
                    ? fmt::format("shipped: no measurement is sensitive to it (candidates: {})", f.informed_by)
-                   : fmt::format("shipped: {} measurement depends on it, a fit needs 2", n));
+                   : fmt::format("shipped: {} measurement{} of {} run depend{} on it, a fit needs 2 runs", n,
+                                 n == 1 ? "" : "s", f.runs, n == 1 ? "s" : ""));
   }
   print_errors("median |error|, leave-one-out over the fit runs", s.loo);
   for (const TailFit& t : s.tails) {
@@ -90,8 +133,17 @@ void print_stack(const StackFit& s, const app::CalibratedStack& c) {
   }
   print_errors("median |error| on the held-out runs (not used in the fit)", s.holdout);
   for (const BandEntry& b : s.bands) {
-    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs)\n",
-               to_string(b.kind), b.ratio_low, b.ratio_high, b.cases);
+    std::string before;
+    for (const BandEntry& sb : c.shipped_bands) {
+      if (sb.kind != b.kind) continue;
+      // How much narrower (or wider) the band is: the ratio of high / low spreads in log space.
+      const double was = std::log(sb.ratio_high / sb.ratio_low), now = std::log(b.ratio_high / b.ratio_low);
+      before = fmt::format("; shipped x{:.2f} .. x{:.2f}, {}", sb.ratio_low, sb.ratio_high,
+                           now < was ? fmt::format("{:.1f}x narrower", was / std::max(now, 1e-9))
+                                     : fmt::format("{:.1f}x wider", now / std::max(was, 1e-9)));
+    }
+    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs{})\n",
+               to_string(b.kind), b.ratio_low, b.ratio_high, b.cases, before);
   }
   if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
   for (const TailFit& t : s.tails) {
@@ -99,12 +151,19 @@ void print_stack(const StackFit& s, const app::CalibratedStack& c) {
                to_string(t.kind), t.p99_over_mean, t.runs);
   }
   print_layouts(s, c);
+  print_residuals(s);
+}
+
+// The overlay file written, or null when the fit did not hold and --force was not given.
+nlohmann::json result_overlay_path(const app::CalibrateResult& r, const std::string& out) {
+  return r.write_overlay ? nlohmann::json(out) : nlohmann::json(nullptr);
 }
 
 void print_json(const app::CalibrateResult& r, const std::string& out) {
   nlohmann::json doc;
   doc["schema_version"] = 1;
-  doc["overlay"] = out;
+  doc["overlay"] = result_overlay_path(r, out);
+  doc["weak_fits"] = r.weak_fits;
   doc["date"] = r.overlay.date;
   doc["stacks"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.stacks.size(); ++i) {
@@ -114,11 +173,13 @@ void print_json(const app::CalibrateResult& r, const std::string& out) {
       j["factors"][f.name] = {{"shipped", std::round(f.shipped * 1e4) / 1e4},
                               {"fitted", std::round(f.fitted * 1e4) / 1e4},
                               {"source", f.source}};
+      if (f.at_bound) j["factors"][f.name]["at_bound"] = std::round(f.bound * 1e4) / 1e4;
     }
     j["error_leave_one_out"] = io::figure_errors_json(s.loo);
     j["error_holdout"] = io::figure_errors_json(s.holdout);
     j["tails"] = io::tails_json(s.tails);
     j["layouts"] = io::layouts_json(s.layouts);
+    j["residuals"] = io::residuals_json(s.residuals);
     doc["stacks"].push_back(j);
   }
   doc["gpus_keeping_shipped_factors"] = r.gpus_keeping_shipped;
@@ -140,7 +201,13 @@ void render_calibrate(const LoadedCatalog& catalog, const app::CalibrateResult& 
              result.gpus_keeping_shipped,
              result.fitted_gpus.empty() ? std::string("any GPU")
                                         : fmt::format("{}", fmt::join(result.fitted_gpus, ", ")));
-  fmt::print("wrote {} (use it with --calibration {})\n", out, out);
+  if (result.write_overlay) {
+    fmt::print("wrote {} (use it with --calibration {})\n", out, out);
+  } else {
+    fmt::print("no overlay written: the leave-one-out error stays above {:g} % ({}); add runs that cover "
+               "your workload, or --force to write {} anyway\n",
+               app::k_weak_fit_pct, fmt::join(result.weak_fits, "; "), out);
+  }
 }
 
 std::string overlay_text(const app::CalibrateResult& result) {

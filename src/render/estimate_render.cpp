@@ -79,7 +79,16 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                engine_part, e.concurrency);
   }
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
-  fmt::print("efficiency {}\n\n", efficiency_provenance(gpu, d, pm.model));
+  fmt::print("efficiency {}\n", efficiency_provenance(gpu, d, pm.model));
+  // A calibrate overlay's residual for this stack (docs/calibration.md "Residuals").
+  if (e.residual.applied) {
+    fmt::print("residual   TTFT x{:.3f}, TPOT x{:.3f}: your runs of this stack (--calibration overlay)\n",
+               e.residual.ttft, e.residual.tpot);
+  } else if (e.residual.outside_range) {
+    fmt::print("residual   none: this load or prompt is beyond x{:g} of the overlay's runs of this stack\n",
+               k_residual_reach);
+  }
+  fmt::print("\n");
   const MemoryEstimate& m = e.memory;
   fmt::print("memory per GPU (GB = 1e9 bytes)\n");
   fmt::print("  {:<26}{:>10}\n", "weights", format_gb(m.weights_bytes));
@@ -237,6 +246,11 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
     doc["load"] = load_json(result.workload, engine_name);
     if (result.verdict.feasible()) {
       add_inference_bands(doc, result.bands);
+      if (e.residual.applied || e.residual.outside_range) { // docs/calibration.md "Residuals"
+        doc["inference"]["residual"] = {{"applied", e.residual.applied},
+                                        {"ttft_multiplier", round_sig(e.residual.ttft)},
+                                        {"tpot_multiplier", round_sig(e.residual.tpot)}};
+      }
       doc["sla_optimistic_only"] = optimistic_only(result.bands);
       doc["cost"]["pricing"] = to_string(catalog.pricing);
       doc["cost"]["price_basis"] = price.basis;

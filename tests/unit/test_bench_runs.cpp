@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "calibrate_fixtures.hpp"
 #include "fixtures.hpp"
 #include "io/catalog/overlay_io.hpp"
 #include "io/runs/bench_runs.hpp"
@@ -17,15 +18,6 @@
 using namespace rightsize;
 
 namespace {
-
-const std::vector<io::Preset>& presets() {
-  static const std::vector<io::Preset> p = io::load_presets(std::string(RIGHTSIZE_DATA_DIR) + "/models");
-  return p;
-}
-
-std::string fixture(const char* name) {
-  return std::string(RIGHTSIZE_TEST_DATA_DIR) + "/calibrate/" + name;
-}
 
 io::RunContext qwen_h100(const char* engine) {
   io::RunContext c;
@@ -40,8 +32,9 @@ io::RunContext qwen_h100(const char* engine) {
 
 TEST_CASE("vLLM --save-result: ms to s, ISL and OSL per request from the totals", "[io][calibrate]") {
   io::RunFormat format = io::RunFormat::serving_csv;
-  const auto runs = io::load_benchmark_runs(fixture("vllm-bench-serve-qwen3-32b-h100-tp4-c16.json"),
-                                            qwen_h100("vllm"), presets(), &format);
+  const auto runs =
+      io::load_benchmark_runs(test::calibrate_fixture("vllm-bench-serve-qwen3-32b-h100-tp4-c16.json"),
+                              qwen_h100("vllm"), test::shipped_presets(), &format);
   CHECK(format == io::RunFormat::vllm_json);
   REQUIRE(runs.size() == 1);
   const ServingRun& r = runs[0].run;
@@ -60,8 +53,9 @@ TEST_CASE("vLLM --save-result: ms to s, ISL and OSL per request from the totals"
 
 TEST_CASE("SGLang bench_serving JSONL: one run per line, ids by line", "[io][calibrate]") {
   io::RunFormat format = io::RunFormat::serving_csv;
-  const auto runs = io::load_benchmark_runs(fixture("sglang-bench-serving-qwen3-32b-h100-tp4.jsonl"),
-                                            qwen_h100("sglang"), presets(), &format);
+  const auto runs =
+      io::load_benchmark_runs(test::calibrate_fixture("sglang-bench-serving-qwen3-32b-h100-tp4.jsonl"),
+                              qwen_h100("sglang"), test::shipped_presets(), &format);
   CHECK(format == io::RunFormat::sglang_jsonl);
   REQUIRE(runs.size() == 2);
   CHECK(runs[0].run.id == "sglang-bench-serving-qwen3-32b-h100-tp4:1");
@@ -75,7 +69,8 @@ TEST_CASE("vLLM p99: p99_ttft_ms and p99_tpot_ms in ms", "[io][calibrate][tails]
   io::RunContext c = qwen_h100("vllm");
   c.preset = "qwen3-8b";
   c.tp = 1;
-  const auto runs = io::load_benchmark_runs(fixture("vllm-bench-serve-qwen3-8b-h100-c8.json"), c, presets());
+  const auto runs = io::load_benchmark_runs(test::calibrate_fixture("vllm-bench-serve-qwen3-8b-h100-c8.json"),
+                                            c, test::shipped_presets());
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].run.ttft_s == Approx(0.07457)); // Mean TTFT 74.57 ms
   CHECK(runs[0].ttft_p99_s == Approx(0.20411)); // P99 TTFT 204.11 ms
@@ -89,7 +84,8 @@ TEST_CASE("GenAI-Perf profile export: avg of each metric, unit checked", "[io][c
   c.tp = 1;
   io::RunFormat format = io::RunFormat::serving_csv;
   const auto runs =
-      io::load_benchmark_runs(fixture("genai-perf-llama-3.1-8b-h100-trtllm-c8.json"), c, presets(), &format);
+      io::load_benchmark_runs(test::calibrate_fixture("genai-perf-llama-3.1-8b-h100-trtllm-c8.json"), c,
+                              test::shipped_presets(), &format);
   CHECK(format == io::RunFormat::genai_perf_json);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].run.concurrency == 8);            // input_config.concurrency
@@ -100,7 +96,8 @@ TEST_CASE("GenAI-Perf profile export: avg of each metric, unit checked", "[io][c
 }
 
 TEST_CASE("serving-measurements CSV: context from the rows", "[io][calibrate]") {
-  const auto runs = io::load_benchmark_runs(fixture("h100-vllm-fit.csv"), io::RunContext{}, presets());
+  const auto runs = io::load_benchmark_runs(test::calibrate_fixture("h100-vllm-fit.csv"), io::RunContext{},
+                                            test::shipped_presets());
   REQUIRE(runs.size() == 5);
   CHECK(runs[0].run.engine == "vllm");
   CHECK(runs[0].run.gpu_id == "H100-SXM");
@@ -147,6 +144,20 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   few.family = LayoutFamily::tp_pp;
   few.runs = {"r4"};
   s.layouts = {own, few};
+  StackResidual res;
+  res.model = "qwen3-32b";
+  res.weights = "bf16";
+  res.engine = "vllm";
+  res.tp = 2;
+  res.runs = 5;
+  res.concurrency_min = 4;
+  res.concurrency_max = 64;
+  res.input_min = 1024;
+  res.input_max = 8192;
+  res.ttft.coefficients = {0.12345, -0.05};
+  res.ttft.loo_before_pct = 31.0;
+  res.ttft.loo_after_pct = 12.0;
+  s.residuals = {res};
   o.stacks = {s};
   const std::string path = (std::filesystem::temp_directory_path() / "rightsize_test_overlay.json").string();
   io::write_text_file(path, io::overlay_to_json(o));
@@ -169,6 +180,16 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   CHECK_FALSE(back.stacks[0].layouts[1].own);
   CHECK(back.stacks[0].bands[0].gpu_id == "H100-SXM");
   CHECK(back.stacks[0].bands[0].ratio_high == Approx(1.02));
+  REQUIRE(back.stacks[0].residuals.size() == 1);
+  const StackResidual& r = back.stacks[0].residuals[0];
+  CHECK(r.model == "qwen3-32b");
+  CHECK(r.tp == 2);
+  CHECK(r.concurrency_max == 64);
+  CHECK(r.input_min == 1024);
+  REQUIRE(r.ttft.coefficients.size() == 2);
+  CHECK(r.ttft.coefficients[0] == Approx(0.1235)); // 4 decimals
+  CHECK(r.tpot.coefficients.empty());
+  CHECK(r.ttft.loo_after_pct == Approx(12.0));
 }
 
 // Training inputs (docs/calibration.md, "Training runs"): torchtitan's metrics lines, the warm-up
@@ -258,8 +279,8 @@ TEST_CASE("warm-up rule: step 1 always, then the first 10 % of the run", "[core]
 
 TEST_CASE("torchtitan log fixture: warm-up dropped, tps x GPUs, reserved GiB", "[io][calibrate][training]") {
   io::RunFormat format = io::RunFormat::serving_csv;
-  const auto runs = io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), llama_h100(8, 16),
-                                            presets(), &format);
+  const auto runs = io::load_benchmark_runs(test::calibrate_fixture("torchtitan-llama31-8b-h100x8.log"),
+                                            llama_h100(8, 16), test::shipped_presets(), &format);
   CHECK(format == io::RunFormat::torchtitan_log);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].run.engine == "training");
@@ -279,8 +300,8 @@ TEST_CASE("torchtitan log fixture: warm-up dropped, tps x GPUs, reserved GiB", "
   // With --warmup-steps 0 the warm-up lines count: (1,187 + 5,698 + 9 x 5,762) / 11 per GPU.
   io::RunContext all = llama_h100(8, 16);
   all.warmup_steps = 0;
-  const auto with_warmup =
-      io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), all, presets());
+  const auto with_warmup = io::load_benchmark_runs(
+      test::calibrate_fixture("torchtitan-llama31-8b-h100x8.log"), all, test::shipped_presets());
   CHECK(case_of(with_warmup[0], FigureKind::training_throughput)->measured ==
         Approx((1187.0 + 5698.0 + 9 * 5762.0) / 11.0 * 8));
 }
@@ -289,21 +310,23 @@ TEST_CASE("torchtitan log: the context it lacks is named", "[io][calibrate][trai
   io::RunContext c = llama_h100(8, 16);
   c.global_batch = 0;
   CHECK_THAT(error_of([&] {
-               (void)io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), c, presets());
+               (void)io::load_benchmark_runs(test::calibrate_fixture("torchtitan-llama31-8b-h100x8.log"), c,
+                                             test::shipped_presets());
              }),
              Catch::Contains("global batch"));
   c = llama_h100(8, 16);
   c.warmup_steps = 100;
   CHECK_THAT(error_of([&] {
-               (void)io::load_benchmark_runs(fixture("torchtitan-llama31-8b-h100x8.log"), c, presets());
+               (void)io::load_benchmark_runs(test::calibrate_fixture("torchtitan-llama31-8b-h100x8.log"), c,
+                                             test::shipped_presets());
              }),
              Catch::Contains("all 11 step lines are warm-up steps (step <= 100)"));
 }
 
 TEST_CASE("training CSV: per-GPU tokens/s or step time, GiB, layout check", "[io][calibrate][training]") {
   io::RunFormat format = io::RunFormat::serving_csv;
-  const auto runs =
-      io::load_benchmark_runs(fixture("training-runs.csv"), io::RunContext{}, presets(), &format);
+  const auto runs = io::load_benchmark_runs(test::calibrate_fixture("training-runs.csv"), io::RunContext{},
+                                            test::shipped_presets(), &format);
   CHECK(format == io::RunFormat::training_csv);
   REQUIRE(runs.size() == 4);
   CHECK(runs[0].run.gpu_id == "A100-80GB-SXM");
@@ -314,26 +337,26 @@ TEST_CASE("training CSV: per-GPU tokens/s or step time, GiB, layout check", "[io
   const std::string header = "model,gpu,gpus,tp,pp,dp,seq_len,global_batch,precision,recompute,step_time_s\n";
   // 16 sequences x 8,192 tokens per 2.5 s step = 52,428.8 tokens/s for the job.
   const auto step = io::parse_training_csv(header + "llama-3.1-8b,H100-SXM,8,2,1,4,8192,16,bf16,full,2.5\n",
-                                           "t.csv", presets());
+                                           "t.csv", test::shipped_presets());
   REQUIRE(step.size() == 1);
   CHECK(step[0].run.id == "t:2");
   CHECK(case_of(step[0], FigureKind::training_throughput)->measured == Approx(52428.8));
   CHECK(case_of(step[0], FigureKind::training_throughput)->deployment.tp == 2);
   CHECK_THAT(error_of([&] {
                (void)io::parse_training_csv(header + "llama-3.1-8b,H100-SXM,8,2,1,2,8192,16,bf16,full,2.5\n",
-                                            "t.csv", presets());
+                                            "t.csv", test::shipped_presets());
              }),
              Catch::Contains("t.csv:2") && Catch::Contains("expected gpus = 8"));
   CHECK_THAT(error_of([&] {
                (void)io::parse_training_csv(
                    "model,gpu,gpus,tp,pp,dp,seq_len,global_batch,precision,recompute,"
                    "tokens_per_s,step_time_s\n",
-                   "t.csv", presets());
+                   "t.csv", test::shipped_presets());
              }),
              Catch::Contains("t.csv:1") && Catch::Contains("unknown column \"tokens_per_s\""));
   CHECK_THAT(error_of([&] {
                (void)io::parse_training_csv(header + "llama-9b,H100-SXM,8,2,1,4,8192,16,bf16,full,2.5\n",
-                                            "t.csv", presets());
+                                            "t.csv", test::shipped_presets());
              }),
              Catch::Contains("column \"model\": unknown model preset \"llama-9b\""));
 }

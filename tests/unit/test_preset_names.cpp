@@ -49,3 +49,17 @@ TEST_CASE("Every shipped preset's Hugging Face id names that preset", "[io]") {
     CHECK(suggest_presets(p.hf_id, names) == std::vector<std::string>{p.id});
   }
 }
+
+TEST_CASE("preset_named: the one preset a result file's model id names (issue 38)", "[io][calibrate]") {
+  const std::vector<PresetName> presets = {{"qwen3-8b", "Qwen/Qwen3-8B"},
+                                           {"qwen3-32b", "Qwen/Qwen3-32B"},
+                                           {"llama-3.1-70b", "meta-llama/Llama-3.1-70B"},
+                                           {"llama-3.3-70b", "meta-llama/Llama-3.3-70B-Instruct"}};
+  CHECK(preset_named("Qwen/Qwen3-8B", presets) == "qwen3-8b");
+  CHECK(preset_named("/models/Qwen3-8B-FP8", presets) == "qwen3-8b"); // a local path, a quantization tag
+  CHECK(preset_named("nvidia/Qwen3-32B-NVFP4", presets) == "qwen3-32b");
+  CHECK(preset_named("meta-llama/Llama-3.1-70B-Instruct", presets) == "llama-3.1-70b");
+  CHECK(preset_named("llama-3-70b", presets).empty()); // two 3.x releases: not one model
+  CHECK(preset_named("/models/checkpoint-final", presets).empty());
+  CHECK(preset_named("", presets).empty());
+}

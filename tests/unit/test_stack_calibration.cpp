@@ -5,8 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine_fixtures.hpp"
-#include "fixtures.hpp"
+#include "calibrate_fixtures.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/pricing.hpp"
 #include "rightsize/stack_calibration.hpp"
@@ -15,39 +14,6 @@ using namespace rightsize;
 using namespace rightsize::test;
 
 namespace {
-
-// A vLLM run of Llama 3.1 8B on the H100 fixture at tp = 1, measured at efficiency `truth`.
-StackRun synthetic_run(const std::string& id, std::int64_t isl, std::int64_t osl, std::int64_t concurrency,
-                       const GpuEfficiency& truth) {
-  StackRun r;
-  r.run.id = id;
-  r.run.engine = "vllm";
-  r.run.gpu_id = "H100-SXM";
-  r.run.preset = "llama-3.1-8b";
-  r.run.precision = "bf16";
-  r.run.mode = "agg";
-  r.run.input_tokens = isl;
-  r.run.output_tokens = osl;
-  r.run.concurrency = concurrency;
-  r.model = llama31_8b();
-  Gpu g = h100_sxm();
-  g.efficiency = truth;
-  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
-  CHECK(stack_cases(r).empty()); // nothing measured yet
-  ValidationCase probe;
-  probe.model = r.model;
-  probe.precision = precision_of(r.run);
-  probe.gpu_id = g.id;
-  probe.deployment = deployment_of(r.run);
-  probe.workload.input_tokens = isl;
-  probe.workload.output_tokens = osl;
-  probe.workload.concurrency = concurrency;
-  probe.kind = FigureKind::ttft;
-  r.run.ttft_s = predict_case(probe, g, engine);
-  probe.kind = FigureKind::tpot;
-  r.run.tpot_s = predict_case(probe, g, engine);
-  return r;
-}
 
 std::vector<StackRun> five_runs(const GpuEfficiency& truth) {
   return {synthetic_run("a", 1024, 128, 8, truth), synthetic_run("b", 4096, 512, 16, truth),

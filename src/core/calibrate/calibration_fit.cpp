@@ -174,6 +174,17 @@ std::string& source_of(FittedEfficiency& fe, Factor f) {
   return fe.decode_source;
 }
 
+// Distinct runs among case ids "<run>:<figure>" (core::stack_cases): a run's TPOT and throughput
+// are two measurements of one run, not two runs.
+std::size_t runs_among(const std::vector<std::string>& ids) {
+  std::vector<std::string> runs;
+  runs.reserve(ids.size());
+  for (const std::string& id : ids)
+    runs.push_back(id.substr(0, id.rfind(':')));
+  std::sort(runs.begin(), runs.end());
+  return static_cast<std::size_t>(std::unique(runs.begin(), runs.end()) - runs.begin());
+}
+
 constexpr Factor k_fit_factors[] = {Factor::decode, Factor::prefill, Factor::communication, Factor::training};
 
 // Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
@@ -195,7 +206,7 @@ FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, con
       for (Ready* r : set)
         ids.push_back(r->c->id);
       std::sort(ids.begin(), ids.end());
-      if (static_cast<int>(set.size()) >= o.min_cases_per_gpu) {
+      if (static_cast<int>(o.distinct_runs ? runs_among(ids) : set.size()) >= o.min_cases_per_gpu) {
         const Range rg = range_of(f, o);
         slot(fe.efficiency, f) = fit_one(set, fe.efficiency, f, rg.lo, rg.hi, engine);
         source_of(fe, f) = "fitted";

@@ -299,6 +299,35 @@ TrainingLogSummary summarize_training_log(const std::vector<TrainingLogStep>& st
   return out;
 }
 
+namespace {
+
+// The bands of a stack: p10 and p90 of measured / leave-one-out prediction per figure, never
+// narrower than the point (the docs/accuracy.md rule).
+std::vector<BandEntry> stack_bands(const std::array<Residuals, k_figure_count>& loo,
+                                   const std::string& gpu_id, std::size_t fit_runs) {
+  std::vector<BandEntry> out;
+  for (FigureKind k : k_figures) {
+    const Residuals& r = loo[figure_index(k)];
+    if (static_cast<int>(r.ratio_fitted.size()) < k_min_band_runs) continue;
+    BandEntry b;
+    b.kind = k;
+    b.gpu_id = gpu_id;
+    b.ratio_low = std::min(1.0, quantile(r.ratio_fitted, 0.10));
+    b.ratio_high = std::max(1.0, quantile(r.ratio_fitted, 0.90));
+    b.cases = static_cast<int>(r.ratio_fitted.size());
+    b.rule = fit_runs <= k_max_folds ? "user runs, leave-one-out" : "user runs, 10-fold cross-validation";
+    out.push_back(b);
+  }
+  return out;
+}
+
+// The leave-one-out log correction of a run's figure by the stack's residual (0 for other figures).
+double residual_correction(const ResidualLoo& r, FigureKind kind) {
+  return kind == FigureKind::ttft ? r.ttft : kind == FigureKind::tpot ? r.tpot : 0.0;
+}
+
+} // namespace
+
 StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<StackRun>& holdout_runs,
                    const Gpu& gpu, const EngineConfig& engine, const FitOptions& options) {
   StackFit out;
@@ -311,47 +340,43 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   folds.of_run = folds_of(fit_runs.size());
   out.fitted =
       fit_gpu_from(cases_outside(fit_runs, folds.of_run, k_no_fold), gpu, engine, options, "shipped");
-
   // Cross-validation: each run predicted by factors fitted without its fold (leave-one-out up to
   // k_max_folds runs).
   folds.without.assign(std::min(fit_runs.size(), k_max_folds), gpu);
   for (std::size_t f = 0; f < folds.without.size(); ++f)
     folds.without[f].efficiency =
         fit_gpu_from(cases_outside(fit_runs, folds.of_run, f), gpu, engine, options, "shipped").efficiency;
-  std::array<Residuals, k_figure_count> loo;
-  for (std::size_t i = 0; i < fit_runs.size(); ++i) {
-    for (const ValidationCase& c : stack_cases(fit_runs[i])) {
-      add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
-          predict_case(c, folds.gpu_without_run(i), engine));
-    }
-  }
-  out.loo = errors_of(loo);
   for (FigureKind k : {FigureKind::ttft, FigureKind::tpot}) {
     if (const auto t = fit_tail(fit_runs, k, gpu, folds, engine)) out.tails.push_back(*t);
   }
   if (out.engine != "training") out.layouts = fit_layouts(fit_runs, out, gpu, folds, engine, options);
-  for (FigureKind k : k_figures) {
-    const Residuals& r = loo[figure_index(k)];
-    if (static_cast<int>(r.ratio_fitted.size()) < k_min_band_runs) continue;
-    BandEntry b;
-    b.kind = k;
-    b.gpu_id = gpu.id;
-    // The docs/accuracy.md rule: p10 and p90 of measured / predicted, never narrower than the point.
-    b.ratio_low = std::min(1.0, quantile(r.ratio_fitted, 0.10));
-    b.ratio_high = std::max(1.0, quantile(r.ratio_fitted, 0.90));
-    b.cases = static_cast<int>(r.ratio_fitted.size());
-    b.rule =
-        fit_runs.size() <= k_max_folds ? "user runs, leave-one-out" : "user runs, 10-fold cross-validation";
-    out.bands.push_back(b);
+  // The GPU as --calibration will load it: the fitted factors and layout factors, then the
+  // residuals fitted against them (docs/calibration.md "Residuals").
+  std::vector<Gpu> runtime{gpu};
+  runtime.front().residuals.clear();
+  Calibration unused;
+  apply_stack_fits({out}, runtime, unused);
+  std::vector<ResidualLoo> corrections(fit_runs.size());
+  if (out.engine != "training")
+    out.residuals = fit_residuals(fit_runs, runtime.front(), engine, &corrections);
+  runtime.front().residuals = out.residuals;
+  // Leave-one-out over the fit runs of what the overlay predicts: factors fitted without the run's
+  // fold, times its residual refitted without the run. The bands come from the same ratios.
+  std::array<Residuals, k_figure_count> loo;
+  for (std::size_t i = 0; i < fit_runs.size(); ++i) {
+    for (const ValidationCase& c : stack_cases(fit_runs[i])) {
+      add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
+          predict_case(c, folds.gpu_without_run(i), engine) *
+              std::exp(residual_correction(corrections[i], c.kind)));
+    }
   }
-
-  Gpu fitted = gpu;
-  fitted.efficiency = out.fitted.efficiency;
+  out.loo = errors_of(loo);
+  out.bands = stack_bands(loo, gpu.id, fit_runs.size());
   std::array<Residuals, k_figure_count> held;
   for (const StackRun& r : holdout_runs) {
     for (const ValidationCase& c : stack_cases(r))
       add(held[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
-          predict_case(c, fitted, engine));
+          predict_case(c, runtime.front(), engine));
   }
   out.holdout = errors_of(held);
   return out;
@@ -393,6 +418,7 @@ void apply_stack_fits(const std::vector<StackFit>& stacks, std::vector<Gpu>& gpu
                                   " runs): " + (names.empty() ? std::string("no factor of its own") : names);
       g->layout_efficiency.push_back(le);
     }
+    g->residuals = s.residuals;
     for (const BandEntry& b : s.bands)
       put_entry(calibration.bands, b);
     for (const TailFit& t : s.tails)

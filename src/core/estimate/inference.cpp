@@ -337,6 +337,7 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const OperatingPoint op{prefill, pt, batch, rank_share};
   set_times(in, s, budget, op, est);
   set_throughput(in, s, op, est);
+  apply_stack_residual(pm, gpu, dep, engine, w, est); // a calibrate overlay's, for its stack only
   if (est.open_loop) {
     InferenceWorkload closed = workload;
     closed.arrival = Arrival::closed_loop;

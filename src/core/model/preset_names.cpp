@@ -26,9 +26,10 @@ bool all_digits(std::string_view t) {
 
 // A token naming a release variant, a quantization or a context length, not the model.
 bool is_variant(std::string_view t) {
-  static constexpr std::array<std::string_view, 16> words = {
-      "instruct", "it",   "hf",   "chat", "base", "pt",   "meta", "fp8",
-      "awq",      "gptq", "int4", "int8", "bnb",  "4bit", "8bit", "gguf"};
+  static constexpr std::array<std::string_view, 25> words = {
+      "instruct", "it",   "hf",   "chat",  "base", "pt",      "meta",     "fp8", "awq",
+      "gptq",     "int4", "int8", "bnb",   "4bit", "8bit",    "gguf",     "fp4", "nvfp4",
+      "mxfp4",    "bf16", "fp16", "w4a16", "w8a8", "dynamic", "quantized"};
   if (std::find(words.begin(), words.end(), t) != words.end()) return true;
   if (t.size() == 4 && all_digits(t)) return true; // date tags: 2407, 0324, 2507
   if (t.size() >= 2 && t.back() == 'k' && all_digits(t.substr(0, t.size() - 1))) return true; // 4k, 128k
@@ -83,6 +84,20 @@ bool tokens_match(const std::vector<std::string>& given, const std::vector<std::
 }
 
 } // namespace
+
+std::string preset_named(std::string_view name, const std::vector<PresetName>& presets) {
+  if (name.size() > k_max_name_length) return "";
+  const std::vector<std::string> given = tokens_of(name);
+  if (given.empty()) return "";
+  std::string found;
+  for (const auto& p : presets) {
+    const bool same = given == tokens_of(p.id) || (!p.hf_id.empty() && given == tokens_of(p.hf_id));
+    if (!same) continue;
+    if (!found.empty() && found != p.id) return ""; // two presets read the same: not one model
+    found = p.id;
+  }
+  return found;
+}
 
 std::vector<std::string> suggest_presets(std::string_view name, const std::vector<PresetName>& presets) {
   if (name.size() > k_max_name_length) return {};

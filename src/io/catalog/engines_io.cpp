@@ -127,6 +127,7 @@ EngineProfiles parse_engines(const nlohmann::json& document, const std::string& 
     entry.expect_keys({"name", "note", "fields", "gpu_memory_tiers"});
     (void)entry.at("name").as_string();
     EngineConfig& e = profiles.configs[static_cast<std::size_t>(kind)];
+    e.kind = to_string(kind);
     read_common(root.at("common"), sources.value(), e);
     read_fields(entry.at("fields"), sources.value(), e);
     if (const auto tiers = entry.find("gpu_memory_tiers")) read_tiers(*tiers, sources.value(), e);

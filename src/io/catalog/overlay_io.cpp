@@ -1,6 +1,8 @@
 #include "io/catalog/overlay_io.hpp"
 
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -92,6 +94,12 @@ void check_overlay_ranges(const CalibrationOverlay& overlay) {
       check_overlay_value(s, tail + "(fitted)", rounded_pct(t.median_ape_fitted_pct), t.median_ape_fitted_pct,
                           k_overlay_ape_pct_range);
     }
+    for (const StackResidual& r : s.residuals) {
+      for (const ResidualTerm* t : {&r.ttft, &r.tpot})
+        for (const double c : t->coefficients)
+          check_overlay_value(s, fmt::format("a residual coefficient of {}", r.model), rounded(c), c,
+                              k_overlay_residual_coefficient_range);
+    }
     for (const LayoutFit& l : s.layouts) {
       if (!l.own) continue;
       for (const FactorSlot& f : k_slots) {
@@ -125,6 +133,84 @@ nlohmann::json tails_json(const std::vector<TailFit>& tails) {
   }
   return out;
 }
+
+nlohmann::json residuals_json(const std::vector<StackResidual>& residuals) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto term = [](const ResidualTerm& t) {
+    nlohmann::json c = nlohmann::json::array();
+    for (const double x : t.coefficients)
+      c.push_back(rounded(x));
+    return nlohmann::json{{"coefficients", c},
+                          {"loo_median_ape_before_pct", rounded_pct(t.loo_before_pct)},
+                          {"loo_median_ape_after_pct", rounded_pct(t.loo_after_pct)}};
+  };
+  for (const StackResidual& r : residuals) {
+    out.push_back({{"model", r.model},
+                   {"weights", r.weights},
+                   {"engine", r.engine},
+                   {"tp", r.tp},
+                   {"pp", r.pp},
+                   {"ep", r.ep},
+                   {"runs", r.runs},
+                   {"concurrency", {r.concurrency_min, r.concurrency_max}},
+                   {"input_tokens", {r.input_min, r.input_max}},
+                   {"ttft", term(r.ttft)},
+                   {"tpot", term(r.tpot)}});
+  }
+  return out;
+}
+
+namespace {
+
+ResidualTerm read_residual_term(const JsonReader& t) {
+  t.expect_keys({"coefficients", "loo_median_ape_before_pct", "loo_median_ape_after_pct"});
+  ResidualTerm out;
+  const std::vector<JsonReader> cs = t.at("coefficients").elements();
+  if (cs.size() > 3)
+    t.at("coefficients").fail(fmt::format("expected at most 3 coefficients, got {}", cs.size()));
+  for (const JsonReader& c : cs)
+    out.coefficients.push_back(read_in_range(c, k_overlay_residual_coefficient_range));
+  out.loo_before_pct = read_in_range(t.at("loo_median_ape_before_pct"), k_overlay_ape_pct_range);
+  out.loo_after_pct = read_in_range(t.at("loo_median_ape_after_pct"), k_overlay_ape_pct_range);
+  return out;
+}
+
+// [min, max] with 1 ≤ min ≤ max.
+std::pair<double, double> read_span(const JsonReader& v) {
+  const std::vector<JsonReader> e = v.elements();
+  if (e.size() != 2) v.fail("expected [min, max]");
+  const double lo = read_in_range(e[0], k_overlay_residual_span_range);
+  const double hi = read_in_range(e[1], k_overlay_residual_span_range);
+  if (hi < lo) v.fail(fmt::format("expected min ≤ max, got [{:g}, {:g}]", lo, hi));
+  return {lo, hi};
+}
+
+std::vector<StackResidual> read_residuals(const JsonReader& list, const std::string& engine) {
+  std::vector<StackResidual> out;
+  for (const JsonReader& r : list.elements()) {
+    r.expect_keys({"model", "weights", "engine", "tp", "pp", "ep", "runs", "concurrency", "input_tokens",
+                   "ttft", "tpot"});
+    StackResidual x;
+    x.model = r.at("model").as_string();
+    x.weights = r.at("weights").as_string();
+    const JsonReader e = r.at("engine");
+    x.engine = e.as_string();
+    if (x.engine != engine)
+      e.fail(fmt::format("expected the stack's engine \"{}\", got \"{}\"", engine, x.engine));
+    x.tp = static_cast<int>(r.at("tp").as_int(1, 4096));
+    x.pp = static_cast<int>(r.at("pp").as_int(1, 4096));
+    x.ep = static_cast<int>(r.at("ep").as_int(1, 4096));
+    x.runs = static_cast<int>(r.at("runs").as_int(k_min_residual_runs, 1'000'000));
+    std::tie(x.concurrency_min, x.concurrency_max) = read_span(r.at("concurrency"));
+    std::tie(x.input_min, x.input_max) = read_span(r.at("input_tokens"));
+    x.ttft = read_residual_term(r.at("ttft"));
+    x.tpot = read_residual_term(r.at("tpot"));
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+} // namespace
 
 nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts) {
   nlohmann::json out = nlohmann::json::array();
@@ -176,6 +262,7 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
     j["bands"] = bands;
     j["tails"] = tails_json(s.tails);
     j["layouts"] = layouts_json(s.layouts);
+    j["residuals"] = residuals_json(s.residuals);
     j["error_leave_one_out"] = figure_errors_json(s.loo);
     j["error_holdout"] = figure_errors_json(s.holdout);
     stacks.push_back(j);
@@ -290,6 +377,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
         fit.tails.push_back(tail);
       }
     }
+    // Absent in overlays written before residuals existed.
+    if (const auto residuals = s.find("residuals")) fit.residuals = read_residuals(*residuals, fit.engine);
     out.stacks.push_back(std::move(fit));
   }
   return out;

@@ -31,6 +31,10 @@ inline constexpr OverlayRange k_overlay_ratio_low_range{0.0, 1.0, true};   ///< 
 inline constexpr OverlayRange k_overlay_ratio_high_range{1.0, 1e6, false}; ///< band p90
 inline constexpr OverlayRange k_overlay_p99_over_mean_range{0.0, 1e3, true}; ///< a tail: p99 / mean
 inline constexpr OverlayRange k_overlay_ape_pct_range{0.0, 1e9, false};      ///< median |error| in percent
+/// A residual coefficient (ln multiplier per unit of ln C or ln ISL): |10| is a factor e^10 ≈ 22,000.
+inline constexpr OverlayRange k_overlay_residual_coefficient_range{-10.0, 10.0, false};
+/// A residual's concurrency and input-token range.
+inline constexpr OverlayRange k_overlay_residual_span_range{1.0, 1e9, false};
 
 /// Throws Error (input, source "RUNS") naming the GPU x engine, the value as the file would hold it
 /// (rounded) and its range when any value of `overlay` falls outside its OverlayRange: the runs are
@@ -48,6 +52,11 @@ nlohmann::json tails_json(const std::vector<TailFit>& tails);
 /// The layout fits as a JSON array of {"family", "runs", "own_factors", and with own factors
 /// "efficiency", "source", "fitted_to", "error_leave_one_out"}.
 nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts);
+
+/// The residuals as a JSON array of {"model", "weights", "engine", "tp", "pp", "ep", "runs",
+/// "concurrency": [min, max], "input_tokens": [min, max], "ttft" / "tpot": {"coefficients",
+/// "loo_median_ape_before_pct", "loo_median_ape_after_pct"}} (docs/calibration.md "Residuals").
+nlohmann::json residuals_json(const std::vector<StackResidual>& residuals);
 
 /// Deterministic JSON text (sorted keys, 4-significant-digit factors, trailing newline).
 std::string overlay_to_json(const CalibrationOverlay& overlay);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/runs/run_format.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/stack_calibration.hpp"
 
@@ -27,19 +28,7 @@ struct RunContext {
       "--model"; ///< where the context came from, for messages ("--model", "manifest.json")
 };
 
-/// The input formats.
-enum class RunFormat {
-  serving_csv,
-  vllm_json,
-  sglang_jsonl,
-  genai_perf_json,
-  training_cases_json,
-  training_csv,
-  torchtitan_log
-};
-const char* to_string(RunFormat format);
-
-/// Reads one result file: format from the extension (.csv, .jsonl) or, for .json, from its keys.
+/// Reads one result file (detect_run_format).
 /// Every run gets its model from `presets`. Throws Error (input) naming the file, the line or JSON
 /// pointer and the field on anything missing or out of range.
 std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunContext& context,
@@ -47,10 +36,10 @@ std::vector<StackRun> load_benchmark_runs(const std::string& path, const RunCont
 
 /// True when the file carries its own context (a serving-measurements or training CSV, or a JSON
 /// of training runs in the validation-case format with a "cases" array); false for the tools'
-/// result files and training logs.
+/// result files and training logs. Reads the file (detect_run_format).
 bool describes_its_context(const std::string& path);
 
-/// True for a training log (torchtitan's stdout saved as .log or .txt).
+/// True for a training log (torchtitan's stdout, by its metrics lines; detect_run_format).
 bool is_training_log(const std::string& path);
 
 /// A manifest: {"runs": [{"file": "...", "model": "...", "gpu": "...", "engine": "...", "tp": 1,
