@@ -25,6 +25,22 @@ const char* to_string(Statistic value);
 /// The serving engine whose scheduler behaviour the estimate assumes (methodology §3.2).
 enum class EngineKind : std::uint8_t { vllm, sglang, trtllm };
 
+/// Speculative decoding (methodology §3.8): a drafter proposes `draft_tokens` tokens per step, the
+/// model verifies them and the k + 1 positions in one forward pass. mtp: DeepSeek's multi-token
+/// prediction module (one decoder layer + the shared output head) [DSV3]; eagle3: an EAGLE-3 draft
+/// head (one decoder layer + the output head) [EAGLE3]; ngram: prompt-lookup drafting, no GPU work.
+enum class SpeculativeMethod : std::uint8_t { none, mtp, eagle3, ngram };
+const char* to_string(SpeculativeMethod value);
+
+struct Speculative {
+  SpeculativeMethod method = SpeculativeMethod::none;
+  int draft_tokens = 0;         ///< k, tokens drafted per verification step
+  double acceptance_rate = 0.0; ///< a, the probability each drafted token is accepted (i.i.d.)
+  /// Tokens each verification step yields on average, E = (1 − a^(k+1)) / (1 − a) [LEV23] (k + 1 at
+  /// a = 1); 1 without speculative decoding.
+  [[nodiscard]] double tokens_per_step() const;
+};
+
 /// Serving workload (per request averages).
 struct InferenceWorkload {
   std::int64_t input_tokens = 1024; ///< prompt tokens per request (ISL)
@@ -37,6 +53,7 @@ struct InferenceWorkload {
   /// Open loop: coefficient of variation of inter-arrival times (1 = Poisson; > 1 bursty, as a
   /// gamma renewal process).
   double arrival_cv = 1.0;
+  Speculative speculative; ///< none by default
   /// Context each sequence reserves KV for: max_context, or input + output.
   [[nodiscard]] std::int64_t context_tokens() const {
     return max_context > 0 ? max_context : input_tokens + output_tokens;

@@ -78,6 +78,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                "(docs/methodology.md §3.1)\n\n",
                engine_part, e.concurrency);
   }
+  if (const std::string spec = speculative_line(w.speculative); !spec.empty())
+    fmt::print("decoding {}\n\n", spec);
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
   fmt::print("efficiency {}\n", efficiency_provenance(gpu, d, pm.model));
   // A calibrate overlay's residual for this stack (docs/calibration.md "Residuals").

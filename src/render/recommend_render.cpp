@@ -355,6 +355,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
   fmt::print("{}: {} ({} params, {}), {}\n", spec.name.empty() ? "spec" : spec.name, first.model.name,
              format_params(static_cast<double>(first.params.total)),
              precision_name(in, in.precisions.front()), work);
+  if (const std::string sp = speculative_line(w.speculative); !sp.empty()) fmt::print("decoding: {}\n", sp);
   fmt::print("SLA: {} at --confidence {}; prices: {} (catalog as of {})\n",
              image ? describe_image_sla(spec.sla, first.model.kind, policy.throughput_headroom)
                    : describe_sla(spec.sla, policy.throughput_headroom),

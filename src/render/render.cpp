@@ -284,7 +284,21 @@ nlohmann::json load_json(const InferenceWorkload& w, const std::string& engine_n
     out["request_rate_per_s"] = round_sig(w.request_rate_per_s);
     out["arrival_cv"] = round_sig(w.arrival_cv);
   }
+  if (w.speculative.method != SpeculativeMethod::none) {
+    out["speculative"] = {{"method", to_string(w.speculative.method)},
+                          {"draft_tokens", w.speculative.draft_tokens},
+                          {"acceptance_rate", round_sig(w.speculative.acceptance_rate)},
+                          {"tokens_per_step", round_sig(w.speculative.tokens_per_step())}};
+  }
   return out;
+}
+
+std::string speculative_line(const Speculative& sp) {
+  if (sp.method == SpeculativeMethod::none) return "";
+  return fmt::format(
+      "{} drafting, {} draft tokens, acceptance {:.2f} per token: {:.2f} tokens per verification "
+      "step (docs/methodology.md §3.8)",
+      to_string(sp.method), sp.draft_tokens, sp.acceptance_rate, sp.tokens_per_step());
 }
 
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& d,

@@ -121,6 +121,11 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   mem.usable_per_gpu_bytes = mem.capacity_per_gpu_bytes * engine.usable_fraction;
   // The vision tower sits on the first pipeline stage, TP-sharded like the LM (methodology §1.6).
   mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes + pm.vision_weight_bytes / s.t;
+  // An MTP module or EAGLE-3 head is one more decoder layer (methodology §3.8): a layer's share of
+  // the resident weights; its output head is the model's.
+  const SpeculativeMethod spec = in.w.speculative.method;
+  if (s.decoder && (spec == SpeculativeMethod::mtp || spec == SpeculativeMethod::eagle3))
+    mem.weights_bytes += s.weights_gpu_bytes / std::max(1.0, d(m.layers));
   Budget b{};
   b.step_tokens = d(engine.max_batched_tokens);
   if (s.decoder) {

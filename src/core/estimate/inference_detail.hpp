@@ -43,6 +43,7 @@ struct Setup {
   double pp_link_gb_per_s, pp_hop_s;
   double link_efficiency;
   bool decoder;
+  const Speculative* speculative; // the workload's; method none = one token per decode step
 };
 
 struct PhaseTime {

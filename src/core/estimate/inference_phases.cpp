@@ -162,25 +162,62 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
   return r;
 }
 
+// The drafter's k sequential passes of one speculative step, each over bm tokens (methodology
+// §3.8): MTP and EAGLE-3 run one decoder layer and the output head per drafted token, at the
+// model's per-layer bytes and FLOPs (routed experts as the batch touches them) plus one layer's
+// fixed time; n-gram drafting is a CPU lookup (0).
+PhaseTime draft_time(const Setup& s, double bm) {
+  PhaseTime r;
+  const Speculative& sp = *s.speculative;
+  if (sp.method != SpeculativeMethod::mtp && sp.method != SpeculativeMethod::eagle3) return r;
+  const PreparedModel& pm = *s.pm;
+  const double layers = std::max(1.0, d(s.m->layers));
+  const double head_bytes = (pm.lm_head_bytes > 0.0 ? pm.lm_head_bytes : pm.embedding_bytes) / s.t;
+  // One layer's share of the weights a decode step touches (without the head), and the head.
+  const double layer_bytes = (weight_read_bytes(s, bm) - head_bytes) / layers;
+  const double layer_flops = (pm.mm_flops_per_token - pm.head_flops_per_token) / layers;
+  const double k = d(sp.draft_tokens);
+  r.memory_s = k * (layer_bytes + head_bytes) / s.bandwidth_bytes_per_s;
+  r.compute_s = k * bm * (layer_flops + pm.head_flops_per_token) / s.t / s.compute_flops_per_s;
+  r.comm_s = k * tp_comm_s(s, bm) / layers;
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s +
+              k * (s.engine->layer_overhead_s + s.engine->step_overhead_s);
+  return r;
+}
+
 // One decode round: every in-flight sequence (batch split into p micro-batches of bm) gets one
 // token. Per GPU column: bytes = weights touched + KV at the mean context; FLOPs = 2·N_mm + attention.
+// With speculative decoding (methodology §3.8) the round verifies q = k + 1 positions per sequence
+// in one pass (weights and KV read once, FLOPs, routing and messages × q), adds the drafter's k
+// passes, and yields E = tokens_per_step() tokens per sequence: the time returned is per token
+// (every part ÷ E), so TPOT, throughput and the queueing model read it as a one-token round.
 PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   const PreparedModel& pm = *s.pm;
   PhaseTime r;
   const double bm = std::max(1.0, batch / s.p);
+  const bool speculative = s.speculative != nullptr && s.speculative->method != SpeculativeMethod::none;
+  const double q = speculative ? d(s.speculative->draft_tokens) + 1.0 : 1.0;
   const double kv_bytes = bm * seq_kv_bytes_gpu(s, mean_context) * s.p; // column = all stages
   const double attn_pairs =
       s.full_layers * mean_context + s.sliding_layers * std::min(mean_context, s.window);
-  const double gemm_flops = bm * pm.mm_flops_per_token / s.t;
-  const double attention_flops = bm * pm.attention_flops_per_pair * attn_pairs / s.t;
+  const double gemm_flops = q * bm * pm.mm_flops_per_token / s.t;
+  const double attention_flops = q * bm * pm.attention_flops_per_pair * attn_pairs / s.t;
   // A column reads its weights once per micro-batch: p micro-batches per round, each through p stages.
-  r.memory_s = (weight_read_bytes(s, bm) + kv_bytes) / s.bandwidth_bytes_per_s;
+  r.memory_s = (weight_read_bytes(s, q * bm) + kv_bytes) / s.bandwidth_bytes_per_s;
   r.compute_s = gemm_flops / s.compute_flops_per_s + attention_flops / s.attention_flops_per_s;
   // p micro-batches of bm tokens through L/p layers each: bm tokens through all L per GPU.
-  r.routing_s = bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
-  r.comm_s = tp_comm_s(s, bm) + pp_comm_s(s, bm);
+  r.routing_s = q * bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
+  r.comm_s = tp_comm_s(s, q * bm) + pp_comm_s(s, q * bm);
   r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + layer_overhead_s(s) +
               s.engine->step_overhead_s;
+  if (!speculative) return r;
+  const PhaseTime draft = draft_time(s, bm);
+  const double per_token = 1.0 / s.speculative->tokens_per_step();
+  r.memory_s = (r.memory_s + draft.memory_s) * per_token;
+  r.compute_s = (r.compute_s + draft.compute_s) * per_token;
+  r.routing_s *= per_token;
+  r.comm_s = (r.comm_s + draft.comm_s) * per_token;
+  r.total_s = (r.total_s + draft.total_s) * per_token;
   return r;
 }
 

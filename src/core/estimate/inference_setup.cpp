@@ -138,6 +138,7 @@ Setup make_setup(const EstimateInputs& in, InferenceEstimate& est) {
   s.adp = in.adp;
   s.moe_tp = std::max(1.0, s.t * in.adp / d(s.ep_int));
   s.decoder = in.pm.model.kind == ModelKind::decoder;
+  s.speculative = &in.w.speculative;
   s.vision_flops_per_token =
       s.decoder && in.w.input_tokens > 0 ? in.pm.vision_flops_per_request / d(in.w.input_tokens) : 0.0;
   const MathDtype math = gemm_dtype(in.pm, in.gpu);

@@ -1,7 +1,29 @@
 // Text for the workload enums of spec.hpp.
 #include "rightsize/spec.hpp"
 
+#include <cmath>
+
 namespace rightsize {
+
+const char* to_string(SpeculativeMethod value) {
+  switch (value) {
+  case SpeculativeMethod::none: return "none";
+  case SpeculativeMethod::mtp: return "mtp";
+  case SpeculativeMethod::eagle3: return "eagle3";
+  case SpeculativeMethod::ngram: return "ngram";
+  }
+  return "none";
+}
+
+// Leviathan, Kalman, Matias, "Fast Inference from Transformers via Speculative Decoding" (ICML
+// 2023) eq. 1: with each of k drafted tokens accepted with probability a (i.i.d.), a verification
+// step yields (1 − a^(k+1)) / (1 − a) tokens (the accepted run plus the model's own next token).
+double Speculative::tokens_per_step() const {
+  if (method == SpeculativeMethod::none || draft_tokens <= 0) return 1.0;
+  const double k = static_cast<double>(draft_tokens);
+  if (acceptance_rate >= 1.0) return k + 1.0;
+  return (1.0 - std::pow(acceptance_rate, k + 1.0)) / (1.0 - acceptance_rate);
+}
 
 const char* to_string(TrainingMethod value) {
   switch (value) {

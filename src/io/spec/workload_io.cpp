@@ -48,10 +48,49 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
   m.passes_per_item = item.passes;
 }
 
+// workload.speculative (methodology §3.8): {"method": "mtp" | "eagle3" | "ngram", "draft_tokens": k,
+// "acceptance_rate": a} or {..., "mean_accepted_tokens": E} (E = tokens per verification step,
+// 1 to k + 1; a is solved from it). No default acceptance: it depends on the model, drafter and data.
+Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
+  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens"});
+  if (spec.model.kind != ModelKind::decoder) v.fail("expected only for a text model's decoding");
+  Speculative out;
+  const JsonReader method = v.at("method");
+  const std::string m = method.as_choice({"mtp", "eagle3", "ngram", "draft_model"});
+  if (m == "draft_model") {
+    method.fail("a separate draft model is not modelled yet (its own weights, KV and steps); use mtp, eagle3 "
+                "or ngram");
+  }
+  out.method = m == "mtp"      ? SpeculativeMethod::mtp
+               : m == "eagle3" ? SpeculativeMethod::eagle3
+                               : SpeculativeMethod::ngram;
+  out.draft_tokens = static_cast<int>(v.at("draft_tokens").as_int(1, 16));
+  const auto rate = v.find("acceptance_rate");
+  const auto mean = v.find("mean_accepted_tokens");
+  if (rate && mean) mean->fail("expected acceptance_rate or mean_accepted_tokens, not both");
+  if (!rate && !mean)
+    v.fail("expected acceptance_rate (0 to 1, per drafted token) or mean_accepted_tokens (tokens per "
+           "verification step): both depend on the model, the drafter and the data, so there is no default");
+  if (rate) out.acceptance_rate = rate->as_number(0.0, 1.0);
+  if (mean) {
+    const double k = static_cast<double>(out.draft_tokens);
+    const double e = mean->as_number(1.0, k + 1.0);
+    // Solve (1 − a^(k+1)) / (1 − a) = e for a by bisection: the left side rises from 1 to k + 1.
+    double lo = 0.0, hi = 1.0;
+    for (int i = 0; i < 100; ++i) {
+      Speculative probe = out;
+      probe.acceptance_rate = 0.5 * (lo + hi);
+      (probe.tokens_per_step() < e ? lo : hi) = probe.acceptance_rate;
+    }
+    out.acceptance_rate = 0.5 * (lo + hi);
+  }
+  return out;
+}
+
 void parse_inference(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context", "engine", "arrival",
                  "request_rate_per_s", "arrival_cv", "image", "images_per_request", "image_width_px",
-                 "image_height_px"});
+                 "image_height_px", "speculative"});
   if (auto v = w.find("image")) parse_image_request(*v, spec);
   InferenceWorkload& in = spec.inference;
   // An image model's work is its image (workload.image), not prompt and output tokens.
@@ -103,6 +142,7 @@ void parse_inference(const JsonReader& w, Spec& spec) {
     if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
     in.arrival_cv = v->as_positive(100.0);
   }
+  if (auto v = w.find("speculative")) in.speculative = parse_speculative(*v, spec);
 }
 
 void parse_training(const JsonReader& w, Spec& spec) {

@@ -1,0 +1,81 @@
+// Speculative decoding (docs/methodology.md §3.8): tokens per verification step [LEV23], the
+// per-token decode step, the drafter's cost and weights, and the spec's fields.
+#include <cmath>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "io/spec/spec_io.hpp"
+#include "rightsize/error.hpp"
+#include "rightsize/inference.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+
+namespace {
+
+Speculative spec(SpeculativeMethod m, int k, double a) {
+  Speculative s;
+  s.method = m;
+  s.draft_tokens = k;
+  s.acceptance_rate = a;
+  return s;
+}
+
+InferenceEstimate at(std::int64_t concurrency, const Speculative& sp) {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  InferenceWorkload w = closed_loop(1024, 256, concurrency);
+  w.speculative = sp;
+  return estimate_inference(pm, w, h100_sxm(), Deployment{}, EngineConfig{}, nullptr, 0.0);
+}
+
+} // namespace
+
+TEST_CASE("tokens per verification step: (1 − a^(k+1)) / (1 − a)", "[core][speculative]") {
+  // a = 0.7, k = 3: (1 − 0.2401) / 0.3 = 0.7599 / 0.3 = 2.533; a = 0.5, k = 1: 0.75 / 0.5 = 1.5.
+  CHECK(spec(SpeculativeMethod::eagle3, 3, 0.7).tokens_per_step() == Approx(2.533).epsilon(1e-6));
+  CHECK(spec(SpeculativeMethod::mtp, 1, 0.5).tokens_per_step() == Approx(1.5));
+  CHECK(spec(SpeculativeMethod::ngram, 4, 1.0).tokens_per_step() == Approx(5.0)); // every draft accepted
+  CHECK(spec(SpeculativeMethod::ngram, 4, 0.0).tokens_per_step() == Approx(1.0)); // none: the model's token
+  CHECK(Speculative{}.tokens_per_step() == 1.0);
+}
+
+TEST_CASE("a memory-bound decode step is the plain step / E without drafting cost", "[core][speculative]") {
+  // One 8B sequence on an H100: verifying 4 positions reads the same weights and KV as one, its
+  // FLOPs stay below the read time, and n-gram drafting costs no GPU time: step / 2.533.
+  const InferenceEstimate plain = at(1, Speculative{});
+  const InferenceEstimate ngram = at(1, spec(SpeculativeMethod::ngram, 3, 0.7));
+  CHECK(ngram.decode_step_s == Approx(plain.decode_step_s / 2.533).epsilon(1e-4));
+  // An EAGLE-3 head drafts 3 tokens through one more layer and the output head: dearer than n-gram,
+  // and it holds one layer's share of the weights (32 layers: +1/32).
+  const InferenceEstimate eagle = at(1, spec(SpeculativeMethod::eagle3, 3, 0.7));
+  CHECK(eagle.decode_step_s > ngram.decode_step_s);
+  CHECK(eagle.memory.weights_bytes == Approx(plain.memory.weights_bytes * (1.0 + 1.0 / 32.0)));
+  CHECK(ngram.memory.weights_bytes == plain.memory.weights_bytes);
+}
+
+TEST_CASE("the speculative gain shrinks as the batch makes the step compute-bound", "[core][speculative]") {
+  const Speculative eagle = spec(SpeculativeMethod::eagle3, 3, 0.7);
+  const double gain_16 = at(16, Speculative{}).tpot_s / at(16, eagle).tpot_s;
+  const double gain_256 = at(256, Speculative{}).tpot_s / at(256, eagle).tpot_s;
+  CHECK(gain_16 > 1.3);
+  CHECK(gain_256 < gain_16);
+}
+
+TEST_CASE("workload.speculative: acceptance or mean accepted tokens, no default", "[io][speculative]") {
+  const std::string models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
+  nlohmann::json doc = {
+      {"schema_version", 1},
+      {"model", {{"preset", "llama-3.1-8b"}}},
+      {"workload",
+       {{"mode", "inference"},
+        {"speculative", {{"method", "mtp"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 2.533}}}}}};
+  const Spec s = io::parse_spec(doc, "s.json", "", models);
+  CHECK(s.inference.speculative.method == SpeculativeMethod::mtp);
+  CHECK(s.inference.speculative.acceptance_rate == Approx(0.7).epsilon(1e-5)); // solved from E
+  doc["workload"]["speculative"] = {{"method", "eagle3"}, {"draft_tokens", 3}};
+  CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error);
+  doc["workload"]["speculative"] = {{"method", "eagle3"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 5.0}};
+  CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error); // above k + 1
+}
