@@ -12,6 +12,8 @@
 namespace rightsize {
 
 struct DeployPlan {
+  /// Speculative decoding as the estimate assumed it (methodology §3.8); method none = off.
+  Speculative speculative;
   // One replica.
   int tensor_parallel = 1;
   int pipeline_parallel = 1;

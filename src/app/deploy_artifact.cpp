@@ -136,6 +136,15 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
                                      : "emit vllm or sglang for it"));
   }
   check_served_kind(model.model, a.engine, a.what);
+  // EAGLE-3 serves a separate draft head: the engines need its checkpoint (docs/deploy.md).
+  const Speculative& sp = a.plan.speculative;
+  if (sp.method == SpeculativeMethod::eagle3 && sp.draft_path.empty()) {
+    throw Error(ErrorKind::usage, "--emit", "",
+                "the spec's workload.speculative is EAGLE-3 without draft_path: the engines load the draft "
+                "head from it; add the head's Hugging Face id or path to workload.speculative.draft_path");
+  }
+  if (sp.method == SpeculativeMethod::eagle3)
+    check_artifact_text("workload.speculative.draft_path", sp.draft_path, false);
   // The engine loads a Hugging Face id or a path: a preset serves its checkpoint's repository
   // (data/models/<id>.json "hf_id"), anything else its model name, which --model-path should replace.
   a.model_path_defaulted = o.model_path.empty();

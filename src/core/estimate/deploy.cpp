@@ -13,6 +13,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
                            const InferenceWorkload& workload, const EngineConfig& engine,
                            const CapacityPlan& plan) {
   DeployPlan d;
+  d.speculative = workload.speculative;
   d.tensor_parallel = c.layout.tp;
   d.pipeline_parallel = c.layout.pp;
   d.expert_parallel = c.layout.ep;

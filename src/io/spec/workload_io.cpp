@@ -52,7 +52,7 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
 // "acceptance_rate": a} or {..., "mean_accepted_tokens": E} (E = tokens per verification step,
 // 1 to k + 1; a is solved from it). No default acceptance: it depends on the model, drafter and data.
 Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
-  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens"});
+  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens", "draft_path"});
   if (spec.model.kind != ModelKind::decoder) v.fail("expected only for a text model's decoding");
   Speculative out;
   const JsonReader method = v.at("method");
@@ -65,6 +65,12 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
                : m == "eagle3" ? SpeculativeMethod::eagle3
                                : SpeculativeMethod::ngram;
   out.draft_tokens = static_cast<int>(v.at("draft_tokens").as_int(1, 16));
+  if (const auto path = v.find("draft_path")) {
+    if (out.method != SpeculativeMethod::eagle3)
+      path->fail("expected only with method \"eagle3\" (MTP's module is in the checkpoint; n-gram has none)");
+    out.draft_path = path->as_string();
+    if (out.draft_path.empty()) path->fail("expected the EAGLE-3 head's Hugging Face id or path, got \"\"");
+  }
   const auto rate = v.find("acceptance_rate");
   const auto mean = v.find("mean_accepted_tokens");
   if (rate && mean) mean->fail("expected acceptance_rate or mean_accepted_tokens, not both");

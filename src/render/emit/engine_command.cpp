@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "render/emit/speculative_flags.hpp"
 #include <yaml-cpp/yaml.h>
 
 namespace rightsize::cli {
@@ -104,6 +105,15 @@ void per_rank_note(EngineCommand& c, const char* cap_flag, const DeployPlan& p) 
                                   p.max_num_seqs, p.attention_dp));
 }
 
+// The speculative decoding the estimate assumed, in the engine's flags (speculative_flags.cpp).
+void add_speculative(EngineCommand& c, Engine engine, const DeployPlan& p) {
+  SpeculativeFlags s = speculative_flags(engine, p.speculative);
+  for (const auto& [name, value] : s.flags)
+    flag(c, name, value);
+  for (std::string& note : s.notes)
+    c.notes.push_back(std::move(note));
+}
+
 void vllm_command(EngineCommand& c, const DeployPlan& p, const std::string& model) {
   const NumberFormat w = p.weights;
   c.program = {"vllm", "serve"};
@@ -138,6 +148,7 @@ void vllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mode
   if (p.kv_cache_fp8) flag(c, "--kv-cache-dtype", "fp8");
   if (*vllm_quantization(p) != '\0') flag(c, "--quantization", vllm_quantization(p));
   quantization_note(c, w, vllm_quantization(p));
+  add_speculative(c, Engine::vllm, p);
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "8000");
   c.port = 8000;
@@ -195,6 +206,7 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   if (*vllm_quantization(p) != '\0' && w != NumberFormat::nf4)
     flag(c, "--quantization", vllm_quantization(p));
   quantization_note(c, w, w == NumberFormat::nf4 ? "" : vllm_quantization(p));
+  add_speculative(c, Engine::sglang, p);
   flag(c, "--enable-metrics", "");
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "30000");
@@ -239,8 +251,9 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
     y << YAML::EndMap;
   }
   if (target == Target::pod) y << YAML::Key << "enable_iter_perf_stats" << YAML::Value << true;
+  const bool speculative = trtllm_speculative_yaml(y, p.speculative, c.notes);
   y << YAML::EndMap;
-  if (p.attention_dp > 1 || p.kv_cache_fp8 || target == Target::pod) {
+  if (p.attention_dp > 1 || p.kv_cache_fp8 || target == Target::pod || speculative) {
     c.extra_options_yaml = std::string(y.c_str()) + "\n";
     flag(c, "--extra_llm_api_options",
          target == Target::pod ? std::string(k_trtllm_options_dir) + "/" + k_trtllm_options_file
