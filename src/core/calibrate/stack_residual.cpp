@@ -1,4 +1,4 @@
-// Residuals of a calibrate stack (docs/calibration.md "Residuals", methodology §4.5): what the
+// Residuals of a calibrate stack (docs/calibration.md "Residuals", methodology §3.4.1): what the
 // fitted factors leave of a figure, modelled per stack (model, weights, engine, layout) as
 // ln(measured / predicted) = a + b·ln(concurrency) + c·ln(input tokens) with 0 to 3 terms. The
 // number of terms is chosen by leave-one-out over the stack's fit runs; a richer model must cut the

@@ -1,5 +1,5 @@
 // A calibrate overlay's residual applied to one estimate (docs/calibration.md "Residuals",
-// methodology §4.5 "Residuals"): the factors a user's runs fit leave a figure off in a way that
+// methodology §3.4.1): the factors a user's runs fit leave a figure off in a way that
 // follows the load or the prompt; the overlay carries ln(measured / predicted) = a + b·ln(C) +
 // c·ln(ISL) per stack, and the estimate of that stack takes exp(·) on its TTFT or TPOT.
 #include <algorithm>
