@@ -22,6 +22,7 @@
 #include "accuracy/cv.hpp"
 #include "app/calibrate.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/pricing.hpp"
 #include "serving_score.hpp"
 
 namespace rs = rightsize;
@@ -62,8 +63,6 @@ rs::StackRun stack_run(const rs::ServingRun& r, const std::vector<rs::io::Preset
   return s;
 }
 
-double median_of(std::vector<double> v);
-
 struct Row {
   std::string group;
   std::size_t fit = 0, scored = 0;
@@ -91,8 +90,8 @@ void factors_only(const std::vector<rs::StackRun>& held, const rs::StackFit& s,
       if (c.kind == rs::FigureKind::ttft) ttft.push_back(ape);
       if (c.kind == rs::FigureKind::tpot) tpot.push_back(ape);
     }
-  row.ttft_factors = median_of(ttft);
-  row.tpot_factors = median_of(tpot);
+  row.ttft_factors = rs::median(ttft);
+  row.tpot_factors = rs::median(tpot);
   for (const rs::StackResidual& res : s.residuals) {
     row.ttft_terms = static_cast<int>(res.ttft.coefficients.size());
     row.tpot_terms = static_cast<int>(res.tpot.coefficients.size());
@@ -141,13 +140,6 @@ Row calibrate_group(const Group& g, const rs::app::LoadedCatalog& catalog,
   return row;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string table(const std::vector<Row>& rows) {
   std::string s =
       "| group (preset weights · GPUs × GPU · engine · layout) | scored | TTFT: shipped → factors → "
@@ -176,7 +168,7 @@ std::string table(const std::vector<Row>& rows) {
   }
   s += fmt::format(
       "| **median of the {} groups** | | {:.0f} → {:.0f} → {:.0f} % | {:.0f} → {:.0f} → {:.0f} % | | |\n", n,
-      median_of(tb), median_of(tf), median_of(ta), median_of(pb), median_of(pf), median_of(pa));
+      rs::median(tb), rs::median(tf), rs::median(ta), rs::median(pb), rs::median(pf), rs::median(pa));
   s +=
       fmt::format("\nGroups within the targets after `calibrate` (held-out median): TTFT ≤ 15 % in {} of {}, "
                   "TPOT ≤ 10 % in {} of {}.\n",

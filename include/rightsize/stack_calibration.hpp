@@ -134,6 +134,10 @@ struct StackFit {
   std::vector<StackResidual> residuals;
 };
 
+/// Distinct runs among case ids "<run>:<figure>" (stack_cases): one run's TPOT and throughput are
+/// two measurements of one run, not two runs (FitOptions::distinct_runs).
+std::size_t runs_among(const std::vector<std::string>& case_ids);
+
 /// Minimum fit runs of one stack (model, weights, engine, layout) for a residual.
 inline constexpr int k_min_residual_runs = 3;
 

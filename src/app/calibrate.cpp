@@ -44,11 +44,7 @@ CalibratedFactor factor(const FactorRow& f, const GpuEfficiency& shipped, const 
   c.source = fitted.*f.source;
   c.is_fitted = c.source == "fitted";
   c.measurements = (fitted.*f.cases).size();
-  std::vector<std::string> runs;
-  for (const std::string& id : fitted.*f.cases)
-    runs.push_back(id.substr(0, id.rfind(':')));
-  std::sort(runs.begin(), runs.end());
-  c.runs = static_cast<std::size_t>(std::unique(runs.begin(), runs.end()) - runs.begin());
+  c.runs = runs_among(fitted.*f.cases);
   c.informed_by = f.informed_by;
   // A fitted factor within 0.5 % of a bound hit it: the golden-section search stops there, and the
   // error it could not remove sits in terms the factor does not move (issue 38).

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "rightsize/calibration.hpp"
+#include "rightsize/stack_calibration.hpp"
 
 namespace rightsize {
 namespace {
@@ -174,17 +175,6 @@ std::string& source_of(FittedEfficiency& fe, Factor f) {
   return fe.decode_source;
 }
 
-// Distinct runs among case ids "<run>:<figure>" (core::stack_cases): a run's TPOT and throughput
-// are two measurements of one run, not two runs.
-std::size_t runs_among(const std::vector<std::string>& ids) {
-  std::vector<std::string> runs;
-  runs.reserve(ids.size());
-  for (const std::string& id : ids)
-    runs.push_back(id.substr(0, id.rfind(':')));
-  std::sort(runs.begin(), runs.end());
-  return static_cast<std::size_t>(std::unique(runs.begin(), runs.end()) - runs.begin());
-}
-
 constexpr Factor k_fit_factors[] = {Factor::decode, Factor::prefill, Factor::communication, Factor::training};
 
 // Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
@@ -348,6 +338,15 @@ std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases,
     out.push_back(r);
   }
   return out;
+}
+
+std::size_t runs_among(const std::vector<std::string>& ids) {
+  std::vector<std::string> runs;
+  runs.reserve(ids.size());
+  for (const std::string& id : ids)
+    runs.push_back(id.substr(0, id.rfind(':')));
+  std::sort(runs.begin(), runs.end());
+  return static_cast<std::size_t>(std::unique(runs.begin(), runs.end()) - runs.begin());
 }
 
 } // namespace rightsize
