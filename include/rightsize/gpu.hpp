@@ -135,6 +135,10 @@ struct Gpu {
   int scaleup_domain_gpus = 1;   ///< GPUs one scale-up domain connects (all-to-all)
   int gpus_per_node = 8;         ///< GPUs in the common server
   double nic_gb_per_s = 0.0;     ///< default scale-out NIC bandwidth per GPU per direction; 0 = unknown
+  /// The GPU's own link to host memory when it is not its PCIe slot ("NVLink-C2C" on Grace
+  /// superchips); "" = PCIe.
+  std::string host_link;
+  double host_link_gb_per_s = 0.0; ///< per direction per GPU; 0 = PCIe (host_link_bandwidth)
   GpuEfficiency efficiency;
   /// Per layout family, from an overlay; a family not listed uses `efficiency` (efficiency_for).
   std::vector<LayoutEfficiency> layout_efficiency;
@@ -169,6 +173,11 @@ enum class LinkKind : std::uint8_t { scaleup, pcie, network };
 /// The link used by a group of `group_gpus` GPUs: the scale-up link when the group fits in its
 /// domain, PCIe within a node without one, the NIC across nodes.
 LinkKind link_for_group(const Gpu& gpu, int group_gpus);
+
+/// GB/s per direction between one GPU and host memory: its host link, else its PCIe slot; 0 = unknown.
+double host_link_bandwidth(const Gpu& gpu);
+/// "NVLink-C2C", "PCIe Gen5", "PCIe" (generation unknown).
+std::string host_link_name(const Gpu& gpu);
 /// Per-direction bandwidth of a link kind for this GPU, GB/s.
 double link_gb_per_s(const Gpu& gpu, LinkKind link);
 /// Name of the link, for output ("NVLink 4", "PCIe Gen4", "network").

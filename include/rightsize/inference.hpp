@@ -238,6 +238,25 @@ struct InferenceEstimate {
     bool applied = false;
     bool outside_range = false; ///< the stack has one, but this load or prompt is beyond its reach
   } residual;
+  /// Prefix caching and the KV offload tier at the operating point (methodology §3.9); inactive
+  /// without workload.prefix_cache. Bytes are per GPU.
+  struct PrefixCacheFigures {
+    bool active = false;
+    double requested_hit_rate = 0.0;  ///< the cached share of the prompt with nothing evicted
+    double hit_rate = 0.0;            ///< the share HBM and the tier hold at this batch
+    double cached_tokens = 0.0;       ///< per request
+    double tier_tokens = 0.0;         ///< of them, loaded from the offload tier
+    double tier_load_s = 0.0;         ///< loading them, per request (part of its TTFT)
+    double shared_prefix_bytes = 0.0; ///< the shared prefix's one copy in the KV cache
+    double working_set_bytes = 0.0;   ///< the history waiting conversations keep cached
+    double hbm_cache_bytes = 0.0;     ///< free KV blocks holding part of it
+    double tier_needed_bytes = 0.0;   ///< the part HBM cannot hold: the tier the hit rate needs
+    double tier_used_bytes = 0.0;     ///< the part the tier holds
+    double tier_bytes = 0.0;          ///< the tier given, or sized (= tier_needed_bytes)
+    double tier_gb_per_s = 0.0;       ///< its load bandwidth, after the link efficiency
+    double kv_bytes_per_token = 0.0;  ///< KV one cached token holds on one GPU
+    bool working_set_known = true;    ///< false: a hit rate without a working set
+  } prefix_cache;
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency

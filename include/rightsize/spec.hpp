@@ -43,6 +43,37 @@ struct Speculative {
   [[nodiscard]] double tokens_per_step() const;
 };
 
+/// Prefix caching (methodology §3.9): engines keep the KV of finished requests in free cache blocks
+/// and reuse it for the next prompt that starts with the same tokens (vLLM automatic prefix caching,
+/// SGLang RadixAttention, TensorRT-LLM KV-cache reuse). Either a measured hit rate, or the structure
+/// the hits come from: a prefix every request shares, and multi-turn conversations whose prompts
+/// repeat the previous turns.
+struct PrefixCache {
+  /// The share of prompt tokens found cached, as engines report it; unset = derived from the structure.
+  std::optional<double> hit_rate;
+  std::int64_t shared_prefix_tokens = 0; ///< tokens every prompt starts with (system prompt, template)
+  int turns = 1; ///< turns per conversation; each prompt holds the previous turns' prompts and answers
+  /// Conversations whose context the cache keeps between their turns, per deployment (users thinking
+  /// between turns); 0 = the clients in flight are the conversations (none waits between turns).
+  std::int64_t conversations = 0;
+  /// With hit_rate: the distinct cached tokens the hits draw on, per replica; 0 = not given (the
+  /// capacity is then not checked).
+  std::int64_t working_set_tokens = 0;
+  [[nodiscard]] bool enabled() const { return hit_rate.has_value() || shared_prefix_tokens > 0 || turns > 1; }
+};
+
+/// A second KV tier below HBM for cached prefixes (methodology §3.9): host memory over the GPU's
+/// host link (PCIe, or NVLink-C2C on Grace systems) or local NVMe.
+enum class OffloadTier : std::uint8_t { none, cpu, nvme };
+const char* to_string(OffloadTier value);
+
+struct KvOffload {
+  OffloadTier tier = OffloadTier::none;
+  double bytes = 0.0; ///< the tier's capacity per replica (all its GPUs); with `sized`, the estimate sizes it
+  bool sized = false; ///< "bytes": "auto": sized to hold what HBM cannot of the cache's working set
+  double read_gb_per_s = 0.0; ///< nvme: read bandwidth per node (required); cpu: 0 = the catalog's host link
+};
+
 /// Serving workload (per request averages).
 struct InferenceWorkload {
   std::int64_t input_tokens = 1024; ///< prompt tokens per request (ISL)
@@ -55,7 +86,9 @@ struct InferenceWorkload {
   /// Open loop: coefficient of variation of inter-arrival times (1 = Poisson; > 1 bursty, as a
   /// gamma renewal process).
   double arrival_cv = 1.0;
-  Speculative speculative; ///< none by default
+  Speculative speculative;  ///< none by default
+  PrefixCache prefix_cache; ///< no cached prefixes by default (every prompt prefilled whole)
+  KvOffload kv_offload;     ///< no offload tier by default
   /// Context each sequence reserves KV for: max_context, or input + output.
   [[nodiscard]] std::int64_t context_tokens() const {
     return max_context > 0 ? max_context : input_tokens + output_tokens;

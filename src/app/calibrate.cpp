@@ -117,7 +117,7 @@ namespace {
 
 // How far below the physical floor a measured figure may sit before the run is refused: the
 // floors are the prefill and decode step at the catalog's peaks with nothing else (methodology
-// §3.5), and speculative decoding or a prefix-cache hit, which the estimate does not model, can
+// §3.5), and speculative decoding or prefix-cache hits, which benchmark runs do not declare, can
 // beat them by a small factor; a run 2× faster than the floor measured another model or GPU.
 constexpr double k_floor_tolerance = 0.5;
 

@@ -59,6 +59,9 @@ Table field_table(const Gpu& gpu) {
                             : "none"});
   table.add_row({"GPUs per node", std::to_string(gpu.gpus_per_node)});
   table.add_row({"scale-out NIC", gpu.nic_gb_per_s > 0.0 ? per_direction(gpu.nic_gb_per_s) : "unknown"});
+  if (gpu.host_link_gb_per_s > 0.0)
+    table.add_row(
+        {"host link", fmt::format("{}, {}", host_link_name(gpu), per_direction(gpu.host_link_gb_per_s))});
   const GpuEfficiency& e = gpu.efficiency;
   table.add_row({
       "efficiency",
@@ -190,6 +193,10 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet
   g["scaleup_domain_gpus"] = gpu.scaleup_domain_gpus;
   g["gpus_per_node"] = gpu.gpus_per_node;
   g["nic_gb_per_s"] = optional(gpu.nic_gb_per_s);
+  if (gpu.host_link_gb_per_s > 0.0) {
+    g["host_link"] = host_link_name(gpu);
+    g["host_link_gb_per_s"] = json_number(gpu.host_link_gb_per_s);
+  }
   const GpuEfficiency& e = gpu.efficiency;
   g["efficiency"] = {{"prefill_compute", json_number(e.prefill_compute)},
                      {"decode_bandwidth", json_number(e.decode_bandwidth)},

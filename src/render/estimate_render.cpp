@@ -6,6 +6,7 @@
 #include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
+#include "render/prefix_cache_render.hpp"
 #include "render/render.hpp"
 #include "render/training_render.hpp"
 #include "rightsize/units.hpp"
@@ -80,6 +81,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
   }
   if (const std::string spec = speculative_line(w.speculative); !spec.empty())
     fmt::print("decoding {}\n\n", spec);
+  if (const auto cache = prefix_cache_lines(w, e, d.gpus_per_replica()); !cache.empty())
+    fmt::print("{}\n\n", fmt::join(cache, "\n"));
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
   fmt::print("efficiency {}\n", efficiency_provenance(gpu, d, pm.model));
   // A calibrate overlay's residual for this stack (docs/calibration.md "Residuals").
@@ -253,6 +256,8 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
                                         {"ttft_multiplier", round_sig(e.residual.ttft)},
                                         {"tpot_multiplier", round_sig(e.residual.tpot)}};
       }
+      if (e.prefix_cache.active) // docs/output-schema.md "Prefix cache"
+        doc["inference"]["prefix_cache"] = prefix_cache_json(result.workload, e, d.gpus_per_replica());
       doc["sla_optimistic_only"] = optimistic_only(result.bands);
       doc["cost"]["pricing"] = to_string(catalog.pricing);
       doc["cost"]["price_basis"] = price.basis;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/estimate/inference_detail.hpp"
+#include "core/estimate/prefix_cache.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/units.hpp"
@@ -24,13 +25,21 @@ double seq_kv_bytes_gpu(const Setup& s, double c) {
   return (s.pm->kv_bytes_per_token_layer * s.kv_fraction * tokens + state) / s.p;
 }
 
+// The sequences in flight the prefix cache shares HBM with (methodology §3.9): a closed loop's
+// batch; an open loop's from a first pass at one sequence (its in-flight count does not depend on
+// the hits enough to need more).
+Point evaluate_decoder(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
+  if (w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0) {
+    if (s.prefix == nullptr || !s.prefix->active) return evaluate_open(s, w, slots);
+    const Point first = evaluate_open(at_batch(s, 1.0), w, slots);
+    return evaluate_open(at_batch(s, first.in_flight), w, slots);
+  }
+  return evaluate_closed(at_batch(s, std::min(clients, std::max(1.0, slots))), w, clients, slots);
+}
+
 Point evaluate(const Setup& s, const InferenceWorkload& w, double clients, double slots,
                const PhaseTime& prefill) {
-  if (s.decoder) {
-    return w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0
-               ? evaluate_open(s, w, slots)
-               : evaluate_closed(s, w, clients, slots);
-  }
+  if (s.decoder) return evaluate_decoder(s, w, clients, slots);
   Point pt{};
   const double batch = clients;
   pt.prefill = prefill;
@@ -106,9 +115,11 @@ namespace {
 
 // The concurrency-independent terms of the memory budget and the concurrency they allow.
 struct Budget {
-  double step_tokens; // the engine's prefill token budget per step
-  double per_seq_kv;  // KV bytes one sequence of the paged context holds on one GPU
-  double max_conc;    // sequences (items) that fit per attention-DP rank
+  double step_tokens;     // the engine's prefill token budget per step
+  double per_seq_kv;      // KV bytes one sequence of the paged context holds on one GPU
+  double max_conc;        // sequences (items) that fit per attention-DP rank
+  double kv_budget_bytes; // the KV pool per GPU
+  double shared_kv_bytes; // a shared prefix's one copy in it (methodology §3.9)
 };
 
 // Memory budget per GPU (methodology §2.1, §2.5–2.7): C·u ≥ W + A + R + KV. Fills the weights,
@@ -141,6 +152,7 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   b.per_seq_kv = seq_kv_bytes_gpu(s, context);
   const double kv_budget =
       mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
+  b.kv_budget_bytes = kv_budget;
 
   double max_conc = 0.0;
   if (!s.decoder) {
@@ -154,6 +166,40 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   }
   b.max_conc = std::min(max_conc, d(engine.max_num_seqs) * s.p); // per attention-DP rank
   return b;
+}
+
+// A shared prefix's blocks are held once for all the sequences in flight (methodology §3.9): the
+// pool loses one copy, each sequence its share, and more sequences fit.
+void share_prefix(const PrefixPlan& plan, const EngineConfig& engine, double pp, Budget& b) {
+  if (!plan.active || plan.shared_tokens <= 0.0 || b.per_seq_kv <= 0.0) return;
+  b.shared_kv_bytes = b.kv_budget_bytes - plan.kv_pool_bytes;
+  b.per_seq_kv = plan.per_seq_kv_bytes;
+  const double fit =
+      plan.kv_pool_bytes > 0.0 && b.per_seq_kv > 0.0 ? std::floor(plan.kv_pool_bytes / b.per_seq_kv) : 0.0;
+  b.max_conc = std::min(fit, d(engine.max_num_seqs) * pp);
+}
+
+// The prefix cache's figures at the operating point's `in_flight` sequences per rank.
+void set_prefix_figures(const Setup& s, const PrefixPlan& plan, const Budget& b, double in_flight, double isl,
+                        InferenceEstimate& est) {
+  if (!plan.active) return;
+  const PrefixServe sv = serve_prefix_cache(s, plan, std::max(1.0, in_flight));
+  InferenceEstimate::PrefixCacheFigures& f = est.prefix_cache;
+  f.active = true;
+  f.requested_hit_rate = plan.requested_tokens / isl;
+  f.hit_rate = sv.cached_tokens / isl;
+  f.cached_tokens = sv.cached_tokens;
+  f.tier_tokens = sv.tier_tokens;
+  f.tier_load_s = sv.load_s;
+  f.shared_prefix_bytes = b.shared_kv_bytes;
+  f.working_set_bytes = sv.working_set_bytes;
+  f.hbm_cache_bytes = sv.hbm_cache_bytes;
+  f.tier_needed_bytes = sv.tier_needed_bytes;
+  f.tier_used_bytes = sv.tier_used_bytes;
+  f.tier_bytes = plan.tier_sized ? sv.tier_needed_bytes : plan.tier_bytes;
+  f.tier_gb_per_s = plan.tier_bytes_per_s / k_bytes_per_gb;
+  f.kv_bytes_per_token = cached_kv_bytes_gpu(s, 1.0);
+  f.working_set_known = plan.working_set_known;
 }
 
 // Concurrency when none is given: the largest that fits and meets the latency SLA (throughput
@@ -193,7 +239,7 @@ void settle_memory(const EstimateInputs& in, const Setup& s, const Budget& b, do
                    MemoryEstimate& mem) {
   const PreparedModel& pm = in.pm;
   const ModelSpec& m = pm.model;
-  mem.kv_cache_bytes = s.decoder ? batch * b.per_seq_kv : 0.0;
+  mem.kv_cache_bytes = s.decoder ? batch * b.per_seq_kv + b.shared_kv_bytes : 0.0;
   if (!s.decoder) {
     mem.activations_bytes = batch * d(m.tokens_per_item) * pm.activation_bytes *
                             (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
@@ -211,12 +257,13 @@ void set_times(const EstimateInputs& in, const Setup& s, const Budget& b, const 
   est.prefill_s = prefill.total_s;
   // k whole prompts in one step: the GEMMs run at k·ISL rows (one weight read), attention per
   // prompt, one step's fixed time (methodology §3.6, "batched prefill worker").
-  const double isl = d(w.input_tokens);
+  // Prompts prefill what they do not find cached (methodology §3.9).
+  const double isl = s.decoder ? new_prompt_tokens(s, w) : 0.0;
   const double k = s.decoder && isl > 0.0 ? std::max(1.0, std::floor(b.step_tokens / isl)) : 1.0;
   est.prefill_prompts_per_step = k;
   est.prefill_batch_step_s = prefill.total_s;
   if (k > 1.0) {
-    const PhaseTime pk = prefill_time(s, isl, k * isl);
+    const PhaseTime pk = prefill_time(s, isl, k * isl, s.cached_tokens);
     est.prefill_batch_step_s =
         std::max(k * pk.compute_s, pk.memory_s) + k * (pk.routing_s + pk.comm_s) + prefill_step_fixed_s(s);
   }
@@ -313,8 +360,14 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   // The factors of this layout family when an overlay fitted them, else the GPU's (docs/calibration.md).
   const GpuEfficiency& eff = efficiency_for(gpu, layout_family(dep));
   const EstimateInputs in{pm, w, gpu, dep, engine, eff, adp};
-  const Setup s = make_setup(in, est);
-  const Budget budget = memory_budget(in, s, est.memory);
+  Setup s = make_setup(in, est);
+  Budget budget = memory_budget(in, s, est.memory);
+  // Prefix caching (methodology §3.9): what requests find cached, and what holds it.
+  const PrefixPlan plan = plan_prefix_cache(s, w, dep, budget.kv_budget_bytes, budget.per_seq_kv);
+  if (plan.active) {
+    s.prefix = &plan;
+    share_prefix(plan, engine, s.p, budget);
+  }
   const double max_conc = budget.max_conc;
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
   const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
@@ -339,8 +392,12 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const double rank_share = w.concurrency > 0 && !open_loop ? d(w.concurrency) / std::max(1.0, batch) : adp;
   est.concurrency = static_cast<std::int64_t>(std::llround(batch * rank_share));
   settle_memory(in, s, budget, batch, est.memory);
-  const OperatingPoint op{prefill, pt, batch, rank_share};
-  set_times(in, s, budget, op, est);
+  // The cache's hits at the sequences in flight (evaluate_decoder's choice).
+  const double cache_batch = open_loop ? pt.in_flight : std::min(batch, slots);
+  const Setup at_point = at_batch(s, cache_batch);
+  const OperatingPoint op{s.decoder ? pt.prefill : prefill, pt, batch, rank_share};
+  set_times(in, at_point, budget, op, est);
+  set_prefix_figures(s, plan, budget, cache_batch, d(w.input_tokens), est);
   set_throughput(in, s, op, est);
   apply_stack_residual(pm, gpu, dep, engine, w, est); // a calibrate overlay's, for its stack only
   if (est.open_loop) {

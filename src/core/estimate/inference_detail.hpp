@@ -13,6 +13,8 @@ namespace rightsize::detail {
 
 using core::d;
 
+struct PrefixPlan; // prefix_cache.hpp
+
 // Everything about (model, GPU, deployment) that does not depend on the concurrency.
 struct Setup {
   const PreparedModel* pm;
@@ -44,6 +46,11 @@ struct Setup {
   double link_efficiency;
   bool decoder;
   const Speculative* speculative; // the workload's; method none = one token per decode step
+  // Prefix caching (methodology §3.9): the plan, and at the batch being evaluated (at_batch) the
+  // prompt tokens a request finds cached and the time to load the offload tier's share of them.
+  const PrefixPlan* prefix;
+  double cached_tokens;
+  double tier_load_s;
 };
 
 struct PhaseTime {
@@ -90,8 +97,9 @@ double layer_overhead_s(const Setup& s);
 double eager_prefill_overhead_s(const Setup& s);
 /// Fixed time of one prefill step: layer + eager prefill + engine step overhead (inference_phases.cpp).
 double prefill_step_fixed_s(const Setup& s);
-/// Prefill of one request of n tokens on an idle replica; `gemm_rows` rows in its GEMMs (0 = n).
-PhaseTime prefill_time(const Setup& s, double n, double gemm_rows);
+/// Prefill of n prompt tokens after `cached` tokens already in the KV cache, on an idle replica;
+/// `gemm_rows` rows in its GEMMs (0 = n).
+PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached = 0.0);
 /// One decode round of `batch` sequences at mean context `mean_context`.
 PhaseTime decode_time(const Setup& s, double batch, double mean_context);
 /// The pure decode step of the closed loop's batch, min(clients, slots) sequences (evaluate_closed's

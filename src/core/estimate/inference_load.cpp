@@ -5,10 +5,17 @@
 #include <cstdint>
 
 #include "core/estimate/inference_detail.hpp"
+#include "core/estimate/prefix_cache.hpp"
 #include "rightsize/load_model.hpp"
 
 namespace rightsize::detail {
 namespace {
+
+// Time from a request's arrival to its first token outside the prefill and the queue: the
+// engine's fixed part, and loading the request's cached blocks from the offload tier (§3.9).
+double request_fixed_s(const Setup& s) {
+  return s.engine->ttft_fixed_s + s.tier_load_s;
+}
 
 // Decode of `batch` in-flight sequences with prefill interference (methodology §4.4): each round
 // carries batch/OSL prefills of `service_s` each (their chunks ride in mixed steps), spread over
@@ -22,8 +29,10 @@ double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, Pha
   if (batch / s.p > d(s.engine->cuda_graph_max_batch)) {
     decode.total_s += s.engine->eager_step_overhead_s;
   }
-  const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (isl + 1.0));
-  service_s = prefill_time(s, isl, mixed_rows).total_s;
+  // Prompts prefill what they do not find cached (methodology §3.9).
+  const double fresh = new_prompt_tokens(s, w);
+  const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (fresh + 1.0));
+  service_s = prefill_time(s, fresh, mixed_rows, s.cached_tokens).total_s;
   return decode.total_s + (batch / osl) * service_s / s.p;
 }
 
@@ -73,7 +82,9 @@ struct Wave {
 };
 
 Wave closed_wave(const Setup& s, const InferenceWorkload& w, double batch, double prefill_s) {
-  const double isl = d(w.input_tokens);
+  // The prompt tokens each request prefills (its prompt less its cached prefix, methodology §3.9).
+  const auto fresh_tokens = static_cast<std::int64_t>(new_prompt_tokens(s, w));
+  const double isl = d(fresh_tokens);
   const int n = static_cast<int>(batch);
   Wave out{};
   const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
@@ -82,9 +93,10 @@ Wave closed_wave(const Setup& s, const InferenceWorkload& w, double batch, doubl
   const double full_steps = std::floor(wave_tokens / budget);
   const double last_tokens = wave_tokens - full_steps * budget;
   // One step of `tokens` prompt tokens (its GEMMs have that many rows), pipelined over p stages.
-  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget).total_s / s.p : 0.0;
+  const double c = s.cached_tokens;
+  const double full_step_s = full_steps > 0.0 ? prefill_time(s, budget, budget, c).total_s / s.p : 0.0;
   const double last_step_s =
-      last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens).total_s / s.p : 0.0;
+      last_tokens > 0.0 ? prefill_time(s, last_tokens, last_tokens, c).total_s / s.p : 0.0;
   const double fill_s = s.p > 1.0 ? prefill_s * (1.0 - 1.0 / s.p) : 0.0; // pipeline fill
   const double steps_total = full_steps + (last_tokens > 0.0 ? 1.0 : 0.0);
   out.wave_s = full_steps * full_step_s + last_step_s + fill_s;
@@ -99,9 +111,9 @@ Wave closed_wave(const Setup& s, const InferenceWorkload& w, double batch, doubl
   // ⌈i·ISL / budget⌉ full steps, and those in the partial last step (i·ISL past the full steps'
   // tokens) pay last_step_s instead of one full step.
   const auto budget_tokens = static_cast<std::int64_t>(budget);
-  double ttft_sum = d(n) * fill_s + full_step_s * d(load::ceil_sum(n, w.input_tokens, budget_tokens));
-  if (last_tokens > 0.0 && w.input_tokens > 0) {
-    const std::int64_t before_last = static_cast<std::int64_t>(full_steps) * budget_tokens / w.input_tokens;
+  double ttft_sum = d(n) * fill_s + full_step_s * d(load::ceil_sum(n, fresh_tokens, budget_tokens));
+  if (last_tokens > 0.0 && fresh_tokens > 0) {
+    const std::int64_t before_last = static_cast<std::int64_t>(full_steps) * budget_tokens / fresh_tokens;
     ttft_sum -= d(std::max<std::int64_t>(0, n - before_last)) * (full_step_s - last_step_s);
   }
   for (int k = 0; k < 3; ++k) {
@@ -129,11 +141,11 @@ PhaseTime closed_decode_step(const Setup& s, const InferenceWorkload& w, double 
 Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots) {
   Point pt{};
   const double osl = d(w.output_tokens);
-  const double isl = d(w.input_tokens);
+  const double isl = new_prompt_tokens(s, w); // what each prompt prefills (methodology §3.9)
   const double batch = std::max(1.0, std::min(clients, std::max(1.0, slots)));
   const int n = static_cast<int>(batch);
   pt.decode = closed_decode_step(s, w, clients, slots);
-  pt.prefill = prefill_time(s, isl, 0.0);
+  pt.prefill = prefill_time(s, isl, 0.0, s.cached_tokens);
   const Wave wave = closed_wave(s, w, batch, pt.prefill.total_s);
   const double budget = wave.budget, wave_s = wave.wave_s, wave_ttft = wave.ttft_s;
   const double tokens_after_first = std::max(1.0, osl - 1.0);
@@ -142,7 +154,7 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   // think time; each round carries n/OSL prefills of `service` (methodology §4.4).
   // A mixed step holds this prompt and one decode token of each other sequence in flight.
   const double mixed_rows = std::min(budget, batch * isl + (batch - 1.0));
-  const double service = prefill_time(s, isl, mixed_rows).total_s;
+  const double service = prefill_time(s, isl, mixed_rows, s.cached_tokens).total_s;
   const double mva_tpot = pt.decode.total_s + (batch / osl) * service / s.p;
   const load::ClosedResult q = load::closed_mva(service / s.p, (osl - 1.0) * mva_tpot, n);
   const double mva_wait = std::max(0.0, q.response_s - service / s.p);
@@ -159,7 +171,7 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   const double balance_s = balance_hold_s(s, s.adp * batch / std::max(1.0, osl), pt.tpot_s, balance_hold);
   const double cycle = inside_ttft + balance_s + think;
   const double slot_wait = clients > batch ? (clients / batch - 1.0) * cycle : 0.0;
-  pt.ttft_s = slot_wait + inside_ttft + balance_s + s.engine->ttft_fixed_s;
+  pt.ttft_s = slot_wait + inside_ttft + balance_s + request_fixed_s(s);
   pt.e2e_s = pt.ttft_s + think;
   pt.wait_s = std::max(0.0, pt.ttft_s - pt.prefill.total_s);
   pt.in_flight = batch;
@@ -168,7 +180,7 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
   for (int k = 0; k < 3; ++k) {
     const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
-    const double v = slot_wait + phi * wave.ttft_q[k] + (1.0 - phi) * tail + s.engine->ttft_fixed_s +
+    const double v = slot_wait + phi * wave.ttft_q[k] + (1.0 - phi) * tail + request_fixed_s(s) +
                      balance_quantile_s(balance_s, balance_hold, k_quantiles[k]);
     (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
   }
@@ -191,10 +203,10 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
 // deterministic service; in-flight sequences follow from Little's law, solved by fixed point.
 Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   Point pt{};
-  pt.ttft_fixed_s = s.engine->ttft_fixed_s;
+  pt.ttft_fixed_s = request_fixed_s(s);
   const double osl = d(w.output_tokens);
   const double rate = w.request_rate_per_s;
-  pt.prefill = prefill_time(s, d(w.input_tokens), 0.0);
+  pt.prefill = prefill_time(s, new_prompt_tokens(s, w), 0.0, s.cached_tokens);
   double batch =
       std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
   double service = 0.0;
@@ -228,7 +240,7 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   // Attention-DP balancing: prompts reach the adp ranks at rate·adp (methodology §3.2).
   double balance_hold = 0.0;
   const double balance_s = balance_hold_s(s, rate * s.adp * pt.tpot_s, pt.tpot_s, balance_hold);
-  pt.ttft_s = service + wait + balance_s + s.engine->ttft_fixed_s;
+  pt.ttft_s = service + wait + balance_s + request_fixed_s(s);
   pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
   pt.wait_s = wait + balance_s;
   pt.in_flight = batch;

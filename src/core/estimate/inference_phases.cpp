@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/estimate/inference_detail.hpp"
+#include "core/estimate/prefix_cache.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
 #include "rightsize/units.hpp"
@@ -105,15 +106,20 @@ double pp_comm_s(const Setup& s, double tokens) {
 }
 
 // Prefill of one request of n tokens on an idle replica (methodology §4.1, §4.4):
-// F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t.
-PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
+// F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t. After
+// `cached` tokens found in the prefix cache the n new tokens attend to them too: the pairs of
+// positions cached + 1 … cached + n, and each chunk reads the cached KV (methodology §3.9).
+PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached) {
   const PreparedModel& pm = *s.pm;
   PhaseTime r;
   double flops = (pm.mm_flops_per_token - pm.head_flops_per_token) * n + pm.head_flops_per_token;
   double attention_flops = 0.0;
   if (s.decoder) {
-    attention_flops = pm.attention_flops_per_pair *
-                      (s.full_layers * causal_pairs(n, 0.0) + s.sliding_layers * causal_pairs(n, s.window));
+    const auto pairs = [&](double window) {
+      return causal_pairs(cached + n, window) - (cached > 0.0 ? causal_pairs(cached, window) : 0.0);
+    };
+    attention_flops =
+        pm.attention_flops_per_pair * (s.full_layers * pairs(0.0) + s.sliding_layers * pairs(s.window));
     // A vision-language prompt's images run through the vision tower first (methodology §1.6).
     flops += s.vision_flops_per_token * n;
   } else {
@@ -155,7 +161,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows) {
                     (s.t * s.compute_flops_per_s * s.unet_gemm_fraction * shape) +
                 attention_flops / (s.t * s.attention_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);
-  r.memory_s = chunks * weight_read_bytes(s, chunk_tokens) / s.bandwidth_bytes_per_s;
+  const double cached_kv = cached > 0.0 ? cached_kv_bytes_gpu(s, cached) : 0.0;
+  r.memory_s = chunks * (weight_read_bytes(s, chunk_tokens) + cached_kv) / s.bandwidth_bytes_per_s;
   r.routing_s = n * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
   r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s + chunks * prefill_step_fixed_s(s);

@@ -49,6 +49,15 @@ std::string link_name(const Gpu& gpu, LinkKind link) {
   return "PCIe";
 }
 
+double host_link_bandwidth(const Gpu& gpu) {
+  return gpu.host_link_gb_per_s > 0.0 ? gpu.host_link_gb_per_s : gpu.pcie_gb_per_s;
+}
+
+std::string host_link_name(const Gpu& gpu) {
+  if (gpu.host_link_gb_per_s > 0.0 && !gpu.host_link.empty()) return gpu.host_link;
+  return gpu.pcie_generation > 0 ? "PCIe Gen" + std::to_string(gpu.pcie_generation) : "PCIe";
+}
+
 const char* to_string(Reach reach) {
   switch (reach) {
   case Reach::measured: return "measured";

@@ -15,6 +15,15 @@ const char* to_string(SpeculativeMethod value) {
   return "none";
 }
 
+const char* to_string(OffloadTier value) {
+  switch (value) {
+  case OffloadTier::none: return "none";
+  case OffloadTier::cpu: return "cpu";
+  case OffloadTier::nvme: return "nvme";
+  }
+  return "none";
+}
+
 // Leviathan, Kalman, Matias, "Fast Inference from Transformers via Speculative Decoding" (ICML
 // 2023) eq. 1: with each of k drafted tokens accepted with probability a (i.i.d.), a verification
 // step yields (1 − a^(k+1)) / (1 − a) tokens (the accepted run plus the model's own next token).

@@ -49,6 +49,8 @@ const std::vector<std::string>& gpu_keys() {
                                                 "scaleup_domain_gpus",
                                                 "gpus_per_node",
                                                 "nic_gb_per_s",
+                                                "host_link",
+                                                "host_link_gb_per_s",
                                                 "efficiency",
                                                 "prices",
                                                 "purchase_usd",
@@ -243,6 +245,9 @@ void parse_links(const JsonReader& entry, Gpu& gpu, bool full, std::vector<Error
              [&](const JsonReader& v) { gpu.gpus_per_node = static_cast<int>(v.as_int(1, 1024)); });
   read_field(entry, "nic_gb_per_s", false, errors,
              [&](const JsonReader& v) { gpu.nic_gb_per_s = v.as_positive(k_max_link_gb_per_s); });
+  read_field(entry, "host_link", false, errors, [&](const JsonReader& v) { gpu.host_link = v.as_string(); });
+  read_field(entry, "host_link_gb_per_s", false, errors,
+             [&](const JsonReader& v) { gpu.host_link_gb_per_s = v.as_positive(k_max_link_gb_per_s); });
 }
 
 // Checks between fields, run on the merged value so overlays are held to the same rules.
