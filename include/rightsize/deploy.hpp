@@ -14,6 +14,14 @@ namespace rightsize {
 struct DeployPlan {
   /// Speculative decoding as the estimate assumed it (methodology §3.8); method none = off.
   Speculative speculative;
+  /// Prefix caching as the estimate assumed it (methodology §3.9): the spec asked for cache hits, so
+  /// the artifact turns reuse on explicitly; and the offload tier below HBM.
+  bool prefix_cache = false;
+  OffloadTier kv_offload = OffloadTier::none;
+  double kv_offload_bytes_per_gpu = 0.0; ///< the tier per GPU, as given or sized by the estimate
+  double kv_pool_bytes_per_gpu = 0.0;    ///< the GPU's KV pool (SGLang's host pool mirrors it)
+  double kv_bytes_per_token_gpu = 0.0;   ///< KV one token holds on one GPU
+  std::int64_t kv_block_tokens = 16;     ///< the engine's paged-KV block
   // One replica.
   int tensor_parallel = 1;
   int pipeline_parallel = 1;

@@ -14,6 +14,15 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
                            const CapacityPlan& plan) {
   DeployPlan d;
   d.speculative = workload.speculative;
+  const InferenceEstimate::PrefixCacheFigures& cache = c.estimate.prefix_cache;
+  d.prefix_cache = cache.active;
+  d.kv_offload = cache.active ? workload.kv_offload.tier : OffloadTier::none;
+  d.kv_offload_bytes_per_gpu = cache.tier_bytes;
+  d.kv_bytes_per_token_gpu = cache.kv_bytes_per_token;
+  d.kv_block_tokens = std::max<std::int64_t>(1, engine.block_tokens);
+  const MemoryEstimate& mem = c.estimate.memory;
+  d.kv_pool_bytes_per_gpu = std::max(0.0, mem.usable_per_gpu_bytes - mem.weights_bytes -
+                                              mem.activations_bytes - mem.overhead_bytes);
   d.tensor_parallel = c.layout.tp;
   d.pipeline_parallel = c.layout.pp;
   d.expert_parallel = c.layout.ep;

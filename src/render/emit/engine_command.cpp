@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "render/emit/prefix_cache_flags.hpp"
 #include "render/emit/speculative_flags.hpp"
 #include <yaml-cpp/yaml.h>
 
@@ -105,13 +106,15 @@ void per_rank_note(EngineCommand& c, const char* cap_flag, const DeployPlan& p) 
                                   p.max_num_seqs, p.attention_dp));
 }
 
-// The speculative decoding the estimate assumed, in the engine's flags (speculative_flags.cpp).
-void add_speculative(EngineCommand& c, Engine engine, const DeployPlan& p) {
-  SpeculativeFlags s = speculative_flags(engine, p.speculative);
-  for (const auto& [name, value] : s.flags)
-    flag(c, name, value);
-  for (std::string& note : s.notes)
-    c.notes.push_back(std::move(note));
+// The serving features the estimate assumed, in the engine's flags: speculative decoding
+// (speculative_flags.cpp), the prefix cache and its offload tier (prefix_cache_flags.cpp).
+void add_feature_flags(EngineCommand& c, Engine engine, const DeployPlan& p) {
+  for (FlagSet set : {speculative_flags(engine, p.speculative), prefix_cache_flags(engine, p)}) {
+    for (const auto& [name, value] : set.flags)
+      flag(c, name, value);
+    for (std::string& note : set.notes)
+      c.notes.push_back(std::move(note));
+  }
 }
 
 void vllm_command(EngineCommand& c, const DeployPlan& p, const std::string& model) {
@@ -148,7 +151,7 @@ void vllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mode
   if (p.kv_cache_fp8) flag(c, "--kv-cache-dtype", "fp8");
   if (*vllm_quantization(p) != '\0') flag(c, "--quantization", vllm_quantization(p));
   quantization_note(c, w, vllm_quantization(p));
-  add_speculative(c, Engine::vllm, p);
+  add_feature_flags(c, Engine::vllm, p);
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "8000");
   c.port = 8000;
@@ -206,7 +209,7 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   if (*vllm_quantization(p) != '\0' && w != NumberFormat::nf4)
     flag(c, "--quantization", vllm_quantization(p));
   quantization_note(c, w, w == NumberFormat::nf4 ? "" : vllm_quantization(p));
-  add_speculative(c, Engine::sglang, p);
+  add_feature_flags(c, Engine::sglang, p);
   flag(c, "--enable-metrics", "");
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "30000");
@@ -245,15 +248,16 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
     y << YAML::Key << "batching_wait_iters" << YAML::Value << p.adp_balance_batching_steps;
     y << YAML::EndMap;
   }
-  if (p.kv_cache_fp8) {
+  if (p.kv_cache_fp8 || p.prefix_cache) {
     y << YAML::Key << "kv_cache_config" << YAML::Value << YAML::BeginMap;
-    y << YAML::Key << "dtype" << YAML::Value << "fp8";
+    if (p.kv_cache_fp8) y << YAML::Key << "dtype" << YAML::Value << "fp8";
+    trtllm_kv_reuse_yaml(y, p, c.notes);
     y << YAML::EndMap;
   }
   if (target == Target::pod) y << YAML::Key << "enable_iter_perf_stats" << YAML::Value << true;
   const bool speculative = trtllm_speculative_yaml(y, p.speculative, c.notes);
   y << YAML::EndMap;
-  if (p.attention_dp > 1 || p.kv_cache_fp8 || target == Target::pod || speculative) {
+  if (p.attention_dp > 1 || p.kv_cache_fp8 || p.prefix_cache || target == Target::pod || speculative) {
     c.extra_options_yaml = std::string(y.c_str()) + "\n";
     flag(c, "--extra_llm_api_options",
          target == Target::pod ? std::string(k_trtllm_options_dir) + "/" + k_trtllm_options_file

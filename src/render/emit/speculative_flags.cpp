@@ -21,8 +21,8 @@ namespace rightsize::cli {
 constexpr int k_ngram_lookup_max = 4;
 constexpr int k_ngram_lookup_min = 2;
 
-SpeculativeFlags speculative_flags(app::Engine engine, const Speculative& sp) {
-  SpeculativeFlags out;
+FlagSet speculative_flags(app::Engine engine, const Speculative& sp) {
+  FlagSet out;
   if (sp.method == SpeculativeMethod::none) return out;
   const int k = sp.draft_tokens;
   if (engine == app::Engine::vllm) {
