@@ -71,6 +71,8 @@ struct KvOffload {
   OffloadTier tier = OffloadTier::none;
   double bytes = 0.0; ///< the tier's capacity per replica (all its GPUs); with `sized`, the estimate sizes it
   bool sized = false; ///< "bytes": "auto": sized to hold what HBM cannot of the cache's working set
+  /// With `sized`: the hit rate to size the tier for (0 = all the structure gives).
+  double target_hit_rate = 0.0;
   double read_gb_per_s = 0.0; ///< nvme: read bandwidth per node (required); cpu: 0 = the catalog's host link
 };
 

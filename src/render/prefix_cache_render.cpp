@@ -23,6 +23,21 @@ std::string prefix_cache_source(const InferenceWorkload& w) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+namespace {
+
+// How the tier's size came about: given, sized to what HBM cannot hold, or sized for a target hit
+// (capped at what the structure gives).
+std::string tier_basis(const KvOffload& off, const InferenceEstimate::PrefixCacheFigures& f) {
+  if (!off.sized) return "given";
+  if (off.target_hit_rate <= 0.0) return "sized to what HBM cannot hold";
+  if (off.target_hit_rate > f.requested_hit_rate + 1e-9)
+    return fmt::format("the target {:.0f} % is above the {:.0f} % the structure gives: sized for that",
+                       off.target_hit_rate * 100.0, f.requested_hit_rate * 100.0);
+  return fmt::format("sized for a {:.0f} % hit", off.target_hit_rate * 100.0);
+}
+
+} // namespace
+
 std::vector<std::string> prefix_cache_lines(const InferenceWorkload& w, const InferenceEstimate& e,
                                             int gpus_per_replica) {
   const InferenceEstimate::PrefixCacheFigures& f = e.prefix_cache;
@@ -48,8 +63,7 @@ std::vector<std::string> prefix_cache_lines(const InferenceWorkload& w, const In
     out.push_back(
         fmt::format("offload  {} tier of {:.1f} GiB per replica ({}), holds {} per GPU; loads {:.0f} "
                     "tokens per request at {:.3g} GB/s per GPU: {:.2f} ms in TTFT",
-                    to_string(w.kv_offload.tier), replica_gib,
-                    w.kv_offload.sized ? "sized to what HBM cannot hold" : "given",
+                    to_string(w.kv_offload.tier), replica_gib, tier_basis(w.kv_offload, f),
                     format_gb(f.tier_used_bytes), f.tier_tokens, f.tier_gb_per_s, f.tier_load_s * 1e3));
   }
   return out;
@@ -70,6 +84,9 @@ nlohmann::json prefix_cache_json(const InferenceWorkload& w, const InferenceEsti
   if (w.kv_offload.tier != OffloadTier::none) {
     out["offload"] = {{"tier", to_string(w.kv_offload.tier)},
                       {"sized", w.kv_offload.sized},
+                      {"target_hit_rate", w.kv_offload.target_hit_rate > 0.0
+                                              ? nlohmann::json(round_sig(w.kv_offload.target_hit_rate))
+                                              : nlohmann::json()},
                       {"bytes_per_replica", json_bytes(f.tier_bytes * gpus_per_replica)},
                       {"used_bytes_per_gpu", json_bytes(f.tier_used_bytes)},
                       {"tokens_per_request", round_sig(f.tier_tokens)},

@@ -78,6 +78,14 @@ TEST_CASE("an offload tier holds the rest and costs its load in TTFT", "[core][p
   // Host memory over PCIe Gen5 (64 GB/s per direction) at the GPU's link efficiency 0.75: 48 GB/s.
   CHECK(f.tier_gb_per_s == Approx(48.0));
   CHECK(f.tier_load_s == Approx(f.tier_tokens * k_kv_per_token / 48e9).epsilon(1e-9));
+  // Sized for a 60 % hit: the tier holds the share (0.6·8192 − 1024)/(6688 − 1024) of the history's
+  // working set less what HBM holds, and the hit lands on 0.6 × 8192 = 4915.2 tokens.
+  w.kv_offload.target_hit_rate = 0.6;
+  const InferenceEstimate target = at(w);
+  CHECK(target.prefix_cache.cached_tokens == Approx(4915.0).margin(1.0));
+  CHECK(target.prefix_cache.tier_bytes ==
+        Approx((0.6 * 8192.0 - 1024.0) / (6688.0 - 1024.0) * f.working_set_bytes - f.hbm_cache_bytes));
+  w.kv_offload.target_hit_rate = 0.0;
   // A 64 GiB tier per replica holds 68.72 GB of the 240.6 GB HBM cannot.
   w.kv_offload.sized = false;
   w.kv_offload.bytes = 64.0 * 1073741824.0;
@@ -148,4 +156,6 @@ TEST_CASE("workload.prefix_cache and kv_offload: one form, a tier with its cache
   w = doc["workload"];
   w["kv_offload"] = {{"tier", "nvme"}, {"size_gib", 512}};
   refused(w); // NVMe without its read bandwidth
+  w["kv_offload"] = {{"tier", "cpu"}, {"size_gib", 512}, {"target_hit_rate", 0.6}};
+  refused(w); // a target for a tier whose size is given
 }

@@ -196,7 +196,7 @@ void set_prefix_figures(const Setup& s, const PrefixPlan& plan, const Budget& b,
   f.hbm_cache_bytes = sv.hbm_cache_bytes;
   f.tier_needed_bytes = sv.tier_needed_bytes;
   f.tier_used_bytes = sv.tier_used_bytes;
-  f.tier_bytes = plan.tier_sized ? sv.tier_needed_bytes : plan.tier_bytes;
+  f.tier_bytes = plan.tier_sized ? sv.tier_used_bytes : plan.tier_bytes;
   f.tier_gb_per_s = plan.tier_bytes_per_s / k_bytes_per_gb;
   f.kv_bytes_per_token = cached_kv_bytes_gpu(s, 1.0);
   f.working_set_known = plan.working_set_known;

@@ -47,6 +47,15 @@ double tier_bytes_per_s(const Setup& s, const KvOffload& off) {
   return gb_per_s_to_bytes_per_s(gb_per_s) * s.link_efficiency;
 }
 
+// A tier sized for a target hit: the share f of the history it needs held, (target − P)/(c − P),
+// less what HBM holds; all of what HBM cannot hold without a target (methodology §3.9).
+double sized_tier_bytes(const PrefixPlan& p, const PrefixServe& sv) {
+  const double history = p.requested_tokens - p.shared_tokens;
+  if (p.target_tokens <= 0.0 || history <= 0.0) return sv.tier_needed_bytes;
+  const double share = std::clamp((p.target_tokens - p.shared_tokens) / history, 0.0, 1.0);
+  return std::max(0.0, share * sv.working_set_bytes - sv.hbm_cache_bytes);
+}
+
 } // namespace
 
 double cached_kv_bytes_gpu(const Setup& s, double tokens) {
@@ -84,6 +93,7 @@ PrefixPlan plan_prefix_cache(const Setup& s, const InferenceWorkload& w, const D
   const KvOffload& off = w.kv_offload;
   p.tier = off.tier;
   p.tier_sized = off.sized;
+  p.target_tokens = off.target_hit_rate * isl;
   p.tier_bytes = off.bytes / d(std::max(1, dep.gpus_per_replica()));
   if (off.tier != OffloadTier::none) p.tier_bytes_per_s = tier_bytes_per_s(s, off);
   return p;
@@ -107,7 +117,7 @@ PrefixServe serve_prefix_cache(const Setup& s, const PrefixPlan& p, double batch
     held = out.hbm_cache_bytes / out.working_set_bytes;
     if (p.tier != OffloadTier::none && p.tier_bytes_per_s > 0.0) {
       out.tier_used_bytes =
-          p.tier_sized ? out.tier_needed_bytes : std::min(out.tier_needed_bytes, p.tier_bytes);
+          std::min(out.tier_needed_bytes, p.tier_sized ? sized_tier_bytes(p, out) : p.tier_bytes);
       from_tier = out.tier_used_bytes / out.working_set_bytes;
     }
   }

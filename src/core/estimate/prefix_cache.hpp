@@ -21,6 +21,7 @@ struct PrefixPlan {
   double per_seq_kv_bytes = 0.0;   ///< one in-flight sequence's KV (the shared prefix excluded)
   OffloadTier tier = OffloadTier::none;
   bool tier_sized = false;       ///< the tier is sized to what HBM cannot hold
+  double target_tokens = 0.0;    ///< sized for this many cached tokens per request; 0 = all
   double tier_bytes = 0.0;       ///< the tier per GPU when given
   double tier_bytes_per_s = 0.0; ///< load bandwidth per GPU, after the link efficiency
 };

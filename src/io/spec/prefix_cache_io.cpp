@@ -77,7 +77,7 @@ void parse_prefix_cache(const JsonReader& v, Spec& spec) {
 }
 
 void parse_kv_offload(const JsonReader& v, Spec& spec) {
-  v.expect_keys({"tier", "size_gib", "read_gb_per_s"});
+  v.expect_keys({"tier", "size_gib", "read_gb_per_s", "target_hit_rate"});
   KvOffload& off = spec.inference.kv_offload;
   if (!spec.inference.prefix_cache.enabled())
     v.fail("expected workload.prefix_cache too: the tier holds cached prefixes");
@@ -91,6 +91,11 @@ void parse_kv_offload(const JsonReader& v, Spec& spec) {
       size.fail("expected GiB per replica (a positive number) or \"auto\", got " +
                 describe_value(size.value()));
     off.bytes = positive_amount(size, k_max_tier_gib, "GiB") * k_bytes_per_gib;
+  }
+  if (auto target = v.find("target_hit_rate")) {
+    if (!off.sized) target->fail("expected only with \"size_gib\": \"auto\" (the tier is sized for it)");
+    off.target_hit_rate = target->as_number(0.0, 1.0);
+    if (off.target_hit_rate <= 0.0) target->fail("expected a hit rate above 0, got 0");
   }
   const auto read = v.find("read_gb_per_s");
   if (off.tier == OffloadTier::nvme) {
