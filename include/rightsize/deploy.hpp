@@ -22,6 +22,8 @@ struct DeployPlan {
   double kv_pool_bytes_per_gpu = 0.0;    ///< the GPU's KV pool (SGLang's host pool mirrors it)
   double kv_bytes_per_token_gpu = 0.0;   ///< KV one token holds on one GPU
   std::int64_t kv_block_tokens = 16;     ///< the engine's paged-KV block
+  /// Multi-LoRA serving as the estimate assumed it (methodology §3.10); adapters 0 = off.
+  LoraServing lora;
   // One replica.
   int tensor_parallel = 1;
   int pipeline_parallel = 1;

@@ -257,6 +257,14 @@ struct InferenceEstimate {
     double kv_bytes_per_token = 0.0;  ///< KV one cached token holds on one GPU
     bool working_set_known = true;    ///< false: a hit rate without a working set
   } prefix_cache;
+  /// Multi-LoRA serving at the operating point (methodology §3.10); inactive without workload.lora.
+  struct LoraFigures {
+    bool active = false;
+    double adapter_bytes = 0.0;        ///< one adapter of the largest rank, per GPU
+    double slot_bytes = 0.0;           ///< the engine's max_active slots, per GPU (in memory.weights_bytes)
+    double active_in_batch = 0.0;      ///< distinct adapters a batch mixes, on average
+    double lora_flops_per_token = 0.0; ///< the adapter's extra FLOPs per token, whole model
+  } lora;
 };
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency

@@ -76,6 +76,19 @@ struct KvOffload {
   double read_gb_per_s = 0.0; ///< nvme: read bandwidth per node (required); cpu: 0 = the catalog's host link
 };
 
+/// all_linear: every projection (PEFT "all-linear"); attention: q, k, v, o; qv: q and v (LoRA paper).
+enum class LoraTargets : std::uint8_t { all_linear, attention, qv };
+
+/// Multi-LoRA serving (methodology §3.10): many adapters on one base model, a batch mixing them
+/// (vLLM --enable-lora, SGLang's LoRA batching, TensorRT-LLM lora_config).
+struct LoraServing {
+  std::int64_t adapters = 0;   ///< distinct adapters served; 0 = none
+  std::int64_t rank = 0;       ///< the largest adapter rank (engines size their buffers to it)
+  std::int64_t max_active = 0; ///< adapters one batch may mix (the engine's GPU slots)
+  LoraTargets targets = LoraTargets::all_linear;
+  [[nodiscard]] bool enabled() const { return adapters > 0; }
+};
+
 /// Serving workload (per request averages).
 struct InferenceWorkload {
   std::int64_t input_tokens = 1024; ///< prompt tokens per request (ISL)
@@ -91,6 +104,7 @@ struct InferenceWorkload {
   Speculative speculative;  ///< none by default
   PrefixCache prefix_cache; ///< no cached prefixes by default (every prompt prefilled whole)
   KvOffload kv_offload;     ///< no offload tier by default
+  LoraServing lora;         ///< no adapters by default
   /// Context each sequence reserves KV for: max_context, or input + output.
   [[nodiscard]] std::int64_t context_tokens() const {
     return max_context > 0 ? max_context : input_tokens + output_tokens;
@@ -98,8 +112,6 @@ struct InferenceWorkload {
 };
 
 enum class TrainingMethod : std::uint8_t { full, lora, qlora };
-/// all_linear: every projection (PEFT "all-linear"); attention: q, k, v, o; qv: q and v (LoRA paper).
-enum class LoraTargets : std::uint8_t { all_linear, attention, qv };
 enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd };
 /// none: store every activation; selective: Megatron (attention core recomputed); full: layer inputs
 /// only; per_op: torchtitan per-op selective checkpointing (every second matmul recomputed).

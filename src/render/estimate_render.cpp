@@ -6,6 +6,7 @@
 #include "render/disagg_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
+#include "render/lora_render.hpp"
 #include "render/prefix_cache_render.hpp"
 #include "render/render.hpp"
 #include "render/training_render.hpp"
@@ -83,6 +84,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
     fmt::print("decoding {}\n\n", spec);
   if (const auto cache = prefix_cache_lines(w, e, d.gpus_per_replica()); !cache.empty())
     fmt::print("{}\n\n", fmt::join(cache, "\n"));
+  if (const std::string lora = lora_line(w.lora, e); !lora.empty()) fmt::print("{}\n\n", lora);
   // Which efficiency factors are the GPU's own fits and which are extrapolated (methodology §3.4).
   fmt::print("efficiency {}\n", efficiency_provenance(gpu, d, pm.model));
   // A calibrate overlay's residual for this stack (docs/calibration.md "Residuals").
@@ -258,6 +260,7 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
       }
       if (e.prefix_cache.active) // docs/output-schema.md "Prefix cache"
         doc["inference"]["prefix_cache"] = prefix_cache_json(result.workload, e, d.gpus_per_replica());
+      if (e.lora.active) doc["inference"]["lora"] = lora_json(result.workload.lora, e); // methodology §3.10
       doc["sla_optimistic_only"] = optimistic_only(result.bands);
       doc["cost"]["pricing"] = to_string(catalog.pricing);
       doc["cost"]["price_basis"] = price.basis;

@@ -11,6 +11,7 @@
 #include "render/evidence_render.hpp"
 #include "render/image_render.hpp"
 #include "render/instances_render.hpp"
+#include "render/lora_render.hpp"
 #include "render/prefix_cache_render.hpp"
 #include "render/render.hpp"
 #include "render/table.hpp"
@@ -357,6 +358,7 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
              format_params(static_cast<double>(first.params.total)),
              precision_name(in, in.precisions.front()), work);
   if (const std::string sp = speculative_line(w.speculative); !sp.empty()) fmt::print("decoding: {}\n", sp);
+  if (const std::string lora = lora_source(w.lora); !lora.empty()) fmt::print("lora: {}\n", lora);
   if (const std::string pc = prefix_cache_source(w); !pc.empty()) // methodology §3.9
     fmt::print("prefix cache: {}{}\n", pc,
                w.kv_offload.tier == OffloadTier::none

@@ -14,6 +14,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
                            const CapacityPlan& plan) {
   DeployPlan d;
   d.speculative = workload.speculative;
+  d.lora = workload.lora;
   const InferenceEstimate::PrefixCacheFigures& cache = c.estimate.prefix_cache;
   d.prefix_cache = cache.active;
   d.kv_offload = cache.active ? workload.kv_offload.tier : OffloadTier::none;

@@ -137,6 +137,8 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   const SpeculativeMethod spec = in.w.speculative.method;
   if (s.decoder && (spec == SpeculativeMethod::mtp || spec == SpeculativeMethod::eagle3))
     mem.weights_bytes += s.weights_gpu_bytes / std::max(1.0, d(m.layers));
+  // Multi-LoRA: the engine's max_active adapter slots of the largest rank (methodology §3.10).
+  if (in.w.lora.enabled()) mem.weights_bytes += d(in.w.lora.max_active) * s.lora_bytes / s.p;
   Budget b{};
   b.step_tokens = d(engine.max_batched_tokens);
   if (s.decoder) {
@@ -398,6 +400,10 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const OperatingPoint op{s.decoder ? pt.prefill : prefill, pt, batch, rank_share};
   set_times(in, at_point, budget, op, est);
   set_prefix_figures(s, plan, budget, cache_batch, d(w.input_tokens), est);
+  if (s.decoder && w.lora.enabled()) { // methodology §3.10
+    est.lora = {true, s.lora_bytes / s.p, d(w.lora.max_active) * s.lora_bytes / s.p,
+                lora_distinct(s, cache_batch / s.p), s.lora_flops_per_token};
+  }
   set_throughput(in, s, op, est);
   apply_stack_residual(pm, gpu, dep, engine, w, est); // a calibrate overlay's, for its stack only
   if (est.open_loop) {

@@ -51,6 +51,10 @@ struct Setup {
   const PrefixPlan* prefix;
   double cached_tokens;
   double tier_load_s;
+  // Multi-LoRA serving (methodology §3.10): one adapter's bytes and extra FLOPs per token on one GPU.
+  const LoraServing* lora;
+  double lora_bytes;
+  double lora_flops_per_token;
 };
 
 struct PhaseTime {
@@ -88,6 +92,9 @@ struct EstimateInputs {
 /// The Setup of one estimate (inference_setup.cpp); sets est.precision_supported, est.gemm_math and,
 /// when a link the replica spans is unknown, est.link_known = false.
 Setup make_setup(const EstimateInputs& in, InferenceEstimate& est);
+
+/// Distinct adapters a batch of `batch` sequences mixes (inference_setup.cpp, methodology §3.10).
+double lora_distinct(const Setup& s, double batch);
 
 /// KV bytes one sequence of context c holds on one GPU (inference.cpp).
 double seq_kv_bytes_gpu(const Setup& s, double c);

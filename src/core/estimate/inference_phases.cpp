@@ -120,8 +120,9 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
     };
     attention_flops =
         pm.attention_flops_per_pair * (s.full_layers * pairs(0.0) + s.sliding_layers * pairs(s.window));
-    // A vision-language prompt's images run through the vision tower first (methodology §1.6).
-    flops += s.vision_flops_per_token * n;
+    // A vision-language prompt's images run through the vision tower first (methodology §1.6);
+    // a LoRA adapter adds its shrink and expand FLOPs (methodology §3.10).
+    flops += (s.vision_flops_per_token + s.lora_flops_per_token) * n;
   } else {
     flops = pm.mm_flops_per_token * n;
     // A UNet's attention runs at its own scales, not over the n rows (methodology §3.7).
@@ -162,7 +163,8 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
                 attention_flops / (s.t * s.attention_flops_per_s * shape) +
                 expert_flops / (s.t * s.compute_flops_per_s * expert_shape);
   const double cached_kv = cached > 0.0 ? cached_kv_bytes_gpu(s, cached) : 0.0;
-  r.memory_s = chunks * (weight_read_bytes(s, chunk_tokens) + cached_kv) / s.bandwidth_bytes_per_s;
+  r.memory_s =
+      chunks * (weight_read_bytes(s, chunk_tokens) + cached_kv + s.lora_bytes) / s.bandwidth_bytes_per_s;
   r.routing_s = n * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = chunks * (tp_comm_s(s, chunk_tokens) + pp_comm_s(s, chunk_tokens));
   r.total_s = std::max(r.compute_s, r.memory_s) + r.routing_s + r.comm_s + chunks * prefill_step_fixed_s(s);
@@ -207,10 +209,12 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   const double kv_bytes = bm * seq_kv_bytes_gpu(s, mean_context) * s.p; // column = all stages
   const double attn_pairs =
       s.full_layers * mean_context + s.sliding_layers * std::min(mean_context, s.window);
-  const double gemm_flops = q * bm * pm.mm_flops_per_token / s.t;
+  const double gemm_flops = q * bm * (pm.mm_flops_per_token + s.lora_flops_per_token) / s.t;
   const double attention_flops = q * bm * pm.attention_flops_per_pair * attn_pairs / s.t;
   // A column reads its weights once per micro-batch: p micro-batches per round, each through p stages.
-  r.memory_s = (weight_read_bytes(s, q * bm) + kv_bytes) / s.bandwidth_bytes_per_s;
+  // Multi-LoRA: each distinct adapter of the micro-batch is read once (methodology §3.10).
+  const double lora_bytes = lora_distinct(s, bm) * s.lora_bytes;
+  r.memory_s = (weight_read_bytes(s, q * bm) + kv_bytes + lora_bytes) / s.bandwidth_bytes_per_s;
   r.compute_s = gemm_flops / s.compute_flops_per_s + attention_flops / s.attention_flops_per_s;
   // p micro-batches of bm tokens through L/p layers each: bm tokens through all L per GPU.
   r.routing_s = q * bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;

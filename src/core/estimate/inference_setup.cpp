@@ -6,6 +6,7 @@
 
 #include "core/estimate/inference_detail.hpp"
 #include "rightsize/image_attention.hpp"
+#include "rightsize/training.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::detail {
@@ -122,7 +123,29 @@ bool set_links(Setup& s, const EstimateInputs& in) {
   return true;
 }
 
+// Multi-LoRA serving (methodology §3.10): an adapter holds r·(d_in + d_out) 16-bit parameters per
+// adapted matrix (lora_trainable_params, [LORA]). Under TP engines shard one factor of each pair (a
+// column-parallel projection's B by its outputs, a row-parallel one's A by its inputs) and keep the
+// other whole (vLLM's default, fully_sharded_loras off [VLLM-LORA]), so a GPU column holds about
+// (1 + 1/t)/2 of the adapter. Each token adds 2 FLOPs per adapter parameter (x·A, then ·B).
+void set_lora(Setup& s, const EstimateInputs& in) {
+  s.lora = &in.w.lora;
+  if (!s.decoder || !in.w.lora.enabled()) return;
+  const double params = d(lora_trainable_params(in.pm.model, in.w.lora.rank, in.w.lora.targets));
+  s.lora_bytes = params * 2.0 * (1.0 + 1.0 / s.t) / 2.0;
+  s.lora_flops_per_token = 2.0 * params;
+}
+
 } // namespace
+
+// Requests pick adapters evenly among N: a batch of B holds N·(1 − (1 − 1/N)^B) distinct ones on
+// average (occupancy of N bins by B balls), at most the engine's max_active slots (methodology §3.10).
+double lora_distinct(const Setup& s, double batch) {
+  if (s.lora == nullptr || !s.lora->enabled()) return 0.0;
+  const double n = d(s.lora->adapters);
+  const double expected = n * (1.0 - std::pow(1.0 - 1.0 / n, std::max(1.0, batch)));
+  return std::min(expected, d(std::max<std::int64_t>(1, s.lora->max_active)));
+}
 
 Setup make_setup(const EstimateInputs& in, InferenceEstimate& est) {
   const Deployment& dep = in.dep;
@@ -146,6 +169,7 @@ Setup make_setup(const EstimateInputs& in, InferenceEstimate& est) {
   est.gemm_math = math;
   set_rates(s, in, math, est.precision_supported);
   set_shards(s, in);
+  set_lora(s, in);
   if (!set_links(s, in)) est.link_known = false;
   return s;
 }

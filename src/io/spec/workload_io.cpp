@@ -6,6 +6,7 @@
 
 #include "io/hf/hf_vision.hpp"
 #include "io/json/checks.hpp"
+#include "io/spec/lora_io.hpp"
 #include "io/spec/prefix_cache_io.hpp"
 #include "rightsize/image.hpp"
 #include "rightsize/training.hpp"
@@ -97,7 +98,7 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
 void parse_inference(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context", "engine", "arrival",
                  "request_rate_per_s", "arrival_cv", "image", "images_per_request", "image_width_px",
-                 "image_height_px", "speculative", "prefix_cache", "kv_offload"});
+                 "image_height_px", "speculative", "prefix_cache", "kv_offload", "lora"});
   if (auto v = w.find("image")) parse_image_request(*v, spec);
   InferenceWorkload& in = spec.inference;
   // An image model's work is its image (workload.image), not prompt and output tokens.
@@ -152,6 +153,7 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   if (auto v = w.find("speculative")) in.speculative = parse_speculative(*v, spec);
   if (auto v = w.find("prefix_cache")) parse_prefix_cache(*v, spec);
   if (auto v = w.find("kv_offload")) parse_kv_offload(*v, spec);
+  if (auto v = w.find("lora")) parse_lora(*v, spec);
 }
 
 void parse_training(const JsonReader& w, Spec& spec) {
@@ -229,10 +231,7 @@ void parse_training(const JsonReader& w, Spec& spec) {
   if (auto v = w.find("lora_targets")) {
     if (t.method == TrainingMethod::full)
       v->fail("expected lora_targets only with method \"lora\" or \"qlora\", got it with \"full\"");
-    const std::string g = v->as_choice({"all_linear", "attention", "qv"});
-    t.lora_targets = g == "qv"          ? LoraTargets::qv
-                     : g == "attention" ? LoraTargets::attention
-                                        : LoraTargets::all_linear;
+    t.lora_targets = parse_lora_targets(*v);
   }
 }
 

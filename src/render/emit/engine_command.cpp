@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "render/emit/lora_flags.hpp"
 #include "render/emit/prefix_cache_flags.hpp"
 #include "render/emit/speculative_flags.hpp"
 #include <yaml-cpp/yaml.h>
@@ -107,9 +108,11 @@ void per_rank_note(EngineCommand& c, const char* cap_flag, const DeployPlan& p) 
 }
 
 // The serving features the estimate assumed, in the engine's flags: speculative decoding
-// (speculative_flags.cpp), the prefix cache and its offload tier (prefix_cache_flags.cpp).
+// (speculative_flags.cpp), the prefix cache and its offload tier (prefix_cache_flags.cpp), multi-LoRA
+// (lora_flags.cpp).
 void add_feature_flags(EngineCommand& c, Engine engine, const DeployPlan& p) {
-  for (FlagSet set : {speculative_flags(engine, p.speculative), prefix_cache_flags(engine, p)}) {
+  for (FlagSet set :
+       {speculative_flags(engine, p.speculative), prefix_cache_flags(engine, p), lora_flags(engine, p)}) {
     for (const auto& [name, value] : set.flags)
       flag(c, name, value);
     for (std::string& note : set.notes)
@@ -256,8 +259,10 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   }
   if (target == Target::pod) y << YAML::Key << "enable_iter_perf_stats" << YAML::Value << true;
   const bool speculative = trtllm_speculative_yaml(y, p.speculative, c.notes);
+  const bool lora = trtllm_lora_yaml(y, p, c.notes);
   y << YAML::EndMap;
-  if (p.attention_dp > 1 || p.kv_cache_fp8 || p.prefix_cache || target == Target::pod || speculative) {
+  if (p.attention_dp > 1 || p.kv_cache_fp8 || p.prefix_cache || target == Target::pod || speculative ||
+      lora) {
     c.extra_options_yaml = std::string(y.c_str()) + "\n";
     flag(c, "--extra_llm_api_options",
          target == Target::pod ? std::string(k_trtllm_options_dir) + "/" + k_trtllm_options_file

@@ -65,8 +65,11 @@ export function checkArguments(cmd, rest) {
       }
       i++;
     }
-    if (flag.values && !flag.values.includes(value)) {
-      failures.push(`${name} ${value}: not one of ${flag.values.join(", ")}`);
+    const values = [value];
+    // A list flag (argparse nargs="*" or "+") takes every word up to the next flag.
+    while (flag.nargs && rest[i + 1] !== undefined && !rest[i + 1].startsWith("-")) values.push(rest[++i]);
+    for (const v of values) {
+      if (flag.values && !flag.values.includes(v)) failures.push(`${name} ${v}: not one of ${flag.values.join(", ")}`);
     }
   }
   if (positionals.length !== cmd.positionals) {
