@@ -10,9 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "accuracy/cv.hpp"
+#include "accuracy/doc_markers.hpp"
 #include "app/calibrate.hpp"
 #include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp"
@@ -176,25 +175,6 @@ std::string table(const std::vector<Row>& rows) {
   return s;
 }
 
-// The text between the markers of docs/calibration.md, or exit 1 when they are missing.
-std::string between_markers(const std::string& path, const std::string& body, bool replace) {
-  std::ifstream in(path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
-  const std::string begin = "<!-- calibrate-groups:begin (bench/calibrate_groups --write) -->\n";
-  const std::string end = "<!-- calibrate-groups:end -->";
-  const auto b = text.find(begin);
-  const auto e = text.find(end);
-  if (b == std::string::npos || e == std::string::npos || e < b) {
-    std::fprintf(stderr, "%s: markers not found\n", path.c_str());
-    std::exit(1);
-  }
-  std::string current = text.substr(b + begin.size(), e - b - begin.size());
-  if (replace) std::ofstream(path) << text.substr(0, b + begin.size()) + body + text.substr(e);
-  return current;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -220,7 +200,9 @@ int main(int argc, char** argv) {
   const std::string out = table(rows);
   if (mode != "--check") std::fputs(out.c_str(), stdout);
   const std::string docs = acc::k_root + "/docs/calibration.md";
-  const std::string current = between_markers(docs, out, mode == "--write");
+  const std::string current =
+      acc::between_markers(docs, "<!-- calibrate-groups:begin (bench/calibrate_groups --write) -->\n",
+                           "<!-- calibrate-groups:end -->", out, mode == "--write");
   if (mode == "--check" && current != out) {
     std::fprintf(stderr, "docs/calibration.md: the \"Five runs per group\" table differs from what calibrate "
                          "gives now; run ./build/bench/calibrate_groups --write and read the diff\n");

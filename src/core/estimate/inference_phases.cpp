@@ -174,7 +174,9 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
 // The drafter's k sequential passes of one speculative step, each over bm tokens (methodology
 // §3.8): MTP and EAGLE-3 run one decoder layer and the output head per drafted token, at the
 // model's per-layer bytes and FLOPs (routed experts as the batch touches them) plus one layer's
-// fixed time; n-gram drafting is a CPU lookup (0).
+// fixed time; n-gram drafting is a CPU lookup (0). The passes run inside the verification round's
+// engine step (vLLM's proposer in the same execute_model, SGLang's EAGLE worker on the same batch,
+// TensorRT-LLM's one-model MTP / EAGLE-3 in the same graph), so they add no step overhead of their own.
 PhaseTime draft_time(const Setup& s, double bm) {
   PhaseTime r;
   const Speculative& sp = *s.speculative;
@@ -189,8 +191,7 @@ PhaseTime draft_time(const Setup& s, double bm) {
   r.memory_s = k * (layer_bytes + head_bytes) / s.bandwidth_bytes_per_s;
   r.compute_s = k * bm * (layer_flops + pm.head_flops_per_token) / s.t / s.compute_flops_per_s;
   r.comm_s = k * tp_comm_s(s, bm) / layers;
-  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s +
-              k * (s.engine->layer_overhead_s + s.engine->step_overhead_s);
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + k * s.engine->layer_overhead_s;
   return r;
 }
 
