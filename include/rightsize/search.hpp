@@ -58,6 +58,12 @@ struct Candidate {
   std::int64_t concurrency_at_load = 0;
   bool meets_sla = false;
   bool price_known = true;
+  /// Speculative decoding "use": "auto" (methodology §3.8): whether this layout kept it, and the
+  /// other variant's TPOT and served cost (0 = it missed the requirements), for the reason.
+  bool speculative_auto = false;
+  bool speculative_on = true;
+  double speculative_other_tpot_s = 0.0;
+  double speculative_other_usd_per_million = 0.0;
   std::size_t rank = 0;                 ///< 1-based among passing candidates; 0 for rejected
   double power_watts = 0.0;             ///< board power at peak load (energy.hpp); 0 = TDP unknown
   double joules_per_output_token = 0.0; ///< board energy per served output token; 0 = unknown

@@ -38,6 +38,10 @@ struct Speculative {
   double acceptance_rate = 0.0; ///< a, the probability each drafted token is accepted (i.i.d.)
   /// EAGLE-3: the draft head's Hugging Face id or path, for the engines' flags (--emit); "" = not given.
   std::string draft_path;
+  /// "use": "auto": `recommend` evaluates every layout with and without it and keeps the variant
+  /// that ranks first (it stops paying once verification makes the step compute-bound); false =
+  /// always on.
+  bool automatic = false;
   /// Tokens each verification step yields on average, E = (1 − a^(k+1)) / (1 − a) [LEV23] (k + 1 at
   /// a = 1); 1 without speculative decoding.
   [[nodiscard]] double tokens_per_step() const;

@@ -9,6 +9,7 @@
 #include "render/lora_render.hpp"
 #include "render/prefix_cache_render.hpp"
 #include "render/render.hpp"
+#include "render/speculative_render.hpp"
 #include "render/training_render.hpp"
 #include "rightsize/units.hpp"
 

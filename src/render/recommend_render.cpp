@@ -14,6 +14,7 @@
 #include "render/lora_render.hpp"
 #include "render/prefix_cache_render.hpp"
 #include "render/render.hpp"
+#include "render/speculative_render.hpp"
 #include "render/table.hpp"
 #include "render/terminal.hpp"
 #include "render/training_render.hpp"
@@ -153,7 +154,7 @@ std::string winner_line(const SearchInputs& in, const app::RecommendResult& resu
                         w.layout.attention_dp > 1 ? " (each attention rank holds only its own sequences' KV)"
                                                   : "");
   }
-  return line;
+  return line + speculative_choice(w);
 }
 
 // Energy of the winner (methodology §9): board power at peak load, J per output token, and per
@@ -225,6 +226,14 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
       efficiency_provenance(gpu, whole, in.models[c.precision_index].model);
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets_sla;
+  if (c.speculative_auto) { // methodology §3.8, "use": "auto"
+    j["speculative_auto"] = {{"on", c.speculative_on},
+                             {"other_tpot_s", round_sig(c.speculative_other_tpot_s)},
+                             {"other_usd_per_million_output_tokens_at_load",
+                              c.speculative_other_usd_per_million > 0.0
+                                  ? nlohmann::json(round_sig(c.speculative_other_usd_per_million))
+                                  : nlohmann::json()}};
+  }
   const ModelSpec& model = in.models[c.precision_index].model;
   const std::string reason = describe_rejection(
       c, is_item_model(in.models[c.precision_index]) ? vocabulary_of(model.kind) : Vocabulary{});

@@ -293,14 +293,6 @@ nlohmann::json load_json(const InferenceWorkload& w, const std::string& engine_n
   return out;
 }
 
-std::string speculative_line(const Speculative& sp) {
-  if (sp.method == SpeculativeMethod::none) return "";
-  return fmt::format(
-      "{} drafting, {} draft tokens, acceptance {:.2f} per token: {:.2f} tokens per verification "
-      "step (docs/methodology.md §3.8)",
-      to_string(sp.method), sp.draft_tokens, sp.acceptance_rate, sp.tokens_per_step());
-}
-
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id, const Deployment& d,
                              const InferenceEstimate& e, bool price_known) {
   using nlohmann::json;

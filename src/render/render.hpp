@@ -86,9 +86,6 @@ std::string calibration_table_line(const LoadedCatalog& loaded);
 /// inference/cost). `gpu_id` names the GPU.
 /// The load an estimate assumes: engine profile, arrival model and rate (docs/output-schema.md).
 nlohmann::json load_json(const InferenceWorkload& workload, const std::string& engine_name);
-/// "eagle3 drafting, 3 draft tokens, acceptance 0.70 per token: 2.53 tokens per verification step
-/// (docs/methodology.md §3.8)"; "" without speculative decoding.
-std::string speculative_line(const Speculative& speculative);
 
 nlohmann::json estimate_json(const PreparedModel& model, const std::string& gpu_id,
                              const Deployment& deployment, const InferenceEstimate& estimate,

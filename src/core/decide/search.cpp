@@ -314,10 +314,45 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
   return recommend(models, workload, sla, gpus, std::span<const GpuPrice>(per_gpu), policy);
 }
 
+namespace {
+
+// Speculative decoding "use": "auto" (methodology §3.8): the layout is evaluated with and without
+// it and the variant that ranks first is kept (one that meets the requirements before one that does
+// not; on when they tie); the other's TPOT and served cost stay on the candidate for the reason.
+Candidate evaluate_layout(const PreparedModel& model, const InferenceWorkload& workload, const Sla& sla,
+                          std::span<const Gpu> gpus, std::size_t gi, const Deployment& layout,
+                          const GpuPrice& price, const SearchPolicy& policy, const BandFactors& bands,
+                          RankBy rank_by) {
+  Candidate on = evaluate_candidate(model, workload, sla, gpus[gi], layout, price, policy, bands);
+  on.gpu_index = gi;
+  if (workload.speculative.method == SpeculativeMethod::none || !workload.speculative.automatic) return on;
+  InferenceWorkload plain = workload;
+  plain.speculative = Speculative{};
+  Candidate off = evaluate_candidate(model, plain, sla, gpus[gi], layout, price, policy, bands);
+  off.gpu_index = gi;
+  const bool keep_on = on.meets_sla != off.meets_sla
+                           ? on.meets_sla
+                           : !ranks_before(off, on, rank_by, gpus, policy.price_margins);
+  Candidate& kept = keep_on ? on : off;
+  const Candidate& other = keep_on ? off : on;
+  kept.speculative_auto = true;
+  kept.speculative_on = keep_on;
+  kept.speculative_other_tpot_s = other.estimate.tpot_s;
+  kept.speculative_other_usd_per_million =
+      other.meets_sla ? other.usd_per_million_output_tokens_at_load : 0.0;
+  return kept;
+}
+
+} // namespace
+
 Recommendation recommend(std::span<const PreparedModel> models, const InferenceWorkload& workload,
                          const Sla& sla, std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
                          const SearchPolicy& policy) {
   Recommendation out;
+  // Image and encoder models serve no output tokens: the cost ranking is per item (image) ($ per 1,000 images
+  // = 1,000 × $ per request, methodology §3.7) instead of an all-zero $ per 1M tokens.
+  const RankBy rank_by =
+      effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
     const std::string model_class = model_class_of(models[pi].model);
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
@@ -325,17 +360,12 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
           band_factors(policy.calibration, policy.confidence, gpus[gi].id, model_class, gpus[gi].reach);
       for (const Deployment& layout : replica_layouts(models[pi].model, gpus[gi], policy)) {
         Candidate c =
-            evaluate_candidate(models[pi], workload, sla, gpus[gi], layout, prices[gi], policy, bands);
-        c.gpu_index = gi;
+            evaluate_layout(models[pi], workload, sla, gpus, gi, layout, prices[gi], policy, bands, rank_by);
         c.precision_index = pi;
         (c.meets_sla ? out.candidates : out.rejected).push_back(c);
       }
     }
   }
-  // Image and encoder models serve no output tokens: the cost ranking is per item (image) ($ per 1,000 images
-  // = 1,000 × $ per request, methodology §3.7) instead of an all-zero $ per 1M tokens.
-  const RankBy rank_by =
-      effective_rank_by(policy.rank_by, models.empty() ? ModelKind::decoder : models[0].model.kind);
   // A cost ranking needs a cost: when no candidate that meets the requirements has a price
   // (--max-price-age dropped every quote, or only unpriced GPUs were searched), none can win on
   // cost; each is a no_price miss instead of a winner picked by its tie-breaks.

@@ -13,7 +13,8 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
                            const InferenceWorkload& workload, const EngineConfig& engine,
                            const CapacityPlan& plan) {
   DeployPlan d;
-  d.speculative = workload.speculative;
+  // "use": "auto" keeps speculative decoding only where the search found it pays (methodology §3.8).
+  d.speculative = c.speculative_auto && !c.speculative_on ? Speculative{} : workload.speculative;
   d.lora = workload.lora;
   const InferenceEstimate::PrefixCacheFigures& cache = c.estimate.prefix_cache;
   d.prefix_cache = cache.active;

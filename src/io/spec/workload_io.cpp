@@ -54,7 +54,10 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
 // "acceptance_rate": a} or {..., "mean_accepted_tokens": E} (E = tokens per verification step,
 // 1 to k + 1; a is solved from it). No default acceptance: it depends on the model, drafter and data.
 Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
-  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens", "draft_path"});
+  if (v.is_string())
+    v.fail("expected an object: \"use\": \"auto\" goes inside it with the method, draft_tokens and an "
+           "acceptance (the gain depends on an acceptance that has no default)");
+  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens", "draft_path", "use"});
   if (spec.model.kind != ModelKind::decoder) v.fail("expected only for a text model's decoding");
   Speculative out;
   const JsonReader method = v.at("method");
@@ -67,6 +70,7 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
                : m == "eagle3" ? SpeculativeMethod::eagle3
                                : SpeculativeMethod::ngram;
   out.draft_tokens = static_cast<int>(v.at("draft_tokens").as_int(1, 16));
+  if (auto use = v.find("use")) out.automatic = use->as_choice({"always", "auto"}) == "auto";
   if (const auto path = v.find("draft_path")) {
     if (out.method != SpeculativeMethod::eagle3)
       path->fail("expected only with method \"eagle3\" (MTP's module is in the checkpoint; n-gram has none)");

@@ -1,0 +1,32 @@
+// Speculative decoding in estimate and recommend output (methodology §3.8).
+#include "render/speculative_render.hpp"
+
+#include <fmt/format.h>
+
+namespace rightsize::cli {
+
+std::string speculative_line(const Speculative& sp) {
+  if (sp.method == SpeculativeMethod::none) return "";
+  return fmt::format(
+      "{} drafting, {} draft tokens, acceptance {:.2f} per token: {:.2f} tokens per verification "
+      "step (docs/methodology.md §3.8)",
+      to_string(sp.method), sp.draft_tokens, sp.acceptance_rate, sp.tokens_per_step());
+}
+
+// Speculative decoding "use": "auto" (methodology §3.8): what the winner kept and why, from the
+// other variant's TPOT and served cost; "" when the spec did not leave it to the search.
+std::string speculative_choice(const Candidate& w) {
+  if (!w.speculative_auto) return "";
+  const double tpot_ms = w.estimate.tpot_s * 1e3, other_ms = w.speculative_other_tpot_s * 1e3;
+  const std::string other_cost = w.speculative_other_usd_per_million > 0.0
+                                     ? fmt::format("${:.3f}/1M", w.speculative_other_usd_per_million)
+                                     : std::string("missing the requirements");
+  if (w.speculative_on)
+    return fmt::format("; speculative decoding on (auto): TPOT {:.3g} ms, {:.3g} ms and {} without it",
+                       tpot_ms, other_ms, other_cost);
+  return fmt::format("; speculative decoding off (auto): with it TPOT {:.3g} ms but {} (verifying the drafts "
+                     "costs more than it saves at this batch)",
+                     other_ms, other_cost);
+}
+
+} // namespace rightsize::cli
