@@ -17,14 +17,14 @@ std::string speculative_line(const Speculative& sp) {
 // other variant's TPOT and served cost; "" when the spec did not leave it to the search.
 std::string speculative_choice(const Candidate& w) {
   if (!w.speculative_auto) return "";
-  const double tpot_ms = w.estimate.tpot_s * 1e3, other_ms = w.speculative_other_tpot_s * 1e3;
+  const double other_ms = w.speculative_other_tpot_s * 1e3;
   const std::string other_cost = w.speculative_other_usd_per_million > 0.0
                                      ? fmt::format("${:.3f}/1M", w.speculative_other_usd_per_million)
                                      : std::string("missing the requirements");
   if (w.speculative_on)
-    return fmt::format("; speculative decoding on (auto): TPOT {:.3g} ms, {:.3g} ms and {} without it",
-                       tpot_ms, other_ms, other_cost);
-  return fmt::format("; speculative decoding off (auto): with it TPOT {:.3g} ms but {} (verifying the drafts "
+    return fmt::format("; speculative decoding on (auto): without it TPOT {:.3g} ms and {}", other_ms,
+                       other_cost);
+  return fmt::format("; speculative decoding off (auto): with it TPOT {:.3g} ms and {} (verifying the drafts "
                      "costs more than it saves at this batch)",
                      other_ms, other_cost);
 }

@@ -152,6 +152,10 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   const double block = d(std::max<std::int64_t>(1, engine.block_tokens));
   const double context = std::ceil(d(in.w.context_tokens()) / block) * block; // paged blocks (§2.4)
   b.per_seq_kv = seq_kv_bytes_gpu(s, context);
+  // An MTP module or EAGLE-3 head keeps one full-attention layer's KV of every sequence, on the
+  // stage that holds it (methodology §3.8).
+  if (s.decoder && (spec == SpeculativeMethod::mtp || spec == SpeculativeMethod::eagle3))
+    b.per_seq_kv += pm.kv_bytes_per_token_layer * s.kv_fraction * context;
   const double kv_budget =
       mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
   b.kv_budget_bytes = kv_budget;

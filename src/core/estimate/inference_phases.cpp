@@ -173,11 +173,12 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
 
 // The drafter's k sequential passes of one speculative step, each over bm tokens (methodology
 // §3.8): MTP and EAGLE-3 run one decoder layer and the output head per drafted token, at the
-// model's per-layer bytes and FLOPs (routed experts as the batch touches them) plus one layer's
-// fixed time; n-gram drafting is a CPU lookup (0). The passes run inside the verification round's
-// engine step (vLLM's proposer in the same execute_model, SGLang's EAGLE worker on the same batch,
-// TensorRT-LLM's one-model MTP / EAGLE-3 in the same graph), so they add no step overhead of their own.
-PhaseTime draft_time(const Setup& s, double bm) {
+// model's per-layer bytes and FLOPs (routed experts as the batch touches them), reading the draft
+// layer's own KV at the mean context, plus one layer's fixed time; n-gram drafting is a CPU lookup (0). The
+// passes run inside the verification round's engine step (vLLM's proposer in the same execute_model, SGLang's
+// EAGLE worker on the same batch, TensorRT-LLM's one-model MTP / EAGLE-3 in the same graph), so they add no
+// step overhead of their own.
+PhaseTime draft_time(const Setup& s, double bm, double mean_context) {
   PhaseTime r;
   const Speculative& sp = *s.speculative;
   if (sp.method != SpeculativeMethod::mtp && sp.method != SpeculativeMethod::eagle3) return r;
@@ -188,7 +189,9 @@ PhaseTime draft_time(const Setup& s, double bm) {
   const double layer_bytes = (weight_read_bytes(s, bm) - head_bytes) / layers;
   const double layer_flops = (pm.mm_flops_per_token - pm.head_flops_per_token) / layers;
   const double k = d(sp.draft_tokens);
-  r.memory_s = k * (layer_bytes + head_bytes) / s.bandwidth_bytes_per_s;
+  // The draft layer attends over its own KV of every sequence's context (one full-attention layer).
+  const double draft_kv = bm * pm.kv_bytes_per_token_layer * s.kv_fraction * mean_context;
+  r.memory_s = k * (layer_bytes + head_bytes + draft_kv) / s.bandwidth_bytes_per_s;
   r.compute_s = k * bm * (layer_flops + pm.head_flops_per_token) / s.t / s.compute_flops_per_s;
   r.comm_s = k * tp_comm_s(s, bm) / layers;
   r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + k * s.engine->layer_overhead_s;
@@ -223,7 +226,7 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + layer_overhead_s(s) +
               s.engine->step_overhead_s;
   if (!speculative) return r;
-  const PhaseTime draft = draft_time(s, bm);
+  const PhaseTime draft = draft_time(s, bm, mean_context);
   const double per_token = 1.0 / s.speculative->tokens_per_step();
   r.memory_s = (r.memory_s + draft.memory_s) * per_token;
   r.compute_s = (r.compute_s + draft.compute_s) * per_token;
