@@ -36,6 +36,9 @@ struct Speculative {
   SpeculativeMethod method = SpeculativeMethod::none;
   int draft_tokens = 0;         ///< k, tokens drafted per verification step
   double acceptance_rate = 0.0; ///< a, the probability each drafted token is accepted (i.i.d.)
+  /// a_i: the chance the i-th drafted token is accepted once the ones before it were (acceptance
+  /// falls with the position); empty = `acceptance_rate` at every position. k values when given.
+  std::vector<double> acceptance_by_position;
   /// EAGLE-3: the draft head's Hugging Face id or path, for the engines' flags (--emit); "" = not given.
   std::string draft_path;
   /// "use": "auto": `recommend` evaluates every layout with and without it and keeps the variant
@@ -43,7 +46,7 @@ struct Speculative {
   /// always on.
   bool automatic = false;
   /// Tokens each verification step yields on average, E = (1 − a^(k+1)) / (1 − a) [LEV23] (k + 1 at
-  /// a = 1); 1 without speculative decoding.
+  /// a = 1), or 1 + Σ_i Π_{j≤i} a_j by position; 1 without speculative decoding.
   [[nodiscard]] double tokens_per_step() const;
 };
 

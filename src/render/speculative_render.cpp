@@ -1,16 +1,24 @@
 // Speculative decoding in estimate and recommend output (methodology §3.8).
 #include "render/speculative_render.hpp"
 
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace rightsize::cli {
 
 std::string speculative_line(const Speculative& sp) {
   if (sp.method == SpeculativeMethod::none) return "";
-  return fmt::format(
-      "{} drafting, {} draft tokens, acceptance {:.2f} per token: {:.2f} tokens per verification "
-      "step (docs/methodology.md §3.8)",
-      to_string(sp.method), sp.draft_tokens, sp.acceptance_rate, sp.tokens_per_step());
+  std::string acceptance = fmt::format("acceptance {:.2f} per token", sp.acceptance_rate);
+  if (!sp.acceptance_by_position.empty()) {
+    std::vector<std::string> rates;
+    for (const double a : sp.acceptance_by_position)
+      rates.push_back(fmt::format("{:.2f}", a));
+    acceptance = fmt::format("acceptance {} by position", fmt::join(rates, " / "));
+  }
+  return fmt::format("{} drafting, {} draft tokens, {}: {:.2f} tokens per verification step "
+                     "(docs/methodology.md §3.8)",
+                     to_string(sp.method), sp.draft_tokens, acceptance, sp.tokens_per_step());
 }
 
 // Speculative decoding "use": "auto" (methodology §3.8): what the winner kept and why, from the

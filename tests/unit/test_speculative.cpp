@@ -39,6 +39,14 @@ TEST_CASE("tokens per verification step: (1 − a^(k+1)) / (1 − a)", "[core][s
   CHECK(spec(SpeculativeMethod::ngram, 4, 1.0).tokens_per_step() == Approx(5.0)); // every draft accepted
   CHECK(spec(SpeculativeMethod::ngram, 4, 0.0).tokens_per_step() == Approx(1.0)); // none: the model's token
   CHECK(Speculative{}.tokens_per_step() == 1.0);
+  // By position: 1 + 0.8 + 0.8·0.6 + 0.8·0.6·0.4 = 1 + 0.8 + 0.48 + 0.192 = 2.472; equal rates give
+  // the i.i.d. figure.
+  Speculative falling = spec(SpeculativeMethod::eagle3, 3, 0.0);
+  falling.acceptance_by_position = {0.8, 0.6, 0.4};
+  CHECK(falling.tokens_per_step() == Approx(2.472));
+  Speculative flat = spec(SpeculativeMethod::eagle3, 3, 0.0);
+  flat.acceptance_by_position = {0.7, 0.7, 0.7};
+  CHECK(flat.tokens_per_step() == Approx(2.533).epsilon(1e-6));
 }
 
 TEST_CASE("a memory-bound decode step is the plain step / E without drafting cost", "[core][speculative]") {
@@ -78,4 +86,11 @@ TEST_CASE("workload.speculative: acceptance or mean accepted tokens, no default"
   CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error);
   doc["workload"]["speculative"] = {{"method", "eagle3"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 5.0}};
   CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error); // above k + 1
+  doc["workload"]["speculative"] = {
+      {"method", "mtp"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6, 0.4}}};
+  const Spec by_position = io::parse_spec(doc, "s.json", "", models);
+  CHECK(by_position.inference.speculative.tokens_per_step() == Approx(2.472));
+  doc["workload"]["speculative"] = {
+      {"method", "mtp"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6}}};
+  CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error); // k rates
 }

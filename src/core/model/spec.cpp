@@ -27,8 +27,18 @@ const char* to_string(OffloadTier value) {
 // Leviathan, Kalman, Matias, "Fast Inference from Transformers via Speculative Decoding" (ICML
 // 2023) eq. 1: with each of k drafted tokens accepted with probability a (i.i.d.), a verification
 // step yields (1 − a^(k+1)) / (1 − a) tokens (the accepted run plus the model's own next token).
+// By position, the i-th drafted token counts when it and every one before it are accepted: E = 1 +
+// Σ_{i=1..k} Π_{j≤i} a_j (the same expectation without the i.i.d. assumption; methodology §3.8).
 double Speculative::tokens_per_step() const {
   if (method == SpeculativeMethod::none || draft_tokens <= 0) return 1.0;
+  if (!acceptance_by_position.empty()) {
+    double e = 1.0, run = 1.0;
+    for (const double a : acceptance_by_position) {
+      run *= a;
+      e += run;
+    }
+    return e;
+  }
   const double k = static_cast<double>(draft_tokens);
   if (acceptance_rate >= 1.0) return k + 1.0;
   return (1.0 - std::pow(acceptance_rate, k + 1.0)) / (1.0 - acceptance_rate);

@@ -50,6 +50,42 @@ void parse_image_request(const JsonReader& im, Spec& spec) {
   m.passes_per_item = item.passes;
 }
 
+// The acceptance of workload.speculative: one rate, the mean accepted tokens per step (the rate
+// solved from it) or one rate per drafted token (the i.i.d. rate of the same E kept for display).
+void read_acceptance(const JsonReader& v, Speculative& out) {
+  const auto rate = v.find("acceptance_rate");
+  const auto mean = v.find("mean_accepted_tokens");
+  const auto by_position = v.find("acceptance_by_position");
+  if ((rate ? 1 : 0) + (mean ? 1 : 0) + (by_position ? 1 : 0) > 1)
+    v.fail("expected one of acceptance_rate, mean_accepted_tokens and acceptance_by_position, not several");
+  if (!rate && !mean && !by_position)
+    v.fail("expected acceptance_rate (0 to 1, per drafted token), mean_accepted_tokens (tokens per "
+           "verification step) or acceptance_by_position (one rate per drafted token): they depend on the "
+           "model, the drafter and the data, so there is no default");
+  if (rate) out.acceptance_rate = rate->as_number(0.0, 1.0);
+  if (by_position) {
+    const std::vector<JsonReader> rates = by_position->elements();
+    if (rates.size() != static_cast<std::size_t>(out.draft_tokens))
+      by_position->fail(fmt::format("expected {} rates, one per drafted token (draft_tokens), got {}",
+                                    out.draft_tokens, rates.size()));
+    for (const JsonReader& r : rates)
+      out.acceptance_by_position.push_back(r.as_number(0.0, 1.0));
+  }
+  if (mean || by_position) {
+    const double k = static_cast<double>(out.draft_tokens);
+    const double e = by_position ? out.tokens_per_step() : mean->as_number(1.0, k + 1.0);
+    // Solve (1 − a^(k+1)) / (1 − a) = e for a by bisection: the left side rises from 1 to k + 1.
+    double lo = 0.0, hi = 1.0;
+    for (int i = 0; i < 100; ++i) {
+      Speculative probe = out;
+      probe.acceptance_by_position.clear();
+      probe.acceptance_rate = 0.5 * (lo + hi);
+      (probe.tokens_per_step() < e ? lo : hi) = probe.acceptance_rate;
+    }
+    out.acceptance_rate = 0.5 * (lo + hi);
+  }
+}
+
 // workload.speculative (methodology §3.8): {"method": "mtp" | "eagle3" | "ngram", "draft_tokens": k,
 // "acceptance_rate": a} or {..., "mean_accepted_tokens": E} (E = tokens per verification step,
 // 1 to k + 1; a is solved from it). No default acceptance: it depends on the model, drafter and data.
@@ -57,7 +93,8 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
   if (v.is_string())
     v.fail("expected an object: \"use\": \"auto\" goes inside it with the method, draft_tokens and an "
            "acceptance (the gain depends on an acceptance that has no default)");
-  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens", "draft_path", "use"});
+  v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens",
+                 "acceptance_by_position", "draft_path", "use"});
   if (spec.model.kind != ModelKind::decoder) v.fail("expected only for a text model's decoding");
   Speculative out;
   const JsonReader method = v.at("method");
@@ -77,25 +114,7 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
     out.draft_path = path->as_string();
     if (out.draft_path.empty()) path->fail("expected the EAGLE-3 head's Hugging Face id or path, got \"\"");
   }
-  const auto rate = v.find("acceptance_rate");
-  const auto mean = v.find("mean_accepted_tokens");
-  if (rate && mean) mean->fail("expected acceptance_rate or mean_accepted_tokens, not both");
-  if (!rate && !mean)
-    v.fail("expected acceptance_rate (0 to 1, per drafted token) or mean_accepted_tokens (tokens per "
-           "verification step): both depend on the model, the drafter and the data, so there is no default");
-  if (rate) out.acceptance_rate = rate->as_number(0.0, 1.0);
-  if (mean) {
-    const double k = static_cast<double>(out.draft_tokens);
-    const double e = mean->as_number(1.0, k + 1.0);
-    // Solve (1 − a^(k+1)) / (1 − a) = e for a by bisection: the left side rises from 1 to k + 1.
-    double lo = 0.0, hi = 1.0;
-    for (int i = 0; i < 100; ++i) {
-      Speculative probe = out;
-      probe.acceptance_rate = 0.5 * (lo + hi);
-      (probe.tokens_per_step() < e ? lo : hi) = probe.acceptance_rate;
-    }
-    out.acceptance_rate = 0.5 * (lo + hi);
-  }
+  read_acceptance(v, out);
   return out;
 }
 
