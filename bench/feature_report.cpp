@@ -7,7 +7,6 @@
 // between its markers, `--check` fails when that table is out of date (CTest).
 //
 // Nothing here is fitted: the features' formulas (methodology §3.8–3.10) take these cases as given.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -24,6 +23,7 @@
 #include "app/estimate.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/pricing.hpp" // median()
 
 namespace rs = rightsize;
 namespace acc = rightsize::bench::accuracy;
@@ -79,13 +79,6 @@ Row score(const nlohmann::json& c, const rs::app::LoadedCatalog& catalog) {
   return r;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string table(const std::vector<Row>& rows) {
   std::string s = "| case | feature | scored on | measured gain | predicted gain | error |\n"
                   "|---|---|---|---|---|---|\n";
@@ -97,7 +90,7 @@ std::string table(const std::vector<Row>& rows) {
   }
   s += "\n";
   for (const auto& [feature, e] : errors)
-    s += fmt::format("- {}: median |error| of the gain {:.1f} % over {} case{}\n", feature, median(e),
+    s += fmt::format("- {}: median |error| of the gain {:.1f} % over {} case{}\n", feature, rs::median(e),
                      e.size(), e.size() == 1 ? "" : "s");
   return s;
 }
