@@ -16,36 +16,73 @@
 
 namespace rightsize {
 
-/// Why a candidate failed, with the numbers to say so ("TPOT 71 ms > SLA 50 ms at concurrency 1").
-enum class RejectReason : std::uint8_t {
-  none,
-  precision_unsupported,
-  layout,
-  does_not_fit,
-  ttft,
-  tpot,
-  e2e,
-  throughput,
-  budget,
-  no_price,
-  deadline,
-  power, ///< board power at peak load above constraints.max_power_kw (value, limit in kW)
-};
-const char* to_string(RejectReason reason);
+struct TrainingEstimate;
 
-struct Rejection {
-  RejectReason reason = RejectReason::none;
-  double value = 0.0; ///< what the candidate achieves / needs (ms, bytes, req/s, $/h)
-  double limit = 0.0; ///< what was allowed / required
-  /// Latency and load terms: the point estimate of `value` (value is at the judged end of the band).
-  double point = 0.0;
-  /// Load terms: the throughput headroom the limit includes (limit = SLA peak × (1 + headroom)).
-  double headroom = 0.0;
-  /// Latency terms: the statistic the SLA named (its value is that statistic at the judged end).
-  Statistic stat = Statistic::mean;
-  /// Open loop: the arrival rate exceeds what the deployment serves; a latency value is a stand-in.
-  bool overloaded = false;
+/// Every test a deployment is judged on, one vocabulary for verdicts, rejections and rankings, in the
+/// canonical order (judge writes them in it; the first that fails is the verdict's rejection).
+/// Feasibility: precision → link → memory; then the SLA: TTFT → TPOT → end-to-end → load → deadline →
+/// budget → price → power. `none` is a passing verdict's rejection.
+enum class Term : std::uint8_t {
+  none,
+  precision,           ///< the catalog gives the GPU a tensor-core rate for the precision
+  link,                ///< the catalog gives a link bandwidth between the replica's GPUs
+  memory,              ///< bytes needed per GPU (value) against usable (limit)
+  ttft,                ///< ms, at the statistic the SLA names
+  tpot,                ///< ms
+  e2e,                 ///< ms: the whole request (an image's or item's latency)
+  requests_per_s,      ///< load: requests (images, items) per second served
+  output_tokens_per_s, ///< load: output tokens per second served
+  deadline,            ///< training: hours to train against the deadline
+  budget,              ///< $/h (inference) or $ per run (training) against the budget
+  price,               ///< a price is known: without one no cost is ranked and no budget judged
+  power,               ///< board power at peak load (kW) against constraints.max_power_kw
 };
+/// The term's name in the verdict's term list ("requests_per_s").
+const char* to_string(Term term);
+/// The rejection's code in JSON, CSV and sweep output (docs/output-schema.md "Rejection codes"): the term's
+/// name, except does_not_fit (memory), layout (link), precision_unsupported, no_price and throughput (both
+/// load terms).
+const char* reason_code(Term term);
+/// How close a rejection on this term is to passing (smaller is closer), for the closest-misses lists of
+/// every search: a missing price or a budget is nearer than a load or latency miss, which is nearer than
+/// not fitting at all.
+int closeness(Term term);
+
+/// One term as judged: the value compared (the pessimistic end when asked) against the limit. A
+/// rejection is the verdict's first failed term (Verdict::first), the same type.
+struct TermCheck {
+  Term term = Term::none;
+  double value = 0.0;       ///< the judged value (ms, req/s, tok/s, $/h, bytes, h, kW)
+  double point_value = 0.0; ///< the point estimate of the same figure (0: none kept)
+  double limit = 0.0;
+  bool met = true;
+  Statistic stat = Statistic::mean; ///< latency terms: the statistic the target is about
+  double headroom = 0.0;            ///< load terms: limit = SLA peak × (1 + headroom) (JudgeRules)
+  /// Open loop: the arrival rate exceeds what the deployment serves (the queue grows without end);
+  /// a latency term's value is then a finite stand-in, not a time.
+  bool overloaded = false;
+  /// Open-loop load terms: the value is the deployment's closed-loop capacity
+  /// (InferenceEstimate::capacity_requests_per_s), not the rate it serves.
+  bool capacity = false;
+  /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
+  [[nodiscard]] double margin() const;
+  [[nodiscard]] bool is_load() const {
+    return term == Term::requests_per_s || term == Term::output_tokens_per_s;
+  }
+  [[nodiscard]] bool is_latency() const {
+    return term == Term::ttft || term == Term::tpot || term == Term::e2e;
+  }
+};
+
+/// A failed term with its numbers (a rejection made outside judge, e.g. a missing price).
+inline TermCheck failed_term(Term term, double value = 0.0, double limit = 0.0) {
+  TermCheck t;
+  t.term = term;
+  t.value = value;
+  t.limit = limit;
+  t.met = term == Term::none;
+  return t;
+}
 
 /// Which end of the error band an SLA must hold at (docs/cli.md "--confidence").
 /// p50: the point estimate (the median of the calibration residuals). p90: latencies at the p90 of
@@ -70,28 +107,6 @@ BandFactors band_factors(const Calibration* calibration, Confidence confidence, 
 /// real ones: each limit divided by its band's high multiplier (unchanged at p50).
 Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);
 
-/// One SLA term as judged: the value compared (pessimistic end when asked) against the limit.
-enum class SlaTerm : std::uint8_t { ttft, tpot, e2e, requests_per_s, output_tokens_per_s, budget, power };
-const char* to_string(SlaTerm term);
-
-struct TermCheck {
-  SlaTerm term = SlaTerm::ttft;
-  double value = 0.0;       ///< the judged value (ms, req/s, tok/s, $/h)
-  double point_value = 0.0; ///< the point estimate of the same figure
-  double limit = 0.0;
-  bool met = true;
-  Statistic stat = Statistic::mean; ///< latency terms: the statistic the target is about
-  double headroom = 0.0;            ///< load terms: limit = SLA peak × (1 + headroom) (JudgeRules)
-  /// Open loop: the arrival rate exceeds what the deployment serves (the queue grows without end);
-  /// a latency term's value is then a finite stand-in, not a time.
-  bool overloaded = false;
-  /// Open-loop load terms: the value is the deployment's closed-loop capacity
-  /// (InferenceEstimate::capacity_requests_per_s), not the rate it serves.
-  bool capacity = false;
-  /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
-  [[nodiscard]] double margin() const;
-};
-
 /// What the judge is asked to check.
 struct JudgeRules {
   bool check_load = true; ///< compare served requests/s and tokens/s with the SLA's load
@@ -106,8 +121,7 @@ struct JudgeRules {
 };
 
 /// The verdict on one deployment: each feasibility test and SLA term with its margin, and the first
-/// failure in the canonical order precision → link → memory → TTFT → TPOT → end-to-end → load → budget
-/// → power.
+/// failure in the canonical order of Term. Inference and training deployments alike.
 struct Verdict {
   bool precision_supported = true;
   bool link_known = true;
@@ -116,8 +130,8 @@ struct Verdict {
   double memory_usable_bytes = 0.0; ///< per GPU
   std::array<TermCheck, 7> terms{};
   std::size_t term_count = 0;
-  Rejection first; ///< reason == none when every test passes
-  [[nodiscard]] bool passes() const { return first.reason == RejectReason::none; }
+  TermCheck first; ///< the first failed term, its rejection; term == none when every test passes
+  [[nodiscard]] bool passes() const { return first.term == Term::none; }
   /// Precision, link and memory pass: performance figures mean something.
   [[nodiscard]] bool feasible() const { return precision_supported && link_known && fits; }
 };
@@ -125,6 +139,11 @@ struct Verdict {
 /// Judges one estimate (for the deployment as a whole: served load = all replicas). Pure, no
 /// allocation.
 Verdict judge(const InferenceEstimate& estimate, const Sla& sla, const JudgeRules& rules);
+
+/// Judges one training run on the same terms: precision, link (a collective without a finite time),
+/// memory, then sla.deadline_hours against its time to train and sla.budget_usd against its cost per
+/// run (unknown price: a price miss). Pure.
+Verdict judge(const TrainingEstimate& estimate, const Sla& sla, bool price_known);
 
 /// The SLA terms the point estimate meets but the pessimistic end of the band (`bands`) misses:
 /// the cautions of --confidence p50. Returns how many were written to `out` (in judge's order).

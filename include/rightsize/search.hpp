@@ -43,7 +43,7 @@ struct Candidate {
   int replicas = 1;
   InferenceEstimate estimate; ///< for the whole deployment (replicas × layout); costs at full capacity
   Verdict verdict;            ///< core::judge on `estimate` (docs/ARCHITECTURE.md "One decision point")
-  Rejection rejection;        ///< verdict.first: reason == none when it meets everything
+  TermCheck rejection;        ///< verdict.first (or a price miss): term == none when it meets everything
   /// Served load and the cost over it: the SLA's load (capped at capacity) when one is given, else
   /// full capacity. `usd_per_million_output_tokens_at_load` is what the ranking uses.
   double served_requests_per_s = 0.0;

@@ -13,7 +13,7 @@ namespace rightsize {
 struct TrainingCandidate {
   std::size_t gpu_index = 0;
   TrainingEstimate estimate;
-  Rejection rejection; ///< reason none when it fits, meets the deadline and the budget
+  TermCheck rejection; ///< judge()'s first failed term: none when it fits, meets the deadline and budget
   bool meets = false;
   bool price_known = true;
   std::size_t rank = 0; ///< 1-based among passing candidates

@@ -275,7 +275,7 @@ void trace_search(const SearchInputs& in, const Recommendation& r, const SearchP
     for (const Candidate& c : r.candidates)
       pass += c.gpu_index == g ? 1 : 0;
     for (const Candidate& c : r.rejected) {
-      if (c.gpu_index == g) ++reasons[to_string(c.rejection.reason)];
+      if (c.gpu_index == g) ++reasons[reason_code(c.rejection.term)];
     }
     std::string pruned;
     for (const auto& [reason, count] : reasons)

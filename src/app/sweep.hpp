@@ -160,15 +160,13 @@ struct PointResult {
   Deployment deployment;      ///< the whole deployment: gpus = replicas · tp · pp
   InferenceEstimate estimate; ///< costs at full capacity
   CostAtLoad at_load;         ///< served load and the cost over it (core::cost_at_load)
-  Rejection rejection;        ///< reason none = meets everything (core::judge)
+  TermCheck rejection;        ///< term none = meets everything (core::judge)
   PointIssue issue = PointIssue::none;
   std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;
   bool price_known = false;
   [[nodiscard]] bool has_estimate() const { return issue == PointIssue::none; }
-  [[nodiscard]] bool ok() const {
-    return issue == PointIssue::none && rejection.reason == RejectReason::none;
-  }
+  [[nodiscard]] bool ok() const { return issue == PointIssue::none && rejection.term == Term::none; }
 };
 
 /// Resolves the fast keys of point `index` and evaluates it (estimate or recommend mode).

@@ -197,9 +197,7 @@ void print_check_table(const Spec& spec, const LoadedCatalog& catalog, const app
   // The headroom the judge held the load to (an open loop without a capacity figure: none).
   double judged_headroom = res.policy.throughput_headroom;
   for (std::size_t i = 0; i < res.verdict.term_count; ++i) {
-    const SlaTerm term = res.verdict.terms[i].term;
-    if (term == SlaTerm::requests_per_s || term == SlaTerm::output_tokens_per_s)
-      judged_headroom = res.verdict.terms[i].headroom;
+    if (res.verdict.terms[i].is_load()) judged_headroom = res.verdict.terms[i].headroom;
   }
   fmt::print("SLA: {} (judged at --confidence {})\n",
              items ? describe_image_sla(spec.sla, spec.model.kind, judged_headroom)
@@ -216,10 +214,10 @@ void print_check_table(const Spec& spec, const LoadedCatalog& catalog, const app
     fmt::print("meets the SLA\n");
   } else {
     // A power cap or a budget is missed by drawing or costing too much, not by too little capacity.
-    const RejectReason why = res.verdict.first.reason;
-    fmt::print("{}\n", why == RejectReason::power    ? "over the power cap: misses the requirements"
-                       : why == RejectReason::budget ? "over budget: misses the requirements"
-                                                     : "under-provisioned: misses the SLA");
+    const Term why = res.verdict.first.term;
+    fmt::print("{}\n", why == Term::power    ? "over the power cap: misses the requirements"
+                       : why == Term::budget ? "over budget: misses the requirements"
+                                             : "under-provisioned: misses the SLA");
     if (!res.verdict.feasible())
       fmt::print("  - {}\n", describe_rejection(res.verdict.first, e.concurrency, words));
     for (std::size_t i = 0; i < res.verdict.term_count; ++i) {

@@ -91,7 +91,7 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                csv_usd(e.usd_per_million_output_tokens, c.price_known),
                to_string(e.bound),
                c.meets_sla ? "true" : "false",
-               to_string(c.rejection.reason),
+               reason_code(c.rejection.term),
                c.meets_sla ? "" : describe_rejection(c)});
   }
   return t;

@@ -238,7 +238,7 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   const std::string reason = describe_rejection(
       c, is_item_model(in.models[c.precision_index]) ? vocabulary_of(model.kind) : Vocabulary{});
   j["reasons"] = c.meets_sla ? nlohmann::json::array() : nlohmann::json::array({reason});
-  j["reject_reason"] = to_string(c.rejection.reason);
+  j["reject_reason"] = reason_code(c.rejection.term);
   j["precision"] = precision_name(in, in.precisions[c.precision_index]);
   j["cost"]["usd_per_gpu_hour"] =
       c.price_known ? nlohmann::json(round_sig(in.usd_per_gpu_hour[c.gpu_index])) : nlohmann::json();

@@ -90,96 +90,13 @@ std::string format_params(double params) {
   return fmt::format("{:.1f} M", params / 1e6);
 }
 
-namespace {
-// The point estimate of a latency rejection; its judged value when none was kept.
-double judged_point(const Rejection& r) {
-  return r.point > 0.0 ? r.point : r.value;
-}
-} // namespace
-
-Vocabulary vocabulary_of(ModelKind kind) {
-  switch (kind) {
-  case ModelKind::decoder: return {};
-  case ModelKind::dit: return {"image latency", "images/s", "batch"};
-  case ModelKind::vit: return {"item latency", "items/s", "batch"};
-  }
-  return {};
-}
-
-void append_rejection(fmt::memory_buffer& out, const Rejection& r, std::int64_t concurrency,
+void append_rejection(fmt::memory_buffer& out, const TermCheck& r, std::int64_t concurrency,
                       const Vocabulary& words) {
-  auto it = fmt::appender(out);
-  auto put = [&](std::string_view text) { out.append(text.data(), text.data() + text.size()); };
-  if (r.overloaded) {
-    // Open loop past what the deployment serves: its latency is unbounded, not the stand-in value.
-    put("the arrival rate exceeds what it serves: the queue grows without end (overloaded)");
-    return;
-  }
-  switch (r.reason) {
-  case RejectReason::none: put("meets every requirement"); return;
-  case RejectReason::precision_unsupported:
-    put("the catalog gives this GPU no tensor-core rate for this precision (it does not run it, or no figure "
-        "is "
-        "published)");
-    return;
-  case RejectReason::layout: put("the catalog gives no link bandwidth between these GPUs"); return;
-  case RejectReason::does_not_fit:
-    fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), r.value / k_bytes_per_gb,
-                   r.limit / k_bytes_per_gb);
-    return;
-  // A latency named by a percentile says which (the value is that statistic at the judged end).
-  // The point estimate first (the tables' figure), then the band end it was judged at when they differ.
-  case RejectReason::ttft:
-    fmt::format_to(it, FMT_COMPILE("TTFT{} {:.0f} ms"), stat_suffix(r.stat), judged_point(r));
-    if (r.point > 0.0 && r.point != r.value)
-      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), r.value);
-    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), r.limit, words.at_once, concurrency);
-    return;
-  case RejectReason::tpot:
-    fmt::format_to(it, FMT_COMPILE("TPOT{} {:.1f} ms"), stat_suffix(r.stat), judged_point(r));
-    if (r.point > 0.0 && r.point != r.value)
-      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} ms)"), r.value);
-    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), r.limit, words.at_once, concurrency);
-    return;
-  case RejectReason::e2e:
-    fmt::format_to(it, FMT_COMPILE("{}{} {:.0f} ms"), words.latency, stat_suffix(r.stat), judged_point(r));
-    if (r.point > 0.0 && r.point != r.value)
-      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), r.value);
-    fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), r.limit, words.at_once, concurrency);
-    return;
-  case RejectReason::throughput:
-    if (r.headroom > 0.0) {
-      fmt::format_to(it,
-                     FMT_COMPILE("serves at most {:.1f}/s, needs {:g}/s (SLA peak {:g}/s + {:g} % headroom)"),
-                     r.value, r.limit, r.limit / (1.0 + r.headroom), r.headroom * 100.0);
-    } else {
-      fmt::format_to(it, FMT_COMPILE("serves at most {:.1f}/s, SLA needs {:g}/s"), r.value, r.limit);
-    }
-    return;
-  case RejectReason::budget:
-    fmt::format_to(it, FMT_COMPILE("costs ${:.2f}/h > budget ${:g}/h"), r.value, r.limit);
-    return;
-  case RejectReason::no_price:
-    put("no price known for this GPU, so no cost to rank or judge it by (--price ID=USD gives one)");
-    return;
-  case RejectReason::deadline:
-    fmt::format_to(it, FMT_COMPILE("takes {:.1f} h > deadline {:g} h"), r.value, r.limit);
-    return;
-  case RejectReason::power:
-    if (r.value > 0.0) {
-      fmt::format_to(it, FMT_COMPILE("draws {:.2f} kW at peak load > cap {:g} kW"), r.value, r.limit);
-    } else {
-      fmt::format_to(it, FMT_COMPILE("TDP unknown: cannot check the {:g} kW power cap"), r.limit);
-    }
-    return;
-  }
-  put("rejected");
+  append_term(out, r, {TermForm::rejection, concurrency, words, false});
 }
 
-std::string describe_rejection(const Rejection& r, std::int64_t concurrency, const Vocabulary& words) {
-  fmt::memory_buffer out;
-  append_rejection(out, r, concurrency, words);
-  return fmt::to_string(out);
+std::string describe_rejection(const TermCheck& r, std::int64_t concurrency, const Vocabulary& words) {
+  return describe(r, {TermForm::rejection, concurrency, words, false});
 }
 
 std::string describe_rejection(const Candidate& c, const Vocabulary& words) {
@@ -197,13 +114,13 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
                      {"limit", round_sig(t.limit)},
                      {"met", t.met},
                      {"margin", round_sig(t.margin(), 4)}});
-    if (t.term == SlaTerm::requests_per_s || t.term == SlaTerm::output_tokens_per_s) {
+    if (t.is_load()) {
       terms.back()["headroom"] = round_sig(t.headroom, 4);
       terms.back()["capacity"] = t.capacity;
     }
     // The latency of an overloaded open loop is unbounded: no number stands for it.
     if (t.overloaded) terms.back()["overloaded"] = true;
-    if (t.overloaded && t.term != SlaTerm::requests_per_s && t.term != SlaTerm::output_tokens_per_s) {
+    if (t.overloaded && !t.is_load()) {
       terms.back()["value"] = nullptr;
       terms.back()["point_value"] = nullptr;
       terms.back()["margin"] = nullptr;
@@ -218,57 +135,12 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
           {"memory_usable_bytes", json_bytes(v.memory_usable_bytes)},
           {"confidence", to_string(confidence)},
           {"terms", terms},
-          {"reason", to_string(v.first.reason)},
+          {"reason", reason_code(v.first.term)},
           {"message", describe_rejection(v.first, concurrency)}};
 }
 
 std::string describe_term(const TermCheck& t, const Vocabulary& words) {
-  switch (t.term) {
-  case SlaTerm::ttft:
-  case SlaTerm::tpot:
-  case SlaTerm::e2e: {
-    const std::string_view name = t.term == SlaTerm::ttft   ? "TTFT"
-                                  : t.term == SlaTerm::tpot ? "TPOT"
-                                                            : words.latency;
-    const char* stat = stat_suffix(t.stat);
-    if (t.overloaded) {
-      return fmt::format("{}{} unbounded {} {:g} ms: the arrival rate exceeds what it serves (overloaded)",
-                         name, stat, t.met ? "≤" : ">", t.limit);
-    }
-    std::string judged = t.value != t.point_value ? fmt::format(" (band p90 {:.1f} ms)", t.value) : "";
-    return fmt::format("{}{} {:.1f} ms{} {} {:g} ms", name, stat, t.point_value, judged, t.met ? "≤" : ">",
-                       t.limit);
-  }
-  case SlaTerm::requests_per_s:
-  case SlaTerm::output_tokens_per_s: {
-    const std::string_view unit = t.term == SlaTerm::requests_per_s ? words.rate : "output tok/s";
-    std::string judged = t.value != t.point_value ? fmt::format(" (band p10 {:.2f})", t.value) : "";
-    std::string spare = t.headroom > 0.0 ? fmt::format(" (SLA peak {:g} + {:g} % headroom)",
-                                                       t.limit / (1.0 + t.headroom), t.headroom * 100.0)
-                                         : "";
-    // An overloaded open loop without a capacity figure (one assembled by hand) serves less than its
-    // arrivals by an amount the model does not give.
-    if (t.overloaded && !t.capacity) {
-      return fmt::format(
-          "serves less than its {:g} {} of arrivals, {:g} needed{}: overloaded, the queue grows "
-          "without end",
-          t.point_value, unit, t.limit, spare);
-    }
-    // An open loop is held to its closed-loop capacity (core::judge); the sign is the comparison's,
-    // an overloaded queue is said apart.
-    const bool enough = t.value >= t.limit * (1.0 - 1e-9);
-    return fmt::format("{} {:.2f} {}{} {} {:g} needed{}{}", t.capacity ? "capacity" : "serves", t.point_value,
-                       unit, judged, enough ? "≥" : "<", t.limit, spare,
-                       t.overloaded ? "; overloaded at the arrival rate (the queue grows without end)" : "");
-  }
-  case SlaTerm::budget:
-    if (!t.met && t.value <= 0.0)
-      return fmt::format("no price known: the ${:g}/h budget cannot be checked", t.limit);
-    return fmt::format("costs ${:.2f}/h {} budget ${:g}/h", t.value, t.met ? "≤" : ">", t.limit);
-  case SlaTerm::power:
-    return fmt::format("draws {:.2f} kW {} cap {:g} kW", t.value, t.met ? "≤" : ">", t.limit);
-  }
-  return "";
+  return describe(t, {TermForm::check, 0, words, false});
 }
 
 namespace {
@@ -460,27 +332,8 @@ std::vector<std::string> optimistic_only(const app::EstimateBands& bands) {
   std::vector<std::string> out;
   // The comparison is core's (core::optimistic_only_terms, run by the use case); only the words are here.
   for (std::size_t i = 0; i < bands.optimistic_only_count; ++i) {
-    const TermCheck& t = bands.optimistic_only[i];
-    switch (t.term) {
-    case SlaTerm::ttft:
-    case SlaTerm::tpot:
-    case SlaTerm::e2e: {
-      const char* name = t.term == SlaTerm::ttft ? "TTFT" : t.term == SlaTerm::tpot ? "TPOT" : "end-to-end";
-      out.push_back(fmt::format("{} {:.1f} ms meets {:g} ms, but its band's p90 is {:.1f} ms", name,
-                                t.point_value, t.limit, t.value));
-      break;
-    }
-    case SlaTerm::requests_per_s:
-      out.push_back(fmt::format("{:.1f} req/s meets {:g} req/s, but its band's p10 is {:.1f}", t.point_value,
-                                t.limit, t.value));
-      break;
-    case SlaTerm::output_tokens_per_s:
-      out.push_back(fmt::format("{:.0f} output tok/s meets {:g}, but its band's p10 is {:.0f}", t.point_value,
-                                t.limit, t.value));
-      break;
-    case SlaTerm::budget:
-    case SlaTerm::power: break;
-    }
+    std::string words = describe(bands.optimistic_only[i], {TermForm::caution, 0, {}, false});
+    if (!words.empty()) out.push_back(std::move(words));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "app/bands.hpp"
 #include "app/context.hpp"
+#include "render/term_words.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"
@@ -49,25 +50,15 @@ std::string text_bytes(double bytes);
 /// "7.50 B" parameter counts.
 std::string format_params(double params);
 
-/// The words a workload's figures are said in: a language model's requests ("end-to-end", "req/s",
-/// "at concurrency 8"), or the items an image or encoder model is judged in (methodology §3.7: one
-/// request is one image or item, run in batches).
-struct Vocabulary {
-  std::string_view latency = "end-to-end";  ///< the whole-request latency term
-  std::string_view rate = "req/s";          ///< the unit of the request rate
-  std::string_view at_once = "concurrency"; ///< what runs at once ("at concurrency 8", "at batch 8")
-};
-/// The vocabulary of a model kind: decoder requests, DiT/UNet images, ViT items.
-Vocabulary vocabulary_of(ModelKind kind);
-
 /// The rejection in words with its numbers, e.g. "TPOT 71.0 ms > SLA 50 ms at concurrency 1": the
-/// one wording of every reason, for every command and format (sweep appends it allocation-free).
-void append_rejection(fmt::memory_buffer& out, const Rejection& rejection, std::int64_t concurrency,
+/// term's rejection form (term_words.hpp), for every command and format (sweep appends it
+/// allocation-free).
+void append_rejection(fmt::memory_buffer& out, const TermCheck& rejection, std::int64_t concurrency,
                       const Vocabulary& words = {});
-std::string describe_rejection(const Rejection& rejection, std::int64_t concurrency,
+std::string describe_rejection(const TermCheck& rejection, std::int64_t concurrency,
                                const Vocabulary& words = {});
 std::string describe_rejection(const Candidate& candidate, const Vocabulary& words = {});
-/// One judged SLA term in words: "TPOT 41.2 ms (p90 44.0 ms) ≤ 50 ms".
+/// One judged SLA term in words, its check form: "TPOT 41.2 ms (band p90 44.0 ms) ≤ 50 ms".
 std::string describe_term(const TermCheck& term, const Vocabulary& words = {});
 /// The verdict as JSON (docs/output-schema.md "verdict").
 nlohmann::json verdict_json(const Verdict& verdict, Confidence confidence, std::int64_t concurrency);

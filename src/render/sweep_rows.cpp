@@ -209,11 +209,11 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
     return;
   case PointIssue::no_gpu: put(out, "no_gpu: no GPU given for this point"); return;
   }
-  if (p.rejection.reason == RejectReason::none) {
+  if (p.rejection.term == Term::none) {
     put(out, "ok");
     return;
   }
-  put(out, to_string(p.rejection.reason));
+  put(out, reason_code(p.rejection.term));
   put(out, ": ");
   append_rejection(out, p.rejection, p.estimate.concurrency);
 }

@@ -97,7 +97,7 @@ Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>&
                csv_usd(e.usd_total, c.price_known),
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),
                c.meets ? "true" : "false",
-               to_string(c.rejection.reason),
+               reason_code(c.rejection.term),
                c.meets ? "" : describe_training_rejection(c)});
   }
   return t;
@@ -111,7 +111,7 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets;
   j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
-  j["reject_reason"] = to_string(c.rejection.reason);
+  j["reject_reason"] = reason_code(c.rejection.term);
   return j;
 }
 

@@ -207,25 +207,9 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
 }
 
 std::string describe_training_rejection(const TrainingCandidate& c) {
-  const Rejection& r = c.rejection;
-  switch (r.reason) {
-  case RejectReason::does_not_fit:
-    return fmt::format("needs {:.1f} GB per GPU, has {:.1f} GB usable", r.value / k_bytes_per_gb,
-                       r.limit / k_bytes_per_gb);
-  case RejectReason::deadline: return fmt::format("takes {:.1f} h > deadline {:g} h", r.value, r.limit);
-  case RejectReason::budget:
-    return fmt::format("costs {} > budget {}", format_usd_total(r.value), format_usd_total(r.limit));
-  case RejectReason::precision_unsupported:
-    return "the catalog gives this GPU no tensor-core rate for this precision (it does not run it, or no "
-           "figure is published)";
-  case RejectReason::layout: return "the catalog gives no link bandwidth between these GPUs";
-  case RejectReason::no_price:
-    return r.limit > 0.0
-               ? fmt::format("no price known for this GPU, so the {} budget cannot be checked",
-                             format_usd_total(r.limit))
-               : "no price known for this GPU, so no cost to rank the run by (--price ID=USD gives one)";
-  default: return "meets every requirement";
-  }
+  TermWording how;
+  how.cost_per_run = true;
+  return describe(c.rejection, how);
 }
 
 } // namespace rightsize::cli

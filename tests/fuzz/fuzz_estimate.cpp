@@ -63,7 +63,7 @@ void run_estimates(const Spec& spec) {
   for (std::size_t i = 0; i < rec.candidates.size(); ++i) {
     const Candidate& c = rec.candidates[i];
     check_estimate(c.estimate);
-    fuzz::require(c.meets_sla && c.rejection.reason == RejectReason::none && c.estimate.memory.fits,
+    fuzz::require(c.meets_sla && c.rejection.term == Term::none && c.estimate.memory.fits,
                   "recommended candidates meet the SLA and fit");
     fuzz::require(!spec.sla.ttft_ms || c.estimate.ttft_s * 1e3 <= *spec.sla.ttft_ms, "winner meets TTFT");
     fuzz::require(!spec.sla.tpot_ms || c.estimate.tpot_s * 1e3 <= *spec.sla.tpot_ms, "winner meets TPOT");

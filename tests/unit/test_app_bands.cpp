@@ -95,7 +95,7 @@ TEST_CASE("the bands' optimistic-only terms are core's at p90 factors", "[app]")
   std::array<TermCheck, 7> expected{};
   REQUIRE(optimistic_only_terms(c.estimate, sla, factors, expected) == 1);
   REQUIRE(b.optimistic_only_count == 1);
-  CHECK(b.optimistic_only[0].term == SlaTerm::tpot);
+  CHECK(b.optimistic_only[0].term == Term::tpot);
   CHECK(b.optimistic_only[0].value == expected[0].value);
   CHECK(b.optimistic_only[0].value > *sla.tpot_ms);
   // Without a calibration there is no band and no caution.

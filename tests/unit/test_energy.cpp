@@ -72,7 +72,7 @@ TEST_CASE("the search rejects candidates over the power cap with reason power", 
   policy.max_power_kw = free.power_watts / 1e3 * 0.99;
   const Candidate capped = evaluate_candidate(pm, w, sla, test::h100_sxm(), one, 3.0, policy);
   CHECK_FALSE(capped.meets_sla);
-  CHECK(capped.rejection.reason == RejectReason::power);
+  CHECK(capped.rejection.term == Term::power);
   CHECK(capped.rejection.value == Approx(free.power_watts / 1e3));
 }
 
@@ -107,14 +107,14 @@ TEST_CASE("check and recommend give the same power verdict for the same deployme
     CHECK(c.replicas == r.replicas);
     CHECK(c.power_watts == Approx(r.power_watts).epsilon(1e-9));
     CHECK(c.meets_sla == r.meets_sla);
-    CHECK(c.rejection.reason == r.rejection.reason);
+    CHECK(c.rejection.term == r.rejection.term);
     passed += c.meets_sla ? 1 : 0;
-    rejected_on_power += c.rejection.reason == RejectReason::power ? 1 : 0;
+    rejected_on_power += c.rejection.term == Term::power ? 1 : 0;
   };
   for (const Candidate& r : capped.candidates)
     same_verdict(r);
   for (const Candidate& r : capped.rejected) {
-    if (r.rejection.reason == RejectReason::power) same_verdict(r);
+    if (r.rejection.term == Term::power) same_verdict(r);
   }
   CHECK(passed > 0);
   CHECK(rejected_on_power > 0);

@@ -211,7 +211,7 @@ TEST_CASE("layouts over a link the catalog gives no bandwidth for: finite, rejec
           estimate_inference(pm, InferenceWorkload{}, gpu, d, EngineConfig{}, nullptr, 1.0);
       CHECK(finite_estimate(e));
       const Candidate c = evaluate_candidate(pm, InferenceWorkload{}, Sla{}, gpu, d, 1.0, policy);
-      if (!e.link_known) CHECK(c.rejection.reason == RejectReason::layout);
+      if (!e.link_known) CHECK(c.rejection.term == Term::link);
     }
   }
   Deployment tp2;

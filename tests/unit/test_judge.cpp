@@ -51,10 +51,10 @@ TEST_CASE("judge: every term with its margin, the first failure in canonical ord
   REQUIRE(v.term_count == 4);
   // TTFT 400 vs 500: margin 1 − 400/500 = 0.2; TPOT 40 vs 50: 0.2; 10 vs 8 req/s: 10/8 − 1 = 0.25;
   // $8 vs $10/h: 0.2.
-  CHECK(v.terms[0].term == SlaTerm::ttft);
+  CHECK(v.terms[0].term == Term::ttft);
   CHECK(v.terms[0].margin() == Approx(0.2));
   CHECK(v.terms[1].margin() == Approx(0.2));
-  CHECK(v.terms[2].term == SlaTerm::requests_per_s);
+  CHECK(v.terms[2].term == Term::requests_per_s);
   CHECK(v.terms[2].margin() == Approx(0.25));
   CHECK(v.terms[3].margin() == Approx(0.2));
 
@@ -63,7 +63,7 @@ TEST_CASE("judge: every term with its margin, the first failure in canonical ord
   sla.requests_per_s = 12.0;
   const Verdict miss = judge(e, sla, JudgeRules{});
   CHECK_FALSE(miss.passes());
-  CHECK(miss.first.reason == RejectReason::tpot);
+  CHECK(miss.first.term == Term::tpot);
   CHECK(miss.first.value == Approx(40.0));
   CHECK(miss.first.limit == Approx(30.0));
   CHECK_FALSE(miss.terms[2].met); // the load term is still reported
@@ -85,7 +85,7 @@ TEST_CASE("judge: p90 confidence judges latency at the band's high end and load 
   rules.bands.tpot_high = 1.3;      // p90 TPOT = 40 × 1.3 = 52 ms > 50 ms
   rules.bands.throughput_low = 0.7; // p10 = 10 × 0.7 = 7 req/s < 8
   const Verdict v = judge(e, sla, rules);
-  CHECK(v.first.reason == RejectReason::tpot);
+  CHECK(v.first.term == Term::tpot);
   CHECK(v.terms[0].value == Approx(52.0));
   CHECK(v.terms[0].point_value == Approx(40.0));
   CHECK_FALSE(v.terms[1].met);
@@ -103,7 +103,7 @@ TEST_CASE("judge: the load carries the headroom recommend sizes for, by hand", "
   rules.load_headroom = 0.2; // needs 20 · 1.2 = 24 req/s: misses
   const Verdict miss = judge(e, sla, rules);
   CHECK_FALSE(miss.passes());
-  CHECK(miss.first.reason == RejectReason::throughput);
+  CHECK(miss.first.is_load());
   CHECK(miss.first.value == Approx(22.5));
   CHECK(miss.first.limit == Approx(24.0));
   CHECK(miss.first.headroom == Approx(0.2));
@@ -144,7 +144,7 @@ TEST_CASE("judge: an open loop is held to its closed-loop capacity with the head
   rules.load_headroom = 0.2;
   const Verdict one = judge(open, sla, rules);
   CHECK_FALSE(one.passes());
-  CHECK(one.first.reason == RejectReason::throughput);
+  CHECK(one.first.is_load());
   REQUIRE(one.term_count == 2);
   CHECK(one.terms[1].capacity);
   CHECK(one.terms[1].value == Approx(22.5));
@@ -162,7 +162,7 @@ TEST_CASE("judge: an open loop is held to its closed-loop capacity with the head
   open.ttft_s = 1e9;
   const Verdict over = judge(open, sla, rules);
   CHECK_FALSE(over.passes());
-  CHECK(over.first.reason == RejectReason::ttft);
+  CHECK(over.first.term == Term::ttft);
   CHECK(over.first.overloaded);
   CHECK(over.terms[0].overloaded);
   CHECK(cli::describe_rejection(over.first, 8) ==
@@ -172,12 +172,13 @@ TEST_CASE("judge: an open loop is held to its closed-loop capacity with the head
 TEST_CASE("one wording per term, in the workload's vocabulary", "[render][judge]") {
   // An end-to-end miss at concurrency 4, and a request-rate term, as a decoder, an image and an
   // encoder model say them (methodology §3.7: one request is one image or item, run in batches).
-  Rejection e2e;
-  e2e.reason = RejectReason::e2e;
+  TermCheck e2e;
+  e2e.met = false;
+  e2e.term = Term::e2e;
   e2e.value = 1250.0;
   e2e.limit = 1000.0;
   TermCheck rate;
-  rate.term = SlaTerm::requests_per_s;
+  rate.term = Term::requests_per_s;
   rate.value = rate.point_value = 3.0;
   rate.limit = 2.0;
   rate.met = true;
@@ -202,7 +203,7 @@ TEST_CASE("judge: a budget without a price is a miss, not a pass", "[core][judge
   rules.price_known = false;
   const Verdict v = judge(e, sla, rules);
   CHECK_FALSE(v.passes());
-  CHECK(v.first.reason == RejectReason::no_price);
+  CHECK(v.first.term == Term::price);
   CHECK(v.first.limit == Approx(10.0));
 }
 
@@ -213,12 +214,12 @@ TEST_CASE("judge: infeasible deployments are judged on feasibility only", "[core
   e.precision_supported = false;
   e.memory.fits = false;
   const Verdict v = judge(e, sla, JudgeRules{});
-  CHECK(v.first.reason == RejectReason::precision_unsupported);
+  CHECK(v.first.term == Term::precision);
   CHECK_FALSE(v.feasible());
   CHECK(v.term_count == 0); // no latency is judged for what cannot run
   e.precision_supported = true;
   const Verdict w = judge(e, sla, JudgeRules{});
-  CHECK(w.first.reason == RejectReason::does_not_fit);
+  CHECK(w.first.term == Term::memory);
   CHECK(w.first.value == Approx(60e9));
   CHECK(w.first.limit == Approx(76.5e9));
 }

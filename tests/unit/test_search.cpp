@@ -53,7 +53,7 @@ TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected f
             r.candidates[k].usd_per_million_output_tokens_at_load);
     }
     for (const auto& c : r.rejected)
-      CHECK(c.rejection.reason != RejectReason::none);
+      CHECK(c.rejection.term != Term::none);
   }
 }
 
@@ -92,13 +92,13 @@ TEST_CASE("rejections keep their reason and numbers", "[core]") {
     return c.gpu_index == 1 && c.layout.tp == 1 && c.layout.pp == 1;
   });
   REQUIRE(it != r.rejected.end());
-  CHECK(it->rejection.reason == RejectReason::does_not_fit);
+  CHECK(it->rejection.term == Term::memory);
   CHECK(it->rejection.value > it->rejection.limit);
   // fp8 on the A100 is rejected for the precision, not for memory.
   const std::vector<PreparedModel> fp8 = {prepare_model(m, precision_from_shorthand(NumberFormat::fp8))};
   const Recommendation r8 = recommend(fp8, chat_search(), sla, gpus, k_prices_search, SearchPolicy{});
   for (const auto& c : r8.rejected) {
-    if (c.gpu_index == 2) CHECK(c.rejection.reason == RejectReason::precision_unsupported);
+    if (c.gpu_index == 2) CHECK(c.rejection.term == Term::precision);
   }
 }
 
@@ -110,7 +110,7 @@ TEST_CASE("an impossible SLA leaves no candidate and the closest misses first", 
   const Recommendation r = recommend(models, chat_search(), sla, gpus, k_prices_search, SearchPolicy{});
   CHECK(r.candidates.empty());
   REQUIRE_FALSE(r.rejected.empty());
-  CHECK(r.rejected.front().rejection.reason == RejectReason::tpot);
+  CHECK(r.rejected.front().rejection.term == Term::tpot);
 }
 
 TEST_CASE("a cost ranking without any price has no winner; one price is enough to rank", "[core]") {
@@ -124,7 +124,7 @@ TEST_CASE("a cost ranking without any price has no winner; one price is enough t
   const Recommendation unpriced = recommend(models, chat_search(), sla, gpus, none, SearchPolicy{});
   CHECK(unpriced.candidates.empty());
   REQUIRE_FALSE(unpriced.rejected.empty());
-  CHECK(unpriced.rejected.front().rejection.reason == RejectReason::no_price);
+  CHECK(unpriced.rejected.front().rejection.term == Term::price);
   // Ranked by GPU count a price is not needed: the same search has a winner.
   SearchPolicy by_gpus;
   by_gpus.rank_by = RankBy::gpus;
@@ -219,7 +219,7 @@ TEST_CASE("poisson arrivals: check passes recommend's replicas and fails one few
     whole.gpus -= best.layout.gpus_per_replica();
     const Candidate fewer = judge_deployment(pm, w, sla, gpus[0], whole, GpuPrice{price[0]}, policy);
     CHECK_FALSE(fewer.meets_sla);
-    CHECK((fewer.rejection.reason == RejectReason::throughput || fewer.rejection.overloaded));
+    CHECK((fewer.rejection.is_load() || fewer.rejection.overloaded));
     ++checked;
   }
   REQUIRE(checked > 0);

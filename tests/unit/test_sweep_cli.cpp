@@ -268,13 +268,13 @@ TEST_CASE("status words match describe_rejection", "[cli][sweep]") {
   p.estimate.concurrency = 16;
   // The words a user reads, written out by hand, then the same through describe_rejection (the
   // sweep's fast writer and the other commands' text must not drift apart).
-  const std::pair<Rejection, std::string> cases[] = {
-      {Rejection{RejectReason::does_not_fit, 151.2e9, 76.5e9},
+  const std::pair<TermCheck, std::string> cases[] = {
+      {failed_term(Term::memory, 151.2e9, 76.5e9),
        "does_not_fit: needs 151.2 GB per GPU, has 76.5 GB usable"},
-      {Rejection{RejectReason::tpot, 71.0, 50.0}, "tpot: TPOT 71.0 ms > SLA 50 ms at concurrency 16"},
-      {Rejection{RejectReason::ttft, 1200.0, 1000.0}, "ttft: TTFT 1200 ms > SLA 1000 ms at concurrency 16"},
-      {Rejection{RejectReason::budget, 20.0, 10.0}, "budget: costs $20.00/h > budget $10/h"},
-      {Rejection{RejectReason::precision_unsupported, 0, 0},
+      {failed_term(Term::tpot, 71.0, 50.0), "tpot: TPOT 71.0 ms > SLA 50 ms at concurrency 16"},
+      {failed_term(Term::ttft, 1200.0, 1000.0), "ttft: TTFT 1200 ms > SLA 1000 ms at concurrency 16"},
+      {failed_term(Term::budget, 20.0, 10.0), "budget: costs $20.00/h > budget $10/h"},
+      {failed_term(Term::precision, 0, 0),
        "precision_unsupported: the catalog gives this GPU no tensor-core rate for this precision (it does "
        "not "
        "run it, or no figure is published)"},
@@ -287,7 +287,7 @@ TEST_CASE("status words match describe_rejection", "[cli][sweep]") {
     fmt::memory_buffer b;
     append_status(b, plan, p);
     CHECK(fmt::to_string(b) == words);
-    CHECK(fmt::to_string(b) == fmt::format("{}: {}", to_string(r.reason), describe_rejection(c)));
+    CHECK(fmt::to_string(b) == fmt::format("{}: {}", reason_code(r.term), describe_rejection(c)));
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
+#include "rightsize/training.hpp"
+#include "rightsize/units.hpp"
 
 namespace rightsize {
 namespace {
@@ -31,26 +33,60 @@ std::optional<Confidence> parse_confidence(std::string_view text) {
   return std::nullopt;
 }
 
-const char* to_string(SlaTerm term) {
+const char* to_string(Term term) {
   switch (term) {
-  case SlaTerm::ttft: return "ttft";
-  case SlaTerm::tpot: return "tpot";
-  case SlaTerm::e2e: return "e2e";
-  case SlaTerm::requests_per_s: return "requests_per_s";
-  case SlaTerm::output_tokens_per_s: return "output_tokens_per_s";
-  case SlaTerm::budget: return "budget";
-  case SlaTerm::power: return "power";
+  case Term::none: return "none";
+  case Term::precision: return "precision";
+  case Term::link: return "link";
+  case Term::memory: return "memory";
+  case Term::ttft: return "ttft";
+  case Term::tpot: return "tpot";
+  case Term::e2e: return "e2e";
+  case Term::requests_per_s: return "requests_per_s";
+  case Term::output_tokens_per_s: return "output_tokens_per_s";
+  case Term::deadline: return "deadline";
+  case Term::budget: return "budget";
+  case Term::price: return "price";
+  case Term::power: return "power";
   }
-  return "ttft";
+  return "none";
+}
+
+const char* reason_code(Term term) {
+  switch (term) {
+  case Term::precision: return "precision_unsupported";
+  case Term::link: return "layout";
+  case Term::memory: return "does_not_fit";
+  case Term::requests_per_s:
+  case Term::output_tokens_per_s: return "throughput";
+  case Term::price: return "no_price";
+  default: return to_string(term);
+  }
+}
+
+int closeness(Term term) {
+  switch (term) {
+  case Term::none: return 0;
+  case Term::price: return 1;
+  case Term::budget:
+  case Term::power: return 2;
+  case Term::deadline:
+  case Term::requests_per_s:
+  case Term::output_tokens_per_s: return 3;
+  case Term::e2e: return 4;
+  case Term::tpot: return 5;
+  case Term::ttft: return 6;
+  case Term::memory: return 7;
+  case Term::link: return 8;
+  case Term::precision: return 9;
+  }
+  return 10;
 }
 
 double TermCheck::margin() const {
   if (limit <= 0.0) return 0.0;
-  switch (term) {
-  case SlaTerm::requests_per_s:
-  case SlaTerm::output_tokens_per_s: return value / limit - 1.0; // more is better
-  default: return 1.0 - value / limit;                           // less is better
-  }
+  return is_load() ? value / limit - 1.0  // more is better
+                   : 1.0 - value / limit; // less is better
 }
 
 BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
@@ -88,44 +124,39 @@ namespace {
 // Writes one verdict's terms in the canonical order; the first that fails is its rejection.
 struct Judging {
   Verdict& v;
-  const InferenceEstimate& e;
+  bool overloaded = false; ///< an open loop past what it serves (InferenceEstimate::overloaded)
 
-  void fail_once(RejectReason reason, double value, double limit) {
-    if (v.first.reason == RejectReason::none) v.first = {reason, value, limit};
+  void fail_once(Term term, double value, double limit) {
+    if (v.first.term == Term::none) v.first = failed_term(term, value, limit);
   }
 
   // An overloaded open loop's latency and load terms say so (their latency values are stand-ins).
-  TermCheck& add(const TermCheck& check, RejectReason reason) {
-    TermCheck& t = v.terms[v.term_count++];
-    t = check;
+  // `rejected_as`: the term a miss is worded as (a budget without a price is a price miss).
+  void add(TermCheck check, Term rejected_as) {
     // TPOT stays a time (the decode of a full KV cache); TTFT and end-to-end wait in the queue.
-    t.overloaded =
-        e.overloaded && t.term != SlaTerm::budget && t.term != SlaTerm::power && t.term != SlaTerm::tpot;
-    if (t.met || v.first.reason != RejectReason::none) return t;
-    fail_once(reason, t.value, t.limit);
-    v.first.overloaded = t.overloaded;
-    v.first.point = t.point_value;
-    return t;
+    check.overloaded =
+        overloaded && check.term != Term::budget && check.term != Term::power && check.term != Term::tpot;
+    v.terms[v.term_count++] = check;
+    if (check.met || v.first.term != Term::none) return;
+    v.first = check;
+    v.first.term = rejected_as;
   }
+  void add(const TermCheck& check) { add(check, check.term); }
 };
 
 // Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
-void latency_terms(Judging& j, const Sla& sla, const BandFactors& b) {
-  const InferenceEstimate& e = j.e;
-  Verdict& v = j.v;
+void latency_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const BandFactors& b) {
   if (sla.ttft_ms) {
     const double point_ms = latency_stat_s(e, 0, sla.ttft_stat) * 1e3;
     const double ms = point_ms * b.ttft_high;
     const bool met = !above(ms, sla.ttft_ms) && !e.overloaded;
-    j.add({SlaTerm::ttft, ms, point_ms, *sla.ttft_ms, met, sla.ttft_stat}, RejectReason::ttft);
-    if (v.first.reason == RejectReason::ttft) v.first.stat = sla.ttft_stat;
+    j.add({Term::ttft, ms, point_ms, *sla.ttft_ms, met, sla.ttft_stat});
   }
   if (sla.tpot_ms) {
     const double point_ms = latency_stat_s(e, 1, sla.tpot_stat) * 1e3;
     const double ms = point_ms * b.tpot_high;
     const bool met = !above(ms, sla.tpot_ms);
-    j.add({SlaTerm::tpot, ms, point_ms, *sla.tpot_ms, met, sla.tpot_stat}, RejectReason::tpot);
-    if (v.first.reason == RejectReason::tpot) v.first.stat = sla.tpot_stat;
+    j.add({Term::tpot, ms, point_ms, *sla.tpot_ms, met, sla.tpot_stat});
   }
   if (sla.e2e_ms) {
     const double point_ms = latency_stat_s(e, 2, sla.e2e_stat) * 1e3;
@@ -133,8 +164,7 @@ void latency_terms(Judging& j, const Sla& sla, const BandFactors& b) {
     const double ttft_part_ms = std::min(point_ms, latency_stat_s(e, 0, sla.e2e_stat) * 1e3);
     const double ms = ttft_part_ms * b.ttft_high + (point_ms - ttft_part_ms) * b.tpot_high;
     const bool met = !above(ms, sla.e2e_ms) && !e.overloaded;
-    j.add({SlaTerm::e2e, ms, point_ms, *sla.e2e_ms, met, sla.e2e_stat}, RejectReason::e2e);
-    if (v.first.reason == RejectReason::e2e) v.first.stat = sla.e2e_stat;
+    j.add({Term::e2e, ms, point_ms, *sla.e2e_ms, met, sla.e2e_stat});
   }
 }
 
@@ -143,29 +173,26 @@ void latency_terms(Judging& j, const Sla& sla, const BandFactors& b) {
 // capacity (InferenceEstimate::capacity_requests_per_s), and its queue must stay finite at the rate.
 // An open-loop estimate made without a capacity figure is judged at its arrival rate, which it
 // serves unless `overloaded` (estimate_inference and estimate_disagg always give one).
-void load_terms(Judging& j, const Sla& sla, const JudgeRules& rules) {
-  const InferenceEstimate& e = j.e;
-  Verdict& v = j.v;
+void load_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
   const bool open_capacity = e.open_loop && e.capacity_requests_per_s > 0.0;
   const bool at_rate = e.open_loop && !open_capacity;
   const double headroom = at_rate ? 0.0 : std::max(0.0, rules.load_headroom);
-  const auto load_term = [&](SlaTerm term, double point, double peak) {
+  const auto load_term = [&](Term term, double point, double peak) {
     const double judged = at_rate ? point : point * rules.bands.throughput_low;
     const double need = peak * (1.0 + headroom);
     // Relative 1e-9: replicas sized as ceil(need / per-replica) carry exactly `need` at a whole ratio.
     const bool met = !e.overloaded && judged >= need * (1.0 - 1e-9);
-    TermCheck& t = j.add({term, judged, point, need, met}, RejectReason::throughput);
+    TermCheck t{term, judged, point, need, met};
     t.headroom = headroom;
     t.capacity = open_capacity;
-    if (!met && v.first.reason == RejectReason::throughput && v.first.limit == need)
-      v.first.headroom = headroom;
+    j.add(t);
   };
   if (rules.check_load && sla.requests_per_s) {
-    load_term(SlaTerm::requests_per_s, open_capacity ? e.capacity_requests_per_s : e.requests_per_s,
+    load_term(Term::requests_per_s, open_capacity ? e.capacity_requests_per_s : e.requests_per_s,
               *sla.requests_per_s);
   }
   if (rules.check_load && sla.output_tokens_per_s) {
-    load_term(SlaTerm::output_tokens_per_s,
+    load_term(Term::output_tokens_per_s,
               open_capacity ? e.capacity_output_tokens_per_s : e.output_tokens_per_s,
               *sla.output_tokens_per_s);
   }
@@ -180,25 +207,52 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   v.fits = e.memory.fits;
   v.memory_needed_bytes = e.memory.per_gpu_bytes;
   v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
-  Judging j{v, e};
-  if (!v.precision_supported) j.fail_once(RejectReason::precision_unsupported, 0.0, 0.0);
-  if (!v.link_known) j.fail_once(RejectReason::layout, 0.0, 0.0);
-  if (!v.fits) j.fail_once(RejectReason::does_not_fit, v.memory_needed_bytes, v.memory_usable_bytes);
+  Judging j{v, e.overloaded};
+  if (!v.precision_supported) j.fail_once(Term::precision, 0.0, 0.0);
+  if (!v.link_known) j.fail_once(Term::link, 0.0, 0.0);
+  if (!v.fits) j.fail_once(Term::memory, v.memory_needed_bytes, v.memory_usable_bytes);
   // Performance is only judged where it means something (the precision runs, the replica fits).
   if (!v.feasible()) return v;
 
-  latency_terms(j, sla, rules.bands);
-  load_terms(j, sla, rules);
+  latency_terms(j, e, sla, rules.bands);
+  load_terms(j, e, sla, rules);
   if (sla.budget_usd) {
     // Without a price the budget cannot be shown to hold: a miss, worded as the missing price.
-    j.add({SlaTerm::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
+    j.add({Term::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
            rules.price_known && e.usd_per_hour <= *sla.budget_usd},
-          rules.price_known ? RejectReason::budget : RejectReason::no_price);
+          rules.price_known ? Term::budget : Term::price);
   }
   if (rules.max_power_kw > 0.0) {
     // Unknown power (no TDP in the catalog) cannot be shown to meet a cap.
     const bool met = meets_power_cap(rules.power_kw * 1e3, rules.max_power_kw);
-    j.add({SlaTerm::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met}, RejectReason::power);
+    j.add({Term::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met});
+  }
+  return v;
+}
+
+Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known) {
+  Verdict v;
+  v.precision_supported = e.precision_supported;
+  // GPUs spread over a link the catalog gives no bandwidth for (MI325X, T4: no PCIe figure): the
+  // collectives have no finite time, so the run has none either.
+  v.link_known = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
+  v.fits = e.memory.fits;
+  v.memory_needed_bytes = e.memory.per_gpu_bytes;
+  v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
+  Judging j{v};
+  if (!v.precision_supported) j.fail_once(Term::precision, 0.0, 0.0);
+  if (!v.link_known) j.fail_once(Term::link, 0.0, 0.0);
+  if (!v.fits) j.fail_once(Term::memory, v.memory_needed_bytes, v.memory_usable_bytes);
+  if (!v.feasible()) return v;
+  if (sla.deadline_hours) {
+    const double hours = e.time_to_train_s / k_seconds_per_hour;
+    j.add({Term::deadline, hours, hours, *sla.deadline_hours, hours <= *sla.deadline_hours});
+  }
+  if (sla.budget_usd) {
+    // A budget cannot be shown to hold without a price: a miss, worded as the missing price.
+    const double usd = price_known ? e.usd_total : 0.0;
+    j.add({Term::budget, usd, usd, *sla.budget_usd, price_known && e.usd_total <= *sla.budget_usd},
+          price_known ? Term::budget : Term::price);
   }
   return v;
 }

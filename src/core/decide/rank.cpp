@@ -9,26 +9,6 @@ namespace {
 
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 
-// Rejections closer to passing sort first: a budget or throughput miss is nearer than a latency
-// miss, which is nearer than not fitting at all.
-int reason_order(RejectReason r) {
-  switch (r) {
-  case RejectReason::none: return 0;
-  case RejectReason::no_price: return 1;
-  case RejectReason::deadline: return 3;
-  case RejectReason::budget:
-  case RejectReason::power: return 2;
-  case RejectReason::throughput: return 3;
-  case RejectReason::e2e: return 4;
-  case RejectReason::tpot: return 5;
-  case RejectReason::ttft: return 6;
-  case RejectReason::does_not_fit: return 7;
-  case RejectReason::layout: return 8;
-  case RejectReason::precision_unsupported: return 9;
-  }
-  return 10;
-}
-
 bool layout_before(const Candidate& a, const Candidate& b, std::span<const Gpu> gpus) {
   const std::string& ga = gpus[a.gpu_index].id;
   const std::string& gb = gpus[b.gpu_index].id;
@@ -84,8 +64,9 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
                   std::span<const double> price_margins) {
   if (a.meets_sla != b.meets_sla) return a.meets_sla;
   if (!a.meets_sla) {
-    const int ra = reason_order(a.rejection.reason);
-    const int rb = reason_order(b.rejection.reason);
+    // Rejections closer to passing sort first (closeness, judge.hpp).
+    const int ra = closeness(a.rejection.term);
+    const int rb = closeness(b.rejection.term);
     if (ra != rb) return ra < rb;
     const double ca = a.rejection.limit > 0.0 ? a.rejection.value / a.rejection.limit : 0.0;
     const double cb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;

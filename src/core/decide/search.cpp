@@ -17,24 +17,6 @@ using detail::k_max_replicas;
 
 } // namespace
 
-const char* to_string(RejectReason reason) {
-  switch (reason) {
-  case RejectReason::none: return "none";
-  case RejectReason::precision_unsupported: return "precision_unsupported";
-  case RejectReason::layout: return "layout";
-  case RejectReason::does_not_fit: return "does_not_fit";
-  case RejectReason::ttft: return "ttft";
-  case RejectReason::tpot: return "tpot";
-  case RejectReason::e2e: return "e2e";
-  case RejectReason::throughput: return "throughput";
-  case RejectReason::budget: return "budget";
-  case RejectReason::no_price: return "no_price";
-  case RejectReason::deadline: return "deadline";
-  case RejectReason::power: return "power";
-  }
-  return "none";
-}
-
 bool runs_whole(const ModelSpec& model) {
   return model.kind == ModelKind::dit && model.image.denoiser == Denoiser::unet;
 }
@@ -374,7 +356,7 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
                               [](const Candidate& c) { return c.price_known; })) {
     for (Candidate& c : out.candidates) {
       c.meets_sla = false;
-      c.rejection = {RejectReason::no_price, 0.0, 0.0};
+      c.rejection = failed_term(Term::price);
       out.rejected.push_back(c);
     }
     out.candidates.clear();

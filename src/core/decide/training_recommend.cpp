@@ -1,10 +1,9 @@
 #include "rightsize/training_recommend.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
-#include "rightsize/units.hpp"
+#include "rightsize/judge.hpp"
 
 namespace rightsize {
 namespace {
@@ -17,23 +16,12 @@ double cost_key(const TrainingCandidate& c, std::span<const double> price_margin
   return c.estimate.usd_total * (1.0 + margin);
 }
 
-int order(RejectReason r) {
-  switch (r) {
-  case RejectReason::no_price: return 0; // meets every target; only the price is missing
-  case RejectReason::budget: return 1;
-  case RejectReason::deadline: return 2;
-  case RejectReason::does_not_fit: return 3;
-  case RejectReason::precision_unsupported: return 4;
-  default: return 5;
-  }
-}
-
 bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus,
             std::span<const double> margins) {
   if (a.meets != b.meets) return a.meets;
   if (!a.meets) {
-    if (order(a.rejection.reason) != order(b.rejection.reason))
-      return order(a.rejection.reason) < order(b.rejection.reason);
+    if (closeness(a.rejection.term) != closeness(b.rejection.term))
+      return closeness(a.rejection.term) < closeness(b.rejection.term);
     const double ra = a.rejection.limit > 0.0 ? a.rejection.value / a.rejection.limit : 0.0;
     const double rb = b.rejection.limit > 0.0 ? b.rejection.value / b.rejection.limit : 0.0;
     if (ra != rb) return ra < rb;
@@ -72,26 +60,8 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
       c.gpu_index = gi;
       c.price_known = prices[gi].usd_per_gpu_hour > 0.0;
       c.estimate = search_training_layout(model, workload, gpu, count, LayoutPins{}, config, prices[gi]);
-      const TrainingEstimate& e = c.estimate;
-      const double hours = e.time_to_train_s / k_seconds_per_hour;
-      if (!e.precision_supported) {
-        c.rejection = {RejectReason::precision_unsupported, 0.0, 0.0};
-      } else if (!e.link_known || !std::isfinite(e.time_to_train_s) || !std::isfinite(e.usd_total)) {
-        // GPUs spread over a link the catalog gives no bandwidth for (MI325X, T4: no PCIe figure):
-        // the collectives have no finite time. Rejected for the layout, as inference does.
-        c.rejection = {RejectReason::layout, 0.0, 0.0};
-      } else if (!e.memory.fits) {
-        c.rejection = {RejectReason::does_not_fit, e.memory.per_gpu_bytes, e.memory.usable_per_gpu_bytes};
-      } else if (sla.deadline_hours && hours > *sla.deadline_hours) {
-        c.rejection = {RejectReason::deadline, hours, *sla.deadline_hours};
-      } else if (sla.budget_usd && !c.price_known) {
-        // A budget cannot be shown to hold without a price.
-        c.rejection = {RejectReason::no_price, 0.0, *sla.budget_usd};
-      } else if (sla.budget_usd && e.usd_total > *sla.budget_usd) {
-        c.rejection = {RejectReason::budget, e.usd_total, *sla.budget_usd};
-      } else {
-        c.meets = true;
-      }
+      c.rejection = judge(c.estimate, sla, c.price_known).first;
+      c.meets = c.rejection.term == Term::none;
       (c.meets ? out.candidates : out.rejected).push_back(c);
     }
   }
@@ -101,7 +71,7 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
                    [](const TrainingCandidate& c) { return c.price_known; })) {
     for (TrainingCandidate& c : out.candidates) {
       c.meets = false;
-      c.rejection = {RejectReason::no_price, 0.0, 0.0};
+      c.rejection = failed_term(Term::price);
     }
     out.rejected.insert(out.rejected.end(), out.candidates.begin(), out.candidates.end());
     out.candidates.clear();
