@@ -63,24 +63,12 @@ long long cost_bucket(const DisaggCandidate& c) {
                                                                : std::numeric_limits<long long>::max();
 }
 
-// The order of the former RejectReason enum (this commit keeps output byte-identical).
-int legacy_order(Term t) {
-  switch (t) {
-  case Term::requests_per_s:
-  case Term::output_tokens_per_s: return 7;
-  case Term::budget: return 8;
-  case Term::price: return 9;
-  case Term::deadline: return 10;
-  case Term::power: return 11;
-  default: return static_cast<int>(t);
-  }
-}
-
 bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b, long long bucket_a, long long bucket_b) {
   if (a.meets_sla != b.meets_sla) return a.meets_sla;
   if (!a.meets_sla) {
-    if (legacy_order(a.verdict.first.term) != legacy_order(b.verdict.first.term))
-      return legacy_order(a.verdict.first.term) < legacy_order(b.verdict.first.term);
+    // Rejections closer to passing sort first, as in every search (closeness, judge.hpp).
+    if (closeness(a.verdict.first.term) != closeness(b.verdict.first.term))
+      return closeness(a.verdict.first.term) < closeness(b.verdict.first.term);
     const double ca = a.verdict.first.limit > 0.0 ? a.verdict.first.value / a.verdict.first.limit : 0.0;
     const double cb = b.verdict.first.limit > 0.0 ? b.verdict.first.value / b.verdict.first.limit : 0.0;
     if (ca != cb) return ca < cb;
