@@ -1,6 +1,7 @@
 #pragma once
 // The inference search behind `recommend` and `check`: GPUs × replica layouts × precision ×
 // concurrency × replicas, filtered with reasons and ranked (docs/methodology.md, "Search").
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -77,11 +78,50 @@ struct Recommendation {
   std::vector<Candidate> rejected;
 };
 
-/// Replica layouts to try for a GPU: tp·pp ∈ {1, 2, 4, 8, ...} within limits, TP inside a node
-/// dividing the attention heads, PP for what spans nodes; EP = TP for MoE models as an extra option.
-std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, const SearchPolicy& policy);
-/// The rule replica_layouts applies to one tp × pp (fit_layout applies it too).
+/// The rule of the layout space for one tp × pp: TP inside a node dividing the attention heads, PP no
+/// deeper than the layers and than twice the nodes unless TP fills the node, a whole-served model
+/// unsplit.
 bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp, const SearchPolicy& policy);
+
+/// The replica layouts one GPU type offers a model (docs/methodology.md "Search"): replicas of
+/// n = 1, 2, 4 … GPUs up to the policy's limits (GPUs per replica, nodes), each n split tp × pp by
+/// valid_replica_layout; for an MoE model EP over the TP group, and attention DP with EP over all n
+/// GPUs. The one space every search walks: recommend, the sweep and the disaggregated workers take
+/// all of it (replica_layouts), fit_layout its tp × pp splits, widest TP first. Visiting allocates
+/// nothing (the sweep's hot path).
+struct LayoutSpace {
+  const ModelSpec& model;
+  const Gpu& gpu;
+  const SearchPolicy& policy;
+
+  /// GPUs per node (at least 1).
+  [[nodiscard]] int node() const { return std::max(1, gpu.gpus_per_node); }
+  /// The largest replica: the policy's GPUs per replica within its nodes.
+  [[nodiscard]] int max_gpus() const {
+    return std::min(policy.max_gpus_per_replica, node() * std::max(1, policy.max_nodes));
+  }
+  /// EP across a TP group of `tp` GPUs is offered (vLLM --enable-expert-parallel).
+  [[nodiscard]] bool expert_tp(int tp) const {
+    return model.moe.experts > 0 && tp > 1 && model.moe.experts % tp == 0;
+  }
+  /// Attention DP + EP over `n` GPUs is offered (SGLang --enable-dp-attention, TensorRT-LLM ADP, vLLM
+  /// DP+EP; methodology §5.6).
+  [[nodiscard]] bool attention_dp(int n) const {
+    return model.moe.experts > 0 && n > 1 && model.moe.experts % n == 0;
+  }
+  /// Calls visit(tp, pp) for each valid split of `n` GPUs: TP ascending, or widest first.
+  template <class Visit> void each_split(int n, bool widest_tp_first, Visit&& visit) const {
+    const int top = std::min(n, node());
+    for (int tp = widest_tp_first ? top : 1; tp >= 1 && tp <= top; tp = widest_tp_first ? tp / 2 : tp * 2) {
+      const int pp = n / tp;
+      if (tp * pp == n && valid_replica_layout(model, gpu, tp, pp, policy)) visit(tp, pp);
+    }
+  }
+};
+
+/// Every layout of the space, smallest replica first: at each size the tp × pp splits (TP ascending),
+/// each followed by its EP = TP variant, then the attention-DP layout.
+std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, const SearchPolicy& policy);
 /// A model served whole, one GPU per replica: a UNet denoiser (diffusers, the TensorRT demo and
 /// MLPerf's harness run it unsplit; the estimator has no TP or PP split of its convolutions,
 /// methodology §3.7 "UNet denoiser").

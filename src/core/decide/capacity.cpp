@@ -77,7 +77,7 @@ CapacityPlan plan_capacity(const Candidate& c, const Sla& sla, const CapacityPol
   const double average = std::min(peak, sla.average_requests_per_s.value_or(peak));
   const double growth = std::max(1.0, sla.growth_factor.value_or(1.0));
   auto replicas_for = [&](double rps) {
-    return static_cast<int>(std::clamp(std::ceil(rps * headroom / per_replica), 1.0, d(k_max_replicas)));
+    return static_cast<int>(std::min(detail::copies_for_rate(rps, per_replica, headroom), d(k_max_replicas)));
   };
   plan.replicas_peak = c.replicas;
   // Open loop: replicas the search added beyond the load's to meet a latency percentile at the rate

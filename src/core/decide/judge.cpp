@@ -349,31 +349,30 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
   policy.max_gpus_per_replica = one_replica ? std::max(1, request.max_gpus_per_replica) : gpus;
   policy.max_nodes = one_replica ? std::max(1, request.max_nodes) : std::max(1, (gpus + node - 1) / node);
   // Fewer GPUs per replica first; at one size, the widest TP (NVLink inside the node beats a
-  // pipeline: PP adds a bubble per step and no memory bandwidth per token). Generated in that
-  // order without a list, so the sweep's hot path stays allocation-free.
+  // pipeline: PP adds a bubble per step and no memory bandwidth per token). The one layout space,
+  // visited without a list, so the sweep's hot path stays allocation-free.
   bool tried = false;
-  const int limit = std::min(policy.max_gpus_per_replica, node * policy.max_nodes);
+  const LayoutSpace space{model.model, q.gpu, policy};
   const int ep = std::max(1, request.ep);
   Deployment fallback;
-  for (int n = 1; n <= limit; n *= 2) {
+  for (int n = 1; n <= space.max_gpus() && !out.fits; n *= 2) {
     if (!one_replica && gpus % n != 0) continue;
-    for (int tp = std::min(n, node); tp >= 1; tp /= 2) {
-      const int pp = n / tp;
-      if (tp * pp != n || !valid_replica_layout(model.model, q.gpu, tp, pp, policy)) continue;
-      if (request.tp > 0 && tp != request.tp) continue;
-      if (request.pp > 0 && pp != request.pp) continue;
+    space.each_split(n, true, [&](int tp, int pp) {
+      if (out.fits) return;
+      if (request.tp > 0 && tp != request.tp) return;
+      if (request.pp > 0 && pp != request.pp) return;
       // EP spans the TP group of an MoE model (as replica_layouts offers it).
-      if (ep > 1 && !(ep == tp && model.model.moe.experts > 0 && model.model.moe.experts % tp == 0)) continue;
+      if (ep > 1 && !(ep == tp && space.expert_tp(tp))) return;
       const Deployment d{one_replica ? n : gpus, tp, pp, ep};
       if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
       tried = true;
       if (estimate_inference(model, q.workload, q.gpu, d, q.engine, nullptr, 0.0).memory.fits) {
         out.deployment = d;
         out.fits = true;
-        return out;
       }
-    }
+    });
   }
+  if (out.fits) return out;
   out.deployment = fallback;
   return tried ? out : unplaced_layout(q, request, out);
 }

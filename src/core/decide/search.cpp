@@ -35,26 +35,20 @@ bool valid_replica_layout(const ModelSpec& model, const Gpu& gpu, int tp, int pp
 
 std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, const SearchPolicy& policy) {
   std::vector<Deployment> out;
-  const int node = std::max(1, gpu.gpus_per_node);
-  const int limit = std::min(policy.max_gpus_per_replica, node * std::max(1, policy.max_nodes));
-  for (int n = 1; n <= limit; n *= 2) {
-    for (int tp = 1; tp <= n && tp <= node; tp *= 2) {
-      const int pp = n / tp;
-      if (!valid_replica_layout(model, gpu, tp, pp, policy)) continue;
+  const LayoutSpace space{model, gpu, policy};
+  for (int n = 1; n <= space.max_gpus(); n *= 2) {
+    space.each_split(n, false, [&](int tp, int pp) {
       Deployment dep;
       dep.tp = tp;
       dep.pp = pp;
       dep.gpus = n;
       out.push_back(dep);
-      if (model.moe.experts > 0 && tp > 1 && model.moe.experts % tp == 0) {
-        dep.ep = tp; // expert parallel across the TP group (vLLM --enable-expert-parallel)
+      if (space.expert_tp(tp)) {
+        dep.ep = tp;
         out.push_back(dep);
       }
-    }
-    // Attention data parallel + expert parallel (SGLang --enable-dp-attention, TensorRT-LLM ADP,
-    // vLLM DP+EP): one attention rank per GPU, experts split over all n GPUs, across nodes when
-    // the policy allows them (wide EP; methodology §5.6).
-    if (model.moe.experts > 0 && n > 1 && model.moe.experts % n == 0) {
+    });
+    if (space.attention_dp(n)) {
       Deployment dep;
       dep.gpus = n;
       dep.attention_dp = n;
