@@ -66,6 +66,9 @@ struct ValidationCase {
   double measured = 0.0;   ///< in the unit of `kind`
   bool scored = true;      ///< false: reported but excluded from metrics and fits
   std::string model_class; ///< "dense-small" (< 20 B), "dense-large", "moe"
+  /// Cases with the same nonzero group share every input but the figure (the TTFT, TPOT and
+  /// throughput of one measured run): a fit predicts them from one estimate. 0 = none.
+  std::size_t inputs_group = 0;
 };
 
 /// Model class used to widen bands: "moe", "dense-large" (≥ 20 B parameters) or "dense-small".

@@ -37,13 +37,14 @@ double value_of(const GpuEfficiency& e, Factor f) {
   return slot(copy, f);
 }
 
-double predict_ready(const Ready& r, const EngineConfig& engine) {
-  const ValidationCase& c = *r.c;
-  if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory ||
-      c.kind == FigureKind::memory)
-    return predict_case(c, r.gpu, engine);
-  const InferenceEstimate e = estimate_inference(r.pm, c.workload, r.gpu, c.deployment, engine, nullptr, 0.0);
-  switch (c.kind) {
+bool inference_figure(FigureKind kind) {
+  return kind != FigureKind::training_throughput && kind != FigureKind::training_memory &&
+         kind != FigureKind::memory;
+}
+
+// The case's figure from its inference estimate.
+double figure_of(FigureKind kind, const InferenceEstimate& e) {
+  switch (kind) {
   case FigureKind::throughput: return e.output_tokens_per_s;
   case FigureKind::ttft: return e.ttft_s;
   case FigureKind::tpot: return e.tpot_s;
@@ -53,15 +54,36 @@ double predict_ready(const Ready& r, const EngineConfig& engine) {
   }
 }
 
+InferenceEstimate estimate_ready(const Ready& r, const EngineConfig& engine) {
+  return estimate_inference(r.pm, r.c->workload, r.gpu, r.c->deployment, engine, nullptr, 0.0);
+}
+
+double predict_ready(const Ready& r, const EngineConfig& engine) {
+  const ValidationCase& c = *r.c;
+  if (!inference_figure(c.kind)) return predict_case(c, r.gpu, engine);
+  return figure_of(c.kind, estimate_ready(r, engine));
+}
+
 // Σ |log(predicted / measured)| over `set`, after `set_up` has set each case's efficiency. The L1
 // loss (a median-type fit) keeps one case the model cannot describe from dragging a factor for all
-// others.
+// others. Consecutive cases of one inputs group (one run's figures, set up alike) share one estimate.
 template <class SetUp>
 double log_loss(std::vector<Ready*>& set, const EngineConfig& engine, const SetUp& set_up) {
   double sum = 0.0;
+  std::size_t last_group = 0;
+  InferenceEstimate last;
   for (Ready* r : set) {
     set_up(*r);
-    const double p = predict_ready(*r, engine);
+    double p = 0.0;
+    if (!inference_figure(r->c->kind)) {
+      p = predict_ready(*r, engine);
+    } else {
+      if (r->c->inputs_group == 0 || r->c->inputs_group != last_group) {
+        last = estimate_ready(*r, engine);
+        last_group = r->c->inputs_group;
+      }
+      p = figure_of(r->c->kind, last);
+    }
     sum += p > 0.0 && std::isfinite(p) ? std::fabs(std::log(p / r->c->measured)) : 10.0;
   }
   return sum;

@@ -42,8 +42,10 @@ std::vector<ValidationCase> cases_outside(const std::vector<StackRun>& runs,
   std::vector<ValidationCase> out;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (fold[i] == skip) continue;
-    for (ValidationCase& c : stack_cases(runs[i]))
+    for (ValidationCase& c : stack_cases(runs[i])) {
+      c.inputs_group = i + 1; // one run's figures share its inputs
       out.push_back(std::move(c));
+    }
   }
   return out;
 }
