@@ -274,6 +274,12 @@ InferenceEstimate estimate_inference(const PreparedModel& model, const Inference
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price);
 
+/// estimate_inference(model, workload, gpu, deployment, engine, nullptr, {}).memory.fits, without the
+/// timing when the concurrency is given in closed loop (fit_layout asks it of every layout it tries;
+/// the sweep's hot path). Pure and allocation-free.
+bool fits_in_memory(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
+                    const Deployment& deployment, const EngineConfig& engine);
+
 /// ln(multiplier) of a residual term at ln(concurrency) and ln(input tokens) (already clamped).
 double residual_log(const ResidualTerm& term, double ln_concurrency, double ln_input);
 

@@ -43,3 +43,34 @@ TEST_CASE("layout space: replica_layouts adds EP and attention DP for an MoE mod
   CHECK((all[3].tp == 2 && all[3].ep == 2));
   CHECK((all[4].attention_dp == 2 && all[4].ep == 2 && all[4].tp == 1));
 }
+
+TEST_CASE("fits_in_memory: the full estimate's memory verdict, without the timing", "[core][search]") {
+  const PreparedModel pm = prepare_model(llama31_70b(), Precision{});
+  const Gpu gpu = h100_sxm();
+  const EngineConfig engine;
+  int compared = 0;
+  int fitting = 0;
+  for (int tp : {1, 2, 4, 8}) {
+    for (std::int64_t concurrency : {0, 1, 64, 4096}) {
+      for (bool open : {false, true}) {
+        InferenceWorkload w;
+        w.input_tokens = 4096;
+        w.output_tokens = 512;
+        w.concurrency = concurrency;
+        if (open) {
+          w.arrival = Arrival::poisson;
+          w.request_rate_per_s = 2.0;
+        }
+        const Deployment dep{tp, tp, 1, 1};
+        const bool full = estimate_inference(pm, w, gpu, dep, engine, nullptr, GpuPrice{}).memory.fits;
+        CHECK(fits_in_memory(pm, w, gpu, dep, engine) == full);
+        ++compared;
+        fitting += full ? 1 : 0;
+      }
+    }
+  }
+  REQUIRE(compared == 32);
+  // Both verdicts occur: 70B bf16 (141 GB of weights) does not fit one 80 GB GPU, and fits eight.
+  CHECK(fitting > 0);
+  CHECK(fitting < compared);
+}

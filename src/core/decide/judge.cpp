@@ -303,8 +303,7 @@ LayoutChoice pinned_layout(const LayoutQuery& q, const LayoutRequest& request, i
     out.issue = LayoutIssue::heads_not_divisible;
     return out;
   }
-  out.fits =
-      estimate_inference(q.model, q.workload, q.gpu, out.deployment, q.engine, nullptr, 0.0).memory.fits;
+  out.fits = fits_in_memory(q.model, q.workload, q.gpu, out.deployment, q.engine);
   return out;
 }
 
@@ -366,7 +365,7 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
       const Deployment d{one_replica ? n : gpus, tp, pp, ep};
       if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
       tried = true;
-      if (estimate_inference(model, q.workload, q.gpu, d, q.engine, nullptr, 0.0).memory.fits) {
+      if (fits_in_memory(model, q.workload, q.gpu, d, q.engine)) {
         out.deployment = d;
         out.fits = true;
       }

@@ -349,11 +349,14 @@ void set_cost(const Deployment& dep, const GpuPrice& price, InferenceEstimate& e
     est.usd_per_request = est.usd_per_hour / k_seconds_per_hour / est.capacity_requests_per_s;
 }
 
-// estimate_inference; with `step_only`, a closed loop at a given concurrency returns as soon as its
-// decode_step_s is known (closed_decode_step_s).
+// How much of the estimate a caller needs: a closed loop at a given concurrency can stop once its
+// decode step (closed_decode_step_s) or its memory verdict (fits_in_memory) is known.
+enum class Stop : std::uint8_t { full, decode_step, memory };
+
+// estimate_inference, up to `stop`.
 InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
                            const Deployment& dep, const EngineConfig& engine_in, const Sla* sla,
-                           const GpuPrice& price, bool step_only) {
+                           const GpuPrice& price, Stop stop) {
   InferenceEstimate est;
   // The arrival rate is the deployment's; each replica carries its share.
   // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
@@ -377,7 +380,12 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const double max_conc = budget.max_conc;
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
   const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
-  if (step_only && s.decoder && w.concurrency > 0 && !open_arrivals) {
+  if (stop == Stop::memory && w.concurrency > 0 && !(s.decoder && open_arrivals)) {
+    // The memory verdict at the given batch: the same settle_memory the full estimate makes below.
+    settle_memory(in, s, budget, std::ceil(d(w.concurrency) / adp - 1e-9), est.memory);
+    return est;
+  }
+  if (stop == Stop::decode_step && s.decoder && w.concurrency > 0 && !open_arrivals) {
     // The step evaluate() below would report: the closed loop's decode of the busiest rank's batch.
     const double rank_batch = std::ceil(d(w.concurrency) / adp - 1e-9);
     est.decode_step_s = closed_decode_step(s, w, rank_batch, std::max(1.0, max_conc)).total_s;
@@ -415,7 +423,7 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     closed.arrival = Arrival::closed_loop;
     closed.request_rate_per_s = 0.0;
     closed.concurrency = 0;
-    hold_estimate_to_capacity(est, estimate(pm, closed, gpu, dep, engine_in, nullptr, price, false));
+    hold_estimate_to_capacity(est, estimate(pm, closed, gpu, dep, engine_in, nullptr, price, Stop::full));
   }
   est.bound = bound_of(s, est.memory, pt);
   set_cost(dep, price, est);
@@ -427,7 +435,12 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
 InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& dep, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price) {
-  return estimate(pm, workload, gpu, dep, engine, sla, price, false);
+  return estimate(pm, workload, gpu, dep, engine, sla, price, Stop::full);
+}
+
+bool fits_in_memory(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
+                    const Deployment& dep, const EngineConfig& engine) {
+  return estimate(pm, workload, gpu, dep, engine, nullptr, GpuPrice{}, Stop::memory).memory.fits;
 }
 
 double closed_decode_step_s(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
@@ -436,7 +449,7 @@ double closed_decode_step_s(const PreparedModel& pm, const InferenceWorkload& wo
   w.arrival = Arrival::closed_loop;
   w.request_rate_per_s = 0.0;
   w.concurrency = std::max<std::int64_t>(1, w.concurrency);
-  return estimate(pm, w, gpu, dep, engine, nullptr, GpuPrice{}, true).decode_step_s;
+  return estimate(pm, w, gpu, dep, engine, nullptr, GpuPrice{}, Stop::decode_step).decode_step_s;
 }
 
 } // namespace rightsize
