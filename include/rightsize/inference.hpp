@@ -269,7 +269,8 @@ struct InferenceEstimate {
 
 /// Estimates one deployment at `workload.concurrency` (0 = auto: the highest-throughput concurrency
 /// that fits and, when `sla` is given, meets its latency targets). The price may be unknown (0); its
-/// instance shapes decide the GPUs billed (bill_instances). Pure and allocation-free.
+/// instance shapes decide the GPUs billed (bill_instances). Pure and allocation-free (one exception: an
+/// EAGLE-3 draft_path longer than the short-string buffer is copied with the workload).
 InferenceEstimate estimate_inference(const PreparedModel& model, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price);

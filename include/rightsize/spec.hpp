@@ -1,5 +1,7 @@
 #pragma once
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,13 +34,35 @@ enum class EngineKind : std::uint8_t { vllm, sglang, trtllm };
 enum class SpeculativeMethod : std::uint8_t { none, mtp, eagle3, ngram };
 const char* to_string(SpeculativeMethod value);
 
+/// One rate per drafted token, at most 16 (draft_tokens ≤ 16): a fixed array, so copying a workload
+/// allocates nothing (the estimator copies it per estimate, the sweep per point).
+struct PositionRates {
+  static constexpr std::size_t k_capacity = 16;
+  std::array<double, k_capacity> rates{};
+  std::size_t count = 0;
+  PositionRates() = default;
+  PositionRates(std::initializer_list<double> values) {
+    for (const double v : values)
+      push_back(v);
+  }
+  [[nodiscard]] bool empty() const { return count == 0; }
+  [[nodiscard]] std::size_t size() const { return count; }
+  [[nodiscard]] const double* begin() const { return rates.data(); }
+  [[nodiscard]] const double* end() const { return rates.data() + count; }
+  /// Rates past the capacity are dropped (the spec reader refuses more than 16 drafted tokens).
+  void push_back(double rate) {
+    if (count < k_capacity) rates[count++] = rate;
+  }
+  void clear() { count = 0; }
+};
+
 struct Speculative {
   SpeculativeMethod method = SpeculativeMethod::none;
   int draft_tokens = 0;         ///< k, tokens drafted per verification step
   double acceptance_rate = 0.0; ///< a, the probability each drafted token is accepted (i.i.d.)
   /// a_i: the chance the i-th drafted token is accepted once the ones before it were (acceptance
   /// falls with the position); empty = `acceptance_rate` at every position. k values when given.
-  std::vector<double> acceptance_by_position;
+  PositionRates acceptance_by_position;
   /// EAGLE-3: the draft head's Hugging Face id or path, for the engines' flags (--emit); "" = not given.
   std::string draft_path;
   /// "use": "auto": `recommend` evaluates every layout with and without it and keeps the variant

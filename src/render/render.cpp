@@ -162,7 +162,8 @@ nlohmann::json load_json(const InferenceWorkload& w, const std::string& engine_n
                           {"acceptance_rate", round_sig(w.speculative.acceptance_rate)},
                           {"tokens_per_step", round_sig(w.speculative.tokens_per_step())}};
     if (!w.speculative.acceptance_by_position.empty())
-      out["speculative"]["acceptance_by_position"] = w.speculative.acceptance_by_position;
+      out["speculative"]["acceptance_by_position"] = std::vector<double>(
+          w.speculative.acceptance_by_position.begin(), w.speculative.acceptance_by_position.end());
   }
   return out;
 }
