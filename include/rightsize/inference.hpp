@@ -187,6 +187,10 @@ double moe_routing_bytes_per_token(const PreparedModel& pm, double attention_dp,
 /// Derives a PreparedModel (copies `model`).
 PreparedModel prepare_model(const ModelSpec& model, const Precision& precision);
 
+/// The shape a separate draft model is costed by (speculative method draft_model, methodology §3.8):
+/// its weights, FLOPs and KV per token at `precision`, its layers and KV heads. Pure.
+DraftModel draft_model_of(const ModelSpec& model, const Precision& precision);
+
 /// Performance and memory at one concurrency (per replica) for one deployment.
 struct InferenceEstimate {
   MemoryEstimate memory;

@@ -31,7 +31,7 @@ enum class EngineKind : std::uint8_t { vllm, sglang, trtllm };
 /// model verifies them and the k + 1 positions in one forward pass. mtp: DeepSeek's multi-token
 /// prediction module (one decoder layer + the shared output head) [DSV3]; eagle3: an EAGLE-3 draft
 /// head (one decoder layer + the output head) [EAGLE3]; ngram: prompt-lookup drafting, no GPU work.
-enum class SpeculativeMethod : std::uint8_t { none, mtp, eagle3, ngram };
+enum class SpeculativeMethod : std::uint8_t { none, mtp, eagle3, ngram, draft_model };
 const char* to_string(SpeculativeMethod value);
 
 /// One rate per drafted token, at most 16 (draft_tokens ≤ 16): a fixed array, so copying a workload
@@ -56,6 +56,16 @@ struct PositionRates {
   void clear() { count = 0; }
 };
 
+/// A separate draft model (method draft_model, methodology §3.8): what its passes read and compute and
+/// what it keeps, from its own model spec at the served precision (the spec reader fills it).
+struct DraftModel {
+  double weight_bytes = 0.0;       ///< all its weights, whole model
+  double flops_per_token = 0.0;    ///< matmul FLOPs per token, head included (2·N)
+  double kv_bytes_per_token = 0.0; ///< its KV per token, all its attention layers, whole model width
+  double layers = 0.0;             ///< decoder layers (each pays the engine's layer overhead)
+  double kv_heads = 0.0;           ///< KV heads: TP shards its KV over at most this many GPUs
+};
+
 struct Speculative {
   SpeculativeMethod method = SpeculativeMethod::none;
   int draft_tokens = 0;         ///< k, tokens drafted per verification step
@@ -63,8 +73,10 @@ struct Speculative {
   /// a_i: the chance the i-th drafted token is accepted once the ones before it were (acceptance
   /// falls with the position); empty = `acceptance_rate` at every position. k values when given.
   PositionRates acceptance_by_position;
-  /// EAGLE-3: the draft head's Hugging Face id or path, for the engines' flags (--emit); "" = not given.
+  /// EAGLE-3's draft head or the draft model's Hugging Face id or path, for the engines' flags (--emit);
+  /// "" = not given.
   std::string draft_path;
+  DraftModel draft; ///< method draft_model: the drafter's shape
   /// "use": "auto": `recommend` evaluates every layout with and without it and keeps the variant
   /// that ranks first (it stops paying once verification makes the step compute-bound); false =
   /// always on.

@@ -138,13 +138,23 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   check_served_kind(model.model, a.engine, a.what);
   // EAGLE-3 serves a separate draft head: the engines need its checkpoint (docs/deploy.md).
   const Speculative& sp = a.plan.speculative;
-  if (sp.method == SpeculativeMethod::eagle3 && sp.draft_path.empty()) {
-    throw Error(ErrorKind::usage, "--emit", "",
-                "the spec's workload.speculative is EAGLE-3 without draft_path: the engines load the draft "
-                "head from it; add the head's Hugging Face id or path to workload.speculative.draft_path");
+  const bool separate_drafter =
+      sp.method == SpeculativeMethod::eagle3 || sp.method == SpeculativeMethod::draft_model;
+  if (separate_drafter && sp.draft_path.empty()) {
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        fmt::format("the spec's workload.speculative is {} without draft_path: the engines load the "
+                    "drafter from it; add its Hugging Face id or path to workload.speculative.draft_path",
+                    sp.method == SpeculativeMethod::eagle3 ? "EAGLE-3" : "a draft model with no hf_id"));
   }
-  if (sp.method == SpeculativeMethod::eagle3)
-    check_artifact_text("workload.speculative.draft_path", sp.draft_path, false);
+  if (separate_drafter) check_artifact_text("workload.speculative.draft_path", sp.draft_path, false);
+  // vLLM's V1 engine of the pinned v0.11 line raises NotImplementedError for a separate draft model
+  // (engine/arg_utils.py _is_v1_supported_oracle); later releases add it (docs/deploy.md).
+  if (sp.method == SpeculativeMethod::draft_model && a.engine == Engine::vllm) {
+    throw Error(ErrorKind::usage, "--emit", "",
+                "vLLM v0.11 does not run a separate draft model (its V1 engine raises NotImplementedError); "
+                "emit sglang or trtllm, or draft with eagle3 or ngram");
+  }
   // The engine loads a Hugging Face id or a path: a preset serves its checkpoint's repository
   // (data/models/<id>.json "hf_id"), anything else its model name, which --model-path should replace.
   a.model_path_defaulted = o.model_path.empty();

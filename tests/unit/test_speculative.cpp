@@ -94,3 +94,35 @@ TEST_CASE("workload.speculative: acceptance or mean accepted tokens, no default"
       {"method", "mtp"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6}}};
   CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error); // k rates
 }
+
+TEST_CASE("a separate draft model: its weights, KV and passes", "[core][speculative]") {
+  // A 1B-class drafter (Llama-3.2-1B's shape): 16 layers, 8 KV heads of 64 → KV per token =
+  // 16 × 2 × 8 × 64 × 2 B = 32,768 B.
+  ModelSpec small = llama31_8b();
+  small.layers = 16;
+  small.hidden_size = 2048;
+  small.head_dim = 64;
+  small.ffn_size = 8192;
+  const DraftModel draft = draft_model_of(small, Precision{});
+  CHECK(draft.kv_bytes_per_token == Approx(32768.0));
+  CHECK(draft.layers == 16.0);
+  CHECK(draft.kv_heads == 8.0);
+  CHECK(draft.weight_bytes == Approx(prepare_model(small, Precision{}).weight_bytes_total));
+
+  // Llama-3.1-70B on 4 H100s (TP4), 16 clients of 1024 in / 256 out: the drafter adds a quarter of
+  // its weights per GPU and, per sequence, its KV at the 1,280-token context split over
+  // min(4, 8) = 4 GPUs: 16 × 32,768 × 1,280 / 4 = 167,772,160 B.
+  const PreparedModel target = prepare_model(llama31_70b(), Precision{});
+  const Deployment tp4{4, 4, 1, 1};
+  InferenceWorkload w = closed_loop(1024, 256, 16);
+  const InferenceEstimate off = estimate_inference(target, w, h100_sxm(), tp4, EngineConfig{}, nullptr, 0.0);
+  w.speculative = spec(SpeculativeMethod::draft_model, 4, 0.6);
+  w.speculative.draft = draft;
+  const InferenceEstimate on = estimate_inference(target, w, h100_sxm(), tp4, EngineConfig{}, nullptr, 0.0);
+  CHECK(on.memory.weights_bytes - off.memory.weights_bytes == Approx(draft.weight_bytes / 4.0));
+  CHECK(on.memory.kv_cache_bytes - off.memory.kv_cache_bytes == Approx(167772160.0));
+  // E = (1 − 0.6^5) / 0.4 = 2.306 tokens per step; the drafter's 4 passes cost far less than what
+  // the 70B model's saved steps do at this batch.
+  CHECK(on.tpot_s < off.tpot_s / 1.3);
+  CHECK(on.tpot_s > off.tpot_s / 2.306);
+}

@@ -135,8 +135,12 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   // An MTP module or EAGLE-3 head is one more decoder layer (methodology §3.8): a layer's share of
   // the resident weights; its output head is the model's.
   const SpeculativeMethod spec = in.w.speculative.method;
+  const DraftModel& draft = in.w.speculative.draft;
   if (s.decoder && (spec == SpeculativeMethod::mtp || spec == SpeculativeMethod::eagle3))
     mem.weights_bytes += s.weights_gpu_bytes / std::max(1.0, d(m.layers));
+  // A separate draft model is served TP-sharded beside the target (vLLM's draft_tensor_parallel_size
+  // defaults to the target's; SGLang runs the draft worker on the same TP group).
+  if (s.decoder && spec == SpeculativeMethod::draft_model) mem.weights_bytes += draft.weight_bytes / s.t;
   // Multi-LoRA: the engine's max_active adapter slots of the largest rank (methodology §3.10).
   if (in.w.lora.enabled()) mem.weights_bytes += d(in.w.lora.max_active) * s.lora_bytes / s.p;
   Budget b{};
@@ -156,6 +160,9 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   // stage that holds it (methodology §3.8).
   if (s.decoder && (spec == SpeculativeMethod::mtp || spec == SpeculativeMethod::eagle3))
     b.per_seq_kv += pm.kv_bytes_per_token_layer * s.kv_fraction * context;
+  // A draft model keeps its own KV of every sequence: all its layers, sharded over min(t, its KV heads).
+  if (s.decoder && spec == SpeculativeMethod::draft_model)
+    b.per_seq_kv += draft.kv_bytes_per_token * context / draft_kv_shards(draft, s.t);
   const double kv_budget =
       mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
   b.kv_budget_bytes = kv_budget;

@@ -2,6 +2,7 @@
 // Internals shared by the inference estimator's files (inference_setup.cpp: the setup;
 // inference.cpp: memory, the concurrency search, the figures; inference_phases.cpp: phase times;
 // inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
+#include <algorithm>
 #include <cstdint>
 
 #include "core/numeric.hpp"
@@ -98,6 +99,10 @@ double lora_distinct(const Setup& s, double batch);
 
 /// KV bytes one sequence of context c holds on one GPU (inference.cpp).
 double seq_kv_bytes_gpu(const Setup& s, double c);
+/// GPUs a draft model's KV is split over: TP shards its KV heads, replicating them beyond (§3.8).
+inline double draft_kv_shards(const DraftModel& draft, double tp) {
+  return std::max(1.0, std::min(tp, draft.kv_heads));
+}
 /// Fixed GPU time of a forward pass: L·t_layer + L_moe·t_moe (inference_phases.cpp).
 double layer_overhead_s(const Setup& s);
 /// Extra fixed time of a forward pass that carries prompt tokens (inference_phases.cpp).

@@ -171,6 +171,23 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
   return r;
 }
 
+// A separate draft model's k sequential passes (methodology §3.8): each reads the draft's weights
+// (TP-sharded) and its KV of every sequence at the mean context, computes 2·N_draft FLOPs per token,
+// all-reduces like the target in proportion to its layers, and pays the engine's layer overhead per
+// draft layer; the passes run inside the verification round's step (as MTP and EAGLE-3 below).
+PhaseTime draft_model_time(const Setup& s, double bm, double mean_context) {
+  PhaseTime r;
+  const Speculative& sp = *s.speculative;
+  const DraftModel& dm = sp.draft;
+  const double k = d(sp.draft_tokens);
+  const double kv = bm * dm.kv_bytes_per_token * mean_context / draft_kv_shards(dm, s.t);
+  r.memory_s = k * (dm.weight_bytes / s.t + kv) / s.bandwidth_bytes_per_s;
+  r.compute_s = k * bm * dm.flops_per_token / s.t / s.compute_flops_per_s;
+  r.comm_s = k * tp_comm_s(s, bm) * dm.layers / std::max(1.0, d(s.m->layers));
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + k * dm.layers * s.engine->layer_overhead_s;
+  return r;
+}
+
 // The drafter's k sequential passes of one speculative step, each over bm tokens (methodology
 // §3.8): MTP and EAGLE-3 run one decoder layer and the output head per drafted token, at the
 // model's per-layer bytes and FLOPs (routed experts as the batch touches them), reading the draft
@@ -181,6 +198,7 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
 PhaseTime draft_time(const Setup& s, double bm, double mean_context) {
   PhaseTime r;
   const Speculative& sp = *s.speculative;
+  if (sp.method == SpeculativeMethod::draft_model) return draft_model_time(s, bm, mean_context);
   if (sp.method != SpeculativeMethod::mtp && sp.method != SpeculativeMethod::eagle3) return r;
   const PreparedModel& pm = *s.pm;
   const double layers = std::max(1.0, d(s.m->layers));

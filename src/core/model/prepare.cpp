@@ -133,4 +133,19 @@ PreparedModel prepare_model(const ModelSpec& m, const Precision& precision) {
   return pm;
 }
 
+// A draft model's shape (methodology §3.8): its whole weights, its matmul FLOPs per token and its KV
+// per token over every attention layer (a sliding window's layers kept whole: draft models are small
+// dense decoders with short contexts), from the same preparation as any served model.
+DraftModel draft_model_of(const ModelSpec& model, const Precision& precision) {
+  const PreparedModel pm = prepare_model(model, precision);
+  DraftModel d;
+  d.weight_bytes = pm.weight_bytes_total;
+  d.flops_per_token = pm.mm_flops_per_token;
+  d.kv_bytes_per_token =
+      pm.kv_bytes_per_token_layer * static_cast<double>(pm.full_attention_layers + pm.sliding_layers);
+  d.layers = static_cast<double>(model.layers);
+  d.kv_heads = static_cast<double>(model.kv_heads);
+  return d;
+}
+
 } // namespace rightsize

@@ -11,6 +11,7 @@ const char* to_string(SpeculativeMethod value) {
   case SpeculativeMethod::mtp: return "mtp";
   case SpeculativeMethod::eagle3: return "eagle3";
   case SpeculativeMethod::ngram: return "ngram";
+  case SpeculativeMethod::draft_model: return "draft_model";
   }
   return "none";
 }

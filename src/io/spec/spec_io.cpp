@@ -12,6 +12,7 @@
 #include "io/spec/model_io.hpp"
 #include "io/spec/workload_io.hpp"
 #include "rightsize/image.hpp"
+#include "rightsize/inference.hpp"
 #include "rightsize/text.hpp"
 #include "rightsize/training.hpp"
 
@@ -283,6 +284,25 @@ void reject_other_mode_slas(const JsonReader& s, WorkloadMode mode) {
   }
 }
 
+// workload.speculative.draft_model (method draft_model, methodology §3.8): the drafter, given as the
+// spec's own model is (preset, hf_config, checkpoint or architecture), served at the spec's precision.
+// Engines verify drafted tokens against the target's, so the two share a vocabulary.
+void read_draft_model(const JsonReader& draft, const ModelContext& context, Spec& spec) {
+  const ResolvedModel resolved = resolve_model(draft, context);
+  if (resolved.model.kind != ModelKind::decoder) draft.fail("expected a text decoder to draft with");
+  if (resolved.model.vocab_size != spec.model.vocab_size) {
+    draft.fail(
+        fmt::format("expected the target's vocabulary ({} tokens): the engine checks the draft's tokens "
+                    "against the target's, got {}",
+                    spec.model.vocab_size, resolved.model.vocab_size));
+  }
+  Speculative& sp = spec.inference.speculative;
+  sp.draft = draft_model_of(resolved.model, spec.precision);
+  if (sp.draft_path.empty()) sp.draft_path = resolved.model.hf_id;
+  spec.assumptions.push_back(
+      fmt::format("draft model {} served at the target's precision, TP-sharded like it", resolved.origin));
+}
+
 } // namespace
 
 Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
@@ -320,6 +340,10 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
                                    : "precision not given: bf16");
   }
   parse_workload(root, spec);
+  if (spec.mode == WorkloadMode::inference &&
+      spec.inference.speculative.method == SpeculativeMethod::draft_model)
+    read_draft_model(root.at("workload").at("speculative").at("draft_model"),
+                     ModelContext{base_dir, models_dir, true}, spec);
   if (auto w = root.find("workload"); w && spec.mode == WorkloadMode::inference)
     reject_beyond_context_window(*w, spec);
   if (auto s = root.find("sla")) {

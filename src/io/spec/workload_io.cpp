@@ -94,25 +94,30 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
     v.fail("expected an object: \"use\": \"auto\" goes inside it with the method, draft_tokens and an "
            "acceptance (the gain depends on an acceptance that has no default)");
   v.expect_keys({"method", "draft_tokens", "acceptance_rate", "mean_accepted_tokens",
-                 "acceptance_by_position", "draft_path", "use"});
+                 "acceptance_by_position", "draft_path", "draft_model", "use"});
   if (spec.model.kind != ModelKind::decoder) v.fail("expected only for a text model's decoding");
   Speculative out;
   const JsonReader method = v.at("method");
   const std::string m = method.as_choice({"mtp", "eagle3", "ngram", "draft_model"});
-  if (m == "draft_model") {
-    method.fail("a separate draft model is not modelled yet (its own weights, KV and steps); use mtp, eagle3 "
-                "or ngram");
-  }
-  out.method = m == "mtp"      ? SpeculativeMethod::mtp
-               : m == "eagle3" ? SpeculativeMethod::eagle3
-                               : SpeculativeMethod::ngram;
+  out.method = m == "mtp"           ? SpeculativeMethod::mtp
+               : m == "eagle3"      ? SpeculativeMethod::eagle3
+               : m == "draft_model" ? SpeculativeMethod::draft_model
+                                    : SpeculativeMethod::ngram;
+  // The draft model itself is resolved with the spec's model sources (spec_io.cpp, read_draft_model).
+  if (const auto draft = v.find("draft_model"); draft && out.method != SpeculativeMethod::draft_model)
+    draft->fail("expected only with method \"draft_model\"");
+  if (out.method == SpeculativeMethod::draft_model && !v.find("draft_model"))
+    v.fail("expected draft_model: the drafter's model, as the spec's model is given ({\"preset\": ...}, "
+           "{\"hf_config\": ...} or its architecture)");
   out.draft_tokens = static_cast<int>(v.at("draft_tokens").as_int(1, 16));
   if (auto use = v.find("use")) out.automatic = use->as_choice({"always", "auto"}) == "auto";
   if (const auto path = v.find("draft_path")) {
-    if (out.method != SpeculativeMethod::eagle3)
-      path->fail("expected only with method \"eagle3\" (MTP's module is in the checkpoint; n-gram has none)");
+    if (out.method != SpeculativeMethod::eagle3 && out.method != SpeculativeMethod::draft_model)
+      path->fail(
+          "expected only with method \"eagle3\" or \"draft_model\" (MTP's module is in the checkpoint; "
+          "n-gram has none)");
     out.draft_path = path->as_string();
-    if (out.draft_path.empty()) path->fail("expected the EAGLE-3 head's Hugging Face id or path, got \"\"");
+    if (out.draft_path.empty()) path->fail("expected the draft's Hugging Face id or path, got \"\"");
   }
   read_acceptance(v, out);
   return out;

@@ -6,8 +6,11 @@
 //   docs/advanced_features/speculative_decoding.md): --speculative-algorithm EAGLE for an MTP
 //   checkpoint (NEXTN is its alias), EAGLE3 with --speculative-draft-model-path, NGRAM; with top-k 1
 //   --speculative-num-draft-tokens = steps + 1.
+//   A separate draft model is STANDALONE with --speculative-draft-model-path (no DP attention).
 // - TensorRT-LLM (tensorrt_llm/llmapi/llm_args.py MTPDecodingConfig, EagleDecodingConfig,
-//   NGramDecodingConfig): speculative_config with decoding_type MTP / Eagle / NGram.
+//   NGramDecodingConfig, DraftTargetDecodingConfig): speculative_config with decoding_type MTP /
+//   Eagle / NGram / DraftTarget (from_dict's key; the draft as speculative_model_dir).
+// - vLLM v0.11 runs no separate draft model: the artifact planner refuses it (deploy_artifact.cpp).
 #include "render/emit/speculative_flags.hpp"
 
 #include <fmt/format.h>
@@ -41,15 +44,17 @@ FlagSet speculative_flags(app::Engine engine, const Speculative& sp) {
       j["prompt_lookup_max"] = k_ngram_lookup_max;
       j["prompt_lookup_min"] = k_ngram_lookup_min;
       break;
+    case SpeculativeMethod::draft_model: // refused for vLLM v0.11 before this (deploy_artifact.cpp)
     case SpeculativeMethod::none: break;
     }
     out.flags.emplace_back("--speculative-config", j.dump());
   } else if (engine == app::Engine::sglang) {
-    const char* algorithm = sp.method == SpeculativeMethod::mtp      ? "EAGLE"
-                            : sp.method == SpeculativeMethod::eagle3 ? "EAGLE3"
-                                                                     : "NGRAM";
+    const char* algorithm = sp.method == SpeculativeMethod::mtp           ? "EAGLE"
+                            : sp.method == SpeculativeMethod::eagle3      ? "EAGLE3"
+                            : sp.method == SpeculativeMethod::draft_model ? "STANDALONE"
+                                                                          : "NGRAM";
     out.flags.emplace_back("--speculative-algorithm", algorithm);
-    if (sp.method == SpeculativeMethod::eagle3)
+    if (sp.method == SpeculativeMethod::eagle3 || sp.method == SpeculativeMethod::draft_model)
       out.flags.emplace_back("--speculative-draft-model-path", sp.draft_path);
     if (sp.method != SpeculativeMethod::ngram) {
       out.flags.emplace_back("--speculative-num-steps", std::to_string(k));
@@ -62,6 +67,9 @@ FlagSet speculative_flags(app::Engine engine, const Speculative& sp) {
       out.notes.push_back(
           "SGLang's NGRAM drafting runs on CUDA only, without DP attention, and turns off the "
           "overlap scheduler");
+    if (sp.method == SpeculativeMethod::draft_model)
+      out.notes.push_back("SGLang's STANDALONE drafting runs without DP attention and, unless "
+                          "--max-running-requests is given, caps the running requests at 48");
   }
   return out;
 }
@@ -86,6 +94,13 @@ bool trtllm_speculative_yaml(YAML::Emitter& y, const Speculative& sp, std::vecto
     y << YAML::Key << "max_matching_ngram_size" << YAML::Value << k_ngram_lookup_max;
     notes.push_back("TensorRT-LLM releases before mid-2025 name the n-gram draft length "
                     "prompt_lookup_num_tokens");
+    break;
+  case SpeculativeMethod::draft_model:
+    y << YAML::Key << "decoding_type" << YAML::Value << "DraftTarget";
+    y << YAML::Key << "max_draft_len" << YAML::Value << sp.draft_tokens;
+    y << YAML::Key << "speculative_model_dir" << YAML::Value << sp.draft_path;
+    notes.push_back("TensorRT-LLM releases before late 2025 name the draft checkpoint speculative_model; its "
+                    "Draft/Target example also sets disable_overlap_scheduler: true");
     break;
   case SpeculativeMethod::none: break;
   }
