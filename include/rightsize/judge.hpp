@@ -69,9 +69,6 @@ struct TermCheck {
   [[nodiscard]] bool is_load() const {
     return term == Term::requests_per_s || term == Term::output_tokens_per_s;
   }
-  [[nodiscard]] bool is_latency() const {
-    return term == Term::ttft || term == Term::tpot || term == Term::e2e;
-  }
 };
 
 /// A failed term with its numbers (a rejection made outside judge, e.g. a missing price).

@@ -143,16 +143,17 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   if (separate_drafter && sp.draft_path.empty()) {
     throw Error(
         ErrorKind::usage, "--emit", "",
-        fmt::format("the spec's workload.speculative is {} without draft_path: the engines load the "
-                    "drafter from it; add its Hugging Face id or path to workload.speculative.draft_path",
-                    sp.method == SpeculativeMethod::eagle3 ? "EAGLE-3" : "a draft model with no hf_id"));
+        fmt::format("the spec's workload.speculative has {} and no draft_path: the engines load the drafter "
+                    "from it; add its Hugging Face id or path to workload.speculative.draft_path",
+                    sp.method == SpeculativeMethod::eagle3 ? "an EAGLE-3 head"
+                                                           : "a draft model without an hf_id"));
   }
   if (separate_drafter) check_artifact_text("workload.speculative.draft_path", sp.draft_path, false);
-  // vLLM's V1 engine of the pinned v0.11 line raises NotImplementedError for a separate draft model
-  // (engine/arg_utils.py _is_v1_supported_oracle); later releases add it (docs/deploy.md).
+  // vLLM's V1 engine of the pinned v0.11 line refuses a separate draft model at startup
+  // (engine/arg_utils.py _is_v1_supported_oracle); later releases run it (docs/deploy.md).
   if (sp.method == SpeculativeMethod::draft_model && a.engine == Engine::vllm) {
     throw Error(ErrorKind::usage, "--emit", "",
-                "vLLM v0.11 does not run a separate draft model (its V1 engine raises NotImplementedError); "
+                "vLLM v0.11 does not run a separate draft model (its V1 engine refuses one at startup); "
                 "emit sglang or trtllm, or draft with eagle3 or ngram");
   }
   // The engine loads a Hugging Face id or a path: a preset serves its checkpoint's repository

@@ -142,6 +142,19 @@ struct Judging {
     v.first.term = rejected_as;
   }
   void add(const TermCheck& check) { add(check, check.term); }
+
+  // The feasibility terms, in order: precision, link, memory. Whether the rest means anything.
+  bool feasible(bool precision_supported, bool link_known, const MemoryEstimate& memory) {
+    v.precision_supported = precision_supported;
+    v.link_known = link_known;
+    v.fits = memory.fits;
+    v.memory_needed_bytes = memory.per_gpu_bytes;
+    v.memory_usable_bytes = memory.usable_per_gpu_bytes;
+    if (!v.precision_supported) fail_once(Term::precision, 0.0, 0.0);
+    if (!v.link_known) fail_once(Term::link, 0.0, 0.0);
+    if (!v.fits) fail_once(Term::memory, v.memory_needed_bytes, v.memory_usable_bytes);
+    return v.feasible();
+  }
 };
 
 // Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
@@ -202,17 +215,9 @@ void load_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const Ju
 
 Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
   Verdict v;
-  v.precision_supported = e.precision_supported;
-  v.link_known = e.link_known;
-  v.fits = e.memory.fits;
-  v.memory_needed_bytes = e.memory.per_gpu_bytes;
-  v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
   Judging j{v, e.overloaded};
-  if (!v.precision_supported) j.fail_once(Term::precision, 0.0, 0.0);
-  if (!v.link_known) j.fail_once(Term::link, 0.0, 0.0);
-  if (!v.fits) j.fail_once(Term::memory, v.memory_needed_bytes, v.memory_usable_bytes);
   // Performance is only judged where it means something (the precision runs, the replica fits).
-  if (!v.feasible()) return v;
+  if (!j.feasible(e.precision_supported, e.link_known, e.memory)) return v;
 
   latency_terms(j, e, sla, rules.bands);
   load_terms(j, e, sla, rules);
@@ -232,18 +237,11 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
 
 Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known) {
   Verdict v;
-  v.precision_supported = e.precision_supported;
+  Judging j{v};
   // GPUs spread over a link the catalog gives no bandwidth for (MI325X, T4: no PCIe figure): the
   // collectives have no finite time, so the run has none either.
-  v.link_known = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
-  v.fits = e.memory.fits;
-  v.memory_needed_bytes = e.memory.per_gpu_bytes;
-  v.memory_usable_bytes = e.memory.usable_per_gpu_bytes;
-  Judging j{v};
-  if (!v.precision_supported) j.fail_once(Term::precision, 0.0, 0.0);
-  if (!v.link_known) j.fail_once(Term::link, 0.0, 0.0);
-  if (!v.fits) j.fail_once(Term::memory, v.memory_needed_bytes, v.memory_usable_bytes);
-  if (!v.feasible()) return v;
+  const bool link = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
+  if (!j.feasible(e.precision_supported, link, e.memory)) return v;
   if (sla.deadline_hours) {
     const double hours = e.time_to_train_s / k_seconds_per_hour;
     j.add({Term::deadline, hours, hours, *sla.deadline_hours, hours <= *sla.deadline_hours});
