@@ -37,6 +37,15 @@ struct SearchPolicy {
 };
 
 /// One configuration: `replicas` replicas of `layout` (tp·pp GPUs each) of one GPU type.
+/// A candidate at the load it serves, per replica (methodology §6 "Latency at the served load").
+struct LoadPoint {
+  std::int64_t concurrency = 0; ///< requests in flight per replica (Little's law: rate × end-to-end)
+  double ttft_s = 0.0, tpot_s = 0.0, e2e_s = 0.0; ///< means; e2e_s is what --rank-by latency ranks by
+  /// The same, each at the statistic the SLA judges it by (the mean when the SLA names none): the
+  /// figures the table shows beside the SLA's limits.
+  double ttft_judged_s = 0.0, tpot_judged_s = 0.0, e2e_judged_s = 0.0;
+};
+
 struct Candidate {
   std::size_t gpu_index = 0;       ///< into the GPU list given to recommend()
   std::size_t precision_index = 0; ///< into the model list given to recommend()
@@ -53,10 +62,10 @@ struct Candidate {
   double served_output_tokens_per_s = 0.0;
   double usd_per_million_output_tokens_at_load = 0.0;
   double usd_per_request_at_load = 0.0;
-  /// Latency at the load each replica actually carries (Little's law, methodology "Latency at
-  /// load"); what --rank-by latency ranks by. Equal to the estimate's when no load is given.
-  double e2e_at_load_s = 0.0;
-  std::int64_t concurrency_at_load = 0;
+  /// The operating point at the load each replica actually carries (methodology §6 "Latency at
+  /// the served load"): what the table's latency columns show and --rank-by latency ranks by.
+  /// Equal to the estimate's when no load is given or the candidate is rejected.
+  LoadPoint at_load;
   bool meets_sla = false;
   bool price_known = true;
   /// Speculative decoding "use": "auto" (methodology §3.8): whether this layout kept it, and the

@@ -13,11 +13,27 @@
 namespace rightsize::app {
 namespace {
 
-// The closest misses: the best-placed rejection of each GPU, in rejection order, at most `count`.
-template <typename C> std::vector<C> closest_misses(const std::vector<C>& rejected, std::size_t count) {
+// A rejection is a plausible miss when, had it passed, it could have won (issue 43 item 3): with a
+// winner, and both prices known, it costs at most the winner's $/h. A miss costing more could not
+// beat it, and its GPU count is often the search giving up (replicas added for a p99 that never
+// holds). Without a winner every rejection is plausible. Training runs are not filtered.
+inline bool plausible_miss(const Candidate& miss, const std::vector<Candidate>& passing) {
+  if (passing.empty() || !miss.price_known || !passing.front().price_known) return true;
+  return miss.estimate.usd_per_hour <= passing.front().estimate.usd_per_hour;
+}
+template <typename C> bool plausible_miss(const C& /*miss*/, const std::vector<C>& /*passing*/) {
+  return true;
+}
+
+// The closest misses: the best-placed plausible rejection of each GPU, in rejection order, at most
+// `count`.
+template <typename C>
+std::vector<C> closest_misses(const std::vector<C>& rejected, const std::vector<C>& passing,
+                              std::size_t count) {
   std::vector<C> out;
   std::vector<std::size_t> seen;
   for (const auto& c : rejected) {
+    if (!plausible_miss(c, passing)) continue;
     if (std::find(seen.begin(), seen.end(), c.gpu_index) != seen.end()) continue;
     seen.push_back(c.gpu_index);
     out.push_back(c);
@@ -32,7 +48,7 @@ void choose_rows(const std::vector<C>& passing, const std::vector<C>& rejected,
                  const RecommendSettings& request, std::vector<C>& shown, std::vector<C>& rejected_rows) {
   shown.assign(passing.begin(),
                passing.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, passing.size())));
-  rejected_rows = request.explain ? rejected : closest_misses(rejected, 3);
+  rejected_rows = request.explain ? rejected : closest_misses(rejected, passing, 3);
 }
 
 double pct_more(double other, double winner) {

@@ -96,8 +96,10 @@ Table image_candidate_table(const SearchInputs& in, const std::vector<Candidate>
                                       fmt::format("{}×{}", c.layout.tp * c.layout.pp, c.replicas),
                                       layout_label(c.layout)};
     if (show_precision) cells.emplace_back(format_info(in.precisions[c.precision_index].weights).name);
-    cells.push_back(std::to_string(e.concurrency));
-    const double latency_s = latency_stat_s(e, 2, latency_stat);
+    // One load point per row (methodology §6 "Latency at the served load"): batch and latency at
+    // the load each replica serves, the costs over it.
+    cells.push_back(std::to_string(c.at_load.concurrency));
+    const double latency_s = c.at_load.e2e_judged_s;
     cells.push_back(encoder ? format_ms(latency_s) : fmt::format("{:.2f}", latency_s));
     cells.push_back(c.served_requests_per_s <= 0.0     ? std::string("-")
                     : c.served_requests_per_s >= 100.0 ? format_count(c.served_requests_per_s)
@@ -129,7 +131,7 @@ std::string image_winner_reason(const Candidate& w, RankBy rank_by, const ModelS
                                  format_usd(usd_per_1k_images_at_load(w), w.price_known));
   case RankBy::latency:
     return fmt::format("the lowest latency per {} at the served load ({:.3g} s at batch {} per replica)",
-                       encoder ? "item" : "image", w.e2e_at_load_s, w.concurrency_at_load);
+                       encoder ? "item" : "image", w.at_load.e2e_s, w.at_load.concurrency);
   case RankBy::gpus: return fmt::format("the fewest GPUs ({})", w.total_gpus());
   case RankBy::energy: return "the least GPU energy";
   }

@@ -44,8 +44,11 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   // The latency columns show the statistic the SLA judges (TTFT p99 when the SLA names ttft_p99_ms).
   const std::string ttft_head = std::string("TTFT") + stat_suffix(sla.ttft_stat);
   const std::string tpot_head = std::string("TPOT") + stat_suffix(sla.tpot_stat);
-  for (const char* h :
-       {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "mem free", "$/h", "$/1M served"})
+  // One load point per row (methodology §6 "Latency at the served load"): conc, TTFT, TPOT, served
+  // tok/s and $/1M served at the load each replica serves; what the deployment could carry in its own
+  // column.
+  for (const char* h : {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "cap tok/s", "mem free",
+                        "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
   // The figure ranked by when it is not a cost: GPU joules per output token at load under --rank-by
   // energy (methodology §9), the end-to-end latency at the served load under --rank-by latency.
@@ -61,12 +64,13 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
                                       gpus_label(c), layout_label(c.layout)};
     if (billed_column) cells.insert(cells.begin() + 3, billed_cell(e.bill));
     if (show_precision) cells.push_back(precision_name(in, in.precisions[c.precision_index]));
-    cells.push_back(std::to_string(e.concurrency));
-    cells.push_back(format_wait(e, latency_stat_s(e, 0, sla.ttft_stat)));
-    cells.push_back(format_ms(latency_stat_s(e, 1, sla.tpot_stat)));
+    cells.push_back(std::to_string(c.at_load.concurrency));
+    cells.push_back(format_wait(e, c.at_load.ttft_judged_s));
+    cells.push_back(format_ms(c.at_load.tpot_judged_s));
     // A rejected row serves no load: its served figures are undefined, not zero.
     const bool serves = c.served_output_tokens_per_s > 0.0;
     cells.push_back(serves ? format_count(c.served_output_tokens_per_s) : std::string("-"));
+    cells.push_back(format_count(e.capacity_output_tokens_per_s));
     cells.push_back(fmt::format("{:.1f} GB", e.memory.headroom_bytes() / k_bytes_per_gb));
     cells.push_back(format_usd(e.usd_per_hour, c.price_known));
     cells.push_back(serves ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
@@ -77,7 +81,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
                           : std::string("-"));
     }
     if (latency_column)
-      cells.push_back(serves && !e.overloaded && c.e2e_at_load_s > 0.0 ? format_ms(c.e2e_at_load_s)
+      cells.push_back(serves && !e.overloaded && c.at_load.e2e_s > 0.0 ? format_ms(c.at_load.e2e_s)
                                                                        : std::string("-"));
     cells.push_back(to_string(e.bound));
     if (with_reason) cells.push_back(describe_rejection(c));
@@ -122,7 +126,7 @@ std::string winner_line(const SearchInputs& in, const app::RecommendResult& resu
       break;
     case RankBy::latency:
       why = fmt::format("the lowest end-to-end latency at the served load ({} at concurrency {} per replica)",
-                        format_ms(w.e2e_at_load_s), w.concurrency_at_load);
+                        format_ms(w.at_load.e2e_s), w.at_load.concurrency);
       break;
     case RankBy::gpus: why = fmt::format("the fewest GPUs ({})", w.total_gpus()); break;
     case RankBy::energy:
@@ -252,9 +256,19 @@ nlohmann::json candidate_json(const SearchInputs& in, const Candidate& c) {
   j["energy"] = {{"power_watts", known(c.power_watts)},
                  {"joules_per_output_token", known(c.joules_per_output_token)}};
   // Unbounded when overloaded (docs/output-schema.md): null, not the core's stand-in.
-  j["inference"]["e2e_at_load_s"] =
-      c.estimate.overloaded ? nlohmann::json() : nlohmann::json(round_sig(c.e2e_at_load_s));
-  j["inference"]["concurrency_at_load"] = c.concurrency_at_load;
+  // The operating point at the served load (methodology §6 "Latency at the served load"): means, and
+  // each figure at the statistic the SLA judges it by (what the table shows).
+  const LoadPoint& p = c.at_load;
+  const auto bounded = [&](double v) {
+    return c.estimate.overloaded ? nlohmann::json() : nlohmann::json(round_sig(v));
+  };
+  j["inference"]["ttft_at_load_s"] = bounded(p.ttft_s);
+  j["inference"]["tpot_at_load_s"] = round_sig(p.tpot_s);
+  j["inference"]["e2e_at_load_s"] = bounded(p.e2e_s);
+  j["inference"]["concurrency_at_load"] = p.concurrency;
+  j["inference"]["judged_at_load_s"] = {{"ttft", bounded(p.ttft_judged_s)},
+                                        {"tpot", round_sig(p.tpot_judged_s)},
+                                        {"e2e", bounded(p.e2e_judged_s)}};
   j["instances"] = instances_json(c.estimate.bill, in.gpu_prices[c.gpu_index]);
   if (is_item_model(in.models[c.precision_index])) add_image_json(j, model, c);
   return j;
@@ -382,16 +396,20 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
              catalog.catalog.prices_as_of);
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n", calibration_table_line(catalog));
   if (image && first.model.kind == ModelKind::vit) {
-    fmt::print("$/1M input tok = $/h ÷ (3,600 s/h × served items/s × input tokens per item) × 1e6 (the SLA's "
-               "load, at most capacity); JSON also gives it at full capacity\n\n");
+    fmt::print(
+        "at the served load (the SLA's, at most capacity): batch (in flight per replica), s/item, served "
+        "items/s and $/1M input tok = $/h ÷ (3,600 s/h × served items/s × input tokens per item) × 1e6; "
+        "JSON also gives the cost at full capacity\n\n");
   } else if (image) {
     fmt::print(
-        "$/1k images = $/h ÷ (3,600 s/h × served images/s) × 1,000 (the SLA's load, at most capacity); "
-        "JSON also gives it at full capacity\n\n");
+        "at the served load (the SLA's, at most capacity): batch (in flight per replica), s/image, served "
+        "img/s and $/1k images = $/h ÷ (3,600 s/h × served images/s) × 1,000; JSON also gives the cost at "
+        "full capacity\n\n");
   } else {
     fmt::print(
-        "$/1M served = $/h ÷ served output tok/s (the SLA's load, at most capacity); JSON and CSV also give "
-        "it at full capacity\n\n");
+        "at the served load (the SLA's, at most capacity): conc (in flight per replica), TTFT, TPOT, "
+        "served tok/s and $/1M served = $/h ÷ served output tok/s\ncap tok/s: what the deployment serves "
+        "at full capacity (its sized concurrency); JSON and CSV also give the cost at it\n\n");
   }
   if (!r.candidates.empty()) {
     fmt::print("{}", table_of(result.shown, result.shown.size(), false).render_text(width));

@@ -184,6 +184,33 @@ TEST_CASE("poisson arrivals: replicas share the deployment's rate, which the est
   CHECK(best.estimate.requests_per_s == Approx(60.0));
 }
 
+TEST_CASE("poisson arrivals: a latency no replica count meets is missed at the load's count", "[core]") {
+  // Issue 43 item 3: the search adds replicas while a latency percentile misses at the rate, up to
+  // 4 × the sized count + 8. A TTFT under any prefill's time is met by no count; the miss must be
+  // reported at the count sized for the load (what a buyer would deploy), not at the count where
+  // the search stopped (before: 4 × sized + 8 replicas, shown as a closest miss of 96 GPUs).
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  InferenceWorkload w = chat_search();
+  w.arrival = Arrival::poisson;
+  w.request_rate_per_s = 60.0;
+  Sla loose;
+  loose.ttft_ms = 5000.0;
+  loose.requests_per_s = 60.0;
+  Sla strict = loose;
+  strict.ttft_ms = 1.0;
+  Deployment one;
+  const SearchPolicy policy;
+  const Candidate sized = evaluate_candidate(pm, w, loose, h100_sxm(), one, 4.32, policy);
+  REQUIRE(sized.meets_sla);
+  const Candidate missed = evaluate_candidate(pm, w, strict, h100_sxm(), one, 4.32, policy);
+  CHECK_FALSE(missed.meets_sla);
+  CHECK(missed.rejection.term == Term::ttft);
+  CHECK(missed.estimate.open_loop);
+  CHECK(missed.replicas <= sized.replicas);
+  // Its verdict and estimate are those of that count: the rate split over `replicas` copies.
+  CHECK(missed.estimate.requests_per_s == Approx(60.0));
+}
+
 TEST_CASE("poisson arrivals: check passes recommend's replicas and fails one fewer", "[core]") {
   // One load rule for both commands (core::judge): an open-loop deployment is held to its
   // closed-loop capacity at p10 ≥ peak × (1 + headroom), the rule the search sizes replicas by.

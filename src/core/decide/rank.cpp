@@ -30,7 +30,7 @@ double rank_key(const Candidate& c, RankBy rank_by) {
                : k_inf;
   case RankBy::cost_per_request:
     return c.price_known && c.usd_per_request_at_load > 0.0 ? c.usd_per_request_at_load : k_inf;
-  case RankBy::latency: return c.e2e_at_load_s > 0.0 ? c.e2e_at_load_s : c.estimate.e2e_s;
+  case RankBy::latency: return c.at_load.e2e_s > 0.0 ? c.at_load.e2e_s : c.estimate.e2e_s;
   case RankBy::gpus: return static_cast<double>(c.total_gpus());
   case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/decide/sizing.hpp"
 #include "core/numeric.hpp"
@@ -61,15 +62,30 @@ std::vector<Deployment> replica_layouts(const ModelSpec& model, const Gpu& gpu, 
 
 namespace {
 
-// Latency at the load each replica carries (methodology "Latency at load"): by Little's law a
-// replica serving λ req/s with end-to-end time E(C) holds C = λ·E(C) requests; a few fixed-point
-// steps from C = 1 settle it (E rises with C, so the iteration climbs monotonically to the fixed
-// point, which is at most the sized concurrency).
+// The operating point at the load each replica carries (methodology §6 "Latency at the served
+// load"). Closed loop: by Little's law a replica serving λ req/s with end-to-end time E(C) holds
+// C = λ·E(C) requests; a few fixed-point steps from C = 1 settle it (E rises with C, so the
+// iteration climbs monotonically to the fixed point, which is at most the sized concurrency). Open
+// loop: the estimate is already at the arrival rate; its in-flight count is λ·E by the same law.
 void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWorkload& workload,
-                     const Gpu& gpu, const EngineConfig& engine, double load_rps_per_replica) {
-  c.e2e_at_load_s = c.estimate.e2e_s;
-  c.concurrency_at_load = c.estimate.concurrency;
+                     const Sla& sla, const Gpu& gpu, const EngineConfig& engine,
+                     double load_rps_per_replica) {
+  const auto take = [&](const InferenceEstimate& e, std::int64_t concurrency) {
+    c.at_load.concurrency = concurrency;
+    c.at_load.ttft_s = e.ttft_s;
+    c.at_load.tpot_s = e.tpot_s;
+    c.at_load.e2e_s = e.e2e_s;
+    c.at_load.ttft_judged_s = latency_stat_s(e, 0, sla.ttft_stat);
+    c.at_load.tpot_judged_s = latency_stat_s(e, 1, sla.tpot_stat);
+    c.at_load.e2e_judged_s = latency_stat_s(e, 2, sla.e2e_stat);
+  };
+  take(c.estimate, c.estimate.concurrency);
   if (load_rps_per_replica <= 0.0) return;
+  if (c.estimate.open_loop) {
+    c.at_load.concurrency =
+        static_cast<std::int64_t>(std::max(1.0, std::ceil(load_rps_per_replica * c.estimate.e2e_s)));
+    return;
+  }
   Deployment one = c.layout;
   one.gpus = c.layout.gpus_per_replica();
   InferenceWorkload w = workload;
@@ -77,8 +93,7 @@ void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWo
   for (int i = 0; i < 8; ++i) {
     w.concurrency = static_cast<std::int64_t>(conc);
     const InferenceEstimate e = estimate_inference(model, w, gpu, one, engine, nullptr, 0.0);
-    c.e2e_at_load_s = e.e2e_s;
-    c.concurrency_at_load = w.concurrency;
+    take(e, w.concurrency);
     const double next = std::clamp(std::ceil(load_rps_per_replica * e.e2e_s), 1.0, d(c.estimate.concurrency));
     if (next <= conc) break;
     conc = next;
@@ -131,8 +146,12 @@ void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, con
 // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
 // a replica more while a latency percentile misses at that load, or while the KV cache holds fewer
 // sequences than the p99 in flight (the engine's cap, plan_in_flight: above it requests queue).
+// When no count up to the limit meets the latency, the miss is reported at the count sized for the
+// load: the added replicas did not help, and their count is the search giving up, not a deployment.
 void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
   const int first = c.replicas;
+  std::optional<InferenceEstimate> at_first;
+  std::optional<Verdict> first_verdict;
   while (true) {
     Deployment whole = c.layout;
     whole.gpus = c.layout.gpus_per_replica() * c.replicas;
@@ -145,10 +164,16 @@ void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& 
     const Verdict v = judge(at_rate, q.sla, rules);
     const bool cap_holds = in_flight_p99_fits(at_rate, c.layout.attention_dp);
     if ((v.passes() && cap_holds) || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
-      c.estimate = at_rate;
-      c.verdict = v;
-      c.rejection = v.first;
+      const bool missed = !v.passes() && at_first;
+      if (missed) c.replicas = first;
+      c.estimate = missed ? *at_first : at_rate;
+      c.verdict = missed ? *first_verdict : v;
+      c.rejection = c.verdict.first;
       break;
+    }
+    if (!at_first) {
+      at_first = at_rate;
+      first_verdict = v;
     }
     ++c.replicas;
   }
@@ -202,7 +227,10 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   rules.check_load = false;
   c.verdict = judge(e, capacity_sla, rules);
   c.rejection = c.verdict.first;
-  if (!c.verdict.passes()) return c;
+  if (!c.verdict.passes()) {
+    latency_at_load(c, model, capacity_workload, sla, gpu, policy.engine, 0.0); // a miss serves no load
+    return c;
+  }
 
   size_replicas(c, sla, policy, bands);
   if (c.replicas > 1) {
@@ -221,7 +249,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     replicas_for_rate(c, q, rules);
   cost_and_power(c, q, rules);
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
-  latency_at_load(c, model, capacity_workload, gpu, policy.engine,
+  latency_at_load(c, model, capacity_workload, sla, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
   c.meets_sla = c.verdict.passes();
   return c;
