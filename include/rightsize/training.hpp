@@ -108,12 +108,15 @@ struct TrainingEstimate {
   double mfu = 0.0;                  ///< model FLOPs / (step · gpus · dense peak of the math dtype)
   double hfu = 0.0;                  ///< as mfu, counting recompute
   double time_to_train_s = 0.0;      ///< workload.tokens at tokens_per_s (one step when tokens == 0)
-  double gpu_hours = 0.0;            ///< ideal: time_to_train × gpus
-  double gpu_hours_planning = 0.0;   ///< gpu_hours × planning_overhead_factor
-  double usd_per_hour = 0.0;         ///< whole job: the GPUs billed (bill) × price per GPU-hour
-  double usd_total = 0.0;            ///< time_to_train × usd_per_hour × planning_overhead_factor
-  double usd_total_ideal = 0.0;      ///< time_to_train × usd_per_hour
-  InstanceBill bill;                 ///< the job's whole instances (docs/methodology.md "Whole instances")
+  /// time_to_train × planning_overhead_factor: the wall-clock time the run is planned for (restarts,
+  /// evaluation, stragglers take time as well as GPU-hours), what a deadline is judged on.
+  double time_to_train_planning_s = 0.0;
+  double gpu_hours = 0.0;          ///< ideal: time_to_train × gpus
+  double gpu_hours_planning = 0.0; ///< gpu_hours × planning_overhead_factor
+  double usd_per_hour = 0.0;       ///< whole job: the GPUs billed (bill) × price per GPU-hour
+  double usd_total = 0.0;          ///< time_to_train × usd_per_hour × planning_overhead_factor
+  double usd_total_ideal = 0.0;    ///< time_to_train × usd_per_hour
+  InstanceBill bill;               ///< the job's whole instances (docs/methodology.md "Whole instances")
   std::int64_t trainable_params = 0;
   Bound bound = Bound::capacity;
   bool precision_supported = true; ///< the GPU runs the GEMM dtype (else bf16 peak is used)

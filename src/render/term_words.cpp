@@ -133,7 +133,7 @@ void load_words(Out& out, const TermCheck& t, const TermWording& how) {
 
 void deadline_words(Out& out, const TermCheck& t, const TermWording& how) {
   if (how.form == TermForm::caution) return;
-  fmt::format_to(fmt::appender(out), FMT_COMPILE("takes {:.1f} h {} deadline {:g} h"), t.value,
+  fmt::format_to(fmt::appender(out), FMT_COMPILE("takes {:.1f} h planned {} deadline {:g} h"), t.value,
                  how.form == TermForm::check ? comparison(t) : ">", t.limit);
 }
 

@@ -34,7 +34,7 @@ Table training_table(const SearchInputs& in, const std::vector<TrainingCandidate
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const TrainingCandidate& c = rows[i];
     const TrainingEstimate& e = c.estimate;
-    const double hours = e.time_to_train_s / k_seconds_per_hour;
+    const double hours = e.time_to_train_planning_s / k_seconds_per_hour; // as judged and billed
     std::vector<std::string> cells = {c.rank > 0 ? std::to_string(c.rank) : "-", in.gpus[c.gpu_index].id,
                                       std::to_string(e.gpus)};
     if (billed_column) cells.push_back(billed_cell(e.bill));
@@ -69,6 +69,7 @@ Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>&
                          "mfu",
                          "tokens_per_s",
                          "time_to_train_s",
+                         "time_to_train_planning_s",
                          "usd_per_hour",
                          "usd_total",
                          "per_gpu_bytes",
@@ -93,6 +94,7 @@ Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>&
                csv_number(e.mfu),
                csv_number(e.tokens_per_s),
                csv_number(e.time_to_train_s),
+               csv_number(e.time_to_train_planning_s),
                csv_usd(e.usd_per_hour, c.price_known),
                csv_usd(e.usd_total, c.price_known),
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),
@@ -160,7 +162,7 @@ void print_training_winner(const SearchInputs& in, const app::TrainingRecommendR
                win.estimate.gpus, in.gpus[win.gpu_index].id, training_layout_label(win.estimate.layout),
                goal_text.empty() ? "fits" : "meets " + goal_text,
                win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
-               win.estimate.time_to_train_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
+               win.estimate.time_to_train_planning_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
     fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
     if (const std::string note = training_evidence_line(in, result); !note.empty()) fmt::print("{}\n", note);
   } else {
@@ -226,7 +228,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
   fmt::print("{}: {} {} training ({} params), {:g} tokens at sequence {}, global batch {}\n",
              spec.name.empty() ? "spec" : spec.name, pm.model.name, to_string(w.method),
              format_params(static_cast<double>(pm.params.total)), w.tokens, w.seq_len, w.global_batch);
-  fmt::print("goals: {}; prices: {} (as of {}); cost per run includes a planning overhead factor\n\n",
+  fmt::print("goals: {}; prices: {} (as of {}); time and cost per run include a planning overhead factor\n\n",
              goal_text.empty() ? "none (cheapest run)" : goal_text, to_string(catalog.pricing),
              catalog.catalog.prices_as_of);
   if (!catalog.calibration_overlay.empty()) fmt::print("{}\n\n", calibration_table_line(catalog));

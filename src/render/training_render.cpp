@@ -97,6 +97,7 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                      {"mfu", round_sig(t.mfu, 4)},
                      {"hfu", round_sig(t.hfu, 4)},
                      {"time_to_train_s", round_sig(t.time_to_train_s)},
+                     {"time_to_train_planning_s", round_sig(t.time_to_train_planning_s)},
                      {"gpu_hours", round_sig(t.gpu_hours)},
                      {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
                      {"bound", to_string(t.bound)},
@@ -186,7 +187,8 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
                gpu.id);
   }
   if (w.tokens > 0.0) {
-    fmt::print("  {:<26}{:>12}\n", "time to train", format_hours(t.time_to_train_s));
+    fmt::print("  {:<26}{:>12}\n", "time to train (ideal)", format_hours(t.time_to_train_s));
+    fmt::print("  {:<26}{:>12}\n", "time to train (planning)", format_hours(t.time_to_train_planning_s));
     fmt::print("  {:<26}{:>12}\n", "GPU-hours (ideal)", format_count(t.gpu_hours));
     fmt::print("  {:<26}{:>12}\n", "GPU-hours (planning)", format_count(t.gpu_hours_planning));
   }

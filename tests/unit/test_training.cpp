@@ -171,6 +171,7 @@ TEST_CASE("estimate GPU-hours equal FLOPs / (peak × MFU); cost counts GPU-hours
   const double c = 100e9 * 51'470'401'536.0;
   CHECK(e.gpu_hours == Approx(c / (989.5e12 * e.mfu * 3600.0)));
   CHECK(e.gpu_hours == Approx(e.time_to_train_s * 64 / 3600.0));
+  CHECK(e.time_to_train_planning_s == Approx(e.time_to_train_s * 1.3)); // the default planning overhead
   CHECK(e.gpu_hours_planning == Approx(1.3 * e.gpu_hours));
   CHECK(e.usd_per_hour == Approx(4.32 * 64));
   CHECK(e.usd_total == Approx(e.gpu_hours_planning * 4.32));

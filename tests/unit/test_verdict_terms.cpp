@@ -20,7 +20,8 @@ TrainingEstimate round_run() {
   e.memory.fits = true;
   e.memory.per_gpu_bytes = 70e9;
   e.memory.usable_per_gpu_bytes = 76.5e9;
-  e.time_to_train_s = 50.0 * 3600.0;
+  e.time_to_train_s = 50.0 * 3600.0 / 1.3;    // ideal
+  e.time_to_train_planning_s = 50.0 * 3600.0; // × 1.3 planning overhead: what the deadline sees
   e.usd_total = 12000.0;
   return e;
 }
@@ -39,6 +40,11 @@ TEST_CASE("judge: a training run on deadline, budget and price terms", "[core][j
   CHECK(ok.terms[0].margin() == Approx(1.0 - 50.0 / 72.0));
   CHECK(ok.terms[1].term == Term::budget);
   CHECK(ok.terms[1].margin() == Approx(0.4)); // 1 - 12,000 / 20,000
+
+  // The deadline is judged on the planned time (50 h), not the ideal one (38.5 h): a 45 h
+  // deadline is missed although the ideal run would finish in it.
+  sla.deadline_hours = 45.0;
+  CHECK(judge(round_run(), sla, true).first.term == Term::deadline);
 
   // A deadline miss comes before a budget miss (canonical order).
   sla.deadline_hours = 40.0;
@@ -114,7 +120,7 @@ TEST_CASE("term words: each term in the rejection, check and caution forms", "[r
   CHECK(say(memory, TermForm::caution).empty());
 
   const TermCheck late = failed_term(Term::deadline, 50.0, 40.0);
-  CHECK(say(late, TermForm::rejection) == "takes 50.0 h > deadline 40 h");
+  CHECK(say(late, TermForm::rejection) == "takes 50.0 h planned > deadline 40 h");
   TermCheck budget{Term::budget, 12000.0, 12000.0, 20000.0, true};
   CHECK(say(budget, TermForm::check, true) == "costs $12.0k ≤ budget $20.0k");
   CHECK(say(failed_term(Term::price, 0.0, 20000.0), TermForm::rejection, true) ==

@@ -243,7 +243,9 @@ Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known) {
   const bool link = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
   if (!j.feasible(e.precision_supported, link, e.memory)) return v;
   if (sla.deadline_hours) {
-    const double hours = e.time_to_train_s / k_seconds_per_hour;
+    // Judged on the planned time, as the cost is billed on it (methodology §4.2): the overhead that
+    // adds GPU-hours (restarts, evaluation, stragglers) adds wall-clock time too.
+    const double hours = e.time_to_train_planning_s / k_seconds_per_hour;
     j.add({Term::deadline, hours, hours, *sla.deadline_hours, hours <= *sla.deadline_hours});
   }
   if (sla.budget_usd) {

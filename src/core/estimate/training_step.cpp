@@ -213,6 +213,7 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, const GpuPrice&
       ctx.workload->tokens > 0.0 ? ctx.workload->tokens / est.tokens_per_s : est.step_time_s;
   est.gpu_hours = est.time_to_train_s * gpus / k_seconds_per_hour;
   est.gpu_hours_planning = est.gpu_hours * cfg.planning_overhead_factor;
+  est.time_to_train_planning_s = est.time_to_train_s * cfg.planning_overhead_factor;
   est.bill = bill != nullptr ? *bill : bill_instances(1, est.gpus, price, tp);
   est.usd_per_hour = est.bill.usd_per_hour;
   const double hours = est.time_to_train_s / k_seconds_per_hour;
