@@ -217,6 +217,29 @@ void check_pools(CheckOutcome& out, const CheckRequest& request, const EngineSet
   out.pass = out.disaggregated->verdict.passes();
 }
 
+// A training run (issue 43 item 6): its GPU type and count with the layout flags over them.
+void check_training(CheckOutcome& out, const CheckRequest& request, Diagnostics& diagnostics) {
+  const Spec& spec = out.spec;
+  if (request.settings.artifact)
+    throw Error(ErrorKind::usage, "--emit", "",
+                "expected an inference spec: check --emit writes serving artifacts; for a training run use "
+                "'rightsize recommend SPEC --emit torchrun'");
+  if (!request.settings.alternatives.empty())
+    throw Error(ErrorKind::usage, "--gpu", "",
+                "expected no --gpu for a training spec: its check compares runs of the deployment's own GPU "
+                "type only (rightsize recommend SPEC --gpu A,B compares GPU types)");
+  DeploymentSpec want = wanted_deployment(request, spec);
+  out.catalog = load_catalog(request.inputs, spec, diagnostics);
+  const Gpu& gpu = request.deployment
+                       ? require_gpu(out.catalog.catalog, want.gpu, "--deployment")
+                       : require_gpu(out.catalog.catalog, want.gpu, spec.source, "/deployment/gpu");
+  want.gpu = gpu.id;
+  warn_unused_headroom(request.settings.headroom, spec, diagnostics);
+  out.max_overspend = request.settings.max_overspend;
+  out.training = run_training_check(spec, out.catalog, want, request.settings.max_overspend);
+  out.pass = out.training->pass;
+}
+
 } // namespace
 
 CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
@@ -224,8 +247,8 @@ CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
   out.spec = load_spec(request.inputs, diagnostics);
   const Spec& spec = out.spec;
   if (spec.mode == WorkloadMode::training) {
-    throw Error(ErrorKind::usage, "check", "",
-                "check gates inference deployments; use 'rightsize recommend' for training specs");
+    check_training(out, request, diagnostics);
+    return out;
   }
   CheckSettings settings = request.settings;
   settings.today_days = request.inputs.environment.today.get();

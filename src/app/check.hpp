@@ -15,6 +15,7 @@
 #include "app/diagnostics.hpp"
 #include "app/disagg_deployment.hpp"
 #include "app/inputs.hpp"
+#include "app/training_check.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
@@ -104,12 +105,14 @@ struct CheckOutcome {
   double max_overspend = 0.2;
   std::optional<CheckResult> aggregated;               ///< an aggregated deployment, checked
   std::optional<DisaggDeploymentResult> disaggregated; ///< the spec's prefill and decode pools, judged
+  std::optional<TrainingCheckResult> training;         ///< a training run, checked
   bool pass = false;                                   ///< the gate's answer
 };
 
 /// Loads the spec and the catalog of `request` and checks the deployment: --deployment, else the
 /// spec's (its prefill and decode pools when it has them). Usage Errors name the flag that cannot
-/// apply to the spec (a training spec, a layout pin or --emit on pools, no deployment at all).
+/// apply to the spec (--emit or --attention-dp for a training spec, a layout pin or --emit on pools,
+/// no deployment at all).
 CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics);
 
 } // namespace rightsize::app

@@ -240,6 +240,10 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
 }
 
 void render_check(const app::CheckOutcome& outcome, Format format) {
+  if (outcome.training) {
+    render_training_check(outcome.spec, *outcome.training, outcome.max_overspend, format);
+    return;
+  }
   if (outcome.disaggregated) {
     render_disagg_deployment(outcome.spec, *outcome.disaggregated, outcome.confidence, format, true,
                              outcome.engine_name);

@@ -13,12 +13,17 @@
 
 namespace rightsize::cli {
 
-/// Prints a checked deployment, aggregated or disaggregated, in `format` (table or json) to stdout.
+/// Prints a checked deployment, aggregated, disaggregated or a training run, in `format` (table or json) to
+/// stdout.
 void render_check(const app::CheckOutcome& outcome, Format format);
 
 /// Prints an aggregated checked deployment in `format` (table or json) to stdout.
 void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::CheckResult& result,
                   double max_overspend, Format format);
+
+/// Prints a checked training run in `format` (table or json) to stdout (issue 43 item 6).
+void render_training_check(const Spec& spec, const app::TrainingCheckResult& result, double max_overspend,
+                           Format format);
 
 /// check --emit: the artifact of the deployment as judged (its layout, its replicas, its capacity
 /// plan, as recommend --emit), handed to `write`; the verdict goes to notes through `diagnostics`.

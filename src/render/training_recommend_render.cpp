@@ -105,18 +105,6 @@ Table training_csv(const SearchInputs& in, const std::vector<TrainingCandidate>&
   return t;
 }
 
-nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
-                                       const app::TrainingBands& bands) {
-  nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
-                                   c.estimate, c.price_known);
-  add_training_bands(j, bands);
-  j["rank"] = c.rank;
-  j["meets_sla"] = c.meets;
-  j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
-  j["reject_reason"] = reason_code(c.rejection.term);
-  return j;
-}
-
 // "note: ranked with each price's uncertainty ..." when the margins put a run cheaper on its quoted
 // cost below the winner (methodology §5.2); empty otherwise.
 std::string training_evidence_line(const SearchInputs& in, const app::TrainingRecommendResult& result) {
@@ -172,6 +160,18 @@ void print_training_winner(const SearchInputs& in, const app::TrainingRecommendR
 
 } // namespace
 
+nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
+                                       const app::TrainingBands& bands) {
+  nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
+                                   c.estimate, c.price_known);
+  add_training_bands(j, bands);
+  j["rank"] = c.rank;
+  j["meets_sla"] = c.meets;
+  j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
+  j["reject_reason"] = reason_code(c.rejection.term);
+  return j;
+}
+
 void render_training_recommendation(const Spec& spec, const SearchInputs& in,
                                     const app::TrainingRecommendResult& result, const LoadedCatalog& catalog,
                                     const RenderOptions& o) {
@@ -219,12 +219,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
     }
     return;
   }
-  std::vector<std::string> goals;
-  if (spec.sla.deadline_hours) goals.push_back(fmt::format("finish within {:g} h", *spec.sla.deadline_hours));
-  if (spec.sla.budget_usd) goals.push_back(fmt::format("cost at most ${:g}", *spec.sla.budget_usd));
-  std::string goal_text;
-  for (const auto& g : goals)
-    goal_text += (goal_text.empty() ? "" : ", ") + g;
+  const std::string goal_text = training_goals_text(spec.sla);
   fmt::print("{}: {} {} training ({} params), {:g} tokens at sequence {}, global batch {}\n",
              spec.name.empty() ? "spec" : spec.name, pm.model.name, to_string(w.method),
              format_params(static_cast<double>(pm.params.total)), w.tokens, w.seq_len, w.global_batch);

@@ -15,6 +15,8 @@ nlohmann::json bytes(double b) {
   return json_bytes(b);
 }
 
+} // namespace
+
 std::string format_hours(double seconds) {
   const double hours = seconds / k_seconds_per_hour;
   if (hours >= 48.0) return fmt::format("{:.1f} days", hours / 24.0);
@@ -22,7 +24,12 @@ std::string format_hours(double seconds) {
   return fmt::format("{:.1f} min", seconds / 60.0);
 }
 
-} // namespace
+std::string training_goals_text(const Sla& sla) {
+  std::string out;
+  if (sla.deadline_hours) out = fmt::format("finish within {:g} h", *sla.deadline_hours);
+  if (sla.budget_usd) out += fmt::format("{}cost at most ${:g}", out.empty() ? "" : ", ", *sla.budget_usd);
+  return out;
+}
 
 std::string training_layout_label(const TrainingLayout& l) {
   std::string out = fmt::format("TP{}", l.tp);

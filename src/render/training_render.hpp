@@ -21,6 +21,17 @@ nlohmann::json training_json(const PreparedModel& model, const std::string& gpu_
 /// use case computed them (app::training_bands).
 void add_training_bands(nlohmann::json& doc, const app::TrainingBands& bands);
 
+/// One run of a training search or check: training_json with its bands, rank, meets_sla, reasons and
+/// reject_reason.
+nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCandidate& c,
+                                       const app::TrainingBands& bands);
+
+/// A training run's goals: "finish within 720 h, cost at most $2e+06"; empty without any.
+std::string training_goals_text(const Sla& sla);
+
+/// A duration for people: "12.5 min", "30.4 h", "18.6 days".
+std::string format_hours(double seconds);
+
 /// Human-readable training estimate.
 void print_training_table(const Spec& spec, const PreparedModel& model, const Gpu& gpu,
                           const TrainingEstimate& estimate, const ResolvedPrice& price);

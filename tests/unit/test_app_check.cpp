@@ -56,17 +56,39 @@ std::vector<std::string> example_specs() {
 
 TEST_CASE("check passes recommend's winner of every shipped example, by layout and by count",
           "[app][check]") {
-  // Skipped, and said so: training specs (check gates inference deployments; recommend's winner is a
-  // training layout) and a spec nothing meets (recommend has no winner to check). A disaggregated
-  // spec's aggregated winner is checkable with --deployment and is not skipped.
+  // Skipped, and said so: a spec nothing meets (recommend has no winner to check). A disaggregated
+  // spec's aggregated winner is checkable with --deployment and is not skipped. A training winner is
+  // checked by its GPU count, pinned degrees and count alone (issue 43 item 6).
   std::size_t checked = 0;
+  std::size_t trained = 0;
   for (const std::string& path : example_specs()) {
     CAPTURE(path);
     app::RecommendRequest rec;
     rec.inputs = example_inputs(path);
     QuietDiagnostics quiet;
     const app::RecommendOutcome recommended = app::run_recommend(rec, quiet);
-    if (recommended.spec.mode == WorkloadMode::training) continue;
+    if (recommended.spec.mode == WorkloadMode::training) {
+      const auto& runs = recommended.training->recommendation.candidates;
+      if (runs.empty()) continue;
+      const TrainingEstimate& w = runs.front().estimate;
+      const std::string gpu = recommended.in.gpus[runs.front().gpu_index].id;
+      const std::string count = fmt::format("{}x{}", w.gpus, gpu);
+      CAPTURE(count);
+      const app::CheckOutcome counted = check_of(path, count);
+      REQUIRE(counted.training);
+      CHECK(counted.pass);
+      CHECK(counted.training->current.estimate.layout.tp == w.layout.tp);
+      CHECK(counted.training->current.estimate.layout.pp == w.layout.pp);
+      CHECK(counted.training->current.estimate.usd_total == Approx(w.usd_total));
+      const app::CheckOutcome pinned =
+          check_of(path, fmt::format("{}:TP{}{}", count, w.layout.tp,
+                                     w.layout.pp > 1 ? fmt::format("·PP{}", w.layout.pp) : std::string()));
+      REQUIRE(pinned.training);
+      CHECK(pinned.training->pinned);
+      CHECK(pinned.pass);
+      ++trained;
+      continue;
+    }
     const auto& ranked = recommended.inference.recommendation.candidates;
     if (ranked.empty()) {
       CHECK(recommended.none); // impossible-sla.json: nothing to check
@@ -91,6 +113,26 @@ TEST_CASE("check passes recommend's winner of every shipped example, by layout a
     ++checked;
   }
   CHECK(checked >= 10); // every inference example with a winner (10 when this was written)
+  CHECK(trained >= 4);  // every training example (lora, two FSDP, two pretrain when this was written)
+}
+
+TEST_CASE("check of a training run: a deadline miss names what would pass on the GPU type", "[app][check]") {
+  // pretrain-70b on 16 × H100-SXM: 70B with Adam states does not fit 16 × 80 GB; recommend's search on
+  // H100-SXM passes a larger count, which check names; exit code 1 comes from pass == false.
+  const app::CheckOutcome small = check_of(test::k_data_dir + "/examples/pretrain-70b.json", "16xH100-SXM");
+  REQUIRE(small.training);
+  CHECK_FALSE(small.pass);
+  CHECK(small.training->current.rejection.term == Term::memory);
+  REQUIRE(small.training->would_pass);
+  CHECK(small.training->would_pass->estimate.gpus > 16);
+  CHECK(small.training->would_pass->meets);
+  // --attention-dp is a serving layout: refused for a training run, naming the flag.
+  app::CheckRequest request;
+  request.inputs = example_inputs(test::k_data_dir + "/examples/pretrain-70b.json");
+  request.deployment = cli::parse_deployment("64xH100-SXM");
+  request.attention_dp = 2;
+  QuietDiagnostics quiet;
+  CHECK_THROWS_WITH(app::run_check(request, quiet), Catch::Contains("--attention-dp"));
 }
 
 TEST_CASE("check: over-provisioned within the GPU type; a cheaper GPU type is a note", "[app][check]") {
