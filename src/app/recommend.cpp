@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -16,13 +17,33 @@ namespace {
 // A rejection is a plausible miss when, had it passed, it could have won (issue 43 item 3): with a
 // winner, and both prices known, it costs at most the winner's $/h. A miss costing more could not
 // beat it, and its GPU count is often the search giving up (replicas added for a p99 that never
-// holds). Without a winner every rejection is plausible. Training runs are not filtered.
-inline bool plausible_miss(const Candidate& miss, const std::vector<Candidate>& passing) {
-  if (passing.empty() || !miss.price_known || !passing.front().price_known) return true;
-  return miss.estimate.usd_per_hour <= passing.front().estimate.usd_per_hour;
+// holds). Without a winner every rejection is plausible. Training runs are not filtered (a run's
+// cost is per run, and a miss is a deadline or memory one whatever it costs per hour).
+double usd_per_hour_of(const Candidate& c) {
+  return c.estimate.usd_per_hour;
 }
-template <typename C> bool plausible_miss(const C& /*miss*/, const std::vector<C>& /*passing*/) {
-  return true;
+double usd_per_hour_of(const DisaggCandidate& c) {
+  return c.whole.usd_per_hour;
+}
+template <typename C> bool plausible_miss(const C& miss, const std::vector<C>& passing) {
+  if constexpr (std::is_same_v<C, TrainingCandidate>) {
+    return true;
+  } else {
+    if (passing.empty() || !miss.price_known || !passing.front().price_known) return true;
+    return usd_per_hour_of(miss) <= usd_per_hour_of(passing.front());
+  }
+}
+
+// The first `count` plausible rejections, in rejection order (the disaggregated search's misses).
+template <typename C>
+std::vector<C> first_plausible(const std::vector<C>& rejected, const std::vector<C>& passing,
+                               std::size_t count) {
+  std::vector<C> out;
+  for (const auto& c : rejected) {
+    if (out.size() == count) break;
+    if (plausible_miss(c, passing)) out.push_back(c);
+  }
+  return out;
 }
 
 // The closest misses: the best-placed plausible rejection of each GPU, in rejection order, at most
@@ -220,8 +241,7 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     DisaggRows& rows = result.disagg_rows.emplace();
     rows.shown.assign(units.begin(),
                       units.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, units.size())));
-    rows.closest_misses.assign(misses.begin(), misses.begin() + static_cast<std::ptrdiff_t>(
-                                                                    std::min<std::size_t>(3, misses.size())));
+    rows.closest_misses = first_plausible(misses, units, 3);
   }
   return result;
 }
