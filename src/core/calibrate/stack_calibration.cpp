@@ -36,14 +36,50 @@ std::vector<std::size_t> folds_of(std::size_t runs) {
   return fold;
 }
 
-// The cases of every run outside fold `skip` (k_no_fold: all of them).
+// Whether two serving cases ask the estimator the same question: the same model, precision, GPU,
+// layout and workload (stack_cases sets nothing else). Their figures then come from one estimate.
+bool same_inputs(const ValidationCase& a, const ValidationCase& b) {
+  const ModelSpec& ma = a.model;
+  const ModelSpec& mb = b.model;
+  const Precision& pa = a.precision;
+  const Precision& pb = b.precision;
+  const Deployment& da = a.deployment;
+  const Deployment& db = b.deployment;
+  return ma.name == mb.name && ma.layers == mb.layers && ma.hidden_size == mb.hidden_size &&
+         ma.heads == mb.heads && ma.kv_heads == mb.kv_heads && ma.ffn_size == mb.ffn_size &&
+         ma.vocab_size == mb.vocab_size && pa.weights == pb.weights && pa.activations == pb.activations &&
+         pa.kv_cache == pb.kv_cache && pa.group_size == pb.group_size && a.gpu_id == b.gpu_id &&
+         da.gpus == db.gpus && da.tp == db.tp && da.pp == db.pp && da.ep == db.ep &&
+         da.attention_dp == db.attention_dp && a.workload.input_tokens == b.workload.input_tokens &&
+         a.workload.output_tokens == b.workload.output_tokens &&
+         a.workload.concurrency == b.workload.concurrency;
+}
+
+// The cases of every run outside fold `skip` (k_no_fold: all of them). One run's figures share its
+// inputs, and so do runs that repeat another's (the same benchmark run again): each group is
+// estimated once per evaluation of the fit (calibration_fit.cpp log_loss), which keeps 1,000
+// repeated runs within the limits (issue 42).
 std::vector<ValidationCase> cases_outside(const std::vector<StackRun>& runs,
                                           const std::vector<std::size_t>& fold, std::size_t skip) {
   std::vector<ValidationCase> out;
+  std::vector<std::size_t> firsts; // index in `out` of each distinct serving inputs group's first case
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (fold[i] == skip) continue;
+    const bool serving = runs[i].cases.empty();
+    std::size_t group = i + 1;
+    bool seen = false;
     for (ValidationCase& c : stack_cases(runs[i])) {
-      c.inputs_group = i + 1; // one run's figures share its inputs
+      if (serving && !seen) {
+        seen = true;
+        for (std::size_t f : firsts) {
+          if (same_inputs(out[f], c)) {
+            group = out[f].inputs_group;
+            break;
+          }
+        }
+        if (group == i + 1) firsts.push_back(out.size());
+      }
+      c.inputs_group = group;
       out.push_back(std::move(c));
     }
   }
