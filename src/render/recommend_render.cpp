@@ -32,6 +32,7 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
                       bool show_precision, bool with_reason, const Sla& sla, RankBy rank_by) {
   const bool energy_column = rank_by == RankBy::energy;
   const bool latency_column = rank_by == RankBy::latency;
+  const bool request_column = rank_by == RankBy::cost_per_request;
   std::vector<Column> columns = {
       {"rank", Align::right}, {"gpu", Align::left}, {"gpus×rep", Align::right}, {"layout", Align::left}};
   // Whole instances (docs/methodology.md "Whole instances"): a "billed" column only when a row pays for idle
@@ -50,8 +51,10 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   for (const char* h : {"conc", ttft_head.c_str(), tpot_head.c_str(), "served tok/s", "cap tok/s", "mem free",
                         "$/h", "$/1M served"})
     columns.push_back({h, Align::right});
-  // The figure ranked by when it is not a cost: GPU joules per output token at load under --rank-by
-  // energy (methodology §9), the end-to-end latency at the served load under --rank-by latency.
+  // The figure ranked by when it is not $/1M served: the cost per request at the served load under
+  // --rank-by cost_per_request, GPU joules per output token at load under --rank-by energy
+  // (methodology §9), the end-to-end latency at the served load under --rank-by latency.
+  if (request_column) columns.push_back({"$/req served", Align::right});
   if (energy_column) columns.push_back({"J/tok", Align::right});
   if (latency_column) columns.push_back({"E2E @load", Align::right});
   columns.push_back({"bound", Align::left, true});
@@ -75,6 +78,8 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
     cells.push_back(format_usd(e.usd_per_hour, c.price_known));
     cells.push_back(serves ? format_usd(c.usd_per_million_output_tokens_at_load, c.price_known)
                            : std::string("-"));
+    if (request_column)
+      cells.push_back(serves ? format_usd(c.usd_per_request_at_load, c.price_known) : std::string("-"));
     if (energy_column) {
       cells.push_back(serves && c.joules_per_output_token > 0.0
                           ? fmt::format("{:.3f}", c.joules_per_output_token)
