@@ -146,8 +146,9 @@ void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, con
 // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
 // a replica more while a latency percentile misses at that load, or while the KV cache holds fewer
 // sequences than the p99 in flight (the engine's cap, plan_in_flight: above it requests queue).
-// When no count up to the limit meets the latency, the miss is reported at the count sized for the
-// load: the added replicas did not help, and their count is the search giving up, not a deployment.
+// When no count up to the limit meets the latency and the count sized for the load missed too, the
+// miss is reported at that count: the added replicas did not help, and their count is the search
+// giving up, not a deployment.
 void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
   const int first = c.replicas;
   std::optional<InferenceEstimate> at_first;
@@ -164,7 +165,9 @@ void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& 
     const Verdict v = judge(at_rate, q.sla, rules);
     const bool cap_holds = in_flight_p99_fits(at_rate, c.layout.attention_dp);
     if ((v.passes() && cap_holds) || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
-      const bool missed = !v.passes() && at_first;
+      // Only a miss at the sized count too: one that passed there (its in-flight cap short) and
+      // failed later (a budget) keeps the count it was judged at.
+      const bool missed = !v.passes() && at_first && !first_verdict->passes();
       if (missed) c.replicas = first;
       c.estimate = missed ? *at_first : at_rate;
       c.verdict = missed ? *first_verdict : v;
