@@ -144,6 +144,15 @@ bool is_item_model(const PreparedModel& model) {
   return model.model.kind != ModelKind::decoder;
 }
 
+void reject_attention_dp_for_training(int attention_dp) {
+  if (attention_dp <= 1) return;
+  throw Error(ErrorKind::usage, "--attention-dp", "",
+              fmt::format("expected no --attention-dp for a training spec: attention data parallelism is "
+                          "a serving layout (training replicates over the GPUs --tp, --pp and --ep leave; "
+                          "got --attention-dp {})",
+                          attention_dp));
+}
+
 void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp) {
   if (!moe_layout_on_dense(model, ep, attention_dp)) return;
   if (ep > 1) {

@@ -99,6 +99,10 @@ std::string layout_label(const Deployment& layout);
 /// `deployment.attention_dp`.
 void reject_moe_layout_on_dense(const ModelSpec& model, int ep, int attention_dp);
 
+/// Usage error (flag --attention-dp) when `attention_dp` > 1 is asked of a training run: estimate's
+/// and check's one wording (attention data parallelism is a serving layout).
+void reject_attention_dp_for_training(int attention_dp);
+
 /// Where a pinned EP came from: the --ep flag (a usage error, exit 2) or a spec file's
 /// /deployment/ep (bad input, exit 3).
 struct EpOrigin {

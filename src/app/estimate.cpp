@@ -47,14 +47,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   reject_moe_layout_on_dense(pm.model, request.ep, request.attention_dp);
 
   if (spec.mode == WorkloadMode::training) {
-    if (request.attention_dp > 1) {
-      throw Error(
-          ErrorKind::usage, "--attention-dp", "",
-          fmt::format("expected no --attention-dp for a training spec: attention data parallelism is "
-                      "a serving layout (training replicates over the GPUs --tp, --pp and --ep leave; "
-                      "got --attention-dp {})",
-                      request.attention_dp));
-    }
+    reject_attention_dp_for_training(request.attention_dp);
     LayoutPins pins;
     pins.tp = request.tp;
     pins.pp = request.pp;

@@ -1,19 +1,10 @@
 #include "app/training_check.hpp"
 
-#include <fmt/format.h>
-
-#include "rightsize/error.hpp"
-
 namespace rightsize::app {
 
 TrainingCheckResult run_training_check(const Spec& spec, const LoadedCatalog& catalog,
                                        const DeploymentSpec& want, double max_overspend) {
-  if (want.attention_dp > 0) {
-    throw Error(ErrorKind::usage, "--attention-dp", "",
-                fmt::format("expected no --attention-dp for a training spec: attention data parallelism is a "
-                            "serving layout (got {})",
-                            want.attention_dp));
-  }
+  reject_attention_dp_for_training(want.attention_dp);
   TrainingCheckResult res;
   res.in = search_inputs(spec, catalog, {want.gpu}, "");
   const Gpu& gpu = res.in.gpus.front();

@@ -32,7 +32,7 @@ struct TrainingCheckResult {
   bool pass = false;             ///< meets and not over-provisioned
 };
 
-/// Checks `want` (gpu a catalog id, gpus, tp/pp/ep pins; attention_dp must be 0) for the training
+/// Checks `want` (gpu a catalog id, gpus, tp/pp/ep pins; attention_dp at most 1) for the training
 /// spec `spec`. `max_overspend`: the saving above which a cheaper run of the same GPU type fails it;
 /// `max_nodes` bounds the same-type search as recommend's (0: the spec's constraints).
 TrainingCheckResult run_training_check(const Spec& spec, const LoadedCatalog& catalog,
