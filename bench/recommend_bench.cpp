@@ -1,9 +1,10 @@
 // Benchmark: a full-catalog `recommend` (every shipped GPU, every replica layout, auto concurrency,
-// replica sizing, ranking) on each shipped inference example. Prints wall time per call for the
-// core search alone and for load + search (what one CLI run does, minus process start), and the
-// whole use case (app::run_recommend: spec, catalog and calibration loaded, the search at the
-// default --confidence p90 and everything its outputs show) in wall and process CPU time; CPU time
-// is the steadier figure on a machine other work shares.
+// replica sizing, ranking) on each shipped inference example, and the training use case (every GPU,
+// every GPU count, the layout search of each) on each shipped training example. Prints wall time per call for
+// the core search alone and for load + search (what one CLI run does, minus process start), and the whole use
+// case (app::run_recommend: spec, catalog and calibration loaded, the search at the default --confidence p90
+// and everything its outputs show) in wall and process CPU time; CPU time is the steadier figure on a machine
+// other work shares.
 //   recommend_bench [ITERATIONS]
 #include <algorithm>
 #include <chrono>
@@ -32,22 +33,28 @@ double cpu_now_s() {
   return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
 }
 
-// Wall and CPU ms per call of the whole recommend use case on `spec_path`.
-void time_use_case(const std::string& root, const std::string& spec_path, int iterations, double& wall_ms,
-                   double& cpu_ms) {
+// Wall and CPU ms per call of the whole recommend use case on `spec_path`; returns the candidates
+// (met and missed) of the last call.
+std::size_t time_use_case(const std::string& root, const std::string& spec_path, int iterations,
+                          double& wall_ms, double& cpu_ms) {
   app::RecommendRequest request;
   request.inputs.spec = spec_path;
   request.inputs.environment.data_dir = root + "/data";
   request.inputs.environment.today = app::Deferred<std::int64_t>(*parse_iso_date("2026-11-22"));
   app::SilentDiagnostics quiet; // the bench times the use case, not its warnings
+  std::size_t candidates = 0;
   const double w0 = now_s();
   const double c0 = cpu_now_s();
   for (int i = 0; i < iterations; ++i) {
     const app::RecommendOutcome outcome = app::run_recommend(request, quiet);
-    if (outcome.inference.recommendation.candidates.size() > 1000000) std::abort(); // keep the result
+    candidates = outcome.training ? outcome.training->recommendation.candidates.size() +
+                                        outcome.training->recommendation.rejected.size()
+                                  : outcome.inference.recommendation.candidates.size() +
+                                        outcome.inference.recommendation.rejected.size();
   }
   wall_ms = (now_s() - w0) / iterations * 1e3;
   cpu_ms = (cpu_now_s() - c0) / iterations * 1e3;
+  return candidates;
 }
 
 } // namespace
@@ -85,6 +92,17 @@ int main(int argc, char** argv) {
     time_use_case(root, spec_path, iterations, use_case_ms, use_case_cpu_ms);
     std::printf("%-16s %10zu %12.3f %14.3f %15.3f %14.3f\n", name.c_str(), candidates,
                 search_s / iterations * 1e3, total_s / iterations * 1e3, use_case_ms, use_case_cpu_ms);
+  }
+  // Training: the use case only (its search runs inside app::run_recommend).
+  const int training_iterations = std::max(1, iterations / 10);
+  std::printf("\n%-16s %10s %15s %14s\n", "training", "candidates", "use case ms", "use case cpu");
+  for (const char* name : {"pretrain-70b", "pretrain-405b", "fsdp-8b-none", "lora-8b"}) {
+    std::string spec_path = root;
+    spec_path.append("/data/examples/").append(name).append(".json");
+    double wall_ms = 0.0;
+    double cpu_ms = 0.0;
+    const std::size_t candidates = time_use_case(root, spec_path, training_iterations, wall_ms, cpu_ms);
+    std::printf("%-16s %10zu %15.3f %14.3f\n", name, candidates, wall_ms, cpu_ms);
   }
   return 0;
 }

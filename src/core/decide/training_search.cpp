@@ -116,14 +116,15 @@ struct Search {
     return pp > 1 && layers % (static_cast<std::int64_t>(pp) * vp) == 0 && m >= pp;
   }
 
-  void consider(const TrainingLayout& l) {
+  void consider(const TrainingLayout& l, const detail::StageSplit* stages) {
     // Once a layout fits, one that does not can never be better (`better`): its memory, which
     // alone decides fitting (training_memory), is checked before the step-time estimate.
     // The same memory estimate goes on to evaluate_training.
     const std::int64_t per_pass = static_cast<std::int64_t>(l.dp) * l.micro_batch;
-    const MemoryEstimate memory = detail::training_memory(*ctx, l, (global_batch + per_pass - 1) / per_pass);
+    const MemoryEstimate memory =
+        detail::training_memory(*ctx, l, (global_batch + per_pass - 1) / per_pass, *stages);
     if (have && best.memory.fits && !memory.fits) return;
-    const TrainingEstimate e = detail::evaluate_training(*ctx, l, *price, &bill_for(l), &memory);
+    const TrainingEstimate e = detail::evaluate_training(*ctx, l, *price, *stages, &bill_for(l), &memory);
     if (!have || better(e, best)) {
       best = e;
       have = true;
@@ -140,6 +141,13 @@ struct Search {
     l.sequence_parallel = tp > 1;
     l.cpu_offload = cpu_offload;
     const bool zero_pinned = ch->zero_count == 1;
+    // The stages' parameters depend on TP, PP, VP and EP only: derived once per VP.
+    const int vp_max = std::max(k_max_vp, ch->vp);
+    std::vector<detail::StageSplit> stages_by_vp(static_cast<std::size_t>(vp_max) + 1);
+    for (int vp = 1; vp <= vp_max; ++vp) {
+      l.vp = vp;
+      stages_by_vp[static_cast<std::size_t>(vp)] = detail::stage_split(*ctx, l);
+    }
     const std::int64_t mb_cap = std::min(k_max_micro_batch, std::max<std::int64_t>(1, global_batch / dp));
     for (int zi = 0; zi < ch->zero_count; ++zi) {
       l.zero_stage = ch->zero[static_cast<std::size_t>(zi)];
@@ -150,12 +158,12 @@ struct Search {
       for (l.micro_batch = mb_first; l.micro_batch <= mb_last; l.micro_batch *= 2) {
         const std::int64_t per_pass = static_cast<std::int64_t>(dp) * l.micro_batch;
         const std::int64_t m = (global_batch + per_pass - 1) / per_pass;
-        for (int vp = 1; vp <= std::max(k_max_vp, ch->vp); ++vp) {
+        for (int vp = 1; vp <= vp_max; ++vp) {
           if (!vp_allowed(pp, vp, m)) continue;
           l.vp = vp;
           for (int ri = 0; ri < ch->recompute_count; ++ri) {
             l.recompute = ch->recompute[static_cast<std::size_t>(ri)];
-            consider(l);
+            consider(l, &stages_by_vp[static_cast<std::size_t>(vp)]);
           }
         }
       }
@@ -191,9 +199,11 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
         if (!cp_allowed(ch, cp, rest, workload.seq_len)) continue;
         const int dp = rest / cp;
         if (pins.dp > 0 && dp != pins.dp) continue;
-        // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts.
+        // EP is carved out of DP (Megatron-core: ep divides dp) and divides the routed experts; a dense
+        // model has none to split (its EP > 1 layouts would repeat EP 1's estimate).
         for (int ep = 1; ep <= dp; ++ep) {
-          if (pins.ep > 0 ? ep != pins.ep : (ep > 1 && !(divides(ep, m.moe.experts) && divides(ep, dp))))
+          if (pins.ep > 0 ? ep != pins.ep
+                          : (ep > 1 && !(m.moe.experts > 0 && divides(ep, m.moe.experts) && divides(ep, dp))))
             continue;
           search.split(tp, pp, dp, ep, cp);
         }
@@ -214,7 +224,8 @@ TrainingEstimate search_training_layout(const PreparedModel& model, const Traini
   l.recompute = ch.recompute[0];
   l.sequence_parallel = l.tp > 1;
   l.cpu_offload = workload.cpu_offload_optimizer;
-  TrainingEstimate e = detail::evaluate_training(ctx, detail::normalized_layout(l), price);
+  const TrainingLayout n = detail::normalized_layout(l);
+  TrainingEstimate e = detail::evaluate_training(ctx, n, price, detail::stage_split(ctx, n));
   e.memory.fits = false;
   e.bound = Bound::capacity;
   return e;

@@ -241,7 +241,8 @@ TrainingEstimate estimate_training(const PreparedModel& model, const TrainingWor
                                    const Gpu& gpu, const TrainingLayout& layout, const TrainingConfig& config,
                                    const GpuPrice& price) {
   const detail::TrainingContext ctx = detail::make_training_context(model, workload, gpu, config);
-  return detail::evaluate_training(ctx, normalized(layout), price);
+  const TrainingLayout l = normalized(layout);
+  return detail::evaluate_training(ctx, l, price, detail::stage_split(ctx, l));
 }
 
 namespace detail {

@@ -49,10 +49,6 @@ struct TrainingContext {
 TrainingContext make_training_context(const PreparedModel& model, const TrainingWorkload& workload,
                                       const Gpu& gpu, const TrainingConfig& config);
 
-/// Per-GPU memory of the most loaded pipeline stage for `layout` with `micro_batches` per step.
-MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& layout,
-                               std::int64_t micro_batches);
-
 /// Trainable parameters on one GPU of a stage, split into non-expert (sharded over dp·cp) and expert
 /// (sharded over dp·cp/ep) parts; `last` picks the last stage's edge (head) instead of the first's.
 struct StageParams {
@@ -63,12 +59,27 @@ struct StageParams {
 };
 StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& layout, bool last);
 
+/// stage_params of the layout's first and last stage (the same stage without a pipeline). They depend
+/// on TP, PP, VP and EP only, so the search derives them once per layout it tries.
+struct StageSplit {
+  StageParams first;
+  StageParams last;
+};
+StageSplit stage_split(const TrainingContext& ctx, const TrainingLayout& layout);
+
+/// Per-GPU memory of the most loaded pipeline stage for `layout` with `micro_batches` per step;
+/// `stages` = stage_split(ctx, layout).
+MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& layout,
+                               std::int64_t micro_batches, const StageSplit& stages);
+
 /// Estimate for one layout on a prepared context (estimate_training and the search share it).
-/// `bill`: the layout's bill_instances(1, gpus, price, tp) when the caller has it (the search bills
-/// each TP degree of its GPU count once); `memory`: the layout's training_memory when the caller
-/// computed it already (the search checks fitting first); nullptr computes either.
+/// `stages` = stage_split(ctx, layout); `bill`: the layout's bill_instances(1, gpus, price, tp) when
+/// the caller has it (the search bills each TP degree of its GPU count once); `memory`: the layout's
+/// training_memory when the caller computed it already (the search checks fitting first); nullptr
+/// computes either.
 TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& layout,
-                                   const GpuPrice& price, const InstanceBill* bill = nullptr,
+                                   const GpuPrice& price, const StageSplit& stages,
+                                   const InstanceBill* bill = nullptr,
                                    const MemoryEstimate* memory = nullptr);
 
 /// The layout with degrees clamped to >= 1, ZeRO to 0..3 and micro_batch to >= 1.

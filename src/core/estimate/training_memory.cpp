@@ -210,13 +210,19 @@ StageParams stage_params(const TrainingContext& ctx, const TrainingLayout& lay, 
   return s;
 }
 
+StageSplit stage_split(const TrainingContext& ctx, const TrainingLayout& lay) {
+  StageSplit s;
+  s.first = stage_params(ctx, lay, false);
+  s.last = lay.pp > 1 ? stage_params(ctx, lay, true) : s.first;
+  return s;
+}
+
 namespace {
 
 MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& lay, std::int64_t micro_batches,
-                            bool last) {
+                            const StageParams& sp, bool last) {
   const PreparedModel& pm = *ctx.pm;
   const TrainingConfig& cfg = *ctx.config;
-  const StageParams sp = stage_params(ctx, lay, last);
   const int z = lay.zero_stage;
   const double n_d = std::max(1, lay.dp * lay.cp);
   const double n_e = std::max(1.0, n_d / std::max(1, lay.ep));
@@ -275,10 +281,10 @@ MemoryEstimate stage_memory(const TrainingContext& ctx, const TrainingLayout& la
 } // namespace
 
 MemoryEstimate training_memory(const TrainingContext& ctx, const TrainingLayout& lay,
-                               std::int64_t micro_batches) {
-  MemoryEstimate mem = stage_memory(ctx, lay, micro_batches, false);
+                               std::int64_t micro_batches, const StageSplit& stages) {
+  MemoryEstimate mem = stage_memory(ctx, lay, micro_batches, stages.first, false);
   if (lay.pp > 1) {
-    const MemoryEstimate last = stage_memory(ctx, lay, micro_batches, true);
+    const MemoryEstimate last = stage_memory(ctx, lay, micro_batches, stages.last, true);
     if (last.per_gpu_bytes > mem.per_gpu_bytes) mem = last;
   }
   mem.capacity_per_gpu_bytes = ctx.gpu->visible_memory();

@@ -233,7 +233,8 @@ void finish(const TrainingContext& ctx, const TrainingFlops& fl, const GpuPrice&
 } // namespace
 
 TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLayout& l, const GpuPrice& price,
-                                   const InstanceBill* bill, const MemoryEstimate* memory) {
+                                   const StageSplit& stages, const InstanceBill* bill,
+                                   const MemoryEstimate* memory) {
   TrainingEstimate est;
   est.layout = l;
   est.gpus = l.gpus();
@@ -253,7 +254,7 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   est.micro_batches = (gb + per_pass - 1) / per_pass;
   est.global_batch_effective = est.micro_batches * per_pass;
   est.tokens_per_step = d(est.global_batch_effective) * ctx.seq;
-  est.memory = memory != nullptr ? *memory : training_memory(ctx, l, est.micro_batches);
+  est.memory = memory != nullptr ? *memory : training_memory(ctx, l, est.micro_batches, stages);
   // Allocated vs reserved vs device (docs/training.md §1): per_gpu = itemized·(1 + f) + reserve.
   const TrainingConfig& cfg = *ctx.config;
   est.memory_allocated_bytes =
@@ -272,8 +273,8 @@ TrainingEstimate evaluate_training(const TrainingContext& ctx, const TrainingLay
   // 1F1B: the step lasts (m + p − 1) micro-batch slots, p − 1 of them idle (§5.3 [NAR21]);
   // interleaved 1F1B with v chunks per rank idles (p − 1)/v slots [NAR21 §2.2].
   est.bubble_s = (l.pp - 1.0) / l.vp * (mb.compute_s + mb.comm_s);
-  const StageParams first = stage_params(ctx, l, false);
-  const StageParams last = stage_params(ctx, l, true);
+  const StageParams& first = stages.first;
+  const StageParams& last = stages.last;
   const StageParams& sp = (last.dense + last.expert > first.dense + first.expert) ? last : first;
   est.tp_comm_exposed_s = m * mb.tp_s;
   est.ep_comm_exposed_s = m * mb.ep_s;
