@@ -102,7 +102,8 @@ struct PriceQuote {
 /// How far a GPU's serving estimates reach beyond measured serving runs (issue 37 item 3; docs/
 /// accuracy.md "Bands by reach"): `measured`, serving runs on this GPU (the shipped calibration's
 /// rows or a --calibration overlay's); `gpu_sibling`, none of its own but on a GPU of its family;
-/// `extrapolated`, none on its family. Set with the calibration (assign_reach); until then measured,
+/// `extrapolated`, none on its family. Training figures have a reach of their own, by training
+/// cases instead of serving runs. Set with the calibration (assign_reach); until then measured,
 /// which widens nothing.
 enum class Reach : std::uint8_t { measured, gpu_sibling, extrapolated };
 const char* to_string(Reach reach); ///< "measured", "gpu_sibling", "extrapolated"
@@ -145,12 +146,13 @@ struct Gpu {
   /// Per stack (model, weights, engine, layout), from an overlay: what its factors leave.
   std::vector<StackResidual> residuals;
   std::vector<PriceQuote> prices;
-  double purchase_usd = 0.0;             ///< purchase estimate per GPU (0 = unknown)
-  std::string purchase_source;           ///< tag into the catalog's `sources`
-  std::vector<std::string> spec_sources; ///< tags into the catalog's `sources` for the spec figures
-  std::string confidence;                ///< "H", "M" or "L" (gpu-specs.md conventions)
-  std::vector<std::string> notes;        ///< caveats: conflicts, ranges, fields left out as unknown
-  Reach reach = Reach::measured;         ///< its serving figures' reach (assign_reach)
+  double purchase_usd = 0.0;              ///< purchase estimate per GPU (0 = unknown)
+  std::string purchase_source;            ///< tag into the catalog's `sources`
+  std::vector<std::string> spec_sources;  ///< tags into the catalog's `sources` for the spec figures
+  std::string confidence;                 ///< "H", "M" or "L" (gpu-specs.md conventions)
+  std::vector<std::string> notes;         ///< caveats: conflicts, ranges, fields left out as unknown
+  Reach reach = Reach::measured;          ///< its serving figures' reach (assign_reach)
+  Reach training_reach = Reach::measured; ///< its training figures' reach (assign_reach)
 
   /// Dense peak for a math dtype in TFLOP/s (0 when unsupported).
   [[nodiscard]] double tflops(MathDtype dtype) const { return dense_tflops[static_cast<std::size_t>(dtype)]; }

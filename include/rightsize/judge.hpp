@@ -100,6 +100,12 @@ struct BandFactors {
 BandFactors band_factors(const Calibration* calibration, Confidence confidence, const std::string& gpu_id,
                          std::string_view model_class, Reach reach);
 
+/// The p10 multiplier of a training run's tokens/s on a GPU (1 for p50 or without a calibration): the
+/// training_throughput band of the GPU and model class, widened to the GPU's training reach
+/// (Gpu::training_reach, band_for). A run is judged and ranked at time and cost ÷ it.
+double training_throughput_low(const Calibration* calibration, Confidence confidence,
+                               const std::string& gpu_id, std::string_view model_class, Reach training_reach);
+
 /// The latency limits an auto concurrency must meet so that the judged (pessimistic) end meets the
 /// real ones: each limit divided by its band's high multiplier (unchanged at p50).
 Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);
@@ -138,9 +144,11 @@ struct Verdict {
 Verdict judge(const InferenceEstimate& estimate, const Sla& sla, const JudgeRules& rules);
 
 /// Judges one training run on the same terms: precision, link (a collective without a finite time),
-/// memory, then sla.deadline_hours against its time to train and sla.budget_usd against its cost per
-/// run (unknown price: a price miss). Pure.
-Verdict judge(const TrainingEstimate& estimate, const Sla& sla, bool price_known);
+/// memory, then sla.deadline_hours against its planned time to train and sla.budget_usd against its
+/// cost per run (unknown price: a price miss), both at the judged end: the point figure ÷
+/// `throughput_low` (training_throughput_low; 1 judges the point estimate). Pure.
+Verdict judge(const TrainingEstimate& estimate, const Sla& sla, bool price_known,
+              double throughput_low = 1.0);
 
 /// The SLA terms the point estimate meets but the pessimistic end of the band (`bands`) misses:
 /// the cautions of --confidence p50. Returns how many were written to `out` (in judge's order).

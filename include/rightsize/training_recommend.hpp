@@ -16,6 +16,9 @@ struct TrainingCandidate {
   TermCheck rejection; ///< judge()'s first failed term: none when it fits, meets the deadline and budget
   bool meets = false;
   bool price_known = true;
+  /// The judged end's throughput multiplier (training_throughput_low; 1 at --confidence p50): the
+  /// deadline and budget were judged, and the run ranked, at time and cost ÷ it.
+  double throughput_low = 1.0;
   std::size_t rank = 0; ///< 1-based among passing candidates
 };
 
@@ -29,9 +32,11 @@ struct TrainingRecommendation {
 std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes);
 
 /// Searches GPU types × counts (`prices` parallel to `gpus`: the rate, <= 0 unknown, with its instance
-/// shapes, which decide the GPUs billed). Deadline: sla.deadline_hours against time to train; budget:
-/// sla.budget_usd against the planning cost of the billed GPUs; ranked by that cost times
-/// (1 + policy.price_margins[gpu]) when the policy charges price quality (none at p50). Pure.
+/// shapes, which decide the GPUs billed). Deadline: sla.deadline_hours against planned time to train;
+/// budget: sla.budget_usd against the planning cost of the billed GPUs; both at the band's end
+/// policy.confidence asks (the GPU's training_throughput_low, widened by its training reach); ranked
+/// by that cost times (1 + policy.price_margins[gpu]) when the policy charges price quality (none at
+/// p50). Pure.
 TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
                                           const Sla& sla, std::span<const Gpu> gpus,
                                           std::span<const GpuPrice> prices, const SearchPolicy& policy,

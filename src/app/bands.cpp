@@ -22,6 +22,10 @@ BandSource band_source(const LoadedCatalog& catalog, const Gpu& gpu, const Model
   return {band_calibration(catalog), gpu.id, model_class_of(model), gpu.reach};
 }
 
+BandSource training_band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model) {
+  return {band_calibration(catalog), gpu.id, model_class_of(model), gpu.training_reach};
+}
+
 EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& e, const Sla& sla) {
   EstimateBands out;
   out.calibrated = source.calibration != nullptr;
@@ -50,7 +54,12 @@ EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& 
 TrainingBands training_bands(const BandSource& source, const TrainingEstimate& t) {
   TrainingBands out;
   out.calibrated = source.calibration != nullptr;
-  out.tokens_per_s = band_of(source, FigureKind::training_throughput, t.tokens_per_s);
+  // Throughput at the GPU's training reach (the union with its reach band), as the judge takes it.
+  out.tokens_per_s = source.calibration != nullptr
+                         ? band_for(*source.calibration, FigureKind::training_throughput, source.gpu_id,
+                                    t.tokens_per_s, source.model_class, source.reach)
+                         : Band{t.tokens_per_s, t.tokens_per_s, t.tokens_per_s};
+  if (out.calibrated) out.reach = source.reach;
   // Reserved memory against the training-memory cases (measured / predicted), when calibrated.
   out.memory_reserved_bytes = band_of(source, FigureKind::training_memory, t.memory_reserved_bytes);
   // measured/predicted ratios of throughput; time and cost scale with its inverse.
@@ -70,7 +79,8 @@ EstimateBands candidate_bands(const LoadedCatalog& catalog, const SearchInputs& 
 
 TrainingBands candidate_bands(const LoadedCatalog& catalog, const SearchInputs& in,
                               const TrainingCandidate& c) {
-  return training_bands(band_source(catalog, in.gpus[c.gpu_index], in.models.front().model), c.estimate);
+  return training_bands(training_band_source(catalog, in.gpus[c.gpu_index], in.models.front().model),
+                        c.estimate);
 }
 
 } // namespace rightsize::app

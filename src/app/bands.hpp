@@ -61,6 +61,9 @@ struct EstimateBands {
 /// time, time to train and cost scale with the inverse of the throughput's ratio.
 struct TrainingBands {
   bool calibrated = false;
+  /// How far the throughput band reaches beyond measured training cases (the GPU's training reach;
+  /// set when calibrated): gpu_sibling and extrapolated take the union with the reach band.
+  Reach reach = Reach::measured;
   Band tokens_per_s;
   Band memory_reserved_bytes;
   Band step_time_s;
@@ -68,8 +71,11 @@ struct TrainingBands {
   Band usd_total;
 };
 
-/// The bands of an estimate on `gpu` for `model`: the catalog's calibration when one is loaded.
+/// The bands of an estimate on `gpu` for `model`: the catalog's calibration when one is loaded, at
+/// the GPU's serving reach.
 BandSource band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model);
+/// The same for a training estimate: at the GPU's training reach (Gpu::training_reach).
+BandSource training_band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model);
 
 /// The bands of `estimate` from `source`, and its optimistic-only terms against `sla`.
 EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& estimate, const Sla& sla);

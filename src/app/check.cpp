@@ -236,7 +236,8 @@ void check_training(CheckOutcome& out, const CheckRequest& request, Diagnostics&
   want.gpu = gpu.id;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
   out.max_overspend = request.settings.max_overspend;
-  out.training = run_training_check(spec, out.catalog, want, request.settings.max_overspend);
+  out.training = run_training_check(spec, out.catalog, want, request.settings.confidence,
+                                    request.settings.max_overspend);
   out.pass = out.training->pass;
 }
 

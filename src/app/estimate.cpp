@@ -54,7 +54,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
     pins.ep = request.ep;
     res.training =
         search_training_layout(pm, spec.training, gpu, gpus, pins, TrainingConfig{}, gpu_price(res.price));
-    res.training_bands = training_bands(band_source(catalog, gpu, spec.model), *res.training);
+    res.training_bands = training_bands(training_band_source(catalog, gpu, spec.model), *res.training);
     res.assumptions = spec.assumptions;
     return res;
   }

@@ -14,6 +14,14 @@
 namespace rightsize::app {
 namespace {
 
+// A price a buyer can trust: quoted by k_well_quoted_providers or more, the newest quote at most
+// k_fresh_quote_days old (issue 43 item 1: what `winner_measured` asks of a price).
+bool well_quoted(const SearchInputs& in, std::size_t gpu_index, std::int64_t today_days) {
+  const ResolvedPrice& price = in.prices[gpu_index];
+  const std::int64_t age = price_age_days(price, today_days);
+  return price.providers >= k_well_quoted_providers && age >= 0 && age <= k_fresh_quote_days;
+}
+
 // A rejection is a plausible miss when, had it passed, it could have won (issue 43 item 3): with a
 // winner, and both prices known, it costs at most the winner's $/h. A miss costing more could not
 // beat it, and its GPU count is often the search giving up (replicas added for a p99 that never
@@ -96,10 +104,9 @@ void rank_on_evidence(const SearchInputs& in, const RecommendResult& result, con
   }
   if (is_item_model(in.models[w.precision_index])) return;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
-    const ResolvedPrice& price = in.prices[ranked[i].gpu_index];
-    const std::int64_t age = price_age_days(price, request.today_days);
-    if (in.gpus[ranked[i].gpu_index].reach == Reach::measured && ranked[i].price_known &&
-        price.providers >= k_well_quoted_providers && age >= 0 && age <= k_fresh_quote_days) {
+    const std::size_t g = ranked[i].gpu_index;
+    if (in.gpus[g].reach == Reach::measured && ranked[i].price_known &&
+        well_quoted(in, g, request.today_days)) {
       facts.measured = i;
       return;
     }
@@ -256,6 +263,14 @@ TrainingPriceEvidence training_price_evidence(const SearchInputs& in, const Trai
   TrainingPriceEvidence e;
   e.margins_applied = !margins.empty();
   e.confidence = confidence;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const std::size_t g = r.candidates[i].gpu_index;
+    if (in.gpus[g].training_reach == Reach::measured && r.candidates[i].price_known &&
+        well_quoted(in, g, today_days)) {
+      e.measured = i;
+      break;
+    }
+  }
   if (r.candidates.empty() || margins.empty()) return e;
   const auto quoted = [](const TrainingCandidate& c) {
     return c.price_known ? c.estimate.usd_total : std::numeric_limits<double>::infinity();

@@ -127,6 +127,9 @@ struct TrainingPriceEvidence {
   std::optional<std::size_t> cheaper_on_quote; ///< index into recommendation.candidates
   double cheaper_on_quote_margin = 0.0;
   std::int64_t cheaper_on_quote_age_days = -1; ///< -1: undated
+  /// The best passing run whose GPU is measured for training (Gpu::training_reach: its own training
+  /// cases) and whose price is well quoted, as WinnerFacts::measured; none when no run is.
+  std::optional<std::size_t> measured;
 };
 
 struct TrainingRecommendResult {

@@ -3,7 +3,8 @@
 namespace rightsize::app {
 
 TrainingCheckResult run_training_check(const Spec& spec, const LoadedCatalog& catalog,
-                                       const DeploymentSpec& want, double max_overspend) {
+                                       const DeploymentSpec& want, Confidence confidence,
+                                       double max_overspend) {
   reject_attention_dp_for_training(want.attention_dp);
   TrainingCheckResult res;
   res.in = search_inputs(spec, catalog, {want.gpu}, "");
@@ -16,19 +17,24 @@ TrainingCheckResult run_training_check(const Spec& spec, const LoadedCatalog& ca
   pins.ep = want.ep;
   res.pinned = want.tp > 0 || want.pp > 0 || want.ep > 0;
   // The run as recommend's training search evaluates one GPU count (core::search_training_layout),
-  // judged by the one training judge.
+  // judged by the one training judge at the same end of the band.
+  SearchPolicy policy;
+  policy.max_nodes = spec.constraints.max_nodes;
+  policy.confidence = confidence;
+  policy.calibration = band_calibration(catalog);
   TrainingCandidate& c = res.current;
   c.price_known = price.usd_per_gpu_hour > 0.0;
   c.estimate = search_training_layout(pm, spec.training, gpu, want.gpus, pins, TrainingConfig{}, price);
-  res.verdict = judge(c.estimate, spec.sla, c.price_known);
+  c.throughput_low = training_throughput_low(policy.calibration, confidence, gpu.id, model_class_of(pm.model),
+                                             gpu.training_reach);
+  res.verdict = judge(c.estimate, spec.sla, c.price_known, c.throughput_low);
+  res.confidence = confidence;
   c.rejection = res.verdict.first;
   c.meets = res.verdict.passes();
   res.meets = c.meets;
   res.bands = candidate_bands(catalog, res.in, c);
 
   // The same GPU type searched as recommend searches it (its node limit is the spec's).
-  SearchPolicy policy;
-  policy.max_nodes = spec.constraints.max_nodes;
   const TrainingRecommendation same = recommend_training(pm, spec.training, spec.sla, res.in.gpus,
                                                          res.in.gpu_prices, policy, TrainingConfig{});
   if (!same.candidates.empty()) {

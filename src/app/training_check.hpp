@@ -16,11 +16,12 @@
 namespace rightsize::app {
 
 struct TrainingCheckResult {
-  SearchInputs in;           ///< the deployment's GPU and the spec's model
-  TrainingCandidate current; ///< the run as checked (gpu_index 0 of `in`)
-  TrainingBands bands;       ///< its error bands
-  bool pinned = false;       ///< a degree was pinned (--tp/--pp/--ep or the spec's deployment)
-  Verdict verdict;           ///< core::judge on it: fits, deadline, budget
+  SearchInputs in;                         ///< the deployment's GPU and the spec's model
+  TrainingCandidate current;               ///< the run as checked (gpu_index 0 of `in`)
+  TrainingBands bands;                     ///< its error bands
+  bool pinned = false;                     ///< a degree was pinned (--tp/--pp/--ep or the spec's deployment)
+  Verdict verdict;                         ///< core::judge on it: fits, deadline, budget
+  Confidence confidence = Confidence::p90; ///< the band's end the verdict was judged at
   /// The cheapest passing run of the same GPU type (recommend's training search on it): when the run
   /// fails, what would pass; when it passes and costs less per run, the over-provisioning test.
   std::optional<TrainingCandidate> would_pass;
@@ -33,9 +34,11 @@ struct TrainingCheckResult {
 };
 
 /// Checks `want` (gpu a catalog id, gpus, tp/pp/ep pins; attention_dp at most 1) for the training
-/// spec `spec`. `max_overspend`: the saving above which a cheaper run of the same GPU type fails it;
-/// `max_nodes` bounds the same-type search as recommend's (0: the spec's constraints).
+/// spec `spec`, judged at `confidence` as recommend judges (core::training_throughput_low).
+/// `max_overspend`: the saving above which a cheaper run of the same GPU type fails it; the same-type
+/// search is bounded by the spec's constraints.max_nodes as recommend's.
 TrainingCheckResult run_training_check(const Spec& spec, const LoadedCatalog& catalog,
-                                       const DeploymentSpec& want, double max_overspend);
+                                       const DeploymentSpec& want, Confidence confidence,
+                                       double max_overspend);
 
 } // namespace rightsize::app

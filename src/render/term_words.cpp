@@ -131,10 +131,16 @@ void load_words(Out& out, const TermCheck& t, const TermWording& how) {
   }
 }
 
+// Training: the planned time, and the band's end it was judged at when that differs (--confidence p90).
 void deadline_words(Out& out, const TermCheck& t, const TermWording& how) {
   if (how.form == TermForm::caution) return;
-  fmt::format_to(fmt::appender(out), FMT_COMPILE("takes {:.1f} h planned {} deadline {:g} h"), t.value,
-                 how.form == TermForm::check ? comparison(t) : ">", t.limit);
+  auto it = fmt::appender(out);
+  const double point = t.point_value > 0.0 ? t.point_value : t.value;
+  fmt::format_to(it, FMT_COMPILE("takes {:.1f} h planned"), point);
+  if (t.point_value > 0.0 && t.point_value != t.value)
+    fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} h)"), t.value);
+  fmt::format_to(it, FMT_COMPILE(" {} deadline {:g} h"), how.form == TermForm::check ? comparison(t) : ">",
+                 t.limit);
 }
 
 // Inference budgets are $/h of the deployment; training's a total per run.
@@ -143,7 +149,11 @@ void budget_words(Out& out, const TermCheck& t, const TermWording& how) {
   auto it = fmt::appender(out);
   const char* sign = how.form == TermForm::check ? comparison(t) : ">";
   if (how.cost_per_run) {
-    fmt::format_to(it, "costs {} {} budget {}", format_usd_total(t.value), sign, format_usd_total(t.limit));
+    const double point = t.point_value > 0.0 ? t.point_value : t.value;
+    fmt::format_to(it, "costs {}", format_usd_total(point));
+    if (t.point_value > 0.0 && t.point_value != t.value)
+      fmt::format_to(it, " (band p90 {})", format_usd_total(t.value));
+    fmt::format_to(it, " {} budget {}", sign, format_usd_total(t.limit));
     return;
   }
   // A budget term without a price (core::judge: met only when the price is known).

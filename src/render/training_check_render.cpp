@@ -31,7 +31,7 @@ void print_training_check_json(const Spec& spec, const app::TrainingCheckResult&
                        {"layout", training_layout_label(res.current.estimate.layout)},
                        {"layout_choice", res.pinned ? "pinned" : "fastest_that_fits"}};
   doc["estimate"] = training_candidate_json(res.in, res.current, res.bands);
-  doc["judgement"] = verdict_json(res.verdict, Confidence::p50, 0);
+  doc["judgement"] = verdict_json(res.verdict, res.confidence, 0);
   doc["meets_sla"] = res.meets;
   std::vector<std::string> misses;
   if (!res.meets) misses.push_back(describe_training_rejection(res.current));

@@ -12,6 +12,7 @@
 #include "render/table.hpp"
 #include "render/terminal.hpp"
 #include "render/training_render.hpp"
+#include "rightsize/calibration.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -123,6 +124,58 @@ std::string training_evidence_line(const SearchInputs& in, const app::TrainingRe
       e.cheaper_on_quote_margin * 100.0);
 }
 
+// "judged at ...": the winner's time and cost at the end of its throughput band the deadline, budget
+// and ranking used (--confidence p90), with how far its training figures reach.
+std::string training_judged_line(const SearchInputs& in, const TrainingCandidate& c) {
+  const Gpu& gpu = in.gpus[c.gpu_index];
+  std::string reach;
+  switch (gpu.training_reach) {
+  case Reach::measured: reach = fmt::format("training cases measured on {}", gpu.id); break;
+  case Reach::gpu_sibling:
+    reach = fmt::format("no training case of its own, its {} siblings'", gpu_family(gpu));
+    break;
+  case Reach::extrapolated:
+    reach = fmt::format("extrapolated: no training case on a {} GPU", gpu_family(gpu));
+    break;
+  }
+  return fmt::format(
+      "judged at its throughput band's p10 (×{:.2f}; {}): {} in {:.1f} h planned", c.throughput_low, reach,
+      c.price_known ? format_usd_total(c.estimate.usd_total / c.throughput_low) : "price unknown",
+      c.estimate.time_to_train_planning_s / c.throughput_low / k_seconds_per_hour);
+}
+
+// "measured choice: ..." (issue 43 item 1): the best run on a GPU measured for training with a well
+// quoted price, when it is not the winner; none when nothing passes.
+std::string training_measured_line(const SearchInputs& in, const app::TrainingRecommendResult& result) {
+  const app::TrainingPriceEvidence& e = result.evidence;
+  const std::vector<TrainingCandidate>& ranked = result.recommendation.candidates;
+  if (ranked.empty() || e.measured == std::size_t{0}) return "";
+  if (!e.measured)
+    return "measured choice: none passes on a GPU with measured training cases and a price from 2 or more "
+           "providers quoted within 90 days";
+  const TrainingCandidate& m = ranked[*e.measured];
+  const TrainingCandidate& w = ranked.front();
+  return fmt::format("measured choice: {} × {} ({}) at {}, {:.0f}% more than the winner: training cases "
+                     "measured on {}, its price from {} providers quoted within 90 days",
+                     m.estimate.gpus, in.gpus[m.gpu_index].id, training_layout_label(m.estimate.layout),
+                     format_usd_total(m.estimate.usd_total),
+                     (m.estimate.usd_total / w.estimate.usd_total - 1.0) * 100.0, in.gpus[m.gpu_index].id,
+                     in.prices[m.gpu_index].providers);
+}
+
+nlohmann::json training_measured_json(const SearchInputs& in, const app::TrainingRecommendResult& result) {
+  const app::TrainingPriceEvidence& e = result.evidence;
+  if (!e.measured) return nullptr;
+  const TrainingCandidate& m = result.recommendation.candidates[*e.measured];
+  const TrainingCandidate& w = result.recommendation.candidates.front();
+  return {
+      {"gpu", in.gpus[m.gpu_index].id},
+      {"gpus", m.estimate.gpus},
+      {"layout", training_layout_label(m.estimate.layout)},
+      {"usd_total", round_sig(m.estimate.usd_total, 6)},
+      {"pct_more_than_winner", round_sig((m.estimate.usd_total / w.estimate.usd_total - 1.0) * 100.0, 4)}};
+}
+
 nlohmann::json training_evidence_json(const SearchInputs& in, const app::TrainingRecommendResult& result) {
   const app::TrainingPriceEvidence& e = result.evidence;
   nlohmann::json cheaper = nullptr;
@@ -152,7 +205,9 @@ void print_training_winner(const SearchInputs& in, const app::TrainingRecommendR
                win.price_known ? format_usd_total(win.estimate.usd_total) : "price unknown",
                win.estimate.time_to_train_planning_s / k_seconds_per_hour, win.estimate.mfu * 100.0);
     fmt::print("instances: {}\n", instances_text(win.estimate.bill, in.gpu_prices[win.gpu_index]));
+    if (win.throughput_low < 1.0) fmt::print("{}\n", training_judged_line(in, win));
     if (const std::string note = training_evidence_line(in, result); !note.empty()) fmt::print("{}\n", note);
+    if (const std::string line = training_measured_line(in, result); !line.empty()) fmt::print("{}\n", line);
   } else {
     fmt::print("no configuration meets the requirements\n");
   }
@@ -165,6 +220,12 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
                                    c.estimate, c.price_known);
   add_training_bands(j, bands);
+  // The end of the band the deadline and budget were judged, and the run ranked, at (core::judge).
+  j["judged"] = {
+      {"throughput_low_ratio", round_sig(c.throughput_low, 4)},
+      {"time_to_train_planning_s", round_sig(c.estimate.time_to_train_planning_s / c.throughput_low)},
+      {"usd_total", c.price_known ? nlohmann::json(round_sig(c.estimate.usd_total / c.throughput_low))
+                                  : nlohmann::json()}};
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets;
   j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});
@@ -199,6 +260,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
     doc["winner"] = r.candidates.empty() ? nlohmann::json()
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};
+    doc["winner_measured"] = training_measured_json(in, result);
     doc["ranking_evidence"] = training_evidence_json(in, result);
     doc["assumptions"] = assumptions_json(spec.assumptions);
     fmt::print("{}\n", io::json_text(doc));

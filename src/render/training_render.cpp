@@ -139,6 +139,7 @@ void add_training_bands(nlohmann::json& doc, const app::TrainingBands& bands) {
     doc["cost"]["usd_total_high"] = round_sig(bands.usd_total.high);
   }
   doc["bands"] = {{"calibrated", bands.calibrated},
+                  {"reach", to_string(bands.reach)},
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 

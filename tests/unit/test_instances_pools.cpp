@@ -6,6 +6,7 @@
 
 #include "engine_fixtures.hpp"
 #include "fixtures.hpp"
+#include "rightsize/calibration.hpp"
 #include "rightsize/disagg.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/engine_profile.hpp"
@@ -153,6 +154,49 @@ TEST_CASE("training recommend charges each price its quality margin, as inferenc
   const TrainingRecommendation q = recommend_training(p8, w, Sla{}, gpus, prices, policy, TrainingConfig{});
   REQUIRE_FALSE(q.candidates.empty());
   CHECK(gpus[q.candidates.front().gpu_index].id == "A");
+}
+
+TEST_CASE("training recommend ranks a less-known GPU at its wider band's end", "[core][rank]") {
+  // A at $2/GPU-h and B at $3, identical GPUs: A's run costs 2/3 of B's on the point estimate. B has
+  // training cases of its own (throughput band p10 0.9); A has none on its family, so it takes the
+  // extrapolated band (TPOT 0.8 .. 1.6 inverted: p10 0.625). At p90 A ranks at 2 / 0.625 = 3.2
+  // against B's 3 / 0.9 = 3.33: A still wins, by more than its extra uncertainty. At $2.20 (3.52)
+  // it loses; at p50 it wins on the point estimate.
+  TwoGpuRun run(h100_sxm().gpus_per_node);
+  run.gpus[0].architecture = "Alpha";
+  run.gpus[1].architecture = "Beta";
+  Calibration cal;
+  BandEntry own;
+  own.kind = FigureKind::training_throughput;
+  own.gpu_id = "B";
+  own.ratio_low = 0.9;
+  own.ratio_high = 1.1;
+  own.rule = "own";
+  cal.bands.push_back(own);
+  own.gpu_id = "*";
+  cal.bands.push_back(own);
+  cal.reach_bands = {ReachBand{FigureKind::tpot, Reach::extrapolated, 0.8, 1.6, 10, {"C"}}};
+  cal.classes.push_back(ClassWidening{model_class_of(run.p8.model), 10, 1.0});
+  assign_reach(cal, run.gpus);
+  REQUIRE(run.gpus[0].training_reach == Reach::extrapolated);
+  REQUIRE(run.gpus[1].training_reach == Reach::measured);
+  SearchPolicy policy;
+  policy.calibration = &cal;
+  const auto winner = [&](double price_a) {
+    const std::vector<GpuPrice> prices = {price_a, 3.0};
+    const TrainingRecommendation r =
+        recommend_training(run.p8, run.w, Sla{}, run.gpus, prices, policy, TrainingConfig{});
+    REQUIRE_FALSE(r.candidates.empty());
+    return r.candidates.front();
+  };
+  const TrainingCandidate a = winner(2.0);
+  CHECK(run.gpus[a.gpu_index].id == "A");
+  CHECK(a.throughput_low == Approx(0.625));
+  const TrainingCandidate b = winner(2.2);
+  CHECK(run.gpus[b.gpu_index].id == "B");
+  CHECK(b.throughput_low == Approx(0.9));
+  policy.confidence = Confidence::p50;
+  CHECK(run.gpus[winner(2.2).gpu_index].id == "A");
 }
 
 TEST_CASE("each disaggregated pool is billed as its own set of instances", "[core][instances][disagg]") {

@@ -8,6 +8,7 @@
 
 #include "reach_bands.hpp"
 #include "rightsize/calibration.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/serving_validation.hpp"
 
 using namespace rightsize;
@@ -166,4 +167,42 @@ TEST_CASE("a band widens to its reach band, throughput from TPOT's inverted", "[
   CHECK(t.high == Approx(125.0));
   // No extrapolated band in this calibration: an extrapolated GPU keeps its own.
   CHECK(band_for(cal, FigureKind::ttft, "Q1", 2.0, "dense-small", Reach::extrapolated).high == Approx(2.2));
+}
+
+TEST_CASE("training has a reach of its own, and its throughput band widens to it", "[reach]") {
+  // Training cases on P1 only: P1 measured, P2 (its family) a sibling, Q1 extrapolated. No serving
+  // rows anywhere, so every serving reach is extrapolated.
+  Calibration cal;
+  BandEntry pooled;
+  pooled.kind = FigureKind::training_throughput;
+  pooled.gpu_id = "*";
+  pooled.ratio_low = 0.9;
+  pooled.ratio_high = 1.1;
+  pooled.rule = "own";
+  cal.bands.push_back(pooled);
+  BandEntry own = pooled;
+  own.gpu_id = "P1";
+  own.ratio_low = 0.95;
+  own.rule = "own+pooled widened";
+  cal.bands.push_back(own);
+  cal.reach_bands = {ReachBand{FigureKind::tpot, Reach::gpu_sibling, 0.8, 1.25, 41, {"P1"}}};
+  cal.classes.push_back(ClassWidening{"dense-small", 10, 1.0});
+  std::vector<Gpu> gpus = toy_gpus();
+  assign_reach(cal, gpus);
+  CHECK(gpus[0].training_reach == Reach::measured);
+  CHECK(gpus[1].training_reach == Reach::gpu_sibling);
+  CHECK(gpus[2].training_reach == Reach::extrapolated);
+  CHECK(gpus[0].reach == Reach::extrapolated);
+  // Sibling P2: the pooled 0.9 .. 1.1 joined with TPOT's sibling band inverted (0.8 .. 1.25):
+  // 1,000 tok/s → 800 .. 1,250.
+  const Band b =
+      band_for(cal, FigureKind::training_throughput, "P2", 1000.0, "dense-small", Reach::gpu_sibling);
+  CHECK(b.low == Approx(800.0));
+  CHECK(b.high == Approx(1250.0));
+  // What the judge takes: the p10 multiplier at p90, 1 at p50 or without a calibration.
+  CHECK(training_throughput_low(&cal, Confidence::p90, "P2", "dense-small", Reach::gpu_sibling) ==
+        Approx(0.8));
+  CHECK(training_throughput_low(&cal, Confidence::p90, "P1", "dense-small", Reach::measured) == Approx(0.95));
+  CHECK(training_throughput_low(&cal, Confidence::p50, "P2", "dense-small", Reach::gpu_sibling) == 1.0);
+  CHECK(training_throughput_low(nullptr, Confidence::p90, "P2", "dense-small", Reach::gpu_sibling) == 1.0);
 }

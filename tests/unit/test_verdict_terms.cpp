@@ -64,6 +64,27 @@ TEST_CASE("judge: a training run on deadline, budget and price terms", "[core][j
   CHECK(unpriced.first.limit == Approx(10000.0));
 }
 
+TEST_CASE("judge: a training run at its throughput band's p10", "[core][judge]") {
+  // At 0.8 of the point tokens/s the run takes 50 / 0.8 = 62.5 h and costs 12,000 / 0.8 = $15,000.
+  Sla sla;
+  sla.deadline_hours = 60.0;
+  sla.budget_usd = 20000.0;
+  CHECK(judge(round_run(), sla, true).passes()); // the point estimate meets both
+  const Verdict v = judge(round_run(), sla, true, 0.8);
+  CHECK(v.first.term == Term::deadline);
+  CHECK(v.first.value == Approx(62.5));
+  CHECK(v.first.point_value == Approx(50.0));
+  REQUIRE(v.term_count == 2);
+  CHECK(v.terms[1].value == Approx(15000.0));
+  CHECK(v.terms[1].point_value == Approx(12000.0));
+  CHECK(v.terms[1].met);
+  // The budget misses at the band's end: $15,000 > $14,000 although $12,000 would meet it.
+  sla.deadline_hours.reset();
+  sla.budget_usd = 14000.0;
+  CHECK(judge(round_run(), sla, true).passes());
+  CHECK(judge(round_run(), sla, true, 0.8).first.term == Term::budget);
+}
+
 TEST_CASE("judge: a training run's feasibility terms come first", "[core][judge]") {
   Sla sla;
   sla.deadline_hours = 1.0;
@@ -121,6 +142,10 @@ TEST_CASE("term words: each term in the rejection, check and caution forms", "[r
 
   const TermCheck late = failed_term(Term::deadline, 50.0, 40.0);
   CHECK(say(late, TermForm::rejection) == "takes 50.0 h planned > deadline 40 h");
+  const TermCheck late_band{Term::deadline, 62.5, 50.0, 60.0, false};
+  CHECK(say(late_band, TermForm::rejection) == "takes 50.0 h planned (band p90 62.5 h) > deadline 60 h");
+  const TermCheck over_band{Term::budget, 15000.0, 12000.0, 14000.0, false};
+  CHECK(say(over_band, TermForm::check, true) == "costs $12.0k (band p90 $15.0k) > budget $14.0k");
   TermCheck budget{Term::budget, 12000.0, 12000.0, 20000.0, true};
   CHECK(say(budget, TermForm::check, true) == "costs $12.0k ≤ budget $20.0k");
   CHECK(say(failed_term(Term::price, 0.0, 20000.0), TermForm::rejection, true) ==

@@ -320,7 +320,9 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
 
 std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind kind, Reach reach) {
   if (reach == Reach::measured) return std::nullopt;
-  const bool throughput = kind == FigureKind::throughput;
+  // Training throughput takes serving throughput's reach band as its stand-in: four GPUs with training
+  // cases, all NVIDIA, are too few to hold one out per reach (docs/accuracy.md "Bands by reach").
+  const bool throughput = kind == FigureKind::throughput || kind == FigureKind::training_throughput;
   if (!throughput && kind != FigureKind::ttft && kind != FigureKind::tpot) return std::nullopt;
   for (const ReachBand& r : calibration.reach_bands) {
     if (r.reach != reach || r.kind != (throughput ? FigureKind::tpot : kind)) continue;
@@ -336,23 +338,44 @@ std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind k
   return std::nullopt;
 }
 
-void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus) {
-  const auto measured = [&calibration](const std::string& gpu_id) {
-    return std::any_of(calibration.bands.begin(), calibration.bands.end(), [&](const BandEntry& b) {
-      return b.gpu_id == gpu_id && (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) &&
-             (b.rule == "serving rows" || b.rule.starts_with("user runs"));
-    });
-  };
+namespace {
+
+// Sets each GPU's `Gpu::*field` to measured where `measured(id)`, else gpu_sibling where a GPU of its
+// family in `gpus` is measured, else extrapolated.
+template <typename Measured>
+void assign_reach_by(std::vector<Gpu>& gpus, Reach Gpu::*field, Measured measured) {
   std::vector<std::string> measured_families;
   for (Gpu& g : gpus) {
-    g.reach = measured(g.id) ? Reach::measured : Reach::extrapolated;
-    if (g.reach == Reach::measured) measured_families.push_back(gpu_family(g));
+    g.*field = measured(g.id) ? Reach::measured : Reach::extrapolated;
+    if (g.*field == Reach::measured) measured_families.push_back(gpu_family(g));
   }
   for (Gpu& g : gpus) {
-    if (g.reach != Reach::measured && std::find(measured_families.begin(), measured_families.end(),
-                                                gpu_family(g)) != measured_families.end())
-      g.reach = Reach::gpu_sibling;
+    if (g.*field != Reach::measured && std::find(measured_families.begin(), measured_families.end(),
+                                                 gpu_family(g)) != measured_families.end())
+      g.*field = Reach::gpu_sibling;
   }
+}
+
+} // namespace
+
+void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus) {
+  const auto has_band = [&calibration](const std::string& gpu_id, auto own) {
+    return std::any_of(calibration.bands.begin(), calibration.bands.end(),
+                       [&](const BandEntry& b) { return b.gpu_id == gpu_id && own(b); });
+  };
+  assign_reach_by(gpus, &Gpu::reach, [&](const std::string& id) {
+    return has_band(id, [](const BandEntry& b) {
+      return (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) &&
+             (b.rule == "serving rows" || b.rule.starts_with("user runs"));
+    });
+  });
+  // Training: the GPU's own training-throughput cases (rules "own…"; "pooled" alone borrows others').
+  assign_reach_by(gpus, &Gpu::training_reach, [&](const std::string& id) {
+    return has_band(id, [](const BandEntry& b) {
+      return b.kind == FigureKind::training_throughput &&
+             (b.rule.starts_with("own") || b.rule.starts_with("user runs"));
+    });
+  });
 }
 
 Band band_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id, double value,

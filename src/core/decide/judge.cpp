@@ -83,6 +83,15 @@ int closeness(Term term) {
   return 10;
 }
 
+double training_throughput_low(const Calibration* calibration, Confidence confidence,
+                               const std::string& gpu_id, std::string_view model_class,
+                               Reach training_reach) {
+  if (calibration == nullptr || confidence == Confidence::p50) return 1.0;
+  return std::clamp(
+      band_for(*calibration, FigureKind::training_throughput, gpu_id, 1.0, model_class, training_reach).low,
+      1e-3, 1.0);
+}
+
 double TermCheck::margin() const {
   if (limit <= 0.0) return 0.0;
   return is_load() ? value / limit - 1.0  // more is better
@@ -235,23 +244,26 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   return v;
 }
 
-Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known) {
+Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known, double throughput_low) {
   Verdict v;
   Judging j{v};
   // GPUs spread over a link the catalog gives no bandwidth for (MI325X, T4: no PCIe figure): the
   // collectives have no finite time, so the run has none either.
   const bool link = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
   if (!j.feasible(e.precision_supported, link, e.memory)) return v;
+  // Time and cost scale with 1 / tokens/s: at the band's p10 throughput both grow by 1 / low.
+  const double slower = 1.0 / std::clamp(throughput_low, 1e-3, 1.0);
   if (sla.deadline_hours) {
     // Judged on the planned time, as the cost is billed on it (methodology §4.2): the overhead that
     // adds GPU-hours (restarts, evaluation, stragglers) adds wall-clock time too.
     const double hours = e.time_to_train_planning_s / k_seconds_per_hour;
-    j.add({Term::deadline, hours, hours, *sla.deadline_hours, hours <= *sla.deadline_hours});
+    j.add(
+        {Term::deadline, hours * slower, hours, *sla.deadline_hours, hours * slower <= *sla.deadline_hours});
   }
   if (sla.budget_usd) {
     // A budget cannot be shown to hold without a price: a miss, worded as the missing price.
     const double usd = price_known ? e.usd_total : 0.0;
-    j.add({Term::budget, usd, usd, *sla.budget_usd, price_known && e.usd_total <= *sla.budget_usd},
+    j.add({Term::budget, usd * slower, usd, *sla.budget_usd, price_known && usd * slower <= *sla.budget_usd},
           price_known ? Term::budget : Term::price);
   }
   return v;

@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <limits>
 
+#include "rightsize/calibration.hpp"
 #include "rightsize/judge.hpp"
 
 namespace rightsize {
 namespace {
 
-// The run's cost as ranked: its quoted cost times (1 + the price's margin) when the policy charges
-// price quality (SearchPolicy::price_margins; methodology §5.2 "Price quality"), as inference ranks.
+// The run's cost as ranked: its cost at the judged end of its throughput band (÷ throughput_low, as
+// judged) times (1 + the price's margin) when the policy charges price quality (SearchPolicy::
+// price_margins; methodology §5.2 "Price quality"), as inference ranks its judged sizing: a GPU whose
+// speed is less known wins only by more than its wider band.
 double cost_key(const TrainingCandidate& c, std::span<const double> price_margins) {
   if (!c.price_known) return std::numeric_limits<double>::infinity();
   const double margin = c.gpu_index < price_margins.size() ? price_margins[c.gpu_index] : 0.0;
-  return c.estimate.usd_total * (1.0 + margin);
+  return c.estimate.usd_total / c.throughput_low * (1.0 + margin);
 }
 
 bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus,
@@ -53,14 +56,18 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
                                           std::span<const GpuPrice> prices, const SearchPolicy& policy,
                                           const TrainingConfig& config) {
   TrainingRecommendation out;
+  const std::string model_class = model_class_of(model.model);
   for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
     const Gpu& gpu = gpus[gi];
+    const double low = training_throughput_low(policy.calibration, policy.confidence, gpu.id, model_class,
+                                               gpu.training_reach);
     for (int count : training_gpu_counts(gpu, policy.max_nodes)) {
       TrainingCandidate c;
       c.gpu_index = gi;
       c.price_known = prices[gi].usd_per_gpu_hour > 0.0;
       c.estimate = search_training_layout(model, workload, gpu, count, LayoutPins{}, config, prices[gi]);
-      c.rejection = judge(c.estimate, sla, c.price_known).first;
+      c.throughput_low = low;
+      c.rejection = judge(c.estimate, sla, c.price_known, low).first;
       c.meets = c.rejection.term == Term::none;
       (c.meets ? out.candidates : out.rejected).push_back(c);
     }
