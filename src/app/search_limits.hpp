@@ -5,7 +5,9 @@
 // of a Release build: recommend of a MoE model over 20,000 GPU types 5 s / 820 MB; --explain with
 // JSON 340 KB per GPU type (2,000 types: 696 MB); --disagg 24 types 0.9–1.6 s, 48 types 2.0–2.3 s;
 // sweep --mode recommend about 47 µs per point and GPU type (10,000 points × 24 types: 11.4 s); a
-// training recommend (Llama-3.1-70B pretraining) over 4,000 types 10.7 s.
+// training recommend (Llama-3.1-70B pretraining) over 4,000 types 10.7 s before its layout search
+// got faster (issue 40: about 1.3 ms per GPU type since); a training sweep's layout search 0.1–0.3 ms
+// per point (4,000 points on MI355X at 128–1,024 GPUs: 0.56 s).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,10 @@ inline constexpr std::size_t k_max_explain_gpu_types = 500;   ///< recommend --e
 inline constexpr std::size_t k_max_training_gpu_types = 500;  ///< a training recommend (about 1.3 s)
 inline constexpr std::size_t k_max_disagg_gpu_types = 32;     ///< recommend --disagg (about 1.5 s)
 inline constexpr std::uint64_t k_max_sweep_searches = 30'000; ///< sweep --mode recommend: points × GPU types
+/// A training spec's sweep: points of estimate mode (a layout search each) and points × GPU types of
+/// recommend mode (each GPU type searched over its counts).
+inline constexpr std::uint64_t k_max_training_sweep_points = 4'000;
+inline constexpr std::uint64_t k_max_training_sweep_searches = 1'200;
 
 /// Refuses (ErrorKind::usage naming `flag`) a search of more than `limit` GPU types: `what` names
 /// the search ("recommend --disagg").

@@ -16,6 +16,7 @@
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
 #include "rightsize/sweep.hpp"
+#include "rightsize/training.hpp"
 
 namespace rightsize::app {
 
@@ -38,7 +39,17 @@ enum class SweepField : std::uint8_t {
   pp,
   ep,
   attention_dp,
+  seq_len, ///< training keys (workload.seq_len, ...; docs/sweep.md "Training specs")
+  global_batch,
+  training_tokens,
+  micro_batch,
+  sla_deadline_hours,
 };
+
+/// The spec modes a key (or a figure) applies to: a bit each.
+inline constexpr std::uint8_t k_for_inference = 1;
+inline constexpr std::uint8_t k_for_training = 2;
+inline constexpr std::uint8_t k_for_both = k_for_inference | k_for_training;
 
 /// Which values a key accepts.
 enum class ValueKind : std::uint8_t {
@@ -60,6 +71,7 @@ struct KeyInfo {
   ValueKind kind;
   double max = 0.0; ///< upper bound for count/amount kinds
   double min = 0.0; ///< lower bound for amount kinds (0: any positive number); a rate's RateRange
+  std::uint8_t modes = k_for_inference; ///< the specs it applies to (k_for_*)
 };
 
 /// All supported keys, in the order docs/sweep.md lists them.
@@ -122,6 +134,12 @@ struct SweepPlan {
   std::string calibration_overlay_label;
   /// --confidence multipliers per (model combination, GPU), computed by finish_plan.
   std::vector<BandFactors> bands;
+  /// A training spec: each point is a training run (search_training_layout on its GPU count, or the
+  /// training search in recommend mode) judged by the training judge.
+  bool training = false;
+  TrainingWorkload training_workload;
+  /// Training: training_throughput_low per (model combination, GPU), computed by finish_plan.
+  std::vector<double> training_lows;
 
   [[nodiscard]] SearchPolicy search_policy() const {
     SearchPolicy p = policy;
@@ -130,6 +148,10 @@ struct SweepPlan {
   }
   [[nodiscard]] const BandFactors& bands_for(std::size_t model, std::size_t gpu) const {
     return bands[model * gpus.size() + gpu];
+  }
+
+  [[nodiscard]] double training_low_for(std::size_t model, std::size_t gpu) const {
+    return training_lows[model * gpus.size() + gpu];
   }
 
   [[nodiscard]] const std::vector<Deployment>& layouts_for(std::size_t model, std::size_t gpu) const {
@@ -148,19 +170,22 @@ enum class PointIssue : std::uint8_t {
   layout_dense, ///< ep or attention_dp above 1 on a model without experts (app::reject_moe_layout_on_dense)
   layout_ep,    ///< an EP no replica takes (LayoutIssue::ep_exceeds_replica / ep_unplaceable)
   no_layout,
-  no_gpu
+  no_gpu,
+  micro_batch ///< training: workload.micro_batch above workload.global_batch
 };
 
 /// The outcome of one point. Plain data: filling it allocates nothing.
 struct PointResult {
   std::uint64_t index = 0;
   std::array<std::size_t, k_max_sweep_axes> digits{};
-  std::size_t model = 0;      ///< model combination
-  std::size_t gpu = 0;        ///< catalog index
-  Deployment deployment;      ///< the whole deployment: gpus = replicas · tp · pp
-  InferenceEstimate estimate; ///< costs at full capacity
-  CostAtLoad at_load;         ///< served load and the cost over it (core::cost_at_load)
-  TermCheck rejection;        ///< term none = meets everything (core::judge)
+  std::size_t model = 0;       ///< model combination
+  std::size_t gpu = 0;         ///< catalog index
+  Deployment deployment;       ///< the whole deployment: gpus = replicas · tp · pp
+  InferenceEstimate estimate;  ///< costs at full capacity (an inference spec's points)
+  TrainingEstimate training;   ///< a training spec's run; deployment holds its GPUs, tp, pp, ep
+  double throughput_low = 1.0; ///< training: the band's p10 ratio it was judged at (1 at p50)
+  CostAtLoad at_load;          ///< served load and the cost over it (core::cost_at_load)
+  TermCheck rejection;         ///< term none = meets everything (core::judge)
   PointIssue issue = PointIssue::none;
   std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;
@@ -186,11 +211,14 @@ struct Metric {
   bool has_direction = true; ///< false for varied keys: not usable for --pareto
   Direction direction = Direction::minimize;
   std::size_t axis = std::numeric_limits<std::size_t>::max(); ///< varied key axis, else npos
-  int figure = -1; ///< which estimate figure (internal), -1 for a varied key
+  int figure = -1;                 ///< which estimate figure (internal), -1 for a varied key
+  std::uint8_t modes = k_for_both; ///< the specs the figure applies to (k_for_*)
 };
 
-/// The metric `name`: an estimate figure (directions: cost, latency and memory minimize;
-/// throughput maximizes) or a numeric varied key. Throws a usage Error naming `flag`.
+/// The metric `name`: an estimate figure of the plan's spec mode (directions: cost, latency, time and
+/// memory minimize; throughput and MFU maximize) or a numeric varied key; "" names the mode's default
+/// for `flag` (--x: TPOT or planned time to train; --y: cost per 1M output tokens at load or per run).
+/// Throws a usage Error naming `flag`.
 Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag);
 /// The metric's value for a point (unscaled); NaN when the point has none (failed, no price).
 double metric_value(const Metric& metric, const SweepPlan& plan, const PointResult& point);

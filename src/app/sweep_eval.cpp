@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "app/sweep.hpp"
+#include "rightsize/calibration.hpp"
 #include "rightsize/energy.hpp"
+#include "rightsize/judge.hpp"
+#include "rightsize/training_recommend.hpp"
 
 namespace rightsize::app {
 namespace {
@@ -13,6 +16,7 @@ constexpr std::size_t k_none = std::numeric_limits<std::size_t>::max();
 // The point's inputs once its fast keys are applied.
 struct PointInputs {
   InferenceWorkload workload;
+  TrainingWorkload training;
   Sla sla;
   FixedDeployment deployment;
   std::size_t model = 0;
@@ -20,6 +24,7 @@ struct PointInputs {
 
 void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
   in.workload = plan.workload;
+  in.training = plan.training_workload;
   in.sla = plan.sla;
   in.deployment = plan.fixed;
   std::size_t model = 0;
@@ -53,6 +58,11 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
     case SweepField::pp: in.deployment.pp = static_cast<int>(count); break;
     case SweepField::ep: in.deployment.ep = static_cast<int>(count); break;
     case SweepField::attention_dp: in.deployment.attention_dp = static_cast<int>(count); break;
+    case SweepField::seq_len: in.training.seq_len = count; break;
+    case SweepField::global_batch: in.training.global_batch = count; break;
+    case SweepField::training_tokens: in.training.tokens = v; break;
+    case SweepField::micro_batch: in.training.micro_batch = count; break;
+    case SweepField::sla_deadline_hours: in.sla.deadline_hours = v; break;
     }
   }
   in.model = model;
@@ -164,39 +174,51 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   estimate_at(plan, in, choice.deployment, out);
 }
 
-void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
-  // The search, restricted to the point's GPU when one is given; the best candidate, or the
-  // rejected one that came closest.
+// The GPU types one recommend-mode point searches: the plan's search GPUs, restricted to the point's
+// GPU when it has one (that GPU alone when the search list lacks it), with their prices and the
+// policy charging each its price margin as recommend ranks (methodology §5.2).
+struct PointSearch {
   std::vector<Gpu> gpus;
   std::vector<GpuPrice> prices;
   std::vector<std::size_t> catalog_index;
+  SearchPolicy policy;
+};
+
+PointSearch point_search(const SweepPlan& plan, std::size_t gpu) {
+  PointSearch s;
   for (const std::size_t g : plan.search_gpus) {
-    if (in.deployment.gpu != k_none && g != in.deployment.gpu) continue;
-    gpus.push_back(plan.gpus[g]);
-    prices.push_back(plan.prices[g]);
-    catalog_index.push_back(g);
+    if (gpu != k_none && g != gpu) continue;
+    s.catalog_index.push_back(g);
   }
-  if (in.deployment.gpu != k_none && gpus.empty()) {
-    gpus.push_back(plan.gpus[in.deployment.gpu]);
-    prices.push_back(plan.prices[in.deployment.gpu]);
-    catalog_index.push_back(in.deployment.gpu);
+  if (gpu != k_none && s.catalog_index.empty()) s.catalog_index.push_back(gpu);
+  s.policy = plan.search_policy();
+  for (const std::size_t g : s.catalog_index) {
+    s.gpus.push_back(plan.gpus[g]);
+    s.prices.push_back(plan.prices[g]);
+    if (!plan.price_margins.empty()) s.policy.price_margins.push_back(plan.price_margins[g]);
   }
-  SearchPolicy policy = plan.search_policy();
-  if (!plan.price_margins.empty()) {
-    policy.price_margins.reserve(catalog_index.size());
-    for (const std::size_t g : catalog_index)
-      policy.price_margins.push_back(plan.price_margins[g]); // ranked as recommend ranks
-  }
+  return s;
+}
+
+// A search's winner, else its closest miss; none (the point's issue no_layout) when it tried nothing.
+template <typename Result> auto best_or_closest(const Result& r, PointResult& out) {
+  const auto* best = !r.candidates.empty() ? &r.candidates.front()
+                     : !r.rejected.empty() ? &r.rejected.front()
+                                           : nullptr;
+  if (best == nullptr) out.issue = PointIssue::no_layout;
+  return best;
+}
+
+void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
+  // The search, restricted to the point's GPU when one is given; the best candidate, or the
+  // rejected one that came closest.
+  const PointSearch search = point_search(plan, in.deployment.gpu);
+  const std::vector<std::size_t>& catalog_index = search.catalog_index;
   const std::span<const PreparedModel> models(&plan.models[in.model], 1);
-  const Recommendation r =
-      recommend(models, in.workload, in.sla, gpus, std::span<const GpuPrice>(prices), policy);
-  const Candidate* best = !r.candidates.empty() ? &r.candidates.front()
-                          : !r.rejected.empty() ? &r.rejected.front()
-                                                : nullptr;
-  if (best == nullptr) {
-    out.issue = PointIssue::no_layout;
-    return;
-  }
+  const Recommendation r = recommend(models, in.workload, in.sla, search.gpus,
+                                     std::span<const GpuPrice>(search.prices), search.policy);
+  const Candidate* best = best_or_closest(r, out);
+  if (best == nullptr) return;
   out.gpu = catalog_index[best->gpu_index];
   out.deployment = best->layout;
   out.deployment.gpus = best->total_gpus();
@@ -205,6 +227,63 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
   out.price_known = best->price_known;
   out.at_load = {best->served_requests_per_s, best->served_output_tokens_per_s, best->usd_per_request_at_load,
                  best->usd_per_million_output_tokens_at_load};
+}
+
+// A training run's figures into the point: its GPUs and layout degrees as the deployment.
+void take_training(const TrainingCandidate& c, std::size_t gpu, PointResult& out) {
+  out.gpu = gpu;
+  out.training = c.estimate;
+  out.throughput_low = c.throughput_low;
+  out.rejection = c.rejection;
+  out.price_known = c.price_known;
+  out.deployment.gpus = c.estimate.gpus;
+  out.deployment.tp = c.estimate.layout.tp;
+  out.deployment.pp = c.estimate.layout.pp;
+  out.deployment.ep = c.estimate.layout.ep;
+}
+
+// A training spec's point (docs/sweep.md "Training specs"): estimate mode runs the layout search of
+// check and recommend on the point's GPU count (pinned degrees kept); recommend mode the training
+// search over the point's GPU types, keeping the winner or the closest miss. Judged as they judge it.
+void evaluate_training_point(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
+  const PreparedModel& model = plan.models[in.model];
+  const FixedDeployment& f = in.deployment;
+  // The spec loader's rule (io parse_training): a micro-batch holds at most the global batch.
+  if (in.training.micro_batch > in.training.global_batch) {
+    out.issue = PointIssue::micro_batch;
+    out.issue_value = in.training.micro_batch;
+    out.issue_limit = in.training.global_batch;
+    return;
+  }
+  if (f.ep > 1 && model.model.moe.experts <= 0) {
+    out.issue = PointIssue::layout_dense;
+    out.issue_value = f.ep;
+    return;
+  }
+  if (plan.mode == SweepMode::estimate) {
+    if (f.gpu == k_none) {
+      out.issue = PointIssue::no_gpu;
+      return;
+    }
+    LayoutPins pins;
+    pins.tp = f.tp;
+    pins.pp = f.pp;
+    pins.ep = f.ep;
+    TrainingCandidate c;
+    c.price_known = plan.prices[f.gpu].usd_per_gpu_hour > 0.0;
+    c.estimate = search_training_layout(model, in.training, plan.gpus[f.gpu], f.gpus, pins, TrainingConfig{},
+                                        plan.prices[f.gpu]);
+    c.throughput_low = plan.training_low_for(in.model, f.gpu);
+    c.rejection = judge(c.estimate, in.sla, c.price_known, c.throughput_low).first;
+    take_training(c, f.gpu, out);
+    return;
+  }
+  const PointSearch search = point_search(plan, f.gpu);
+  const TrainingRecommendation r = recommend_training(model, in.training, in.sla, search.gpus, search.prices,
+                                                      search.policy, TrainingConfig{});
+  const TrainingCandidate* best = best_or_closest(r, out);
+  if (best == nullptr) return;
+  take_training(*best, search.catalog_index[best->gpu_index], out);
 }
 
 } // namespace
@@ -222,6 +301,12 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   PointInputs in;
   apply(plan, out, in);
   out.model = in.model;
+  if (plan.training) {
+    out.training = {}; // only a training plan's points carry one (the serving hot path skips it)
+    out.throughput_low = 1.0;
+    evaluate_training_point(plan, in, out);
+    return;
+  }
   const InferenceWorkload& w = in.workload;
   if (w.max_context > 0 && w.max_context < w.input_tokens + w.output_tokens) {
     out.issue = PointIssue::max_context;
@@ -264,13 +349,17 @@ void finish_plan(SweepPlan& plan) {
   }
   plan.layouts.clear();
   plan.bands.clear();
+  plan.training_lows.clear();
+  const Calibration* calibration = plan.calibrated ? &plan.calibration : nullptr;
   for (const PreparedModel& model : plan.models) {
     const std::string model_class = model_class_of(model.model);
     for (const Gpu& gpu : plan.gpus) {
-      plan.bands.push_back(band_factors(plan.calibrated ? &plan.calibration : nullptr, plan.policy.confidence,
-                                        gpu.id, model_class, gpu.reach));
-      plan.layouts.push_back(plan.mode == SweepMode::estimate ? replica_layouts(model.model, gpu, plan.policy)
-                                                              : std::vector<Deployment>{});
+      plan.bands.push_back(band_factors(calibration, plan.policy.confidence, gpu.id, model_class, gpu.reach));
+      plan.training_lows.push_back(training_throughput_low(calibration, plan.policy.confidence, gpu.id,
+                                                           model_class, gpu.training_reach));
+      const bool layouts = plan.mode == SweepMode::estimate && !plan.training;
+      plan.layouts.push_back(layouts ? replica_layouts(model.model, gpu, plan.policy)
+                                     : std::vector<Deployment>{});
     }
   }
 }

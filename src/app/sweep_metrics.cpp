@@ -24,27 +24,40 @@ enum Figure : int {
   usd_per_request,
   per_gpu_bytes,
   gpus,
+  time_to_train,
+  training_tokens_per_s,
+  mfu,
+  usd_total,
 };
 
 const std::vector<Metric>& figure_metrics() {
   using D = Direction;
+  constexpr std::uint8_t I = k_for_inference;
+  constexpr std::uint8_t T = k_for_training;
+  constexpr std::uint8_t B = k_for_both;
   static const std::vector<Metric> metrics = {
-      {"inference.tpot_s", "TPOT", "ms", 1e3, true, D::minimize, k_no_axis, tpot},
-      {"inference.ttft_s", "TTFT", "ms", 1e3, true, D::minimize, k_no_axis, ttft},
-      {"inference.e2e_s", "end-to-end latency", "s", 1.0, true, D::minimize, k_no_axis, e2e},
+      {"inference.tpot_s", "TPOT", "ms", 1e3, true, D::minimize, k_no_axis, tpot, I},
+      {"inference.ttft_s", "TTFT", "ms", 1e3, true, D::minimize, k_no_axis, ttft, I},
+      {"inference.e2e_s", "end-to-end latency", "s", 1.0, true, D::minimize, k_no_axis, e2e, I},
       {"inference.output_tokens_per_s", "output throughput", "tokens/s", 1.0, true, D::maximize, k_no_axis,
-       output_tokens_per_s},
+       output_tokens_per_s, I},
       {"inference.requests_per_s", "request throughput", "requests/s", 1.0, true, D::maximize, k_no_axis,
-       requests_per_s},
+       requests_per_s, I},
       {"cost.usd_per_million_output_tokens_at_load", "cost per million output tokens at the served load",
-       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million},
+       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million, I},
       {"cost.usd_per_million_output_tokens_at_capacity", "cost per million output tokens at full capacity",
-       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million_capacity},
-      {"cost.usd_per_hour", "cost per hour", "USD/h", 1.0, true, D::minimize, k_no_axis, usd_per_hour},
+       "USD", 1.0, true, D::minimize, k_no_axis, usd_per_million_capacity, I},
+      {"cost.usd_per_hour", "cost per hour", "USD/h", 1.0, true, D::minimize, k_no_axis, usd_per_hour, B},
       {"cost.usd_per_request_at_capacity", "cost per request at full capacity", "USD", 1.0, true, D::minimize,
-       k_no_axis, usd_per_request},
-      {"memory.per_gpu_bytes", "memory per GPU", "GB", 1e-9, true, D::minimize, k_no_axis, per_gpu_bytes},
-      {"deployment.gpus", "GPUs", "GPUs", 1.0, true, D::minimize, k_no_axis, gpus},
+       k_no_axis, usd_per_request, I},
+      {"memory.per_gpu_bytes", "memory per GPU", "GB", 1e-9, true, D::minimize, k_no_axis, per_gpu_bytes, B},
+      {"deployment.gpus", "GPUs", "GPUs", 1.0, true, D::minimize, k_no_axis, gpus, B},
+      {"training.time_to_train_planning_s", "planned time to train", "h", 1.0 / 3600.0, true, D::minimize,
+       k_no_axis, time_to_train, T},
+      {"training.tokens_per_s", "training throughput", "tokens/s", 1.0, true, D::maximize, k_no_axis,
+       training_tokens_per_s, T},
+      {"training.mfu", "MFU", "%", 100.0, true, D::maximize, k_no_axis, mfu, T},
+      {"cost.usd_total", "cost per run", "USD", 1.0, true, D::minimize, k_no_axis, usd_total, T},
   };
   return metrics;
 }
@@ -52,12 +65,26 @@ const std::vector<Metric>& figure_metrics() {
 } // namespace
 
 Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag) {
+  const std::uint8_t mode = plan.training ? k_for_training : k_for_inference;
+  if (name.empty()) { // the mode's default (docs/sweep.md "Plots")
+    const bool x = flag == "--x";
+    name = plan.training ? (x ? "training.time_to_train_planning_s" : "cost.usd_total")
+                         : (x ? "inference.tpot_s" : "cost.usd_per_million_output_tokens_at_load");
+  }
   for (const Metric& m : figure_metrics()) {
-    if (m.name == name) return m;
+    if (m.name != name) continue;
+    if ((m.modes & mode) == 0) {
+      throw Error(ErrorKind::usage, std::string(flag), "",
+                  fmt::format("\"{}\" is a figure of {} specs, and this is a {} spec (docs/sweep.md lists "
+                              "the figures of each)",
+                              name, plan.training ? "serving" : "training",
+                              plan.training ? "training" : "serving"));
+    }
+    return m;
   }
   std::vector<std::string> names;
   for (const Metric& m : figure_metrics())
-    names.emplace_back(m.name);
+    if ((m.modes & mode) != 0) names.emplace_back(m.name);
   for (std::size_t a = 0; a < plan.axes.size(); ++a) {
     const SweepAxis& axis = plan.axes[a];
     if (axis.key->name == name) {
@@ -85,6 +112,19 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   if (m.axis < plan.axes.size()) return plan.axes[m.axis].values.numbers[p.digits[m.axis]];
   const double nan = std::nan("");
   if (!p.has_estimate()) return nan;
+  if (plan.training) {
+    const TrainingEstimate& t = p.training;
+    switch (m.figure) {
+    case usd_per_hour: return p.price_known ? t.usd_per_hour : nan;
+    case per_gpu_bytes: return t.memory.per_gpu_bytes;
+    case gpus: return static_cast<double>(t.gpus);
+    case time_to_train: return t.time_to_train_planning_s;
+    case training_tokens_per_s: return t.tokens_per_s;
+    case mfu: return t.mfu;
+    case usd_total: return p.price_known ? t.usd_total : nan;
+    default: return nan;
+    }
+  }
   const InferenceEstimate& e = p.estimate;
   switch (m.figure) {
   case tpot: return e.tpot_s;

@@ -99,12 +99,63 @@ void resolve_gpus(SweepPlan& plan, const SweepRequest& o, const LoadedCatalog& l
                          plan.search_gpus.end());
 }
 
+// Keys and flags of the other spec mode are refused by name (a training spec has no concurrency; a
+// serving spec no global batch).
+void check_spec_mode(const SweepPlan& plan, const SweepRequest& o) {
+  const std::uint8_t mode = plan.training ? k_for_training : k_for_inference;
+  for (const SweepAxis& a : plan.axes) {
+    if ((a.key->modes & mode) != 0) continue;
+    usage("--vary", fmt::format("key \"{}\" applies to {} specs, and this is a {} spec (docs/sweep.md lists "
+                                "the keys of each)",
+                                a.key->name, plan.training ? "serving" : "training",
+                                plan.training ? "training" : "serving"));
+  }
+  if (plan.training && o.attention_dp > 0)
+    usage("--attention-dp", "expected no --attention-dp for a training spec: attention data parallelism "
+                            "is a serving layout");
+}
+
+// Each training point is a layout search (estimate mode) or a search over its GPU types and counts
+// (recommend mode), 0.05–1 ms per GPU type and count: sized before it runs (app/search_limits.hpp).
+void check_training_size(const SweepPlan& plan, bool has_gpu_axis, bool has_gpus) {
+  std::vector<std::size_t> sizes;
+  for (const SweepAxis& a : plan.axes)
+    sizes.push_back(a.values.texts.size());
+  if (plan.mode == SweepMode::estimate) {
+    if (!has_gpus)
+      usage("--gpus", "a training sweep in estimate mode needs a GPU count: --gpus N, --vary gpus=... or the "
+                      "spec's deployment.gpus (--mode recommend searches the counts)");
+    if (grid_points(sizes, k_max_training_sweep_points) == 0)
+      usage("--vary", fmt::format("a training sweep runs a layout search per point: at most {} points within "
+                                  "the 2 s limit, and the grid has more; narrow a range",
+                                  k_max_training_sweep_points));
+    return;
+  }
+  const std::uint64_t types =
+      has_gpu_axis ? 1 : (plan.search_gpus.empty() ? plan.gpus.size() : plan.search_gpus.size());
+  const std::uint64_t max_points =
+      std::max<std::uint64_t>(1, k_max_training_sweep_searches / std::max<std::uint64_t>(1, types));
+  if (grid_points(sizes, max_points) == 0) {
+    usage("--mode", fmt::format("recommend mode of a training spec runs the training search per point over "
+                                "{} GPU type{}: at most {} searches (points × GPU types) within the 2 s "
+                                "limit, so at most {} points, and the grid has more; narrow a range, name "
+                                "fewer GPUs with --gpu, or use --mode estimate",
+                                types, types == 1 ? "" : "s", k_max_training_sweep_searches, max_points));
+  }
+}
+
 void check_mode(const SweepPlan& plan, const SweepRequest& o) {
   const bool has_gpu_axis = std::any_of(plan.axes.begin(), plan.axes.end(),
                                         [](const SweepAxis& a) { return a.key->field == SweepField::gpu; });
   if (plan.mode == SweepMode::estimate) {
     if (!has_gpu_axis && plan.fixed.gpu == std::numeric_limits<std::size_t>::max()) {
       usage("--gpu", "estimate mode needs a GPU: --gpu ID, --vary gpu=A,B or a deployment in the spec");
+    }
+    if (plan.training) {
+      const bool has_gpus = plan.fixed.gpus > 0 ||
+                            std::any_of(plan.axes.begin(), plan.axes.end(),
+                                        [](const SweepAxis& a) { return a.key->field == SweepField::gpus; });
+      check_training_size(plan, has_gpu_axis, has_gpus);
     }
     return;
   }
@@ -117,6 +168,10 @@ void check_mode(const SweepPlan& plan, const SweepRequest& o) {
   }
   if (o.gpus > 0 || o.tp > 0 || o.pp > 0 || o.ep > 0 || o.attention_dp > 0)
     usage("--mode", "--gpus/--tp/--pp/--ep/--attention-dp need --mode estimate");
+  if (plan.training) {
+    check_training_size(plan, has_gpu_axis, false);
+    return;
+  }
   // Each recommend point is a whole search over its GPU types (one with a gpu axis): sized before
   // it runs (app/search_limits.hpp, docs/reliability.md "Resource limits").
   std::vector<std::size_t> sizes;
@@ -141,10 +196,6 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   const nlohmann::json document = io::read_json_file(source.path);
   spec = io::parse_spec(document, source.path, source.base_dir, source.models_dir);
   warn_spec(spec, diagnostics);
-  if (spec.mode != WorkloadMode::inference) {
-    throw Error(ErrorKind::input, source.path, "/workload/mode",
-                "expected an inference workload for sweep, got \"training\"");
-  }
   if (spec.disaggregated) {
     // Not yet: a sweep point is one aggregated deployment (issue 17 leaves sweep for later).
     throw Error(ErrorKind::input, source.path, "/deployment",
@@ -153,7 +204,9 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   }
   SweepPlan plan;
   plan.mode = o.mode;
+  plan.training = spec.mode == WorkloadMode::training;
   parse_axes(plan, o, preset_ids(o.vary, source.models_dir));
+  check_spec_mode(plan, o);
   const LoadedCatalog loaded = load_catalog(o.inputs, spec, diagnostics);
   if (spec.deployment) {
     plan.fixed.gpus = spec.deployment->gpus;
@@ -168,6 +221,7 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   resolve_gpus(plan, o, loaded, spec);
   check_mode(plan, o);
   plan.workload = spec.inference;
+  plan.training_workload = spec.training;
   plan.sla = spec.sla;
   plan.rate_follows_sla = spec.rate_from_sla;
   plan.policy.max_gpus_per_replica = spec.constraints.max_gpus_per_replica;

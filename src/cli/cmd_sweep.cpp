@@ -67,8 +67,6 @@ int run(const SweepOptions& o) {
 
 void add_sweep(CLI::App& app, Action& action) {
   auto options = std::make_shared<SweepOptions>();
-  options->typed.x = "inference.tpot_s";
-  options->typed.y = "cost.usd_per_million_output_tokens_at_load";
   auto* command =
       app.add_subcommand("sweep", "what-if grids over spec keys, GPUs and layouts (docs/sweep.md)");
   command->add_option("spec", options->spec, "model spec file (docs/model-spec.md)")->required();
@@ -93,10 +91,12 @@ void add_sweep(CLI::App& app, Action& action) {
                       "csv (default when piped), jsonl, json or table (default on a terminal)");
   command->add_flag("--pareto", options->typed.pareto,
                     "write only the points on the Pareto front of --x and --y");
-  command->add_option("--x", options->typed.x, "x figure for --pareto and --plot (default inference.tpot_s)");
-  command->add_option(
-      "--y", options->typed.y,
-      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load)");
+  command->add_option("--x", options->typed.x,
+                      "x figure for --pareto and --plot (default inference.tpot_s; training specs: "
+                      "training.time_to_train_planning_s)");
+  command->add_option("--y", options->typed.y,
+                      "y figure for --pareto and --plot (default cost.usd_per_million_output_tokens_at_load; "
+                      "training specs: cost.usd_total)");
   auto* plot = command->add_option("--plot", options->plot, "write an SVG plot of --y against --x to FILE");
   command->add_option("--threads", options->threads,
                       "worker threads; 0 or left out = the hardware concurrency");

@@ -95,6 +95,12 @@ void append_rejection(fmt::memory_buffer& out, const TermCheck& r, std::int64_t 
   append_term(out, r, {TermForm::rejection, concurrency, words, false});
 }
 
+void append_training_rejection(fmt::memory_buffer& out, const TermCheck& r) {
+  TermWording how;
+  how.cost_per_run = true;
+  append_term(out, r, how);
+}
+
 std::string describe_rejection(const TermCheck& r, std::int64_t concurrency, const Vocabulary& words) {
   return describe(r, {TermForm::rejection, concurrency, words, false});
 }

@@ -55,6 +55,8 @@ std::string format_params(double params);
 /// allocation-free).
 void append_rejection(fmt::memory_buffer& out, const TermCheck& rejection, std::int64_t concurrency,
                       const Vocabulary& words = {});
+/// A training run's rejection in the same words (budgets are per run): describe_training_rejection's.
+void append_training_rejection(fmt::memory_buffer& out, const TermCheck& rejection);
 std::string describe_rejection(const TermCheck& rejection, std::int64_t concurrency,
                                const Vocabulary& words = {});
 std::string describe_rejection(const Candidate& candidate, const Vocabulary& words = {});

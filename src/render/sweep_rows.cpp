@@ -155,7 +155,7 @@ void append_number(Buffer& out, double value) {
   out.append(text, p);
 }
 
-void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const PointResult& p) {
+void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
   auto it = fmt::appender(out);
   switch (p.issue) {
   case PointIssue::none: break;
@@ -208,6 +208,10 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
     }
     return;
   case PointIssue::no_gpu: put(out, "no_gpu: no GPU given for this point"); return;
+  case PointIssue::micro_batch:
+    fmt::format_to(it, FMT_COMPILE("invalid_workload: micro_batch {} exceeds global_batch {}"), p.issue_value,
+                   p.issue_limit);
+    return;
   }
   if (p.rejection.term == Term::none) {
     put(out, "ok");
@@ -215,7 +219,11 @@ void append_status(Buffer& out, [[maybe_unused]] const SweepPlan& plan, const Po
   }
   put(out, reason_code(p.rejection.term));
   put(out, ": ");
-  append_rejection(out, p.rejection, p.estimate.concurrency);
+  if (plan.training) {
+    append_training_rejection(out, p.rejection);
+  } else {
+    append_rejection(out, p.rejection, p.estimate.concurrency);
+  }
 }
 
 std::string csv_cell(std::string_view text) {
@@ -288,7 +296,7 @@ void RowWriter::header(Buffer& out) const {
       put(out, axis.key->name);
       first = false;
     }
-    for (const auto column : sweep_figure_columns()) {
+    for (const auto column : m_plan->training ? sweep_training_columns() : sweep_figure_columns()) {
       put(out, first ? "" : ",");
       put(out, column);
       first = false;
@@ -334,6 +342,10 @@ void RowWriter::row(Buffer& out, const PointResult& point, bool first) const {
 }
 
 void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
+  if (m_plan->training) {
+    training_csv_row(out, p);
+    return;
+  }
   for (std::size_t a = 0; a < m_plan->axes.size(); ++a) {
     put(out, m_axis_csv[a][p.digits[a]]);
     out.push_back(',');
@@ -391,6 +403,10 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
 }
 
 void RowWriter::json_row(Buffer& out, const PointResult& p) const {
+  if (m_plan->training) {
+    training_json_row(out, p);
+    return;
+  }
   auto it = fmt::appender(out);
   auto number = [&](std::string_view key, double v) {
     put(out, key);
@@ -437,6 +453,12 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
   } else {
     put(out, "{\"cost\": null, \"deployment\": null, \"inference\": null, \"memory\": null");
   }
+  json_point_and_status(out, p);
+  put(out, "}");
+}
+
+// `, "point": {...}, "status": "..."` of a JSON row.
+void RowWriter::json_point_and_status(Buffer& out, const PointResult& p) const {
   put(out, ", \"point\": {");
   for (std::size_t i = 0; i < m_sorted_axes.size(); ++i) {
     const std::size_t a = m_sorted_axes[i];
@@ -447,7 +469,7 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
   }
   put(out, "}, \"status\": \"");
   append_status(out, *m_plan, p); // plain ASCII words without quotes or backslashes
-  put(out, "\"}");
+  put(out, "\"");
 }
 
 } // namespace rightsize::cli

@@ -15,6 +15,8 @@ namespace rightsize::cli {
 
 /// The estimate columns after the varied keys, in output order.
 const std::vector<std::string_view>& sweep_figure_columns();
+/// The same for a training spec's runs (docs/sweep.md "Training specs").
+const std::vector<std::string_view>& sweep_training_columns();
 
 /// Appends `value` rounded to 6 significant digits (round_sig) in shortest form; nothing for a
 /// non-finite value (CSV empty cell). JSON callers check finiteness and write null themselves.
@@ -46,6 +48,10 @@ public:
 private:
   void csv_row(fmt::memory_buffer& out, const PointResult& point) const;
   void json_row(fmt::memory_buffer& out, const PointResult& point) const;
+  // A training spec's rows (sweep_training_rows.cpp): the run's figures in place of the estimate's.
+  void training_csv_row(fmt::memory_buffer& out, const PointResult& point) const;
+  void training_json_row(fmt::memory_buffer& out, const PointResult& point) const;
+  void json_point_and_status(fmt::memory_buffer& out, const PointResult& point) const;
 
   const SweepPlan* m_plan;
   Format m_format;

@@ -3,6 +3,7 @@
 
 #include "render/render.hpp"
 #include "render/sweep_rows.hpp"
+#include "render/training_render.hpp"
 
 namespace rightsize::cli {
 
@@ -10,6 +11,11 @@ std::vector<std::string> sweep_table_headers(const SweepPlan& plan) {
   std::vector<std::string> headers;
   for (const auto& axis : plan.axes)
     headers.emplace_back(axis.key->name);
+  if (plan.training) { // as recommend's training table names them
+    for (const char* h : {"GPU", "gpus", "layout", "MFU", "tok/s", "time", "$/run", "mem/GPU", "status"})
+      headers.emplace_back(h);
+    return headers;
+  }
   // Named as recommend names them: throughput at capacity, cost over the load served.
   for (const char* h :
        {"GPU", "layout", "conc", "TTFT", "TPOT", "capacity tok/s", "$/1M served", "mem/GPU", "status"}) {
@@ -22,7 +28,17 @@ std::vector<std::string> sweep_table_cells(const SweepPlan& plan, const PointRes
   std::vector<std::string> cells;
   for (std::size_t a = 0; a < plan.axes.size(); ++a)
     cells.push_back(plan.axes[a].values.texts[p.digits[a]]);
-  if (p.has_estimate()) {
+  if (plan.training && p.has_estimate()) {
+    const TrainingEstimate& t = p.training;
+    cells.push_back(plan.gpus[p.gpu].id);
+    cells.push_back(format_count(t.gpus));
+    cells.push_back(training_layout_label(t.layout));
+    cells.push_back(fmt::format("{:.1f}%", t.mfu * 100.0));
+    cells.push_back(format_count(t.tokens_per_s));
+    cells.push_back(format_hours(t.time_to_train_planning_s));
+    cells.push_back(p.price_known ? format_usd_total(t.usd_total) : std::string("n/a"));
+    cells.push_back(format_gb(t.memory.per_gpu_bytes));
+  } else if (p.has_estimate()) {
     const InferenceEstimate& e = p.estimate;
     cells.push_back(plan.gpus[p.gpu].id);
     std::string layout = layout_label(p.deployment);

@@ -217,9 +217,9 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
 }
 
 std::string describe_training_rejection(const TrainingCandidate& c) {
-  TermWording how;
-  how.cost_per_run = true;
-  return describe(c.rejection, how);
+  fmt::memory_buffer out;
+  append_training_rejection(out, c.rejection);
+  return fmt::to_string(out);
 }
 
 } // namespace rightsize::cli
