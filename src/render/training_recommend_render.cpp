@@ -113,15 +113,20 @@ std::string training_evidence_line(const SearchInputs& in, const app::TrainingRe
   if (!e.cheaper_on_quote) return "";
   const TrainingCandidate& w = result.recommendation.candidates.front();
   const TrainingCandidate& c = result.recommendation.candidates[*e.cheaper_on_quote];
-  return fmt::format(
-      "note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): "
-      "{} × {} ({}) costs {}, {:.0f}% less on its quoted price, but {}, so the ranking counts "
-      "it +{:.0f}%",
-      to_string(e.confidence), c.estimate.gpus, in.gpus[c.gpu_index].id,
-      training_layout_label(c.estimate.layout), format_usd_total(c.estimate.usd_total),
-      (1.0 - c.estimate.usd_total / w.estimate.usd_total) * 100.0,
-      price_margin_reason(in.prices[c.gpu_index], e.cheaper_on_quote_age_days),
-      e.cheaper_on_quote_margin * 100.0);
+  std::string line =
+      fmt::format("note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): "
+                  "{} × {} ({}) costs {}, {:.0f}% less on its quoted price, but {}, so the ranking counts "
+                  "it +{:.0f}%",
+                  to_string(e.confidence), c.estimate.gpus, in.gpus[c.gpu_index].id,
+                  training_layout_label(c.estimate.layout), format_usd_total(c.estimate.usd_total),
+                  (1.0 - c.estimate.usd_total / w.estimate.usd_total) * 100.0,
+                  price_margin_reason(in.prices[c.gpu_index], e.cheaper_on_quote_age_days),
+                  e.cheaper_on_quote_margin * 100.0);
+  // The ranking divides each cost by its throughput band's p10 too (core::recommend_training).
+  if (c.throughput_low != w.throughput_low)
+    line += fmt::format(", and at its throughput band's p10 (×{:.2f} against the winner's ×{:.2f})",
+                        c.throughput_low, w.throughput_low);
+  return line;
 }
 
 // "judged at ...": the winner's time and cost at the end of its throughput band the deadline, budget
