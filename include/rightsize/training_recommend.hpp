@@ -42,4 +42,11 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
                                           std::span<const GpuPrice> prices, const SearchPolicy& policy,
                                           const TrainingConfig& config);
 
+/// The same runs judged and ranked again at `policy` (e.g. its confidence at p50: what the point
+/// estimate would pick), as recommend_training judges and ranks them. The estimates are kept: the
+/// layout search does not depend on the confidence. Pure.
+TrainingRecommendation rejudge_training(const TrainingRecommendation& recommendation,
+                                        const PreparedModel& model, const Sla& sla, std::span<const Gpu> gpus,
+                                        const SearchPolicy& policy);
+
 } // namespace rightsize

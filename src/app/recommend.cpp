@@ -255,6 +255,29 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
 
 namespace {
 
+// The judged winner beside the point estimate's from the same runs, re-judged at p50 with the same
+// price margins (the line isolates what the speed band costs, as serving's cost of confidence).
+std::optional<TrainingCostOfConfidence> training_cost_of_confidence(const Spec& spec, const SearchInputs& in,
+                                                                    const TrainingRecommendation& judged,
+                                                                    const SearchPolicy& policy) {
+  if (policy.confidence == Confidence::p50 || policy.calibration == nullptr) return std::nullopt;
+  SearchPolicy point_policy = policy;
+  point_policy.confidence = Confidence::p50;
+  const TrainingRecommendation point =
+      rejudge_training(judged, in.models.front(), spec.sla, in.gpus, point_policy);
+  TrainingCostOfConfidence cost;
+  cost.confidence = policy.confidence;
+  if (!judged.candidates.empty()) cost.judged = judged.candidates.front();
+  if (!point.candidates.empty()) cost.point = point.candidates.front();
+  if (!cost.judged && !cost.point) return std::nullopt;
+  if (cost.judged && cost.point && cost.judged->price_known && cost.point->price_known &&
+      cost.point->estimate.usd_total > 0.0) {
+    cost.extra_usd_total = cost.judged->estimate.usd_total - cost.point->estimate.usd_total;
+    cost.extra_fraction = *cost.extra_usd_total / cost.point->estimate.usd_total;
+  }
+  return cost;
+}
+
 // The winner's price margin and the passing run cheaper on its quoted cost that the margins ranked
 // below it (rank_on_evidence's rule for training runs).
 TrainingPriceEvidence training_price_evidence(const SearchInputs& in, const TrainingRecommendation& r,
@@ -298,6 +321,7 @@ TrainingRecommendResult run_training_recommend(const Spec& spec, const LoadedCat
                                              in.gpu_prices, policy, TrainingConfig{});
   result.evidence = training_price_evidence(in, result.recommendation, policy.price_margins,
                                             policy.confidence, request.today_days);
+  result.cost_of_confidence = training_cost_of_confidence(spec, in, result.recommendation, policy);
   choose_rows(result.recommendation.candidates, result.recommendation.rejected, request, result.shown,
               result.rejected_rows);
   for (const TrainingCandidate& c : result.shown)

@@ -132,8 +132,26 @@ struct TrainingPriceEvidence {
   std::optional<std::size_t> measured;
 };
 
+/// What the --confidence band costs a training run (issue 43 item 2): the judged winner beside the
+/// run the point estimate (p50) picks from the same runs (core::rejudge_training).
+struct TrainingCostOfConfidence {
+  Confidence confidence = Confidence::p90;
+  std::optional<TrainingCandidate> judged; ///< the recommendation's winner; none when nothing meets it
+  std::optional<TrainingCandidate> point;  ///< the winner at p50; none when nothing meets it there
+  std::optional<double> extra_usd_total;   ///< judged − point cost per run, both priced
+  std::optional<double> extra_fraction;    ///< that ÷ the point's cost per run
+  /// The same GPU type and count win at both ends.
+  [[nodiscard]] bool same_run() const {
+    return judged && point && judged->gpu_index == point->gpu_index &&
+           judged->estimate.gpus == point->estimate.gpus;
+  }
+};
+
 struct TrainingRecommendResult {
   TrainingRecommendation recommendation;
+  /// At --confidence p90 with a calibration: the cost of that confidence; none at p50 or when
+  /// neither end has a winner.
+  std::optional<TrainingCostOfConfidence> cost_of_confidence;
   TrainingPriceEvidence evidence;
   std::vector<TrainingCandidate> shown;         ///< the top `top` passing candidates
   std::vector<TrainingCandidate> rejected_rows; ///< closest miss per GPU (3), or every one with --explain

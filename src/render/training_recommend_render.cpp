@@ -149,6 +149,54 @@ std::string training_judged_line(const SearchInputs& in, const TrainingCandidate
       c.estimate.time_to_train_planning_s / c.throughput_low / k_seconds_per_hour);
 }
 
+// "cost of confidence: ..." (issue 43 item 2): what the run the point estimate picks would cost
+// against the judged winner; empty without one.
+std::string training_confidence_line(const SearchInputs& in, const app::TrainingRecommendResult& result) {
+  if (!result.cost_of_confidence) return "";
+  const app::TrainingCostOfConfidence& c = *result.cost_of_confidence;
+  const char* level = to_string(c.confidence);
+  if (c.same_run())
+    return fmt::format(
+        "cost of confidence: none here, the point estimate (--confidence p50) picks the same {} × {}",
+        c.point->estimate.gpus, in.gpus[c.point->gpu_index].id);
+  if (!c.point) return "";
+  const TrainingCandidate& p = *c.point;
+  std::string line = fmt::format(
+      "cost of confidence: at the point estimate (--confidence p50) {} × {} ({}) would meet the goals, {} in "
+      "{:.1f} h planned",
+      p.estimate.gpus, in.gpus[p.gpu_index].id, training_layout_label(p.estimate.layout),
+      p.price_known ? format_usd_total(p.estimate.usd_total) : "price unknown",
+      p.estimate.time_to_train_planning_s / k_seconds_per_hour);
+  if (!c.judged) return line + fmt::format("; at {} no run does", level);
+  if (c.extra_usd_total)
+    line += fmt::format("; the {} winner costs {}{} per run ({:+.1f} %)", level,
+                        *c.extra_usd_total < 0.0 ? "-" : "+", format_usd_total(std::abs(*c.extra_usd_total)),
+                        *c.extra_fraction * 100.0);
+  return line + "; calibrating on your own runs narrows the band";
+}
+
+nlohmann::json training_confidence_json(const SearchInputs& in, const app::TrainingRecommendResult& result) {
+  if (!result.cost_of_confidence) return nullptr;
+  const app::TrainingCostOfConfidence& c = *result.cost_of_confidence;
+  const auto run = [&](const std::optional<TrainingCandidate>& r) -> nlohmann::json {
+    if (!r) return nullptr;
+    return {
+        {"gpu", in.gpus[r->gpu_index].id},
+        {"gpus", r->estimate.gpus},
+        {"layout", training_layout_label(r->estimate.layout)},
+        {"time_to_train_planning_s", round_sig(r->estimate.time_to_train_planning_s)},
+        {"usd_total", r->price_known ? nlohmann::json(round_sig(r->estimate.usd_total)) : nlohmann::json()}};
+  };
+  return {{"confidence", to_string(c.confidence)},
+          {"judged", run(c.judged)},
+          {"point", run(c.point)},
+          {"same_run", c.same_run()},
+          {"extra_usd_total",
+           c.extra_usd_total ? nlohmann::json(round_sig(*c.extra_usd_total)) : nlohmann::json()},
+          {"extra_fraction",
+           c.extra_fraction ? nlohmann::json(round_sig(*c.extra_fraction, 4)) : nlohmann::json()}};
+}
+
 // "measured choice: ..." (issue 43 item 1): the best run on a GPU measured for training with a well
 // quoted price, when it is not the winner; none when nothing passes.
 std::string training_measured_line(const SearchInputs& in, const app::TrainingRecommendResult& result) {
@@ -216,6 +264,7 @@ void print_training_winner(const SearchInputs& in, const app::TrainingRecommendR
   } else {
     fmt::print("no configuration meets the requirements\n");
   }
+  if (const std::string line = training_confidence_line(in, result); !line.empty()) fmt::print("{}\n", line);
 }
 
 } // namespace
@@ -266,6 +315,7 @@ void render_training_recommendation(const Spec& spec, const SearchInputs& in,
                                          : nlohmann::json{{"gpu", in.gpus[r.candidates.front().gpu_index].id},
                                                           {"gpus", r.candidates.front().estimate.gpus}};
     doc["winner_measured"] = training_measured_json(in, result);
+    doc["cost_of_confidence"] = training_confidence_json(in, result);
     doc["ranking_evidence"] = training_evidence_json(in, result);
     doc["assumptions"] = assumptions_json(spec.assumptions);
     fmt::print("{}\n", io::json_text(doc));

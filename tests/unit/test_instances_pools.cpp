@@ -195,8 +195,24 @@ TEST_CASE("training recommend ranks a less-known GPU at its wider band's end", "
   const TrainingCandidate b = winner(2.2);
   CHECK(run.gpus[b.gpu_index].id == "B");
   CHECK(b.throughput_low == Approx(0.9));
+  // Re-judging the p90 runs at p50 (the cost of confidence) ranks them as a p50 search does.
+  const std::vector<GpuPrice> prices = {2.2, 3.0};
+  const TrainingRecommendation p90 =
+      recommend_training(run.p8, run.w, Sla{}, run.gpus, prices, policy, TrainingConfig{});
   policy.confidence = Confidence::p50;
   CHECK(run.gpus[winner(2.2).gpu_index].id == "A");
+  const TrainingRecommendation p50 =
+      recommend_training(run.p8, run.w, Sla{}, run.gpus, prices, policy, TrainingConfig{});
+  const TrainingRecommendation again = rejudge_training(p90, run.p8, Sla{}, run.gpus, policy);
+  REQUIRE(again.candidates.size() == p50.candidates.size());
+  int compared = 0;
+  for (std::size_t i = 0; i < p50.candidates.size(); ++i) {
+    CHECK(again.candidates[i].gpu_index == p50.candidates[i].gpu_index);
+    CHECK(again.candidates[i].estimate.gpus == p50.candidates[i].estimate.gpus);
+    CHECK(again.candidates[i].throughput_low == 1.0);
+    ++compared;
+  }
+  REQUIRE(compared > 0);
 }
 
 TEST_CASE("each disaggregated pool is billed as its own set of instances", "[core][instances][disagg]") {

@@ -51,29 +51,26 @@ std::vector<int> training_gpu_counts(const Gpu& gpu, int max_nodes) {
   return out;
 }
 
-TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
-                                          const Sla& sla, std::span<const Gpu> gpus,
-                                          std::span<const GpuPrice> prices, const SearchPolicy& policy,
-                                          const TrainingConfig& config) {
+namespace {
+
+// Judges `runs` at the policy's confidence (each GPU's band, training_throughput_low) and ranks them:
+// passing runs by the run's cost charged its band and price margin; without any price no run wins
+// (each a no_price miss, the closest kind) rather than one picked by its tie-breaks.
+TrainingRecommendation judge_and_rank(std::vector<TrainingCandidate> runs, const PreparedModel& model,
+                                      const Sla& sla, std::span<const Gpu> gpus, const SearchPolicy& policy) {
   TrainingRecommendation out;
   const std::string model_class = model_class_of(model.model);
-  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
-    const Gpu& gpu = gpus[gi];
-    const double low = training_throughput_low(policy.calibration, policy.confidence, gpu.id, model_class,
-                                               gpu.training_reach);
-    for (int count : training_gpu_counts(gpu, policy.max_nodes)) {
-      TrainingCandidate c;
-      c.gpu_index = gi;
-      c.price_known = prices[gi].usd_per_gpu_hour > 0.0;
-      c.estimate = search_training_layout(model, workload, gpu, count, LayoutPins{}, config, prices[gi]);
-      c.throughput_low = low;
-      c.rejection = judge(c.estimate, sla, c.price_known, low).first;
-      c.meets = c.rejection.term == Term::none;
-      (c.meets ? out.candidates : out.rejected).push_back(c);
-    }
+  std::vector<double> lows(gpus.size());
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi)
+    lows[gi] = training_throughput_low(policy.calibration, policy.confidence, gpus[gi].id, model_class,
+                                       gpus[gi].training_reach);
+  for (TrainingCandidate& c : runs) {
+    c.throughput_low = lows[c.gpu_index];
+    c.rejection = judge(c.estimate, sla, c.price_known, c.throughput_low).first;
+    c.meets = c.rejection.term == Term::none;
+    c.rank = 0;
+    (c.meets ? out.candidates : out.rejected).push_back(c);
   }
-  // Ranked by the run's cost (charged its price's margin), as the inference search: without any price no run
-  // wins (each a no_price miss, the closest kind) rather than one picked by its tie-breaks.
   if (std::none_of(out.candidates.begin(), out.candidates.end(),
                    [](const TrainingCandidate& c) { return c.price_known; })) {
     for (TrainingCandidate& c : out.candidates) {
@@ -91,6 +88,33 @@ TrainingRecommendation recommend_training(const PreparedModel& model, const Trai
   for (std::size_t i = 0; i < out.candidates.size(); ++i)
     out.candidates[i].rank = i + 1;
   return out;
+}
+
+} // namespace
+
+TrainingRecommendation recommend_training(const PreparedModel& model, const TrainingWorkload& workload,
+                                          const Sla& sla, std::span<const Gpu> gpus,
+                                          std::span<const GpuPrice> prices, const SearchPolicy& policy,
+                                          const TrainingConfig& config) {
+  std::vector<TrainingCandidate> runs;
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+    for (int count : training_gpu_counts(gpus[gi], policy.max_nodes)) {
+      TrainingCandidate c;
+      c.gpu_index = gi;
+      c.price_known = prices[gi].usd_per_gpu_hour > 0.0;
+      c.estimate = search_training_layout(model, workload, gpus[gi], count, LayoutPins{}, config, prices[gi]);
+      runs.push_back(c);
+    }
+  }
+  return judge_and_rank(std::move(runs), model, sla, gpus, policy);
+}
+
+TrainingRecommendation rejudge_training(const TrainingRecommendation& recommendation,
+                                        const PreparedModel& model, const Sla& sla, std::span<const Gpu> gpus,
+                                        const SearchPolicy& policy) {
+  std::vector<TrainingCandidate> runs = recommendation.candidates;
+  runs.insert(runs.end(), recommendation.rejected.begin(), recommendation.rejected.end());
+  return judge_and_rank(std::move(runs), model, sla, gpus, policy);
 }
 
 } // namespace rightsize
