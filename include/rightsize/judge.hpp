@@ -106,6 +106,15 @@ BandFactors band_factors(const Calibration* calibration, Confidence confidence, 
 double training_throughput_low(const Calibration* calibration, Confidence confidence,
                                const std::string& gpu_id, std::string_view model_class, Reach training_reach);
 
+/// A training run's time and cost at the judged end of its band: the point figures ÷ `throughput_low`
+/// (training_throughput_low, clamped to 0.001..1; 1 is the point estimate). The one definition the
+/// judge, the training ranking and every output use.
+struct JudgedRun {
+  double time_to_train_planning_s = 0.0;
+  double usd_total = 0.0;
+};
+JudgedRun judged_run(const TrainingEstimate& estimate, double throughput_low);
+
 /// The latency limits an auto concurrency must meet so that the judged (pessimistic) end meets the
 /// real ones: each limit divided by its band's high multiplier (unchanged at p50).
 Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);

@@ -229,7 +229,8 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
                  best->usd_per_million_output_tokens_at_load};
 }
 
-// A training run's figures into the point: its GPUs and layout degrees as the deployment.
+// A training run's figures into the point: its GPUs and layout degrees as the deployment too, which
+// the mode-independent readers (the deployment.gpus figure) take.
 void take_training(const TrainingCandidate& c, std::size_t gpu, PointResult& out) {
   out.gpu = gpu;
   out.training = c.estimate;
@@ -255,9 +256,10 @@ void evaluate_training_point(const SweepPlan& plan, const PointInputs& in, Point
     out.issue_limit = in.training.global_batch;
     return;
   }
-  if (f.ep > 1 && model.model.moe.experts <= 0) {
+  if (moe_layout_on_dense(model.model, f.ep, 0)) { // estimate's and check's rule
     out.issue = PointIssue::layout_dense;
     out.issue_value = f.ep;
+    out.issue_limit = 0; // 0: ep (the point result is reused: say it)
     return;
   }
   if (plan.mode == SweepMode::estimate) {
@@ -354,9 +356,14 @@ void finish_plan(SweepPlan& plan) {
   for (const PreparedModel& model : plan.models) {
     const std::string model_class = model_class_of(model.model);
     for (const Gpu& gpu : plan.gpus) {
-      plan.bands.push_back(band_factors(calibration, plan.policy.confidence, gpu.id, model_class, gpu.reach));
-      plan.training_lows.push_back(training_throughput_low(calibration, plan.policy.confidence, gpu.id,
-                                                           model_class, gpu.training_reach));
+      // A serving plan's points read the band factors, a training plan's the throughput lows.
+      plan.bands.push_back(
+          plan.training ? BandFactors{}
+                        : band_factors(calibration, plan.policy.confidence, gpu.id, model_class, gpu.reach));
+      plan.training_lows.push_back(plan.training
+                                       ? training_throughput_low(calibration, plan.policy.confidence, gpu.id,
+                                                                 model_class, gpu.training_reach)
+                                       : 1.0);
       const bool layouts = plan.mode == SweepMode::estimate && !plan.training;
       plan.layouts.push_back(layouts ? replica_layouts(model.model, gpu, plan.policy)
                                      : std::vector<Deployment>{});

@@ -117,7 +117,7 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
     switch (m.figure) {
     case usd_per_hour: return p.price_known ? t.usd_per_hour : nan;
     case per_gpu_bytes: return t.memory.per_gpu_bytes;
-    case gpus: return static_cast<double>(t.gpus);
+    case gpus: return static_cast<double>(p.deployment.gpus);
     case time_to_train: return t.time_to_train_planning_s;
     case training_tokens_per_s: return t.tokens_per_s;
     case mfu: return t.mfu;

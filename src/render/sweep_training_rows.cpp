@@ -8,6 +8,7 @@
 #include "render/render.hpp"
 #include "render/sweep_rows.hpp"
 #include "render/training_render.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -77,11 +78,12 @@ void RowWriter::training_csv_row(Buffer& out, const PointResult& p) const {
     out.push_back(',');
     if (p.price_known) append_number(out, t.usd_total);
     out.push_back(',');
+    const JudgedRun judged = judged_run(t, p.throughput_low);
     append_number(out, p.throughput_low);
     out.push_back(',');
-    append_number(out, t.time_to_train_planning_s / p.throughput_low);
+    append_number(out, judged.time_to_train_planning_s);
     out.push_back(',');
-    if (p.price_known) append_number(out, t.usd_total / p.throughput_low);
+    if (p.price_known) append_number(out, judged.usd_total);
     out.push_back(',');
   } else {
     for (std::size_t c = 1; c < sweep_training_columns().size(); ++c)
@@ -106,9 +108,10 @@ void RowWriter::training_json_row(Buffer& out, const PointResult& p) const {
     fmt::format_to(it,
                    "}}, \"deployment\": {{\"ep\": {}, \"gpu\": {}, \"gpus\": {}, \"pp\": {}, \"tp\": {}}}",
                    t.layout.ep, m_gpu_json[p.gpu], t.gpus, t.layout.pp, t.layout.tp);
+    const JudgedRun judged = judged_run(t, p.throughput_low);
     json_or_null(out, ", \"judged\": {\"throughput_low_ratio\": ", p.throughput_low);
-    json_or_null(out, ", \"time_to_train_planning_s\": ", t.time_to_train_planning_s / p.throughput_low);
-    json_or_null(out, ", \"usd_total\": ", p.price_known ? t.usd_total / p.throughput_low : unknown);
+    json_or_null(out, ", \"time_to_train_planning_s\": ", judged.time_to_train_planning_s);
+    json_or_null(out, ", \"usd_total\": ", p.price_known ? judged.usd_total : unknown);
     fmt::format_to(it,
                    "}}, \"memory\": {{\"fits\": {}, \"per_gpu_bytes\": {}, \"usable_per_gpu_bytes\": {}}}",
                    m.fits, text_bytes(m.per_gpu_bytes), text_bytes(m.usable_per_gpu_bytes));

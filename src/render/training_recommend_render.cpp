@@ -13,6 +13,7 @@
 #include "render/terminal.hpp"
 #include "render/training_render.hpp"
 #include "rightsize/calibration.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -143,10 +144,11 @@ std::string training_judged_line(const SearchInputs& in, const TrainingCandidate
     reach = fmt::format("extrapolated: no training case on a {} GPU", gpu_family(gpu));
     break;
   }
-  return fmt::format(
-      "judged at its throughput band's p10 (×{:.2f}; {}): {} in {:.1f} h planned", c.throughput_low, reach,
-      c.price_known ? format_usd_total(c.estimate.usd_total / c.throughput_low) : "price unknown",
-      c.estimate.time_to_train_planning_s / c.throughput_low / k_seconds_per_hour);
+  const JudgedRun judged = judged_run(c.estimate, c.throughput_low);
+  return fmt::format("judged at its throughput band's p10 (×{:.2f}; {}): {} in {:.1f} h planned",
+                     c.throughput_low, reach,
+                     c.price_known ? format_usd_total(judged.usd_total) : "price unknown",
+                     judged.time_to_train_planning_s / k_seconds_per_hour);
 }
 
 // "cost of confidence: ..." (issue 43 item 2): what the run the point estimate picks would cost
@@ -274,12 +276,12 @@ nlohmann::json training_candidate_json(const SearchInputs& in, const TrainingCan
   nlohmann::json j = training_json(in.models.front(), in.gpus[c.gpu_index].id, in.gpu_prices[c.gpu_index],
                                    c.estimate, c.price_known);
   add_training_bands(j, bands);
+  const JudgedRun judged = judged_run(c.estimate, c.throughput_low);
   // The end of the band the deadline and budget were judged, and the run ranked, at (core::judge).
   j["judged"] = {
       {"throughput_low_ratio", round_sig(c.throughput_low, 4)},
-      {"time_to_train_planning_s", round_sig(c.estimate.time_to_train_planning_s / c.throughput_low)},
-      {"usd_total", c.price_known ? nlohmann::json(round_sig(c.estimate.usd_total / c.throughput_low))
-                                  : nlohmann::json()}};
+      {"time_to_train_planning_s", round_sig(judged.time_to_train_planning_s)},
+      {"usd_total", c.price_known ? nlohmann::json(round_sig(judged.usd_total)) : nlohmann::json()}};
   j["rank"] = c.rank;
   j["meets_sla"] = c.meets;
   j["reasons"] = c.meets ? nlohmann::json::array() : nlohmann::json::array({describe_training_rejection(c)});

@@ -321,7 +321,7 @@ Band band_for(const Calibration& calibration, FigureKind kind, const std::string
 std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind kind, Reach reach) {
   if (reach == Reach::measured) return std::nullopt;
   // Training throughput takes serving throughput's reach band as its stand-in: four GPUs with training
-  // cases, all NVIDIA, are too few to hold one out per reach (docs/accuracy.md "Bands by reach").
+  // cases, all NVIDIA, are too few to hold one out per reach (methodology §3.5 "Bands by reach").
   const bool throughput = kind == FigureKind::throughput || kind == FigureKind::training_throughput;
   if (!throughput && kind != FigureKind::ttft && kind != FigureKind::tpot) return std::nullopt;
   for (const ReachBand& r : calibration.reach_bands) {

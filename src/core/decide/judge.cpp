@@ -92,6 +92,12 @@ double training_throughput_low(const Calibration* calibration, Confidence confid
       1e-3, 1.0);
 }
 
+JudgedRun judged_run(const TrainingEstimate& e, double throughput_low) {
+  // Time and cost scale with 1 / tokens/s: at the band's p10 throughput both grow by 1 / low.
+  const double low = std::clamp(throughput_low, 1e-3, 1.0);
+  return {e.time_to_train_planning_s / low, e.usd_total / low};
+}
+
 double TermCheck::margin() const {
   if (limit <= 0.0) return 0.0;
   return is_load() ? value / limit - 1.0  // more is better
@@ -251,19 +257,19 @@ Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known, doubl
   // collectives have no finite time, so the run has none either.
   const bool link = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
   if (!j.feasible(e.precision_supported, link, e.memory)) return v;
-  // Time and cost scale with 1 / tokens/s: at the band's p10 throughput both grow by 1 / low.
-  const double slower = 1.0 / std::clamp(throughput_low, 1e-3, 1.0);
+  const JudgedRun judged = judged_run(e, throughput_low);
   if (sla.deadline_hours) {
     // Judged on the planned time, as the cost is billed on it (methodology §4.2): the overhead that
     // adds GPU-hours (restarts, evaluation, stragglers) adds wall-clock time too.
     const double hours = e.time_to_train_planning_s / k_seconds_per_hour;
-    j.add(
-        {Term::deadline, hours * slower, hours, *sla.deadline_hours, hours * slower <= *sla.deadline_hours});
+    const double judged_hours = judged.time_to_train_planning_s / k_seconds_per_hour;
+    j.add({Term::deadline, judged_hours, hours, *sla.deadline_hours, judged_hours <= *sla.deadline_hours});
   }
   if (sla.budget_usd) {
     // A budget cannot be shown to hold without a price: a miss, worded as the missing price.
     const double usd = price_known ? e.usd_total : 0.0;
-    j.add({Term::budget, usd * slower, usd, *sla.budget_usd, price_known && usd * slower <= *sla.budget_usd},
+    const double judged_usd = price_known ? judged.usd_total : 0.0;
+    j.add({Term::budget, judged_usd, usd, *sla.budget_usd, price_known && judged_usd <= *sla.budget_usd},
           price_known ? Term::budget : Term::price);
   }
   return v;

@@ -16,7 +16,7 @@ namespace {
 double cost_key(const TrainingCandidate& c, std::span<const double> price_margins) {
   if (!c.price_known) return std::numeric_limits<double>::infinity();
   const double margin = c.gpu_index < price_margins.size() ? price_margins[c.gpu_index] : 0.0;
-  return c.estimate.usd_total / c.throughput_low * (1.0 + margin);
+  return judged_run(c.estimate, c.throughput_low).usd_total * (1.0 + margin);
 }
 
 bool before(const TrainingCandidate& a, const TrainingCandidate& b, std::span<const Gpu> gpus,
