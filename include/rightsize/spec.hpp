@@ -132,6 +132,20 @@ struct LoraServing {
   [[nodiscard]] bool enabled() const { return adapters > 0; }
 };
 
+/// How request lengths spread around their mean (docs/model-spec.md "Length distributions",
+/// methodology §3.1 "Request lengths"): the lognormal through the p50 and p99 token counts. The
+/// mean stays `input_tokens` / `output_tokens` (throughput, memory and the mean figures use it);
+/// the spread moves the queue and the percentiles. Unset (p50 = p99 = 0): every request has the mean.
+enum class LengthShape : std::uint8_t { fixed, percentiles, lognormal, exponential, uniform, trace };
+/// "fixed", "p50/p99", "lognormal", "exponential", "uniform", "trace".
+const char* to_string(LengthShape value);
+struct LengthSpread {
+  double p50_tokens = 0.0;
+  double p99_tokens = 0.0;
+  LengthShape shape = LengthShape::fixed; ///< how the spread was given
+  [[nodiscard]] bool varies() const { return p50_tokens > 0.0 && p99_tokens > p50_tokens; }
+};
+
 /// Serving workload (per request averages).
 struct InferenceWorkload {
   std::int64_t input_tokens = 1024; ///< prompt tokens per request (ISL)
@@ -144,6 +158,8 @@ struct InferenceWorkload {
   /// Open loop: coefficient of variation of inter-arrival times (1 = Poisson; > 1 bursty, as a
   /// gamma renewal process).
   double arrival_cv = 1.0;
+  /// Length spreads of prompts and outputs (none: fixed lengths, as benchmarks send them).
+  LengthSpread input_spread, output_spread;
   Speculative speculative;  ///< none by default
   PrefixCache prefix_cache; ///< no cached prefixes by default (every prompt prefilled whole)
   KvOffload kv_offload;     ///< no offload tier by default

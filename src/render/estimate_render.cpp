@@ -16,6 +16,14 @@
 namespace rightsize::cli {
 namespace {
 
+// A request length: the mean, and its spread when lengths vary (methodology §3.1 "Request lengths").
+std::string length_text(std::int64_t mean_tokens, const LengthSpread& spread) {
+  if (!spread.varies()) return fmt::format("{}", mean_tokens);
+  const bool named = spread.shape != LengthShape::percentiles;
+  return fmt::format("{} mean{}{} (p50 {:.0f}, p99 {:.0f})", mean_tokens, named ? ", " : "",
+                     named ? to_string(spread.shape) : "", spread.p50_tokens, spread.p99_tokens);
+}
+
 void print_inference_table(const app::EstimateResult& result, PricingModel pricing, Confidence confidence,
                            const std::string& engine_name) {
   const app::EstimateBands& bands = result.bands;
@@ -62,7 +70,8 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                e.max_concurrency);
   } else {
     fmt::print("workload {} input / {} output tokens, {} {} per replica{} (fits up to {})\n\n",
-               w.input_tokens, w.output_tokens, e.open_loop ? "in flight" : "concurrency", e.concurrency,
+               length_text(w.input_tokens, w.input_spread), length_text(w.output_tokens, w.output_spread),
+               e.open_loop ? "in flight" : "concurrency", e.concurrency,
                e.overloaded         ? " (a full KV cache: the arrivals exceed what it serves)"
                : e.open_loop        ? " (Little's law at the arrival rate)"
                : w.concurrency == 0 ? " (auto)"

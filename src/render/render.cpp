@@ -162,6 +162,14 @@ nlohmann::json load_json(const InferenceWorkload& w, const std::string& engine_n
     out["request_rate_per_s"] = round_sig(w.request_rate_per_s);
     out["arrival_cv"] = round_sig(w.arrival_cv);
   }
+  // Request lengths that vary (methodology §3.1 "Request lengths"): their p50 and p99.
+  for (const auto& [key, spread] :
+       {std::pair{"input_spread", &w.input_spread}, std::pair{"output_spread", &w.output_spread}}) {
+    if (spread->varies())
+      out[key] = {{"p50_tokens", round_sig(spread->p50_tokens)},
+                  {"p99_tokens", round_sig(spread->p99_tokens)},
+                  {"given_as", to_string(spread->shape)}};
+  }
   if (w.speculative.method != SpeculativeMethod::none) {
     out["speculative"] = {{"method", to_string(w.speculative.method)},
                           {"draft_tokens", w.speculative.draft_tokens},

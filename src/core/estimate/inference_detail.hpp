@@ -3,11 +3,14 @@
 // inference.cpp: memory, the concurrency search, the figures; inference_phases.cpp: phase times;
 // inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "core/numeric.hpp"
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/length_spread.hpp"
 #include "rightsize/model.hpp"
 
 namespace rightsize::detail {
@@ -117,6 +120,30 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context);
 /// The pure decode step of the closed loop's batch, min(clients, slots) sequences (evaluate_closed's
 /// pt.decode: the round plus the eager-step overhead above the largest CUDA-graph batch).
 PhaseTime closed_decode_step(const Setup& s, const InferenceWorkload& w, double clients, double slots);
+/// How one estimate's request lengths spread (methodology §3.1 "Request lengths"): the prompts'
+/// lognormal on its grid and their prefill-time curve, the outputs' lognormal. Default: fixed lengths.
+struct Spread {
+  bool prompt = false;                   // prompts vary
+  load::LengthGrid grid;                 // prompt lengths (p50, σ) on the integration grid
+  load::ServiceCurve curve;              // prefill time against prompt length
+  double service_cv = 0.0;               // coefficient of variation of the prefill service
+  double curve_rows = -1.0;              // the GEMM rows the curve was made for (set_curve's memo)
+  double out_p50 = 0.0, out_sigma = 0.0; // output lengths (σ 0: fixed)
+  /// Quantiles k_quantiles of prefill + wait: with fixed prompts service_s + the wait's quantile,
+  /// else load::PrefillWait over the prompts' lognormal.
+  [[nodiscard]] std::array<double, 3> ttft_quantiles_s(double service_s, double mean_wait_s,
+                                                       double p_wait) const;
+  /// The spread of the prefills a decode overlaps grows by √(1 + c_s²) (compound Poisson).
+  [[nodiscard]] double overlap_spread() const { return std::sqrt(1.0 + service_cv * service_cv); }
+  /// Output length at quantile q: the mean when outputs are fixed.
+  [[nodiscard]] double output_tokens(double mean_tokens, double q) const;
+};
+/// The spread of `w`'s lengths without its curve (inference_spread.cpp).
+Spread spread_of(const InferenceWorkload& w);
+/// Sets the prefill curve of `sp` on this setup through the mean prompt (`service_at_mean_s`,
+/// `mixed_rows` rows in its GEMMs), the p50 and the p99, and its service c_v.
+void set_curve(Spread& sp, const Setup& s, const InferenceWorkload& w, double mixed_rows,
+               double service_at_mean_s);
 /// Closed loop with `clients` clients and `slots` KV slots per replica (methodology §3.1).
 Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots);
 /// Open loop at w.request_rate_per_s per replica (methodology §3.1).

@@ -1,6 +1,7 @@
 // The arrival model of the inference estimator (docs/methodology.md §3.1): closed-loop waves
 // blended with exact MVA, open-loop G/G/1, percentiles.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -17,6 +18,12 @@ double request_fixed_s(const Setup& s) {
   return s.engine->ttft_fixed_s + s.tier_load_s;
 }
 
+// Rows in the GEMMs of an open loop's mixed step at `batch` in flight: every sequence's decode
+// token and the prompts' fresh tokens, up to the step's token budget.
+double open_mixed_rows(const Setup& s, const InferenceWorkload& w, double batch) {
+  return std::min(d(s.engine->max_batched_tokens), batch * (new_prompt_tokens(s, w) + 1.0));
+}
+
 // Decode of `batch` in-flight sequences with prefill interference (methodology §4.4): each round
 // carries batch/OSL prefills of `service_s` each (their chunks ride in mixed steps), spread over
 // the p stages. Returns TPOT; `decode` and `service_s` are filled.
@@ -31,8 +38,7 @@ double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, Pha
   }
   // Prompts prefill what they do not find cached (methodology §3.9).
   const double fresh = new_prompt_tokens(s, w);
-  const double mixed_rows = std::min(d(s.engine->max_batched_tokens), batch * (fresh + 1.0));
-  service_s = prefill_time(s, fresh, mixed_rows, s.cached_tokens).total_s;
+  service_s = prefill_time(s, fresh, open_mixed_rows(s, w, batch), s.cached_tokens).total_s;
   return decode.total_s + (batch / osl) * service_s / s.p;
 }
 
@@ -54,21 +60,24 @@ double balance_quantile_s(double mean_s, double hold_s, double q) {
   return q <= 0.5 ? mean_s : std::max(mean_s, q * hold_s);
 }
 
-// Percentiles from the mean wait (exponential tail, methodology §3.1) and the spread of the
-// number of prefills a request's decode overlaps (Poisson, normal approximation).
-void fill_percentiles(Point& pt, double fixed_s, double service_s, double mean_wait_s, double p_wait,
+// Percentiles from the mean wait (exponential tail, methodology §3.1), the prompts' and outputs'
+// spread (§3.1 "Request lengths") and the spread of the number of prefills a request's decode
+// overlaps (Poisson, normal approximation).
+void fill_percentiles(Point& pt, const Spread& sp, double service_s, double mean_wait_s, double p_wait,
                       double batch, double osl, double balance_s, double balance_hold) {
   double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
   double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
   double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
   const double interference = pt.tpot_s - pt.decode.total_s; // (batch/osl)·S/p
+  const std::array<double, 3> sum = sp.ttft_quantiles_s(service_s, mean_wait_s, p_wait);
   for (int i = 0; i < 3; ++i) {
     const double q = k_quantiles[i];
-    *ttft[i] = fixed_s + service_s + load::wait_quantile_s(mean_wait_s, p_wait, q) + pt.ttft_fixed_s +
-               balance_quantile_s(balance_s, balance_hold, q);
-    const double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
+    *ttft[i] =
+        sum[static_cast<std::size_t>(i)] + pt.ttft_fixed_s + balance_quantile_s(balance_s, balance_hold, q);
+    double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
+    if (sp.prompt) spread *= sp.overlap_spread();
     *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
-    *e2e[i] = *ttft[i] + (osl - 1.0) * *tpot[i];
+    *e2e[i] = *ttft[i] + (sp.output_tokens(osl, q) - 1.0) * *tpot[i];
   }
 }
 
@@ -124,6 +133,46 @@ Wave closed_wave(const Setup& s, const InferenceWorkload& w, double batch, doubl
   return out;
 }
 
+// What the closed loop's percentiles are made of (closed_percentiles).
+struct ClosedTails {
+  Spread spread;
+  double service_s, mva_wait_s, utilization;
+  double slot_wait_s, fixed_s; // the wait for a slot and the request's fixed part
+  double balance_s, balance_hold_s;
+  double phi;            // wave synchrony
+  double interference_s; // the MVA's prefill interference per decode step
+  double wave_tpot_s, first_tpot_s;
+};
+
+// Percentiles of the closed loop: the wave's order statistics blended with the tail of the MVA
+// wait (with the prompts' spread, §3.1 "Request lengths"). The first request of a wave waits longest
+// inside its decode; under desynchronised arrivals the prefills a decode overlaps are Poisson around n
+// (normal approximation).
+void closed_percentiles(Point& pt, const ClosedTails& t, const Wave& wave, double batch, double osl) {
+  const Spread& sp = t.spread;
+  const std::array<double, 3> tails = sp.ttft_quantiles_s(t.service_s, t.mva_wait_s, t.utilization);
+  for (int k = 0; k < 3; ++k) {
+    const double tail = tails[static_cast<std::size_t>(k)];
+    const double v = t.slot_wait_s + t.phi * wave.ttft_q[k] + (1.0 - t.phi) * tail + t.fixed_s +
+                     balance_quantile_s(t.balance_s, t.balance_hold_s, k_quantiles[k]);
+    (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
+  }
+  for (int k = 0; k < 3; ++k) {
+    double z = load::normal_quantile(k_quantiles[k]);
+    if (sp.prompt) z *= sp.overlap_spread();
+    const double wave_k = t.wave_tpot_s + (t.first_tpot_s - t.wave_tpot_s) * (k == 0   ? 0.0
+                                                                              : k == 1 ? 0.8
+                                                                                       : 0.98);
+    const double mva_k = pt.decode.total_s + t.interference_s * std::max(0.0, 1.0 + z / std::sqrt(batch));
+    (k == 0   ? pt.tpot.p50_s
+     : k == 1 ? pt.tpot.p90_s
+              : pt.tpot.p99_s) = t.phi * wave_k + (1.0 - t.phi) * mva_k;
+  }
+  const double think = (sp.output_tokens(osl, 0.5) - 1.0) * pt.tpot_s;
+  pt.e2e = {pt.ttft.p50_s + think, pt.ttft.p90_s + (sp.output_tokens(osl, 0.9) - 1.0) * pt.tpot.p90_s,
+            pt.ttft.p99_s + (sp.output_tokens(osl, 0.99) - 1.0) * pt.tpot.p99_s};
+}
+
 } // namespace
 
 // Closed loop with equal lengths (methodology §3.1): the clients' requests start together and,
@@ -177,25 +226,16 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   pt.in_flight = batch;
   pt.prefill_utilization = phi * wave_s / (wave_s + osl * pt.decode.total_s) + (1.0 - phi) * q.utilization;
   pt.tokens_per_s_replica = batch * osl / cycle;
-  // Percentiles: the wave's order statistics blended with the exponential tail of the MVA wait.
-  for (int k = 0; k < 3; ++k) {
-    const double tail = service + load::wait_quantile_s(mva_wait, q.utilization, k_quantiles[k]);
-    const double v = slot_wait + phi * wave.ttft_q[k] + (1.0 - phi) * tail + request_fixed_s(s) +
-                     balance_quantile_s(balance_s, balance_hold, k_quantiles[k]);
-    (k == 0 ? pt.ttft.p50_s : k == 1 ? pt.ttft.p90_s : pt.ttft.p99_s) = std::max(v, pt.prefill.total_s);
-  }
-  // The first request of a wave waits longest inside its decode; under desynchronised arrivals
-  // the prefills a decode overlaps are Poisson around n (normal approximation).
-  const double first_tpot = pt.decode.total_s + wave_s / tokens_after_first;
-  const double interference = mva_tpot - pt.decode.total_s;
-  for (int k = 0; k < 3; ++k) {
-    const double z = load::normal_quantile(k_quantiles[k]);
-    const double wave_k = wave_tpot + (first_tpot - wave_tpot) * (k == 0 ? 0.0 : k == 1 ? 0.8 : 0.98);
-    const double mva_k = pt.decode.total_s + interference * std::max(0.0, 1.0 + z / std::sqrt(batch));
-    (k == 0 ? pt.tpot.p50_s : k == 1 ? pt.tpot.p90_s : pt.tpot.p99_s) = phi * wave_k + (1.0 - phi) * mva_k;
-  }
-  pt.e2e = {pt.ttft.p50_s + think, pt.ttft.p90_s + (osl - 1.0) * pt.tpot.p90_s,
-            pt.ttft.p99_s + (osl - 1.0) * pt.tpot.p99_s};
+  const bool varies = w.input_spread.varies() || w.output_spread.varies();
+  Spread spread = varies ? spread_of(w) : Spread{};
+  set_curve(spread, s, w, mixed_rows, service);
+  const ClosedTails tails{spread,    service,
+                          mva_wait,  q.utilization,
+                          slot_wait, request_fixed_s(s),
+                          balance_s, balance_hold,
+                          phi,       mva_tpot - pt.decode.total_s,
+                          wave_tpot, pt.decode.total_s + wave_s / tokens_after_first};
+  closed_percentiles(pt, tails, wave, batch, osl);
   return pt;
 }
 
@@ -213,10 +253,13 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   double wait = 0.0;
   double rho = 0.0;
   bool kv_bound = false;
+  // Prompts of different lengths make the prefill service vary (§3.1 "Request lengths").
+  Spread spread = w.input_spread.varies() || w.output_spread.varies() ? spread_of(w) : Spread{};
   for (int i = 0; i < 40; ++i) {
     pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
+    set_curve(spread, s, w, open_mixed_rows(s, w, batch), service);
     rho = rate * service / s.p;
-    wait = load::kingman_wait_s(service / s.p, rho, w.arrival_cv, 0.0);
+    wait = load::kingman_wait_s(service / s.p, rho, w.arrival_cv, spread.service_cv);
     if (!std::isfinite(wait)) break;
     // Little's law; the KV cache holds at most `slots` sequences, so more would queue without end.
     const double wanted = std::max(1.0, rate * (service + wait + (osl - 1.0) * pt.tpot_s));
@@ -236,6 +279,7 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
     // point the fixed-point loop stopped at.
     batch = std::max(1.0, slots);
     pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
+    set_curve(spread, s, w, open_mixed_rows(s, w, batch), service);
   }
   // Attention-DP balancing: prompts reach the adp ranks at rate·adp (methodology §3.2).
   double balance_hold = 0.0;
@@ -246,7 +290,7 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   pt.in_flight = batch;
   pt.prefill_utilization = std::min(1.0, rho);
   pt.tokens_per_s_replica = rate * osl;
-  fill_percentiles(pt, 0.0, service, wait, std::min(1.0, rho), batch, osl, balance_s, balance_hold);
+  fill_percentiles(pt, spread, service, wait, std::min(1.0, rho), batch, osl, balance_s, balance_hold);
   return pt;
 }
 

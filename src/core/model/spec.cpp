@@ -67,6 +67,18 @@ const char* to_string(Arrival value) {
   return value == Arrival::poisson ? "poisson" : "closed_loop";
 }
 
+const char* to_string(LengthShape value) {
+  switch (value) {
+  case LengthShape::fixed: return "fixed";
+  case LengthShape::percentiles: return "p50/p99";
+  case LengthShape::lognormal: return "lognormal";
+  case LengthShape::exponential: return "exponential";
+  case LengthShape::uniform: return "uniform";
+  case LengthShape::trace: return "trace";
+  }
+  return "fixed";
+}
+
 const char* to_string(Statistic value) {
   switch (value) {
   case Statistic::mean: return "mean";

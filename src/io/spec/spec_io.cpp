@@ -3,12 +3,14 @@
 #include "io/spec/spec_io.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "io/hf/hf_vision.hpp"
 #include "io/json/checks.hpp"
+#include "io/spec/length_io.hpp"
 #include "io/spec/model_io.hpp"
 #include "io/spec/workload_io.hpp"
 #include "rightsize/image.hpp"
@@ -18,6 +20,9 @@
 
 namespace rightsize::io {
 namespace {
+
+// The longest request a trace may hold (the workload block's own bound, workload_io.cpp).
+constexpr std::int64_t k_max_trace_tokens = 10'000'000;
 
 void parse_sla(const JsonReader& s, Sla& sla) {
   s.expect_keys({"ttft_ms",
@@ -252,7 +257,9 @@ void reject_beyond_context_window(const JsonReader& workload, const Spec& spec) 
   const InferenceWorkload& in = spec.inference;
   if (window <= 0 || in.context_tokens() <= window) return;
   const bool by_max_context = in.max_context > 0;
-  workload.at(by_max_context ? "max_context" : "input_tokens")
+  workload.at(by_max_context           ? "max_context"
+              : workload.find("trace") ? "trace"
+                                       : "input_tokens")
       .fail(by_max_context
                 ? fmt::format(
                       "expected at most the model's context window of {} tokens (model.max_position), got "
@@ -262,6 +269,43 @@ void reject_beyond_context_window(const JsonReader& workload, const Spec& spec) 
                               "(model.max_position), got {} + {} = {} (set model.max_position for a model "
                               "served with RoPE scaling beyond it)",
                               window, in.input_tokens, in.output_tokens, in.input_tokens + in.output_tokens));
+}
+
+// workload.trace (docs/model-spec.md): the trace's arrivals and lengths fill the open-loop workload;
+// a request_rate_per_s given beside it replays the trace's shape at that rate.
+void apply_trace(const JsonReader& trace, const std::string& base_dir, Spec& spec) {
+  const std::string path = resolve_path(base_dir, trace.as_string());
+  const TraceSummary t = read_trace(path, k_max_trace_tokens);
+  InferenceWorkload& in = spec.inference;
+  in.arrival = Arrival::poisson;
+  in.input_tokens = t.input_mean;
+  in.output_tokens = t.output_mean;
+  in.input_spread = t.input;
+  in.output_spread = t.output;
+  // The trace's figures at the precision they are printed with (4 and 3 significant digits).
+  const auto rounded = [](double x, int digits) {
+    if (!(x > 0.0)) return x;
+    const double unit = std::pow(10.0, std::floor(std::log10(x)) - digits + 1);
+    return std::round(x / unit) * unit;
+  };
+  in.arrival_cv = std::clamp(rounded(t.arrival_cv, 3), 0.0, 100.0);
+  const bool own_rate = in.request_rate_per_s > 0.0;
+  if (!own_rate) {
+    if (t.rate_per_s < k_requests_per_s_range.min || t.rate_per_s > k_requests_per_s_range.max)
+      trace.fail(fmt::format("expected a trace whose arrival rate is {:g} to {:g} req/s, got {:g} req/s",
+                             k_requests_per_s_range.min, k_requests_per_s_range.max, t.rate_per_s));
+    in.request_rate_per_s = rounded(t.rate_per_s, 4);
+  }
+  spec.assumptions.push_back(fmt::format(
+      "workload.trace {} ({}): {} requests over {:.4g} s, {:.4g} req/s{}, inter-arrival CV {:.3g}; prompts "
+      "mean {} "
+      "(p50 {:g}, p99 {:g}), outputs mean {} (p50 {:g}, p99 {:g}) tokens{}",
+      trace.as_string(), t.format, t.requests, t.span_s, t.rate_per_s,
+      own_rate ? fmt::format(" (replayed at workload.request_rate_per_s = {:g})", in.request_rate_per_s) : "",
+      t.arrival_cv, t.input_mean, t.input.p50_tokens, t.input.p99_tokens, t.output_mean, t.output.p50_tokens,
+      t.output.p99_tokens,
+      t.zero_outputs > 0 ? fmt::format("; {} requests generated no token and count as 1", t.zero_outputs)
+                         : ""));
 }
 
 // Each mode reads its own targets: a latency or load target in a training spec, or a deadline in a
@@ -340,6 +384,8 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
                                    : "precision not given: bf16");
   }
   parse_workload(root, spec);
+  if (const auto w = root.find("workload"); w && spec.mode == WorkloadMode::inference)
+    if (const auto trace = w->find("trace")) apply_trace(*trace, base_dir, spec);
   if (spec.mode == WorkloadMode::inference &&
       spec.inference.speculative.method == SpeculativeMethod::draft_model)
     read_draft_model(root.at("workload").at("speculative").at("draft_model"),

@@ -6,6 +6,7 @@
 
 #include "io/hf/hf_vision.hpp"
 #include "io/json/checks.hpp"
+#include "io/spec/length_io.hpp"
 #include "io/spec/lora_io.hpp"
 #include "io/spec/prefix_cache_io.hpp"
 #include "rightsize/image.hpp"
@@ -125,24 +126,34 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
 
 void parse_inference(const JsonReader& w, Spec& spec) {
   w.expect_keys({"mode", "input_tokens", "output_tokens", "concurrency", "max_context", "engine", "arrival",
-                 "request_rate_per_s", "arrival_cv", "image", "images_per_request", "image_width_px",
-                 "image_height_px", "speculative", "prefix_cache", "kv_offload", "lora"});
+                 "request_rate_per_s", "arrival_cv", "burstiness", "trace", "image", "images_per_request",
+                 "image_width_px", "image_height_px", "speculative", "prefix_cache", "kv_offload", "lora"});
   if (auto v = w.find("image")) parse_image_request(*v, spec);
   InferenceWorkload& in = spec.inference;
   // An image model's work is its image (workload.image), not prompt and output tokens.
   const bool image = spec.model.kind != ModelKind::decoder; // an image, or an encoder item
+  // A trace gives the arrivals and lengths (spec_io.cpp reads it): none of them twice.
+  if (const auto trace = w.find("trace")) {
+    (void)trace->as_string();
+    for (const char* key : {"input_tokens", "output_tokens", "arrival_cv", "burstiness"})
+      if (const auto v = w.find(key))
+        v->fail(fmt::format("expected no {} with workload.trace: the trace gives it", key));
+    if (const auto v = w.find("arrival"); v && v->as_choice({"closed_loop", "poisson"}) != "poisson")
+      v->fail("expected \"poisson\" or nothing with workload.trace: a trace is open-loop arrivals");
+    in.arrival = Arrival::poisson;
+  }
   if (auto v = w.find("input_tokens")) {
-    in.input_tokens = positive_count(*v, k_max_tokens, "tokens");
+    in.input_tokens = read_length(*v, in.input_spread, k_max_tokens);
   } else if (image) {
     in.input_tokens = 0;
-  } else {
+  } else if (!w.find("trace")) {
     spec.assumptions.emplace_back("workload.input_tokens not given: 1024");
   }
   if (auto v = w.find("output_tokens")) {
-    in.output_tokens = positive_count(*v, k_max_tokens, "tokens");
+    in.output_tokens = read_length(*v, in.output_spread, k_max_tokens);
   } else if (image) {
     in.output_tokens = 0;
-  } else {
+  } else if (!w.find("trace")) {
     spec.assumptions.emplace_back("workload.output_tokens not given: 256");
   }
   parse_vision_request(w, spec);
@@ -177,6 +188,12 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   if (auto v = w.find("arrival_cv")) {
     if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
     in.arrival_cv = v->as_positive(100.0);
+  }
+  if (auto v = w.find("burstiness")) {
+    if (in.arrival != Arrival::poisson) v->fail("expected only with \"arrival\": \"poisson\"");
+    if (w.find("arrival_cv"))
+      v->fail("expected burstiness or arrival_cv, not both: burstiness k is arrival_cv 1/√k");
+    in.arrival_cv = read_burstiness(*v);
   }
   if (auto v = w.find("speculative")) in.speculative = parse_speculative(*v, spec);
   if (auto v = w.find("prefix_cache")) parse_prefix_cache(*v, spec);

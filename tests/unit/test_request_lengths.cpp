@@ -1,0 +1,239 @@
+// Request-length spreads, burstiness and traces (docs/methodology.md §3.1 "Request lengths",
+// docs/model-spec.md): the formulas against hand-computed values, the estimator's percentiles
+// against fixed lengths, the spec forms and the trace readers on small files worked by hand.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "fixtures.hpp"
+#include "io/spec/length_io.hpp"
+#include "io/spec/spec_io.hpp"
+#include "rightsize/error.hpp"
+#include "rightsize/inference.hpp"
+#include "rightsize/length_spread.hpp"
+#include "rightsize/load_model.hpp"
+
+using namespace rightsize;
+using namespace rightsize::test;
+using nlohmann::json;
+
+namespace {
+
+const std::string k_models_lengths = std::string(RIGHTSIZE_DATA_DIR) + "/models";
+
+Spec parse_lengths(const json& doc, const std::string& base_dir = "") {
+  return io::parse_spec(doc, "s.json", base_dir, k_models_lengths);
+}
+
+std::string error_of_lengths(const json& doc, const std::string& base_dir = "") {
+  try {
+    (void)parse_lengths(doc, base_dir);
+  } catch (const Error& e) {
+    return format_error(e);
+  }
+  return "no error";
+}
+
+json with_workload(const json& workload) {
+  return {{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}, {"workload", workload}};
+}
+
+// P(S + W > t) by a fine Riemann sum over z (an independent check of sum_quantile_s).
+double brute_tail(const load::ServiceCurve& c, double p50, double sigma, double theta, double p, double t) {
+  double sum = 0.0;
+  const double h = 1e-3;
+  for (double z = -8.0; z <= 8.0; z += h) {
+    const double s = c.at(p50 * std::exp(sigma * z));
+    const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
+    sum += pdf * h * (s > t ? 1.0 : p * std::exp(-(t - s) / theta));
+  }
+  return sum;
+}
+
+const std::string k_tmp_lengths = std::filesystem::temp_directory_path().string();
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = k_tmp_lengths + "/rightsize-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+} // namespace
+
+TEST_CASE("lognormal lengths through p50 and p99, by hand", "[load]") {
+  // σ = ln(p99/p50)/z₉₉ = ln 10 / 2.3263 = 0.98981; c_v = √(e^{σ²} − 1), σ = 1: √(e − 1) = 1.31083.
+  CHECK(load::lognormal_sigma(1000.0, 10000.0) == Approx(0.98981).epsilon(1e-4));
+  CHECK(load::lognormal_sigma(1000.0, 1000.0) == 0.0);
+  CHECK(load::lognormal_cv(1.0) == Approx(1.31083).epsilon(1e-5));
+  // Mean 1000, σ = 1: p50 = 1000·e^{−1/2} = 606.53, p99 = 606.53·e^{2.3263} = 6210.86.
+  const load::LengthPercentiles ln = load::lognormal_percentiles(1000.0, 1.0);
+  CHECK(ln.p50 == Approx(606.53).epsilon(1e-4));
+  CHECK(ln.p99 == Approx(6210.86).epsilon(1e-4));
+  // Exponential of mean 500: p50 = 500 ln 2 = 346.57, p99 = 500 ln 100 = 2302.59.
+  CHECK(load::exponential_percentiles(500.0).p50 == Approx(346.57).epsilon(1e-4));
+  CHECK(load::exponential_percentiles(500.0).p99 == Approx(2302.59).epsilon(1e-4));
+  // Uniform on [100, 300]: p50 200, p99 100 + 0.99·200 = 298.
+  CHECK(load::uniform_percentiles(100.0, 300.0).p50 == Approx(200.0));
+  CHECK(load::uniform_percentiles(100.0, 300.0).p99 == Approx(298.0));
+  // Mean 1000 and p99 5000: σ = z − √(z² − 2 ln 5) = 2.3263 − √(5.41167 − 3.21888) = 0.84549,
+  // whose p50 1000·e^{−σ²/2} = 699.47 gives back p99 = 699.47·e^{zσ} = 5000.
+  const double s = load::lognormal_sigma_from_mean_p99(1000.0, 5000.0);
+  CHECK(s == Approx(0.84549).epsilon(1e-4));
+  CHECK(load::lognormal_quantile(1000.0 * std::exp(-0.5 * s * s), s, 0.99) == Approx(5000.0).epsilon(1e-6));
+  CHECK(load::lognormal_sigma_from_mean_p99(1000.0, 20000.0) < 0.0); // beyond e^{z²/2} ≈ 14.9
+}
+
+TEST_CASE("the prefill-time curve through three prompts, by hand", "[load]") {
+  load::ServiceCurve c;
+  c.add(2000.0, 0.18);
+  c.add(1000.0, 0.10);
+  c.add(4000.0, 0.40);
+  c.add(2000.0, 9.99); // a length already there is ignored
+  REQUIRE(c.points == 3);
+  CHECK(c.at(1000.0) == Approx(0.10));
+  CHECK(c.at(3000.0) == Approx(0.29)); // 0.18 + 0.00011·1000
+  CHECK(c.at(8000.0) == Approx(0.84)); // the last segment extended: 0.40 + 0.00011·4000
+  CHECK(c.at(500.0) == Approx(0.06));  // the first segment's line (0.06) above the origin's (0.05)
+  load::ServiceCurve one;
+  one.add(1000.0, 0.1);
+  CHECK(one.at(3000.0) == Approx(0.3)); // through the origin
+}
+
+TEST_CASE("quantiles of prefill plus wait: reductions and numerical integration", "[load]") {
+  load::ServiceCurve c;
+  c.add(1000.0, 0.10);
+  c.add(500.0, 0.06);
+  c.add(5000.0, 0.45);
+  // Fixed prompts (σ = 0): S(p50) plus the wait's quantile, 0.1 + 0.4·ln(0.5/0.01) = 1.66481.
+  CHECK(load::sum_quantile_s(c, 1000.0, 0.0, 0.2, 0.5, 0.99) == Approx(1.66481).epsilon(1e-5));
+  // No wait: the prompt's own quantile, S(1000·e^{0.7·2.3263}) = S(5095.77) = 0.45 + 0.0000875·95.77.
+  CHECK(load::sum_quantile_s(c, 1000.0, 0.7, 0.0, 0.0, 0.99) == Approx(0.458380).epsilon(1e-5));
+  // Both: the t where P(S + W > t) = 1 − q, checked by a Riemann sum with 16,000 steps in z.
+  for (const double q : {0.5, 0.9, 0.99}) {
+    const double t = load::sum_quantile_s(c, 1000.0, 0.7, 0.2, 0.5, q);
+    CHECK(brute_tail(c, 1000.0, 0.7, 0.4, 0.5, t) == Approx(1.0 - q).epsilon(2e-3));
+    CHECK(t >= load::sum_quantile_s(c, 1000.0, 0.7, 0.0, 0.0, q)); // never below either part
+  }
+  // Moments: a flat curve has no spread; a proportional one has the lengths' c_v.
+  load::ServiceCurve flat;
+  flat.add(1000.0, 0.1);
+  const load::ServiceMoments m = load::service_moments(flat, load::LengthGrid(1000.0, 0.5));
+  CHECK(m.cv == Approx(load::lognormal_cv(0.5)).epsilon(1e-3));
+  CHECK(m.mean_s == Approx(0.1 * std::exp(0.125)).epsilon(1e-3)); // E[L] = p50·e^{σ²/2}
+}
+
+TEST_CASE("open loop: spread prompts and bursts raise p99 TTFT over fixed lengths", "[core]") {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  InferenceWorkload w = chat_workload();
+  w.concurrency = 0;
+  w.arrival = Arrival::poisson;
+  w.request_rate_per_s = 8.0;
+  const Gpu gpu = h100_sxm();
+  const auto run = [&](const InferenceWorkload& x) {
+    return estimate_inference(pm, x, gpu, Deployment{}, EngineConfig{}, nullptr, 0.0);
+  };
+  const InferenceEstimate fixed = run(w);
+  REQUIRE_FALSE(fixed.overloaded);
+  InferenceWorkload spread = w;
+  spread.input_spread = {700.0, 5000.0, LengthShape::percentiles};
+  const InferenceEstimate varied = run(spread);
+  CHECK(varied.ttft.p99_s > 1.2 * fixed.ttft.p99_s);
+  CHECK(varied.ttft.p50_s < fixed.ttft.p50_s); // the median prompt is shorter than the mean
+  CHECK(varied.ttft_s > fixed.ttft_s);         // Kingman: c_s > 0 lengthens the mean wait
+  // The mean decode is the mean workload's; only the in-flight count moves with the longer wait.
+  CHECK(varied.tpot_s == Approx(fixed.tpot_s).epsilon(0.01));
+  InferenceWorkload bursty = w;
+  bursty.arrival_cv = 2.0; // burstiness 0.25
+  CHECK(run(bursty).ttft.p99_s > 1.2 * fixed.ttft.p99_s);
+  InferenceWorkload long_outputs = w;
+  long_outputs.output_spread = {180.0, 1200.0, LengthShape::percentiles};
+  const InferenceEstimate outs = run(long_outputs);
+  CHECK(outs.e2e.p99_s > fixed.e2e.p99_s);
+  CHECK(outs.ttft.p99_s == fixed.ttft.p99_s); // outputs do not move the prompt's queue
+}
+
+TEST_CASE("length objects, burstiness and their errors in the spec", "[io]") {
+  Spec s = parse_lengths(with_workload({{"input_tokens", {{"mean", 2048}, {"p50", 1500}, {"p99", 16000}}},
+                                        {"output_tokens", {{"distribution", "exponential"}, {"mean", 500}}},
+                                        {"arrival", "poisson"},
+                                        {"request_rate_per_s", 4},
+                                        {"burstiness", 0.25}}));
+  CHECK(s.inference.input_tokens == 2048);
+  CHECK(s.inference.input_spread.p50_tokens == 1500.0);
+  CHECK(s.inference.input_spread.p99_tokens == 16000.0);
+  CHECK(s.inference.output_tokens == 500);
+  CHECK(s.inference.output_spread.p50_tokens == Approx(346.57).epsilon(1e-4));
+  CHECK(s.inference.output_spread.shape == LengthShape::exponential);
+  CHECK(s.inference.arrival_cv == Approx(2.0)); // 1/√0.25
+  s = parse_lengths(
+      with_workload({{"input_tokens", {{"distribution", "uniform"}, {"min", 100}, {"max", 300}}}}));
+  CHECK(s.inference.input_tokens == 200);
+  CHECK(s.inference.input_spread.p99_tokens == Approx(298.0));
+  CHECK(error_of_lengths(with_workload({{"input_tokens", {{"mean", 2048}, {"p50", 1500}, {"p99", 1000}}}})) ==
+        "s.json: /workload/input_tokens/p99: expected p99 at least p50 (1500), got 1000");
+  CHECK(error_of_lengths(with_workload({{"input_tokens", {{"mean", 2048}}}})) ==
+        "s.json: /workload/input_tokens: expected p50, p99 or both beside the mean (or a \"distribution\")");
+  CHECK(
+      error_of_lengths(with_workload(
+          {{"arrival", "poisson"}, {"request_rate_per_s", 4}, {"burstiness", 0.5}, {"arrival_cv", 2}})) ==
+      "s.json: /workload/burstiness: expected burstiness or arrival_cv, not both: burstiness k is arrival_cv "
+      "1/√k");
+  CHECK(error_of_lengths(with_workload({{"burstiness", 0.5}})) ==
+        "s.json: /workload/burstiness: expected only with \"arrival\": \"poisson\"");
+}
+
+TEST_CASE("Azure and Mooncake traces: rate, inter-arrival CV and length percentiles by hand", "[io]") {
+  // Arrivals at 0, 1, 3, 6 and 10 s: rate 4/10 = 0.4 req/s; gaps 1, 2, 3, 4 (mean 2.5, sd √1.25),
+  // CV 0.44721. Prompts 100..1000: mean 400, nearest-rank p50 (3rd) 300, p99 (5th) 1000. Outputs
+  // 10, 0, 30, 40, 50: the 0 counts as 1, mean 26.2 → 26, p50 30, p99 50.
+  const std::string csv = write_temp("lengths-azure.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                                          "2023-11-16 18:00:00.0000000,100,10\n"
+                                                          "2023-11-16 18:00:01.0000000,200,0\n"
+                                                          "2023-11-16 18:00:03.0000000,300,30\n"
+                                                          "2023-11-16 18:00:06.0000000,400,40\n"
+                                                          "2023-11-16 18:00:10.0000000,1000,50\n");
+  const std::string jsonl = write_temp(
+      "lengths-mooncake.jsonl", "{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 10}\n"
+                                "{\"timestamp\": 1000, \"input_length\": 200, \"output_length\": 0}\n"
+                                "{\"timestamp\": 3000, \"input_length\": 300, \"output_length\": 30}\n"
+                                "{\"timestamp\": 6000, \"input_length\": 400, \"output_length\": 40}\n"
+                                "{\"timestamp\": 10000, \"input_length\": 1000, \"output_length\": 50, "
+                                "\"hash_ids\": [1, 2]}\n");
+  int compared = 0;
+  for (const std::string& path : {csv, jsonl}) {
+    const io::TraceSummary t = io::read_trace(path, 1'000'000);
+    CHECK(t.requests == 5);
+    CHECK(t.rate_per_s == Approx(0.4));
+    CHECK(t.arrival_cv == Approx(0.44721).epsilon(1e-4));
+    CHECK(t.input_mean == 400);
+    CHECK(t.input.p50_tokens == 300.0);
+    CHECK(t.input.p99_tokens == 1000.0);
+    CHECK(t.output_mean == 26);
+    CHECK(t.output.p50_tokens == 30.0);
+    CHECK(t.output.p99_tokens == 50.0);
+    CHECK(t.zero_outputs == 1);
+    ++compared;
+  }
+  REQUIRE(compared == 2);
+  // In a spec: the trace fills the open-loop workload; a rate beside it replays the shape at it.
+  const Spec s = parse_lengths(with_workload({{"trace", "rightsize-lengths-azure.csv"}}), k_tmp_lengths);
+  CHECK(s.inference.arrival == Arrival::poisson);
+  CHECK(s.inference.request_rate_per_s == Approx(0.4));
+  CHECK(s.inference.arrival_cv == Approx(0.447)); // three significant digits
+  CHECK(s.inference.input_tokens == 400);
+  const Spec r = parse_lengths(
+      with_workload({{"trace", "rightsize-lengths-azure.csv"}, {"request_rate_per_s", 3}}), k_tmp_lengths);
+  CHECK(r.inference.request_rate_per_s == 3.0);
+  CHECK(error_of_lengths(with_workload({{"trace", "rightsize-lengths-azure.csv"}, {"input_tokens", 10}}),
+                         k_tmp_lengths) ==
+        "s.json: /workload/input_tokens: expected no input_tokens with workload.trace: the trace gives it");
+  const std::string bad = write_temp("lengths-bad.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                                        "2023-11-16 18:00:00,100,10\n"
+                                                        "yesterday,200,20\n");
+  CHECK(error_of_lengths(with_workload({{"trace", "rightsize-lengths-bad.csv"}}), k_tmp_lengths) ==
+        bad + ":3: expected TIMESTAMP as \"YYYY-MM-DD hh:mm:ss[.fraction]\" or seconds, got \"yesterday\"");
+}
