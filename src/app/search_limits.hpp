@@ -23,6 +23,10 @@ inline constexpr std::uint64_t k_max_sweep_searches = 30'000; ///< sweep --mode 
 /// recommend mode (each GPU type searched over its counts).
 inline constexpr std::uint64_t k_max_training_sweep_points = 4'000;
 inline constexpr std::uint64_t k_max_training_sweep_searches = 1'200;
+/// A serving spec whose request lengths vary (its percentiles a convolution, about 0.1 ms a point):
+/// points of estimate mode and points × GPU types of recommend mode.
+inline constexpr std::uint64_t k_max_spread_sweep_points = 15'000;
+inline constexpr std::uint64_t k_max_spread_sweep_searches = 7'500;
 
 /// Refuses (ErrorKind::usage naming `flag`) a search of more than `limit` GPU types: `what` names
 /// the search ("recommend --disagg").

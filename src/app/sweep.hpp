@@ -27,6 +27,8 @@ enum class SweepField : std::uint8_t {
   output_tokens,
   concurrency,
   max_context,
+  request_rate_per_s, ///< open-loop keys (workload.request_rate_per_s, workload.burstiness)
+  burstiness,
   sla_ttft_ms,
   sla_tpot_ms,
   sla_e2e_ms,

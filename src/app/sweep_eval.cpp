@@ -1,6 +1,7 @@
 // One sweep point: decode its grid index, apply the fast keys to plain structs, evaluate.
 // Estimate mode is the hot path and allocates nothing (docs/sweep.md "Speed").
 #include <algorithm>
+#include <cmath>
 
 #include "app/sweep.hpp"
 #include "rightsize/calibration.hpp"
@@ -22,6 +23,14 @@ struct PointInputs {
   std::size_t model = 0;
 };
 
+// Scales a length spread from the spec's mean to `mean` (the same lognormal shape).
+void scale_spread(LengthSpread& spread, std::int64_t mean, std::int64_t spec_mean) {
+  if (!spread.varies() || spec_mean <= 0) return;
+  const double k = static_cast<double>(mean) / static_cast<double>(spec_mean);
+  spread.p50_tokens *= k;
+  spread.p99_tokens *= k;
+}
+
 void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
   in.workload = plan.workload;
   in.training = plan.training_workload;
@@ -39,8 +48,20 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
     const auto count = static_cast<std::int64_t>(v);
     switch (axis.key->field) {
     case SweepField::model_json: break;
-    case SweepField::input_tokens: in.workload.input_tokens = count; break;
-    case SweepField::output_tokens: in.workload.output_tokens = count; break;
+    case SweepField::input_tokens:
+      // A spread keeps its shape around the new mean (methodology §3.1 "Request lengths").
+      scale_spread(in.workload.input_spread, count, plan.workload.input_tokens);
+      in.workload.input_tokens = count;
+      break;
+    case SweepField::output_tokens:
+      scale_spread(in.workload.output_spread, count, plan.workload.output_tokens);
+      in.workload.output_tokens = count;
+      break;
+    case SweepField::request_rate_per_s:
+      in.workload.request_rate_per_s = v;
+      if (plan.rate_follows_sla) in.sla.requests_per_s = v; // one figure, as the spec loader made it
+      break;
+    case SweepField::burstiness: in.workload.arrival_cv = 1.0 / std::sqrt(v); break;
     case SweepField::concurrency: in.workload.concurrency = count; break;
     case SweepField::max_context: in.workload.max_context = count; break;
     case SweepField::sla_ttft_ms: in.sla.ttft_ms = v; break;

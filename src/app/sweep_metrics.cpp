@@ -28,6 +28,9 @@ enum Figure : int {
   training_tokens_per_s,
   mfu,
   usd_total,
+  ttft_p99,
+  tpot_p99,
+  e2e_p99,
 };
 
 const std::vector<Metric>& figure_metrics() {
@@ -58,6 +61,10 @@ const std::vector<Metric>& figure_metrics() {
        training_tokens_per_s, T},
       {"training.mfu", "MFU", "%", 100.0, true, D::maximize, k_no_axis, mfu, T},
       {"cost.usd_total", "cost per run", "USD", 1.0, true, D::minimize, k_no_axis, usd_total, T},
+      // Percentiles (methodology §3.1): what a p99 SLA judges, and the latency–load curve's axes.
+      {"inference.ttft_p99_s", "TTFT p99", "ms", 1e3, true, D::minimize, k_no_axis, ttft_p99, I},
+      {"inference.tpot_p99_s", "TPOT p99", "ms", 1e3, true, D::minimize, k_no_axis, tpot_p99, I},
+      {"inference.e2e_p99_s", "end-to-end latency p99", "s", 1.0, true, D::minimize, k_no_axis, e2e_p99, I},
   };
   return metrics;
 }
@@ -130,6 +137,9 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   case tpot: return e.tpot_s;
   case ttft: return e.overloaded ? nan : e.ttft_s; // unbounded: off any Pareto front
   case e2e: return e.overloaded ? nan : e.e2e_s;
+  case ttft_p99: return e.overloaded ? nan : e.ttft.p99_s;
+  case tpot_p99: return e.tpot.p99_s;
+  case e2e_p99: return e.overloaded ? nan : e.e2e.p99_s;
   case output_tokens_per_s: return e.output_tokens_per_s;
   case requests_per_s: return e.requests_per_s;
   case usd_per_million:

@@ -110,6 +110,14 @@ void check_spec_mode(const SweepPlan& plan, const SweepRequest& o) {
                                 a.key->name, plan.training ? "serving" : "training",
                                 plan.training ? "training" : "serving"));
   }
+  for (const SweepAxis& a : plan.axes) {
+    const bool open_loop_key =
+        a.key->field == SweepField::request_rate_per_s || a.key->field == SweepField::burstiness;
+    if (open_loop_key && !plan.training && plan.workload.arrival != Arrival::poisson)
+      usage("--vary", fmt::format("key \"{}\" applies to open-loop specs (workload.arrival \"poisson\"), and "
+                                  "this spec is a closed loop",
+                                  a.key->name));
+  }
   if (plan.training && o.attention_dp > 0)
     usage("--attention-dp", "expected no --attention-dp for a training spec: attention data parallelism "
                             "is a serving layout");
@@ -144,12 +152,28 @@ void check_training_size(const SweepPlan& plan, bool has_gpu_axis, bool has_gpus
   }
 }
 
+// Whether the spec's request lengths vary (docs/model-spec.md "Length distributions").
+bool spreads(const SweepPlan& plan) {
+  return !plan.training && (plan.workload.input_spread.varies() || plan.workload.output_spread.varies());
+}
+
 void check_mode(const SweepPlan& plan, const SweepRequest& o) {
   const bool has_gpu_axis = std::any_of(plan.axes.begin(), plan.axes.end(),
                                         [](const SweepAxis& a) { return a.key->field == SweepField::gpu; });
   if (plan.mode == SweepMode::estimate) {
     if (!has_gpu_axis && plan.fixed.gpu == std::numeric_limits<std::size_t>::max()) {
       usage("--gpu", "estimate mode needs a GPU: --gpu ID, --vary gpu=A,B or a deployment in the spec");
+    }
+    if (spreads(plan)) {
+      // Lengths that vary make each point's percentiles a numerical convolution (about 0.1 ms).
+      std::vector<std::size_t> sizes;
+      for (const SweepAxis& a : plan.axes)
+        sizes.push_back(a.values.texts.size());
+      if (grid_points(sizes, k_max_spread_sweep_points) == 0)
+        usage("--vary",
+              fmt::format("a spec whose request lengths vary takes at most {} points within the 2 s "
+                          "limit, and the grid has more; narrow a range",
+                          k_max_spread_sweep_points));
     }
     if (plan.training) {
       const bool has_gpus = plan.fixed.gpus > 0 ||
@@ -179,14 +203,14 @@ void check_mode(const SweepPlan& plan, const SweepRequest& o) {
     sizes.push_back(a.values.texts.size());
   const std::uint64_t types =
       has_gpu_axis ? 1 : (plan.search_gpus.empty() ? plan.gpus.size() : plan.search_gpus.size());
-  const std::uint64_t max_points =
-      std::max<std::uint64_t>(1, k_max_sweep_searches / std::max<std::uint64_t>(1, types));
+  const std::uint64_t searches = spreads(plan) ? k_max_spread_sweep_searches : k_max_sweep_searches;
+  const std::uint64_t max_points = std::max<std::uint64_t>(1, searches / std::max<std::uint64_t>(1, types));
   if (grid_points(sizes, max_points) == 0) {
     usage("--mode",
           fmt::format("recommend mode runs a search per point over {} GPU type{}: at most {} searches "
                       "(points × GPU types) within the 2 s limit, so at most {} points, and the grid "
                       "has more; narrow a range, name fewer GPUs with --gpu, or use --mode estimate",
-                      types, types == 1 ? "" : "s", k_max_sweep_searches, max_points));
+                      types, types == 1 ? "" : "s", searches, max_points));
   }
 }
 
@@ -205,6 +229,7 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   SweepPlan plan;
   plan.mode = o.mode;
   plan.training = spec.mode == WorkloadMode::training;
+  plan.workload = spec.inference; // check_spec_mode and check_mode read it
   parse_axes(plan, o, preset_ids(o.vary, source.models_dir));
   check_spec_mode(plan, o);
   const LoadedCatalog loaded = load_catalog(o.inputs, spec, diagnostics);
@@ -220,7 +245,6 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   if (o.ep > 0) plan.fixed.ep = o.ep;
   resolve_gpus(plan, o, loaded, spec);
   check_mode(plan, o);
-  plan.workload = spec.inference;
   plan.training_workload = spec.training;
   plan.sla = spec.sla;
   plan.rate_follows_sla = spec.rate_from_sla;
