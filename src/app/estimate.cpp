@@ -111,6 +111,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   rules.price_known = res.price.known;
   rules.load_headroom = throughput_headroom(request.headroom);
   res.verdict = judge(res.estimate, spec.sla, rules);
+  res.goodput = goodput(res.estimate, spec.sla, factors); // at the same end of the band as the verdict
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
   res.bands = estimate_bands(band_source(catalog, gpu, spec.model), res.estimate, spec.sla);
   return res;

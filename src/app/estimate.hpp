@@ -12,6 +12,7 @@
 #include "app/diagnostics.hpp"
 #include "app/disagg_deployment.hpp"
 #include "app/inputs.hpp"
+#include "rightsize/goodput.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
@@ -45,6 +46,7 @@ struct EstimateResult {
   Deployment deployment;                    ///< the layout core::fit_layout chose
   InferenceEstimate estimate;
   Verdict verdict;     ///< core::judge at the request's confidence
+  Goodput goodput;     ///< the share of requests within every latency target, at the same confidence
   CostAtLoad at_load;  ///< cost over the SLA's load (core::cost_at_load)
   EstimateBands bands; ///< the estimate's error bands and optimistic-only SLA terms
   std::vector<std::string>

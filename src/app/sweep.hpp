@@ -126,6 +126,7 @@ struct SweepPlan {
   /// Poisson arrivals at the SLA's peak (Spec::rate_from_sla): a sla.requests_per_s axis sets the
   /// arrival rate as well, else each point would be estimated at the spec's rate.
   bool rate_follows_sla = false;
+  bool goodput = false; ///< a plotted figure is goodput or SLO attainment: each point computes it
   FixedDeployment fixed;
   SearchPolicy policy;               ///< its calibration pointer is unset: see search_policy()
   std::vector<double> price_margins; ///< per GPU of `gpus`: what a cost ranking charges its price
@@ -192,6 +193,7 @@ struct PointResult {
   std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;
   bool price_known = false;
+  double slo_attainment = 1.0; ///< with SweepPlan::goodput: the share within every latency target
   [[nodiscard]] bool has_estimate() const { return issue == PointIssue::none; }
   [[nodiscard]] bool ok() const { return issue == PointIssue::none && rejection.term == Term::none; }
 };
@@ -224,5 +226,7 @@ struct Metric {
 Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag);
 /// The metric's value for a point (unscaled); NaN when the point has none (failed, no price).
 double metric_value(const Metric& metric, const SweepPlan& plan, const PointResult& point);
+/// Whether `metric` is goodput or SLO attainment (the points then compute it: SweepPlan::goodput).
+bool needs_goodput(const Metric& metric);
 
 } // namespace rightsize::app

@@ -6,6 +6,7 @@
 #include "app/sweep.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/energy.hpp"
+#include "rightsize/goodput.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/training_recommend.hpp"
 
@@ -350,6 +351,9 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   } else {
     evaluate_recommend(plan, in, out);
   }
+  // Goodput when a plotted figure asks for it (methodology §6.1), at the band the point is judged at.
+  if (plan.goodput && out.has_estimate())
+    out.slo_attainment = goodput(out.estimate, in.sla, plan.bands_for(in.model, out.gpu)).slo_attainment;
 }
 
 void finish_plan(SweepPlan& plan) {

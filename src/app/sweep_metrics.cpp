@@ -31,6 +31,8 @@ enum Figure : int {
   ttft_p99,
   tpot_p99,
   e2e_p99,
+  slo_attainment,
+  goodput_requests_per_s,
 };
 
 const std::vector<Metric>& figure_metrics() {
@@ -65,6 +67,11 @@ const std::vector<Metric>& figure_metrics() {
       {"inference.ttft_p99_s", "TTFT p99", "ms", 1e3, true, D::minimize, k_no_axis, ttft_p99, I},
       {"inference.tpot_p99_s", "TPOT p99", "ms", 1e3, true, D::minimize, k_no_axis, tpot_p99, I},
       {"inference.e2e_p99_s", "end-to-end latency p99", "s", 1.0, true, D::minimize, k_no_axis, e2e_p99, I},
+      // Goodput (methodology §6.1): the share of requests within every latency target, and their rate.
+      {"inference.slo_attainment", "SLO attainment", "%", 100.0, true, D::maximize, k_no_axis, slo_attainment,
+       I},
+      {"inference.goodput_requests_per_s", "goodput", "requests/s", 1.0, true, D::maximize, k_no_axis,
+       goodput_requests_per_s, I},
   };
   return metrics;
 }
@@ -115,6 +122,10 @@ Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_vie
                            : fmt::format("unknown figure \"{}\"; did you mean \"{}\"?", name, hint));
 }
 
+bool needs_goodput(const Metric& m) {
+  return m.axis == k_no_axis && (m.figure == slo_attainment || m.figure == goodput_requests_per_s);
+}
+
 double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p) {
   if (m.axis < plan.axes.size()) return plan.axes[m.axis].values.numbers[p.digits[m.axis]];
   const double nan = std::nan("");
@@ -140,6 +151,8 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   case ttft_p99: return e.overloaded ? nan : e.ttft.p99_s;
   case tpot_p99: return e.tpot.p99_s;
   case e2e_p99: return e.overloaded ? nan : e.e2e.p99_s;
+  case slo_attainment: return p.slo_attainment;
+  case goodput_requests_per_s: return e.requests_per_s * p.slo_attainment;
   case output_tokens_per_s: return e.output_tokens_per_s;
   case requests_per_s: return e.requests_per_s;
   case usd_per_million:

@@ -268,7 +268,7 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
 
 SweepOutcome run_sweep(const SweepRequest& request, Diagnostics& diagnostics, SweepOutput& output) {
   Spec spec;
-  const SweepPlan plan = build_plan(request, spec, diagnostics);
+  SweepPlan plan = build_plan(request, spec, diagnostics);
   if (request.table && plan.grid.size() > k_max_table_points) {
     usage("--format",
           fmt::format("a table shows at most {} points, the grid has {}; use --format csv or --pareto",
@@ -278,6 +278,7 @@ SweepOutcome run_sweep(const SweepRequest& request, Diagnostics& diagnostics, Sw
   options.threads = request.threads;
   options.x = find_metric(request.x, plan, "--x");
   options.y = find_metric(request.y, plan, "--y");
+  plan.goodput = needs_goodput(options.x) || needs_goodput(options.y);
   options.pareto = request.pareto;
   if (request.pareto && (!options.x.has_direction || !options.y.has_direction)) {
     usage("--pareto", "needs estimate figures for --x and --y (docs/sweep.md lists them), not varied keys");

@@ -13,6 +13,7 @@
 #include "io/spec/length_io.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/goodput.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/length_spread.hpp"
 #include "rightsize/load_model.hpp"
@@ -236,4 +237,35 @@ TEST_CASE("Azure and Mooncake traces: rate, inter-arrival CV and length percenti
                                                         "yesterday,200,20\n");
   CHECK(error_of_lengths(with_workload({{"trace", "rightsize-lengths-bad.csv"}}), k_tmp_lengths) ==
         bad + ":3: expected TIMESTAMP as \"YYYY-MM-DD hh:mm:ss[.fraction]\" or seconds, got \"yesterday\"");
+}
+
+TEST_CASE("goodput: each target's share from the percentiles, by hand", "[core]") {
+  // Floor 0.1 s, p50 0.2, p90 0.4, p99 0.7: linear to the median, exponential tails above it.
+  const Percentiles p{0.2, 0.4, 0.7};
+  CHECK(share_within(0.05, 0.1, p) == 0.0);
+  CHECK(share_within(0.15, 0.1, p) == Approx(0.25));                // 0.5·0.05/0.1
+  CHECK(share_within(0.3, 0.1, p) == Approx(0.776393));             // 1 − 0.5·0.2^(1/2)
+  CHECK(share_within(0.55, 0.1, p) == Approx(0.968377));            // 1 − 0.1·0.1^(1/2)
+  CHECK(share_within(1.0, 0.1, p) == Approx(0.999));                // 1 − 0.01·0.1^(0.3/0.3)
+  CHECK(share_within(5.0, 0.1, Percentiles{0.2, 0.2, 0.2}) == 1.0); // no spread: all within
+  InferenceEstimate e;
+  e.ttft = p;
+  e.ttft_floor_s = 0.1;
+  e.tpot = {0.03, 0.04, 0.06};
+  e.tpot_floor_s = 0.02;
+  e.requests_per_s = 10.0;
+  Sla sla;
+  sla.ttft_ms = 300.0;
+  sla.tpot_ms = 50.0;
+  // TPOT ≤ 50 ms: 1 − 0.1·0.1^(0.01/0.02) = 0.968377; together 0.776393 × 0.968377 = 0.751841.
+  const Goodput g = goodput(e, sla, BandFactors{});
+  CHECK(g.has_targets);
+  CHECK(g.tpot_share == Approx(0.968377));
+  CHECK(g.slo_attainment == Approx(0.751841));
+  CHECK(g.requests_per_s == Approx(7.51841));
+  // At a band whose TTFT end is ×2 (p50 0.4 s): 0.5·(0.3 − 0.1)/(0.4 − 0.1) = 1/3 within.
+  CHECK(goodput(e, sla, BandFactors{2.0, 1.0, 1.0}).ttft_share == Approx(1.0 / 3.0));
+  e.overloaded = true;
+  CHECK(goodput(e, sla, BandFactors{}).requests_per_s == 0.0);
+  CHECK_FALSE(goodput(e, Sla{}, BandFactors{}).has_targets);
 }
