@@ -63,9 +63,10 @@ struct ValidationCase {
   TrainingFramework training_framework = TrainingFramework::generic;
   AttentionKernel training_attention_kernel = AttentionKernel::fused;
   MemoryScope memory_scope = MemoryScope::weights_per_gpu;
-  double measured = 0.0;   ///< in the unit of `kind`
-  bool scored = true;      ///< false: reported but excluded from metrics and fits
-  std::string model_class; ///< "dense-small" (< 20 B), "dense-large", "moe"
+  double measured = 0.0;                 ///< in the unit of `kind`
+  Statistic statistic = Statistic::mean; ///< ttft / tpot / e2e: which statistic `measured` is
+  bool scored = true;                    ///< false: reported but excluded from metrics and fits
+  std::string model_class;               ///< "dense-small" (< 20 B), "dense-large", "moe"
   /// Cases with the same nonzero group share every input but the figure (the TTFT, TPOT and
   /// throughput of one measured run): a fit predicts them from one estimate. 0 = none.
   std::size_t inputs_group = 0;

@@ -30,7 +30,7 @@ std::string goodput_line(const Goodput& g) {
   part("TPOT", g.tpot_limit_ms, g.tpot_share);
   part("E2E", g.e2e_limit_ms, g.e2e_share);
   return fmt::format(
-      "goodput {:.3g} req/s: {:.1f} % of requests within every latency target ({}; methodology §6)",
+      "goodput {:.3g} req/s: {:.1f} % of requests within every latency target ({}; methodology §6.1)",
       g.requests_per_s, 100.0 * g.slo_attainment, fmt::join(parts, ", "));
 }
 

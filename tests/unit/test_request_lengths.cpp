@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "io/json/json_reader.hpp"
+#include "io/runs/validation_io.hpp"
 #include "io/spec/length_io.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
@@ -268,4 +270,31 @@ TEST_CASE("goodput: each target's share from the percentiles, by hand", "[core]"
   e.overloaded = true;
   CHECK(goodput(e, sla, BandFactors{}).requests_per_s == 0.0);
   CHECK_FALSE(goodput(e, Sla{}, BandFactors{}).has_targets);
+}
+
+TEST_CASE("validation cases name the statistic they measured", "[io]") {
+  const json doc =
+      json::parse(io::read_text_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/validation/open-loop.json"));
+  const std::vector<ValidationCase> cases =
+      io::load_validation_cases(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/validation/open-loop.json");
+  REQUIRE(cases.size() == doc.at("cases").size());
+  int compared = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string stat = doc.at("cases")[i].at("statistic").get<std::string>();
+    CHECK(to_string(cases[i].statistic) == stat);
+    ++compared;
+  }
+  REQUIRE(compared > 0);
+  json bad = doc;
+  bad["cases"] = json::array({doc.at("cases")[0]});
+  bad["cases"][0]["kind"] = "inference_throughput";
+  bad["cases"][0]["measured"] = {{"value", 1000.0}, {"unit", "output_tokens_per_s"}};
+  const std::string path = write_temp("lengths-bad-statistic.json", bad.dump());
+  std::string error = "no error";
+  try {
+    (void)io::load_validation_cases(path);
+  } catch (const Error& e) {
+    error = format_error(e);
+  }
+  CHECK(error == path + ": /cases/0/statistic: expected a statistic only with kind ttft, tpot or e2e");
 }

@@ -42,13 +42,22 @@ bool inference_figure(FigureKind kind) {
          kind != FigureKind::memory;
 }
 
-// The case's figure from its inference estimate.
-double figure_of(FigureKind kind, const InferenceEstimate& e) {
-  switch (kind) {
+// The case's figure from its inference estimate: the mean, or the percentile the case measured.
+double figure_of(const ValidationCase& c, const InferenceEstimate& e) {
+  const auto stat = [&](double mean, const Percentiles& p) {
+    switch (c.statistic) {
+    case Statistic::p50: return p.p50_s;
+    case Statistic::p90: return p.p90_s;
+    case Statistic::p99: return p.p99_s;
+    case Statistic::mean: break;
+    }
+    return mean;
+  };
+  switch (c.kind) {
   case FigureKind::throughput: return e.output_tokens_per_s;
-  case FigureKind::ttft: return e.ttft_s;
-  case FigureKind::tpot: return e.tpot_s;
-  case FigureKind::e2e:
+  case FigureKind::ttft: return stat(e.ttft_s, e.ttft);
+  case FigureKind::tpot: return stat(e.tpot_s, e.tpot);
+  case FigureKind::e2e: return stat(e.e2e_s, e.e2e);
   case FigureKind::image_latency: return e.e2e_s;
   default: return 0.0;
   }
@@ -61,7 +70,7 @@ InferenceEstimate estimate_ready(const Ready& r, const EngineConfig& engine) {
 double predict_ready(const Ready& r, const EngineConfig& engine) {
   const ValidationCase& c = *r.c;
   if (!inference_figure(c.kind)) return predict_case(c, r.gpu, engine);
-  return figure_of(c.kind, estimate_ready(r, engine));
+  return figure_of(c, estimate_ready(r, engine));
 }
 
 // Σ |log(predicted / measured)| over `set`, after `set_up` has set each case's efficiency. The L1
@@ -82,7 +91,7 @@ double log_loss(std::vector<Ready*>& set, const EngineConfig& engine, const SetU
         last = estimate_ready(*r, engine);
         last_group = r->c->inputs_group;
       }
-      p = figure_of(r->c->kind, last);
+      p = figure_of(*r->c, last);
     }
     sum += p > 0.0 && std::isfinite(p) ? std::fabs(std::log(p / r->c->measured)) : 10.0;
   }

@@ -196,6 +196,16 @@ ValidationCase read_case(const JsonReader& r) {
   c.measured = r.at("measured").at("value").as_positive(1e30);
   check_training_plausible(r, c);
   c.scored = bool_or(r, "scored", true);
+  // A latency percentile instead of the mean (open-loop.json: MLPerf Server's p50 / p90 / p99).
+  if (const auto st = r.find("statistic")) {
+    if (c.kind != FigureKind::ttft && c.kind != FigureKind::tpot && c.kind != FigureKind::e2e)
+      st->fail("expected a statistic only with kind ttft, tpot or e2e");
+    const std::string stat = st->as_choice({"mean", "p50", "p90", "p99"});
+    c.statistic = stat == "p50"   ? Statistic::p50
+                  : stat == "p90" ? Statistic::p90
+                  : stat == "p99" ? Statistic::p99
+                                  : Statistic::mean;
+  }
   c.model_class = model_class_of(c.model);
   return c;
 }
