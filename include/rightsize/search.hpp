@@ -15,7 +15,9 @@
 namespace rightsize {
 
 /// What candidates are ranked by (ties: lower TPOT, then TTFT, then fewer GPUs, then GPU id).
-enum class RankBy : std::uint8_t { cost_per_token, cost_per_request, latency, gpus, energy };
+/// goodput: the cost per 1M output tokens (per request for image and encoder models) ÷ the share of
+/// requests within every latency target (rightsize/goodput.hpp).
+enum class RankBy : std::uint8_t { cost_per_token, cost_per_request, latency, gpus, energy, goodput };
 const char* to_string(RankBy rank_by);
 
 /// Search limits and policy.
@@ -77,6 +79,9 @@ struct Candidate {
   std::size_t rank = 0;                 ///< 1-based among passing candidates; 0 for rejected
   double power_watts = 0.0;             ///< board power at peak load (energy.hpp); 0 = TDP unknown
   double joules_per_output_token = 0.0; ///< board energy per served output token; 0 = unknown
+  /// Under --rank-by goodput: the share of requests within every latency target (core::goodput) at the
+  /// judged end of the band; 1 otherwise.
+  double slo_attainment = 1.0;
   [[nodiscard]] int total_gpus() const { return replicas * layout.gpus_per_replica(); }
 };
 

@@ -88,7 +88,7 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_option("--precisions", o->typed.precisions,
                       "also search these precisions, e.g. bf16,fp8,int4-awq");
   command->add_option("--rank-by", o->rank_by,
-                      "cost_per_token (default), cost_per_request, latency, gpus or energy");
+                      "cost_per_token (default), cost_per_request, latency, gpus, energy or goodput");
   command->add_option("--top", o->top, "rows to show (default 5)");
   command->add_flag("--explain", o->typed.settings.explain, "list every rejected candidate and its reason");
   command->add_flag("--include-consumer", o->typed.include_consumer,

@@ -132,11 +132,11 @@ RankBy parse_rank_by(const std::string& text) {
   if (text == "latency") return RankBy::latency;
   if (text == "gpus") return RankBy::gpus;
   if (text == "energy") return RankBy::energy;
-  throw Error(
-      ErrorKind::usage, "--rank-by", "",
-      fmt::format(
-          "unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency, gpus or energy)",
-          text));
+  if (text == "goodput") return RankBy::goodput;
+  throw Error(ErrorKind::usage, "--rank-by", "",
+              fmt::format("unknown ranking \"{}\" (expected cost_per_token, cost_per_request, latency, gpus, "
+                          "energy or goodput)",
+                          text));
 }
 
 app::SweepMode parse_sweep_mode(const std::string& text) {

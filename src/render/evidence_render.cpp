@@ -41,7 +41,8 @@ const char* key_words(RankBy rank_by) {
   case RankBy::gpus: return " GPUs";
   case RankBy::energy: return " energy per output token";
   case RankBy::cost_per_token:
-  case RankBy::cost_per_request: break;
+  case RankBy::cost_per_request:
+  case RankBy::goodput: break;
   }
   return "";
 }

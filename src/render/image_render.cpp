@@ -125,6 +125,7 @@ std::string image_winner_reason(const Candidate& w, RankBy rank_by, const ModelS
   switch (rank_by) {
   case RankBy::cost_per_token:
   case RankBy::cost_per_request:
+  case RankBy::goodput:
     return encoder ? fmt::format("the lowest cost per 1M input tokens at the served load ({})",
                                  format_usd(usd_per_million_input_tokens_at_load(w, m), w.price_known))
                    : fmt::format("the lowest cost per 1,000 images at the served load ({})",

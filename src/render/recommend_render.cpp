@@ -137,6 +137,12 @@ std::string winner_line(const SearchInputs& in, const app::RecommendResult& resu
     case RankBy::energy:
       why = fmt::format("the least GPU energy per output token ({:.3g} J)", w.joules_per_output_token);
       break;
+    case RankBy::goodput:
+      why = fmt::format("the lowest cost per 1M output tokens within every latency target ({} ÷ {:.1f} % of "
+                        "requests within them, methodology §6.1)",
+                        format_usd(w.usd_per_million_output_tokens_at_load, w.price_known),
+                        100.0 * w.slo_attainment);
+      break;
     }
   }
   const double headroom = result.policy.throughput_headroom;

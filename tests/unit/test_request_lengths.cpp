@@ -19,6 +19,7 @@
 #include "rightsize/inference.hpp"
 #include "rightsize/length_spread.hpp"
 #include "rightsize/load_model.hpp"
+#include "rightsize/search.hpp"
 
 using namespace rightsize;
 using namespace rightsize::test;
@@ -297,4 +298,20 @@ TEST_CASE("validation cases name the statistic they measured", "[io]") {
     error = format_error(e);
   }
   CHECK(error == path + ": /cases/0/statistic: expected a statistic only with kind ttft, tpot or e2e");
+}
+
+TEST_CASE("ranking by goodput: the cost per request within every target", "[core]") {
+  Candidate a;
+  a.price_known = true;
+  a.usd_per_million_output_tokens_at_load = 2.0;
+  a.slo_attainment = 0.5;
+  Candidate b = a;
+  b.usd_per_million_output_tokens_at_load = 3.0;
+  b.slo_attainment = 1.0;
+  CHECK(rank_key(a, RankBy::goodput) == Approx(4.0)); // $2 ÷ 50 %
+  CHECK(rank_key(b, RankBy::goodput) == Approx(3.0));
+  CHECK(rank_key(a, RankBy::cost_per_token) < rank_key(b, RankBy::cost_per_token)); // the order turns
+  a.slo_attainment = 0.0;
+  CHECK(std::isinf(rank_key(a, RankBy::goodput)));
+  CHECK(std::string(to_string(RankBy::goodput)) == "goodput");
 }

@@ -33,6 +33,13 @@ double rank_key(const Candidate& c, RankBy rank_by) {
   case RankBy::latency: return c.at_load.e2e_s > 0.0 ? c.at_load.e2e_s : c.estimate.e2e_s;
   case RankBy::gpus: return static_cast<double>(c.total_gpus());
   case RankBy::energy: return c.joules_per_output_token > 0.0 ? c.joules_per_output_token : k_inf;
+  case RankBy::goodput: {
+    // The cost of the requests that meet every latency target (methodology §6.1).
+    const double cost = c.usd_per_million_output_tokens_at_load > 0.0
+                            ? c.usd_per_million_output_tokens_at_load
+                            : c.usd_per_request_at_load;
+    return c.price_known && cost > 0.0 && c.slo_attainment > 0.0 ? cost / c.slo_attainment : k_inf;
+  }
   }
   return k_inf;
 }
@@ -45,6 +52,7 @@ const char* to_string(RankBy rank_by) {
   case RankBy::latency: return "latency";
   case RankBy::gpus: return "gpus";
   case RankBy::energy: return "energy";
+  case RankBy::goodput: return "goodput";
   }
   return "cost_per_token";
 }
@@ -55,7 +63,8 @@ RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
 
 double ranked_key(const Candidate& c, RankBy rank_by, std::span<const double> price_margins) {
   const double key = rank_key(c, rank_by);
-  const bool cost = rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request;
+  const bool cost =
+      rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request || rank_by == RankBy::goodput;
   if (!cost || c.gpu_index >= price_margins.size()) return key;
   return key * (1.0 + price_margins[c.gpu_index]);
 }

@@ -8,6 +8,7 @@
 #include "core/decide/sizing.hpp"
 #include "core/numeric.hpp"
 #include "rightsize/energy.hpp"
+#include "rightsize/goodput.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
@@ -67,10 +68,12 @@ namespace {
 // C = λ·E(C) requests; a few fixed-point steps from C = 1 settle it (E rises with C, so the
 // iteration climbs monotonically to the fixed point, which is at most the sized concurrency). Open
 // loop: the estimate is already at the arrival rate; its in-flight count is λ·E by the same law.
+// With `goodput_bands`, the share of requests within every latency target there (methodology §6.1).
 void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWorkload& workload,
-                     const Sla& sla, const Gpu& gpu, const EngineConfig& engine,
-                     double load_rps_per_replica) {
+                     const Sla& sla, const Gpu& gpu, const EngineConfig& engine, double load_rps_per_replica,
+                     const BandFactors* goodput_bands = nullptr) {
   const auto take = [&](const InferenceEstimate& e, std::int64_t concurrency) {
+    if (goodput_bands != nullptr) c.slo_attainment = goodput(e, sla, *goodput_bands).slo_attainment;
     c.at_load.concurrency = concurrency;
     c.at_load.ttft_s = e.ttft_s;
     c.at_load.tpot_s = e.tpot_s;
@@ -253,7 +256,8 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   cost_and_power(c, q, rules);
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
   latency_at_load(c, model, capacity_workload, sla, gpu, policy.engine,
-                  has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0);
+                  has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0,
+                  policy.rank_by == RankBy::goodput ? &bands : nullptr);
   c.meets_sla = c.verdict.passes();
   return c;
 }
