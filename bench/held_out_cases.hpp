@@ -94,16 +94,9 @@ inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
                                                : b.output_tokens_per_s;
     // A percentile: the mean's band moved to it (the band is a ratio to the point estimate).
     if (c.statistic != Statistic::mean) {
-      const Percentiles& p = c.kind == FigureKind::ttft   ? e.ttft
-                             : c.kind == FigureKind::tpot ? e.tpot
-                                                          : e.e2e;
-      const double mean = c.kind == FigureKind::ttft   ? e.ttft_s
-                          : c.kind == FigureKind::tpot ? e.tpot_s
-                                                       : e.e2e_s;
-      const double at = c.statistic == Statistic::p50   ? p.p50_s
-                        : c.statistic == Statistic::p90 ? p.p90_s
-                                                        : p.p99_s;
-      const double k = mean > 0.0 ? at / mean : 1.0;
+      const int figure = c.kind == FigureKind::ttft ? 0 : c.kind == FigureKind::tpot ? 1 : 2;
+      const double mean = latency_stat_s(e, figure, Statistic::mean);
+      const double k = mean > 0.0 ? latency_stat_s(e, figure, c.statistic) / mean : 1.0;
       r.predicted = Band{r.predicted.low * k, r.predicted.value * k, r.predicted.high * k};
     }
     out.results.push_back(r);

@@ -115,6 +115,10 @@ struct JudgedRun {
 };
 JudgedRun judged_run(const TrainingEstimate& estimate, double throughput_low);
 
+/// An end-to-end latency at the pessimistic end of its band: its prefill part (`ttft`, at most the
+/// whole) × ttft_high and the decode part × tpot_high (methodology §3.5). Any time unit.
+double e2e_at_band(double e2e, double ttft, const BandFactors& bands);
+
 /// The latency limits an auto concurrency must meet so that the judged (pessimistic) end meets the
 /// real ones: each limit divided by its band's high multiplier (unchanged at p50).
 Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);

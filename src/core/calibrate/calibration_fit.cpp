@@ -44,20 +44,11 @@ bool inference_figure(FigureKind kind) {
 
 // The case's figure from its inference estimate: the mean, or the percentile the case measured.
 double figure_of(const ValidationCase& c, const InferenceEstimate& e) {
-  const auto stat = [&](double mean, const Percentiles& p) {
-    switch (c.statistic) {
-    case Statistic::p50: return p.p50_s;
-    case Statistic::p90: return p.p90_s;
-    case Statistic::p99: return p.p99_s;
-    case Statistic::mean: break;
-    }
-    return mean;
-  };
   switch (c.kind) {
   case FigureKind::throughput: return e.output_tokens_per_s;
-  case FigureKind::ttft: return stat(e.ttft_s, e.ttft);
-  case FigureKind::tpot: return stat(e.tpot_s, e.tpot);
-  case FigureKind::e2e: return stat(e.e2e_s, e.e2e);
+  case FigureKind::ttft: return latency_stat_s(e, 0, c.statistic);
+  case FigureKind::tpot: return latency_stat_s(e, 1, c.statistic);
+  case FigureKind::e2e: return latency_stat_s(e, 2, c.statistic);
   case FigureKind::image_latency: return e.e2e_s;
   default: return 0.0;
   }

@@ -47,11 +47,9 @@ Goodput goodput(const InferenceEstimate& e, const Sla& sla, const BandFactors& b
     // E2E ≈ TTFT + (OSL − 1)·TPOT: the decode part's tokens from the medians, its floor from the floors.
     const double tokens =
         e.tpot.p50_s > 0.0 ? std::max(0.0, (e.e2e.p50_s - e.ttft.p50_s) / e.tpot.p50_s) : 0.0;
-    const auto judged = [&](double total, double first) {
-      return first * bands.ttft_high + std::max(0.0, total - first) * bands.tpot_high;
-    };
-    const Percentiles p{judged(e.e2e.p50_s, e.ttft.p50_s), judged(e.e2e.p90_s, e.ttft.p90_s),
-                        judged(e.e2e.p99_s, e.ttft.p99_s)};
+    const Percentiles p{e2e_at_band(e.e2e.p50_s, e.ttft.p50_s, bands),
+                        e2e_at_band(e.e2e.p90_s, e.ttft.p90_s, bands),
+                        e2e_at_band(e.e2e.p99_s, e.ttft.p99_s, bands)};
     g.e2e_share = share_within(*sla.e2e_ms * 1e-3, e.ttft_floor_s + tokens * e.tpot_floor_s, p);
   }
   g.slo_attainment = e.overloaded ? 0.0 : g.ttft_share * g.tpot_share * g.e2e_share;

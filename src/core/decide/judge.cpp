@@ -188,9 +188,7 @@ void latency_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const
   }
   if (sla.e2e_ms) {
     const double point_ms = latency_stat_s(e, 2, sla.e2e_stat) * 1e3;
-    // E2E = TTFT + decode time: its pessimistic end is theirs (methodology §3.5).
-    const double ttft_part_ms = std::min(point_ms, latency_stat_s(e, 0, sla.e2e_stat) * 1e3);
-    const double ms = ttft_part_ms * b.ttft_high + (point_ms - ttft_part_ms) * b.tpot_high;
+    const double ms = e2e_at_band(point_ms, latency_stat_s(e, 0, sla.e2e_stat) * 1e3, b);
     const bool met = !above(ms, sla.e2e_ms) && !e.overloaded;
     j.add({Term::e2e, ms, point_ms, *sla.e2e_ms, met, sla.e2e_stat});
   }
@@ -227,6 +225,12 @@ void load_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const Ju
 }
 
 } // namespace
+
+double e2e_at_band(double e2e, double ttft, const BandFactors& bands) {
+  // E2E = TTFT + decode time: its pessimistic end is theirs (methodology §3.5).
+  const double ttft_part = std::min(e2e, ttft);
+  return ttft_part * bands.ttft_high + (e2e - ttft_part) * bands.tpot_high;
+}
 
 Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
   Verdict v;

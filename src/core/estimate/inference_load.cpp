@@ -135,7 +135,7 @@ Wave closed_wave(const Setup& s, const InferenceWorkload& w, double batch, doubl
 
 // What the closed loop's percentiles are made of (closed_percentiles).
 struct ClosedTails {
-  Spread spread;
+  const Spread& spread;
   double service_s, mva_wait_s, utilization;
   double slot_wait_s, fixed_s; // the wait for a slot and the request's fixed part
   double balance_s, balance_hold_s;
@@ -227,8 +227,11 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
   pt.prefill_utilization = phi * wave_s / (wave_s + osl * pt.decode.total_s) + (1.0 - phi) * q.utilization;
   pt.tokens_per_s_replica = batch * osl / cycle;
   const bool varies = w.input_spread.varies() || w.output_spread.varies();
-  Spread spread = varies ? spread_of(w) : Spread{};
-  set_curve(spread, s, w, mixed_rows, service);
+  Spread spread;
+  if (varies) {
+    spread = spread_of(w);
+    set_curve(spread, s, w, mixed_rows, service);
+  }
   const ClosedTails tails{spread,    service,
                           mva_wait,  q.utilization,
                           slot_wait, request_fixed_s(s),
