@@ -58,6 +58,12 @@ struct EngineConfig {
   /// Largest batch the engine captures CUDA graphs for; decode steps above it run eagerly and
   /// pay `eager_step_overhead_s` more per step (methodology §3.2).
   std::int64_t cuda_graph_max_batch = 512;
+  /// KV admission (methodology §3.1 "Open loop: KV in flight"): the share of a request's output
+  /// tokens not yet generated that the engine keeps KV room for beside the tokens it holds. vLLM
+  /// admits on the current sequence and preempts under pressure (0); SGLang reserves its
+  /// new_token_ratio of the rest, 0.098 once decayed; TensorRT-LLM's default GUARANTEED_NO_EVICT
+  /// reserves prompt + maximum output (1). Defaults: vLLM.
+  double kv_reserved_output_share = 0.0;
   /// Closed loop: how much of a wave of simultaneous requests the scheduler keeps together
   /// (1 = every wave intact, 0 = fully desynchronised arrivals); fitted per engine (methodology §3.2).
   double wave_synchrony = 0.1;

@@ -26,6 +26,25 @@ double kingman_wait_s(double service_s, double utilization, double arrival_cv, d
 /// Kingman 1962): max(0, (mean/p_wait)·ln(p_wait/(1 − q))).
 double wait_quantile_s(double mean_wait_s, double p_wait, double q);
 
+/// The mean step of a continuously batched open loop (methodology §3.1 "Open loop: the step loop"):
+/// each step decodes the batch (`decode_s`, D) and takes the prompts that arrived during the last,
+/// n = `prompts_per_step` on average (Poisson); each adds its marginal work m; a step carrying any
+/// prompt runs the prefill path's eager kernels once (E) with probability 1 − e^(−n), over p
+/// pipeline stages: T = D + (1 − e^(−n))·E + n·m / p.
+double open_step_s(double decode_s, double eager_s, double marginal_s, double prompts_per_step,
+                   double stages);
+
+/// Quantile q of what is left of the running step when a prompt arrives: 0 with probability
+/// 1 − `busy` (nothing in flight), else uniform on [0, T]: T·max(0, (q − (1 − busy)) / busy).
+double step_remainder_quantile_s(double step_s, double busy, double q);
+
+/// The highest arrival rate an open loop sustains (methodology §3.1 "Open loop: capacity"): the
+/// least of Little's law at `slots` in flight, slots / (first token + decode); the token budget,
+/// a step of `step_s` taking `free_tokens` prompt tokens of `prompt_tokens` each,
+/// F / (L·T); and the GPU's share for prompts, p / m. 0 when no prompt token fits a step.
+double open_capacity_per_s(double slots, double first_token_s, double decode_s, double free_tokens,
+                           double prompt_tokens, double step_s, double marginal_s, double stages);
+
 /// Σ_{i=1..n} ⌈i·a / m⌉ for integers n ≥ 0, a ≥ 0, m > 0: the closed loop's wave prefill (request i
 /// of a wave has its first token at the end of step ⌈i·ISL / budget⌉), in O(log m) steps instead of
 /// n by the Euclid-like reduction of floor sums (Graham, Knuth & Patashnik, Concrete Mathematics,

@@ -59,6 +59,11 @@ TEST_CASE("the shipped vLLM profile is the reference engine of the worked exampl
   // What sets vLLM apart from the bare reference: its fitted wave synchrony and fixed TTFT.
   CHECK(vllm.wave_synchrony == 0.1);
   CHECK(vllm.ttft_fixed_s == 0.05);
+  // KV admission (methodology §3.1 "KV in flight"): vLLM holds what a request has, SGLang reserves
+  // its decayed new_token_ratio of the rest, TensorRT-LLM's GUARANTEED_NO_EVICT all of it.
+  CHECK(vllm.kv_reserved_output_share == 0.0);
+  CHECK(test::shipped_engines().of(EngineKind::sglang).kv_reserved_output_share == 0.098);
+  CHECK(test::shipped_engines().of(EngineKind::trtllm).kv_reserved_output_share == 1.0);
 }
 
 TEST_CASE("SGLang's memory tiers come from the file in order of their bound", "[engine][io]") {

@@ -172,7 +172,7 @@ TEST_CASE("poisson arrivals: replicas share the deployment's rate, which the est
   w.arrival = Arrival::poisson;
   Sla sla;
   sla.ttft_ms = 2000.0;
-  sla.requests_per_s = 60.0; // more than one H100 replica carries
+  sla.requests_per_s = 300.0; // more than any one H100 replica (up to TP8) carries
   const std::vector<Gpu> gpus = {h100_sxm()};
   const std::vector<double> price = {4.32};
   const Recommendation r = recommend(models, w, sla, gpus, price, SearchPolicy{});
@@ -181,7 +181,7 @@ TEST_CASE("poisson arrivals: replicas share the deployment's rate, which the est
   CHECK(best.replicas > 1);
   CHECK(best.estimate.open_loop);
   CHECK_FALSE(best.estimate.overloaded);
-  CHECK(best.estimate.requests_per_s == Approx(60.0));
+  CHECK(best.estimate.requests_per_s == Approx(300.0));
 }
 
 TEST_CASE("poisson arrivals: a latency no replica count meets is missed at the load's count", "[core]") {

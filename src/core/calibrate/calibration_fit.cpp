@@ -145,7 +145,8 @@ double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, d
 }
 
 // Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT, prefill
-// compute from TTFT, communication from multi-GPU inference, MFU from training - and of those only
+// compute from TTFT (closed loop: an open loop's first token is its step loop's, §3.1, not a GEMM
+// efficiency), communication from multi-GPU inference, MFU from training - and of those only
 // the cases whose prediction actually depends on the factor (|elasticity| ≥ min_elasticity), so an
 // overhead-dominated 128-token TTFT does not pull the GEMM efficiency.
 bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine, const FitOptions& o) {
@@ -153,7 +154,7 @@ bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& eng
   bool kind_ok = false;
   switch (f) {
   case Factor::training: kind_ok = k == FigureKind::training_throughput; break;
-  case Factor::prefill: kind_ok = k == FigureKind::ttft; break;
+  case Factor::prefill: kind_ok = k == FigureKind::ttft && r.c->workload.arrival != Arrival::poisson; break;
   case Factor::communication:
     kind_ok = r.c->deployment.tp > 1 &&
               (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);

@@ -139,8 +139,9 @@ struct CandidateQuery {
 void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, const BandFactors& bands) {
   const InferenceEstimate& e = c.estimate;
   const double headroom = 1.0 + policy.throughput_headroom;
-  const double rps = e.requests_per_s * bands.throughput_low;
-  const double tps = e.output_tokens_per_s * bands.throughput_low;
+  // The capacity: a closed loop's throughput, an open loop's highest sustained rate.
+  const double rps = e.capacity_requests_per_s * bands.throughput_low;
+  const double tps = e.capacity_output_tokens_per_s * bands.throughput_low;
   c.replicas =
       static_cast<int>(std::min<double>(detail::copies_for_load(sla, rps, tps, headroom), k_max_replicas));
   c.sizing_requests_per_s_per_replica = rps;
@@ -238,13 +239,23 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     return c;
   }
 
+  // Open loop: replicas are sized by the step loop's capacity at the arrivals (methodology §3.1
+  // "Open loop: capacity"), the figure every open-loop estimate carries and core::judge holds the
+  // load to; a closed loop by its throughput at the concurrency found above.
+  const bool open = workload.arrival == Arrival::poisson;
+  InferenceWorkload arrivals = workload;
+  if (open && arrivals.request_rate_per_s <= 0.0 && sla.requests_per_s)
+    arrivals.request_rate_per_s = *sla.requests_per_s;
+  const bool open_sizing = open && arrivals.request_rate_per_s > 0.0;
+  if (open_sizing) e = estimate_inference(model, arrivals, gpu, c.layout, policy.engine, nullptr, price);
   size_replicas(c, sla, policy, bands);
   if (c.replicas > 1) {
     Deployment whole = c.layout;
     whole.gpus = c.total_gpus();
     InferenceWorkload fixed = capacity_workload;
     fixed.concurrency = e.concurrency;
-    e = estimate_inference(model, fixed, gpu, whole, policy.engine, &auto_sla, price);
+    e = open_sizing ? estimate_inference(model, arrivals, gpu, whole, policy.engine, nullptr, price)
+                    : estimate_inference(model, fixed, gpu, whole, policy.engine, &auto_sla, price);
   }
   rules.check_load = true;
   rules.load_headroom = policy.throughput_headroom;

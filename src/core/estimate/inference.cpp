@@ -315,8 +315,41 @@ void set_throughput(const EstimateInputs& in, const Setup& s, const OperatingPoi
   est.capacity_output_tokens_per_s = est.output_tokens_per_s;
 }
 
-// The load an open-loop deployment is judged against is its closed-loop capacity at the
-// largest concurrency that fits, the figure the search sizes replicas by (methodology §6).
+// An open loop's capacity (methodology §3.1 "Open loop: capacity") for the deployment's `ranks`
+// (attention-DP ranks of every replica): the step loop's highest sustained rate at a full cache,
+// slowed as a calibrate residual slows a request's path there (TTFT part and decode part each by
+// its own multiplier).
+InferenceEstimate open_loop_capacity(const Setup& s, const InferenceWorkload& w, double slots, double ranks,
+                                     const InferenceEstimate::Residual& residual) {
+  const OpenCapacity c = open_capacity(s, w, slots);
+  const double path_s = c.first_token_s + c.decode_s;
+  const double slowed_s = c.first_token_s * residual.ttft + c.decode_s * residual.tpot;
+  const double slow = residual.applied && path_s > 0.0 && slowed_s > 0.0 ? slowed_s / path_s : 1.0;
+  InferenceEstimate cap;
+  cap.requests_per_s = c.requests_per_s * ranks / slow;
+  cap.output_tokens_per_s = cap.requests_per_s * d(w.output_tokens);
+  return cap;
+}
+
+// An open loop's sequences hold KV room for open_held_tokens, not the full context (methodology
+// §3.1 "Open loop: KV in flight"): each sequence's KV shrinks by what a sequence of that many
+// tokens holds against one of the paged context, and the pool (less a shared prefix's copy) fits
+// more of them, up to the engine's max_num_seqs per stage.
+void hold_open_loop_kv(const Setup& s, const InferenceWorkload& w, const EngineConfig& engine,
+                       const PrefixPlan& plan, Budget& b) {
+  const double block = d(std::max<std::int64_t>(1, engine.block_tokens));
+  const double context = std::ceil(d(w.context_tokens()) / block) * block;
+  const double held = std::ceil(open_held_tokens(w, engine) / block) * block;
+  const double full = seq_kv_bytes_gpu(s, context);
+  if (held >= context || b.per_seq_kv <= 0.0 || full <= 0.0) return;
+  b.per_seq_kv *= seq_kv_bytes_gpu(s, held) / full;
+  const double pool = plan.active ? plan.kv_pool_bytes : b.kv_budget_bytes;
+  const double fit = pool > 0.0 ? std::floor(pool / b.per_seq_kv) : 0.0;
+  b.max_conc = std::min(fit, d(engine.max_num_seqs) * s.p);
+}
+
+// Past its capacity an open-loop deployment serves its capacity, the figure the search sizes
+// replicas by (methodology §6).
 void hold_estimate_to_capacity(InferenceEstimate& est, const InferenceEstimate& capacity) {
   est.capacity_requests_per_s = capacity.requests_per_s;
   est.capacity_output_tokens_per_s = capacity.output_tokens_per_s;
@@ -384,9 +417,10 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     s.prefix = &plan;
     share_prefix(plan, engine, s.p, budget);
   }
+  const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
+  if (s.decoder && open_arrivals) hold_open_loop_kv(s, w, engine, plan, budget);
   const double max_conc = budget.max_conc;
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
-  const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
   if (stop == Stop::memory && w.concurrency > 0 && !(s.decoder && open_arrivals)) {
     // The memory verdict at the given batch: the same settle_memory the full estimate makes below.
     settle_memory(in, s, budget, std::ceil(d(w.concurrency) / adp - 1e-9), est.memory);
@@ -425,13 +459,8 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   }
   set_throughput(in, s, op, est);
   apply_stack_residual(pm, gpu, dep, engine, w, est); // a calibrate overlay's, for its stack only
-  if (est.open_loop) {
-    InferenceWorkload closed = workload;
-    closed.arrival = Arrival::closed_loop;
-    closed.request_rate_per_s = 0.0;
-    closed.concurrency = 0;
-    hold_estimate_to_capacity(est, estimate(pm, closed, gpu, dep, engine_in, nullptr, price, Stop::full));
-  }
+  if (est.open_loop)
+    hold_estimate_to_capacity(est, open_loop_capacity(s, w, slots, adp * d(dep.replicas()), est.residual));
   est.bound = bound_of(s, est.memory, pt);
   set_cost(dep, price, est);
   return est;

@@ -115,6 +115,10 @@ double prefill_step_fixed_s(const Setup& s);
 /// Prefill of n prompt tokens after `cached` tokens already in the KV cache, on an idle replica;
 /// `gemm_rows` rows in its GEMMs (0 = n).
 PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached = 0.0);
+/// What n prompt tokens add to a decode step of `decode` (`decode_tokens` tokens) when they ride in
+/// it: FLOPs above its memory floor, routing and collective bytes; no fixed time (inference_phases.cpp).
+double mixed_prefill_s(const Setup& s, const PhaseTime& decode, double decode_tokens, double n,
+                       double gemm_rows, double cached);
 /// One decode round of `batch` sequences at mean context `mean_context`.
 PhaseTime decode_time(const Setup& s, double batch, double mean_context);
 /// The pure decode step of the closed loop's batch, min(clients, slots) sequences (evaluate_closed's
@@ -128,6 +132,7 @@ struct Spread {
   load::ServiceCurve curve;              // prefill time against prompt length
   double service_cv = 0.0;               // coefficient of variation of the prefill service
   double curve_rows = -1.0;              // the GEMM rows the curve was made for (set_curve's memo)
+  double curve_step = -1.0;              // and the open loop's step (its carrier and decode)
   double out_p50 = 0.0, out_sigma = 0.0; // output lengths (σ 0: fixed)
   /// Quantiles k_quantiles of prefill + wait: with fixed prompts service_s + the wait's quantile,
   /// else load::PrefillWait over the prompts' lognormal.
@@ -140,12 +145,47 @@ struct Spread {
 };
 /// The spread of `w`'s lengths without its curve (inference_spread.cpp).
 Spread spread_of(const InferenceWorkload& w);
+/// An open loop's step at its batch (inference_open.cpp, methodology §3.1 "Open loop: the step
+/// loop"): the decode it carries and what a prompt riding in it costs.
+struct OpenStep {
+  PhaseTime decode;              ///< the batch's decode (incl. the eager step above the graph limit)
+  double batch = 0.0;            ///< sequences in flight per rank
+  double s_p = 1.0;              ///< pipeline stages (the prompts' work spreads over them)
+  double rows = 0.0;             ///< GEMM rows of the mixed step (the prompts' efficiency)
+  double marginal_s = 0.0;       ///< m: what the mean prompt adds to the step it rides in
+  double prompts_per_step = 0.0; ///< n = batch / OSL: prompts a step takes on average
+  double step_s = 0.0;           ///< T = D + (1 − e^(−n))·E + n·m / p: the mean step, TPOT
+  double carrier_s = 0.0;        ///< T + e^(−n)·E: a step known to carry a prompt, before its work
+  double free_tokens = 0.0;      ///< prompt tokens a step takes beside its decode tokens
+  /// What a prompt of `fresh` new tokens adds beyond one carrier step: its own work and, above the
+  /// step's free tokens, the further carrier steps its chunks wait (mixed_prefill_s).
+  [[nodiscard]] double prompt_s(const Setup& s, double fresh) const;
+};
 /// Sets the prefill curve of `sp` on this setup through the mean prompt (`service_at_mean_s`,
-/// `mixed_rows` rows in its GEMMs), the p50 and the p99, and its service c_v.
+/// `mixed_rows` rows in its GEMMs), the p50 and the p99, and its service c_v. With `step`, a
+/// prompt's service is what it adds to the open loop's step (OpenStep::prompt_s), else its prefill.
 void set_curve(Spread& sp, const Setup& s, const InferenceWorkload& w, double mixed_rows,
-               double service_at_mean_s);
+               double service_at_mean_s, const OpenStep* step = nullptr);
+/// Time from a request's arrival to its first token outside prefill and queue: the engine's fixed
+/// part and loading cached blocks from the offload tier (inference_load.cpp, §3.9).
+double request_fixed_s(const Setup& s);
+/// Attention-DP balancing (methodology §3.2): the mean hold of a prompt at `arrivals_per_step`
+/// prompts over the ranks and `step_s` per step; `hold_s` receives the longest (inference_load.cpp).
+double balance_hold_s(const Setup& s, double arrivals_per_step, double step_s, double& hold_s);
+/// Quantile q of the balancing hold: the mean at the median, that share of the longest above.
+double balance_quantile_s(double mean_s, double hold_s, double q);
 /// Closed loop with `clients` clients and `slots` KV slots per replica (methodology §3.1).
 Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients, double slots);
+/// Mean tokens of KV room a sequence of an open loop holds: ISL + (1 + r)·(OSL − 1)/2, r the
+/// engine's kv_reserved_output_share (inference_open.cpp, methodology §3.1).
+double open_held_tokens(const InferenceWorkload& w, const EngineConfig& engine);
+/// The highest arrival rate per rank an open loop sustains with `slots` in flight, and a request's
+/// path at that load: to its first token, then its decode (inference_open.cpp, §3.1).
+struct OpenCapacity {
+  double requests_per_s = 0.0;
+  double first_token_s = 0.0, decode_s = 0.0;
+};
+OpenCapacity open_capacity(const Setup& s, const InferenceWorkload& w, double slots);
 /// Open loop at w.request_rate_per_s per replica (methodology §3.1).
 Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots);
 

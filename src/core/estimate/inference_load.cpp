@@ -1,5 +1,5 @@
-// The arrival model of the inference estimator (docs/methodology.md §3.1): closed-loop waves
-// blended with exact MVA, open-loop G/G/1, percentiles.
+// The closed loop of the inference estimator (docs/methodology.md §3.1): waves blended with exact
+// MVA, percentiles; attention-DP balancing shared with the open loop (inference_open.cpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,36 +10,11 @@
 #include "rightsize/load_model.hpp"
 
 namespace rightsize::detail {
-namespace {
 
 // Time from a request's arrival to its first token outside the prefill and the queue: the
 // engine's fixed part, and loading the request's cached blocks from the offload tier (§3.9).
 double request_fixed_s(const Setup& s) {
   return s.engine->ttft_fixed_s + s.tier_load_s;
-}
-
-// Rows in the GEMMs of an open loop's mixed step at `batch` in flight: every sequence's decode
-// token and the prompts' fresh tokens, up to the step's token budget.
-double open_mixed_rows(const Setup& s, const InferenceWorkload& w, double batch) {
-  return std::min(d(s.engine->max_batched_tokens), batch * (new_prompt_tokens(s, w) + 1.0));
-}
-
-// Decode of `batch` in-flight sequences with prefill interference (methodology §4.4): each round
-// carries batch/OSL prefills of `service_s` each (their chunks ride in mixed steps), spread over
-// the p stages. Returns TPOT; `decode` and `service_s` are filled.
-double loaded_tpot(const Setup& s, const InferenceWorkload& w, double batch, PhaseTime& decode,
-                   double& service_s) {
-  const double osl = d(w.output_tokens);
-  const double isl = d(w.input_tokens);
-  decode = decode_time(s, batch, isl + osl / 2.0);
-  // Above the largest CUDA-graph batch the step runs eagerly (methodology §3.2).
-  if (batch / s.p > d(s.engine->cuda_graph_max_batch)) {
-    decode.total_s += s.engine->eager_step_overhead_s;
-  }
-  // Prompts prefill what they do not find cached (methodology §3.9).
-  const double fresh = new_prompt_tokens(s, w);
-  service_s = prefill_time(s, fresh, open_mixed_rows(s, w, batch), s.cached_tokens).total_s;
-  return decode.total_s + (batch / osl) * service_s / s.p;
 }
 
 // Attention-DP balancing (methodology §3.2): the mean hold of a prompt in seconds at
@@ -60,26 +35,7 @@ double balance_quantile_s(double mean_s, double hold_s, double q) {
   return q <= 0.5 ? mean_s : std::max(mean_s, q * hold_s);
 }
 
-// Percentiles from the mean wait (exponential tail, methodology §3.1), the prompts' and outputs'
-// spread (§3.1 "Request lengths") and the spread of the number of prefills a request's decode
-// overlaps (Poisson, normal approximation).
-void fill_percentiles(Point& pt, const Spread& sp, double service_s, double mean_wait_s, double p_wait,
-                      double batch, double osl, double balance_s, double balance_hold) {
-  double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
-  double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
-  double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
-  const double interference = pt.tpot_s - pt.decode.total_s; // (batch/osl)·S/p
-  const std::array<double, 3> sum = sp.ttft_quantiles_s(service_s, mean_wait_s, p_wait);
-  for (int i = 0; i < 3; ++i) {
-    const double q = k_quantiles[i];
-    *ttft[i] =
-        sum[static_cast<std::size_t>(i)] + pt.ttft_fixed_s + balance_quantile_s(balance_s, balance_hold, q);
-    double spread = batch > 0.0 ? load::normal_quantile(q) / std::sqrt(batch) : 0.0;
-    if (sp.prompt) spread *= sp.overlap_spread();
-    *tpot[i] = pt.decode.total_s + interference * std::max(0.0, 1.0 + spread);
-    *e2e[i] = *ttft[i] + (sp.output_tokens(osl, q) - 1.0) * *tpot[i];
-  }
-}
+namespace {
 
 // A wave of `batch` requests of a closed loop with equal lengths (evaluate_closed), prefilled in
 // steps of up to max_batched_tokens prompt tokens after an idle prefill of `prefill_s`.
@@ -239,61 +195,6 @@ Point evaluate_closed(const Setup& s, const InferenceWorkload& w, double clients
                           phi,       mva_tpot - pt.decode.total_s,
                           wave_tpot, pt.decode.total_s + wave_s / tokens_after_first};
   closed_percentiles(pt, tails, wave, batch, osl);
-  return pt;
-}
-
-// Open loop at w.request_rate_per_s (methodology §3.1): the prefill queue is G/G/1 (Kingman) with
-// deterministic service; in-flight sequences follow from Little's law, solved by fixed point.
-Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
-  Point pt{};
-  pt.ttft_fixed_s = request_fixed_s(s);
-  const double osl = d(w.output_tokens);
-  const double rate = w.request_rate_per_s;
-  pt.prefill = prefill_time(s, new_prompt_tokens(s, w), 0.0, s.cached_tokens);
-  double batch =
-      std::max(1.0, rate * (pt.prefill.total_s + osl * decode_time(s, 1.0, d(w.input_tokens)).total_s));
-  double service = 0.0;
-  double wait = 0.0;
-  double rho = 0.0;
-  bool kv_bound = false;
-  // Prompts of different lengths make the prefill service vary (§3.1 "Request lengths").
-  Spread spread = w.input_spread.varies() || w.output_spread.varies() ? spread_of(w) : Spread{};
-  for (int i = 0; i < 40; ++i) {
-    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
-    set_curve(spread, s, w, open_mixed_rows(s, w, batch), service);
-    rho = rate * service / s.p;
-    wait = load::kingman_wait_s(service / s.p, rho, w.arrival_cv, spread.service_cv);
-    if (!std::isfinite(wait)) break;
-    // Little's law; the KV cache holds at most `slots` sequences, so more would queue without end.
-    const double wanted = std::max(1.0, rate * (service + wait + (osl - 1.0) * pt.tpot_s));
-    kv_bound = wanted > std::max(1.0, slots) * 1.0001;
-    const double next = std::min(wanted, std::max(1.0, slots));
-    if (std::fabs(next - batch) < 1e-3 * batch) {
-      batch = next;
-      break;
-    }
-    batch = 0.5 * (batch + next);
-  }
-  pt.overloaded = !std::isfinite(wait) || kv_bound;
-  if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
-  if (pt.overloaded) {
-    // Past what the replica serves the queue grows until the KV cache is full: the engine runs
-    // `slots` sequences (the rest wait), so memory and TPOT are those of a full cache, whatever
-    // point the fixed-point loop stopped at.
-    batch = std::max(1.0, slots);
-    pt.tpot_s = loaded_tpot(s, w, batch, pt.decode, service);
-    set_curve(spread, s, w, open_mixed_rows(s, w, batch), service);
-  }
-  // Attention-DP balancing: prompts reach the adp ranks at rate·adp (methodology §3.2).
-  double balance_hold = 0.0;
-  const double balance_s = balance_hold_s(s, rate * s.adp * pt.tpot_s, pt.tpot_s, balance_hold);
-  pt.ttft_s = service + wait + balance_s + request_fixed_s(s);
-  pt.e2e_s = pt.ttft_s + (osl - 1.0) * pt.tpot_s;
-  pt.wait_s = wait + balance_s;
-  pt.in_flight = batch;
-  pt.prefill_utilization = std::min(1.0, rho);
-  pt.tokens_per_s_replica = rate * osl;
-  fill_percentiles(pt, spread, service, wait, std::min(1.0, rho), batch, osl, balance_s, balance_hold);
   return pt;
 }
 

@@ -171,6 +171,28 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
   return r;
 }
 
+// What n prompt tokens add to a decode step of `decode_tokens` tokens when they ride in it under
+// continuous batching (methodology §3.1 "Open loop: the step loop"): the weights are read and the
+// step's fixed time paid for the decode anyway, so the prompt adds its FLOPs above the step's
+// memory-bound floor, its MoE routing and the bytes it adds to each collective, chunk by chunk:
+// max(C_d + C_p, M_d + M_c) − max(C_d, M_d) + R_p + Σ_chunks [comm(d + c) − comm(d)], with M_c the
+// cached prefix's KV each chunk reads (§3.9). The eager-launch time of a step that carries prompt
+// tokens is not in it: it is paid once per step, not per prompt.
+double mixed_prefill_s(const Setup& s, const PhaseTime& decode, double decode_tokens, double n,
+                       double gemm_rows, double cached) {
+  const PhaseTime alone = prefill_time(s, n, gemm_rows, cached);
+  const double budget = std::max(1.0, d(s.engine->max_batched_tokens));
+  const double chunks = std::max(1.0, std::ceil(n / budget));
+  const double chunk = std::min(n, budget);
+  const double cached_read_s =
+      cached > 0.0 ? chunks * cached_kv_bytes_gpu(s, cached) / s.bandwidth_bytes_per_s : 0.0;
+  const double gemm_s = std::max(decode.compute_s + alone.compute_s, decode.memory_s + cached_read_s) -
+                        std::max(decode.compute_s, decode.memory_s);
+  const double comm_s = chunks * (tp_comm_s(s, decode_tokens + chunk) - tp_comm_s(s, decode_tokens) +
+                                  pp_comm_s(s, decode_tokens + chunk) - pp_comm_s(s, decode_tokens));
+  return std::max(0.0, gemm_s) + alone.routing_s + std::max(0.0, comm_s);
+}
+
 // A separate draft model's k sequential passes (methodology §3.8): each reads the draft's weights
 // (TP-sharded) and its KV of every sequence at the mean context, computes 2·N_draft FLOPs per token,
 // all-reduces like the target in proportion to its layers, and pays the engine's layer overhead per

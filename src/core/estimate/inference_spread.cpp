@@ -23,17 +23,23 @@ Spread spread_of(const InferenceWorkload& w) {
 }
 
 void set_curve(Spread& sp, const Setup& s, const InferenceWorkload& w, double mixed_rows,
-               double service_at_mean_s) {
+               double service_at_mean_s, const OpenStep* step) {
   // The curve moves with the rows of the mixed step only (and the mean prompt's service with them).
-  if (!sp.prompt || (mixed_rows == sp.curve_rows && service_at_mean_s == sp.curve.at(d(w.input_tokens))))
+  // An open loop's curve moves with its step as well (the carrier step and the decode under it).
+  const double step_key =
+      step != nullptr ? step->carrier_s + step->decode.compute_s + step->decode.memory_s : -1.0;
+  if (!sp.prompt || (mixed_rows == sp.curve_rows && step_key == sp.curve_step &&
+                     service_at_mean_s == sp.curve.at(d(w.input_tokens))))
     return;
   sp.curve_rows = mixed_rows;
+  sp.curve_step = step_key;
   // A prompt of L tokens prefills what the cached prefix leaves of it (methodology §3.9).
   const double isl = d(w.input_tokens);
   const double cached_part = isl - new_prompt_tokens(s, w);
   const auto service_of = [&](double length) {
     const double fresh = std::max(1.0, length - cached_part);
-    return prefill_time(s, fresh, mixed_rows, s.cached_tokens).total_s;
+    return step != nullptr ? step->prompt_s(s, fresh)
+                           : prefill_time(s, fresh, mixed_rows, s.cached_tokens).total_s;
   };
   sp.curve = load::ServiceCurve{};
   sp.curve.add(isl, service_at_mean_s);

@@ -118,6 +118,28 @@ double wait_quantile_s(double mean_wait_s, double p_wait, double q) {
   return std::max(0.0, mean_wait_s / p * std::log(p / (1.0 - q)));
 }
 
+// Open loop: the step loop (methodology §3.1; continuous batching, Yu et al. 2022 [ORCA], chunked
+// prefill, Agrawal et al. 2024 [SARATHI]).
+double open_step_s(double decode_s, double eager_s, double marginal_s, double prompts_per_step,
+                   double stages) {
+  const double n = std::max(0.0, prompts_per_step);
+  return decode_s + (1.0 - std::exp(-n)) * eager_s + n * marginal_s / std::max(1.0, stages);
+}
+
+double step_remainder_quantile_s(double step_s, double busy, double q) {
+  if (busy <= 0.0) return 0.0;
+  return step_s * std::max(0.0, (q - (1.0 - std::min(1.0, busy))) / std::min(1.0, busy));
+}
+
+double open_capacity_per_s(double slots, double first_token_s, double decode_s, double free_tokens,
+                           double prompt_tokens, double step_s, double marginal_s, double stages) {
+  if (free_tokens <= 0.0 || step_s <= 0.0) return 0.0;
+  double rate = std::max(1.0, slots) / std::max(1e-12, first_token_s + decode_s);
+  rate = std::min(rate, free_tokens / (std::max(1.0, prompt_tokens) * step_s));
+  if (marginal_s > 0.0) rate = std::min(rate, std::max(1.0, stages) / marginal_s);
+  return rate;
+}
+
 namespace {
 
 // Σ_{i=0..n−1} ⌊(a·i + b) / m⌋ for a, b ≥ 0, m > 0. Each round takes the whole multiples of m out

@@ -66,7 +66,8 @@ void read_fields(const JsonReader& fields, const nlohmann::json& sources, Engine
   fields.expect_keys({"usable_fraction", "block_tokens", "max_batched_tokens", "max_num_seqs",
                       "cuda_graph_max_batch", "layer_overhead_s", "moe_layer_overhead_s",
                       "prefill_layer_overhead_s", "prefill_expert_overhead_s", "wave_synchrony",
-                      "ttft_fixed_s", "adp_balance_timeout_steps", "adp_balance_batching_steps"});
+                      "ttft_fixed_s", "adp_balance_timeout_steps", "adp_balance_batching_steps",
+                      "kv_reserved_output_share"});
   e.usable_fraction = field_value(fields, "usable_fraction", 0.01, 1.0, sources);
   e.block_tokens = field_count(fields, "block_tokens", 4096, sources);
   e.max_batched_tokens = field_count(fields, "max_batched_tokens", 1 << 24, sources);
@@ -78,6 +79,7 @@ void read_fields(const JsonReader& fields, const nlohmann::json& sources, Engine
   e.prefill_expert_overhead_s = field_value(fields, "prefill_expert_overhead_s", 0.0, 0.1, sources);
   e.wave_synchrony = field_value(fields, "wave_synchrony", 0.0, 1.0, sources);
   e.ttft_fixed_s = field_value(fields, "ttft_fixed_s", 0.0, 60.0, sources);
+  e.kv_reserved_output_share = field_value(fields, "kv_reserved_output_share", 0.0, 1.0, sources);
   e.adp_balance_timeout_steps = field_value(fields, "adp_balance_timeout_steps", 0.0, 1e6, sources);
   e.adp_balance_batching_steps = field_value(fields, "adp_balance_batching_steps", 0.0, 1e6, sources);
 }
