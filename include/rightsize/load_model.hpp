@@ -1,6 +1,8 @@
 #pragma once
 // Queueing formulas of the arrival model (methodology §3.1). Pure and allocation-free.
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace rightsize::load {
 
@@ -44,6 +46,12 @@ double step_remainder_quantile_s(double step_s, double busy, double q);
 /// F / (L·T); and the GPU's share for prompts, p / m. 0 when no prompt token fits a step.
 double open_capacity_per_s(double slots, double first_token_s, double decode_s, double free_tokens,
                            double prompt_tokens, double step_s, double marginal_s, double stages);
+
+/// The knee of a latency–load curve (methodology §3.1 "The knee"): the point of greatest power,
+/// load / latency (Kleinrock 1979), where latency starts to grow faster than the load it carries
+/// (d ln latency / d ln load = 1 there on a smooth curve). Points with a latency ≤ 0 or not finite
+/// are skipped; the first of equal powers wins. Returns `load.size()` when no point qualifies.
+std::size_t power_knee_index(std::span<const double> load, std::span<const double> latency);
 
 /// Σ_{i=1..n} ⌈i·a / m⌉ for integers n ≥ 0, a ≥ 0, m > 0: the closed loop's wave prefill (request i
 /// of a wave has its first token at the end of step ⌈i·ISL / budget⌉), in O(log m) steps instead of

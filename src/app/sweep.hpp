@@ -228,5 +228,9 @@ Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_vie
 double metric_value(const Metric& metric, const SweepPlan& plan, const PointResult& point);
 /// Whether `metric` is goodput or SLO attainment (the points then compute it: SweepPlan::goodput).
 bool needs_goodput(const Metric& metric);
+/// Whether `metric` is a latency figure (TTFT, TPOT, E2E, mean or p99): the y of a latency–load curve.
+bool is_latency(const Metric& metric);
+/// Whether `metric` is a varied arrival rate (workload.request_rate_per_s, sla.requests_per_s).
+bool is_arrival_rate(const Metric& metric, const SweepPlan& plan);
 
 } // namespace rightsize::app

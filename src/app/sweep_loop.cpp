@@ -3,7 +3,11 @@
 #include "app/sweep_loop.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <thread>
+
+#include "rightsize/load_model.hpp"
 
 namespace rightsize::app {
 namespace {
@@ -22,7 +26,7 @@ struct Slice {
 
 PlotPoint plot_point(const PlotData& plot, const SweepPlan& plan, const PointResult& p) {
   const std::size_t series = plot.series_axis < plan.axes.size() ? p.digits[plot.series_axis] : 0;
-  return {metric_value(plot.x, plan, p), metric_value(plot.y, plan, p), series, p.index};
+  return {metric_value(plot.x, plan, p), metric_value(plot.y, plan, p), series, p.index, p.ok()};
 }
 
 void work(const SweepPlan& plan, const RowSink& sink, const SweepRunOptions& o, bool collect_front,
@@ -31,10 +35,14 @@ void work(const SweepPlan& plan, const RowSink& sink, const SweepRunOptions& o, 
   for (std::uint64_t i = slice.begin; i < slice.end; ++i) {
     evaluate_point(plan, i, p);
     if (!o.pareto) sink.row(w.rows, p, i == 0);
+    // The plot draws every point that has both figures; those missing a requirement hollow.
+    if (o.plot != nullptr && i % o.plot->stride == 0) {
+      const PlotPoint point = plot_point(*o.plot, plan, p);
+      if (std::isfinite(point.x) && std::isfinite(point.y)) w.plot.push_back(point);
+    }
     if (!p.ok()) continue;
     ++w.ok;
     if (collect_front) w.front.push_back({metric_value(o.x, plan, p), metric_value(o.y, plan, p), i});
-    if (o.plot != nullptr && i % o.plot->stride == 0) w.plot.push_back(plot_point(*o.plot, plan, p));
   }
 }
 
@@ -55,9 +63,28 @@ PlotData make_plot_data(const SweepPlan& plan, const Metric& x, const Metric& y)
     }
   }
   plot.lines = x.axis < plan.axes.size() && varied_other <= 1 && plan.mode == SweepMode::estimate;
+  plot.latency_load = is_arrival_rate(x, plan) && is_latency(y);
   const std::uint64_t total = plan.grid.size();
   plot.stride = std::max<std::uint64_t>(1, (total + k_max_plot_points - 1) / k_max_plot_points);
   return plot;
+}
+
+void find_knees(PlotData& plot) {
+  plot.knees.clear();
+  if (!plot.latency_load) return;
+  std::map<std::size_t, std::vector<const PlotPoint*>> series;
+  for (const PlotPoint& p : plot.points)
+    series[p.series].push_back(&p);
+  for (const auto& [s, points] : series) {
+    std::vector<double> load;
+    std::vector<double> latency;
+    for (const PlotPoint* p : points) {
+      load.push_back(p->x);
+      latency.push_back(p->y);
+    }
+    const std::size_t k = load::power_knee_index(load, latency);
+    if (k < points.size()) plot.knees.push_back({s, points[k]->x, points[k]->y});
+  }
 }
 
 SweepRunResult run_sweep(const SweepPlan& plan, const SweepRunOptions& o, RowSink& sink) {
@@ -103,6 +130,7 @@ SweepRunResult run_sweep(const SweepPlan& plan, const SweepRunOptions& o, RowSin
       plot.points.insert(plot.points.end(), w.plot.begin(), w.plot.end());
     std::sort(plot.points.begin(), plot.points.end(),
               [](const PlotPoint& a, const PlotPoint& b) { return a.index < b.index; });
+    find_knees(plot);
   }
   if (!collect_front) return result;
   const std::vector<ParetoPoint> front_points = front.front();

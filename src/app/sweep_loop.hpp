@@ -22,6 +22,14 @@ struct PlotPoint {
   double y = 0.0;
   std::size_t series = 0; ///< value index of the series key (0 when there is none)
   std::uint64_t index = 0;
+  bool ok = true; ///< meets every requirement (others are drawn hollow)
+};
+
+/// The knee of one series of a latency–load curve (load::power_knee_index): its load and latency.
+struct Knee {
+  std::size_t series = 0;
+  double x = 0.0; ///< unscaled, as PlotPoint
+  double y = 0.0;
 };
 
 /// What the plot needs, gathered while the sweep runs.
@@ -31,9 +39,11 @@ struct PlotData {
   std::size_t series_axis = std::numeric_limits<std::size_t>::max(); ///< npos: one series
   std::string series_key;
   std::vector<std::string> series_names;
-  std::vector<PlotPoint> points; ///< ok points, sampled with a fixed stride on huge grids
+  std::vector<PlotPoint> points; ///< points with both figures, sampled with a fixed stride on huge grids
   std::vector<PlotPoint> front;  ///< the Pareto front on (x, y), by index; empty without directions
   bool lines = false;            ///< x is the only other varied key: connect each series
+  bool latency_load = false;     ///< x is an arrival-rate key and y a latency: knees are marked
+  std::vector<Knee> knees;       ///< with latency_load, one per series with a point (find_knees)
   std::uint64_t total_points = 0;
   std::uint64_t ok_points = 0;
   std::uint64_t stride = 1;
@@ -46,6 +56,10 @@ inline constexpr std::uint64_t k_max_plot_points = 20'000;
 /// x with more than one value), lines when x is a varied key and the only other one is the series,
 /// and the sampling stride for grids above k_max_plot_points.
 PlotData make_plot_data(const SweepPlan& plan, const Metric& x, const Metric& y);
+
+/// The knee of each series of a latency–load plot (methodology §3.1 "The knee"): the point of the
+/// greatest load / latency among the points that have both (overloaded points have no latency).
+void find_knees(PlotData& plot);
 
 /// Where a sweep's rows go: one writer per format implements it (docs/ARCHITECTURE.md).
 class RowSink {

@@ -126,6 +126,25 @@ bool needs_goodput(const Metric& m) {
   return m.axis == k_no_axis && (m.figure == slo_attainment || m.figure == goodput_requests_per_s);
 }
 
+bool is_latency(const Metric& m) {
+  if (m.axis != k_no_axis) return false;
+  switch (m.figure) {
+  case ttft:
+  case tpot:
+  case e2e:
+  case ttft_p99:
+  case tpot_p99:
+  case e2e_p99: return true;
+  default: return false;
+  }
+}
+
+bool is_arrival_rate(const Metric& m, const SweepPlan& plan) {
+  if (m.axis >= plan.axes.size()) return false;
+  const std::string_view key = plan.axes[m.axis].key->name;
+  return key == "workload.request_rate_per_s" || key == "sla.requests_per_s";
+}
+
 double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p) {
   if (m.axis < plan.axes.size()) return plan.axes[m.axis].values.numbers[p.digits[m.axis]];
   const double nan = std::nan("");

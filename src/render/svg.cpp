@@ -52,6 +52,12 @@ void SvgWriter::circle(SvgPoint c, double radius, std::string_view fill, double 
                        c.x, c.y, radius, fill, opacity);
 }
 
+void SvgWriter::ring(SvgPoint c, double radius, std::string_view stroke, double width) {
+  m_out += fmt::format(
+      "<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:g}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:g}\"/>\n",
+      c.x, c.y, radius, stroke, width);
+}
+
 void SvgWriter::polyline(std::span<const SvgPoint> points, std::string_view stroke, double width,
                          std::string_view css_class) {
   m_out += fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:g}\" points=\"",

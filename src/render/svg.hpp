@@ -31,6 +31,8 @@ public:
   void line(SvgPoint from, SvgPoint to, std::string_view stroke, double width, bool dashed = false);
   void rect(SvgPoint corner, double width, double height, std::string_view fill, std::string_view stroke);
   void circle(SvgPoint center, double radius, std::string_view fill, double opacity = 1.0);
+  /// A circle's outline only (a hollow marker, or a ring around a point).
+  void ring(SvgPoint center, double radius, std::string_view stroke, double width);
   /// An open polyline; `css_class` names it (e.g. "pareto", "series").
   void polyline(std::span<const SvgPoint> points, std::string_view stroke, double width,
                 std::string_view css_class);

@@ -12,6 +12,7 @@ using app::find_metric;
 using app::finish_plan;
 using app::FixedDeployment;
 using app::k_max_plot_points;
+using app::Knee;
 using app::make_plot_data;
 using app::Metric;
 using app::metric_value;

@@ -95,7 +95,7 @@ void draw_axes(SvgWriter& svg, const Scale& x, const Scale& y, const PlotData& p
   svg.text({k_left, 28}, fmt::format("{} vs {}", plot.y.label, plot.x.label), {.size = 15, .bold = true});
 }
 
-void draw_legend(SvgWriter& svg, const PlotData& plot, bool has_front) {
+void draw_legend(SvgWriter& svg, const PlotData& plot, bool has_front, bool has_missing) {
   double y = k_top + 10;
   const double x = k_right + 20;
   if (!plot.series_key.empty()) {
@@ -115,6 +115,18 @@ void draw_legend(SvgWriter& svg, const PlotData& plot, bool has_front) {
     y += 6;
     svg.line({x, y - 4}, {x + 12, y - 4}, "#222", 2.5);
     svg.text({x + 16, y}, "Pareto front", {.size = 12});
+    y += 18;
+  }
+  if (has_missing) {
+    y += 6;
+    svg.ring({x + 5, y - 4}, 3, "#555", 1.2);
+    svg.text({x + 16, y}, "misses a requirement", {.size = 12});
+    y += 18;
+  }
+  if (!plot.knees.empty()) {
+    y += 6;
+    svg.ring({x + 5, y - 4}, 7, "#222", 2);
+    svg.text({x + 16, y}, "knee: most load per latency", {.size = 12});
   }
 }
 
@@ -150,8 +162,22 @@ std::string render_plot(const PlotData& plot) {
       svg.polyline(line, k_colors[s % k_colors.size()], 1.5, "series");
     }
   }
-  for (const PlotPoint& p : plot.points)
-    svg.circle(at(p), 3, k_colors[p.series % k_colors.size()], 0.75);
+  bool has_missing = false;
+  for (const PlotPoint& p : plot.points) {
+    const std::string_view colour = k_colors[p.series % k_colors.size()];
+    if (p.ok) {
+      svg.circle(at(p), 3, colour, 0.75);
+    } else {
+      svg.ring(at(p), 3, colour, 1.2);
+      has_missing = true;
+    }
+  }
+  // The knee of each series of a latency–load curve (methodology §3.1 "The knee").
+  for (const Knee& k : plot.knees) {
+    const SvgPoint c = at({k.x, k.y, k.series, 0, true});
+    svg.ring(c, 7, "#222", 2);
+    svg.text({c.x + 10, c.y - 8}, fmt::format("knee {:.4g}", k.x * plot.x.scale), {.size = 11});
+  }
   if (!plot.front.empty()) {
     std::vector<PlotPoint> front = plot.front;
     std::stable_sort(front.begin(), front.end(), [](const PlotPoint& a, const PlotPoint& b) {
@@ -163,13 +189,29 @@ std::string render_plot(const PlotData& plot) {
       line.push_back(at(p));
     svg.polyline(line, "#222", 2.5, "pareto");
   }
-  draw_legend(svg, plot, !plot.front.empty());
+  draw_legend(svg, plot, !plot.front.empty(), has_missing);
   std::string caption = fmt::format("{} points, {} meet every requirement",
                                     format_count(static_cast<double>(plot.total_points)),
                                     format_count(static_cast<double>(plot.ok_points)));
   if (plot.stride > 1) caption += fmt::format("; every {}th point drawn", plot.stride);
   svg.text({k_left, k_height - 14}, caption, {.size = 11, .fill = "#555"});
   return svg.finish();
+}
+
+std::string render_knees(const app::SweepOutcome& outcome) {
+  if (outcome.knees.empty()) return {};
+  std::string out = fmt::format(
+      "knee of {} against {} (the most load per unit of latency, methodology §3.1):", outcome.y.name,
+      outcome.x.name);
+  for (std::size_t i = 0; i < outcome.knees.size(); ++i) {
+    const Knee& k = outcome.knees[i];
+    out += i == 0 ? " " : "; ";
+    if (!outcome.series_key.empty() && k.series < outcome.series_names.size())
+      out += fmt::format("{}={}: ", outcome.series_key, outcome.series_names[k.series]);
+    out += fmt::format("{:.4g} ({} {:.3g} {})", k.x * outcome.x.scale, outcome.y.label, k.y * outcome.y.scale,
+                       outcome.y.unit);
+  }
+  return out + "\n";
 }
 
 } // namespace rightsize::cli

@@ -2,6 +2,7 @@
 // flight", "capacity"): the formulas against hand-computed values, and the estimator's open loop
 // against them.
 #include <cmath>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -106,4 +107,18 @@ TEST_CASE("open loop: TTFT is a step's remainder, its carrier step and its own w
   CHECK(steps < 2.5);
   CHECK(heavy.ttft.p99_s > heavy.ttft.p50_s);
   CHECK(heavy.ttft.p99_s < heavy.ttft_s + 2.0 * heavy.tpot_s);
+}
+
+TEST_CASE("the knee of a latency-load curve is its point of greatest power, by hand", "[load]") {
+  // Loads 1, 2, 4, 8 req/s at 1.0, 1.1, 1.6, 5.0 s: power 1, 1.818, 2.5, 1.6 → the third point.
+  const std::vector<double> load = {1.0, 2.0, 4.0, 8.0};
+  const std::vector<double> latency = {1.0, 1.1, 1.6, 5.0};
+  CHECK(load::power_knee_index(load, latency) == 2);
+  // An overloaded point has no latency (NaN) and is skipped; none at all gives size().
+  const std::vector<double> with_overload = {1.0, 1.1, 1.6, std::nan("")};
+  CHECK(load::power_knee_index(load, with_overload) == 2);
+  const std::vector<double> none = {std::nan(""), 0.0, -1.0, std::nan("")};
+  CHECK(load::power_knee_index(load, none) == load.size());
+  // A flat latency puts the knee at the most load.
+  CHECK(load::power_knee_index(load, std::vector<double>(4, 0.2)) == 3);
 }

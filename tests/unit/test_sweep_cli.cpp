@@ -362,3 +362,39 @@ TEST_CASE("nice ticks", "[cli][sweep]") {
   CHECK(tick_label(25000) == "25k");
   CHECK(tick_label(0.001) == "0.001");
 }
+
+TEST_CASE("a latency-load plot draws misses hollow and rings each series' knee", "[cli][sweep]") {
+  PlotData plot;
+  plot.x.name = "workload.request_rate_per_s";
+  plot.x.label = "workload.request_rate_per_s";
+  plot.y.name = "inference.ttft_p99_s";
+  plot.y.label = "TTFT p99";
+  plot.y.unit = "ms";
+  plot.y.scale = 1e3;
+  plot.latency_load = true;
+  plot.lines = true;
+  // Loads 1, 2, 4, 8 at 1.0, 1.1, 1.6, 5.0 s (power 1, 1.82, 2.5, 1.6); the last misses a target.
+  const double loads[] = {1.0, 2.0, 4.0, 8.0};
+  const double latencies[] = {1.0, 1.1, 1.6, 5.0};
+  for (std::size_t i = 0; i < 4; ++i)
+    plot.points.push_back({loads[i], latencies[i], 0, i, i < 3});
+  plot.total_points = 4;
+  plot.ok_points = 3;
+  app::find_knees(plot);
+  REQUIRE(plot.knees.size() == 1);
+  CHECK(plot.knees[0].x == 4.0);
+  CHECK(plot.knees[0].y == 1.6);
+  const std::string svg = render_plot(plot);
+  const auto count = [&](std::string_view needle) {
+    std::size_t n = 0;
+    for (std::size_t i = svg.find(needle); i != std::string::npos; i = svg.find(needle, i + 1))
+      ++n;
+    return n;
+  };
+  // Three filled points; rings: one hollow point, the knee, and their two legend swatches.
+  CHECK(count("fill-opacity=\"0.75\"") == 3);
+  CHECK(count("<circle") == 7);
+  CHECK(svg.find("knee 4") != std::string::npos);
+  CHECK(svg.find("misses a requirement") != std::string::npos);
+  CHECK(svg.find("knee: most load per latency") != std::string::npos);
+}

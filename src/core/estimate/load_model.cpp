@@ -140,6 +140,20 @@ double open_capacity_per_s(double slots, double first_token_s, double decode_s, 
   return rate;
 }
 
+std::size_t power_knee_index(std::span<const double> load, std::span<const double> latency) {
+  std::size_t best = load.size();
+  double best_power = 0.0;
+  for (std::size_t i = 0; i < load.size() && i < latency.size(); ++i) {
+    if (!std::isfinite(latency[i]) || latency[i] <= 0.0 || !std::isfinite(load[i])) continue;
+    const double power = load[i] / latency[i];
+    if (best == load.size() || power > best_power) {
+      best = i;
+      best_power = power;
+    }
+  }
+  return best;
+}
+
 namespace {
 
 // Σ_{i=0..n−1} ⌊(a·i + b) / m⌋ for a, b ≥ 0, m > 0. Each round takes the whole multiples of m out
