@@ -16,6 +16,7 @@
 #include "app/disagg_deployment.hpp"
 #include "app/inputs.hpp"
 #include "app/training_check.hpp"
+#include "rightsize/goodput.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
 #include "rightsize/spec.hpp"
@@ -55,6 +56,9 @@ struct CheckResult {
   Verdict verdict;              ///< core::judge on it, load included
   CostAtLoad current_at_load;   ///< its cost over the SLA's load (core::cost_at_load)
   EstimateBands current_bands;  ///< its error bands
+  /// The share of its requests within every latency target at the verdict's band end (methodology
+  /// §6.1); has_targets false when the SLA sets none or the deployment is not feasible.
+  Goodput goodput;
   /// The cheapest alternative that meets everything (of compared_in), when it saves (saving > 0) or
   /// nothing of the deployment's GPU type passes (saving 0).
   std::optional<Candidate> cheaper;

@@ -94,6 +94,8 @@ void print_check_json(const Spec& spec, const LoadedCatalog& catalog, const app:
     doc["estimate"] = candidate_json(res.current_in, res.current);
     add_inference_bands(doc["estimate"], res.current_bands);
     add_cost_at_load(doc["estimate"]["cost"], res.current_at_load, res.current.price_known);
+    // methodology §6.1, at the verdict's band end as estimate's (docs/output-schema.md)
+    if (res.goodput.has_targets) doc["estimate"]["inference"]["goodput"] = goodput_json(res.goodput);
   } else {
     doc["estimate"] = nullptr;
   }

@@ -20,29 +20,6 @@
 namespace rightsize::cli {
 namespace {
 
-// Goodput (methodology §6 "Goodput"): the requests/s within every latency target and each target's share.
-std::string goodput_line(const Goodput& g) {
-  std::vector<std::string> parts;
-  const auto part = [&](const char* name, double limit_ms, double share) {
-    if (limit_ms > 0.0) parts.push_back(fmt::format("{} ≤ {:g} ms {:.1f} %", name, limit_ms, 100.0 * share));
-  };
-  part("TTFT", g.ttft_limit_ms, g.ttft_share);
-  part("TPOT", g.tpot_limit_ms, g.tpot_share);
-  part("E2E", g.e2e_limit_ms, g.e2e_share);
-  return fmt::format(
-      "goodput {:.3g} req/s: {:.1f} % of requests within every latency target ({}; methodology §6.1)",
-      g.requests_per_s, 100.0 * g.slo_attainment, fmt::join(parts, ", "));
-}
-
-nlohmann::json goodput_json(const Goodput& g) {
-  nlohmann::json out = {{"requests_per_s", round_sig(g.requests_per_s)},
-                        {"slo_attainment", round_sig(g.slo_attainment)}};
-  if (g.ttft_limit_ms > 0.0) out["ttft_share"] = round_sig(g.ttft_share);
-  if (g.tpot_limit_ms > 0.0) out["tpot_share"] = round_sig(g.tpot_share);
-  if (g.e2e_limit_ms > 0.0) out["e2e_share"] = round_sig(g.e2e_share);
-  return out;
-}
-
 // A request length: the mean, and its spread when lengths vary (methodology §3.1 "Request lengths").
 std::string length_text(std::int64_t mean_tokens, const LengthSpread& spread) {
   if (!spread.varies()) return fmt::format("{}", mean_tokens);

@@ -12,6 +12,7 @@
 #include "app/context.hpp"
 #include "render/term_words.hpp"
 #include "rightsize/calibration.hpp"
+#include "rightsize/goodput.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
@@ -64,6 +65,10 @@ std::string describe_rejection(const Candidate& candidate, const Vocabulary& wor
 std::string describe_term(const TermCheck& term, const Vocabulary& words = {});
 /// The verdict as JSON (docs/output-schema.md "verdict").
 nlohmann::json verdict_json(const Verdict& verdict, Confidence confidence, std::int64_t concurrency);
+/// Goodput (methodology §6.1): "goodput 4.89 req/s: 40.7 % of requests within every latency target
+/// (TTFT ≤ 300 ms 40.7 %, ...)", and its JSON object (docs/output-schema.md `inference.goodput`).
+std::string goodput_line(const Goodput& goodput);
+nlohmann::json goodput_json(const Goodput& goodput);
 
 using app::gpu_index;
 using app::layout_label;
