@@ -255,9 +255,14 @@ int run(const std::vector<std::string>& args) {
           "TTFT, TPOT and end-to-end latency from the same `mlperf_log_summary.txt` whose means are cases "
           "(`tests/validation/open-loop.json`, `open-loop.md`). Predicted as the CLI predicts them (its "
           "percentiles, methodology §3.1; the band of the mean moved to the percentile); no factor or band "
-          "is fitted to them (the 8 x H100 run's mean TTFT is one of the pooled communication factor's "
-          "two cases). Gated as `open_loop_<kind>_<statistic>` (median abs.).\n\n" +
-          bench::held_out_markdown(open_loop_score));
+          "is fitted to them. Gated as `open_loop_<kind>_<statistic>` (median abs.).\n\n" +
+          bench::held_out_markdown(open_loop_score) +
+          "\n### Capacity at the served rate\n\nEvery MLPerf Server run above met its latency limits at "
+          "its rate (the runs are VALID; the open-loop AMD cases are these runs' means). The capacity the "
+          "estimate gives "
+          "each deployment (methodology §3.1 \"Open loop: capacity\"; what `recommend` sizes by and "
+          "`check` holds the peak to) against that rate: below 1, the run is called overloaded.\n\n" +
+          bench::capacity_markdown(open_loop_score));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
   if (write_baseline) {
     io::AccuracyBaseline b;

@@ -31,6 +31,9 @@ struct HeldOutResult {
   Reach gpu_reach = Reach::measured;
   EngineKind engine = EngineKind::vllm;
   Band predicted{0.0, 0.0, 0.0};
+  /// An open-loop case's deployment capacity and whether the estimate calls its rate overloaded.
+  double capacity_requests_per_s = 0.0;
+  bool overloaded = false;
   [[nodiscard]] double signed_error_pct() const {
     return rightsize::signed_error_pct(predicted.value, c->measured);
   }
@@ -99,9 +102,40 @@ inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
       const double k = mean > 0.0 ? latency_stat_s(e, figure, c.statistic) / mean : 1.0;
       r.predicted = Band{r.predicted.low * k, r.predicted.value * k, r.predicted.high * k};
     }
+    r.capacity_requests_per_s = e.capacity_requests_per_s;
+    r.overloaded = e.overloaded;
     out.results.push_back(r);
   }
   return out;
+}
+
+/// Capacity at the rate each open-loop run served (issue 39: runs that served their rate must not be
+/// called overloaded): one row per run (GPU, framework, layout, rate and lengths), its rate against
+/// the capacity the estimate gives the deployment; empty when no case is open loop.
+inline std::string capacity_markdown(const HeldOutScore& score) {
+  std::map<std::string, const HeldOutResult*> runs;
+  for (const HeldOutResult& r : score.results) {
+    const ValidationCase& c = *r.c;
+    if (c.workload.arrival != Arrival::poisson) continue;
+    runs.try_emplace(fmt::format("{} {} {}x{} tp{} {} {}/{}", r.gpu_id, c.framework, c.deployment.gpus,
+                                 c.deployment.replicas(), c.deployment.tp, c.workload.request_rate_per_s,
+                                 c.workload.input_tokens, c.workload.output_tokens),
+                     &r);
+  }
+  if (runs.empty()) return {};
+  std::string s =
+      "| run (its first case) | GPU | profile | GPUs | rate served (req/s) | predicted capacity (req/s) | "
+      "capacity / rate | called overloaded |\n|---|---|---|---:|---:|---:|---:|---|\n";
+  int overloaded = 0;
+  for (const auto& [key, r] : runs) {
+    const double rate = r->c->workload.request_rate_per_s;
+    overloaded += r->overloaded ? 1 : 0;
+    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {:.2f} | {} |\n", r->c->id, r->gpu_id,
+                     to_string(r->engine), r->c->deployment.gpus, rate, r->capacity_requests_per_s,
+                     rate > 0.0 ? r->capacity_requests_per_s / rate : 0.0, r->overloaded ? "yes" : "no");
+  }
+  return s + fmt::format("\n{} of {} runs that served their rate are called overloaded.\n", overloaded,
+                         runs.size());
 }
 
 /// Median abs. and signed error, within 25 % and band coverage of `rows` (summarize_figures).
