@@ -150,6 +150,7 @@ void print_check_estimate(const Spec& spec, const app::CheckResult& res) {
       "estimate: TTFT{} {}, TPOT{} {}{}, {:.1f} req/s, {}/h\n", stat_suffix(sla.ttft_stat),
       e.overloaded ? std::string("unbounded (overloaded)") : format_ms(latency_stat_s(e, 0, sla.ttft_stat)),
       stat_suffix(sla.tpot_stat), format_ms(latency_stat_s(e, 1, sla.tpot_stat)), e2e, e.requests_per_s, usd);
+  if (res.goodput.has_targets) fmt::print("{}\n", goodput_line(res.goodput)); // methodology §6.1
 }
 
 // What passes instead, or costs less: the same GPU type judges over-provisioning; another is a note.
