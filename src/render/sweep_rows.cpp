@@ -85,6 +85,9 @@ const std::vector<std::string_view>& sweep_figure_columns() {
                                                         "inference.ttft_s",
                                                         "inference.tpot_s",
                                                         "inference.e2e_s",
+                                                        "inference.ttft_p99_s",
+                                                        "inference.tpot_p99_s",
+                                                        "inference.e2e_p99_s",
                                                         "inference.output_tokens_per_s",
                                                         "inference.requests_per_s",
                                                         "inference.bound",
@@ -371,7 +374,8 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     // An overloaded open loop's TTFT and end-to-end are unbounded: empty, not the core's stand-in.
     const double unbounded = std::nan("");
     for (const double v : {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
-                           e.output_tokens_per_s, e.requests_per_s}) {
+                           e.overloaded ? unbounded : e.ttft.p99_s, e.tpot.p99_s,
+                           e.overloaded ? unbounded : e.e2e.p99_s, e.output_tokens_per_s, e.requests_per_s}) {
       append_number(out, v);
       out.push_back(',');
     }
@@ -439,11 +443,14 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     fmt::format_to(it, FMT_COMPILE(", \"inference\": {{\"bound\": \"{}\", \"concurrency\": {}"),
                    to_string(e.bound), e.concurrency);
     // Unbounded when overloaded: null, not the core's stand-in.
+    number(", \"e2e_p99_s\": ", e.overloaded ? unknown : e.e2e.p99_s);
     number(", \"e2e_s\": ", e.overloaded ? unknown : e.e2e_s);
     fmt::format_to(it, FMT_COMPILE(", \"max_concurrency\": {}"), e.max_concurrency);
     number(", \"output_tokens_per_s\": ", e.output_tokens_per_s);
     number(", \"requests_per_s\": ", e.requests_per_s);
+    number(", \"tpot_p99_s\": ", e.tpot.p99_s);
     number(", \"tpot_s\": ", e.tpot_s);
+    number(", \"ttft_p99_s\": ", e.overloaded ? unknown : e.ttft.p99_s);
     number(", \"ttft_s\": ", e.overloaded ? unknown : e.ttft_s);
     fmt::format_to(
         it, FMT_COMPILE("}}, \"memory\": {{\"fits\": {}, \"kv_cache_bytes\": {}, \"per_gpu_bytes\": {}, "),
