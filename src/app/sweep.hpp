@@ -126,7 +126,6 @@ struct SweepPlan {
   /// Poisson arrivals at the SLA's peak (Spec::rate_from_sla): a sla.requests_per_s axis sets the
   /// arrival rate as well, else each point would be estimated at the spec's rate.
   bool rate_follows_sla = false;
-  bool goodput = false; ///< a plotted figure is goodput or SLO attainment: each point computes it
   FixedDeployment fixed;
   SearchPolicy policy;               ///< its calibration pointer is unset: see search_policy()
   std::vector<double> price_margins; ///< per GPU of `gpus`: what a cost ranking charges its price
@@ -193,7 +192,11 @@ struct PointResult {
   std::int64_t issue_value = 0; ///< numbers for the issue message
   std::int64_t issue_limit = 0;
   bool price_known = false;
-  double slo_attainment = 1.0; ///< with SweepPlan::goodput: the share within every latency target
+  /// Goodput (methodology §6.1) when the point's SLA sets a latency target (has_goodput): the share
+  /// of requests within every target and the requests/s that are.
+  bool has_goodput = false;
+  double slo_attainment = 1.0;
+  double goodput_requests_per_s = 0.0;
   [[nodiscard]] bool has_estimate() const { return issue == PointIssue::none; }
   [[nodiscard]] bool ok() const { return issue == PointIssue::none && rejection.term == Term::none; }
 };
@@ -226,8 +229,6 @@ struct Metric {
 Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_view flag);
 /// The metric's value for a point (unscaled); NaN when the point has none (failed, no price).
 double metric_value(const Metric& metric, const SweepPlan& plan, const PointResult& point);
-/// Whether `metric` is goodput or SLO attainment (the points then compute it: SweepPlan::goodput).
-bool needs_goodput(const Metric& metric);
 /// Whether `metric` is a latency figure (TTFT, TPOT, E2E, mean or p99): the y of a latency–load curve.
 bool is_latency(const Metric& metric);
 /// Whether `metric` is a varied arrival rate (workload.request_rate_per_s, sla.requests_per_s).

@@ -351,9 +351,13 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   } else {
     evaluate_recommend(plan, in, out);
   }
-  // Goodput when a plotted figure asks for it (methodology §6.1), at the band the point is judged at.
-  if (plan.goodput && out.has_estimate())
-    out.slo_attainment = goodput(out.estimate, in.sla, plan.bands_for(in.model, out.gpu)).slo_attainment;
+  // Goodput (methodology §6.1), at the band the point is judged at: a column of every inference row.
+  if (!plan.training && out.has_estimate()) {
+    const Goodput g = goodput(out.estimate, in.sla, plan.bands_for(in.model, out.gpu));
+    out.has_goodput = g.has_targets;
+    out.slo_attainment = g.slo_attainment;
+    out.goodput_requests_per_s = g.requests_per_s;
+  }
 }
 
 void finish_plan(SweepPlan& plan) {

@@ -122,10 +122,6 @@ Metric find_metric(std::string_view name, const SweepPlan& plan, std::string_vie
                            : fmt::format("unknown figure \"{}\"; did you mean \"{}\"?", name, hint));
 }
 
-bool needs_goodput(const Metric& m) {
-  return m.axis == k_no_axis && (m.figure == slo_attainment || m.figure == goodput_requests_per_s);
-}
-
 bool is_latency(const Metric& m) {
   if (m.axis != k_no_axis) return false;
   switch (m.figure) {
@@ -171,7 +167,7 @@ double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p
   case tpot_p99: return e.tpot.p99_s;
   case e2e_p99: return e.overloaded ? nan : e.e2e.p99_s;
   case slo_attainment: return p.slo_attainment;
-  case goodput_requests_per_s: return e.requests_per_s * p.slo_attainment;
+  case goodput_requests_per_s: return p.goodput_requests_per_s;
   case output_tokens_per_s: return e.output_tokens_per_s;
   case requests_per_s: return e.requests_per_s;
   case usd_per_million:

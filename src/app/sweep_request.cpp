@@ -278,7 +278,6 @@ SweepOutcome run_sweep(const SweepRequest& request, Diagnostics& diagnostics, Sw
   options.threads = request.threads;
   options.x = find_metric(request.x, plan, "--x");
   options.y = find_metric(request.y, plan, "--y");
-  plan.goodput = needs_goodput(options.x) || needs_goodput(options.y);
   options.pareto = request.pareto;
   if (request.pareto && (!options.x.has_direction || !options.y.has_direction)) {
     usage("--pareto", "needs estimate figures for --x and --y (docs/sweep.md lists them), not varied keys");

@@ -90,6 +90,8 @@ const std::vector<std::string_view>& sweep_figure_columns() {
                                                         "inference.e2e_p99_s",
                                                         "inference.output_tokens_per_s",
                                                         "inference.requests_per_s",
+                                                        "inference.goodput_requests_per_s",
+                                                        "inference.slo_attainment",
                                                         "inference.bound",
                                                         "cost.gpus_billed",
                                                         "cost.usd_per_hour",
@@ -373,9 +375,11 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     out.push_back(',');
     // An overloaded open loop's TTFT and end-to-end are unbounded: empty, not the core's stand-in.
     const double unbounded = std::nan("");
-    for (const double v : {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
-                           e.overloaded ? unbounded : e.ttft.p99_s, e.tpot.p99_s,
-                           e.overloaded ? unbounded : e.e2e.p99_s, e.output_tokens_per_s, e.requests_per_s}) {
+    for (const double v :
+         {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
+          e.overloaded ? unbounded : e.ttft.p99_s, e.tpot.p99_s, e.overloaded ? unbounded : e.e2e.p99_s,
+          e.output_tokens_per_s, e.requests_per_s, p.has_goodput ? p.goodput_requests_per_s : unbounded,
+          p.has_goodput ? p.slo_attainment : unbounded}) {
       append_number(out, v);
       out.push_back(',');
     }
@@ -445,9 +449,11 @@ void RowWriter::json_row(Buffer& out, const PointResult& p) const {
     // Unbounded when overloaded: null, not the core's stand-in.
     number(", \"e2e_p99_s\": ", e.overloaded ? unknown : e.e2e.p99_s);
     number(", \"e2e_s\": ", e.overloaded ? unknown : e.e2e_s);
+    number(", \"goodput_requests_per_s\": ", p.has_goodput ? p.goodput_requests_per_s : unknown);
     fmt::format_to(it, FMT_COMPILE(", \"max_concurrency\": {}"), e.max_concurrency);
     number(", \"output_tokens_per_s\": ", e.output_tokens_per_s);
     number(", \"requests_per_s\": ", e.requests_per_s);
+    number(", \"slo_attainment\": ", p.has_goodput ? p.slo_attainment : unknown);
     number(", \"tpot_p99_s\": ", e.tpot.p99_s);
     number(", \"tpot_s\": ", e.tpot_s);
     number(", \"ttft_p99_s\": ", e.overloaded ? unknown : e.ttft.p99_s);

@@ -216,7 +216,7 @@ TEST_CASE("the Pareto output holds exactly the non-dominated passing points", "[
   const auto front = parse_csv(run_to_string(plan, options));
   REQUIRE(front.size() > 2);
   const std::size_t tpot = 2 + 15; // two keys, then inference.tpot_s (figure column 15)
-  const std::size_t cost = 2 + 27; // cost.usd_per_million_output_tokens_at_load (figure column 27)
+  const std::size_t cost = 2 + 29; // cost.usd_per_million_output_tokens_at_load (figure column 29)
   REQUIRE(all[0][tpot] == "inference.tpot_s");
   REQUIRE(all[0][cost] == "cost.usd_per_million_output_tokens_at_load");
   std::size_t compared = 0; // (front point, passing point) pairs checked for dominance
