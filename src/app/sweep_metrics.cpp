@@ -137,8 +137,8 @@ bool is_latency(const Metric& m) {
 
 bool is_arrival_rate(const Metric& m, const SweepPlan& plan) {
   if (m.axis >= plan.axes.size()) return false;
-  const std::string_view key = plan.axes[m.axis].key->name;
-  return key == "workload.request_rate_per_s" || key == "sla.requests_per_s";
+  const SweepField field = plan.axes[m.axis].key->field;
+  return field == SweepField::request_rate_per_s || field == SweepField::sla_requests_per_s;
 }
 
 double metric_value(const Metric& m, const SweepPlan& plan, const PointResult& p) {

@@ -285,14 +285,11 @@ SweepOutcome run_sweep(const SweepRequest& request, Diagnostics& diagnostics, Sw
   SweepOutcome outcome;
   PlotData plot = make_plot_data(plan, options.x, options.y);
   // The points are gathered for a plot, and for the knees of a latency–load sweep without one.
-  if (request.plot || plot.latency_load) options.plot = &plot;
+  if (request.plot || plot.latency_load) {
+    outcome.plot = std::move(plot);
+    options.plot = &*outcome.plot;
+  }
   output.write(plan, spec.name, options);
-  outcome.knees = plot.knees;
-  outcome.x = plot.x;
-  outcome.y = plot.y;
-  outcome.series_key = plot.series_key;
-  outcome.series_names = plot.series_names;
-  if (request.plot) outcome.plot = std::move(plot);
   return outcome;
 }
 

@@ -49,13 +49,9 @@ public:
 
 /// What a sweep leaves besides its rows.
 struct SweepOutcome {
-  std::optional<PlotData> plot; ///< with request.plot: the points to draw
-  /// A latency–load sweep (--x an arrival-rate key, --y a latency): each series' knee, with the
-  /// figures and series names to print it by.
-  std::vector<Knee> knees;
-  Metric x, y;
-  std::string series_key;
-  std::vector<std::string> series_names;
+  /// The points gathered with request.plot (to draw) or for a latency–load sweep (--x an arrival-rate
+  /// key, --y a latency), whose knees (PlotData::knees) are printed.
+  std::optional<PlotData> plot;
 };
 
 /// Loads the spec and the catalog of `request`, builds the plan and runs it through `output`. A bad

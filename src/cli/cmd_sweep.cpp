@@ -59,14 +59,14 @@ int run(const SweepOptions& o) {
   SweepWriter writer(format, terminal_width(), stdout);
   const app::SweepOutcome outcome = app::run_sweep(request, diagnostics, writer);
   // A latency–load sweep's knees: under the table, or beside a machine-readable stream on stderr.
-  const std::string knees = render_knees(outcome);
+  const std::string knees = outcome.plot ? render_knees(*outcome.plot) : std::string();
   if (format == Format::table) {
     std::fputs(knees.c_str(), stdout);
   } else if (!knees.empty()) {
     diagnostics.note(knees.substr(0, knees.size() - 1)); // without its newline
   }
   check_stdout_written(); // a CSV that did not reach stdout: no plot after it
-  if (outcome.plot) write_file_atomically("--plot", o.plot, render_plot(*outcome.plot));
+  if (o.plot_given) write_file_atomically("--plot", o.plot, render_plot(*outcome.plot));
   return 0;
 }
 

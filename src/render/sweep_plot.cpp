@@ -198,18 +198,18 @@ std::string render_plot(const PlotData& plot) {
   return svg.finish();
 }
 
-std::string render_knees(const app::SweepOutcome& outcome) {
-  if (outcome.knees.empty()) return {};
-  std::string out = fmt::format(
-      "knee of {} against {} (the most load per unit of latency, methodology §3.1):", outcome.y.name,
-      outcome.x.name);
-  for (std::size_t i = 0; i < outcome.knees.size(); ++i) {
-    const Knee& k = outcome.knees[i];
+std::string render_knees(const PlotData& plot) {
+  if (plot.knees.empty()) return {};
+  std::string out =
+      fmt::format("knee of {} against {} (the most load per unit of latency, methodology §3.1):", plot.y.name,
+                  plot.x.name);
+  for (std::size_t i = 0; i < plot.knees.size(); ++i) {
+    const Knee& k = plot.knees[i];
     out += i == 0 ? " " : "; ";
-    if (!outcome.series_key.empty() && k.series < outcome.series_names.size())
-      out += fmt::format("{}={}: ", outcome.series_key, outcome.series_names[k.series]);
-    out += fmt::format("{:.4g} ({} {:.3g} {})", k.x * outcome.x.scale, outcome.y.label, k.y * outcome.y.scale,
-                       outcome.y.unit);
+    if (!plot.series_key.empty() && k.series < plot.series_names.size())
+      out += fmt::format("{}={}: ", plot.series_key, plot.series_names[k.series]);
+    out += fmt::format("{:.4g} ({} {:.3g} {})", k.x * plot.x.scale, plot.y.label, k.y * plot.y.scale,
+                       plot.y.unit);
   }
   return out + "\n";
 }

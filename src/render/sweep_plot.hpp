@@ -4,7 +4,6 @@
 // (app::make_plot_data).
 #include <string>
 
-#include "app/sweep_request.hpp"
 #include "render/sweep_names.hpp"
 
 namespace rightsize::cli {
@@ -16,6 +15,6 @@ std::string render_plot(const PlotData& plot);
 
 /// One line naming each series' knee of a latency–load sweep (methodology §3.1 "The knee"): the
 /// arrival rate and its latency; empty when the sweep is not one.
-std::string render_knees(const app::SweepOutcome& outcome);
+std::string render_knees(const PlotData& plot);
 
 } // namespace rightsize::cli

@@ -150,7 +150,6 @@ Spread spread_of(const InferenceWorkload& w);
 struct OpenStep {
   PhaseTime decode;              ///< the batch's decode (incl. the eager step above the graph limit)
   double batch = 0.0;            ///< sequences in flight per rank
-  double s_p = 1.0;              ///< pipeline stages (the prompts' work spreads over them)
   double rows = 0.0;             ///< GEMM rows of the mixed step (the prompts' efficiency)
   double marginal_s = 0.0;       ///< m: what the mean prompt adds to the step it rides in
   double prompts_per_step = 0.0; ///< n = batch / OSL: prompts a step takes on average

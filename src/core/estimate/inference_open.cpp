@@ -34,7 +34,6 @@ OpenStep open_step(const Setup& s, const InferenceWorkload& w, double batch) {
   OpenStep o;
   const double osl = d(w.output_tokens);
   o.batch = batch;
-  o.s_p = s.p;
   o.decode = decode_time(s, batch, d(w.input_tokens) + osl / 2.0);
   // Above the largest CUDA-graph batch the step runs eagerly (methodology §3.2).
   if (batch / s.p > d(s.engine->cuda_graph_max_batch)) o.decode.total_s += s.engine->eager_step_overhead_s;
@@ -81,9 +80,9 @@ PromptWait prompt_wait(const OpenStep& o, const InferenceWorkload& w, double fre
 // plus the carrier step, whose other prompts are a count of mean n and variance c_a²·n (the
 // arrivals of one step; normal approximation, so bursts lengthen it); TPOT spreads with the number
 // of prompts a decode overlaps (Poisson, normal approximation).
-void fill_open_percentiles(Point& pt, const Spread& sp, const OpenStep& o, const PromptWait& pw,
-                           double prompt_s, double arrival_cv, double balance_s, double balance_hold,
-                           double osl) {
+void fill_open_percentiles(Point& pt, const Setup& s, const Spread& sp, const OpenStep& o,
+                           const PromptWait& pw, double prompt_s, double arrival_cv, double balance_s,
+                           double balance_hold, double osl) {
   double* ttft[3] = {&pt.ttft.p50_s, &pt.ttft.p90_s, &pt.ttft.p99_s};
   double* tpot[3] = {&pt.tpot.p50_s, &pt.tpot.p90_s, &pt.tpot.p99_s};
   double* e2e[3] = {&pt.e2e.p50_s, &pt.e2e.p90_s, &pt.e2e.p99_s};
@@ -93,7 +92,7 @@ void fill_open_percentiles(Point& pt, const Spread& sp, const OpenStep& o, const
   for (int i = 0; i < 3; ++i) {
     const double q = k_quantiles[i];
     const double z = load::normal_quantile(q);
-    const double company_s = o.marginal_s / o.s_p *
+    const double company_s = o.marginal_s / s.p *
                              std::max(0.0, z * arrival_cv * std::sqrt(o.prompts_per_step)) *
                              (sp.prompt ? sp.overlap_spread() : 1.0);
     *ttft[i] = load::step_remainder_quantile_s(o.step_s, pw.busy, q) + o.carrier_s + company_s +
@@ -203,7 +202,7 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
     pw.budget_wait_s = wait;
     pw.budget_util = 1.0;
   }
-  fill_open_percentiles(pt, spread, o, pw, prompt_s, w.arrival_cv, balance_s, balance_hold, osl);
+  fill_open_percentiles(pt, s, spread, o, pw, prompt_s, w.arrival_cv, balance_s, balance_hold, osl);
   return pt;
 }
 
