@@ -108,12 +108,13 @@ struct FittedEfficiency {
   std::string gpu_id; ///< "*" for the cross-GPU (pooled) fit
   GpuEfficiency efficiency;
   std::vector<std::string> decode_cases, prefill_cases, training_cases, communication_cases,
-      expert_read_cases;
+      expert_read_cases, layer_overhead_cases;
   /// The scored UNet image cases efficiency.unet_gemm_fraction was fitted to (the "*" entry only;
   /// one fraction for every GPU, methodology §3.7 "UNet rate"); empty = not fitted (1.0).
   std::vector<std::string> unet_cases;
   std::string decode_source = "default", prefill_source = "default", training_source = "default",
-              communication_source = "default", expert_read_source = "default";
+              communication_source = "default", expert_read_source = "default",
+              layer_overhead_source = "default";
 };
 
 /// Error band of one figure kind on one GPU ("*" = all GPUs): ratio measured / predicted.
@@ -235,12 +236,17 @@ struct FitOptions {
   double communication_min = 0.5, communication_max = 0.9;
   /// A UNet's GEMM rate as a fraction of η_f: physically at most the large-GEMM rate.
   double unet_fraction_min = 0.2, unet_fraction_max = 1.0;
+  /// The engine's per-layer time as a multiple of its profile's (GpuEfficiency::layer_overhead),
+  /// fitted only when fit_layer_overhead is set (`rightsize calibrate`; the shipped fit keeps 1).
+  double layer_overhead_min = 0.25, layer_overhead_max = 4.0;
+  bool fit_layer_overhead = false;
   int min_cases_per_gpu = 2;
   /// Count distinct runs, not cases, against min_cases_per_gpu: the ids are "<run>:<figure>"
   /// (core::stack_cases), and one run's TPOT and throughput are not two runs (`calibrate`).
   bool distinct_runs = false;
   /// A case informs a factor when |d log(prediction) / d log(factor)| reaches this.
   double min_elasticity = 0.5;
+  double min_overhead_elasticity = 0.15;
 };
 
 /// Fits per-GPU efficiency factors to the scored cases (1-D golden-section search per factor on

@@ -27,6 +27,10 @@ struct GpuEfficiency {
   /// §3.7 "UNet rate"): one value for every GPU, fitted to the scored UNet image cases by
   /// bench/accuracy_report (data/calibration.json, the "*" entry); 1 = the large-GEMM rate.
   double unet_gemm_fraction = 1.0;
+  /// The engine's per-layer time of a forward pass (methodology §3 "per-layer time") runs at this
+  /// multiple of the engine profile's on this GPU (> 0): fitted by `rightsize calibrate` only, to
+  /// the user's runs whose TPOT it moves (docs/calibration.md); 1 = the profile's.
+  double layer_overhead = 1.0;
   std::string provenance; ///< where the factors come from ("methodology §4.5 defaults, ...")
   /// Where expert_read comes from ("expert reads fitted (...)", "... extrapolated from Hopper
   /// siblings"); empty = the dense rate. Said only for models with routed experts.

@@ -27,6 +27,9 @@ constexpr FactorRow k_factor_rows[] = {
     {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
      &FittedEfficiency::decode_cases, "TPOT and throughput", &FitOptions::bandwidth_min,
      &FitOptions::bandwidth_max},
+    {"layer_overhead", &GpuEfficiency::layer_overhead, &FittedEfficiency::layer_overhead_source,
+     &FittedEfficiency::layer_overhead_cases, "TPOT and throughput", &FitOptions::layer_overhead_min,
+     &FitOptions::layer_overhead_max},
     {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
      &FittedEfficiency::prefill_cases, "TTFT", &FitOptions::compute_min, &FitOptions::compute_max},
     {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
@@ -206,6 +209,7 @@ CalibrateResult run_calibrate(const CalibrationRuns& runs, const LoadedCatalog& 
   overlay.holdout_inputs = runs.holdout_inputs;
   FitOptions bounds;
   bounds.distinct_runs = true; // one run's TPOT and throughput do not make a fit (issue 38)
+  bounds.fit_layer_overhead = true;
   for (const auto& [key, g] : runs.stacks) {
     if (g.fit.empty()) continue;
     const Gpu& gpu = *io::find_gpu(catalog.catalog, key.first);

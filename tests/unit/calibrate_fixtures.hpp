@@ -25,10 +25,11 @@ inline std::string calibrate_fixture(const char* name) {
 /// A vLLM run of Llama 3.1 8B on the H100 fixture at tp = 1, measured at efficiency `truth`, its
 /// TTFT times `ttft_factor`.
 inline StackRun synthetic_run(const std::string& id, std::int64_t isl, std::int64_t osl,
-                              std::int64_t concurrency, const GpuEfficiency& truth,
-                              double ttft_factor = 1.0) {
+                              std::int64_t concurrency, const GpuEfficiency& truth, double ttft_factor = 1.0,
+                              int tp = 1) {
   StackRun r;
   r.run.id = id;
+  r.run.tp = tp;
   r.run.engine = "vllm";
   r.run.gpu_id = "H100-SXM";
   r.run.preset = "llama-3.1-8b";

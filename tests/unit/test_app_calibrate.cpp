@@ -41,18 +41,21 @@ TEST_CASE("calibrate: runs grouped per GPU x engine, each factor fitted or kept 
   const app::CalibratedStack& c = r.stacks[0];
   CHECK(c.holdout_runs == group.holdout.size());
   CHECK(c.few_fit_runs == (s.runs.size() < 3));
-  REQUIRE(c.factors.size() == 4);
+  REQUIRE(c.factors.size() == 5);
   CHECK(std::string(c.factors[0].name) == "decode_bandwidth");
   CHECK(c.factors[0].source == s.fitted.decode_source);
   CHECK(c.factors[0].fitted == s.fitted.efficiency.decode_bandwidth);
   CHECK(c.factors[0].shipped == s.shipped.decode_bandwidth);
   CHECK(c.factors[0].measurements == s.fitted.decode_cases.size());
-  CHECK(std::string(c.factors[3].name) == "training_mfu");
+  CHECK(std::string(c.factors[1].name) == "layer_overhead");
+  CHECK(c.factors[1].source == s.fitted.layer_overhead_source);
+  CHECK(std::string(c.factors[4].name) == "training_mfu");
   for (const app::CalibratedFactor& f : c.factors)
     CHECK(f.is_fitted == (f.source == "fitted"));
   // Single-GPU serving runs inform no communication factor: kept, no measurement behind it.
-  CHECK_FALSE(c.factors[2].is_fitted);
-  CHECK(c.factors[2].measurements == 0);
+  CHECK(std::string(c.factors[3].name) == "communication");
+  CHECK_FALSE(c.factors[3].is_fitted);
+  CHECK(c.factors[3].measurements == 0);
   CHECK(r.fitted_gpus == std::set<std::string>{"H100-SXM"});
   CHECK(r.gpus_keeping_shipped == loaded.catalog.gpus.size() - 1);
 

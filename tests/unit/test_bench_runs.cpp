@@ -117,6 +117,8 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   s.runs = {"r1", "r2"};
   s.fitted.efficiency.decode_bandwidth = 0.76341; // written to 4 decimals
   s.fitted.decode_source = "fitted";
+  s.fitted.efficiency.layer_overhead = 1.37; // a multiple of the engine's, above 1 is in range
+  s.fitted.layer_overhead_source = "fitted";
   s.fitted.prefill_source = "shipped";
   s.fitted.communication_source = "shipped";
   s.fitted.training_source = "shipped";
@@ -140,6 +142,7 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   own.fitted.efficiency.decode_bandwidth = 0.5;
   own.fitted.decode_source = "fitted";
   own.fitted.prefill_source = own.fitted.communication_source = own.fitted.training_source = "stack";
+  own.fitted.layer_overhead_source = "stack";
   LayoutFit few;
   few.family = LayoutFamily::tp_pp;
   few.runs = {"r4"};
@@ -167,6 +170,8 @@ TEST_CASE("the overlay survives a write and a read", "[io][calibrate]") {
   CHECK(back.stacks[0].fitted.efficiency.decode_bandwidth == Approx(0.7634));
   CHECK(back.stacks[0].fitted.decode_source == "fitted");
   CHECK(back.stacks[0].fitted.decode_cases.size() == 2);
+  CHECK(back.stacks[0].fitted.efficiency.layer_overhead == Approx(1.37));
+  CHECK(back.stacks[0].fitted.layer_overhead_source == "fitted");
   REQUIRE(back.stacks[0].bands.size() == 1);
   REQUIRE(back.stacks[0].tails.size() == 1);
   CHECK(back.stacks[0].tails[0].p99_over_mean == Approx(1.5012));

@@ -272,3 +272,56 @@ TEST_CASE("layout families: own factors with enough runs, else the GPU x engine'
   CHECK_FALSE(few.layouts[1].own);
   CHECK(few.layouts[1].runs.size() == 2);
 }
+
+TEST_CASE("layer_overhead multiplies the engine's per-layer time of a decode step", "[stack_calibration]") {
+  // Worked example (methodology §3 "per-layer time"): Llama-3.1-8B has 32 layers and no MoE layer;
+  // vLLM's profile puts 30 µs on each (data/engines.json). One sequence decoding alone on one
+  // H100 pays 32 × 30 µs = 0.96 ms of per-layer time a step; twice the profile's time adds
+  // exactly that again to its decode step.
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  InferenceWorkload w;
+  w.input_tokens = 512;
+  w.output_tokens = 256;
+  w.concurrency = 1;
+  Deployment one;
+  const EngineConfig engine = shipped_engine(EngineKind::vllm);
+  REQUIRE(engine.layer_overhead_s == Approx(30e-6));
+  Gpu gpu = h100_sxm();
+  const double base_s = estimate_inference(pm, w, gpu, one, engine, nullptr, 0.0).decode_step_s;
+  gpu.efficiency.layer_overhead = 2.0;
+  const double twice_s = estimate_inference(pm, w, gpu, one, engine, nullptr, 0.0).decode_step_s;
+  CHECK(twice_s - base_s == Approx(32 * 30e-6).epsilon(1e-6));
+}
+
+TEST_CASE("fit_stack fits the per-layer time only when asked, and it pays", "[stack_calibration]") {
+  // The user's stack spends three times vLLM's per-layer time on each layer (32 × 90 µs = 2.88 ms a
+  // step for Llama-3.1-8B) and reads HBM at 70 %. At one GPU η_m alone can mimic that; over TP 1
+  // to 8 it cannot: the weights' read time shrinks with TP, the per-layer time does not (the
+  // pattern of issue 37's small dense model).
+  GpuEfficiency truth = h100_sxm().efficiency;
+  truth.decode_bandwidth = 0.70;
+  truth.layer_overhead = 3.0;
+  const std::vector<StackRun> runs = {
+      synthetic_run("a", 1024, 128, 8, truth, 1.0, 1),   synthetic_run("b", 4096, 512, 16, truth, 1.0, 2),
+      synthetic_run("c", 2048, 1024, 32, truth, 1.0, 4), synthetic_run("d", 8192, 256, 4, truth, 1.0, 8),
+      synthetic_run("e", 1024, 1024, 64, truth, 1.0, 2), synthetic_run("f", 2048, 256, 16, truth, 1.0, 8)};
+  const EngineConfig engine = shipped_engine(EngineKind::vllm);
+  const StackFit plain = fit_stack(runs, {}, h100_sxm(), engine, FitOptions{});
+  CHECK(plain.fitted.layer_overhead_source == "shipped");
+  CHECK(plain.fitted.efficiency.layer_overhead == 1.0);
+  FitOptions asked;
+  asked.fit_layer_overhead = true;
+  const StackFit fit = fit_stack(runs, {}, h100_sxm(), engine, asked);
+  CHECK(fit.fitted.layer_overhead_source == "fitted");
+  const auto tpot_of = [](const StackFit& f) {
+    const auto e = std::find_if(f.loo.begin(), f.loo.end(),
+                                [](const FigureError& x) { return x.kind == FigureKind::tpot; });
+    REQUIRE(e != f.loo.end());
+    return e->median_ape_fitted_pct;
+  };
+  INFO("TPOT leave-one-out: " << tpot_of(plain) << " % with eta_m alone, " << tpot_of(fit)
+                              << " % with the per-layer time; fitted " << fit.fitted.efficiency.layer_overhead
+                              << ", eta_m " << fit.fitted.efficiency.decode_bandwidth);
+  CHECK(fit.fitted.efficiency.layer_overhead == Approx(3.0).margin(0.3));
+  CHECK(tpot_of(fit) < 0.5 * tpot_of(plain));
+}

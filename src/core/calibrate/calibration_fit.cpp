@@ -12,7 +12,7 @@
 namespace rightsize {
 namespace {
 
-enum class Factor : std::uint8_t { decode, prefill, communication, training };
+enum class Factor : std::uint8_t { decode, overhead, prefill, communication, training };
 
 // A case ready to evaluate: its prepared model and a private copy of its GPU whose efficiency the
 // fit overwrites.
@@ -28,6 +28,7 @@ double& slot(GpuEfficiency& e, Factor f) {
   case Factor::prefill: return e.prefill_compute;
   case Factor::communication: return e.communication;
   case Factor::training: return e.training_mfu;
+  case Factor::overhead: return e.layer_overhead;
   }
   return e.decode_bandwidth;
 }
@@ -144,7 +145,9 @@ double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, d
   });
 }
 
-// Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT, prefill
+// Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT (and,
+// when FitOptions::fit_layer_overhead, the engine's per-layer time from the same figures at its
+// own elasticity floor, methodology §3.4.1), prefill
 // compute from TTFT (closed loop: an open loop's first token is its step loop's, §3.1, not a GEMM
 // efficiency), communication from multi-GPU inference, MFU from training - and of those only
 // the cases whose prediction actually depends on the factor (|elasticity| ≥ min_elasticity), so an
@@ -160,8 +163,12 @@ bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& eng
               (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
     break;
   case Factor::decode: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
+  case Factor::overhead:
+    kind_ok = o.fit_layer_overhead && (k == FigureKind::tpot || k == FigureKind::throughput);
+    break;
   }
-  return kind_ok && std::fabs(elasticity(r, f, e, engine)) >= o.min_elasticity;
+  const double floor = f == Factor::overhead ? o.min_overhead_elasticity : o.min_elasticity;
+  return kind_ok && std::fabs(elasticity(r, f, e, engine)) >= floor;
 }
 
 struct Range {
@@ -174,6 +181,7 @@ Range range_of(Factor f, const FitOptions& o) {
   case Factor::prefill: return {o.compute_min, o.compute_max};
   case Factor::communication: return {o.communication_min, o.communication_max};
   case Factor::training: return {o.mfu_min, o.mfu_max};
+  case Factor::overhead: return {o.layer_overhead_min, o.layer_overhead_max};
   }
   return {0.0, 1.0};
 }
@@ -184,6 +192,7 @@ std::vector<std::string>& cases_of(FittedEfficiency& fe, Factor f) {
   case Factor::prefill: return fe.prefill_cases;
   case Factor::communication: return fe.communication_cases;
   case Factor::training: return fe.training_cases;
+  case Factor::overhead: return fe.layer_overhead_cases;
   }
   return fe.decode_cases;
 }
@@ -194,11 +203,13 @@ std::string& source_of(FittedEfficiency& fe, Factor f) {
   case Factor::prefill: return fe.prefill_source;
   case Factor::communication: return fe.communication_source;
   case Factor::training: return fe.training_source;
+  case Factor::overhead: return fe.layer_overhead_source;
   }
   return fe.decode_source;
 }
 
-constexpr Factor k_fit_factors[] = {Factor::decode, Factor::prefill, Factor::communication, Factor::training};
+constexpr Factor k_fit_factors[] = {Factor::decode, Factor::overhead, Factor::prefill, Factor::communication,
+                                    Factor::training};
 
 // Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
 // supplies any factor with fewer than min_cases cases. Two passes.

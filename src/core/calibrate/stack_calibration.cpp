@@ -431,6 +431,7 @@ std::string take_fitted(GpuEfficiency& e, const FittedEfficiency& f) {
     names += (names.empty() ? "" : ", ") + std::string(name);
   };
   take(e.decode_bandwidth, f.efficiency.decode_bandwidth, f.decode_source, "decode_bandwidth");
+  take(e.layer_overhead, f.efficiency.layer_overhead, f.layer_overhead_source, "layer_overhead");
   take(e.prefill_compute, f.efficiency.prefill_compute, f.prefill_source, "prefill_compute");
   take(e.communication, f.efficiency.communication, f.communication_source, "communication");
   take(e.training_mfu, f.efficiency.training_mfu, f.training_source, "training_mfu");

@@ -40,13 +40,14 @@ double weight_read_bytes(const Setup& s, double tokens) {
 // weighted sum) whose launch-to-completion time a byte or FLOP count does not see, even inside CUDA
 // graphs. t_layer per layer plus t_moe per MoE layer, plus t_idx per layer whose attention runs a
 // sparse-attention indexer first (DeepSeek-V3.2 / GLM-5 DSA: every layer [DSV32]); a GPU column
-// passes all L layers once per micro-batch round (methodology §3, "per-layer time").
+// passes all L layers once per micro-batch round (methodology §3, "per-layer time"). A calibrate
+// overlay scales it by the stack's fitted multiplier (methodology §3.4.1, GpuEfficiency::layer_overhead).
 double layer_overhead_s(const Setup& s) {
   if (!s.decoder) return 0.0;
   const double indexed_layers = s.m->attention.index_heads > 0 ? d(attention_layers(*s.m)) : 0.0;
-  return d(s.m->layers) * s.engine->layer_overhead_s +
-         d(s.pm->params.moe_layers) * s.engine->moe_layer_overhead_s +
-         indexed_layers * s.engine->indexer_layer_overhead_s;
+  return s.gpu->efficiency.layer_overhead * (d(s.m->layers) * s.engine->layer_overhead_s +
+                                             d(s.pm->params.moe_layers) * s.engine->moe_layer_overhead_s +
+                                             indexed_layers * s.engine->indexer_layer_overhead_s);
 }
 
 // Extra fixed time of a forward pass that carries prompt tokens: engines capture CUDA graphs for
@@ -206,7 +207,8 @@ PhaseTime draft_model_time(const Setup& s, double bm, double mean_context) {
   r.memory_s = k * (dm.weight_bytes / s.t + kv) / s.bandwidth_bytes_per_s;
   r.compute_s = k * bm * dm.flops_per_token / s.t / s.compute_flops_per_s;
   r.comm_s = k * tp_comm_s(s, bm) * dm.layers / std::max(1.0, d(s.m->layers));
-  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + k * dm.layers * s.engine->layer_overhead_s;
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s +
+              k * dm.layers * s.engine->layer_overhead_s * s.gpu->efficiency.layer_overhead;
   return r;
 }
 
@@ -234,7 +236,8 @@ PhaseTime draft_time(const Setup& s, double bm, double mean_context) {
   r.memory_s = k * (layer_bytes + head_bytes + draft_kv) / s.bandwidth_bytes_per_s;
   r.compute_s = k * bm * (layer_flops + pm.head_flops_per_token) / s.t / s.compute_flops_per_s;
   r.comm_s = k * tp_comm_s(s, bm) / layers;
-  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s + k * s.engine->layer_overhead_s;
+  r.total_s = std::max(r.memory_s, r.compute_s) + r.comm_s +
+              k * s.engine->layer_overhead_s * s.gpu->efficiency.layer_overhead;
   return r;
 }
 

@@ -28,11 +28,18 @@ struct FactorSlot {
   double GpuEfficiency::*value;
   std::string FittedEfficiency::*source;
   std::vector<std::string> FittedEfficiency::*cases;
+  OverlayRange fitted_range = k_overlay_efficiency_range;
+  OverlayRange shipped_range = k_overlay_shipped_range;
+  /// Absent from overlays written before the factor existed: reads as the GpuEfficiency default,
+  /// source "shipped".
+  bool optional = false;
 };
 
 const FactorSlot k_slots[] = {
     {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
      &FittedEfficiency::decode_cases},
+    {"layer_overhead", &GpuEfficiency::layer_overhead, &FittedEfficiency::layer_overhead_source,
+     &FittedEfficiency::layer_overhead_cases, k_overlay_multiple_range, k_overlay_multiple_range, true},
     {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
      &FittedEfficiency::prefill_cases},
     {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
@@ -72,11 +79,9 @@ void check_overlay_ranges(const CalibrationOverlay& overlay) {
   for (const StackFit& s : overlay.stacks) {
     for (const FactorSlot& f : k_slots) {
       const double fitted = s.fitted.efficiency.*f.value;
-      check_overlay_value(s, std::string("factor ") + f.name, rounded(fitted), fitted,
-                          k_overlay_efficiency_range);
+      check_overlay_value(s, std::string("factor ") + f.name, rounded(fitted), fitted, f.fitted_range);
       const double shipped = s.shipped.*f.value;
-      check_overlay_value(s, std::string("shipped ") + f.name, rounded(shipped), shipped,
-                          k_overlay_shipped_range);
+      check_overlay_value(s, std::string("shipped ") + f.name, rounded(shipped), shipped, f.shipped_range);
     }
     for (const BandEntry& b : s.bands) {
       const std::string band = fmt::format("the {} band's ", to_string(b.kind));
@@ -105,7 +110,7 @@ void check_overlay_ranges(const CalibrationOverlay& overlay) {
       for (const FactorSlot& f : k_slots) {
         const double v = l.fitted.efficiency.*f.value;
         check_overlay_value(s, fmt::format("the {} layouts' {}", to_string(l.family), f.name), rounded(v), v,
-                            k_overlay_efficiency_range);
+                            f.fitted_range);
       }
     }
   }
@@ -322,11 +327,15 @@ CalibrationOverlay load_overlay(const std::string& path) {
     const JsonReader eff = s.at("efficiency");
     const JsonReader src = s.at("source");
     for (const FactorSlot& f : k_slots) {
-      // The physical range of every factor (a fraction of the peak); calibrate stays inside FitOptions'.
-      fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), k_overlay_efficiency_range);
+      if (f.optional && !eff.find(f.name)) {
+        fit.fitted.*f.source = "shipped";
+        continue;
+      }
+      // The physical range of every factor; calibrate stays inside FitOptions'.
+      fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), f.fitted_range);
       fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
       if (const auto shipped = s.find("shipped"))
-        fit.shipped.*f.value = read_in_range(shipped->at(f.name), k_overlay_shipped_range);
+        fit.shipped.*f.value = read_in_range(shipped->at(f.name), f.shipped_range);
       if (const auto to = s.find("fitted_to")) {
         for (const JsonReader& id : to->at(f.name).elements())
           (fit.fitted.*f.cases).push_back(id.as_string());
@@ -358,8 +367,11 @@ CalibrationOverlay load_overlay(const std::string& path) {
         fit_l.own = l.at("own_factors").as_bool();
         if (fit_l.own) {
           for (const FactorSlot& f : k_slots) {
-            fit_l.fitted.efficiency.*f.value =
-                read_in_range(l.at("efficiency").at(f.name), k_overlay_efficiency_range);
+            if (f.optional && !l.at("efficiency").find(f.name)) {
+              fit_l.fitted.*f.source = "stack";
+              continue;
+            }
+            fit_l.fitted.efficiency.*f.value = read_in_range(l.at("efficiency").at(f.name), f.fitted_range);
             fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
           }
         }

@@ -27,6 +27,8 @@ struct OverlayRange {
 };
 inline constexpr OverlayRange k_overlay_efficiency_range{0.01, 1.0, false}; ///< a fraction of the peak
 inline constexpr OverlayRange k_overlay_shipped_range{0.0, 1.0, false};
+/// A multiple of the engine profile's value (GpuEfficiency::layer_overhead), fitted or shipped.
+inline constexpr OverlayRange k_overlay_multiple_range{0.01, 100.0, false};
 inline constexpr OverlayRange k_overlay_ratio_low_range{0.0, 1.0, true};   ///< band p10 measured / predicted
 inline constexpr OverlayRange k_overlay_ratio_high_range{1.0, 1e6, false}; ///< band p90
 inline constexpr OverlayRange k_overlay_p99_over_mean_range{0.0, 1e3, true}; ///< a tail: p99 / mean
