@@ -163,9 +163,7 @@ bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& eng
               (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
     break;
   case Factor::decode: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
-  case Factor::overhead:
-    kind_ok = o.fit_layer_overhead && (k == FigureKind::tpot || k == FigureKind::throughput);
-    break;
+  case Factor::overhead: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
   }
   const double floor = f == Factor::overhead ? o.min_overhead_elasticity : o.min_elasticity;
   return kind_ok && std::fabs(elasticity(r, f, e, engine)) >= floor;
@@ -211,6 +209,12 @@ std::string& source_of(FittedEfficiency& fe, Factor f) {
 constexpr Factor k_fit_factors[] = {Factor::decode, Factor::overhead, Factor::prefill, Factor::communication,
                                     Factor::training};
 
+// The per-layer time is fitted only when asked (`calibrate`): the shipped fit keeps the engines'
+// per-layer times, whose worth the ablation of docs/accuracy.md measures.
+bool asked(Factor f, const FitOptions& o) {
+  return f != Factor::overhead || o.fit_layer_overhead;
+}
+
 // Coordinate descent over the factors for the cases in `pool`; `fallback` (the cross-GPU fit)
 // supplies any factor with fewer than min_cases cases. Two passes.
 FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, const GpuEfficiency& start,
@@ -221,6 +225,7 @@ FittedEfficiency fit_group(const std::string& id, std::vector<Ready*>& pool, con
   fe.efficiency = start;
   for (int pass = 0; pass < 2; ++pass) {
     for (Factor f : k_fit_factors) {
+      if (!asked(f, o)) continue;
       std::vector<Ready*> set;
       for (Ready* r : pool) {
         if (informs(*r, f, fe.efficiency, engine, o)) set.push_back(r);
