@@ -307,7 +307,7 @@ TEST_CASE("fit_stack fits the per-layer time only when asked, and it pays", "[st
       synthetic_run("e", 1024, 1024, 64, truth, 1.0, 2), synthetic_run("f", 2048, 256, 16, truth, 1.0, 8)};
   const EngineConfig engine = shipped_engine(EngineKind::vllm);
   const StackFit plain = fit_stack(runs, {}, h100_sxm(), engine, FitOptions{});
-  CHECK(plain.fitted.layer_overhead_source == "shipped");
+  CHECK(plain.fitted.layer_overhead_source == "default"); // not asked: never searched
   CHECK(plain.fitted.efficiency.layer_overhead == 1.0);
   FitOptions asked;
   asked.fit_layer_overhead = true;
