@@ -162,7 +162,7 @@ bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& eng
     kind_ok = r.c->deployment.tp > 1 &&
               (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
     break;
-  case Factor::decode: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
+  case Factor::decode:
   case Factor::overhead: kind_ok = k == FigureKind::tpot || k == FigureKind::throughput; break;
   }
   const double floor = f == Factor::overhead ? o.min_overhead_elasticity : o.min_elasticity;
