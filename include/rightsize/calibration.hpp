@@ -246,6 +246,9 @@ struct FitOptions {
   bool distinct_runs = false;
   /// A case informs a factor when |d log(prediction) / d log(factor)| reaches this.
   double min_elasticity = 0.5;
+  /// The same floor for the per-layer time (layer_overhead): a fixed per-layer time is rarely half
+  /// a step, so 0.5 would leave it informed by no run; 0.15 was chosen among 0.1 / 0.15 / 0.25 / 0.5
+  /// on bench/calibrate_groups' 85 groups (docs/calibration.md "What is fitted").
   double min_overhead_elasticity = 0.15;
 };
 

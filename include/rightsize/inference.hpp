@@ -25,10 +25,14 @@ struct EngineConfig {
   /// The profile's engine ("vllm", "sglang", "trtllm"); "" for a profile built by hand. Names the
   /// stack a calibrate residual belongs to (Gpu::residuals).
   std::string kind;
-  double usable_fraction = 0.90;          ///< u: fraction of capacity the engine may use (vLLM 0.90)
-  std::int64_t block_tokens = 16;         ///< paged-KV block size (vLLM default 16)
-  std::int64_t max_batched_tokens = 8192; ///< chunked-prefill step size (vLLM API server default)
-  std::int64_t max_num_seqs = 1024;       ///< engine cap on in-flight sequences
+  double usable_fraction = 0.90; ///< u: fraction of capacity the engine may use (vLLM 0.90)
+  /// What u applies to (methodology §2.1): false, the whole GPU (vLLM gpu_memory_utilization, SGLang
+  /// mem_fraction_static); true, the memory free once weights, activations and runtime reserve are
+  /// in place, which is TensorRT-LLM's free_gpu_memory_fraction: KV = u·(C − W − A − R).
+  bool usable_fraction_of_free = false;
+  std::int64_t block_tokens = 16;                    ///< paged-KV block size (vLLM default 16)
+  std::int64_t max_batched_tokens = 8192;            ///< chunked-prefill step size (vLLM API server default)
+  std::int64_t max_num_seqs = 1024;                  ///< engine cap on in-flight sequences
   double runtime_reserve_bytes = 0.4 * 1073741824.0; ///< non-torch memory (cuBLAS, allocator)
   double nccl_reserve_bytes = 0.375 * 1073741824.0;  ///< NCCL buffers when a replica spans GPUs
   double cuda_graph_bytes = 0.5 * 1073741824.0;      ///< captured CUDA graphs
@@ -128,14 +132,16 @@ struct Percentiles {
 /// Per-GPU memory picture (bytes are per GPU, the most loaded one).
 struct MemoryEstimate {
   double weights_bytes = 0.0;
-  double kv_cache_bytes = 0.0;         ///< at the estimate's concurrency, full context per sequence
-  double activations_bytes = 0.0;      ///< prefill activation / workspace peak
-  double overhead_bytes = 0.0;         ///< runtime + NCCL + CUDA graphs (or training buffers)
-  double gradients_bytes = 0.0;        ///< training only
-  double optimizer_bytes = 0.0;        ///< training only
-  double per_gpu_bytes = 0.0;          ///< sum of the above
-  double capacity_per_gpu_bytes = 0.0; ///< vendor capacity
-  double usable_per_gpu_bytes = 0.0;   ///< capacity × usable fraction
+  double kv_cache_bytes = 0.0;          ///< at the estimate's concurrency, full context per sequence
+  double activations_bytes = 0.0;       ///< prefill activation / workspace peak
+  double overhead_bytes = 0.0;          ///< runtime + NCCL + CUDA graphs (or training buffers)
+  double gradients_bytes = 0.0;         ///< training only
+  double optimizer_bytes = 0.0;         ///< training only
+  double per_gpu_bytes = 0.0;           ///< sum of the above
+  double capacity_per_gpu_bytes = 0.0;  ///< vendor capacity
+  double usable_per_gpu_bytes = 0.0;    ///< capacity × u, or non-KV + u × free (methodology §2.1)
+  double usable_fraction = 0.0;         ///< u as the engine states it
+  bool usable_fraction_of_free = false; ///< u applies to the memory free after loading (TensorRT-LLM)
   bool fits = false;
   /// Usable minus needed (negative when it does not fit).
   [[nodiscard]] double headroom_bytes() const { return usable_per_gpu_bytes - per_gpu_bytes; }

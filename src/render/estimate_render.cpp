@@ -116,10 +116,18 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
   fmt::print("  {:<26}{:>10}\n", "KV cache", format_gb(m.kv_cache_bytes));
   fmt::print("  {:<26}{:>10}\n", "activations (prefill peak)", format_gb(m.activations_bytes));
   fmt::print("  {:<26}{:>10}\n", "runtime overhead", format_gb(m.overhead_bytes));
-  fmt::print("  {:<26}{:>10}  of {} usable ({} visible × {:.2f}): {}\n\n", "total",
-             format_gb(m.per_gpu_bytes), format_gb(m.usable_per_gpu_bytes),
-             format_gb(m.capacity_per_gpu_bytes),
-             m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes : 0.0,
+  // u of the whole GPU, or (TensorRT-LLM) of what is free once weights, activations and reserve are in.
+  const std::string usable_basis =
+      m.usable_fraction_of_free
+          ? fmt::format("{} visible, {:.2f} of the {} free after loading",
+                        format_gb(m.capacity_per_gpu_bytes), m.usable_fraction,
+                        format_gb(std::max(0.0, m.capacity_per_gpu_bytes - m.weights_bytes -
+                                                    m.activations_bytes - m.overhead_bytes)))
+          : fmt::format("{} visible × {:.2f}", format_gb(m.capacity_per_gpu_bytes),
+                        m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes
+                                                     : 0.0);
+  fmt::print("  {:<26}{:>10}  of {} usable ({}): {}\n\n", "total", format_gb(m.per_gpu_bytes),
+             format_gb(m.usable_per_gpu_bytes), usable_basis,
              m.fits ? fmt::format("fits, {} free", format_gb(m.headroom_bytes()))
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
   if (!verdict.feasible()) {

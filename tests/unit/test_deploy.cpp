@@ -41,6 +41,19 @@ TEST_CASE("plan_deployment: engine limits and autoscaler numbers from the capaci
   CHECK(d.idle_before_zero_s == 345);
 }
 
+TEST_CASE("plan_deployment: a profile whose u is of free memory emits u itself", "[deploy]") {
+  // TensorRT-LLM's profile states u as free_gpu_memory_fraction (methodology §2.1): the flag is u.
+  Candidate c = tp2_candidate();
+  c.estimate.memory.usable_fraction = 0.85;
+  c.estimate.memory.usable_fraction_of_free = true;
+  const PreparedModel pm = prepare_model(test::llama31_8b(), precision_from_shorthand(NumberFormat::fp8));
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  const DeployPlan d = plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
+  CHECK(d.kv_free_memory_fraction == 0.85);
+}
+
 TEST_CASE("plan_deployment: a one-sequence replica still gets a target of one", "[deploy]") {
   Candidate c = tp2_candidate();
   c.estimate.concurrency = 1;

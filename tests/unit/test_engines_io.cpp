@@ -64,6 +64,11 @@ TEST_CASE("the shipped vLLM profile is the reference engine of the worked exampl
   CHECK(vllm.kv_reserved_output_share == 0.0);
   CHECK(test::shipped_engines().of(EngineKind::sglang).kv_reserved_output_share == 0.098);
   CHECK(test::shipped_engines().of(EngineKind::trtllm).kv_reserved_output_share == 1.0);
+  // The memory fraction: vLLM's and SGLang's of the whole GPU, TensorRT-LLM's of what is free after
+  // loading (methodology §2.1).
+  CHECK(vllm.usable_fraction_of_free == reference.usable_fraction_of_free);
+  CHECK_FALSE(test::shipped_engines().of(EngineKind::sglang).usable_fraction_of_free);
+  CHECK(test::shipped_engines().of(EngineKind::trtllm).usable_fraction_of_free);
 }
 
 TEST_CASE("SGLang's memory tiers come from the file in order of their bound", "[engine][io]") {
@@ -95,6 +100,11 @@ TEST_CASE("an engines file names the pointer of what is wrong", "[engine][io]") 
   doc = shipped_document();
   doc["engines"]["sglang"]["gpu_memory_tiers"]["tiers"][1]["below_gib"] = 20; // below the first tier's 35
   CHECK(parse_error(doc).rfind("/engines/sglang/gpu_memory_tiers/tiers/1/below_gib: ", 0) == 0);
+
+  doc = shipped_document();
+  doc["engines"]["trtllm"]["fields"]["usable_fraction_of"]["value"] = "free";
+  CHECK(parse_error(doc).rfind("/engines/trtllm/fields/usable_fraction_of/value: unknown value \"free\"",
+                               0) == 0);
 
   doc = shipped_document();
   doc["engines"]["vllm"]["fields"]["layer_overhead_s"]["basis"] = "guessed";

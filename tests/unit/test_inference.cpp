@@ -69,6 +69,31 @@ TEST_CASE("max concurrency of Llama-3.1-8B BF16 on one H100 (methodology §2.7)"
   CHECK(e.memory.fits);
 }
 
+TEST_CASE("a share of the memory free after loading sizes TensorRT-LLM's KV pool (methodology §2.1)",
+          "[core]") {
+  // The example above with u read as TensorRT-LLM reads free_gpu_memory_fraction: of what is free
+  // once W, A and R are in place. C = 80 GiB × 0.99 = 85,040,352,461 B; W + A + R =
+  // 16,060,522,496 + 1,297,088,512 + 966,367,642 = 18,323,978,650 B; free = 66,716,373,811 B;
+  // KV pool = 0.9 × free = 60,044,736,430 B → floor(/ 268,435,456) = 223 sequences (216 of the whole).
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  InferenceWorkload w = chat(1);
+  w.max_context = 2048;
+  EngineConfig engine;
+  engine.usable_fraction_of_free = true;
+  const InferenceEstimate e = estimate_inference(pm, w, h100_sxm(), Deployment{}, engine, nullptr, 0.0);
+  const double capacity = 80.0 * k_gib * 0.99;
+  const double non_kv = 16'060'522'496.0 + 1'297'088'512.0 + 0.9 * k_gib;
+  CHECK(e.memory.usable_per_gpu_bytes == Approx(non_kv + 0.9 * (capacity - non_kv)));
+  CHECK(e.memory.usable_fraction_of_free);
+  CHECK(e.max_concurrency == 223);
+  CHECK(e.memory.fits);
+  // Weights beyond the GPU leave nothing free: the usable bytes are the whole GPU and it does not fit.
+  const PreparedModel big = prepare_model(llama31_70b(), Precision{});
+  const InferenceEstimate over = estimate_inference(big, w, h100_sxm(), Deployment{}, engine, nullptr, 0.0);
+  CHECK(over.memory.usable_per_gpu_bytes == Approx(capacity));
+  CHECK_FALSE(over.memory.fits);
+}
+
 TEST_CASE("decode step of Llama-3.1-8B BF16 on one H100, worked by hand (methodology §4.4)", "[core]") {
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   const InferenceEstimate e =

@@ -50,13 +50,16 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.pooling = model.model.kind == ModelKind::vit;
   d.max_model_len_tokens = d.pooling ? model.model.tokens_per_item : workload.context_tokens();
   d.gpu_memory_fraction = engine.usable_fraction;
-  // TensorRT-LLM sizes its KV pool as a share of the memory free after the model is loaded:
-  // (usable − non-KV) / (capacity − non-KV), so both engines get the same KV budget.
+  // TensorRT-LLM sizes its KV pool as a share of the memory free after the model is loaded: the
+  // profile's u when it is stated that way (usable_fraction_of), else (usable − non-KV) /
+  // (capacity − non-KV), the share that leaves the same KV budget.
   const MemoryEstimate& m = c.estimate.memory;
   const double non_kv_bytes = m.weights_bytes + m.activations_bytes + m.overhead_bytes;
   const double free_bytes = m.capacity_per_gpu_bytes - non_kv_bytes;
   d.kv_free_memory_fraction =
-      free_bytes > 0.0 ? std::clamp((m.usable_per_gpu_bytes - non_kv_bytes) / free_bytes, 0.05, 0.95) : 0.05;
+      m.usable_fraction_of_free ? m.usable_fraction
+      : free_bytes > 0.0        ? std::clamp((m.usable_per_gpu_bytes - non_kv_bytes) / free_bytes, 0.05, 0.95)
+                                : 0.05;
   d.kv_cache_fp8 = model.precision.kv_cache == NumberFormat::fp8;
   d.weights = model.precision.weights;
   d.min_replicas = plan.min_replicas;

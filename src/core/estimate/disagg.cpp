@@ -189,8 +189,11 @@ Operating closed_point(const PoolSetup& s, double clients) {
   const double inside = op.wait_s + op.step_s + s.tkv_s + s.fixed_s;
   const double cycle_ttft =
       op.requests_per_s > 0.0 ? clients / op.requests_per_s - osl_rest * op.tpot_s : inside;
-  op.ttft_s = std::max(inside, cycle_ttft);
-  op.client_wait_s = op.ttft_s - inside;
+  // Clients wait for a free slot only past rounding: a cycle that closes within 1e-9 of the TTFT
+  // inside the pool is no wait (the two come from the same rate, each rounded once).
+  const double excess_s = cycle_ttft - inside;
+  op.client_wait_s = excess_s > 1e-9 * inside ? excess_s : 0.0;
+  op.ttft_s = inside + op.client_wait_s;
   return op;
 }
 

@@ -122,6 +122,17 @@ struct Budget {
   double shared_kv_bytes; // a shared prefix's one copy in it (methodology §3.9)
 };
 
+// The memory an engine may use on one GPU (methodology §2.1): C·u when u is a share of the whole GPU
+// (vLLM, SGLang); when it is a share of what is free after loading (TensorRT-LLM's
+// free_gpu_memory_fraction [TRT-KVCFG]), the non-KV bytes plus u of the rest, so KV = u·(C − W − A − R).
+// Weights that overfill the GPU leave nothing free: C, and the KV budget is negative.
+double usable_bytes(const MemoryEstimate& mem) {
+  if (!mem.usable_fraction_of_free) return mem.capacity_per_gpu_bytes * mem.usable_fraction;
+  const double non_kv = mem.weights_bytes + mem.activations_bytes + mem.overhead_bytes;
+  const double free_bytes = mem.capacity_per_gpu_bytes - non_kv;
+  return free_bytes > 0.0 ? non_kv + mem.usable_fraction * free_bytes : mem.capacity_per_gpu_bytes;
+}
+
 // Memory budget per GPU (methodology §2.1, §2.5–2.7): C·u ≥ W + A + R + KV. Fills the weights,
 // activations and overhead of `mem`; the KV cache and the verdict come with the concurrency.
 Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& mem) {
@@ -129,7 +140,8 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   const ModelSpec& m = pm.model;
   const EngineConfig& engine = in.engine;
   mem.capacity_per_gpu_bytes = in.gpu.visible_memory();
-  mem.usable_per_gpu_bytes = mem.capacity_per_gpu_bytes * engine.usable_fraction;
+  mem.usable_fraction = engine.usable_fraction;
+  mem.usable_fraction_of_free = engine.usable_fraction_of_free;
   // The vision tower sits on the first pipeline stage, TP-sharded like the LM (methodology §1.6).
   mem.weights_bytes = s.weights_gpu_bytes + pm.image_encoder_weight_bytes + pm.vision_weight_bytes / s.t;
   // An MTP module or EAGLE-3 head is one more decoder layer (methodology §3.8): a layer's share of
@@ -163,6 +175,7 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   // A draft model keeps its own KV of every sequence: all its layers, sharded over min(t, its KV heads).
   if (s.decoder && spec == SpeculativeMethod::draft_model)
     b.per_seq_kv += draft.kv_bytes_per_token * context / draft_kv_shards(draft, s.t);
+  mem.usable_per_gpu_bytes = usable_bytes(mem);
   const double kv_budget =
       mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
   b.kv_budget_bytes = kv_budget;

@@ -63,12 +63,15 @@ void read_common(const JsonReader& common, const nlohmann::json& sources, Engine
 }
 
 void read_fields(const JsonReader& fields, const nlohmann::json& sources, EngineConfig& e) {
-  fields.expect_keys({"usable_fraction", "block_tokens", "max_batched_tokens", "max_num_seqs",
-                      "cuda_graph_max_batch", "layer_overhead_s", "moe_layer_overhead_s",
+  fields.expect_keys({"usable_fraction", "usable_fraction_of", "block_tokens", "max_batched_tokens",
+                      "max_num_seqs", "cuda_graph_max_batch", "layer_overhead_s", "moe_layer_overhead_s",
                       "prefill_layer_overhead_s", "prefill_expert_overhead_s", "wave_synchrony",
                       "ttft_fixed_s", "adp_balance_timeout_steps", "adp_balance_batching_steps",
                       "kv_reserved_output_share"});
   e.usable_fraction = field_value(fields, "usable_fraction", 0.01, 1.0, sources);
+  e.usable_fraction_of_free =
+      field(fields, "usable_fraction_of", sources).as_choice({"total", "free_after_load"}) ==
+      "free_after_load";
   e.block_tokens = field_count(fields, "block_tokens", 4096, sources);
   e.max_batched_tokens = field_count(fields, "max_batched_tokens", 1 << 24, sources);
   e.max_num_seqs = field_count(fields, "max_num_seqs", 1 << 20, sources);
