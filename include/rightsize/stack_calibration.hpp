@@ -157,6 +157,37 @@ std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, cons
 /// the shipped band).
 inline constexpr int k_min_band_runs = 5;
 
+/// One factor `rightsize calibrate` fits per stack (docs/calibration.md "What is fitted"): where it
+/// lives in GpuEfficiency and FittedEfficiency, its fit bounds, what informs it. The one list the
+/// fit's report (app), the overlay file (io) and applying an overlay (apply_stack_fits) iterate.
+struct StackFactor {
+  const char* name; ///< its key in the overlay file and its row in the report
+  double GpuEfficiency::*value;
+  std::string FittedEfficiency::*source;
+  std::vector<std::string> FittedEfficiency::*cases;
+  double FitOptions::*min, FitOptions::*max; ///< the fit's bounds
+  const char* informed_by;                   ///< what a run needs to inform it, for "kept" lines
+  /// A multiple of an engine-profile time (neutral value 1), not a fraction of a peak: its overlay
+  /// range is a multiple's, and an overlay written before it existed reads as 1.
+  bool multiple = false;
+};
+
+inline constexpr StackFactor k_stack_factors[] = {
+    {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
+     &FittedEfficiency::decode_cases, &FitOptions::bandwidth_min, &FitOptions::bandwidth_max,
+     "TPOT and throughput"},
+    {"layer_overhead", &GpuEfficiency::layer_overhead, &FittedEfficiency::layer_overhead_source,
+     &FittedEfficiency::layer_overhead_cases, &FitOptions::layer_overhead_min,
+     &FitOptions::layer_overhead_max, "TPOT and throughput", true},
+    {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
+     &FittedEfficiency::prefill_cases, &FitOptions::compute_min, &FitOptions::compute_max, "TTFT"},
+    {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
+     &FittedEfficiency::communication_cases, &FitOptions::communication_min, &FitOptions::communication_max,
+     "runs with tp > 1"},
+    {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
+     &FittedEfficiency::training_cases, &FitOptions::mfu_min, &FitOptions::mfu_max, "training runs"},
+};
+
 /// Fits one GPU x engine: `gpu` carries the shipped efficiency; every run of `fit_runs` and
 /// `holdout_runs` must be on that GPU with that engine (not checked here). Factors no run informs
 /// keep the shipped value. Deterministic.

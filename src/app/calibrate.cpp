@@ -14,32 +14,7 @@
 namespace rightsize::app {
 namespace {
 
-struct FactorRow {
-  const char* name;
-  double GpuEfficiency::*value;
-  std::string FittedEfficiency::*source;
-  std::vector<std::string> FittedEfficiency::*cases;
-  const char* informed_by;                   ///< what a run needs to inform it, for "kept" lines
-  double FitOptions::*min, FitOptions::*max; ///< the fit's bounds (docs/calibration.md)
-};
-
-constexpr FactorRow k_factor_rows[] = {
-    {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
-     &FittedEfficiency::decode_cases, "TPOT and throughput", &FitOptions::bandwidth_min,
-     &FitOptions::bandwidth_max},
-    {"layer_overhead", &GpuEfficiency::layer_overhead, &FittedEfficiency::layer_overhead_source,
-     &FittedEfficiency::layer_overhead_cases, "TPOT and throughput", &FitOptions::layer_overhead_min,
-     &FitOptions::layer_overhead_max},
-    {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
-     &FittedEfficiency::prefill_cases, "TTFT", &FitOptions::compute_min, &FitOptions::compute_max},
-    {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
-     &FittedEfficiency::communication_cases, "runs with tp > 1", &FitOptions::communication_min,
-     &FitOptions::communication_max},
-    {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
-     &FittedEfficiency::training_cases, "training runs", &FitOptions::mfu_min, &FitOptions::mfu_max},
-};
-
-CalibratedFactor factor(const FactorRow& f, const GpuEfficiency& shipped, const FittedEfficiency& fitted) {
+CalibratedFactor factor(const StackFactor& f, const GpuEfficiency& shipped, const FittedEfficiency& fitted) {
   CalibratedFactor c;
   c.name = f.name;
   c.shipped = shipped.*f.value;
@@ -71,7 +46,7 @@ CalibratedStack calibrated_stack(const StackFit& s, std::size_t holdout_runs, co
         c.shipped_bands.push_back(before);
   }
   c.few_fit_runs = s.runs.size() < 3;
-  for (const FactorRow& f : k_factor_rows)
+  for (const StackFactor& f : k_stack_factors)
     c.factors.push_back(factor(f, s.shipped, s.fitted));
   for (const LayoutFit& l : s.layouts) {
     CalibratedLayout layout;
@@ -80,7 +55,7 @@ CalibratedStack calibrated_stack(const StackFit& s, std::size_t holdout_runs, co
     layout.own = l.own;
     layout.loo = l.loo;
     if (l.own) {
-      for (const FactorRow& f : k_factor_rows) {
+      for (const StackFactor& f : k_stack_factors) {
         if (l.fitted.*f.source == "fitted") layout.fitted.push_back(factor(f, s.shipped, l.fitted));
       }
     }

@@ -425,16 +425,11 @@ namespace {
 // Sets the factors whose source is "fitted" on `e`; returns their names ("" when none).
 std::string take_fitted(GpuEfficiency& e, const FittedEfficiency& f) {
   std::string names;
-  const auto take = [&](double& slot, double value, const std::string& source, const char* name) {
-    if (source != "fitted") return;
-    slot = value;
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  };
-  take(e.decode_bandwidth, f.efficiency.decode_bandwidth, f.decode_source, "decode_bandwidth");
-  take(e.layer_overhead, f.efficiency.layer_overhead, f.layer_overhead_source, "layer_overhead");
-  take(e.prefill_compute, f.efficiency.prefill_compute, f.prefill_source, "prefill_compute");
-  take(e.communication, f.efficiency.communication, f.communication_source, "communication");
-  take(e.training_mfu, f.efficiency.training_mfu, f.training_source, "training_mfu");
+  for (const StackFactor& factor : k_stack_factors) {
+    if (f.*factor.source != "fitted") continue;
+    e.*factor.value = f.efficiency.*factor.value;
+    names += (names.empty() ? "" : ", ") + std::string(factor.name);
+  }
   return names;
 }
 

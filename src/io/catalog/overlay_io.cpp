@@ -23,30 +23,14 @@ double rounded(double v) {
   return std::round(v * 1e4) / 1e4;
 }
 
-struct FactorSlot {
-  const char* name;
-  double GpuEfficiency::*value;
-  std::string FittedEfficiency::*source;
-  std::vector<std::string> FittedEfficiency::*cases;
-  OverlayRange fitted_range = k_overlay_efficiency_range;
-  OverlayRange shipped_range = k_overlay_shipped_range;
-  /// Absent from overlays written before the factor existed: reads as the GpuEfficiency default,
-  /// source "shipped".
-  bool optional = false;
-};
+// A factor's range in the file: a multiple's (layer_overhead) or a fraction's of the peak.
+OverlayRange fitted_range(const StackFactor& f) {
+  return f.multiple ? k_overlay_multiple_range : k_overlay_efficiency_range;
+}
 
-const FactorSlot k_slots[] = {
-    {"decode_bandwidth", &GpuEfficiency::decode_bandwidth, &FittedEfficiency::decode_source,
-     &FittedEfficiency::decode_cases},
-    {"layer_overhead", &GpuEfficiency::layer_overhead, &FittedEfficiency::layer_overhead_source,
-     &FittedEfficiency::layer_overhead_cases, k_overlay_multiple_range, k_overlay_multiple_range, true},
-    {"prefill_compute", &GpuEfficiency::prefill_compute, &FittedEfficiency::prefill_source,
-     &FittedEfficiency::prefill_cases},
-    {"communication", &GpuEfficiency::communication, &FittedEfficiency::communication_source,
-     &FittedEfficiency::communication_cases},
-    {"training_mfu", &GpuEfficiency::training_mfu, &FittedEfficiency::training_source,
-     &FittedEfficiency::training_cases},
-};
+OverlayRange shipped_range(const StackFactor& f) {
+  return f.multiple ? k_overlay_multiple_range : k_overlay_shipped_range;
+}
 
 double rounded_pct(double v) {
   return std::round(v * 10.0) / 10.0;
@@ -77,11 +61,11 @@ void check_overlay_value(const StackFit& s, const std::string& what, double writ
 
 void check_overlay_ranges(const CalibrationOverlay& overlay) {
   for (const StackFit& s : overlay.stacks) {
-    for (const FactorSlot& f : k_slots) {
+    for (const StackFactor& f : k_stack_factors) {
       const double fitted = s.fitted.efficiency.*f.value;
-      check_overlay_value(s, std::string("factor ") + f.name, rounded(fitted), fitted, f.fitted_range);
+      check_overlay_value(s, std::string("factor ") + f.name, rounded(fitted), fitted, fitted_range(f));
       const double shipped = s.shipped.*f.value;
-      check_overlay_value(s, std::string("shipped ") + f.name, rounded(shipped), shipped, f.shipped_range);
+      check_overlay_value(s, std::string("shipped ") + f.name, rounded(shipped), shipped, shipped_range(f));
     }
     for (const BandEntry& b : s.bands) {
       const std::string band = fmt::format("the {} band's ", to_string(b.kind));
@@ -107,10 +91,10 @@ void check_overlay_ranges(const CalibrationOverlay& overlay) {
     }
     for (const LayoutFit& l : s.layouts) {
       if (!l.own) continue;
-      for (const FactorSlot& f : k_slots) {
+      for (const StackFactor& f : k_stack_factors) {
         const double v = l.fitted.efficiency.*f.value;
         check_overlay_value(s, fmt::format("the {} layouts' {}", to_string(l.family), f.name), rounded(v), v,
-                            f.fitted_range);
+                            fitted_range(f));
       }
     }
   }
@@ -222,7 +206,7 @@ nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts) {
   for (const LayoutFit& l : layouts) {
     nlohmann::json lj = {{"family", to_string(l.family)}, {"runs", l.runs}, {"own_factors", l.own}};
     if (l.own) {
-      for (const FactorSlot& f : k_slots) {
+      for (const StackFactor& f : k_stack_factors) {
         lj["efficiency"][f.name] = rounded(l.fitted.efficiency.*f.value);
         lj["source"][f.name] = l.fitted.*f.source;
         lj["fitted_to"][f.name] = l.fitted.*f.cases;
@@ -250,7 +234,7 @@ std::string overlay_to_json(const CalibrationOverlay& overlay) {
     j["gpu"] = s.gpu_id;
     j["engine"] = s.engine;
     j["runs"] = s.runs;
-    for (const FactorSlot& f : k_slots) {
+    for (const StackFactor& f : k_stack_factors) {
       j["efficiency"][f.name] = rounded(s.fitted.efficiency.*f.value);
       j["shipped"][f.name] = rounded(s.shipped.*f.value);
       j["source"][f.name] = s.fitted.*f.source;
@@ -326,16 +310,16 @@ CalibrationOverlay load_overlay(const std::string& path) {
       fit.runs.push_back(r.as_string());
     const JsonReader eff = s.at("efficiency");
     const JsonReader src = s.at("source");
-    for (const FactorSlot& f : k_slots) {
-      if (f.optional && !eff.find(f.name)) {
+    for (const StackFactor& f : k_stack_factors) {
+      if (f.multiple && !eff.find(f.name)) { // an overlay older than the factor: its neutral 1
         fit.fitted.*f.source = "shipped";
         continue;
       }
       // The physical range of every factor; calibrate stays inside FitOptions'.
-      fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), f.fitted_range);
+      fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), fitted_range(f));
       fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
       if (const auto shipped = s.find("shipped"))
-        fit.shipped.*f.value = read_in_range(shipped->at(f.name), f.shipped_range);
+        fit.shipped.*f.value = read_in_range(shipped->at(f.name), shipped_range(f));
       if (const auto to = s.find("fitted_to")) {
         for (const JsonReader& id : to->at(f.name).elements())
           (fit.fitted.*f.cases).push_back(id.as_string());
@@ -366,12 +350,12 @@ CalibrationOverlay load_overlay(const std::string& path) {
           fit_l.runs.push_back(r.as_string());
         fit_l.own = l.at("own_factors").as_bool();
         if (fit_l.own) {
-          for (const FactorSlot& f : k_slots) {
-            if (f.optional && !l.at("efficiency").find(f.name)) {
+          for (const StackFactor& f : k_stack_factors) {
+            if (f.multiple && !l.at("efficiency").find(f.name)) {
               fit_l.fitted.*f.source = "stack";
               continue;
             }
-            fit_l.fitted.efficiency.*f.value = read_in_range(l.at("efficiency").at(f.name), f.fitted_range);
+            fit_l.fitted.efficiency.*f.value = read_in_range(l.at("efficiency").at(f.name), fitted_range(f));
             fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
           }
         }
