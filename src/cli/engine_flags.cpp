@@ -15,7 +15,8 @@ void add_engine_options(CLI::App* command, EngineOptions& options) {
       ->group("Engine");
   command
       ->add_option("--gpu-memory-utilization", options.gpu_memory_utilization,
-                   "fraction of GPU memory the engine may use (default 0.90, as vLLM)")
+                   "the engine's memory fraction u: of the whole GPU (vLLM, SGLang) or of the memory free "
+                   "after loading (TensorRT-LLM); default: the profile's")
       ->group("Engine");
   command
       ->add_option("--max-batched-tokens", options.max_batched_tokens,
