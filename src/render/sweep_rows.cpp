@@ -3,7 +3,6 @@
 #include "render/sweep_rows.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json/json_text.hpp"
+#include "render/number_text.hpp"
 #include "render/render.hpp"
 #include "rightsize/units.hpp"
 
@@ -26,38 +26,7 @@ void put(Buffer& out, std::string_view text) {
 // Integers into a local array and one append: fmt's iterator path pushes one char at a time.
 void put_int(Buffer& out, std::int64_t value) {
   char text[24];
-  char* end = text + sizeof text;
-  char* p = end;
-  const bool negative = value < 0;
-  auto v = negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
-  do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  if (negative) *--p = '-';
-  out.append(p, end);
-}
-
-void put_bytes(Buffer& out, double bytes) {
-  // Past int64 a count is written in exponent form rather than wrapped (issue 22 item 2).
-  if (std::fabs(bytes) < 9.2e18) {
-    put_int(out, std::llround(bytes));
-  } else {
-    const std::string text = text_bytes(bytes);
-    out.append(text.data(), text.data() + text.size());
-  }
-}
-
-// 10^k: exact from a table for |k| <= 22, std::pow beyond (rare: values outside 1e-17..1e27).
-double pow10(int k) {
-  static constexpr double table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  static constexpr double inverse[] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
-                                       1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
-                                       1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
-  if (k >= 0 && k <= 22) return table[k];
-  if (k < 0 && k >= -22) return inverse[-k];
-  return std::pow(10.0, k);
+  out.append(text, write_int(text, value));
 }
 
 bool needs_csv_quotes(const Buffer& b, std::size_t from) {
@@ -103,61 +72,8 @@ const std::vector<std::string_view>& sweep_figure_columns() {
 }
 
 void append_number(Buffer& out, double value) {
-  // Equal to fmt "{}" of round_sig(value, 6) (shortest form, exponent below 1e-4 and from 1e16)
-  // without its log10/pow: this runs ~10 times per row, so the text is built in a local array.
-  if (!std::isfinite(value)) return;
-  if (value == 0.0) {
-    out.push_back('0');
-    return;
-  }
   char text[32];
-  char* p = text;
-  if (value < 0.0) *p++ = '-';
-  const double a = std::fabs(value);
-  // Decimal exponent: from the binary one (floor(e2 · log10 2) as (e2 · 78913) >> 18), then fixed up.
-  const int e2 = static_cast<int>((std::bit_cast<std::uint64_t>(a) >> 52) & 0x7ff) - 1023;
-  int e10 = (e2 * 78913) >> 18;
-  if (a >= pow10(e10 + 1)) ++e10;
-  if (a < pow10(e10)) --e10;
-  std::int64_t m = std::llround(e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5));
-  if (m >= 1'000'000) { // rounded up to the next decade
-    m /= 10;
-    ++e10;
-  }
-  char digits[6];
-  for (int i = 5; i >= 0; --i) {
-    digits[i] = static_cast<char>('0' + m % 10);
-    m /= 10;
-  }
-  int n = 6;
-  while (n > 1 && digits[n - 1] == '0')
-    --n;
-  if (e10 < -4 || e10 >= 16) {
-    *p++ = digits[0];
-    if (n > 1) *p++ = '.';
-    for (int i = 1; i < n; ++i)
-      *p++ = digits[i];
-    *p++ = 'e';
-    *p++ = e10 < 0 ? '-' : '+';
-    const int e = e10 < 0 ? -e10 : e10;
-    if (e >= 100) *p++ = static_cast<char>('0' + e / 100);
-    *p++ = static_cast<char>('0' + e / 10 % 10);
-    *p++ = static_cast<char>('0' + e % 10);
-  } else if (e10 >= 0) {
-    for (int i = 0; i <= e10; ++i)
-      *p++ = i < n ? digits[i] : '0';
-    if (n > e10 + 1) *p++ = '.';
-    for (int i = e10 + 1; i < n; ++i)
-      *p++ = digits[i];
-  } else {
-    *p++ = '0';
-    *p++ = '.';
-    for (int i = 0; i < -e10 - 1; ++i)
-      *p++ = '0';
-    for (int i = 0; i < n; ++i)
-      *p++ = digits[i];
-  }
-  out.append(text, p);
+  out.append(text, write_number(text, value));
 }
 
 void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
@@ -346,6 +262,62 @@ void RowWriter::row(Buffer& out, const PointResult& point, bool first) const {
   if (m_format == Format::jsonl) out.push_back('\n');
 }
 
+// The figure cells after the GPU id, each followed by its comma: written through a raw pointer into
+// room reserved once (no capacity check or copy call per cell; the hot path of a CSV sweep).
+namespace {
+void figure_cells(Buffer& out, const PointResult& p) {
+  constexpr std::size_t k_max_chars = 1024; // 34 cells of at most 24 characters and their commas
+  const Deployment& d = p.deployment;
+  const InferenceEstimate& e = p.estimate;
+  const MemoryEstimate& m = e.memory;
+  const std::size_t start = out.size();
+  out.reserve(start + k_max_chars);
+  char* const base = out.data() + start;
+  char* w = base;
+  const auto text = [&w](std::string_view t) { w = std::copy(t.begin(), t.end(), w); };
+  for (const int v : {d.gpus, d.tp, d.pp, d.ep, d.attention_dp, d.replicas()}) {
+    *w++ = ',';
+    w = write_int(w, v);
+  }
+  for (const double v : {m.per_gpu_bytes, m.usable_per_gpu_bytes, m.weights_bytes, m.kv_cache_bytes}) {
+    *w++ = ',';
+    // Past int64 a count is written in exponent form rather than wrapped (issue 22 item 2).
+    if (std::fabs(v) < 9.2e18) {
+      w = write_int(w, std::llround(v));
+    } else {
+      text(text_bytes(v));
+    }
+  }
+  text(m.fits ? ",true," : ",false,");
+  w = write_int(w, e.concurrency);
+  *w++ = ',';
+  w = write_int(w, e.max_concurrency);
+  *w++ = ',';
+  // An overloaded open loop's TTFT and end-to-end are unbounded: empty, not the core's stand-in.
+  const double unbounded = std::nan("");
+  for (const double v :
+       {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
+        e.overloaded ? unbounded : e.ttft.p99_s, e.tpot.p99_s, e.overloaded ? unbounded : e.e2e.p99_s,
+        e.output_tokens_per_s, e.requests_per_s, p.has_goodput ? p.goodput_requests_per_s : unbounded,
+        p.has_goodput ? p.slo_attainment : unbounded}) {
+    w = write_number(w, v);
+    *w++ = ',';
+  }
+  text(to_string(e.bound));
+  *w++ = ','; // whole instances billed (docs/methodology.md "Whole instances")
+  w = write_int(w, e.bill.gpus_billed);
+  for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request}) {
+    *w++ = ',';
+    if (p.price_known) w = write_number(w, v);
+  }
+  *w++ = ','; // a point that serves no load has no cost at load (empty, not 0)
+  if (p.price_known && p.at_load.served_requests_per_s > 0.0)
+    w = write_number(w, p.at_load.usd_per_million_output_tokens);
+  *w++ = ',';
+  out.resize(start + static_cast<std::size_t>(w - base));
+}
+} // namespace
+
 void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
   if (m_plan->training) {
     training_csv_row(out, p);
@@ -356,44 +328,8 @@ void RowWriter::csv_row(Buffer& out, const PointResult& p) const {
     out.push_back(',');
   }
   if (p.has_estimate()) {
-    const Deployment& d = p.deployment;
-    const InferenceEstimate& e = p.estimate;
-    const MemoryEstimate& m = e.memory;
     put(out, m_gpu_csv[p.gpu]);
-    for (const int v : {d.gpus, d.tp, d.pp, d.ep, d.attention_dp, d.replicas()}) {
-      out.push_back(',');
-      put_int(out, v);
-    }
-    for (const double v : {m.per_gpu_bytes, m.usable_per_gpu_bytes, m.weights_bytes, m.kv_cache_bytes}) {
-      out.push_back(',');
-      put_bytes(out, v);
-    }
-    put(out, m.fits ? ",true," : ",false,");
-    put_int(out, e.concurrency);
-    out.push_back(',');
-    put_int(out, e.max_concurrency);
-    out.push_back(',');
-    // An overloaded open loop's TTFT and end-to-end are unbounded: empty, not the core's stand-in.
-    const double unbounded = std::nan("");
-    for (const double v :
-         {e.overloaded ? unbounded : e.ttft_s, e.tpot_s, e.overloaded ? unbounded : e.e2e_s,
-          e.overloaded ? unbounded : e.ttft.p99_s, e.tpot.p99_s, e.overloaded ? unbounded : e.e2e.p99_s,
-          e.output_tokens_per_s, e.requests_per_s, p.has_goodput ? p.goodput_requests_per_s : unbounded,
-          p.has_goodput ? p.slo_attainment : unbounded}) {
-      append_number(out, v);
-      out.push_back(',');
-    }
-    put(out, to_string(e.bound));
-    out.push_back(','); // whole instances billed (docs/methodology.md "Whole instances")
-    put_int(out, e.bill.gpus_billed);
-    for (const double v : {e.usd_per_hour, e.usd_per_million_output_tokens, e.usd_per_request}) {
-      out.push_back(',');
-      if (p.price_known) append_number(out, v);
-    }
-    out.push_back(','); // a point that serves no load has no cost at load (empty, not 0)
-    if (p.price_known && p.at_load.served_requests_per_s > 0.0)
-      append_number(out, p.at_load.usd_per_million_output_tokens);
-    out.push_back(',');
+    figure_cells(out, p);
   } else {
     for (std::size_t c = 1; c < sweep_figure_columns().size(); ++c)
       out.push_back(','); // empty but status

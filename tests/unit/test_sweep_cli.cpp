@@ -1,12 +1,16 @@
 // Sweep engine in the CLI layer: key checks, rows (CSV parses, expected columns), thread
 // independence, number formatting, status words, SVG well-formedness (docs/sweep.md).
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <sstream>
+#include <string>
 
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "render/number_text.hpp"
 #include "render/render.hpp"
 #include "render/svg.hpp"
 #include "render/sweep_plot.hpp"
@@ -154,6 +158,18 @@ TEST_CASE("numbers are written as round_sig(v, 6) in shortest form", "[cli][swee
     append_number(b, v);
     CHECK(fmt::to_string(b) == fmt::format("{}", round_sig(v)));
   }
+}
+
+TEST_CASE("the raw number writers stay within their stated lengths", "[cli][sweep]") {
+  // The CSV figure cells are written into room reserved once (sweep_rows.cpp): 20 characters at
+  // most for an integer, 17 for a number.
+  char text[64];
+  CHECK(std::string(text, write_int(text, std::numeric_limits<std::int64_t>::min())) ==
+        "-9223372036854775808");
+  CHECK(std::string(text, write_int(text, 0)) == "0");
+  CHECK(std::string(text, write_number(text, -1.2345678e15)) == "-1234570000000000");
+  CHECK(std::string(text, write_number(text, -1.2345678e-100)) == "-1.23457e-100");
+  CHECK(write_number(text, std::nan("")) == text);
 }
 
 TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep their reason",

@@ -1,0 +1,16 @@
+#pragma once
+// Numbers as sweep rows print them, written at a raw pointer: the hot path of a CSV sweep writes a
+// row's figure cells into room reserved once (render/sweep_rows.cpp).
+#include <cstdint>
+
+namespace rightsize::cli {
+
+/// An integer's decimal text at `at` (at most 20 characters); returns the end.
+char* write_int(char* at, std::int64_t value);
+
+/// Equal to fmt "{}" of the value rounded to 6 significant digits (shortest form, exponent below
+/// 1e-4 and from 1e16) without its log10/pow, at `at` (at most 17 characters; nothing for a
+/// non-finite value); returns the end.
+char* write_number(char* at, double value);
+
+} // namespace rightsize::cli
