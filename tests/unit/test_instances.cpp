@@ -96,6 +96,11 @@ TEST_CASE("bill_instances: the median provider's bill at the price's rate", "[co
   CHECK_FALSE(b.shape_known);
   CHECK(three.shapes[static_cast<std::size_t>(b.shape_index)].provider == "nebius"); // lambda, nebius, aws
   CHECK(b.usd_per_hour == Approx(4.5));
+  // Shapes in any order tie by name, not by position: nebius, aws, lambda bill 1, 8, 1 -> the order
+  // lambda, nebius, aws, and its middle is nebius (by position it would be lambda).
+  const GpuPrice unsorted(4.5, {{"nebius", "", {}}, {"aws", "p5.48xlarge", k_eight}, {"lambda", "", {}}});
+  b = bill_instances(1, 1, unsorted);
+  CHECK(unsorted.shapes[static_cast<std::size_t>(b.shape_index)].provider == "nebius");
   // 16 GPUs fill two 8-GPU instances at every provider: nothing idle either way.
   b = bill_instances(16, 1, three);
   CHECK(b.gpus_billed == 16);

@@ -12,13 +12,16 @@ namespace {
 // instance holds, 72 on an NVL72 rack); beyond it, whole largest instances.
 constexpr int k_max_remainder = 128;
 
+// Trivially constructible: the knapsack below sets each entry it uses, so its table of
+// k_max_remainder + 1 entries costs nothing to declare (it runs once per provider per estimate).
 struct Cost {
-  int gpus = std::numeric_limits<int>::max();
-  int instances = 0;
-  bool mixed = false;
-  int size = 0;     ///< the size of one instance in the mix (to tell a mix from one size)
-  int max_size = 0; ///< the largest size in the mix
+  int gpus;
+  int instances;
+  bool mixed;
+  int size;     ///< the size of one instance in the mix (to tell a mix from one size)
+  int max_size; ///< the largest size in the mix
 };
+constexpr Cost k_no_cost{std::numeric_limits<int>::max(), 0, false, 0, 0};
 
 } // namespace
 
@@ -57,9 +60,10 @@ InstancePacking pack_instances(int replicas, int gpus_per_replica, const std::ve
   }
   // The remaining replicas (fewer than one largest instance holds): the fewest GPUs any mix of
   // sizes gives, fewer instances at a tie (a small knapsack over at most k_max_remainder replicas).
-  std::array<Cost, k_max_remainder + 1> best{};
+  std::array<Cost, k_max_remainder + 1> best; // entries 0..rest are set before they are read
   best[0] = Cost{0, 0, false, 0, 0};
   for (int r = 1; r <= rest; ++r) {
+    best[static_cast<std::size_t>(r)] = k_no_cost;
     for (const int size : sizes) {
       const int holds = size / gpus_per_replica;
       if (holds <= 0) continue;
@@ -93,8 +97,8 @@ InstanceBill bill_instances(int replicas, int gpus_per_replica, const GpuPrice& 
     // one, count those ordered before it; the median has (n - 1) / 2 before it. O(n²) over a
     // handful of providers, no allocation: each provider is packed once (the first k_cached on the
     // stack; any more are packed again on use).
-    constexpr std::size_t k_cached = 64;
-    std::array<InstancePacking, k_cached> cache{};
+    constexpr std::size_t k_cached = 32;
+    std::array<InstancePacking, k_cached> cache;
     const auto pack_one = [&](std::size_t i) {
       return pack_instances(replicas, gpus_per_replica, price.shapes[i].gpus_per_instance, tp_gpus);
     };
@@ -108,6 +112,16 @@ InstanceBill bill_instances(int replicas, int gpus_per_replica, const GpuPrice& 
       hosting += packing(i).hostable ? 1U : 0U;
     const bool all = hosting == 0;
     const std::size_t counted = all ? n : hosting;
+    // Ties go to the provider name, then the index. Shapes come sorted by provider (pricing.cpp keys
+    // them by name), so the name order is the index order and no names need comparing per pair.
+    const bool by_name =
+        std::is_sorted(price.shapes.begin(), price.shapes.end(),
+                       [](const RentalShape& a, const RentalShape& b) { return a.provider < b.provider; });
+    const auto tie_before = [&](std::size_t j, std::size_t i) {
+      if (by_name) return j < i;
+      return price.shapes[j].provider < price.shapes[i].provider ||
+             (price.shapes[j].provider == price.shapes[i].provider && j < i);
+    };
     for (std::size_t i = 0; i < n; ++i) {
       if (!all && !packing(i).hostable) continue;
       const int ki = key(i);
@@ -115,9 +129,7 @@ InstanceBill bill_instances(int replicas, int gpus_per_replica, const GpuPrice& 
       for (std::size_t j = 0; j < n; ++j) {
         if (j == i || (!all && !packing(j).hostable)) continue;
         const int kj = key(j);
-        if (kj < ki || (kj == ki && (price.shapes[j].provider < price.shapes[i].provider ||
-                                     (price.shapes[j].provider == price.shapes[i].provider && j < i))))
-          ++before;
+        if (kj < ki || (kj == ki && tie_before(j, i))) ++before;
       }
       if (before != (counted - 1) / 2) continue;
       bill.shape_index = static_cast<int>(i);
