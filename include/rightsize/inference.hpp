@@ -145,6 +145,8 @@ struct MemoryEstimate {
   bool fits = false;
   /// Usable minus needed (negative when it does not fit).
   [[nodiscard]] double headroom_bytes() const { return usable_per_gpu_bytes - per_gpu_bytes; }
+  /// Serving: what is in place before the KV pool is sized, weights + activations + overhead.
+  [[nodiscard]] double non_kv_bytes() const { return weights_bytes + activations_bytes + overhead_bytes; }
 };
 
 /// Model facts derived once per (model, precision) so each estimate is plain arithmetic.

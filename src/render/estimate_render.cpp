@@ -121,8 +121,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
       m.usable_fraction_of_free
           ? fmt::format("{} visible, {:.2f} of the {} free after loading",
                         format_gb(m.capacity_per_gpu_bytes), m.usable_fraction,
-                        format_gb(std::max(0.0, m.capacity_per_gpu_bytes - m.weights_bytes -
-                                                    m.activations_bytes - m.overhead_bytes)))
+                        format_gb(std::max(0.0, m.capacity_per_gpu_bytes - m.non_kv_bytes())))
           : fmt::format("{} visible × {:.2f}", format_gb(m.capacity_per_gpu_bytes),
                         m.capacity_per_gpu_bytes > 0 ? m.usable_per_gpu_bytes / m.capacity_per_gpu_bytes
                                                      : 0.0);

@@ -23,8 +23,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.kv_bytes_per_token_gpu = cache.kv_bytes_per_token;
   d.kv_block_tokens = std::max<std::int64_t>(1, engine.block_tokens);
   const MemoryEstimate& mem = c.estimate.memory;
-  d.kv_pool_bytes_per_gpu = std::max(0.0, mem.usable_per_gpu_bytes - mem.weights_bytes -
-                                              mem.activations_bytes - mem.overhead_bytes);
+  d.kv_pool_bytes_per_gpu = std::max(0.0, mem.usable_per_gpu_bytes - mem.non_kv_bytes());
   d.tensor_parallel = c.layout.tp;
   d.pipeline_parallel = c.layout.pp;
   d.expert_parallel = c.layout.ep;
@@ -54,7 +53,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   // profile's u when it is stated that way (usable_fraction_of), else (usable − non-KV) /
   // (capacity − non-KV), the share that leaves the same KV budget.
   const MemoryEstimate& m = c.estimate.memory;
-  const double non_kv_bytes = m.weights_bytes + m.activations_bytes + m.overhead_bytes;
+  const double non_kv_bytes = m.non_kv_bytes();
   const double free_bytes = m.capacity_per_gpu_bytes - non_kv_bytes;
   d.kv_free_memory_fraction =
       m.usable_fraction_of_free ? m.usable_fraction

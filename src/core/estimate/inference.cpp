@@ -128,7 +128,7 @@ struct Budget {
 // Weights that overfill the GPU leave nothing free: C, and the KV budget is negative.
 double usable_bytes(const MemoryEstimate& mem) {
   if (!mem.usable_fraction_of_free) return mem.capacity_per_gpu_bytes * mem.usable_fraction;
-  const double non_kv = mem.weights_bytes + mem.activations_bytes + mem.overhead_bytes;
+  const double non_kv = mem.non_kv_bytes();
   const double free_bytes = mem.capacity_per_gpu_bytes - non_kv;
   return free_bytes > 0.0 ? non_kv + mem.usable_fraction * free_bytes : mem.capacity_per_gpu_bytes;
 }
@@ -176,8 +176,7 @@ Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& m
   if (s.decoder && spec == SpeculativeMethod::draft_model)
     b.per_seq_kv += draft.kv_bytes_per_token * context / draft_kv_shards(draft, s.t);
   mem.usable_per_gpu_bytes = usable_bytes(mem);
-  const double kv_budget =
-      mem.usable_per_gpu_bytes - mem.weights_bytes - mem.activations_bytes - mem.overhead_bytes;
+  const double kv_budget = mem.usable_per_gpu_bytes - mem.non_kv_bytes();
   b.kv_budget_bytes = kv_budget;
 
   double max_conc = 0.0;
