@@ -5,6 +5,7 @@
 // bench/accuracy_report writes them into data/calibration.json; core::band_for applies them.
 // Worked example: tests/unit/test_reach_bands.cpp.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -23,9 +24,13 @@ inline constexpr std::size_t k_reach_min_rows = 20;
 /// predicted by a fit that never saw its GPU), leaving out the rows of `except_gpu` (the fold being
 /// scored, so that its own band never comes from its own rows; "" = none). A held-out GPU's rows are
 /// gpu_sibling residuals when another GPU of its family (gpu_family over `gpus`) has serving rows,
-/// extrapolated residuals otherwise. Each band is p10..p90 of measured / predicted, never narrower
-/// than the point; extrapolated is never narrower than gpu_sibling and, without rows of its own,
-/// is gpu_sibling's. Rows of replicas across nodes are left out, as for the serving-row bands.
+/// extrapolated residuals otherwise. Each band is symmetric in log ratio, e^±q with q the 80th
+/// percentile of |ln(measured / predicted)|: the absolute-residual score of split conformal prediction
+/// [CONFORMAL] at 80 % coverage. A held-out GPU's error has a size that carries to the next GPU but
+/// not a sign (leave one GPU out: H100 −16 %, its sibling H200 +18.5 % median TTFT), so p10..p90 of the
+/// signed ratios would centre the band on the other GPUs' bias (methodology §3.5 "Bands by reach").
+/// Extrapolated is never narrower than gpu_sibling and, without rows of its own, is gpu_sibling's.
+/// Rows of replicas across nodes are left out, as for the serving-row bands.
 inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>& logo,
                                                const std::vector<Gpu>& gpus, const std::string& except_gpu) {
   const auto family = [&gpus](const std::string& id) {
@@ -54,8 +59,13 @@ inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>&
     ReachBand b;
     b.kind = kind;
     b.reach = reach;
-    b.ratio_low = std::min(1.0, quantile(ratios, 0.10));
-    b.ratio_high = std::max(1.0, quantile(ratios, 0.90));
+    std::vector<double> spread; // |ln r|: the conformal score of each held-out row
+    spread.reserve(ratios.size());
+    for (const double r : ratios)
+      spread.push_back(std::fabs(std::log(r)));
+    const double q = quantile(spread, 0.80);
+    b.ratio_low = std::exp(-q);
+    b.ratio_high = std::exp(q);
     b.rows = static_cast<int>(ratios.size());
     b.held_out.assign(ids.begin(), ids.end());
     return b;

@@ -25,7 +25,14 @@ struct ServingGate {
   std::string key;
   double median_ape_pct = 0.0;
   std::size_t rows = 0;
+  /// Grouped gates: the share of rows inside their p10–p90 band, held to issue 37's 75–85 %
+  /// (k_band_coverage_low_pct..high); < 0 = not gated.
+  double band_coverage_pct = -1.0;
 };
+
+/// Issue 37's target for the grouped band coverage, which `accuracy_report --check` holds.
+inline constexpr double k_band_coverage_low_pct = 75.0;
+inline constexpr double k_band_coverage_high_pct = 85.0;
 
 // The serving gates: median APE over the rows whose preset the CSV names (serving_*), over the rows
 // of issue 19's models scored through the model-id table (serving_*_new) and over the

@@ -1,6 +1,7 @@
 // Bands by reach (issue 37 item 3; docs/accuracy.md "Bands by reach"), worked by hand: the reach
 // bands from held-out residuals (bench/reach_bands.hpp), each GPU's reach (core::assign_reach) and
 // the band an estimate takes at its reach (core::band_for).
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ std::vector<Gpu> toy_gpus() {
   return {gpu("P1", "Alpha X"), gpu("P2", "Alpha Y"), gpu("Q1", "Beta")};
 }
 
-// `count` rows on `gpu_id` whose measured / predicted ratios run from `first` by `step` (predicted 1 s).
+// `count` rows on `gpu_id` whose ln(measured / predicted) run from `first` by `step` (predicted 1 s).
 void add_rows(std::vector<ServingRun>& runs, const std::string& gpu_id, int count, double first,
               double step) {
   for (int i = 0; i < count; ++i) {
@@ -37,7 +38,7 @@ void add_rows(std::vector<ServingRun>& runs, const std::string& gpu_id, int coun
     r.gpu_id = gpu_id;
     r.tp = 1;
     r.pp = 1;
-    r.ttft_s = first + step * i;
+    r.ttft_s = std::exp(first + step * i);
     r.tpot_s = r.ttft_s;
     runs.push_back(r);
   }
@@ -58,54 +59,58 @@ std::vector<ServingResult> results_of(const std::vector<ServingRun>& runs) {
 } // namespace
 
 TEST_CASE("reach bands come from the held-out residuals of each reach", "[reach]") {
-  // Held out, P1 (21 rows) and P2 (20 rows) each have a measured sibling: together the ratios
-  // 0.60, 0.62, ..., 1.40 (41 values). Type-7 quantiles: p10 at h = 40 × 0.1 = 4 → 0.68; p90 at
-  // h = 36 → 1.32. Q1 has none: 0.80, 0.82, ..., 1.20 (21 values), p10 at h = 2 → 0.84, p90 → 1.16,
-  // narrower than the siblings', so extrapolated takes gpu_sibling's 0.68..1.32.
+  // Held out, P1 (21 rows, ln r = 0.00, 0.02, ..., 0.40: predicted too fast) and P2 (20 rows,
+  // ln r = −0.01, −0.03, ..., −0.39: too slow) each have a measured sibling. Their scores |ln r| are
+  // 0.00, 0.01, ..., 0.40 (41 values); type-7 80th percentile at h = 40 × 0.8 = 32 → 0.32, so the
+  // band is e^±0.32 = 0.72615..1.37713 whichever sign the next GPU's error takes. Q1 has none:
+  // |ln r| 0.00..0.20 by 0.01 (21 values), q at h = 16 → 0.16, narrower than the siblings', so
+  // extrapolated takes gpu_sibling's band.
   std::vector<ServingRun> runs;
   runs.reserve(64);
-  add_rows(runs, "P1", 21, 0.60, 0.04);
-  add_rows(runs, "P2", 20, 0.62, 0.04);
-  add_rows(runs, "Q1", 21, 0.80, 0.02);
+  add_rows(runs, "P1", 21, 0.00, 0.02);
+  add_rows(runs, "P2", 20, -0.01, -0.02);
+  add_rows(runs, "Q1", 21, 0.00, 0.01);
   const std::vector<ServingResult> logo = results_of(runs);
   const std::vector<ReachBand> bands = bench::reach_bands_from(logo, toy_gpus(), "");
   REQUIRE(bands.size() == 4); // TTFT and TPOT, gpu_sibling and extrapolated
   const ReachBand& sibling = bands[0];
   CHECK(sibling.kind == FigureKind::ttft);
   CHECK(sibling.reach == Reach::gpu_sibling);
-  CHECK(sibling.ratio_low == Approx(0.68));
-  CHECK(sibling.ratio_high == Approx(1.32));
+  CHECK(sibling.ratio_low == Approx(0.726149));
+  CHECK(sibling.ratio_high == Approx(1.377128));
   CHECK(sibling.rows == 41);
   CHECK(sibling.held_out == std::vector<std::string>{"P1", "P2"});
   const ReachBand& extrapolated = bands[1];
   CHECK(extrapolated.reach == Reach::extrapolated);
-  CHECK(extrapolated.ratio_low == Approx(0.68));
-  CHECK(extrapolated.ratio_high == Approx(1.32));
+  CHECK(extrapolated.ratio_low == Approx(0.726149));
+  CHECK(extrapolated.ratio_high == Approx(1.377128));
   CHECK(extrapolated.rows == 21);
   CHECK(extrapolated.held_out == std::vector<std::string>{"Q1"});
 
-  // Q1 spread wider (0.50 ... 1.50 by 0.05): p10 at h = 2 → 0.60, p90 at h = 18 → 1.40.
+  // Q1 spread wider (ln r = 0.000, 0.025, ..., 0.500, all too fast): q at h = 16 → 0.40, so
+  // e^±0.40 = 0.670320..1.491825. The signed p10..p90 would be e^0.05..e^0.40 = 1.051..1.492, a band
+  // that leaves out every later GPU whose estimate errs the other way.
   std::vector<ServingRun> wide;
   wide.reserve(64);
-  add_rows(wide, "P1", 21, 0.60, 0.04);
-  add_rows(wide, "P2", 20, 0.62, 0.04);
-  add_rows(wide, "Q1", 21, 0.50, 0.05);
+  add_rows(wide, "P1", 21, 0.00, 0.02);
+  add_rows(wide, "P2", 20, -0.01, -0.02);
+  add_rows(wide, "Q1", 21, 0.00, 0.025);
   const std::vector<ReachBand> far = bench::reach_bands_from(results_of(wide), toy_gpus(), "");
   REQUIRE(far.size() == 4);
-  CHECK(far[1].ratio_low == Approx(0.60));
-  CHECK(far[1].ratio_high == Approx(1.40));
+  CHECK(far[1].ratio_low == Approx(0.670320));
+  CHECK(far[1].ratio_high == Approx(1.491825));
 
   // Scoring Q1's own fold: its rows never make its band; extrapolated falls back to gpu_sibling's.
   const std::vector<ReachBand> without_q1 = bench::reach_bands_from(results_of(wide), toy_gpus(), "Q1");
   REQUIRE(without_q1.size() == 4);
   CHECK(without_q1[1].reach == Reach::extrapolated);
-  CHECK(without_q1[1].ratio_high == Approx(1.32));
+  CHECK(without_q1[1].ratio_high == Approx(1.377128));
   CHECK(without_q1[1].held_out == std::vector<std::string>{"P1", "P2"});
 
   // Fewer than 20 sibling rows: no band stands.
   std::vector<ServingRun> few;
-  add_rows(few, "P1", 10, 0.9, 0.01);
-  add_rows(few, "P2", 9, 0.9, 0.01);
+  add_rows(few, "P1", 10, 0.0, 0.01);
+  add_rows(few, "P2", 9, 0.0, 0.01);
   CHECK(bench::reach_bands_from(results_of(few), toy_gpus(), "").empty());
 }
 
