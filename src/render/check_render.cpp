@@ -69,9 +69,9 @@ std::string cheaper_margin_clause(const app::CheckResult& res) {
 
 // A cheaper GPU type that meets the SLA too, in words: a note, not the gate's answer.
 std::string check_other_gpu_note(const Spec& spec, const app::CheckResult& res) {
-  return fmt::format("a cheaper GPU type meets it too: {}, {:.0f}% less per {} served{} (not judged: "
+  return fmt::format("a cheaper GPU type meets it too: {}, {} less per {} served{} (not judged: "
                      "--deployment fixes the GPU type; compared against {} GPU type{})",
-                     check_option_text(res.compared_in, *res.cheaper), res.saving * 100.0,
+                     check_option_text(res.compared_in, *res.cheaper), format_pct(res.saving * 100.0),
                      check_cost_unit(spec), cheaper_margin_clause(res), res.compared.size(),
                      res.compared.size() == 1 ? "" : "s");
 }
@@ -170,19 +170,19 @@ void print_check_options(const Spec& spec, const app::CheckResult& res, double m
     } else if (res.cheaper) {
       // The saving is in what recommend ranks by (cost over the load served), against what would pass
       // on the deployment's GPU type.
-      fmt::print("a cheaper option: {} meets it, {:.0f}% less per {} served than that{} (threshold {:.0f}%; "
+      fmt::print("a cheaper option: {} meets it, {} less per {} served than that{} (threshold {:.0f}%; "
                  "compared against {} GPU type{})\n",
-                 check_option_text(res.compared_in, *res.cheaper), res.saving * 100.0, unit,
+                 check_option_text(res.compared_in, *res.cheaper), format_pct(res.saving * 100.0), unit,
                  cheaper_margin_clause(res), max_overspend * 100.0, res.compared.size(),
                  res.compared.size() == 1 ? "" : "s");
     }
     return;
   }
   if (res.cheaper_same_gpu) {
-    fmt::print("{}: {} meets it, {:.0f}% less per {} served (threshold {:.0f}%; same GPU type)\n",
+    fmt::print("{}: {} meets it, {} less per {} served (threshold {:.0f}%; same GPU type)\n",
                res.over_provisioned ? "over-provisioned" : "a cheaper option",
-               check_option_text(res.current_in, *res.cheaper_same_gpu), res.same_gpu_saving * 100.0, unit,
-               max_overspend * 100.0);
+               check_option_text(res.current_in, *res.cheaper_same_gpu),
+               format_pct(res.same_gpu_saving * 100.0), unit, max_overspend * 100.0);
   }
   if (res.cheaper_other_gpu) fmt::print("note: {}\n", check_other_gpu_note(spec, res));
 }

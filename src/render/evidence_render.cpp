@@ -72,10 +72,10 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
     const ResolvedPrice& price = in.prices[c.gpu_index];
     out.push_back(fmt::format(
         "note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): {} costs "
-        "{}, {:.0f}% less on its quoted price, but {}, so the ranking counts it +{:.0f}%",
+        "{}, {} less on its quoted price, but {}, so the ranking counts it +{:.0f}%",
         to_string(result.policy.confidence), sized(in, c), cost_text(in, c, result.rank_by),
-        -pct_more(c, w, result.rank_by), price_margin_reason(price, facts.cheaper_on_quote_age_days),
-        facts.cheaper_on_quote_margin * 100.0));
+        format_pct(pct_more(c, w, result.rank_by)),
+        price_margin_reason(price, facts.cheaper_on_quote_age_days), facts.cheaper_on_quote_margin * 100.0));
   }
   if (is_item_model(in.models[w.precision_index]) || facts.measured == std::size_t{0}) return out;
   if (!facts.measured) {
@@ -85,11 +85,11 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
   }
   const Candidate& m = ranked[*facts.measured];
   const ResolvedPrice& price = in.prices[m.gpu_index];
-  out.push_back(
-      fmt::format("measured choice: {} at {}, {:.0f}% more{} than the winner: serving runs measured on "
-                  "{}, its price from {} providers quoted within 90 days",
-                  sized(in, m), cost_text(in, m, result.rank_by), pct_more(m, w, result.rank_by),
-                  key_words(result.rank_by), in.gpus[m.gpu_index].id, price.providers));
+  out.push_back(fmt::format("measured choice: {} at {}, {} more{} than the winner: serving runs measured on "
+                            "{}, its price from {} providers quoted within 90 days",
+                            sized(in, m), cost_text(in, m, result.rank_by),
+                            format_pct(pct_more(m, w, result.rank_by)), key_words(result.rank_by),
+                            in.gpus[m.gpu_index].id, price.providers));
   return out;
 }
 

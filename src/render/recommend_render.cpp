@@ -153,19 +153,21 @@ std::string winner_line(const SearchInputs& in, const app::RecommendResult& resu
                   layout_label(w.layout), w.replicas, w.replicas == 1 ? "" : "s", why,
                   sla_text == "none" ? "the memory requirement" : sla_text);
   if (facts.other_gpu && facts.other_gpu->pct_more >= 0.0) {
-    line += fmt::format("; the best {} option costs {:.0f}% more",
-                        in.gpus[ranked[facts.other_gpu->index].gpu_index].id, facts.other_gpu->pct_more);
+    line += fmt::format("; the best {} option costs {} more",
+                        in.gpus[ranked[facts.other_gpu->index].gpu_index].id,
+                        format_pct(facts.other_gpu->pct_more));
   } else if (facts.other_gpu) {
     // Ranked below on its price's uncertainty (methodology §5.2; the note under the winner says why).
-    line += fmt::format("; the best {} option costs {:.0f}% less on its quoted price, ranked below on that "
+    line += fmt::format("; the best {} option costs {} less on its quoted price, ranked below on that "
                         "price's uncertainty",
-                        in.gpus[ranked[facts.other_gpu->index].gpu_index].id, -facts.other_gpu->pct_more);
+                        in.gpus[ranked[facts.other_gpu->index].gpu_index].id,
+                        format_pct(facts.other_gpu->pct_more));
   }
   if (facts.other_attention_dp) {
     const Candidate& n = ranked[facts.other_attention_dp->index];
-    line += fmt::format("; the best {} layout {} attention DP ({}) costs {:.0f}% more{}", gpu.id,
+    line += fmt::format("; the best {} layout {} attention DP ({}) costs {} more{}", gpu.id,
                         w.layout.attention_dp > 1 ? "without" : "with", layout_label(n.layout),
-                        facts.other_attention_dp->pct_more,
+                        format_pct(facts.other_attention_dp->pct_more),
                         w.layout.attention_dp > 1 ? " (each attention rank holds only its own sequences' KV)"
                                                   : "");
   }

@@ -61,6 +61,15 @@ std::string format_usd(double usd, bool known) {
   return fmt::format("${:.2e}", usd);
 }
 
+std::string format_pct(double pct) {
+  const double a = std::fabs(pct);
+  std::string text = fmt::format("{:.0f}%", a);
+  if (text != "0%") return text;
+  text = fmt::format("{:.1f}%", a);
+  if (text != "0.0%") return text;
+  return a > 0.0 ? "<0.1%" : "0%";
+}
+
 std::string format_usd_total(double usd) {
   if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
   if (usd >= 1e4) return fmt::format("${:.1f}k", usd / 1e3);

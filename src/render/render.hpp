@@ -39,6 +39,9 @@ const char* stat_suffix(Statistic statistic);
 std::string format_usd(double usd, bool known = true);
 /// Totals: "$155.2k", "$1.25M", "$19.16".
 std::string format_usd_total(double usd);
+/// A percentage difference, its sign left to the words around it: "38%"; one decimal where the
+/// whole number would read 0 ("0.3%"), "<0.1%" below that, so a real difference never prints as "0%".
+std::string format_pct(double pct);
 /// "3,835" style integer with thousands separators.
 std::string format_count(double value);
 

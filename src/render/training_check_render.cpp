@@ -75,9 +75,10 @@ void print_training_check_table(const Spec& spec, const app::TrainingCheckResult
     }
   }
   if (res.cheaper_same_gpu) {
-    fmt::print("{}: {} meets them, {:.0f}% less per run (threshold {:.0f}%; same GPU type)\n",
+    fmt::print("{}: {} meets them, {} less per run (threshold {:.0f}%; same GPU type)\n",
                res.over_provisioned ? "over-provisioned" : "a cheaper option",
-               run_text(res, *res.cheaper_same_gpu), res.same_gpu_saving * 100.0, max_overspend * 100.0);
+               run_text(res, *res.cheaper_same_gpu), format_pct(res.same_gpu_saving * 100.0),
+               max_overspend * 100.0);
   }
   fmt::print("verdict: {}\n", res.pass ? "pass" : "fail");
 }

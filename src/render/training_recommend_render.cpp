@@ -116,11 +116,11 @@ std::string training_evidence_line(const SearchInputs& in, const app::TrainingRe
   const TrainingCandidate& c = result.recommendation.candidates[*e.cheaper_on_quote];
   std::string line =
       fmt::format("note: ranked with each price's uncertainty at --confidence {} (docs/methodology.md §5.2): "
-                  "{} × {} ({}) costs {}, {:.0f}% less on its quoted price, but {}, so the ranking counts "
+                  "{} × {} ({}) costs {}, {} less on its quoted price, but {}, so the ranking counts "
                   "it +{:.0f}%",
                   to_string(e.confidence), c.estimate.gpus, in.gpus[c.gpu_index].id,
                   training_layout_label(c.estimate.layout), format_usd_total(c.estimate.usd_total),
-                  (1.0 - c.estimate.usd_total / w.estimate.usd_total) * 100.0,
+                  format_pct((1.0 - c.estimate.usd_total / w.estimate.usd_total) * 100.0),
                   price_margin_reason(in.prices[c.gpu_index], e.cheaper_on_quote_age_days),
                   e.cheaper_on_quote_margin * 100.0);
   // The ranking divides each cost by its throughput band's p10 too (core::recommend_training).
@@ -210,12 +210,12 @@ std::string training_measured_line(const SearchInputs& in, const app::TrainingRe
            "providers quoted within 90 days";
   const TrainingCandidate& m = ranked[*e.measured];
   const TrainingCandidate& w = ranked.front();
-  return fmt::format("measured choice: {} × {} ({}) at {}, {:.0f}% more than the winner: training cases "
+  return fmt::format("measured choice: {} × {} ({}) at {}, {} more than the winner: training cases "
                      "measured on {}, its price from {} providers quoted within 90 days",
                      m.estimate.gpus, in.gpus[m.gpu_index].id, training_layout_label(m.estimate.layout),
                      format_usd_total(m.estimate.usd_total),
-                     (m.estimate.usd_total / w.estimate.usd_total - 1.0) * 100.0, in.gpus[m.gpu_index].id,
-                     in.prices[m.gpu_index].providers);
+                     format_pct((m.estimate.usd_total / w.estimate.usd_total - 1.0) * 100.0),
+                     in.gpus[m.gpu_index].id, in.prices[m.gpu_index].providers);
 }
 
 nlohmann::json training_measured_json(const SearchInputs& in, const app::TrainingRecommendResult& result) {

@@ -1,6 +1,8 @@
-// The shared table renderer: alignment, truncation to the terminal width, markdown and CSV.
+// The shared table renderer: alignment, truncation to the terminal width, markdown and CSV; the
+// percentage words the tables' notes use.
 #include <catch2/catch.hpp>
 
+#include "render/render.hpp"
 #include "render/table.hpp"
 
 using namespace rightsize::cli;
@@ -43,4 +45,14 @@ TEST_CASE("numbers print with trimmed fixed precision", "[cli]") {
   CHECK(format_number(80.0, 2) == "80");
   CHECK(format_number(2.695, 3) == "2.695");
   CHECK(format_number(-0.0001, 2) == "0");
+}
+
+TEST_CASE("a percentage difference never reads 0% unless it is none", "[cli]") {
+  CHECK(format_pct(38.2) == "38%");
+  CHECK(format_pct(-38.2) == "38%"); // the sign is in the words around it ("less", "more")
+  CHECK(format_pct(0.9) == "1%");
+  CHECK(format_pct(0.32) == "0.3%"); // $0.314 against $0.313 (recommend chat-8b's runner-up)
+  CHECK(format_pct(0.06) == "0.1%");
+  CHECK(format_pct(0.04) == "<0.1%");
+  CHECK(format_pct(0.0) == "0%");
 }
