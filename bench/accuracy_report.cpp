@@ -218,8 +218,10 @@ int run(const std::vector<std::string>& args) {
   const bench::ServingScore loo = serving_loo(base, serving, &points);
   CaseFits fits(cases, gpus, base, serving.runs);
   const std::vector<GroupedSet> grouped = grouped_cv(fits, serving, k_shipped, points);
-  // Bands by reach from every held-out GPU's residuals (bench/reach_bands.hpp; grouped[1] is LOGO).
-  cal.reach_bands = bench::reach_bands_from(grouped[1].results, gpus, "");
+  // Bands by reach from every held-out model's and GPU's residuals (bench/reach_bands.hpp; grouped[0]
+  // is LOMO, grouped[1] LOGO).
+  cal.reach_bands = bench::sorted_reach_bands(bench::model_reach_bands_from(grouped[0].results, ""),
+                                              bench::reach_bands_from(grouped[1].results, gpus, ""));
   // The ablation: every fitted value at its neutral value in turn, leave one model and one GPU out.
   AblationRow shipped{&k_shipped, figures_of(grouped[0].results), figures_of(grouped[1].results)};
   std::vector<Ablation> ablations = engine_ablations();

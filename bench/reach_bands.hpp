@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rightsize/calibration.hpp"
@@ -20,17 +21,35 @@ namespace rightsize::bench {
 /// Rows a reach band needs before it stands (as a GPU's serving-row band, add_serving_bands).
 inline constexpr std::size_t k_reach_min_rows = 20;
 
+/// One reach band: e^±q, q the 80th percentile of |ln r| over the held-out ratios r = measured /
+/// predicted (split conformal prediction's absolute-residual score [CONFORMAL] at 80 % coverage).
+/// A held-out group's error has a size that carries to the next group but not a sign (leave one GPU
+/// out: H100 −16 %, its sibling H200 +18.5 % median TTFT), so p10..p90 of the signed ratios would
+/// centre the band on the other groups' bias (methodology §3.5 "Bands by reach").
+inline ReachBand conformal_reach_band(FigureKind kind, Reach reach, const std::vector<double>& ratios,
+                                      const std::set<std::string>& held_out) {
+  std::vector<double> spread; // |ln r|: the conformal score of each held-out row
+  spread.reserve(ratios.size());
+  for (const double r : ratios)
+    spread.push_back(std::fabs(std::log(r)));
+  const double q = quantile(spread, 0.80);
+  ReachBand b;
+  b.kind = kind;
+  b.reach = reach;
+  b.ratio_low = std::exp(-q);
+  b.ratio_high = std::exp(q);
+  b.rows = static_cast<int>(ratios.size());
+  b.held_out.assign(held_out.begin(), held_out.end());
+  return b;
+}
+
 /// The reach bands from the held-out predictions of a leave-one-GPU-out pass (`logo`: every row
 /// predicted by a fit that never saw its GPU), leaving out the rows of `except_gpu` (the fold being
 /// scored, so that its own band never comes from its own rows; "" = none). A held-out GPU's rows are
 /// gpu_sibling residuals when another GPU of its family (gpu_family over `gpus`) has serving rows,
-/// extrapolated residuals otherwise. Each band is symmetric in log ratio, e^±q with q the 80th
-/// percentile of |ln(measured / predicted)|: the absolute-residual score of split conformal prediction
-/// [CONFORMAL] at 80 % coverage. A held-out GPU's error has a size that carries to the next GPU but
-/// not a sign (leave one GPU out: H100 −16 %, its sibling H200 +18.5 % median TTFT), so p10..p90 of the
-/// signed ratios would centre the band on the other GPUs' bias (methodology §3.5 "Bands by reach").
-/// Extrapolated is never narrower than gpu_sibling and, without rows of its own, is gpu_sibling's.
-/// Rows of replicas across nodes are left out, as for the serving-row bands.
+/// extrapolated residuals otherwise, each band conformal_reach_band's. Extrapolated is never narrower than
+/// gpu_sibling and, without rows of its own, is gpu_sibling's. Rows of replicas across nodes are left out, as
+/// for the serving-row bands.
 inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>& logo,
                                                const std::vector<Gpu>& gpus, const std::string& except_gpu) {
   const auto family = [&gpus](const std::string& id) {
@@ -54,22 +73,7 @@ inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>&
     to.gpu_ids.insert(r.run->gpu_id);
   }
   std::vector<ReachBand> out;
-  const auto band = [](FigureKind kind, Reach reach, const std::vector<double>& ratios,
-                       const std::set<std::string>& ids) {
-    ReachBand b;
-    b.kind = kind;
-    b.reach = reach;
-    std::vector<double> spread; // |ln r|: the conformal score of each held-out row
-    spread.reserve(ratios.size());
-    for (const double r : ratios)
-      spread.push_back(std::fabs(std::log(r)));
-    const double q = quantile(spread, 0.80);
-    b.ratio_low = std::exp(-q);
-    b.ratio_high = std::exp(q);
-    b.rows = static_cast<int>(ratios.size());
-    b.held_out.assign(ids.begin(), ids.end());
-    return b;
-  };
+  const auto band = conformal_reach_band;
   for (const FigureKind kind : {FigureKind::ttft, FigureKind::tpot}) {
     const Residuals& near = by_reach[Reach::gpu_sibling];
     const Residuals& far = by_reach[Reach::extrapolated];
@@ -88,6 +92,42 @@ inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>&
     out.push_back(extrapolated);
   }
   return out;
+}
+
+/// The model_unmeasured reach bands (TTFT, TPOT) from the held-out predictions of a
+/// leave-one-model-out pass (`lomo`: every row predicted by a fit that never saw its model), leaving
+/// out the rows of `except_model` (the fold being scored; "" = none): the band an estimate of a model
+/// nobody measured gets on a measured GPU (core::serving_reach), and, nested, on every GPU further
+/// out (core::reach_band). `except_gpu` leaves out a GPU's rows too (a leave-one-GPU-out fold scoring
+/// that GPU). Rows of replicas across nodes are left out, as for the serving-row bands; none below
+/// k_reach_min_rows rows.
+inline std::vector<ReachBand> model_reach_bands_from(const std::vector<ServingResult>& lomo,
+                                                     const std::string& except_model,
+                                                     const std::string& except_gpu = "") {
+  std::vector<double> ttft, tpot;
+  std::set<std::string> models;
+  for (const ServingResult& r : lomo) {
+    if (r.run->preset == except_model || r.run->gpu_id == except_gpu ||
+        deployment_of(*r.run).gpus_per_replica() > 8)
+      continue;
+    ttft.push_back(r.run->ttft_s / r.ttft_pred_s);
+    tpot.push_back(r.run->tpot_s / r.tpot_pred_s);
+    models.insert(r.run->preset);
+  }
+  if (ttft.size() < k_reach_min_rows) return {};
+  return {conformal_reach_band(FigureKind::ttft, Reach::model_unmeasured, ttft, models),
+          conformal_reach_band(FigureKind::tpot, Reach::model_unmeasured, tpot, models)};
+}
+
+/// Every reach band in the calibration's order (kind, then reach): the model_unmeasured ones and
+/// the GPU ones.
+inline std::vector<ReachBand> sorted_reach_bands(std::vector<ReachBand> model,
+                                                 const std::vector<ReachBand>& gpu) {
+  model.insert(model.end(), gpu.begin(), gpu.end());
+  std::stable_sort(model.begin(), model.end(), [](const ReachBand& a, const ReachBand& b) {
+    return std::tie(a.kind, a.reach) < std::tie(b.kind, b.reach);
+  });
+  return model;
 }
 
 } // namespace rightsize::bench

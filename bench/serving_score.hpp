@@ -339,7 +339,8 @@ namespace rightsize::bench {
 inline void add_serving_bands(Calibration& cal, const ServingScore& score, const RowExcluded& excluded = {}) {
   using Key = std::pair<std::string, std::string>; // GPU, model class ("" = every class)
   std::map<Key, std::vector<double>> ttft, tpot;
-  std::map<Key, std::set<std::string>> models; // a class's band needs rows of two models or more
+  std::map<Key, std::set<std::string>> models;           // a class's band needs rows of two models or more
+  std::map<std::string, std::set<std::string>> measured; // GPU → the models of its rows
   for (const ServingResult& r : score.results) {
     if (excluded_row(excluded, *r.run)) continue;
     // A GPU's band describes replicas inside its 8-GPU HGX domain (every GPU of the CSV): replicas
@@ -350,7 +351,12 @@ inline void add_serving_bands(Calibration& cal, const ServingScore& score, const
       tpot[{r.run->gpu_id, cls}].push_back(r.run->tpot_s / r.tpot_pred_s);
       models[{r.run->gpu_id, cls}].insert(r.run->preset);
     }
+    measured[r.run->gpu_id].insert(r.run->preset);
   }
+  // The models each GPU's bands rest on: another model there reaches as far as model_unmeasured.
+  cal.measured_models.clear();
+  for (const auto& [gpu_id, presets] : measured)
+    cal.measured_models.push_back({gpu_id, {presets.begin(), presets.end()}});
   const auto put = [&cal, &models](FigureKind kind, const Key& key, const std::vector<double>& ratios) {
     if (ratios.size() < 20) return;
     if (!key.second.empty() && models[key].size() < 2) return; // one model's spread is not its class's

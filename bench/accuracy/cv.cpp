@@ -237,15 +237,34 @@ namespace {
 
 // Leave one GPU out again, each held-out GPU's bands now widened by the reach bands of the other
 // folds' residuals (bench/reach_bands.hpp), never its own: the band coverage a GPU without serving
-// rows gets as shipped. The point predictions are the first pass's (the bands do not move them).
+// rows gets as shipped, the model_unmeasured band nested inside (from `lomo`, the leave-one-model-out
+// rows of the other GPUs; none when that grouping was not run). The point predictions are the first
+// pass's (the bands do not move them).
 std::vector<ServingResult> with_reach_bands(CaseFits& fits, const bench::ServingScore& serving,
-                                            const GroupedSet& first, const Ablation& ablation,
-                                            bench::PointCache& points) {
+                                            const GroupedSet& first, const std::vector<ServingResult>* lomo,
+                                            const Ablation& ablation, bench::PointCache& points) {
   const std::vector<Gpu> gpus = shipped_catalog(true).catalog.gpus;
   return bench::grouped_results(
       serving.results, first.grouping, [&](const std::string& gpu_id, const bench::RowExcluded& held_out) {
+        const std::vector<ReachBand> model =
+            lomo == nullptr ? std::vector<ReachBand>{} : bench::model_reach_bands_from(*lomo, "", gpu_id);
+        return held_out_score(
+                   fits.without(held_out), held_out, serving.runs, ablation, &points, false,
+                   bench::sorted_reach_bands(model, bench::reach_bands_from(first.results, gpus, gpu_id)))
+            .results;
+      });
+}
+
+// Leave one model out again, each held-out model's bands now widened by the model_unmeasured reach
+// band of the other folds' residuals (bench/reach_bands.hpp), never its own: the band coverage a
+// model without serving rows gets on a measured GPU as shipped (core::serving_reach).
+std::vector<ServingResult> with_model_reach_bands(CaseFits& fits, const bench::ServingScore& serving,
+                                                  const GroupedSet& first, const Ablation& ablation,
+                                                  bench::PointCache& points) {
+  return bench::grouped_results(
+      serving.results, first.grouping, [&](const std::string& model, const bench::RowExcluded& held_out) {
         return held_out_score(fits.without(held_out), held_out, serving.runs, ablation, &points, false,
-                              bench::reach_bands_from(first.results, gpus, gpu_id))
+                              bench::model_reach_bands_from(first.results, model))
             .results;
       });
 }
@@ -267,8 +286,14 @@ std::vector<GroupedSet> grouped_cv(CaseFits& fits, const bench::ServingScore& se
                                                                      serving.runs, ablation, &points)
                                                    .results;
                                              })});
-    if (g.suffix == "logo" && ablation.reach_bands)
-      out.back().results = with_reach_bands(fits, serving, out.back(), ablation, points);
+    if (g.suffix == "logo" && ablation.reach_bands) {
+      const auto lomo = std::find_if(out.begin(), out.end(),
+                                     [](const GroupedSet& s) { return s.grouping.suffix == "lomo"; });
+      out.back().results = with_reach_bands(fits, serving, out.back(),
+                                            lomo == out.end() ? nullptr : &lomo->results, ablation, points);
+    }
+    if (g.suffix == "lomo" && ablation.reach_bands)
+      out.back().results = with_model_reach_bands(fits, serving, out.back(), ablation, points);
   }
   return out;
 }

@@ -147,26 +147,35 @@ struct TailEntry {
 };
 
 /// The band of a serving figure (TTFT or TPOT) for estimates that reach as far as `reach`
-/// (gpu_sibling or extrapolated): p10 and p90 of measured / predicted over the serving rows of
-/// GPUs held out of the fit (leave one GPU out, docs/accuracy.md "Bands by reach"), never narrower
-/// than a nearer reach's.
+/// (model_unmeasured, gpu_sibling or extrapolated): e^±q, q the 80th percentile of
+/// |ln(measured / predicted)| over the serving rows of models (model_unmeasured) or GPUs (the other
+/// two) held out of the fit (docs/accuracy.md "Bands by reach"), never narrower than a nearer
+/// reach's.
 struct ReachBand {
   FigureKind kind = FigureKind::ttft;
   Reach reach = Reach::extrapolated;
   double ratio_low = 1.0;
   double ratio_high = 1.0;
   int rows = 0;                      ///< held-out rows it was computed from
-  std::vector<std::string> held_out; ///< the GPUs whose held-out rows those are
+  std::vector<std::string> held_out; ///< the GPUs (models, for model_unmeasured) held out
+};
+
+/// The models whose serving runs a GPU's bands were made from (rule "serving rows"): an estimate of
+/// another model on that GPU reaches as far as model_unmeasured (serving_reach).
+struct MeasuredModels {
+  std::string gpu_id;
+  std::vector<std::string> models; ///< ModelSpec::name of each preset, sorted
 };
 
 /// A calibration: fitted factors per GPU and error bands (data/calibration.json).
 struct Calibration {
   int schema_version = 1;
-  std::vector<FittedEfficiency> gpus; ///< sorted by id; "*" first
-  std::vector<BandEntry> bands;       ///< sorted by kind, then GPU id
-  std::vector<ClassWidening> classes; ///< sorted by class
-  std::vector<TailEntry> tails;       ///< from overlays only; sorted by kind, then GPU id
-  std::vector<ReachBand> reach_bands; ///< sorted by kind, then reach
+  std::vector<FittedEfficiency> gpus;          ///< sorted by id; "*" first
+  std::vector<BandEntry> bands;                ///< sorted by kind, then GPU id
+  std::vector<ClassWidening> classes;          ///< sorted by class
+  std::vector<TailEntry> tails;                ///< from overlays only; sorted by kind, then GPU id
+  std::vector<ReachBand> reach_bands;          ///< sorted by kind, then reach
+  std::vector<MeasuredModels> measured_models; ///< sorted by GPU id
 };
 
 /// The reach band of a figure (TTFT, TPOT; throughput takes TPOT's inverted: tokens/s at a given
@@ -178,6 +187,13 @@ std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind k
 /// "serving rows", or "user runs" from an overlay) for TTFT or TPOT; gpu_sibling when a GPU of the
 /// same family (gpu_family) in `gpus` is measured; extrapolated otherwise.
 void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus);
+
+/// How far an estimate of `model` on `gpu` reaches: the GPU's reach, except model_unmeasured on a
+/// measured GPU whose calibration lists the models measured on it (MeasuredModels) without this one
+/// (decoder models only: the serving rows are LLM runs; image and ViT models keep the GPU's reach).
+/// A GPU measured by a `--calibration` overlay's runs ("user runs" bands) stays measured: the user
+/// calibrated it on their own stack. Null calibration: the GPU's reach.
+Reach serving_reach(const Calibration* calibration, const Gpu& gpu, const ModelSpec& model);
 
 /// The tail entry of a figure on a GPU (exact kind and GPU id), or null when none is in force.
 const TailEntry* tail_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id);

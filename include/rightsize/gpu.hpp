@@ -105,12 +105,14 @@ struct PriceQuote {
 /// data-centre deployment, so searches leave them out unless asked (`--include-consumer`).
 /// How far a GPU's serving estimates reach beyond measured serving runs (issue 37 item 3; docs/
 /// accuracy.md "Bands by reach"): `measured`, serving runs on this GPU (the shipped calibration's
-/// rows or a --calibration overlay's); `gpu_sibling`, none of its own but on a GPU of its family;
-/// `extrapolated`, none on its family. Training figures have a reach of their own, by training
-/// cases instead of serving runs. Set with the calibration (assign_reach); until then measured,
-/// which widens nothing.
-enum class Reach : std::uint8_t { measured, gpu_sibling, extrapolated };
-const char* to_string(Reach reach); ///< "measured", "gpu_sibling", "extrapolated"
+/// rows or a --calibration overlay's); `model_unmeasured`, serving runs on this GPU but none of the
+/// model being estimated (serving_reach: a property of the GPU and model, never of a GPU alone);
+/// `gpu_sibling`, none of its own but on a GPU of its family; `extrapolated`, none on its family.
+/// Training figures have a reach of their own, by training cases instead of serving runs. Set with
+/// the calibration (assign_reach); until then measured, which widens nothing.
+enum class Reach : std::uint8_t { measured, model_unmeasured, gpu_sibling, extrapolated };
+/// "measured", "model_unmeasured", "gpu_sibling", "extrapolated"
+const char* to_string(Reach reach);
 
 enum class GpuClass : std::uint8_t { datacenter, workstation, consumer };
 const char* to_string(GpuClass value);

@@ -19,7 +19,8 @@ std::optional<OverlayTail> tail_of(const BandSource& source, FigureKind kind, do
 } // namespace
 
 BandSource band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model) {
-  return {band_calibration(catalog), gpu.id, model_class_of(model), gpu.reach};
+  const Calibration* calibration = band_calibration(catalog);
+  return {calibration, gpu.id, model_class_of(model), serving_reach(calibration, gpu, model)};
 }
 
 BandSource training_band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model) {

@@ -149,7 +149,8 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   res.gpus = want.gpus;
   res.replicas = want.gpus / choice.deployment.gpus_per_replica();
   const BandFactors bands =
-      band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model), gpu.reach);
+      band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(pm.model),
+                   serving_reach(policy.calibration, gpu, pm.model));
   // The deployment as given, judged by core (load, budget and constraints.max_power_kw included).
   res.current = judge_deployment(pm, spec.inference, spec.sla, gpu, choice.deployment, price, policy, bands);
   res.verdict = res.current.verdict;

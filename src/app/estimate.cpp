@@ -95,8 +95,9 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   }
   res.deployment = d;
   // An "auto" concurrency meets the latency SLA at the judged end of its band (core::judge).
-  const BandFactors factors = band_factors(band_calibration(catalog), request.confidence, gpu.id,
-                                           model_class_of(spec.model), gpu.reach);
+  const BandFactors factors =
+      band_factors(band_calibration(catalog), request.confidence, gpu.id, model_class_of(spec.model),
+                   serving_reach(band_calibration(catalog), gpu, spec.model));
   const Sla auto_sla = auto_concurrency_sla(spec.sla, factors); // judged end of the band
   const Sla* sla = w.concurrency == 0 ? &auto_sla : nullptr;
   // A --concurrency flag replaces the spec's "auto" and the assumption that came with it.

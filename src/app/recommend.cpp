@@ -105,8 +105,10 @@ void rank_on_evidence(const SearchInputs& in, const RecommendResult& result, con
   if (is_item_model(in.models[w.precision_index])) return;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const std::size_t g = ranked[i].gpu_index;
-    if (in.gpus[g].reach == Reach::measured && ranked[i].price_known &&
-        well_quoted(in, g, request.today_days)) {
+    // Measured: serving runs of this model on this GPU (core::serving_reach), not the GPU's alone.
+    const ModelSpec& model = in.models[ranked[i].precision_index].model;
+    if (serving_reach(result.policy.calibration, in.gpus[g], model) == Reach::measured &&
+        ranked[i].price_known && well_quoted(in, g, request.today_days)) {
       facts.measured = i;
       return;
     }

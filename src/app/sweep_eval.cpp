@@ -386,9 +386,10 @@ void finish_plan(SweepPlan& plan) {
     const std::string model_class = model_class_of(model.model);
     for (const Gpu& gpu : plan.gpus) {
       // A serving plan's points read the band factors, a training plan's the throughput lows.
-      plan.bands.push_back(
-          plan.training ? BandFactors{}
-                        : band_factors(calibration, plan.policy.confidence, gpu.id, model_class, gpu.reach));
+      plan.bands.push_back(plan.training
+                               ? BandFactors{}
+                               : band_factors(calibration, plan.policy.confidence, gpu.id, model_class,
+                                              serving_reach(calibration, gpu, model.model)));
       plan.training_lows.push_back(plan.training
                                        ? training_throughput_low(calibration, plan.policy.confidence, gpu.id,
                                                                  model_class, gpu.training_reach)

@@ -210,7 +210,7 @@ void print_check_table(const Spec& spec, const LoadedCatalog& catalog, const app
   if (res.verdict.feasible()) {
     print_check_estimate(spec, res);
     fmt::print("instances: {}\n", instances_text(e.bill, res.current_in.gpu_prices.front()));
-    if (const std::string reach = reach_note(res.current_bands, gpu.id); !reach.empty())
+    if (const std::string reach = reach_note(res.current_bands, gpu.id, spec.model.name); !reach.empty())
       fmt::print("note: {}\n", reach);
   }
   if (res.meets) {

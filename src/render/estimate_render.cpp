@@ -201,7 +201,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
       fmt::print("  caution: {}\n", note);
     if (const std::string unseen = unseen_class_note(bands); !unseen.empty())
       fmt::print("  caution: {}\n", unseen);
-    if (const std::string reach = reach_note(bands, gpu.id); !reach.empty())
+    if (const std::string reach = reach_note(bands, gpu.id, pm.model.name); !reach.empty())
       fmt::print("  caution: {}\n", reach);
     if (!e.link_known) {
       fmt::print(

@@ -79,17 +79,18 @@ std::vector<std::string> evidence_lines(const app::SearchInputs& in, const app::
   }
   if (is_item_model(in.models[w.precision_index]) || facts.measured == std::size_t{0}) return out;
   if (!facts.measured) {
-    out.emplace_back("measured choice: none passes on a GPU with measured serving runs and a price from 2 or "
-                     "more providers quoted within 90 days");
+    out.emplace_back("measured choice: none passes on a GPU with measured serving runs of this model and a "
+                     "price from 2 or more providers quoted within 90 days");
     return out;
   }
   const Candidate& m = ranked[*facts.measured];
   const ResolvedPrice& price = in.prices[m.gpu_index];
-  out.push_back(fmt::format("measured choice: {} at {}, {} more{} than the winner: serving runs measured on "
-                            "{}, its price from {} providers quoted within 90 days",
+  out.push_back(fmt::format("measured choice: {} at {}, {} more{} than the winner: serving runs of {} "
+                            "measured on {}, its price from {} providers quoted within 90 days",
                             sized(in, m), cost_text(in, m, result.rank_by),
                             format_pct(pct_more(m, w, result.rank_by)), key_words(result.rank_by),
-                            in.gpus[m.gpu_index].id, price.providers));
+                            in.models[m.precision_index].model.name, in.gpus[m.gpu_index].id,
+                            price.providers));
   return out;
 }
 

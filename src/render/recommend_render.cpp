@@ -438,7 +438,9 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
     const app::WinnerFacts& facts = *result.winner;
     if (const std::string unseen = unseen_class_note(facts.bands); !unseen.empty())
       fmt::print("note: {}\n", unseen);
-    if (const std::string reach = reach_note(facts.bands, in.gpus[winner.gpu_index].id); !reach.empty())
+    if (const std::string reach = reach_note(facts.bands, in.gpus[winner.gpu_index].id,
+                                             in.models[winner.precision_index].model.name);
+        !reach.empty())
       fmt::print("note: {}\n", reach);
     for (const std::string& line : evidence_lines(in, result))
       fmt::print("{}\n", line);

@@ -335,8 +335,13 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
   }
 }
 
-std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id) {
+std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id, const std::string& model) {
   if (!bands.calibrated || bands.reach == Reach::measured) return "";
+  if (bands.reach == Reach::model_unmeasured)
+    return fmt::format("serving runs were measured on {} but none of {} (reach: {}); its TTFT, TPOT and "
+                       "throughput bands are widened to those the {} models of the serving rows showed when "
+                       "each was held out of the fit (docs/accuracy.md \"Bands by reach\")",
+                       gpu_id, model, to_string(bands.reach), bands.reach_held_out.size());
   const bool sibling = bands.reach == Reach::gpu_sibling;
   return fmt::format(
       "no serving runs were measured on {}{} (reach: {}); its TTFT, TPOT and throughput bands "

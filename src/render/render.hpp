@@ -121,7 +121,7 @@ std::vector<std::string> optimistic_only(const app::EstimateBands& bands);
 std::string unseen_class_note(const app::EstimateBands& bands);
 /// For an estimate on a GPU without serving runs of its own: its reach and where its bands come
 /// from ("" when measured or uncalibrated).
-std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id);
+std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id, const std::string& model);
 
 /// "113 ms (72–286)" for a latency with its band.
 /// "12.3 ms (10.1 ms–20.4 ms)" from a band already computed.

@@ -136,7 +136,10 @@ std::string training_judged_line(const SearchInputs& in, const TrainingCandidate
   const Gpu& gpu = in.gpus[c.gpu_index];
   std::string reach;
   switch (gpu.training_reach) {
-  case Reach::measured: reach = fmt::format("training cases measured on {}", gpu.id); break;
+  case Reach::measured:
+  case Reach::model_unmeasured: // a serving reach only (serving_reach): training reach is by GPU
+    reach = fmt::format("training cases measured on {}", gpu.id);
+    break;
   case Reach::gpu_sibling:
     reach = fmt::format("no training case of its own, its {} siblings'", gpu_family(gpu));
     break;

@@ -56,6 +56,23 @@ std::vector<ServingResult> results_of(const std::vector<ServingRun>& runs) {
   return out;
 }
 
+// Checks a band's two ends.
+void check_ends(const Band& b, double low, double high) {
+  CHECK(b.low == Approx(low));
+  CHECK(b.high == Approx(high));
+}
+
+// A calibration with serving-row TTFT bands on P1 alone.
+Calibration rows_on_p1() {
+  Calibration cal;
+  BandEntry rows;
+  rows.kind = FigureKind::ttft;
+  rows.gpu_id = "P1";
+  rows.rule = "serving rows";
+  cal.bands.push_back(rows);
+  return cal;
+}
+
 } // namespace
 
 TEST_CASE("reach bands come from the held-out residuals of each reach", "[reach]") {
@@ -115,12 +132,8 @@ TEST_CASE("reach bands come from the held-out residuals of each reach", "[reach]
 }
 
 TEST_CASE("each GPU's reach follows what was measured on it and its family", "[reach]") {
-  Calibration cal;
-  BandEntry rows;
-  rows.kind = FigureKind::ttft;
-  rows.gpu_id = "P1";
-  rows.rule = "serving rows";
-  cal.bands.push_back(rows);
+  Calibration cal = rows_on_p1();
+  const BandEntry rows = cal.bands.front();
   std::vector<Gpu> gpus = toy_gpus();
   assign_reach(cal, gpus);
   CHECK(gpus[0].reach == Reach::measured);
@@ -159,19 +172,59 @@ TEST_CASE("a band widens to its reach band, throughput from TPOT's inverted", "[
   cal.reach_bands = {ttft, tpot};
   cal.classes.push_back(ClassWidening{"dense-small", 10, 1.0}); // a measured class: no class widening
   // TTFT 2 s at reach gpu_sibling: 2 × 0.68 = 1.36 .. 2 × 1.32 = 2.64 (the pooled 1.8 .. 2.2 inside).
-  const Band b = band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::gpu_sibling);
-  CHECK(b.low == Approx(1.36));
-  CHECK(b.high == Approx(2.64));
+  check_ends(band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::gpu_sibling), 1.36, 2.64);
   // Measured: the GPU's own band, no reach band.
-  const Band m = band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::measured);
-  CHECK(m.low == Approx(1.8));
-  CHECK(m.high == Approx(2.2));
+  check_ends(band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::measured), 1.8, 2.2);
   // Throughput 100 tok/s: TPOT's 0.8 .. 1.25 inverted is 1 / 1.25 = 0.8 .. 1 / 0.8 = 1.25 → 80 .. 125.
-  const Band t = band_for(cal, FigureKind::throughput, "P2", 100.0, "dense-small", Reach::gpu_sibling);
-  CHECK(t.low == Approx(80.0));
-  CHECK(t.high == Approx(125.0));
-  // No extrapolated band in this calibration: an extrapolated GPU keeps its own.
-  CHECK(band_for(cal, FigureKind::ttft, "Q1", 2.0, "dense-small", Reach::extrapolated).high == Approx(2.2));
+  check_ends(band_for(cal, FigureKind::throughput, "P2", 100.0, "dense-small", Reach::gpu_sibling), 80.0,
+             125.0);
+  // No extrapolated band in this calibration: an extrapolated GPU takes the nearer reach's nested
+  // inside its own (never narrower than gpu_sibling's): 2.64.
+  CHECK(band_for(cal, FigureKind::ttft, "Q1", 2.0, "dense-small", Reach::extrapolated).high == Approx(2.64));
+  // No reach band below gpu_sibling: a model nobody measured on a measured GPU keeps the GPU's band.
+  CHECK(band_for(cal, FigureKind::ttft, "P1", 2.0, "dense-small", Reach::model_unmeasured).high ==
+        Approx(2.2));
+
+  // A model_unmeasured TTFT band 0.6 .. 1.5 (held-out models): on a measured GPU 2 s → 1.2 .. 3.0;
+  // at gpu_sibling the union with its own 0.68 .. 1.32 is 0.6 .. 1.5 → 1.2 .. 3.0 as well, while
+  // TPOT (no model band) keeps gpu_sibling's 0.8 .. 1.25.
+  cal.reach_bands = {ReachBand{FigureKind::ttft, Reach::model_unmeasured, 0.6, 1.5, 50, {"m1", "m2"}}, ttft,
+                     tpot};
+  check_ends(band_for(cal, FigureKind::ttft, "P1", 2.0, "dense-small", Reach::model_unmeasured), 1.2, 3.0);
+  check_ends(band_for(cal, FigureKind::ttft, "P2", 2.0, "dense-small", Reach::gpu_sibling), 1.2, 3.0);
+  CHECK(reach_band(cal, FigureKind::ttft, Reach::gpu_sibling)->held_out ==
+        std::vector<std::string>{"P1", "P2"});
+  CHECK(band_for(cal, FigureKind::tpot, "P2", 2.0, "dense-small", Reach::gpu_sibling).high == Approx(2.5));
+}
+
+TEST_CASE("an estimate of a model nobody measured on a measured GPU is model_unmeasured", "[reach]") {
+  Calibration cal = rows_on_p1();
+  const BandEntry rows = cal.bands.front();
+  cal.measured_models = {MeasuredModels{"P1", {"llama-3.1-70b", "qwen3-32b"}}};
+  std::vector<Gpu> gpus = toy_gpus();
+  assign_reach(cal, gpus);
+  ModelSpec measured;
+  measured.name = "qwen3-32b";
+  ModelSpec other;
+  other.name = "mixtral-8x7b";
+  CHECK(serving_reach(&cal, gpus[0], measured) == Reach::measured);
+  CHECK(serving_reach(&cal, gpus[0], other) == Reach::model_unmeasured);
+  ModelSpec image;
+  image.name = "flux.1-dev";
+  image.kind = ModelKind::dit; // image models' bands are their own cases': the GPU's reach
+  CHECK(serving_reach(&cal, gpus[0], image) == Reach::measured);
+  // A GPU that is not measured keeps its own reach whatever the model; no calibration: the GPU's.
+  CHECK(serving_reach(&cal, gpus[1], measured) == Reach::gpu_sibling);
+  CHECK(serving_reach(nullptr, gpus[0], other) == Reach::measured);
+  // A GPU whose models are not listed (an older calibration) stays measured.
+  cal.measured_models.clear();
+  CHECK(serving_reach(&cal, gpus[0], other) == Reach::measured);
+  // The user's own runs on P1 (a --calibration overlay): measured, for the stack they calibrated.
+  cal.measured_models = {MeasuredModels{"P1", {"qwen3-32b"}}};
+  BandEntry user = rows;
+  user.rule = "user runs (5)";
+  cal.bands.push_back(user);
+  CHECK(serving_reach(&cal, gpus[0], other) == Reach::measured);
 }
 
 TEST_CASE("training has a reach of its own, and its throughput band widens to it", "[reach]") {

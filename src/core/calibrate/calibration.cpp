@@ -324,18 +324,28 @@ std::optional<ReachBand> reach_band(const Calibration& calibration, FigureKind k
   // cases, all NVIDIA, are too few to hold one out per reach (methodology §3.5 "Bands by reach").
   const bool throughput = kind == FigureKind::throughput || kind == FigureKind::training_throughput;
   if (!throughput && kind != FigureKind::ttft && kind != FigureKind::tpot) return std::nullopt;
+  // The reach's own band, with every nearer reach's nested inside: an estimate on a GPU nobody measured
+  // is also of a model nobody measured there, so it is never narrower than model_unmeasured's.
+  std::optional<ReachBand> out;
+  const FigureKind own_kind = throughput ? FigureKind::tpot : kind;
   for (const ReachBand& r : calibration.reach_bands) {
-    if (r.reach != reach || r.kind != (throughput ? FigureKind::tpot : kind)) continue;
-    ReachBand out = r;
-    if (throughput) {
-      // Tokens/s at a given concurrency scale with 1 / TPOT: the TPOT ratio's ends swap and invert.
-      out.kind = kind;
-      out.ratio_low = 1.0 / r.ratio_high;
-      out.ratio_high = 1.0 / r.ratio_low;
+    if (r.kind != own_kind || r.reach > reach) continue;
+    if (!out) out = ReachBand{kind, reach, r.ratio_low, r.ratio_high, r.rows, r.held_out};
+    out->ratio_low = std::min(out->ratio_low, r.ratio_low);
+    out->ratio_high = std::max(out->ratio_high, r.ratio_high);
+    if (r.reach == reach) {
+      out->rows = r.rows;
+      out->held_out = r.held_out; // the notes name the groups held out at this reach
     }
-    return out;
   }
-  return std::nullopt;
+  if (!out) return std::nullopt;
+  if (throughput) {
+    // Tokens/s at a given concurrency scale with 1 / TPOT: the TPOT ratio's ends swap and invert.
+    const double low = out->ratio_low;
+    out->ratio_low = 1.0 / out->ratio_high;
+    out->ratio_high = 1.0 / low;
+  }
+  return out;
 }
 
 namespace {
@@ -358,20 +368,39 @@ void assign_reach_by(std::vector<Gpu>& gpus, Reach Gpu::*field, Measured measure
 
 } // namespace
 
+namespace {
+
+bool has_band(const Calibration& calibration, const std::string& gpu_id, auto own) {
+  return std::any_of(calibration.bands.begin(), calibration.bands.end(),
+                     [&](const BandEntry& b) { return b.gpu_id == gpu_id && own(b); });
+}
+
+} // namespace
+
+Reach serving_reach(const Calibration* calibration, const Gpu& gpu, const ModelSpec& model) {
+  // The serving rows are LLM runs: an image or ViT model's accuracy is its own cases' (class bands).
+  if (calibration == nullptr || gpu.reach != Reach::measured || model.kind != ModelKind::decoder)
+    return gpu.reach;
+  const auto listed = std::find_if(calibration->measured_models.begin(), calibration->measured_models.end(),
+                                   [&gpu](const MeasuredModels& m) { return m.gpu_id == gpu.id; });
+  if (listed == calibration->measured_models.end()) return gpu.reach;
+  if (std::binary_search(listed->models.begin(), listed->models.end(), model.name)) return Reach::measured;
+  const bool user_runs = has_band(*calibration, gpu.id, [](const BandEntry& b) {
+    return (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) && b.rule.starts_with("user runs");
+  });
+  return user_runs ? Reach::measured : Reach::model_unmeasured;
+}
+
 void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus) {
-  const auto has_band = [&calibration](const std::string& gpu_id, auto own) {
-    return std::any_of(calibration.bands.begin(), calibration.bands.end(),
-                       [&](const BandEntry& b) { return b.gpu_id == gpu_id && own(b); });
-  };
   assign_reach_by(gpus, &Gpu::reach, [&](const std::string& id) {
-    return has_band(id, [](const BandEntry& b) {
+    return has_band(calibration, id, [](const BandEntry& b) {
       return (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) &&
              (b.rule == "serving rows" || b.rule.starts_with("user runs"));
     });
   });
   // Training: the GPU's own training-throughput cases (rules "own…"; "pooled" alone borrows others').
   assign_reach_by(gpus, &Gpu::training_reach, [&](const std::string& id) {
-    return has_band(id, [](const BandEntry& b) {
+    return has_band(calibration, id, [](const BandEntry& b) {
       return b.kind == FigureKind::training_throughput &&
              (b.rule.starts_with("own") || b.rule.starts_with("user runs"));
     });

@@ -58,8 +58,8 @@ ServingPrediction predict_serving_disagg(const PreparedModel& model, const Gpu& 
                               e.decode.memory.weights_bytes > e.decode.memory.capacity_per_gpu_bytes;
   out.prefill_s = e.prefill_service_s;
   out.decode_step_s = e.combined.decode_step_s;
-  const InferenceBands bands =
-      inference_bands(calibration, gpu.id, model_class_of(model.model), gpu.reach, e.combined);
+  const InferenceBands bands = inference_bands(calibration, gpu.id, model_class_of(model.model),
+                                               serving_reach(&calibration, gpu, model.model), e.combined);
   out.ttft = bands.ttft;
   out.tpot = bands.tpot;
   return out;

@@ -126,7 +126,8 @@ ServingPrediction predict_serving(const PreparedModel& model, const Gpu& gpu, co
   out.prefill_s = e.prefill_s;
   out.decode_step_s = e.decode_step_s;
   const std::string cls = model_class_of(model.model);
-  const InferenceBands bands = inference_bands(calibration, gpu.id, cls, gpu.reach, e);
+  const InferenceBands bands =
+      inference_bands(calibration, gpu.id, cls, serving_reach(&calibration, gpu, model.model), e);
   out.ttft = bands.ttft;
   out.tpot = bands.tpot;
   return out;

@@ -21,7 +21,8 @@ CountLayout layout_for_count(const Recommendation& search, const PreparedModel& 
                              const GpuPrice& price, const SearchPolicy& policy, int gpus) {
   CountLayout out;
   const BandFactors bands =
-      band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(model.model), gpu.reach);
+      band_factors(policy.calibration, policy.confidence, gpu.id, model_class_of(model.model),
+                   serving_reach(policy.calibration, gpu, model.model));
   // Same GPUs, same bill: a layout that meets everything on them costs what any other does, so the
   // search's rank (cost at its own size, then TPOT, TTFT, GPUs) decides among those that pass here.
   const Candidate* short_of = nullptr;

@@ -236,10 +236,10 @@ void reserve_units(const ModelSearch& m, DisaggRecommendation& out) {
 // Every xPyD unit with its prefill pool on gpus[gp] and its decode pool on gpus[gd].
 void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, std::size_t gd) {
   const SearchPolicy& policy = m.policy;
-  const BandFactors bp =
-      band_factors(policy.calibration, policy.confidence, m.gpus[gp].id, m.model_class, m.gpus[gp].reach);
-  const BandFactors bd =
-      band_factors(policy.calibration, policy.confidence, m.gpus[gd].id, m.model_class, m.gpus[gd].reach);
+  const BandFactors bp = band_factors(policy.calibration, policy.confidence, m.gpus[gp].id, m.model_class,
+                                      serving_reach(policy.calibration, m.gpus[gp], m.model.model));
+  const BandFactors bd = band_factors(policy.calibration, policy.confidence, m.gpus[gd].id, m.model_class,
+                                      serving_reach(policy.calibration, m.gpus[gd], m.model.model));
   // TTFT is the prefill pool's, TPOT the decode pool's; throughput the slower end of either.
   BandFactors bands;
   bands.ttft_high = bp.ttft_high;

@@ -378,8 +378,8 @@ Recommendation recommend(std::span<const PreparedModel> models, const InferenceW
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
     const std::string model_class = model_class_of(models[pi].model);
     for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
-      const BandFactors bands =
-          band_factors(policy.calibration, policy.confidence, gpus[gi].id, model_class, gpus[gi].reach);
+      const BandFactors bands = band_factors(policy.calibration, policy.confidence, gpus[gi].id, model_class,
+                                             serving_reach(policy.calibration, gpus[gi], models[pi].model));
       for (const Deployment& layout : replica_layouts(models[pi].model, gpus[gi], policy)) {
         Candidate c =
             evaluate_layout(models[pi], workload, sla, gpus, gi, layout, prices[gi], policy, bands, rank_by);

@@ -61,6 +61,7 @@ std::string host_link_name(const Gpu& gpu) {
 const char* to_string(Reach reach) {
   switch (reach) {
   case Reach::measured: return "measured";
+  case Reach::model_unmeasured: return "model_unmeasured";
   case Reach::gpu_sibling: return "gpu_sibling";
   case Reach::extrapolated: return "extrapolated";
   }

@@ -1,6 +1,7 @@
 // Validation cases, the stand-in GPU table, calibration and baseline files (tests/validation/README.md).
 #include "io/runs/validation_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -321,13 +322,18 @@ std::string calibration_to_json(const Calibration& cal) {
                      {"held_out", r.held_out}});
   }
   if (!reach.empty()) doc["reach_bands"] = reach;
+  nlohmann::json measured = nlohmann::json::array();
+  for (const MeasuredModels& m : cal.measured_models)
+    measured.push_back({{"gpu", m.gpu_id}, {"models", m.models}});
+  if (!measured.empty()) doc["measured_models"] = measured;
   return io::json_text(doc, 1) + "\n";
 }
 
 namespace {
 
 // "reach_bands": [{kind, reach, ratio_low, ratio_high, rows, held_out}] (docs/accuracy.md "Bands by
-// reach"): TTFT or TPOT bands of GPUs that are not measured, gpu_sibling or extrapolated.
+// reach"): TTFT or TPOT bands of estimates that are not measured: model_unmeasured, gpu_sibling or
+// extrapolated.
 std::vector<ReachBand> read_reach_bands(const JsonReader& list) {
   std::vector<ReachBand> out;
   for (const JsonReader& r : list.elements()) {
@@ -337,12 +343,14 @@ std::vector<ReachBand> read_reach_bands(const JsonReader& list) {
     if (!k || (*k != FigureKind::ttft && *k != FigureKind::tpot)) kind.fail("expected \"ttft\" or \"tpot\"");
     band.kind = *k;
     const JsonReader reach = r.at("reach");
-    if (reach.as_string() == "gpu_sibling") {
+    if (reach.as_string() == "model_unmeasured") {
+      band.reach = Reach::model_unmeasured;
+    } else if (reach.as_string() == "gpu_sibling") {
       band.reach = Reach::gpu_sibling;
     } else if (reach.as_string() == "extrapolated") {
       band.reach = Reach::extrapolated;
     } else {
-      reach.fail("expected \"gpu_sibling\" or \"extrapolated\"");
+      reach.fail("expected \"model_unmeasured\", \"gpu_sibling\" or \"extrapolated\"");
     }
     band.ratio_low = r.at("ratio_low").as_positive(1.0);
     band.ratio_high = r.at("ratio_high").as_positive(1e6);
@@ -351,6 +359,26 @@ std::vector<ReachBand> read_reach_bands(const JsonReader& list) {
     for (const JsonReader& id : r.at("held_out").elements())
       band.held_out.push_back(id.as_string());
     out.push_back(std::move(band));
+  }
+  return out;
+}
+
+// "measured_models": [{gpu, models}]: the models whose serving rows made each GPU's bands
+// (serving_reach); each list sorted, each GPU once.
+std::vector<MeasuredModels> read_measured_models(const JsonReader& list) {
+  std::vector<MeasuredModels> out;
+  for (const JsonReader& m : list.elements()) {
+    MeasuredModels entry;
+    entry.gpu_id = m.at("gpu").as_string();
+    const JsonReader models = m.at("models");
+    for (const JsonReader& name : models.elements())
+      entry.models.push_back(name.as_string());
+    if (!std::is_sorted(entry.models.begin(), entry.models.end()))
+      models.fail("expected the model names sorted");
+    if (std::any_of(out.begin(), out.end(),
+                    [&](const MeasuredModels& x) { return x.gpu_id == entry.gpu_id; }))
+      m.at("gpu").fail("expected each GPU once");
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -418,6 +446,8 @@ Calibration load_calibration(const std::string& path) {
     }
   }
   if (const auto reach = root.find("reach_bands")) cal.reach_bands = read_reach_bands(*reach);
+  if (const auto measured = root.find("measured_models"))
+    cal.measured_models = read_measured_models(*measured);
   return cal;
 }
 
