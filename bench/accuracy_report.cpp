@@ -261,6 +261,12 @@ int run(const std::vector<std::string>& args) {
           "\n### Per vendor and GPU generation\n\nTTFT and TPOT where each generation was measured: "
           "NVIDIA's serving rows with their GPU left out of every fit, AMD's cases never fitted.\n\n" +
           vendor_markdown(grouped[1].results, gpus, amd_score) +
+          "\n### Band coverage by reach\n\nEach reach's rows predicted as an estimate of that reach is "
+          "as shipped: `measured` in sample, `model_unmeasured` with its model held out of every fit, "
+          "`gpu_sibling` and `extrapolated` with their GPU held out; the band is the reach band of the "
+          "other folds' residuals (methodology §3.5 \"Bands by reach\"). The reach band columns give the "
+          "shipped ones (measured / predicted, nested).\n\n" +
+          reach_markdown(serving.results, grouped[0].results, grouped[1].results, gpus, amd_score, cal) +
           "\n## Open loop: percentiles (held out)\n\n"
           "MLPerf Inference v4.1 Server runs (Poisson arrivals at the target QPS): the p50, p90 and p99 of "
           "TTFT, TPOT and end-to-end latency from the same `mlperf_log_summary.txt` whose means are cases "

@@ -41,6 +41,13 @@ std::string grouped_summary_markdown(const bench::ServingScore& serving, const b
 // the fit (`logo`, leave one GPU out) and the AMD cases, never fitted (`amd`).
 std::string vendor_markdown(const std::vector<ServingResult>& logo, const std::vector<Gpu>& gpus,
                             const bench::HeldOutScore& amd);
+
+// The band coverage of each reach (measured, model_unmeasured, gpu_sibling, extrapolated, another
+// vendor), each reach's rows predicted as that reach is as shipped, with the shipped reach bands.
+std::string reach_markdown(const std::vector<ServingResult>& in_sample,
+                           const std::vector<ServingResult>& lomo, const std::vector<ServingResult>& logo,
+                           const std::vector<Gpu>& gpus, const bench::HeldOutScore& amd,
+                           const Calibration& cal);
 std::string ablation_markdown(const AblationRow& shipped, const std::vector<AblationRow>& rows);
 // The grouped tables at the end of the report: per engine, GPU family and model class (in sample
 // beside each grouping), per held-out group, and the ablation table.
