@@ -143,7 +143,11 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
       fmt::print("  add GPUs (--gpus, --tp), a smaller precision, or a GPU with more memory\n");
     }
   } else {
-    fmt::print("performance{}\n", bands.calibrated ? " (p10–p90 band from docs/accuracy.md)" : "");
+    // Every estimate names how far it reaches beyond measured serving runs (methodology §3.5).
+    fmt::print("performance{}\n",
+               bands.calibrated
+                   ? fmt::format(" (p10–p90 band from docs/accuracy.md; reach: {})", to_string(bands.reach))
+                   : std::string());
     const InferenceBands& ib = bands.inference;
     const bool calibrated = bands.calibrated;
     if (image) {
