@@ -43,15 +43,11 @@ inline ReachBand conformal_reach_band(FigureKind kind, Reach reach, const std::v
   return b;
 }
 
-/// The reach bands from the held-out predictions of a leave-one-GPU-out pass (`logo`: every row
-/// predicted by a fit that never saw its GPU), leaving out the rows of `except_gpu` (the fold being
-/// scored, so that its own band never comes from its own rows; "" = none). A held-out GPU's rows are
-/// gpu_sibling residuals when another GPU of its family (gpu_family over `gpus`) has serving rows,
-/// extrapolated residuals otherwise, each band conformal_reach_band's. Extrapolated is never narrower than
-/// gpu_sibling and, without rows of its own, is gpu_sibling's. Rows of replicas across nodes are left out, as
-/// for the serving-row bands.
-inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>& logo,
-                                               const std::vector<Gpu>& gpus, const std::string& except_gpu) {
+/// The reach of each held-out GPU's rows in a leave-one-GPU-out pass (`logo`): gpu_sibling when
+/// another GPU of its family (gpu_family over `gpus`) has serving rows, extrapolated otherwise. By
+/// GPU id; one rule for the reach bands below and the report's coverage table.
+inline std::map<std::string, Reach> held_out_gpu_reach(const std::vector<ServingResult>& logo,
+                                                       const std::vector<Gpu>& gpus) {
   const auto family = [&gpus](const std::string& id) {
     const auto it = std::find_if(gpus.begin(), gpus.end(), [&id](const Gpu& g) { return g.id == id; });
     return it == gpus.end() ? id : gpu_family(*it);
@@ -59,6 +55,22 @@ inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>&
   std::map<std::string, std::set<std::string>> measured_by_family;
   for (const ServingResult& r : logo)
     measured_by_family[family(r.run->gpu_id)].insert(r.run->gpu_id);
+  std::map<std::string, Reach> out;
+  for (const auto& [name, ids] : measured_by_family)
+    for (const std::string& id : ids)
+      out[id] = ids.size() > 1 ? Reach::gpu_sibling : Reach::extrapolated;
+  return out;
+}
+
+/// The reach bands from the held-out predictions of a leave-one-GPU-out pass (`logo`: every row
+/// predicted by a fit that never saw its GPU), leaving out the rows of `except_gpu` (the fold being
+/// scored, so that its own band never comes from its own rows; "" = none). A held-out GPU's rows are
+/// residuals of its held_out_gpu_reach, each band conformal_reach_band's. Extrapolated is never narrower than
+/// gpu_sibling and, without rows of its own, is gpu_sibling's. Rows of replicas across nodes are left out, as
+/// for the serving-row bands.
+inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>& logo,
+                                               const std::vector<Gpu>& gpus, const std::string& except_gpu) {
+  const std::map<std::string, Reach> reach = held_out_gpu_reach(logo, gpus);
   struct Residuals {
     std::vector<double> ttft, tpot;
     std::set<std::string> gpu_ids;
@@ -66,25 +78,23 @@ inline std::vector<ReachBand> reach_bands_from(const std::vector<ServingResult>&
   std::map<Reach, Residuals> by_reach;
   for (const ServingResult& r : logo) {
     if (r.run->gpu_id == except_gpu || deployment_of(*r.run).gpus_per_replica() > 8) continue;
-    const bool sibling = measured_by_family[family(r.run->gpu_id)].size() > 1;
-    Residuals& to = by_reach[sibling ? Reach::gpu_sibling : Reach::extrapolated];
+    Residuals& to = by_reach[reach.at(r.run->gpu_id)];
     to.ttft.push_back(r.run->ttft_s / r.ttft_pred_s);
     to.tpot.push_back(r.run->tpot_s / r.tpot_pred_s);
     to.gpu_ids.insert(r.run->gpu_id);
   }
   std::vector<ReachBand> out;
-  const auto band = conformal_reach_band;
   for (const FigureKind kind : {FigureKind::ttft, FigureKind::tpot}) {
     const Residuals& near = by_reach[Reach::gpu_sibling];
     const Residuals& far = by_reach[Reach::extrapolated];
     const auto& near_ratios = kind == FigureKind::ttft ? near.ttft : near.tpot;
     const auto& far_ratios = kind == FigureKind::ttft ? far.ttft : far.tpot;
     if (near_ratios.size() < k_reach_min_rows) continue; // no band a held-out GPU could stand on
-    const ReachBand sibling = band(kind, Reach::gpu_sibling, near_ratios, near.gpu_ids);
+    const ReachBand sibling = conformal_reach_band(kind, Reach::gpu_sibling, near_ratios, near.gpu_ids);
     ReachBand extrapolated = sibling;
     extrapolated.reach = Reach::extrapolated;
     if (far_ratios.size() >= k_reach_min_rows) {
-      extrapolated = band(kind, Reach::extrapolated, far_ratios, far.gpu_ids);
+      extrapolated = conformal_reach_band(kind, Reach::extrapolated, far_ratios, far.gpu_ids);
       extrapolated.ratio_low = std::min(extrapolated.ratio_low, sibling.ratio_low);
       extrapolated.ratio_high = std::max(extrapolated.ratio_high, sibling.ratio_high);
     }

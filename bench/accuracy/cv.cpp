@@ -235,38 +235,19 @@ bench::ServingScore score_serving_runs(const Calibration& cal, bool with_closest
 // without the held-out group. The engine profiles stay as given (their fitted values are fixed).
 namespace {
 
-// Leave one GPU out again, each held-out GPU's bands now widened by the reach bands of the other
-// folds' residuals (bench/reach_bands.hpp), never its own: the band coverage a GPU without serving
-// rows gets as shipped, the model_unmeasured band nested inside (from `lomo`, the leave-one-model-out
-// rows of the other GPUs; none when that grouping was not run). The point predictions are the first
-// pass's (the bands do not move them).
-std::vector<ServingResult> with_reach_bands(CaseFits& fits, const bench::ServingScore& serving,
-                                            const GroupedSet& first, const std::vector<ServingResult>* lomo,
-                                            const Ablation& ablation, bench::PointCache& points) {
-  const std::vector<Gpu> gpus = shipped_catalog(true).catalog.gpus;
-  return bench::grouped_results(
-      serving.results, first.grouping, [&](const std::string& gpu_id, const bench::RowExcluded& held_out) {
-        const std::vector<ReachBand> model =
-            lomo == nullptr ? std::vector<ReachBand>{} : bench::model_reach_bands_from(*lomo, "", gpu_id);
-        return held_out_score(
-                   fits.without(held_out), held_out, serving.runs, ablation, &points, false,
-                   bench::sorted_reach_bands(model, bench::reach_bands_from(first.results, gpus, gpu_id)))
-            .results;
-      });
-}
-
-// Leave one model out again, each held-out model's bands now widened by the model_unmeasured reach
-// band of the other folds' residuals (bench/reach_bands.hpp), never its own: the band coverage a
-// model without serving rows gets on a measured GPU as shipped (core::serving_reach).
-std::vector<ServingResult> with_model_reach_bands(CaseFits& fits, const bench::ServingScore& serving,
-                                                  const GroupedSet& first, const Ablation& ablation,
-                                                  bench::PointCache& points) {
-  return bench::grouped_results(
-      serving.results, first.grouping, [&](const std::string& model, const bench::RowExcluded& held_out) {
-        return held_out_score(fits.without(held_out), held_out, serving.runs, ablation, &points, false,
-                              bench::model_reach_bands_from(first.results, model))
-            .results;
-      });
+// A grouping scored again, each fold's held-out rows now banded with the reach bands `bands_for`
+// gives its key (never from its own rows): the band coverage the held-out group gets as shipped.
+// The point predictions are the first pass's (the bands do not move them).
+template <typename BandsFor>
+std::vector<ServingResult> with_fold_bands(CaseFits& fits, const bench::ServingScore& serving,
+                                           const GroupedSet& first, const Ablation& ablation,
+                                           bench::PointCache& points, BandsFor&& bands_for) {
+  return bench::grouped_results(serving.results, first.grouping,
+                                [&](const std::string& key, const bench::RowExcluded& held_out) {
+                                  return held_out_score(fits.without(held_out), held_out, serving.runs,
+                                                        ablation, &points, false, bands_for(key))
+                                      .results;
+                                });
 }
 
 } // namespace
@@ -286,14 +267,28 @@ std::vector<GroupedSet> grouped_cv(CaseFits& fits, const bench::ServingScore& se
                                                                      serving.runs, ablation, &points)
                                                    .results;
                                              })});
-    if (g.suffix == "logo" && ablation.reach_bands) {
+    if (!ablation.reach_bands) continue;
+    const GroupedSet& first = out.back();
+    if (g.suffix == "lomo") {
+      // A held-out model: the model_unmeasured band of the other models' residuals.
+      out.back().results =
+          with_fold_bands(fits, serving, first, ablation, points, [&](const std::string& model) {
+            return bench::model_reach_bands_from(first.results, model);
+          });
+    } else if (g.suffix == "logo") {
+      // A held-out GPU: the GPU reach bands of the other GPUs' residuals, the model_unmeasured band
+      // (from the leave-one-model-out rows of the other GPUs, when that grouping ran) nested inside.
       const auto lomo = std::find_if(out.begin(), out.end(),
                                      [](const GroupedSet& s) { return s.grouping.suffix == "lomo"; });
-      out.back().results = with_reach_bands(fits, serving, out.back(),
-                                            lomo == out.end() ? nullptr : &lomo->results, ablation, points);
+      const std::vector<Gpu> gpus = shipped_catalog(true).catalog.gpus;
+      out.back().results =
+          with_fold_bands(fits, serving, first, ablation, points, [&](const std::string& gpu_id) {
+            const std::vector<ReachBand> model =
+                lomo == out.end() ? std::vector<ReachBand>{}
+                                  : bench::model_reach_bands_from(lomo->results, "", gpu_id);
+            return bench::sorted_reach_bands(model, bench::reach_bands_from(first.results, gpus, gpu_id));
+          });
     }
-    if (g.suffix == "lomo" && ablation.reach_bands)
-      out.back().results = with_model_reach_bands(fits, serving, out.back(), ablation, points);
   }
   return out;
 }

@@ -2,15 +2,14 @@
 // reach is predicted as shipped — measured in sample, model_unmeasured with its model held out,
 // gpu_sibling and extrapolated with their GPU held out, another vendor's GPU on the AMD cases nobody
 // fitted — with the band the shipped calibration gives that reach.
-#include <algorithm>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "accuracy/markdown.hpp"
+#include "reach_bands.hpp"
 
 namespace rightsize::bench::accuracy {
 namespace {
@@ -43,17 +42,10 @@ std::string reach_markdown(const std::vector<ServingResult>& in_sample,
       out.push_back(&r);
     return out;
   };
-  // A held-out GPU is gpu_sibling when another GPU of its family has rows, as bench/reach_bands.hpp.
-  std::map<std::string, std::set<std::string>> by_family;
-  const auto family = [&gpus](const std::string& id) {
-    const auto it = std::find_if(gpus.begin(), gpus.end(), [&id](const Gpu& g) { return g.id == id; });
-    return it == gpus.end() ? id : gpu_family(*it);
-  };
-  for (const ServingResult& r : logo)
-    by_family[family(r.run->gpu_id)].insert(r.run->gpu_id);
+  const std::map<std::string, Reach> gpu_reach = held_out_gpu_reach(logo, gpus); // bench/reach_bands.hpp
   std::vector<const ServingResult*> sibling, extrapolated;
   for (const ServingResult& r : logo)
-    (by_family[family(r.run->gpu_id)].size() > 1 ? sibling : extrapolated).push_back(&r);
+    (gpu_reach.at(r.run->gpu_id) == Reach::gpu_sibling ? sibling : extrapolated).push_back(&r);
   std::string md =
       "| reach | rows predicted as | TTFT n | TTFT median abs | TTFT in band | TTFT reach band | "
       "TPOT n | TPOT median abs | TPOT in band | TPOT reach band |\n"

@@ -95,9 +95,9 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   }
   res.deployment = d;
   // An "auto" concurrency meets the latency SLA at the judged end of its band (core::judge).
+  const BandSource source = band_source(catalog, gpu, spec.model);
   const BandFactors factors =
-      band_factors(band_calibration(catalog), request.confidence, gpu.id, model_class_of(spec.model),
-                   serving_reach(band_calibration(catalog), gpu, spec.model));
+      band_factors(source.calibration, request.confidence, source.gpu_id, source.model_class, source.reach);
   const Sla auto_sla = auto_concurrency_sla(spec.sla, factors); // judged end of the band
   const Sla* sla = w.concurrency == 0 ? &auto_sla : nullptr;
   // A --concurrency flag replaces the spec's "auto" and the assumption that came with it.
@@ -114,7 +114,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   res.verdict = judge(res.estimate, spec.sla, rules);
   res.goodput = goodput(res.estimate, spec.sla, factors); // at the same end of the band as the verdict
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
-  res.bands = estimate_bands(band_source(catalog, gpu, spec.model), res.estimate, spec.sla);
+  res.bands = estimate_bands(source, res.estimate, spec.sla);
   return res;
 }
 

@@ -375,6 +375,12 @@ bool has_band(const Calibration& calibration, const std::string& gpu_id, auto ow
                      [&](const BandEntry& b) { return b.gpu_id == gpu_id && own(b); });
 }
 
+// A TTFT or TPOT band from serving runs: the shipped rows' or a --calibration overlay's (`user`).
+bool serving_band(const BandEntry& b, bool user) {
+  if (b.kind != FigureKind::ttft && b.kind != FigureKind::tpot) return false;
+  return b.rule.starts_with("user runs") || (!user && b.rule == "serving rows");
+}
+
 } // namespace
 
 Reach serving_reach(const Calibration* calibration, const Gpu& gpu, const ModelSpec& model) {
@@ -385,18 +391,14 @@ Reach serving_reach(const Calibration* calibration, const Gpu& gpu, const ModelS
                                    [&gpu](const MeasuredModels& m) { return m.gpu_id == gpu.id; });
   if (listed == calibration->measured_models.end()) return gpu.reach;
   if (std::binary_search(listed->models.begin(), listed->models.end(), model.name)) return Reach::measured;
-  const bool user_runs = has_band(*calibration, gpu.id, [](const BandEntry& b) {
-    return (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) && b.rule.starts_with("user runs");
-  });
+  const bool user_runs =
+      has_band(*calibration, gpu.id, [](const BandEntry& b) { return serving_band(b, true); });
   return user_runs ? Reach::measured : Reach::model_unmeasured;
 }
 
 void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus) {
   assign_reach_by(gpus, &Gpu::reach, [&](const std::string& id) {
-    return has_band(calibration, id, [](const BandEntry& b) {
-      return (b.kind == FigureKind::ttft || b.kind == FigureKind::tpot) &&
-             (b.rule == "serving rows" || b.rule.starts_with("user runs"));
-    });
+    return has_band(calibration, id, [](const BandEntry& b) { return serving_band(b, false); });
   });
   // Training: the GPU's own training-throughput cases (rules "own…"; "pooled" alone borrows others').
   assign_reach_by(gpus, &Gpu::training_reach, [&](const std::string& id) {
