@@ -47,10 +47,10 @@ std::size_t time_use_case(const std::string& root, const std::string& spec_path,
   const double c0 = cpu_now_s();
   for (int i = 0; i < iterations; ++i) {
     const app::RecommendOutcome outcome = app::run_recommend(request, quiet);
-    candidates = outcome.training ? outcome.training->recommendation.candidates.size() +
-                                        outcome.training->recommendation.rejected.size()
-                                  : outcome.inference.recommendation.candidates.size() +
-                                        outcome.inference.recommendation.rejected.size();
+    const Recommendation* inference = outcome.inference() ? &outcome.inference()->recommendation : nullptr;
+    candidates = inference ? inference->candidates.size() + inference->rejected.size()
+                           : outcome.training()->recommendation.candidates.size() +
+                                 outcome.training()->recommendation.rejected.size();
   }
   wall_ms = (now_s() - w0) / iterations * 1e3;
   cpu_ms = (cpu_now_s() - c0) / iterations * 1e3;

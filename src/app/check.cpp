@@ -213,10 +213,10 @@ void check_pools(CheckOutcome& out, const CheckRequest& request, const EngineSet
                 "prefill and decode pools");
   }
   out.catalog = load_catalog(request.inputs, spec, diagnostics);
-  out.disaggregated =
+  auto& pools = out.checked.emplace<DisaggDeploymentResult>(
       run_disagg_deployment(spec, out.catalog, engine_config(engine, spec.engine, out.catalog.engines),
-                            spec.inference, request.settings.confidence, request.settings.headroom);
-  out.pass = out.disaggregated->verdict.passes();
+                            spec.inference, request.settings.confidence, request.settings.headroom));
+  out.pass = pools.verdict.passes();
 }
 
 // A training run (issue 43 item 6): its GPU type and count with the layout flags over them.
@@ -238,9 +238,10 @@ void check_training(CheckOutcome& out, const CheckRequest& request, Diagnostics&
   want.gpu = gpu.id;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
   out.max_overspend = request.settings.max_overspend;
-  out.training = run_training_check(spec, out.catalog, want, request.settings.confidence,
-                                    request.settings.max_overspend);
-  out.pass = out.training->pass;
+  out.pass = out.checked
+                 .emplace<TrainingCheckResult>(run_training_check(
+                     spec, out.catalog, want, request.settings.confidence, request.settings.max_overspend))
+                 .pass;
 }
 
 } // namespace
@@ -276,8 +277,7 @@ CheckOutcome run_check(const CheckRequest& request, Diagnostics& diagnostics) {
   settings.engine = engine_config(engine, spec.engine, out.catalog.engines);
   warn_overlay_engine(out.catalog, gpu.id, out.engine_name, diagnostics);
   if (settings.artifact) settings.artifact->engine = out.engine_name; // --emit k8s runs the engine assumed
-  out.aggregated = run_check(spec, out.catalog, settings);
-  out.pass = out.aggregated->pass;
+  out.pass = out.checked.emplace<CheckResult>(run_check(spec, out.catalog, settings)).pass;
   return out;
 }
 

@@ -7,6 +7,7 @@
 // over-provisioned, pass — and the writers in src/render only format it.
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "app/bands.hpp"
@@ -100,6 +101,10 @@ struct CheckRequest {
   CheckSettings settings;
 };
 
+/// The deployment `check` judged, as one of its kinds: an aggregated deployment (replicas of one
+/// layout), the spec's prefill and decode pools, or a training run. Exactly one is held.
+using CheckedDeployment = std::variant<CheckResult, DisaggDeploymentResult, TrainingCheckResult>;
+
 /// Everything `check` loaded and decided: the writers' input.
 struct CheckOutcome {
   Spec spec;
@@ -107,10 +112,14 @@ struct CheckOutcome {
   std::string engine_name; ///< the engine profile the deployment was judged with
   Confidence confidence = Confidence::p90;
   double max_overspend = 0.2;
-  std::optional<CheckResult> aggregated;               ///< an aggregated deployment, checked
-  std::optional<DisaggDeploymentResult> disaggregated; ///< the spec's prefill and decode pools, judged
-  std::optional<TrainingCheckResult> training;         ///< a training run, checked
-  bool pass = false;                                   ///< the gate's answer
+  CheckedDeployment checked; ///< the deployment and every decision about it
+  bool pass = false;         ///< the gate's answer
+  /// The aggregated deployment's check; null for pools or a training run.
+  [[nodiscard]] const CheckResult* aggregated() const { return std::get_if<CheckResult>(&checked); }
+  /// The training run's check; null for an inference deployment.
+  [[nodiscard]] const TrainingCheckResult* training() const {
+    return std::get_if<TrainingCheckResult>(&checked);
+  }
 };
 
 /// Loads the spec and the catalog of `request` and checks the deployment: --deployment, else the

@@ -138,8 +138,10 @@ void estimate_pools(EstimateOutcome& out, const EstimateRequest& request) {
   const InferenceWorkload w = with_concurrency(spec.inference, pins.concurrency);
   const EngineConfig engine = engine_config(request.inputs.engine, spec.engine, out.catalog.engines);
   out.confidence = request.confidence.get();
-  out.disaggregated = run_disagg_deployment(spec, out.catalog, engine, w, out.confidence, pins.headroom);
-  out.feasible = out.disaggregated->verdict.feasible();
+  out.feasible = out.estimated
+                     .emplace<DisaggDeploymentResult>(
+                         run_disagg_deployment(spec, out.catalog, engine, w, out.confidence, pins.headroom))
+                     .verdict.feasible();
 }
 
 } // namespace
@@ -170,8 +172,9 @@ EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagno
   warn_overlay_engine(out.catalog, gpu.id, out.engine_name, diagnostics);
   if (spec.mode != WorkloadMode::training) settings.confidence = request.confidence.get();
   out.confidence = settings.confidence;
-  out.deployment = run_estimate(spec, out.catalog, settings);
-  out.feasible = out.deployment->training || out.deployment->verdict.feasible();
+  const EstimateResult& result =
+      out.estimated.emplace<EstimateResult>(run_estimate(spec, out.catalog, settings));
+  out.feasible = result.training || result.verdict.feasible();
   return out;
 }
 

@@ -5,6 +5,7 @@
 // specs get the best training layout for the GPU count. The writers in src/cli format the result.
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "app/bands.hpp"
@@ -77,8 +78,9 @@ struct EstimateOutcome {
   LoadedCatalog catalog;
   std::string engine_name; ///< the engine profile estimated with
   Confidence confidence = Confidence::p90;
-  std::optional<EstimateResult> deployment;            ///< one GPU type's deployment (or training run)
-  std::optional<DisaggDeploymentResult> disaggregated; ///< the spec's prefill and decode pools
+  /// What was estimated: one GPU type's deployment (or training run), or the spec's prefill and
+  /// decode pools. Exactly one is held.
+  std::variant<EstimateResult, DisaggDeploymentResult> estimated;
   bool feasible = false; ///< a training estimate, or a deployment the verdict finds feasible
 };
 

@@ -409,16 +409,19 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
   check_search_gpu_types(gpu_types, k_max_search_gpu_types, "--gpu", "recommend");
   const RecommendSettings settings = recommend_settings(request, out, engine, diagnostics);
   if (spec.mode == WorkloadMode::training) {
-    out.training = run_training_recommend(spec, out.catalog, out.in, settings);
-    out.none = out.training->recommendation.candidates.empty();
+    out.none =
+        out.result
+            .emplace<TrainingRecommendResult>(run_training_recommend(spec, out.catalog, out.in, settings))
+            .recommendation.candidates.empty();
     return out;
   }
   {
     const Stage stage(diagnostics, "search");
-    out.inference = run_recommend(spec, out.catalog, out.in, settings);
+    out.result.emplace<RecommendResult>(run_recommend(spec, out.catalog, out.in, settings));
   }
-  trace_search(out.in, out.inference.recommendation, out.inference.policy, diagnostics);
-  out.none = out.inference.none();
+  const RecommendResult& result = std::get<RecommendResult>(out.result);
+  trace_search(out.in, result.recommendation, result.policy, diagnostics);
+  out.none = result.none();
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "app/bands.hpp"
@@ -192,9 +193,15 @@ struct RecommendOutcome {
   Spec spec;
   LoadedCatalog catalog;
   SearchInputs in;
-  std::optional<TrainingRecommendResult> training; ///< a training spec's recommendation
-  RecommendResult inference;                       ///< an inference spec's (without `training`)
-  bool none = false;                               ///< nothing meets the requirements
+  /// The recommendation, of the spec's kind: an inference spec's or a training spec's.
+  std::variant<RecommendResult, TrainingRecommendResult> result;
+  bool none = false; ///< nothing meets the requirements
+  /// The inference recommendation; null for a training spec.
+  [[nodiscard]] const RecommendResult* inference() const { return std::get_if<RecommendResult>(&result); }
+  /// The training recommendation; null for an inference spec.
+  [[nodiscard]] const TrainingRecommendResult* training() const {
+    return std::get_if<TrainingRecommendResult>(&result);
+  }
 };
 
 /// Loads the spec and the catalog of `request`, picks the GPUs and precisions to search and runs the

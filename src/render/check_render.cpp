@@ -1,6 +1,7 @@
 #include "render/check_render.hpp"
 
 #include <cmath>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -243,21 +244,19 @@ void render_check(const Spec& spec, const LoadedCatalog& catalog, const app::Che
 }
 
 void render_check(const app::CheckOutcome& outcome, Format format) {
-  if (outcome.training) {
-    render_training_check(outcome.spec, *outcome.training, outcome.max_overspend, format);
-    return;
+  if (const auto* training = std::get_if<app::TrainingCheckResult>(&outcome.checked)) {
+    render_training_check(outcome.spec, *training, outcome.max_overspend, format);
+  } else if (const auto* pools = std::get_if<app::DisaggDeploymentResult>(&outcome.checked)) {
+    render_disagg_deployment(outcome.spec, *pools, outcome.confidence, format, true, outcome.engine_name);
+  } else {
+    render_check(outcome.spec, outcome.catalog, std::get<app::CheckResult>(outcome.checked),
+                 outcome.max_overspend, format);
   }
-  if (outcome.disaggregated) {
-    render_disagg_deployment(outcome.spec, *outcome.disaggregated, outcome.confidence, format, true,
-                             outcome.engine_name);
-    return;
-  }
-  render_check(outcome.spec, outcome.catalog, *outcome.aggregated, outcome.max_overspend, format);
 }
 
 void render_checked_artifact(const app::CheckOutcome& outcome, const EmitFormat& format,
                              app::Diagnostics& diagnostics, const ArtifactWriter& write) {
-  const app::CheckResult& res = *outcome.aggregated;
+  const app::CheckResult& res = std::get<app::CheckResult>(outcome.checked); // --emit: aggregated only
   if (!res.meets) {
     diagnostics.note(fmt::format("verdict: fail: the deployment misses the SLA ({}); no {} artifact written",
                                  check_failure(res), format.kind));

@@ -1,6 +1,7 @@
 #include "render/estimate_render.hpp"
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -311,13 +312,12 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
 }
 
 void render_estimate(const app::EstimateOutcome& outcome, Format format) {
-  if (outcome.disaggregated) {
-    render_disagg_deployment(outcome.spec, *outcome.disaggregated, outcome.confidence, format, false,
-                             outcome.engine_name);
+  if (const auto* pools = std::get_if<app::DisaggDeploymentResult>(&outcome.estimated)) {
+    render_disagg_deployment(outcome.spec, *pools, outcome.confidence, format, false, outcome.engine_name);
     return;
   }
-  render_estimate(outcome.spec, outcome.catalog, *outcome.deployment, outcome.confidence, outcome.engine_name,
-                  format);
+  render_estimate(outcome.spec, outcome.catalog, std::get<app::EstimateResult>(outcome.estimated),
+                  outcome.confidence, outcome.engine_name, format);
 }
 
 } // namespace rightsize::cli

@@ -499,11 +499,11 @@ void render_recommendation(const Spec& spec, const SearchInputs& in, const app::
 
 void render_recommend(const app::RecommendOutcome& outcome, const RenderOptions& options,
                       app::Diagnostics& diagnostics) {
-  if (outcome.training) {
-    render_training_recommendation(outcome.spec, outcome.in, *outcome.training, outcome.catalog, options);
+  if (const app::TrainingRecommendResult* training = outcome.training()) {
+    render_training_recommendation(outcome.spec, outcome.in, *training, outcome.catalog, options);
     return;
   }
-  const app::RecommendResult& result = outcome.inference;
+  const app::RecommendResult& result = *outcome.inference();
   RenderOptions ro = options;
   if (result.disagg && ro.format == Format::json)
     ro.extra_json["disaggregated"] = disagg_search_json(outcome.in, result);
@@ -515,19 +515,20 @@ void render_recommend(const app::RecommendOutcome& outcome, const RenderOptions&
 
 void render_recommended_artifact(const app::RecommendOutcome& outcome, const EmitFormat& format,
                                  app::Diagnostics& diagnostics, const ArtifactWriter& write) {
-  if (outcome.training) {
-    if (!outcome.training->launch) {
+  if (const app::TrainingRecommendResult* training = outcome.training()) {
+    if (!training->launch) {
       diagnostics.note("nothing meets the requirements; no torchrun launch written");
       return;
     }
-    write(render_training_launch(outcome.spec, *outcome.training->launch));
+    write(render_training_launch(outcome.spec, *training->launch));
     return;
   }
-  if (!outcome.inference.artifact) {
+  const app::RecommendResult& result = *outcome.inference();
+  if (!result.artifact) {
     diagnostics.note(fmt::format("nothing meets the requirements; no {} artifact written", format.kind));
     return;
   }
-  write(render_artifact(format, outcome.spec, *outcome.inference.artifact, diagnostics));
+  write(render_artifact(format, outcome.spec, *result.artifact, diagnostics));
 }
 
 } // namespace rightsize::cli

@@ -68,28 +68,28 @@ TEST_CASE("check passes recommend's winner of every shipped example, by layout a
     QuietDiagnostics quiet;
     const app::RecommendOutcome recommended = app::run_recommend(rec, quiet);
     if (recommended.spec.mode == WorkloadMode::training) {
-      const auto& runs = recommended.training->recommendation.candidates;
+      const auto& runs = recommended.training()->recommendation.candidates;
       if (runs.empty()) continue;
       const TrainingEstimate& w = runs.front().estimate;
       const std::string gpu = recommended.in.gpus[runs.front().gpu_index].id;
       const std::string count = fmt::format("{}x{}", w.gpus, gpu);
       CAPTURE(count);
       const app::CheckOutcome counted = check_of(path, count);
-      REQUIRE(counted.training);
+      REQUIRE(counted.training());
       CHECK(counted.pass);
-      CHECK(counted.training->current.estimate.layout.tp == w.layout.tp);
-      CHECK(counted.training->current.estimate.layout.pp == w.layout.pp);
-      CHECK(counted.training->current.estimate.usd_total == Approx(w.usd_total));
+      CHECK(counted.training()->current.estimate.layout.tp == w.layout.tp);
+      CHECK(counted.training()->current.estimate.layout.pp == w.layout.pp);
+      CHECK(counted.training()->current.estimate.usd_total == Approx(w.usd_total));
       const app::CheckOutcome pinned =
           check_of(path, fmt::format("{}:TP{}{}", count, w.layout.tp,
                                      w.layout.pp > 1 ? fmt::format("·PP{}", w.layout.pp) : std::string()));
-      REQUIRE(pinned.training);
-      CHECK(pinned.training->pinned);
+      REQUIRE(pinned.training());
+      CHECK(pinned.training()->pinned);
       CHECK(pinned.pass);
       ++trained;
       continue;
     }
-    const auto& ranked = recommended.inference.recommendation.candidates;
+    const auto& ranked = recommended.inference()->recommendation.candidates;
     if (ranked.empty()) {
       CHECK(recommended.none); // impossible-sla.json: nothing to check
       continue;
@@ -100,16 +100,16 @@ TEST_CASE("check passes recommend's winner of every shipped example, by layout a
     const std::string as_printed = fmt::format("{}x{}:{}", w.total_gpus(), gpu, app::layout_label(w.layout));
     CAPTURE(as_printed);
     const app::CheckOutcome pinned = check_of(path, as_printed);
-    REQUIRE(pinned.aggregated);
+    REQUIRE(pinned.aggregated());
     CHECK(pinned.pass);
-    CHECK(!pinned.aggregated->layout_basis); // the degrees were pinned
-    CHECK(same_layout(pinned.aggregated->layout, w.layout));
+    CHECK(!pinned.aggregated()->layout_basis); // the degrees were pinned
+    CHECK(same_layout(pinned.aggregated()->layout, w.layout));
     // By its GPU count alone: recommend's layout again, chosen by recommend's search.
     const app::CheckOutcome counted = check_of(path, fmt::format("{}x{}", w.total_gpus(), gpu));
-    REQUIRE(counted.aggregated);
+    REQUIRE(counted.aggregated());
     CHECK(counted.pass);
-    CHECK(counted.aggregated->layout_basis == CountLayoutBasis::best_ranked);
-    CHECK(same_layout(counted.aggregated->layout, w.layout));
+    CHECK(counted.aggregated()->layout_basis == CountLayoutBasis::best_ranked);
+    CHECK(same_layout(counted.aggregated()->layout, w.layout));
     ++checked;
   }
   CHECK(checked >= 10); // every inference example with a winner (10 when this was written)
@@ -120,12 +120,12 @@ TEST_CASE("check of a training run: a deadline miss names what would pass on the
   // pretrain-70b on 16 × H100-SXM: 70B with Adam states does not fit 16 × 80 GB; recommend's search on
   // H100-SXM passes a larger count, which check names; exit code 1 comes from pass == false.
   const app::CheckOutcome small = check_of(test::k_data_dir + "/examples/pretrain-70b.json", "16xH100-SXM");
-  REQUIRE(small.training);
+  REQUIRE(small.training());
   CHECK_FALSE(small.pass);
-  CHECK(small.training->current.rejection.term == Term::memory);
-  REQUIRE(small.training->would_pass);
-  CHECK(small.training->would_pass->estimate.gpus > 16);
-  CHECK(small.training->would_pass->meets);
+  CHECK(small.training()->current.rejection.term == Term::memory);
+  REQUIRE(small.training()->would_pass);
+  CHECK(small.training()->would_pass->estimate.gpus > 16);
+  CHECK(small.training()->would_pass->meets);
   // --attention-dp is a serving layout: refused for a training run, naming the flag.
   app::CheckRequest request;
   request.inputs = example_inputs(test::k_data_dir + "/examples/pretrain-70b.json");
@@ -139,8 +139,8 @@ TEST_CASE("check: over-provisioned within the GPU type; a cheaper GPU type is a 
   const std::string spec = test::k_data_dir + "/examples/chat-70b-fp8.json";
   // recommend --gpu H100-SXM picks 16 × H100-SXM (TP4); B200 is cheaper but another type.
   const app::CheckOutcome right = check_of(spec, "16xH100-SXM:TP4");
-  REQUIRE(right.aggregated);
-  const app::CheckResult& r = *right.aggregated;
+  REQUIRE(right.aggregated());
+  const app::CheckResult& r = *right.aggregated();
   CHECK(r.meets);
   CHECK(r.pass);
   CHECK(!r.over_provisioned);
@@ -152,8 +152,8 @@ TEST_CASE("check: over-provisioned within the GPU type; a cheaper GPU type is a 
 
   // Four times the GPUs: recommend's layout on them, over-provisioned against 16 of the same type.
   const app::CheckOutcome big = check_of(spec, "64xH100-SXM");
-  REQUIRE(big.aggregated);
-  const app::CheckResult& b = *big.aggregated;
+  REQUIRE(big.aggregated());
+  const app::CheckResult& b = *big.aggregated();
   CHECK(b.layout_basis == CountLayoutBasis::best_ranked);
   CHECK(b.layout.tp == 4);
   CHECK(b.meets);
@@ -165,11 +165,11 @@ TEST_CASE("check: over-provisioned within the GPU type; a cheaper GPU type is a 
 
   // Too few GPUs: recommend's layout on them misses, and would_pass names recommend's size.
   const app::CheckOutcome small = check_of(spec, "8xH100-SXM");
-  REQUIRE(small.aggregated);
-  CHECK(small.aggregated->layout_basis == CountLayoutBasis::best_ranked_short);
-  CHECK(!small.aggregated->meets);
-  REQUIRE(small.aggregated->would_pass);
-  CHECK(small.aggregated->would_pass->total_gpus() == 16);
+  REQUIRE(small.aggregated());
+  CHECK(small.aggregated()->layout_basis == CountLayoutBasis::best_ranked_short);
+  CHECK(!small.aggregated()->meets);
+  REQUIRE(small.aggregated()->would_pass);
+  CHECK(small.aggregated()->would_pass->total_gpus() == 16);
 }
 
 TEST_CASE("check's deployment text takes recommend's layout label: each parses back to its pins",
