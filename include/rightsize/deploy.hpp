@@ -54,6 +54,10 @@ struct DeployPlan {
   /// The same budget as a share of the memory left after weights, activations and runtime buffers
   /// (TensorRT-LLM's kv_cache_free_gpu_memory_fraction).
   double kv_free_memory_fraction = 0.9;
+  /// The share of its remaining output a request reserves in the KV cache at admission
+  /// (EngineConfig::kv_reserved_output_share); TensorRT-LLM: 1 GUARANTEED_NO_EVICT (its default),
+  /// below 1 MAX_UTILIZATION. Read by the TensorRT-LLM writer only.
+  double kv_reserved_output_share = 1.0;
   bool kv_cache_fp8 = false;
   /// Attention-DP balancing the estimate assumed (EngineConfig::adp_balance_*, methodology §3.2):
   /// steps a prompt may be held for the other ranks, then batching steps; 0 = none (no attention

@@ -8,13 +8,25 @@ namespace rightsize::app {
 
 EngineConfig engine_config(const EngineSetup& setup, std::optional<EngineKind> spec_engine,
                            const EngineProfiles& profiles) {
-  EngineConfig engine = profiles.of(setup.engine.value_or(spec_engine.value_or(EngineKind::vllm)));
+  const EngineKind kind = setup.engine.value_or(spec_engine.value_or(EngineKind::vllm));
+  EngineConfig engine = profiles.of(kind);
   if (setup.gpu_memory_utilization != 0.0) engine.usable_fraction = setup.gpu_memory_utilization;
   if (setup.max_batched_tokens != 0) {
     engine.max_batched_tokens = setup.max_batched_tokens;
     engine.gpu_memory_tier_count = 0; // an explicit budget wins over SGLang's memory tiers
   }
   if (setup.max_num_seqs != 0) engine.max_num_seqs = setup.max_num_seqs;
+  if (setup.capacity_policy) {
+    if (kind != EngineKind::trtllm) {
+      throw Error(ErrorKind::usage, "--capacity-scheduler-policy", "",
+                  fmt::format("expected --engine trtllm: the capacity scheduler policy is TensorRT-LLM's, "
+                              "and the estimate assumes {} ({} admits on the KV blocks a request holds)",
+                              to_string(kind),
+                              kind == EngineKind::vllm ? "vLLM" : "SGLang, with its new-token ratio,"));
+    }
+    // Methodology §3.1 "Open loop: KV in flight": r = 1 reserves the maximum output, r = 0 none.
+    engine.kv_reserved_output_share = *setup.capacity_policy == CapacityPolicy::max_utilization ? 0.0 : 1.0;
+  }
   return engine;
 }
 

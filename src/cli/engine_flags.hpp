@@ -16,6 +16,7 @@ struct EngineOptions {
   double gpu_memory_utilization = 0.0;
   std::int64_t max_batched_tokens = 0;
   std::int64_t max_num_seqs = 0;
+  std::string capacity_scheduler_policy; ///< --capacity-scheduler-policy; "" = the profile's
 };
 void add_engine_options(CLI::App* command, EngineOptions& options);
 

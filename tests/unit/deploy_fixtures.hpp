@@ -44,6 +44,15 @@ inline CapacityPlan capacity(const Candidate& c) {
   return p;
 }
 
+// The engine the fixture plans are sized with: the default profile values, reserving each request's
+// maximum output in the KV cache (TensorRT-LLM's GUARANTEED_NO_EVICT), so the TensorRT-LLM writer adds
+// no capacity scheduler of its own; the vLLM and SGLang writers do not read it.
+inline EngineConfig fixture_engine() {
+  EngineConfig engine;
+  engine.kv_reserved_output_share = 1.0;
+  return engine;
+}
+
 inline DeployPlan fp8_plan() {
   const PreparedModel pm = prepare_model(test::llama31_8b(), precision_from_shorthand(NumberFormat::fp8));
   PreparedModel with_kv = pm;
@@ -52,7 +61,7 @@ inline DeployPlan fp8_plan() {
   w.input_tokens = 1024;
   w.output_tokens = 256;
   const Candidate c = tp2_candidate();
-  return plan_deployment(c, with_kv, test::h100_sxm(), w, EngineConfig{}, capacity(c));
+  return plan_deployment(c, with_kv, test::h100_sxm(), w, fixture_engine(), capacity(c));
 }
 
 // A 16-GPU TP8 × PP2 replica: two 8-GPU H100 nodes.
@@ -65,7 +74,7 @@ inline DeployPlan multi_node_plan(int tp, int pp) {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
+  return plan_deployment(c, pm, test::h100_sxm(), w, fixture_engine(), capacity(c));
 }
 
 inline rightsize::cli::K8sInputs k8s_inputs(const DeployPlan& plan, rightsize::cli::Autoscaler autoscaler,
@@ -101,7 +110,7 @@ inline DeployPlan adp_plan() {
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  return plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
+  return plan_deployment(c, pm, test::h100_sxm(), w, fixture_engine(), capacity(c));
 }
 
 // Workload documents (the ConfigMap of TensorRT-LLM's options aside).

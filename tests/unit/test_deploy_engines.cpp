@@ -153,6 +153,21 @@ TEST_CASE("attention-DP layouts get each engine's data-parallel attention and ex
   CHECK(engine_command(Engine::trtllm, multi_node_plan(8, 1), "m").extra_options_yaml.empty());
 }
 
+TEST_CASE("a TensorRT-LLM plan sized for MAX_UTILIZATION writes that capacity scheduler", "[deploy]") {
+  using namespace rightsize::cli;
+  // The engine's default, GUARANTEED_NO_EVICT, writes no scheduler_config (and no options file here).
+  DeployPlan d = multi_node_plan(8, 1);
+  CHECK(engine_command(Engine::trtllm, d, "m").extra_options_yaml.empty());
+  d.kv_reserved_output_share = 0.0; // --capacity-scheduler-policy max_utilization
+  const EngineCommand t = engine_command(Engine::trtllm, d, "m");
+  CHECK(has_pair(t.args, "--extra_llm_api_options", "extra_llm_api_options.yaml"));
+  const YAML::Node options = YAML::Load(t.extra_options_yaml);
+  CHECK(options["scheduler_config"]["capacity_scheduler_policy"].as<std::string>() == "MAX_UTILIZATION");
+  // vLLM has no such setting: its command does not change.
+  CHECK(engine_command(Engine::vllm, d, "m").args ==
+        engine_command(Engine::vllm, multi_node_plan(8, 1), "m").args);
+}
+
 TEST_CASE("an attention-DP replica over two nodes places its vLLM ranks with Ray", "[deploy]") {
   using namespace rightsize::cli;
   Candidate c = tp2_candidate();
@@ -161,7 +176,7 @@ TEST_CASE("an attention-DP replica over two nodes places its vLLM ranks with Ray
   InferenceWorkload w;
   w.input_tokens = 1024;
   w.output_tokens = 256;
-  const DeployPlan d = plan_deployment(c, pm, test::h100_sxm(), w, EngineConfig{}, capacity(c));
+  const DeployPlan d = plan_deployment(c, pm, test::h100_sxm(), w, fixture_engine(), capacity(c));
   REQUIRE(d.nodes_per_replica == 2);
   const EngineCommand v = engine_command(Engine::vllm, d, "m");
   CHECK(has_pair(v.args, "--data-parallel-size", "16"));

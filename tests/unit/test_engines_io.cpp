@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/engine_setup.hpp"
 #include "engine_fixtures.hpp"
 #include "io/catalog/engines_io.hpp"
 #include "io/json/json_reader.hpp"
@@ -109,4 +110,31 @@ TEST_CASE("an engines file names the pointer of what is wrong", "[engine][io]") 
   doc = shipped_document();
   doc["engines"]["vllm"]["fields"]["layer_overhead_s"]["basis"] = "guessed";
   CHECK(parse_error(doc).rfind("/engines/vllm/fields/layer_overhead_s/basis: ", 0) == 0);
+}
+
+TEST_CASE("the capacity scheduler policy sets what a TensorRT-LLM request reserves, and only there",
+          "[engines]") {
+  const EngineProfiles& profiles = test::shipped_engines();
+  app::EngineSetup setup;
+  setup.engine = EngineKind::trtllm;
+  // The profile's default is GUARANTEED_NO_EVICT: the maximum output reserved (r = 1).
+  CHECK(app::engine_config(setup, std::nullopt, profiles).kv_reserved_output_share == 1.0);
+  setup.capacity_policy = app::CapacityPolicy::max_utilization;
+  CHECK(app::engine_config(setup, std::nullopt, profiles).kv_reserved_output_share == 0.0);
+  setup.capacity_policy = app::CapacityPolicy::guaranteed_no_evict;
+  CHECK(app::engine_config(setup, std::nullopt, profiles).kv_reserved_output_share == 1.0);
+  // The spec's workload.engine counts as the engine too.
+  setup.engine.reset();
+  setup.capacity_policy = app::CapacityPolicy::max_utilization;
+  CHECK(app::engine_config(setup, EngineKind::trtllm, profiles).kv_reserved_output_share == 0.0);
+  // vLLM and SGLang have no capacity scheduler policy: a usage error naming the flag.
+  for (const EngineKind other : {EngineKind::vllm, EngineKind::sglang}) {
+    try {
+      (void)app::engine_config(setup, other, profiles);
+      FAIL("expected a usage error");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::usage);
+      CHECK(e.source() == "--capacity-scheduler-policy");
+    }
+  }
 }

@@ -59,6 +59,7 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
       m.usable_fraction_of_free ? m.usable_fraction
       : free_bytes > 0.0        ? std::clamp((m.usable_per_gpu_bytes - non_kv_bytes) / free_bytes, 0.05, 0.95)
                                 : 0.05;
+  d.kv_reserved_output_share = engine.kv_reserved_output_share;
   d.kv_cache_fp8 = model.precision.kv_cache == NumberFormat::fp8;
   d.weights = model.precision.weights;
   d.min_replicas = plan.min_replicas;

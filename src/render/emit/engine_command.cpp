@@ -257,12 +257,20 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
     trtllm_kv_reuse_yaml(y, p, c.notes);
     y << YAML::EndMap;
   }
+  // The capacity scheduler the estimate assumed: GUARANTEED_NO_EVICT is the engine's default
+  // (nothing written); MAX_UTILIZATION holds only the tokens a request has ([TRT-SCHED]).
+  const bool max_utilization = p.kv_reserved_output_share < 1.0;
+  if (max_utilization) {
+    y << YAML::Key << "scheduler_config" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "capacity_scheduler_policy" << YAML::Value << "MAX_UTILIZATION";
+    y << YAML::EndMap;
+  }
   if (target == Target::pod) y << YAML::Key << "enable_iter_perf_stats" << YAML::Value << true;
   const bool speculative = trtllm_speculative_yaml(y, p.speculative, c.notes);
   const bool lora = trtllm_lora_yaml(y, p, c.notes);
   y << YAML::EndMap;
-  if (p.attention_dp > 1 || p.kv_cache_fp8 || p.prefix_cache || target == Target::pod || speculative ||
-      lora) {
+  if (p.attention_dp > 1 || p.kv_cache_fp8 || p.prefix_cache || max_utilization || target == Target::pod ||
+      speculative || lora) {
     c.extra_options_yaml = std::string(y.c_str()) + "\n";
     flag(c, "--extra_llm_api_options",
          target == Target::pod ? std::string(k_trtllm_options_dir) + "/" + k_trtllm_options_file
