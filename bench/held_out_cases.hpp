@@ -87,8 +87,8 @@ inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
     r.gpu_reach = gpu->reach;
     r.engine = engine_of_framework(c.framework);
     const PreparedModel pm = prepare_model(c.model, c.precision);
-    const InferenceEstimate e =
-        estimate_inference(pm, c.workload, *gpu, c.deployment, loaded.engines.of(r.engine), nullptr, 0.0);
+    const InferenceEstimate e = estimate_inference(pm, c.workload, *gpu, c.deployment,
+                                                   case_engine(c, loaded.engines.of(r.engine)), nullptr, 0.0);
     const InferenceBands b =
         inference_bands(loaded.calibration, gpu->id, model_class_of(c.model), gpu->reach, e);
     r.predicted = c.kind == FigureKind::ttft   ? b.ttft

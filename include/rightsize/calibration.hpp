@@ -70,7 +70,17 @@ struct ValidationCase {
   /// Cases with the same nonzero group share every input but the figure (the TTFT, TPOT and
   /// throughput of one measured run): a fit predicts them from one estimate. 0 = none.
   std::size_t inputs_group = 0;
+  /// Engine settings the run states ("engine" in the case file, tests/validation/README.md), as a
+  /// user would pass them on the command line: the in-flight cap (--max-num-seqs; 0 = the
+  /// profile's) and TensorRT-LLM's capacity scheduler policy as the share of the remaining output
+  /// a request reserves (--capacity-scheduler-policy: 1 guaranteed_no_evict, 0 max_utilization).
+  std::int64_t engine_max_num_seqs = 0;
+  std::optional<double> engine_kv_reserved_output_share;
 };
+
+/// `engine` with the settings `c` states applied (ValidationCase::engine_*): what a case is
+/// predicted with, by the fits and by the held-out scoring alike.
+EngineConfig case_engine(const ValidationCase& c, EngineConfig engine);
 
 /// Model class used to widen bands: "moe", "dense-large" (≥ 20 B parameters) or "dense-small".
 std::string model_class_of(const ModelSpec& model);

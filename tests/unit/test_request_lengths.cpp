@@ -42,6 +42,16 @@ std::string error_of_lengths(const json& doc, const std::string& base_dir = "") 
   return "no error";
 }
 
+// The one-line error of loading the validation cases at `path`, or "no error".
+std::string error_of_cases(const std::string& path) {
+  try {
+    (void)io::load_validation_cases(path);
+  } catch (const Error& e) {
+    return format_error(e);
+  }
+  return "no error";
+}
+
 json with_workload(const json& workload) {
   return {{"schema_version", 1}, {"model", {{"preset", "llama-3.1-8b"}}}, {"workload", workload}};
 }
@@ -291,13 +301,42 @@ TEST_CASE("validation cases name the statistic they measured", "[io]") {
   bad["cases"][0]["kind"] = "inference_throughput";
   bad["cases"][0]["measured"] = {{"value", 1000.0}, {"unit", "output_tokens_per_s"}};
   const std::string path = write_temp("lengths-bad-statistic.json", bad.dump());
-  std::string error = "no error";
-  try {
-    (void)io::load_validation_cases(path);
-  } catch (const Error& e) {
-    error = format_error(e);
+  CHECK(error_of_cases(path) ==
+        path + ": /cases/0/statistic: expected a statistic only with kind ttft, tpot or e2e");
+}
+
+TEST_CASE("a case's engine settings are read as the command line reads them", "[io]") {
+  const std::string path = std::string(RIGHTSIZE_TEST_DATA_DIR) + "/validation/open-loop.json";
+  const json doc = json::parse(io::read_text_file(path));
+  const std::vector<ValidationCase> cases = io::load_validation_cases(path);
+  REQUIRE(cases.size() == doc.at("cases").size());
+  int stated = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const json& c = doc.at("cases")[i];
+    const EngineConfig profile; // vLLM-like defaults: max_num_seqs 1024, r = 0
+    const EngineConfig e = case_engine(cases[i], profile);
+    if (!c.contains("engine")) {
+      CHECK(e.max_num_seqs == profile.max_num_seqs);
+      CHECK(e.kv_reserved_output_share == profile.kv_reserved_output_share);
+      continue;
+    }
+    ++stated;
+    CHECK(e.max_num_seqs == c.at("engine").value("max_num_seqs", profile.max_num_seqs));
+    if (c.at("engine").contains("capacity_scheduler_policy")) {
+      const bool max_utilization = c.at("engine").at("capacity_scheduler_policy") == "max_utilization";
+      EngineConfig reserving = profile;
+      reserving.kv_reserved_output_share = 1.0;
+      CHECK(case_engine(cases[i], reserving).kv_reserved_output_share == (max_utilization ? 0.0 : 1.0));
+    }
   }
-  CHECK(error == path + ": /cases/0/statistic: expected a statistic only with kind ttft, tpot or e2e");
+  REQUIRE(stated > 0); // the NVIDIA MLPerf Server runs state theirs
+  json bad = doc;
+  bad["cases"] = json::array({doc.at("cases")[0]});
+  bad["cases"][0]["engine"] = {{"capacity_scheduler_policy", "max_util"}};
+  const std::string bad_path = write_temp("engine-bad-policy.json", bad.dump());
+  CHECK(error_of_cases(bad_path) ==
+        bad_path + ": /cases/0/engine/capacity_scheduler_policy: unknown value \"max_util\" (expected one "
+                   "of \"guaranteed_no_evict\", \"max_utilization\")");
 }
 
 TEST_CASE("ranking by goodput: the cost per request within every target", "[core]") {

@@ -76,6 +76,12 @@ double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, i
   return static_cast<double>(gpus) * peak_tflops * 1e12 * mfu / per_token;
 }
 
+EngineConfig case_engine(const ValidationCase& c, EngineConfig engine) {
+  if (c.engine_max_num_seqs > 0) engine.max_num_seqs = c.engine_max_num_seqs;
+  if (c.engine_kv_reserved_output_share) engine.kv_reserved_output_share = *c.engine_kv_reserved_output_share;
+  return engine;
+}
+
 double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine) {
   if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory) {
     // The training estimator with the published layout: TP/PP and recompute as run; DP, ZeRO stage
@@ -111,7 +117,8 @@ double predict_case(const ValidationCase& c, const Gpu& gpu, const EngineConfig&
                           d(std::max<std::int64_t>(1, c.workload.concurrency));
     return pm.weight_bytes_total + kv_cache_bytes_per_token(c.model, pm.kv_bytes_per_element) * tokens;
   }
-  const InferenceEstimate e = estimate_inference(pm, c.workload, gpu, c.deployment, engine, nullptr, 0.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, c.workload, gpu, c.deployment, case_engine(c, engine), nullptr, 0.0);
   switch (c.kind) {
   case FigureKind::throughput: return e.output_tokens_per_s;
   case FigureKind::ttft: return e.ttft_s;

@@ -56,7 +56,8 @@ double figure_of(const ValidationCase& c, const InferenceEstimate& e) {
 }
 
 InferenceEstimate estimate_ready(const Ready& r, const EngineConfig& engine) {
-  return estimate_inference(r.pm, r.c->workload, r.gpu, r.c->deployment, engine, nullptr, 0.0);
+  return estimate_inference(r.pm, r.c->workload, r.gpu, r.c->deployment, case_engine(*r.c, engine), nullptr,
+                            0.0);
 }
 
 double predict_ready(const Ready& r, const EngineConfig& engine) {

@@ -145,7 +145,8 @@ template <class Entry> void put_entry(std::vector<Entry>& entries, const Entry& 
 // The estimator's own p99 of a latency case (its queueing model), as `estimate` prints it.
 double predicted_p99(const ValidationCase& c, const Gpu& gpu, const EngineConfig& engine) {
   const PreparedModel pm = prepare_model(c.model, c.precision);
-  const InferenceEstimate e = estimate_inference(pm, c.workload, gpu, c.deployment, engine, nullptr, 0.0);
+  const InferenceEstimate e =
+      estimate_inference(pm, c.workload, gpu, c.deployment, case_engine(c, engine), nullptr, 0.0);
   return c.kind == FigureKind::ttft ? e.ttft.p99_s : e.tpot.p99_s;
 }
 

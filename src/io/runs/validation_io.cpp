@@ -146,6 +146,15 @@ ValidationCase read_case(const JsonReader& r) {
   c.workload.concurrency = int_or(r, "concurrency", 0);
   c.workload.input_tokens = int_or(r, "input_tokens", 0);
   c.workload.output_tokens = int_or(r, "output_tokens", 0);
+  // Engine settings the run states, as the command line takes them (engine_flags.cpp).
+  if (const auto engine = r.find("engine")) {
+    if (const auto n = engine->find("max_num_seqs")) c.engine_max_num_seqs = n->as_int(1, 1'000'000);
+    if (const auto policy = engine->find("capacity_scheduler_policy")) {
+      const bool max_utilization =
+          policy->as_choice({"guaranteed_no_evict", "max_utilization"}) == "max_utilization";
+      c.engine_kv_reserved_output_share = max_utilization ? 0.0 : 1.0;
+    }
+  }
   // Open-loop runs (MLPerf Server): Poisson arrivals at the deployment's request rate.
   if (const auto arrival = r.find("arrival")) {
     if (arrival->as_choice({"closed_loop", "poisson"}) == "poisson") {
