@@ -128,6 +128,17 @@ Deployment read_deployment(const JsonReader& r) {
   return d;
 }
 
+// Engine settings the run states ("engine"), as the command line takes them (cli/engine_flags.cpp):
+// --max-num-seqs and TensorRT-LLM's --capacity-scheduler-policy.
+void read_engine_settings(const JsonReader& engine, ValidationCase& c) {
+  if (const auto n = engine.find("max_num_seqs")) c.engine_max_num_seqs = n->as_int(1, 1'000'000);
+  if (const auto policy = engine.find("capacity_scheduler_policy")) {
+    const bool max_utilization =
+        policy->as_choice({"guaranteed_no_evict", "max_utilization"}) == "max_utilization";
+    c.engine_kv_reserved_output_share = max_utilization ? 0.0 : 1.0;
+  }
+}
+
 ValidationCase read_case(const JsonReader& r) {
   ValidationCase c;
   c.id = r.at("id").as_string();
@@ -146,15 +157,7 @@ ValidationCase read_case(const JsonReader& r) {
   c.workload.concurrency = int_or(r, "concurrency", 0);
   c.workload.input_tokens = int_or(r, "input_tokens", 0);
   c.workload.output_tokens = int_or(r, "output_tokens", 0);
-  // Engine settings the run states, as the command line takes them (engine_flags.cpp).
-  if (const auto engine = r.find("engine")) {
-    if (const auto n = engine->find("max_num_seqs")) c.engine_max_num_seqs = n->as_int(1, 1'000'000);
-    if (const auto policy = engine->find("capacity_scheduler_policy")) {
-      const bool max_utilization =
-          policy->as_choice({"guaranteed_no_evict", "max_utilization"}) == "max_utilization";
-      c.engine_kv_reserved_output_share = max_utilization ? 0.0 : 1.0;
-    }
-  }
+  if (const auto engine = r.find("engine")) read_engine_settings(*engine, c);
   // Open-loop runs (MLPerf Server): Poisson arrivals at the deployment's request rate.
   if (const auto arrival = r.find("arrival")) {
     if (arrival->as_choice({"closed_loop", "poisson"}) == "poisson") {
