@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
 #include "rightsize/model.hpp"
@@ -72,10 +73,9 @@ struct ValidationCase {
   std::size_t inputs_group = 0;
   /// Engine settings the run states ("engine" in the case file, tests/validation/README.md), as a
   /// user would pass them on the command line: the in-flight cap (--max-num-seqs; 0 = the
-  /// profile's) and TensorRT-LLM's capacity scheduler policy as the share of the remaining output
-  /// a request reserves (--capacity-scheduler-policy: 1 guaranteed_no_evict, 0 max_utilization).
+  /// profile's) and TensorRT-LLM's capacity scheduler policy (--capacity-scheduler-policy).
   std::int64_t engine_max_num_seqs = 0;
-  std::optional<double> engine_kv_reserved_output_share;
+  std::optional<CapacitySchedulerPolicy> engine_capacity_policy;
 };
 
 /// `engine` with the settings `c` states applied (ValidationCase::engine_*): what a case is

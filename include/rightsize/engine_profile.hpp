@@ -4,6 +4,7 @@
 // this header names the engines and resolves a profile for one GPU. Pure.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -18,6 +19,18 @@ const char* to_string(EngineKind kind);
 /// The one engine-name parser: "vllm", "sglang", "trtllm" (also "tensorrt-llm" and "trt-llm");
 /// case-sensitive.
 std::optional<EngineKind> parse_engine_kind(std::string_view name);
+
+/// TensorRT-LLM's capacity scheduler policy (SchedulerConfig.capacity_scheduler_policy, [TRT-SCHED]
+/// in docs/methodology.md): what an admitted request holds in the KV cache. GUARANTEED_NO_EVICT (the
+/// engine's default) reserves its prompt and maximum output, so it is never paused; MAX_UTILIZATION
+/// holds the tokens it has and may pause requests when the cache runs out.
+enum class CapacitySchedulerPolicy : std::uint8_t { guaranteed_no_evict, max_utilization };
+/// The one policy parser: "guaranteed_no_evict" or "max_utilization", in either case (TensorRT-LLM
+/// spells them in capitals).
+std::optional<CapacitySchedulerPolicy> parse_capacity_policy(std::string_view text);
+/// The share of its remaining output a request reserves under `policy` (EngineConfig::
+/// kv_reserved_output_share, methodology §3.1 "KV in flight"): 1 GUARANTEED_NO_EVICT, 0 MAX_UTILIZATION.
+double reserved_output_share(CapacitySchedulerPolicy policy);
 
 /// The profile of every engine, indexed by EngineKind, as data/engines.json gives them.
 struct EngineProfiles {

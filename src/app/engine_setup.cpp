@@ -24,8 +24,7 @@ EngineConfig engine_config(const EngineSetup& setup, std::optional<EngineKind> s
                               to_string(kind),
                               kind == EngineKind::vllm ? "vLLM" : "SGLang, with its new-token ratio,"));
     }
-    // Methodology §3.1 "Open loop: KV in flight": r = 1 reserves the maximum output, r = 0 none.
-    engine.kv_reserved_output_share = *setup.capacity_policy == CapacityPolicy::max_utilization ? 0.0 : 1.0;
+    engine.kv_reserved_output_share = reserved_output_share(*setup.capacity_policy);
   }
   return engine;
 }

@@ -12,12 +12,6 @@
 
 namespace rightsize::app {
 
-/// TensorRT-LLM's capacity scheduler policy (SchedulerConfig.capacity_scheduler_policy, [TRT-SCHED]
-/// in docs/methodology.md): what an admitted request holds in the KV cache. GUARANTEED_NO_EVICT (the
-/// engine's default) reserves its prompt and maximum output, so it is never paused; MAX_UTILIZATION
-/// holds the tokens it has and may pause requests when the cache runs out.
-enum class CapacityPolicy : std::uint8_t { guaranteed_no_evict, max_utilization };
-
 /// The engine flags, parsed: each override 0 = the profile's value.
 struct EngineSetup {
   std::optional<EngineKind> engine;    ///< --engine (overrides the spec's workload.engine)
@@ -25,8 +19,8 @@ struct EngineSetup {
   std::int64_t max_batched_tokens = 0; ///< --max-batched-tokens, 16 to 10,000,000
   std::int64_t max_num_seqs = 0;       ///< --max-num-seqs, 1 to 1,000,000
   /// --capacity-scheduler-policy (TensorRT-LLM only): the profile's kv_reserved_output_share becomes
-  /// 1 (guaranteed_no_evict) or 0 (max_utilization); none = the profile's.
-  std::optional<CapacityPolicy> capacity_policy;
+  /// core reserved_output_share's; none = the profile's.
+  std::optional<CapacitySchedulerPolicy> capacity_policy;
 };
 
 /// The engine config: the profile in `profiles` of --engine, else of `spec_engine`, else vLLM's,

@@ -1,8 +1,5 @@
 #include "cli/engine_flags.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include <fmt/format.h>
 
 #include "rightsize/engine_profile.hpp"
@@ -61,18 +58,12 @@ app::EngineSetup engine_setup(const EngineOptions& options) {
                 fmt::format("expected 1 to 1000000 sequences, got {}", options.max_num_seqs));
   }
   setup.max_num_seqs = options.max_num_seqs;
-  // TensorRT-LLM spells the values in capitals (CapacitySchedulerPolicy): either case is taken.
-  std::string policy = options.capacity_scheduler_policy;
-  std::transform(policy.begin(), policy.end(), policy.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  if (policy == "guaranteed_no_evict") {
-    setup.capacity_policy = app::CapacityPolicy::guaranteed_no_evict;
-  } else if (policy == "max_utilization") {
-    setup.capacity_policy = app::CapacityPolicy::max_utilization;
-  } else if (!policy.empty()) {
-    throw Error(ErrorKind::usage, "--capacity-scheduler-policy", "",
-                fmt::format("expected guaranteed_no_evict or max_utilization, got \"{}\"",
-                            options.capacity_scheduler_policy));
+  if (!options.capacity_scheduler_policy.empty()) {
+    setup.capacity_policy = parse_capacity_policy(options.capacity_scheduler_policy);
+    if (!setup.capacity_policy)
+      throw Error(ErrorKind::usage, "--capacity-scheduler-policy", "",
+                  fmt::format("expected guaranteed_no_evict or max_utilization, got \"{}\"",
+                              options.capacity_scheduler_policy));
   }
   return setup;
 }

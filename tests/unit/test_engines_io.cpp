@@ -114,18 +114,25 @@ TEST_CASE("an engines file names the pointer of what is wrong", "[engine][io]") 
 
 TEST_CASE("the capacity scheduler policy sets what a TensorRT-LLM request reserves, and only there",
           "[engines]") {
+  // The one parser: TensorRT-LLM's names in either case, nothing else; the share each reserves.
+  CHECK(parse_capacity_policy("max_utilization") == CapacitySchedulerPolicy::max_utilization);
+  CHECK(parse_capacity_policy("GUARANTEED_NO_EVICT") == CapacitySchedulerPolicy::guaranteed_no_evict);
+  CHECK_FALSE(parse_capacity_policy("max_util"));
+  CHECK_FALSE(parse_capacity_policy(""));
+  CHECK(reserved_output_share(CapacitySchedulerPolicy::max_utilization) == 0.0);
+  CHECK(reserved_output_share(CapacitySchedulerPolicy::guaranteed_no_evict) == 1.0);
   const EngineProfiles& profiles = test::shipped_engines();
   app::EngineSetup setup;
   setup.engine = EngineKind::trtllm;
   // The profile's default is GUARANTEED_NO_EVICT: the maximum output reserved (r = 1).
   CHECK(app::engine_config(setup, std::nullopt, profiles).kv_reserved_output_share == 1.0);
-  setup.capacity_policy = app::CapacityPolicy::max_utilization;
+  setup.capacity_policy = CapacitySchedulerPolicy::max_utilization;
   CHECK(app::engine_config(setup, std::nullopt, profiles).kv_reserved_output_share == 0.0);
-  setup.capacity_policy = app::CapacityPolicy::guaranteed_no_evict;
+  setup.capacity_policy = CapacitySchedulerPolicy::guaranteed_no_evict;
   CHECK(app::engine_config(setup, std::nullopt, profiles).kv_reserved_output_share == 1.0);
   // The spec's workload.engine counts as the engine too.
   setup.engine.reset();
-  setup.capacity_policy = app::CapacityPolicy::max_utilization;
+  setup.capacity_policy = CapacitySchedulerPolicy::max_utilization;
   CHECK(app::engine_config(setup, EngineKind::trtllm, profiles).kv_reserved_output_share == 0.0);
   // vLLM and SGLang have no capacity scheduler policy: a usage error naming the flag.
   for (const EngineKind other : {EngineKind::vllm, EngineKind::sglang}) {

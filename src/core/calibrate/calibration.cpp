@@ -78,7 +78,8 @@ double training_tokens_per_s_6nd(const ModelSpec& model, std::int64_t seq_len, i
 
 EngineConfig case_engine(const ValidationCase& c, EngineConfig engine) {
   if (c.engine_max_num_seqs > 0) engine.max_num_seqs = c.engine_max_num_seqs;
-  if (c.engine_kv_reserved_output_share) engine.kv_reserved_output_share = *c.engine_kv_reserved_output_share;
+  if (c.engine_capacity_policy)
+    engine.kv_reserved_output_share = reserved_output_share(*c.engine_capacity_policy);
   return engine;
 }
 

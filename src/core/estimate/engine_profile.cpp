@@ -2,6 +2,9 @@
 // values are data: data/engines.json, read by io::load_engines.
 #include "rightsize/engine_profile.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace rightsize {
 
 const char* to_string(EngineKind kind) {
@@ -18,6 +21,21 @@ std::optional<EngineKind> parse_engine_kind(std::string_view name) {
   if (name == "sglang") return EngineKind::sglang;
   if (name == "trtllm" || name == "tensorrt-llm" || name == "trt-llm") return EngineKind::trtllm;
   return std::nullopt;
+}
+
+std::optional<CapacitySchedulerPolicy> parse_capacity_policy(std::string_view text) {
+  const auto same = [text](std::string_view name) {
+    return text.size() == name.size() &&
+           std::equal(text.begin(), text.end(), name.begin(),
+                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  };
+  if (same("guaranteed_no_evict")) return CapacitySchedulerPolicy::guaranteed_no_evict;
+  if (same("max_utilization")) return CapacitySchedulerPolicy::max_utilization;
+  return std::nullopt;
+}
+
+double reserved_output_share(CapacitySchedulerPolicy policy) {
+  return policy == CapacitySchedulerPolicy::max_utilization ? 0.0 : 1.0;
 }
 
 EngineConfig engine_for_gpu(const EngineConfig& engine, const Gpu& gpu, int tp) {

@@ -133,9 +133,8 @@ Deployment read_deployment(const JsonReader& r) {
 void read_engine_settings(const JsonReader& engine, ValidationCase& c) {
   if (const auto n = engine.find("max_num_seqs")) c.engine_max_num_seqs = n->as_int(1, 1'000'000);
   if (const auto policy = engine.find("capacity_scheduler_policy")) {
-    const bool max_utilization =
-        policy->as_choice({"guaranteed_no_evict", "max_utilization"}) == "max_utilization";
-    c.engine_kv_reserved_output_share = max_utilization ? 0.0 : 1.0;
+    c.engine_capacity_policy =
+        parse_capacity_policy(policy->as_choice({"guaranteed_no_evict", "max_utilization"}));
   }
 }
 
