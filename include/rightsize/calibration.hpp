@@ -205,6 +205,10 @@ void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus);
 /// calibrated it on their own stack. Null calibration: the GPU's reach.
 Reach serving_reach(const Calibration* calibration, const Gpu& gpu, const ModelSpec& model);
 
+/// How many of a --calibration overlay's runs a GPU's serving bands come from: the most cases of its
+/// "user runs" bands (TTFT, TPOT, throughput); 0 when its bands are the shipped ones.
+int user_band_runs(const Calibration& calibration, const std::string& gpu_id);
+
 /// The tail entry of a figure on a GPU (exact kind and GPU id), or null when none is in force.
 const TailEntry* tail_for(const Calibration& calibration, FigureKind kind, const std::string& gpu_id);
 

@@ -4,7 +4,10 @@
 // the shipped (data/calibration.json) factors and within FitOptions' physical bounds; leave-one-out
 // errors say how much the fit helps. The result is an overlay applied on top of the shipped
 // calibration. Pure: runs, GPUs and models come in as values.
+#include <array>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rightsize/calibration.hpp"
@@ -156,6 +159,17 @@ std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, cons
 /// Minimum leave-one-out residuals of a figure for the overlay to carry its own band (fewer keep
 /// the shipped band).
 inline constexpr int k_min_band_runs = 5;
+
+/// The end of a throughput band's rule when the runs did not report throughput and the band comes
+/// from the requests/s their mean TTFT and TPOT imply (concurrency / E2E, Little's law).
+inline constexpr std::string_view k_implied_throughput_rule = ", concurrency / E2E";
+
+/// A closed-loop run's measured / predicted requests/s as its mean TTFT and TPOT imply it: by
+/// Little's law requests/s = concurrency / E2E, E2E = TTFT + (OSL − 1)·TPOT (methodology §3.5), so
+/// the ratio is predicted E2E / measured E2E. `ttft_s` and `tpot_s` hold {measured, predicted};
+/// 0 when a measured mean is missing or the prediction is not a positive number.
+double implied_throughput_ratio(std::array<double, 2> ttft_s, std::array<double, 2> tpot_s,
+                                std::int64_t output_tokens);
 
 /// One factor `rightsize calibrate` fits per stack (docs/calibration.md "What is fitted"): where it
 /// lives in GpuEfficiency and FittedEfficiency, its fit bounds, what informs it. The one list the

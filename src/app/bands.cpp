@@ -20,7 +20,9 @@ std::optional<OverlayTail> tail_of(const BandSource& source, FigureKind kind, do
 
 BandSource band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model) {
   const Calibration* calibration = band_calibration(catalog);
-  return {calibration, gpu.id, model_class_of(model), serving_reach(calibration, gpu, model)};
+  const auto stack = catalog.overlay_stacks.find(gpu.id);
+  return {calibration, gpu.id, model_class_of(model), serving_reach(calibration, gpu, model),
+          stack == catalog.overlay_stacks.end() ? 0 : stack->second.runs};
 }
 
 BandSource training_band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model) {
@@ -41,6 +43,7 @@ EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& 
   out.inference = inference_bands(*source.calibration, source.gpu_id, source.model_class, source.reach, e);
   out.model_class = source.model_class;
   out.reach = source.reach;
+  out.overlay_runs = source.overlay_runs;
   if (const auto r = reach_band(*source.calibration, FigureKind::tpot, source.reach))
     out.reach_held_out = r->held_out;
   out.class_width = class_width(*source.calibration, source.model_class);

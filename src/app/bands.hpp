@@ -26,6 +26,7 @@ struct BandSource {
   std::string gpu_id;
   std::string model_class;
   Reach reach = Reach::measured; ///< the GPU's (assign_reach)
+  int overlay_runs = 0;          ///< runs of a --calibration overlay stack on the GPU (0 = none)
 };
 
 /// A --calibration overlay's measured tail of a latency: p99 = mean × p99/mean of the user's runs
@@ -55,6 +56,9 @@ struct EstimateBands {
   /// and for gpu_sibling / extrapolated the held-out GPUs its TTFT/TPOT band came from.
   Reach reach = Reach::measured;
   std::vector<std::string> reach_held_out;
+  /// Runs of a --calibration overlay stack on the GPU (0 = none): with fewer than k_min_band_runs
+  /// they set its factors but no band, so the reach stays the shipped rows' (reach_note says so).
+  int overlay_runs = 0;
 };
 
 /// The bands of one training estimate: throughput and reserved memory (measured/predicted); step

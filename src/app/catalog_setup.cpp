@@ -68,6 +68,20 @@ void apply_calibration(LoadedCatalog& loaded, const Environment& environment, Di
   rightsize::apply_calibration(loaded.calibration, loaded.catalog.gpus);
 }
 
+// An overlay written before calibrate derived a throughput band from the runs' TTFT and TPOT
+// (2026-11-30) has latency bands of the user's runs but sizes replicas on the shipped throughput band.
+void note_missing_throughput_band(const StackFit& s, const std::string& path, Diagnostics& diagnostics) {
+  const auto has = [&s](FigureKind kind) {
+    return std::any_of(s.bands.begin(), s.bands.end(), [kind](const BandEntry& b) { return b.kind == kind; });
+  };
+  if (s.engine == "training" || has(FigureKind::throughput) || !has(FigureKind::tpot)) return;
+  diagnostics.note(
+      fmt::format("{}: the {} stack has TTFT and TPOT bands of its runs but no throughput band "
+                  "(written by an older rightsize): throughput bands and --confidence p90 sizing "
+                  "use the shipped one; run `rightsize calibrate` again to use your runs'",
+                  path, s.gpu_id));
+}
+
 // --calibration FILE: the user's fitted stacks on top of the shipped calibration (docs/calibration.md).
 void apply_overlay(LoadedCatalog& loaded, const std::string& path, Diagnostics& diagnostics) {
   if (!loaded.calibrated) {
@@ -90,7 +104,9 @@ void apply_overlay(LoadedCatalog& loaded, const std::string& path, Diagnostics& 
       band.gpu_id = gpu->id;
     stacks +=
         fmt::format("{}{} x {}, {} runs", stacks.empty() ? "" : "; ", s.gpu_id, s.engine, s.runs.size());
-    if (s.engine != "training") loaded.overlay_engines[s.gpu_id] = s.engine;
+    if (s.engine != "training")
+      loaded.overlay_stacks[s.gpu_id] = OverlayStack{s.engine, static_cast<int>(s.runs.size())};
+    note_missing_throughput_band(s, path, diagnostics);
   }
   rightsize::apply_stack_fits(overlay.stacks, loaded.catalog.gpus, loaded.calibration);
   loaded.calibration_overlay = path;
@@ -170,11 +186,11 @@ LoadedCatalog load_catalog(const CatalogSetup& setup, const Environment& environ
 
 void warn_overlay_engine(const LoadedCatalog& loaded, const std::string& gpu_id, const std::string& engine,
                          Diagnostics& diagnostics) {
-  const auto it = loaded.overlay_engines.find(gpu_id);
-  if (it == loaded.overlay_engines.end() || it->second == engine) return;
+  const auto it = loaded.overlay_stacks.find(gpu_id);
+  if (it == loaded.overlay_stacks.end() || it->second.engine == engine) return;
   diagnostics.warn(fmt::format("{}: the {} factors were fitted to {} runs; this run uses {} (applied anyway: "
                                "the factors are per GPU)",
-                               loaded.calibration_overlay, gpu_id, it->second, engine));
+                               loaded.calibration_overlay, gpu_id, it->second.engine, engine));
 }
 
 } // namespace rightsize::app

@@ -19,6 +19,13 @@
 
 namespace rightsize::app {
 
+/// A serving stack of a --calibration overlay as the outputs name it: the engine its runs used and
+/// how many runs it was fitted to (fewer than k_min_band_runs: factors, but no bands of its own).
+struct OverlayStack {
+  std::string engine;
+  int runs = 0;
+};
+
 /// A catalog ready for a command: the GPUs, the price model in force and each GPU's price.
 struct LoadedCatalog {
   io::Catalog catalog;
@@ -33,7 +40,7 @@ struct LoadedCatalog {
   /// (--no-calibration) or "data/calibration.json + FILE (GPU x engine, N runs, DATE)".
   std::string calibration_label = "none";
   std::string calibration_overlay;                    // the --calibration FILE applied; empty when none
-  std::map<std::string, std::string> overlay_engines; // GPU id -> engine its overlay stack was fitted with
+  std::map<std::string, OverlayStack> overlay_stacks; // GPU id -> its overlay stack (serving stacks only)
 };
 
 /// The calibration whose bands --confidence reads (null with --no-calibration or none loaded).

@@ -36,6 +36,9 @@ struct CostOfConfidence {
   /// The point search's best candidate of the judged winner's GPU type, when the point winner is of
   /// another type (like with like); none otherwise.
   std::optional<ConfidenceSizing> point_same_gpu;
+  /// The runs of a --calibration overlay the judged winner's GPU (else the point winner's) takes its
+  /// bands from (core::user_band_runs); 0 = the shipped bands, which calibrating would narrow.
+  int user_band_runs = 0;
   /// judged − point $/h, and that over the point's $/h; none unless both have a known price.
   std::optional<double> extra_usd_per_hour;
   std::optional<double> extra_fraction;

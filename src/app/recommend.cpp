@@ -198,6 +198,10 @@ std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const Sear
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, point_policy);
   CostOfConfidence cost = cost_of_confidence(result.recommendation, point, result.policy.confidence);
   if (!cost.judged && !cost.point) return std::nullopt;
+  if (result.policy.calibration != nullptr) {
+    const ConfidenceSizing& banded = cost.judged ? *cost.judged : *cost.point;
+    cost.user_band_runs = user_band_runs(*result.policy.calibration, in.gpus[banded.gpu_index].id);
+  }
   return cost;
 }
 
@@ -369,7 +373,7 @@ RecommendSettings recommend_settings(const RecommendRequest& request, const Reco
   RecommendSettings settings = request.settings;
   settings.engine = engine_config(engine, spec.engine, out.catalog.engines);
   const std::string engine_label = engine_name(engine, spec.engine);
-  for (const auto& [gpu_id, fitted_with] : out.catalog.overlay_engines)
+  for (const auto& [gpu_id, stack] : out.catalog.overlay_stacks)
     warn_overlay_engine(out.catalog, gpu_id, engine_label, diagnostics);
   if (settings.disagg && (request.csv || spec.mode == WorkloadMode::training || settings.artifact)) {
     throw Error(ErrorKind::usage, "--disagg", "",

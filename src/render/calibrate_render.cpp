@@ -142,8 +142,10 @@ void print_stack(const StackFit& s, const app::CalibratedStack& c) {
                            now < was ? fmt::format("{:.1f}x narrower", was / std::max(now, 1e-9))
                                      : fmt::format("{:.1f}x wider", now / std::max(was, 1e-9)));
     }
-    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted, {} runs{})\n",
-               to_string(b.kind), b.ratio_low, b.ratio_high, b.cases, before);
+    const bool implied = b.rule.ends_with(k_implied_throughput_rule); // no throughput reported
+    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted{}, {} runs{})\n",
+               to_string(b.kind), b.ratio_low, b.ratio_high,
+               implied ? " requests/s, each concurrency / E2E from its TTFT and TPOT" : "", b.cases, before);
   }
   if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
   for (const TailFit& t : s.tails) {

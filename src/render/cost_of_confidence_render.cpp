@@ -32,6 +32,13 @@ nlohmann::json optional_number_json(const std::optional<double>& value) {
   return value ? nlohmann::json(round_sig(*value)) : nlohmann::json();
 }
 
+// What narrows the band: calibrating, or nothing more when it is the user's runs' already.
+std::string narrowing_text(const app::CostOfConfidence& cost) {
+  if (cost.user_band_runs > 0)
+    return fmt::format("the band is your {} runs' (--calibration)", cost.user_band_runs);
+  return "calibrate on your own runs to narrow it (docs/calibration.md)";
+}
+
 // Nothing meets the requirements at the judged end; the point estimate's winner is what would.
 std::string point_only_line(const SearchInputs& in, const app::CostOfConfidence& cost) {
   const app::ConfidenceSizing& p = *cost.point;
@@ -40,10 +47,9 @@ std::string point_only_line(const SearchInputs& in, const app::CostOfConfidence&
   const std::string price = p.price_known ? "for " + format_usd(p.usd_per_hour) + "/h" : "unpriced";
   return fmt::format(
       "confidence: nothing meets the requirements at {}; at the point estimate (p50) {} × {}{} "
-      "({}, {} replica{}) would, {}; calibrate on your own runs to narrow the band "
-      "(docs/calibration.md), or judge the point with --confidence p50",
+      "({}, {} replica{}) would, {}; {}, or judge the point with --confidence p50",
       to_string(cost.confidence), p.total_gpus, in.gpus[p.gpu_index].id, precision, layout_label(p.layout),
-      p.replicas, p.replicas == 1 ? "" : "s", price);
+      p.replicas, p.replicas == 1 ? "" : "s", price, narrowing_text(cost));
 }
 
 } // namespace
@@ -72,7 +78,7 @@ std::string cost_of_confidence_line(const SearchInputs& in, const app::CostOfCon
     line += fmt::format(": the band costs {}/h (+{:.0f} %)", format_usd(*cost.extra_usd_per_hour),
                         *cost.extra_fraction * 100.0);
   }
-  return line + "; calibrate on your own runs to narrow it (docs/calibration.md)";
+  return line + "; " + narrowing_text(cost);
 }
 
 nlohmann::json cost_of_confidence_json(const SearchInputs& in,
@@ -84,6 +90,7 @@ nlohmann::json cost_of_confidence_json(const SearchInputs& in,
           {"point_same_gpu", confidence_sizing_json(in, cost->point_same_gpu)},
           {"extra_usd_per_hour", optional_number_json(cost->extra_usd_per_hour)},
           {"extra_fraction", optional_number_json(cost->extra_fraction)},
+          {"band_from_user_runs", cost->user_band_runs},
           {"costs_nothing", cost->costs_nothing()}};
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "rightsize/stack_calibration.hpp"
 #include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
 
@@ -337,11 +338,20 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
 
 std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id, const std::string& model) {
   if (!bands.calibrated || bands.reach == Reach::measured) return "";
-  if (bands.reach == Reach::model_unmeasured)
-    return fmt::format("serving runs were measured on {} but none of {} (reach: {}); its TTFT, TPOT and "
-                       "throughput bands are widened to those the {} models of the serving rows showed when "
-                       "each was held out of the fit (docs/accuracy.md \"Bands by reach\")",
-                       gpu_id, model, to_string(bands.reach), bands.reach_held_out.size());
+  if (bands.reach == Reach::model_unmeasured) {
+    // An overlay of too few runs for a band of its own: its factors apply, its runs set no band.
+    const std::string measured =
+        bands.overlay_runs > 0
+            ? fmt::format(
+                  "the shipped serving runs on {} include none of {}, and the --calibration overlay's "
+                  "{} run{} on it are fewer than the {} a band of its own needs",
+                  gpu_id, model, bands.overlay_runs, bands.overlay_runs == 1 ? "" : "s", k_min_band_runs)
+            : fmt::format("serving runs were measured on {} but none of {}", gpu_id, model);
+    return fmt::format("{} (reach: {}); its TTFT, TPOT and throughput bands are widened to those the {} "
+                       "models of the serving rows showed when each was held out of the fit "
+                       "(docs/accuracy.md \"Bands by reach\")",
+                       measured, to_string(bands.reach), bands.reach_held_out.size());
+  }
   const bool sibling = bands.reach == Reach::gpu_sibling;
   return fmt::format(
       "no serving runs were measured on {}{} (reach: {}); its TTFT, TPOT and throughput bands "

@@ -325,3 +325,42 @@ TEST_CASE("fit_stack fits the per-layer time only when asked, and it pays", "[st
   CHECK(fit.fitted.efficiency.layer_overhead == Approx(3.0).margin(0.3));
   CHECK(tpot_of(fit) < 0.5 * tpot_of(plain));
 }
+
+TEST_CASE("implied_throughput_ratio: predicted E2E over measured E2E", "[stack_calibration][bands]") {
+  // Worked example: OSL 101 → 100 decode steps. Measured E2E = 0.5 + 100 × 0.020 = 2.5 s,
+  // predicted E2E = 0.4 + 100 × 0.022 = 2.6 s: at one concurrency the run served 2.6 / 2.5 = 1.04 × the
+  // predicted requests/s (Little's law: requests/s = concurrency / E2E).
+  CHECK(implied_throughput_ratio({0.5, 0.4}, {0.020, 0.022}, 101) == Approx(1.04));
+  CHECK(implied_throughput_ratio({0.5, 0.4}, {0.020, 0.022}, 1) == Approx(0.4 / 0.5)); // no decode step
+  CHECK(implied_throughput_ratio({0.0, 0.4}, {0.020, 0.022}, 101) == 0.0);             // TTFT not measured
+  CHECK(implied_throughput_ratio({0.5, 0.4}, {0.020, std::nan("")}, 101) == 0.0);
+}
+
+TEST_CASE("fit_stack: a throughput band from the runs' TTFT and TPOT when they report none",
+          "[stack_calibration][bands]") {
+  GpuEfficiency truth;
+  truth.decode_bandwidth = 0.62;
+  const auto throughput_band = [](const StackFit& fit) {
+    return std::find_if(fit.bands.begin(), fit.bands.end(),
+                        [](const BandEntry& b) { return b.kind == FigureKind::throughput; });
+  };
+  std::vector<StackRun> runs = five_runs(truth);
+  const StackFit implied =
+      fit_stack(runs, {}, h100_sxm(), test::shipped_engine(EngineKind::vllm), FitOptions{});
+  const auto band = throughput_band(implied);
+  REQUIRE(band != implied.bands.end());
+  CHECK(band->rule == "user runs, leave-one-out" + std::string(k_implied_throughput_rule));
+  CHECK(band->cases == 5);
+  // The runs are the estimator's own predictions at the truth: the fitted factors recover it, so
+  // every run's implied requests/s is within a few percent of the prediction.
+  CHECK(band->ratio_low <= 1.0);
+  CHECK(band->ratio_low > 0.95);
+  CHECK(band->ratio_high < 1.05);
+  // Runs that report their throughput get that figure's own band instead.
+  for (StackRun& r : runs)
+    r.output_tokens_per_s = 1000.0;
+  const StackFit reported =
+      fit_stack(runs, {}, h100_sxm(), test::shipped_engine(EngineKind::vllm), FitOptions{});
+  REQUIRE(throughput_band(reported) != reported.bands.end());
+  CHECK(throughput_band(reported)->rule == "user runs, leave-one-out");
+}

@@ -404,6 +404,16 @@ Reach serving_reach(const Calibration* calibration, const Gpu& gpu, const ModelS
   return user_runs ? Reach::measured : Reach::model_unmeasured;
 }
 
+int user_band_runs(const Calibration& calibration, const std::string& gpu_id) {
+  int runs = 0;
+  for (const BandEntry& b : calibration.bands) {
+    const bool serving =
+        b.kind == FigureKind::ttft || b.kind == FigureKind::tpot || b.kind == FigureKind::throughput;
+    if (serving && b.gpu_id == gpu_id && b.rule.starts_with("user runs")) runs = std::max(runs, b.cases);
+  }
+  return runs;
+}
+
 void assign_reach(const Calibration& calibration, std::vector<Gpu>& gpus) {
   assign_reach_by(gpus, &Gpu::reach, [&](const std::string& id) {
     return has_band(calibration, id, [](const BandEntry& b) { return serving_band(b, false); });

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <iterator>
 #include <optional>
 #include <utility>
@@ -341,20 +342,29 @@ TrainingLogSummary summarize_training_log(const std::vector<TrainingLogStep>& st
 namespace {
 
 // The bands of a stack: p10 and p90 of measured / leave-one-out prediction per figure, never
-// narrower than the point (the docs/accuracy.md rule).
-std::vector<BandEntry> stack_bands(const std::array<Residuals, k_figure_count>& loo,
+// narrower than the point (the docs/accuracy.md rule). Throughput the runs did not report takes
+// the ratios `implied` by their TTFT and TPOT (implied_throughput_ratio), so that sizing at
+// --confidence p90 uses the user's runs too (issue 38).
+std::vector<BandEntry> stack_bands(const std::array<Residuals, k_figure_count>& loo, const Residuals& implied,
                                    const std::string& gpu_id, std::size_t fit_runs) {
   std::vector<BandEntry> out;
+  const std::string rule =
+      fit_runs <= k_max_folds ? "user runs, leave-one-out" : "user runs, 10-fold cross-validation";
+  const auto enough = [](const Residuals& r) {
+    return static_cast<int>(r.ratio_fitted.size()) >= k_min_band_runs;
+  };
   for (FigureKind k : k_figures) {
-    const Residuals& r = loo[figure_index(k)];
-    if (static_cast<int>(r.ratio_fitted.size()) < k_min_band_runs) continue;
+    const Residuals& own = loo[figure_index(k)];
+    const bool derived = k == FigureKind::throughput && !enough(own) && enough(implied);
+    const Residuals& r = derived ? implied : own;
+    if (!enough(r)) continue;
     BandEntry b;
     b.kind = k;
     b.gpu_id = gpu_id;
     b.ratio_low = std::min(1.0, quantile(r.ratio_fitted, 0.10));
     b.ratio_high = std::max(1.0, quantile(r.ratio_fitted, 0.90));
     b.cases = static_cast<int>(r.ratio_fitted.size());
-    b.rule = fit_runs <= k_max_folds ? "user runs, leave-one-out" : "user runs, 10-fold cross-validation";
+    b.rule = derived ? rule + std::string(k_implied_throughput_rule) : rule;
     out.push_back(b);
   }
   return out;
@@ -366,6 +376,15 @@ double residual_correction(const ResidualLoo& r, FigureKind kind) {
 }
 
 } // namespace
+
+double implied_throughput_ratio(std::array<double, 2> ttft_s, std::array<double, 2> tpot_s,
+                                std::int64_t output_tokens) {
+  const auto steps = static_cast<double>(std::max<std::int64_t>(0, output_tokens - 1));
+  const double measured_e2e_s = ttft_s[0] + steps * tpot_s[0];
+  const double predicted_e2e_s = ttft_s[1] + steps * tpot_s[1];
+  if (ttft_s[0] <= 0.0 || tpot_s[0] <= 0.0 || !usable(predicted_e2e_s) || predicted_e2e_s <= 0.0) return 0.0;
+  return predicted_e2e_s / measured_e2e_s;
+}
 
 StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<StackRun>& holdout_runs,
                    const Gpu& gpu, const EngineConfig& engine, const FitOptions& options) {
@@ -402,15 +421,25 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   // Leave-one-out over the fit runs of what the overlay predicts: factors fitted without the run's
   // fold, times its residual refitted without the run. The bands come from the same ratios.
   std::array<Residuals, k_figure_count> loo;
+  Residuals implied; // requests/s as each run's TTFT and TPOT imply it (stack_bands)
   for (std::size_t i = 0; i < fit_runs.size(); ++i) {
+    std::array<double, 2> ttft{}, tpot{}; // {measured, predicted} of the run's means
+    bool reports_throughput = false;
+    std::int64_t output_tokens = 0;
     for (const ValidationCase& c : stack_cases(fit_runs[i])) {
-      add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine),
-          predict_case(c, folds.gpu_without_run(i), engine) *
-              std::exp(residual_correction(corrections[i], c.kind)));
+      const double predicted = predict_case(c, folds.gpu_without_run(i), engine) *
+                               std::exp(residual_correction(corrections[i], c.kind));
+      add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine), predicted);
+      if (c.kind == FigureKind::ttft) ttft = {c.measured, predicted};
+      if (c.kind == FigureKind::tpot) tpot = {c.measured, predicted};
+      reports_throughput = reports_throughput || c.kind == FigureKind::throughput;
+      output_tokens = c.workload.output_tokens;
     }
+    const double ratio = implied_throughput_ratio(ttft, tpot, output_tokens);
+    if (!reports_throughput && ratio > 0.0) implied.ratio_fitted.push_back(ratio);
   }
   out.loo = errors_of(loo);
-  out.bands = stack_bands(loo, gpu.id, fit_runs.size());
+  out.bands = stack_bands(loo, implied, gpu.id, fit_runs.size());
   std::array<Residuals, k_figure_count> held;
   for (const StackRun& r : holdout_runs) {
     for (const ValidationCase& c : stack_cases(r))
