@@ -39,6 +39,9 @@ struct CostOfConfidence {
   /// The runs of a --calibration overlay the judged winner's GPU (else the point winner's) takes its
   /// bands from (core::user_band_runs); 0 = the shipped bands, which calibrating would narrow.
   int user_band_runs = 0;
+  /// The runs of the overlay stack on that GPU (0 = none): fewer than k_min_band_runs fit its factors
+  /// but give no band, so the line asks for more runs rather than for a calibration.
+  int overlay_runs = 0;
   /// judged − point $/h, and that over the point's $/h; none unless both have a known price.
   std::optional<double> extra_usd_per_hour;
   std::optional<double> extra_fraction;

@@ -185,8 +185,8 @@ DisaggComparison compare_disagg(const Recommendation& agg, const DisaggRecommend
 
 // The cost of confidence: the same candidate generation judged at the point estimate (p50), its
 // winner beside the judged one. Skipped where it is not stated (a --disagg unit, an --emit artifact).
-std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const SearchInputs& in,
-                                                    const RecommendResult& result,
+std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const LoadedCatalog& catalog,
+                                                    const SearchInputs& in, const RecommendResult& result,
                                                     const RecommendSettings& request) {
   if (!states_cost_of_confidence(result.policy.confidence, result.rank_by) || request.disagg ||
       request.artifact)
@@ -200,7 +200,10 @@ std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const Sear
   if (!cost.judged && !cost.point) return std::nullopt;
   if (result.policy.calibration != nullptr) {
     const ConfidenceSizing& banded = cost.judged ? *cost.judged : *cost.point;
-    cost.user_band_runs = user_band_runs(*result.policy.calibration, in.gpus[banded.gpu_index].id);
+    const std::string& gpu_id = in.gpus[banded.gpu_index].id;
+    cost.user_band_runs = user_band_runs(*result.policy.calibration, gpu_id);
+    if (const auto stack = catalog.overlay_stacks.find(gpu_id); stack != catalog.overlay_stacks.end())
+      cost.overlay_runs = stack->second.runs;
   }
   return cost;
 }
@@ -239,7 +242,7 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     result.winner = winner_facts(spec, catalog, in, result, request);
     result.capacity_plan = plan_capacity(w, spec.sla, capacity_policy_for(result.policy, catalog.pricing));
   }
-  result.cost_of_confidence = point_estimate_cost(spec, in, result, request);
+  result.cost_of_confidence = point_estimate_cost(spec, catalog, in, result, request);
   if (request.artifact) {
     result.artifact =
         plan_recommended_artifact(*request.artifact, spec, in, r, result.policy, catalog.pricing);

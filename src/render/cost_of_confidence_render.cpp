@@ -4,6 +4,7 @@
 
 #include "render/recommend_render.hpp"
 #include "render/render.hpp"
+#include "rightsize/stack_calibration.hpp"
 
 namespace rightsize::cli {
 namespace {
@@ -36,6 +37,11 @@ nlohmann::json optional_number_json(const std::optional<double>& value) {
 std::string narrowing_text(const app::CostOfConfidence& cost) {
   if (cost.user_band_runs > 0)
     return fmt::format("the band is your {} runs' (--calibration)", cost.user_band_runs);
+  if (cost.overlay_runs > 0) {
+    return fmt::format("your overlay's {} run{} set the factors but no band: {} or more narrow it "
+                       "(docs/calibration.md)",
+                       cost.overlay_runs, cost.overlay_runs == 1 ? "" : "s", k_min_band_runs);
+  }
   return "calibrate on your own runs to narrow it (docs/calibration.md)";
 }
 
