@@ -31,6 +31,14 @@ std::optional<CapacitySchedulerPolicy> parse_capacity_policy(std::string_view te
 /// The share of its remaining output a request reserves under `policy` (EngineConfig::
 /// kv_reserved_output_share, methodology §3.1 "KV in flight"): 1 GUARANTEED_NO_EVICT, 0 MAX_UTILIZATION.
 double reserved_output_share(CapacitySchedulerPolicy policy);
+/// The policy that reserves `kv_reserved_output_share`, the inverse of reserved_output_share:
+/// MAX_UTILIZATION when it is less than the whole output, else GUARANTEED_NO_EVICT.
+CapacitySchedulerPolicy capacity_policy_for(double kv_reserved_output_share);
+/// The policy a TensorRT-LLM profile runs with (capacity_policy_for its share); none for another
+/// engine (vLLM and SGLang have no such setting).
+std::optional<CapacitySchedulerPolicy> capacity_policy_of(const EngineConfig& engine);
+/// TensorRT-LLM's spelling: "GUARANTEED_NO_EVICT", "MAX_UTILIZATION".
+const char* to_string(CapacitySchedulerPolicy policy);
 
 /// The profile of every engine, indexed by EngineKind, as data/engines.json gives them.
 struct EngineProfiles {

@@ -60,6 +60,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   }
 
   res.workload = with_concurrency(spec.inference, request.concurrency);
+  res.capacity_policy = capacity_policy_of(request.engine);
   const InferenceWorkload& w = res.workload;
   LayoutRequest layout;
   layout.gpus = gpus;

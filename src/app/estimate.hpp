@@ -13,6 +13,7 @@
 #include "app/diagnostics.hpp"
 #include "app/disagg_deployment.hpp"
 #include "app/inputs.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/goodput.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/search.hpp"
@@ -44,7 +45,10 @@ struct EstimateResult {
   std::optional<TrainingEstimate> training; ///< set for a training spec (and nothing below)
   TrainingBands training_bands;             ///< with `training`: its throughput and memory bands
   InferenceWorkload workload;               ///< the spec's, with --concurrency applied
-  Deployment deployment;                    ///< the layout core::fit_layout chose
+  /// TensorRT-LLM's capacity scheduler policy the estimate assumed (core::capacity_policy_of the
+  /// engine profile, --capacity-scheduler-policy applied); none for vLLM and SGLang.
+  std::optional<CapacitySchedulerPolicy> capacity_policy;
+  Deployment deployment; ///< the layout core::fit_layout chose
   InferenceEstimate estimate;
   Verdict verdict;     ///< core::judge at the request's confidence
   Goodput goodput;     ///< the share of requests within every latency target, at the same confidence

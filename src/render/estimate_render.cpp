@@ -16,6 +16,7 @@
 #include "render/render.hpp"
 #include "render/speculative_render.hpp"
 #include "render/training_render.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize::cli {
@@ -84,7 +85,11 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
                e.max_concurrency);
   }
   // An image pipeline is not served by an LLM engine: its load line names no engine profile.
-  const std::string engine_part = image ? std::string() : engine_name + " engine profile; ";
+  // TensorRT-LLM's capacity scheduler decides what an admitted request holds in the KV cache.
+  const std::string policy = result.capacity_policy
+                                 ? fmt::format(" (capacity scheduler {})", to_string(*result.capacity_policy))
+                                 : "";
+  const std::string engine_part = image ? std::string() : engine_name + " engine profile" + policy + "; ";
   if (w.arrival == Arrival::poisson) {
     fmt::print("load     {}poisson arrivals at {:g} req/s for the deployment{} "
                "(docs/methodology.md §3.1)\n\n",
@@ -279,6 +284,7 @@ void render_estimate(const Spec& spec, const LoadedCatalog& catalog, const app::
     doc["instances"] = instances_json(e.bill, gpu_price(price));
     doc["deployment"]["efficiency_provenance"] = efficiency_provenance(gpu, d, pm.model);
     doc["load"] = load_json(result.workload, engine_name);
+    if (result.capacity_policy) doc["load"]["capacity_scheduler_policy"] = to_string(*result.capacity_policy);
     if (result.verdict.feasible()) {
       add_inference_bands(doc, result.bands);
       if (e.residual.applied || e.residual.outside_range) { // docs/calibration.md "Residuals"

@@ -121,7 +121,15 @@ TEST_CASE("the capacity scheduler policy sets what a TensorRT-LLM request reserv
   CHECK_FALSE(parse_capacity_policy(""));
   CHECK(reserved_output_share(CapacitySchedulerPolicy::max_utilization) == 0.0);
   CHECK(reserved_output_share(CapacitySchedulerPolicy::guaranteed_no_evict) == 1.0);
+  // The inverse, as the outputs name it: TensorRT-LLM profiles only, in TensorRT-LLM's spelling.
   const EngineProfiles& profiles = test::shipped_engines();
+  CHECK(capacity_policy_for(0.0) == CapacitySchedulerPolicy::max_utilization);
+  CHECK(capacity_policy_for(1.0) == CapacitySchedulerPolicy::guaranteed_no_evict);
+  CHECK(capacity_policy_of(profiles.of(EngineKind::trtllm)) == CapacitySchedulerPolicy::guaranteed_no_evict);
+  CHECK_FALSE(capacity_policy_of(profiles.of(EngineKind::vllm)));
+  CHECK_FALSE(capacity_policy_of(profiles.of(EngineKind::sglang)));
+  CHECK(std::string(to_string(CapacitySchedulerPolicy::max_utilization)) == "MAX_UTILIZATION");
+  CHECK(std::string(to_string(CapacitySchedulerPolicy::guaranteed_no_evict)) == "GUARANTEED_NO_EVICT");
   app::EngineSetup setup;
   setup.engine = EngineKind::trtllm;
   // The profile's default is GUARANTEED_NO_EVICT: the maximum output reserved (r = 1).

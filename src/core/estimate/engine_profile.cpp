@@ -38,6 +38,20 @@ double reserved_output_share(CapacitySchedulerPolicy policy) {
   return policy == CapacitySchedulerPolicy::max_utilization ? 0.0 : 1.0;
 }
 
+CapacitySchedulerPolicy capacity_policy_for(double kv_reserved_output_share) {
+  return kv_reserved_output_share < 1.0 ? CapacitySchedulerPolicy::max_utilization
+                                        : CapacitySchedulerPolicy::guaranteed_no_evict;
+}
+
+std::optional<CapacitySchedulerPolicy> capacity_policy_of(const EngineConfig& engine) {
+  if (engine.kind != to_string(EngineKind::trtllm)) return std::nullopt;
+  return capacity_policy_for(engine.kv_reserved_output_share);
+}
+
+const char* to_string(CapacitySchedulerPolicy policy) {
+  return policy == CapacitySchedulerPolicy::max_utilization ? "MAX_UTILIZATION" : "GUARANTEED_NO_EVICT";
+}
+
 EngineConfig engine_for_gpu(const EngineConfig& engine, const Gpu& gpu, int tp) {
   if (engine.gpu_memory_tier_count <= 0) return engine;
   EngineConfig e = engine;

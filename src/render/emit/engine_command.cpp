@@ -8,6 +8,7 @@
 #include "render/emit/lora_flags.hpp"
 #include "render/emit/prefix_cache_flags.hpp"
 #include "render/emit/speculative_flags.hpp"
+#include "rightsize/engine_profile.hpp"
 #include <yaml-cpp/yaml.h>
 
 namespace rightsize::cli {
@@ -259,10 +260,11 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   }
   // The capacity scheduler the estimate assumed: GUARANTEED_NO_EVICT is the engine's default
   // (nothing written); MAX_UTILIZATION holds only the tokens a request has ([TRT-SCHED]).
-  const bool max_utilization = p.kv_reserved_output_share < 1.0;
+  const CapacitySchedulerPolicy policy = capacity_policy_for(p.kv_reserved_output_share);
+  const bool max_utilization = policy != CapacitySchedulerPolicy::guaranteed_no_evict;
   if (max_utilization) {
     y << YAML::Key << "scheduler_config" << YAML::Value << YAML::BeginMap;
-    y << YAML::Key << "capacity_scheduler_policy" << YAML::Value << "MAX_UTILIZATION";
+    y << YAML::Key << "capacity_scheduler_policy" << YAML::Value << to_string(policy);
     y << YAML::EndMap;
   }
   if (target == Target::pod) y << YAML::Key << "enable_iter_perf_stats" << YAML::Value << true;
