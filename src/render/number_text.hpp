@@ -2,8 +2,16 @@
 // Numbers as sweep rows print them, written at a raw pointer: the hot path of a CSV sweep writes a
 // row's figure cells into room reserved once (render/sweep_rows.cpp).
 #include <cstdint>
+#include <string_view>
+
+#include <fmt/format.h>
 
 namespace rightsize::cli {
+
+/// Appends `text` to a row or sentence buffer in one copy.
+inline void put(fmt::memory_buffer& out, std::string_view text) {
+  out.append(text.data(), text.data() + text.size());
+}
 
 /// An integer's decimal text at `at` (at most 20 characters); returns the end.
 char* write_int(char* at, std::int64_t value);

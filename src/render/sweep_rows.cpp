@@ -19,10 +19,6 @@ namespace {
 
 using Buffer = fmt::memory_buffer;
 
-void put(Buffer& out, std::string_view text) {
-  out.append(text.data(), text.data() + text.size());
-}
-
 // Integers into a local array and one append: fmt's iterator path pushes one char at a time.
 void put_int(Buffer& out, std::int64_t value) {
   char text[24];

@@ -5,6 +5,7 @@
 
 #include <fmt/compile.h>
 
+#include "render/number_text.hpp"
 #include "render/render.hpp"
 #include "rightsize/units.hpp"
 
@@ -12,10 +13,6 @@ namespace rightsize::cli {
 namespace {
 
 using Out = fmt::memory_buffer;
-
-void put(Out& out, std::string_view text) {
-  out.append(text.data(), text.data() + text.size());
-}
 
 const char* comparison(const TermCheck& t) {
   return t.met ? "≤" : ">";
