@@ -199,6 +199,113 @@ std::vector<StackResidual> read_residuals(const JsonReader& list, const std::str
   return out;
 }
 
+// A stack's fitted factors, where they come from and the runs that informed each.
+void read_factors(const JsonReader& s, StackFit& fit) {
+  const JsonReader eff = s.at("efficiency");
+  const JsonReader src = s.at("source");
+  for (const StackFactor& f : k_stack_factors) {
+    if (f.multiple && !eff.find(f.name)) { // an overlay older than the factor: its neutral 1
+      fit.fitted.*f.source = "shipped";
+      continue;
+    }
+    // The physical range of every factor; calibrate stays inside FitOptions'.
+    fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), fitted_range(f));
+    fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
+    if (const auto shipped = s.find("shipped"))
+      fit.shipped.*f.value = read_in_range(shipped->at(f.name), shipped_range(f));
+    if (const auto to = s.find("fitted_to")) {
+      for (const JsonReader& id : to->at(f.name).elements())
+        (fit.fitted.*f.cases).push_back(id.as_string());
+    }
+  }
+}
+
+// One band of a stack: its figure, p10 / p90 ratios, cases and rule.
+BandEntry read_band(const JsonReader& b, const std::string& gpu_id) {
+  BandEntry e;
+  const JsonReader k = b.at("kind");
+  const auto parsed = parse_figure_kind(k.as_string());
+  if (!parsed) k.fail("unknown kind \"" + k.as_string() + "\"");
+  e.kind = *parsed;
+  e.gpu_id = gpu_id;
+  e.ratio_low = read_in_range(b.at("ratio_low"), k_overlay_ratio_low_range);
+  e.ratio_high = read_in_range(b.at("ratio_high"), k_overlay_ratio_high_range);
+  e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
+  e.rule = b.at("rule").as_string();
+  return e;
+}
+
+// One layout family's runs and, when it has its own, factors.
+LayoutFit read_layout(const JsonReader& l) {
+  LayoutFit fit_l;
+  const JsonReader family = l.at("family");
+  const auto parsed = parse_layout_family(family.as_string());
+  if (!parsed)
+    family.fail("unknown layout family \"" + family.as_string() + "\" (expected tp, tp+pp, ep or adp)");
+  fit_l.family = *parsed;
+  for (const JsonReader& r : l.at("runs").elements())
+    fit_l.runs.push_back(r.as_string());
+  fit_l.own = l.at("own_factors").as_bool();
+  if (!fit_l.own) return fit_l;
+  for (const StackFactor& f : k_stack_factors) {
+    if (f.multiple && !l.at("efficiency").find(f.name)) {
+      fit_l.fitted.*f.source = "stack";
+      continue;
+    }
+    fit_l.fitted.efficiency.*f.value = read_in_range(l.at("efficiency").at(f.name), fitted_range(f));
+    fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
+  }
+  return fit_l;
+}
+
+// A latency figure's measured p99 / mean.
+TailFit read_tail(const JsonReader& t) {
+  TailFit tail;
+  tail.kind = t.at("kind").as_choice({"ttft", "tpot"}) == "ttft" ? FigureKind::ttft : FigureKind::tpot;
+  tail.p99_over_mean = read_in_range(t.at("p99_over_mean"), k_overlay_p99_over_mean_range);
+  tail.runs = static_cast<int>(t.at("runs").as_int(k_min_tail_runs, 1'000'000));
+  tail.median_ape_shipped_pct = read_in_range(t.at("median_ape_shipped_pct"), k_overlay_ape_pct_range);
+  tail.median_ape_fitted_pct = read_in_range(t.at("median_ape_fitted_pct"), k_overlay_ape_pct_range);
+  return tail;
+}
+
+// One GPU x engine stack; `earlier` are the stacks read before it (one serving engine per GPU).
+StackFit read_stack(const JsonReader& s, const std::vector<StackFit>& earlier) {
+  StackFit fit;
+  fit.gpu_id = s.at("gpu").as_string();
+  const JsonReader engine = s.at("engine");
+  fit.engine = engine.as_string();
+  if (fit.engine != "training" && !parse_engine_kind(fit.engine)) {
+    engine.fail("unknown engine \"" + fit.engine + "\" (expected vllm, sglang, trtllm or training)");
+  }
+  for (const StackFit& other : earlier) {
+    // One serving engine per GPU, plus at most one training stack.
+    if (to_lower(other.gpu_id) == to_lower(fit.gpu_id) &&
+        (other.engine == "training") == (fit.engine == "training")) {
+      s.at("gpu").fail(fmt::format("a second stack for {}: an overlay holds one engine per GPU (write one "
+                                   "file per engine)",
+                                   fit.gpu_id));
+    }
+  }
+  fit.fitted.gpu_id = fit.gpu_id;
+  for (const JsonReader& r : s.at("runs").elements())
+    fit.runs.push_back(r.as_string());
+  read_factors(s, fit);
+  for (const JsonReader& b : s.at("bands").elements())
+    fit.bands.push_back(read_band(b, fit.gpu_id));
+  if (const auto layouts = s.find("layouts")) { // absent in overlays written before layout families
+    for (const JsonReader& l : layouts->elements())
+      fit.layouts.push_back(read_layout(l));
+  }
+  if (const auto tails = s.find("tails")) { // absent in overlays written before tails existed
+    for (const JsonReader& t : tails->elements())
+      fit.tails.push_back(read_tail(t));
+  }
+  // Absent in overlays written before residuals existed.
+  if (const auto residuals = s.find("residuals")) fit.residuals = read_residuals(*residuals, fit.engine);
+  return fit;
+}
+
 } // namespace
 
 nlohmann::json layouts_json(const std::vector<LayoutFit>& layouts) {
@@ -288,95 +395,8 @@ CalibrationOverlay load_overlay(const std::string& path) {
     for (const JsonReader& i : held->elements())
       out.holdout_inputs.push_back(i.as_string());
   }
-  for (const JsonReader& s : root.at("stacks").elements()) {
-    StackFit fit;
-    fit.gpu_id = s.at("gpu").as_string();
-    const JsonReader engine = s.at("engine");
-    fit.engine = engine.as_string();
-    if (fit.engine != "training" && !parse_engine_kind(fit.engine)) {
-      engine.fail("unknown engine \"" + fit.engine + "\" (expected vllm, sglang, trtllm or training)");
-    }
-    for (const StackFit& other : out.stacks) {
-      // One serving engine per GPU, plus at most one training stack.
-      if (to_lower(other.gpu_id) == to_lower(fit.gpu_id) &&
-          (other.engine == "training") == (fit.engine == "training")) {
-        s.at("gpu").fail(fmt::format("a second stack for {}: an overlay holds one engine per GPU (write one "
-                                     "file per engine)",
-                                     fit.gpu_id));
-      }
-    }
-    fit.fitted.gpu_id = fit.gpu_id;
-    for (const JsonReader& r : s.at("runs").elements())
-      fit.runs.push_back(r.as_string());
-    const JsonReader eff = s.at("efficiency");
-    const JsonReader src = s.at("source");
-    for (const StackFactor& f : k_stack_factors) {
-      if (f.multiple && !eff.find(f.name)) { // an overlay older than the factor: its neutral 1
-        fit.fitted.*f.source = "shipped";
-        continue;
-      }
-      // The physical range of every factor; calibrate stays inside FitOptions'.
-      fit.fitted.efficiency.*f.value = read_in_range(eff.at(f.name), fitted_range(f));
-      fit.fitted.*f.source = src.at(f.name).as_choice({"fitted", "shipped"});
-      if (const auto shipped = s.find("shipped"))
-        fit.shipped.*f.value = read_in_range(shipped->at(f.name), shipped_range(f));
-      if (const auto to = s.find("fitted_to")) {
-        for (const JsonReader& id : to->at(f.name).elements())
-          (fit.fitted.*f.cases).push_back(id.as_string());
-      }
-    }
-    for (const JsonReader& b : s.at("bands").elements()) {
-      BandEntry e;
-      const JsonReader k = b.at("kind");
-      const auto parsed = parse_figure_kind(k.as_string());
-      if (!parsed) k.fail("unknown kind \"" + k.as_string() + "\"");
-      e.kind = *parsed;
-      e.gpu_id = fit.gpu_id;
-      e.ratio_low = read_in_range(b.at("ratio_low"), k_overlay_ratio_low_range);
-      e.ratio_high = read_in_range(b.at("ratio_high"), k_overlay_ratio_high_range);
-      e.cases = static_cast<int>(b.at("cases").as_int(0, 1'000'000));
-      e.rule = b.at("rule").as_string();
-      fit.bands.push_back(e);
-    }
-    if (const auto layouts = s.find("layouts")) { // absent in overlays written before layout families
-      for (const JsonReader& l : layouts->elements()) {
-        LayoutFit fit_l;
-        const JsonReader family = l.at("family");
-        const auto parsed = parse_layout_family(family.as_string());
-        if (!parsed)
-          family.fail("unknown layout family \"" + family.as_string() + "\" (expected tp, tp+pp, ep or adp)");
-        fit_l.family = *parsed;
-        for (const JsonReader& r : l.at("runs").elements())
-          fit_l.runs.push_back(r.as_string());
-        fit_l.own = l.at("own_factors").as_bool();
-        if (fit_l.own) {
-          for (const StackFactor& f : k_stack_factors) {
-            if (f.multiple && !l.at("efficiency").find(f.name)) {
-              fit_l.fitted.*f.source = "stack";
-              continue;
-            }
-            fit_l.fitted.efficiency.*f.value = read_in_range(l.at("efficiency").at(f.name), fitted_range(f));
-            fit_l.fitted.*f.source = l.at("source").at(f.name).as_choice({"fitted", "stack"});
-          }
-        }
-        fit.layouts.push_back(std::move(fit_l));
-      }
-    }
-    if (const auto tails = s.find("tails")) { // absent in overlays written before tails existed
-      for (const JsonReader& t : tails->elements()) {
-        TailFit tail;
-        tail.kind = t.at("kind").as_choice({"ttft", "tpot"}) == "ttft" ? FigureKind::ttft : FigureKind::tpot;
-        tail.p99_over_mean = read_in_range(t.at("p99_over_mean"), k_overlay_p99_over_mean_range);
-        tail.runs = static_cast<int>(t.at("runs").as_int(k_min_tail_runs, 1'000'000));
-        tail.median_ape_shipped_pct = read_in_range(t.at("median_ape_shipped_pct"), k_overlay_ape_pct_range);
-        tail.median_ape_fitted_pct = read_in_range(t.at("median_ape_fitted_pct"), k_overlay_ape_pct_range);
-        fit.tails.push_back(tail);
-      }
-    }
-    // Absent in overlays written before residuals existed.
-    if (const auto residuals = s.find("residuals")) fit.residuals = read_residuals(*residuals, fit.engine);
-    out.stacks.push_back(std::move(fit));
-  }
+  for (const JsonReader& s : root.at("stacks").elements())
+    out.stacks.push_back(read_stack(s, out.stacks));
   return out;
 }
 
