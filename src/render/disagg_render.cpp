@@ -247,53 +247,49 @@ void print_disagg_search(const SearchInputs& in, const app::RecommendResult& res
   fmt::print("\n{}\n", verdict_line(in, result));
 }
 
-void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& res, Confidence confidence,
-                              Format format, bool gate, const std::string& engine_label) {
+namespace {
+
+// The JSON document of a disaggregated deployment (docs/output-schema.md "Disaggregated").
+nlohmann::json disagg_json(const Spec& spec, const app::DisaggDeploymentResult& res, Confidence confidence,
+                           bool gate, const std::string& engine_label) {
   const DisaggDeployment& dep = res.deployment;
   const DisaggEstimate& e = res.estimate;
-  const InferenceWorkload& w = res.workload;
   const Verdict& verdict = res.verdict;
   const bool price_known = res.price_known;
   const InferenceEstimate& c = e.combined;
-  if (format == Format::json) {
-    nlohmann::json doc;
-    doc["schema_version"] = k_output_schema_version;
-    doc["spec"] = spec.name;
-    doc["mode"] = "disaggregated";
-    doc["engine"] = engine_label;
-    doc.update(estimate_pools_json(dep, e));
-    doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
-    doc["cost"] = {
-        {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
-        {"usd_per_million_output_tokens", price_known && verdict.feasible()
-                                              ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
-                                              : nlohmann::json()}};
-    add_cost_at_load(doc["cost"], verdict.feasible() ? res.at_load : CostAtLoad{}, price_known);
-    doc["instances"] = bill_json(dep, e.bill);
-    doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
-    if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
-    doc["assumptions"] = assumptions_json(res.assumptions);
-    fmt::print("{}\n", io::json_text(doc));
-    return;
-  }
-  fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,
-             dep.decode.workers, dep.prefill.gpus() + dep.decode.gpus());
-  if (c.open_loop) {
-    fmt::print("workload: {} in / {} out, {} arrivals at {:g} req/s ({:.0f} in flight), engine {}\n",
-               w.input_tokens, w.output_tokens, to_string(w.arrival), w.request_rate_per_s, c.in_flight,
-               engine_label);
-  } else {
-    fmt::print("workload: {} in / {} out, {} clients ({}), engine {}\n", w.input_tokens, w.output_tokens,
-               c.concurrency, w.concurrency == 0 ? "auto" : "closed loop", engine_label);
-  }
-  const bool show = verdict.feasible(); // no performance or cost figures when infeasible
+  nlohmann::json doc;
+  doc["schema_version"] = k_output_schema_version;
+  doc["spec"] = spec.name;
+  doc["mode"] = "disaggregated";
+  doc["engine"] = engine_label;
+  doc.update(estimate_pools_json(dep, e));
+  doc["inference"] = verdict.feasible() ? figures_json(c) : nlohmann::json();
+  doc["cost"] = {
+      {"usd_per_hour", price_known ? nlohmann::json(round_sig(c.usd_per_hour)) : nlohmann::json()},
+      {"usd_per_million_output_tokens", price_known && verdict.feasible()
+                                            ? nlohmann::json(round_sig(c.usd_per_million_output_tokens))
+                                            : nlohmann::json()}};
+  add_cost_at_load(doc["cost"], verdict.feasible() ? res.at_load : CostAtLoad{}, price_known);
+  doc["instances"] = bill_json(dep, e.bill);
+  doc["judgement"] = verdict_json(verdict, confidence, c.concurrency);
+  if (gate) doc["verdict"] = verdict.passes() ? "pass" : "fail";
+  doc["assumptions"] = assumptions_json(res.assumptions);
+  return doc;
+}
+
+// The prefill pool's lines: memory, then (feasible only) fixed time, handoff, queue wait, step,
+// KV transfer and TTFT. Overloaded: the queue grows without end, so no wait or TTFT stands.
+void print_prefill_pool(const app::DisaggDeploymentResult& res) {
+  const DisaggDeployment& dep = res.deployment;
+  const DisaggEstimate& e = res.estimate;
+  const InferenceEstimate& c = e.combined;
+  const bool show = res.verdict.feasible(); // no performance or cost figures when infeasible
+  const auto wait_text = [&c](double s) { return format_wait(c, s); };
   fmt::print("\nprefill pool: {}\n", pool_label(dep.prefill));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.prefill.memory.per_gpu_bytes),
              format_gb(e.prefill.memory.usable_per_gpu_bytes), e.prefill.memory.fits ? "" : "  DOES NOT FIT");
   if (show) fmt::print("  {:<28}{:>12}\n", "fixed (HTTP, scheduling)", format_ms(e.ttft_fixed_s));
   if (show) fmt::print("  {:<28}{:>12}\n", "prefill-to-decode handoff", format_ms(e.handoff_s));
-  // Overloaded: the queue grows without end, so no wait, TTFT, end-to-end or served rate stands.
-  const auto wait_text = [&c](double s) { return format_wait(c, s); };
   if (show)
     fmt::print("  {:<28}{:>12}  (utilization {:.0f} %)\n", "queue wait",
                wait_text(e.prefill_wait_s + e.client_wait_s), e.prefill_utilization * 100.0);
@@ -307,6 +303,14 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     fmt::print("  {:<28}{:>12}  ({} over {})\n", "KV transfer", format_ms(e.kv_transfer_s),
                format_gb(e.kv_bytes), link_label(e.link, *dep.prefill.gpu));
   if (show) fmt::print("  {:<28}{:>12}\n", "TTFT (mean)", wait_text(c.ttft_s));
+}
+
+// The decode pool's lines: memory, KV capacity, then (feasible only) batch and TPOT.
+void print_decode_pool(const app::DisaggDeploymentResult& res) {
+  const DisaggDeployment& dep = res.deployment;
+  const DisaggEstimate& e = res.estimate;
+  const InferenceEstimate& c = e.combined;
+  const bool show = res.verdict.feasible();
   fmt::print("\ndecode pool: {}\n", pool_label(dep.decode));
   fmt::print("  {:<28}{:>12} of {} usable{}\n", "memory per GPU", format_gb(e.decode.memory.per_gpu_bytes),
              format_gb(e.decode.memory.usable_per_gpu_bytes), e.decode.memory.fits ? "" : "  DOES NOT FIT");
@@ -321,6 +325,36 @@ void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResul
     fmt::print("  note: the clients exceed the decode pool's KV slots ({} per worker): the rest wait\n",
                e.decode.max_concurrency);
   }
+}
+
+} // namespace
+
+void render_disagg_deployment(const Spec& spec, const app::DisaggDeploymentResult& res, Confidence confidence,
+                              Format format, bool gate, const std::string& engine_label) {
+  const DisaggDeployment& dep = res.deployment;
+  const DisaggEstimate& e = res.estimate;
+  const InferenceWorkload& w = res.workload;
+  const Verdict& verdict = res.verdict;
+  const bool price_known = res.price_known;
+  const InferenceEstimate& c = e.combined;
+  if (format == Format::json) {
+    fmt::print("{}\n", io::json_text(disagg_json(spec, res, confidence, gate, engine_label)));
+    return;
+  }
+  fmt::print("deployment: disaggregated {}P{}D, {} GPUs (methodology §3.6)\n", dep.prefill.workers,
+             dep.decode.workers, dep.prefill.gpus() + dep.decode.gpus());
+  if (c.open_loop) {
+    fmt::print("workload: {} in / {} out, {} arrivals at {:g} req/s ({:.0f} in flight), engine {}\n",
+               w.input_tokens, w.output_tokens, to_string(w.arrival), w.request_rate_per_s, c.in_flight,
+               engine_label);
+  } else {
+    fmt::print("workload: {} in / {} out, {} clients ({}), engine {}\n", w.input_tokens, w.output_tokens,
+               c.concurrency, w.concurrency == 0 ? "auto" : "closed loop", engine_label);
+  }
+  const bool show = verdict.feasible(); // no performance or cost figures when infeasible
+  const auto wait_text = [&c](double s) { return format_wait(c, s); };
+  print_prefill_pool(res);
+  print_decode_pool(res);
   if (show) fmt::print("\n  {:<28}{:>12}\n", "end-to-end (mean)", wait_text(c.e2e_s));
   if (show) {
     // Overloaded: it serves its capacity, below the arrivals (the rest queue).
