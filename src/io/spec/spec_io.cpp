@@ -347,6 +347,72 @@ void read_draft_model(const JsonReader& draft, const ModelContext& context, Spec
       fmt::format("draft model {} served at the target's precision, TP-sharded like it", resolved.origin));
 }
 
+// Open loop: the rate is the workload's, else the SLA's peak; without a peak the rate is the load to
+// serve. The in-flight count then follows from the rate, so a concurrency assumption goes.
+void settle_open_loop_rate(const JsonReader& root, Spec& spec) {
+  InferenceWorkload& in = spec.inference;
+  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson &&
+      in.request_rate_per_s <= 0.0) {
+    // Open loop needs a rate: the workload's own, else the SLA's peak.
+    if (!spec.sla.requests_per_s) {
+      root.at("workload")
+          .at("arrival")
+          .fail("expected workload.request_rate_per_s or sla.requests_per_s with \"poisson\" arrivals");
+    }
+    in.request_rate_per_s = *spec.sla.requests_per_s;
+    spec.rate_from_sla = true;
+    spec.assumptions.emplace_back(
+        fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
+  }
+  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson && !spec.sla.requests_per_s &&
+      !spec.sla.output_tokens_per_s) {
+    // The arrivals are the load to serve: without a peak in the SLA the rate is it, so every command
+    // holds the deployment to it (core::judge) and recommend sizes replicas for it.
+    spec.sla.requests_per_s = in.request_rate_per_s;
+    spec.rate_from_sla = true; // one figure: a what-if on the peak moves the arrivals too
+    spec.assumptions.emplace_back(fmt::format(
+        "sla.requests_per_s not given: the poisson arrival rate, {:g} req/s, is the load to serve",
+        in.request_rate_per_s));
+  }
+  if (in.arrival == Arrival::poisson) {
+    // Open loop: the in-flight count follows from the rate (Little's law), not from a concurrency.
+    std::erase_if(spec.assumptions, [](const std::string& a) { return a.rfind("concurrency:", 0) == 0; });
+  }
+}
+
+// The deployment block: one aggregated layout or prefill and decode pools; a dense model takes no
+// expert parallelism or attention DP.
+void read_deployment_block(const JsonReader& d, Spec& spec) {
+  d.expect_object();
+  if (d.find("prefill") || d.find("decode")) {
+    spec.disaggregated = parse_disagg(d);
+  } else {
+    spec.deployment = parse_deployment(d);
+  }
+  // Expert parallelism splits an MoE model's experts, and attention data parallelism pairs with it;
+  // a dense model has no experts (the flags' rule: app::reject_moe_layout_on_dense).
+  if (spec.model.moe.experts == 0) {
+    const auto dense = [&](const JsonReader& block, int ep, int attention_dp) {
+      if (ep > 1) {
+        block.at("ep").fail(fmt::format("expected no ep above 1 for {}, a dense model: expert parallelism "
+                                        "splits the experts of an MoE model, got {}",
+                                        spec.model.name, ep));
+      }
+      if (attention_dp > 1) {
+        block.at("attention_dp")
+            .fail(fmt::format("expected no attention_dp above 1 for {}, a dense model: attention data "
+                              "parallelism pairs with expert-parallel MoE layers, got {}",
+                              spec.model.name, attention_dp));
+      }
+    };
+    if (spec.deployment) dense(d, spec.deployment->ep, spec.deployment->attention_dp);
+    if (spec.disaggregated) {
+      dense(d.at("prefill"), spec.disaggregated->prefill.ep, spec.disaggregated->prefill.attention_dp);
+      dense(d.at("decode"), spec.disaggregated->decode.ep, spec.disaggregated->decode.attention_dp);
+    }
+  }
+}
+
 } // namespace
 
 Spec parse_spec(const nlohmann::json& document, const std::string& source, const std::string& base_dir,
@@ -397,65 +463,9 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     reject_other_mode_slas(*s, spec.mode);
     if (spec.mode == WorkloadMode::inference) reject_token_slas(*s, spec.model);
   }
-  InferenceWorkload& in = spec.inference;
-  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson &&
-      in.request_rate_per_s <= 0.0) {
-    // Open loop needs a rate: the workload's own, else the SLA's peak.
-    if (!spec.sla.requests_per_s) {
-      root.at("workload")
-          .at("arrival")
-          .fail("expected workload.request_rate_per_s or sla.requests_per_s with \"poisson\" arrivals");
-    }
-    in.request_rate_per_s = *spec.sla.requests_per_s;
-    spec.rate_from_sla = true;
-    spec.assumptions.emplace_back(
-        fmt::format("poisson arrivals at sla.requests_per_s = {:g} req/s", in.request_rate_per_s));
-  }
-  if (spec.mode == WorkloadMode::inference && in.arrival == Arrival::poisson && !spec.sla.requests_per_s &&
-      !spec.sla.output_tokens_per_s) {
-    // The arrivals are the load to serve: without a peak in the SLA the rate is it, so every command
-    // holds the deployment to it (core::judge) and recommend sizes replicas for it.
-    spec.sla.requests_per_s = in.request_rate_per_s;
-    spec.rate_from_sla = true; // one figure: a what-if on the peak moves the arrivals too
-    spec.assumptions.emplace_back(fmt::format(
-        "sla.requests_per_s not given: the poisson arrival rate, {:g} req/s, is the load to serve",
-        in.request_rate_per_s));
-  }
-  if (in.arrival == Arrival::poisson) {
-    // Open loop: the in-flight count follows from the rate (Little's law), not from a concurrency.
-    std::erase_if(spec.assumptions, [](const std::string& a) { return a.rfind("concurrency:", 0) == 0; });
-  }
+  settle_open_loop_rate(root, spec);
   if (auto c = root.find("constraints")) parse_constraints(*c, spec.constraints);
-  if (auto d = root.find("deployment")) {
-    d->expect_object();
-    if (d->find("prefill") || d->find("decode")) {
-      spec.disaggregated = parse_disagg(*d);
-    } else {
-      spec.deployment = parse_deployment(*d);
-    }
-    // Expert parallelism splits an MoE model's experts, and attention data parallelism pairs with it;
-    // a dense model has no experts (the flags' rule: app::reject_moe_layout_on_dense).
-    if (spec.model.moe.experts == 0) {
-      const auto dense = [&](const JsonReader& block, int ep, int attention_dp) {
-        if (ep > 1) {
-          block.at("ep").fail(fmt::format("expected no ep above 1 for {}, a dense model: expert parallelism "
-                                          "splits the experts of an MoE model, got {}",
-                                          spec.model.name, ep));
-        }
-        if (attention_dp > 1) {
-          block.at("attention_dp")
-              .fail(fmt::format("expected no attention_dp above 1 for {}, a dense model: attention data "
-                                "parallelism pairs with expert-parallel MoE layers, got {}",
-                                spec.model.name, attention_dp));
-        }
-      };
-      if (spec.deployment) dense(*d, spec.deployment->ep, spec.deployment->attention_dp);
-      if (spec.disaggregated) {
-        dense(d->at("prefill"), spec.disaggregated->prefill.ep, spec.disaggregated->prefill.attention_dp);
-        dense(d->at("decode"), spec.disaggregated->decode.ep, spec.disaggregated->decode.attention_dp);
-      }
-    }
-  }
+  if (auto d = root.find("deployment")) read_deployment_block(*d, spec);
   return spec;
 }
 
