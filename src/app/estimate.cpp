@@ -20,6 +20,47 @@ std::optional<std::string> gemm_fallback(const PreparedModel& pm, const Inferenc
                      math_dtype_name(pm.math));
 }
 
+// The layout `estimate` judges: the flags' pins, else the spec's deployment block's (when the flags
+// name no other GPU), fitted by core::fit_layout; a layout that cannot be formed is a usage Error
+// naming the flag.
+Deployment estimate_layout(const Spec& spec, const PreparedModel& pm, const InferenceWorkload& w,
+                           const Gpu& gpu, const EstimateSettings& request, int gpus) {
+  const bool spec_pins = spec.deployment && !request.gpu_from_flag;
+  LayoutRequest layout;
+  layout.gpus = gpus;
+  layout.tp = request.tp;
+  layout.pp = request.pp;
+  layout.ep = request.ep;
+  layout.attention_dp = request.attention_dp;
+  // The spec's deployment block pins the layout when the flags do not name another GPU.
+  if (spec_pins && request.tp == 0 && request.pp == 0 && request.ep == 0 && request.attention_dp == 0) {
+    layout.tp = spec.deployment->tp;
+    layout.pp = spec.deployment->pp;
+    layout.ep = spec.deployment->ep;
+    layout.attention_dp = spec.deployment->attention_dp;
+  }
+  const LayoutChoice choice = fit_layout(pm, w, gpu, layout, request.engine);
+  const Deployment& d = choice.deployment;
+  if (choice.issue == LayoutIssue::gpus_not_divisible) {
+    throw Error(ErrorKind::usage, "--gpus", "",
+                fmt::format("{} GPUs cannot hold whole replicas of {} ({} GPUs each)", gpus, layout_label(d),
+                            d.gpus_per_replica()));
+  }
+  reject_ep_layout(choice, gpu, EpOrigin{request.ep == 0 && layout.ep > 0, spec.source});
+  if (choice.issue == LayoutIssue::runs_whole) {
+    throw Error(
+        ErrorKind::usage, "--tp", "",
+        fmt::format("{} is a UNet, served whole on one GPU per replica (methodology §3.7): expected no "
+                    "--tp, --pp or --attention-dp above 1, got {}",
+                    pm.model.name, layout_label(d)));
+  }
+  if (choice.issue == LayoutIssue::heads_not_divisible) {
+    throw Error(ErrorKind::usage, "--tp", "",
+                fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));
+  }
+  return d;
+}
+
 } // namespace
 
 InferenceWorkload with_concurrency(const InferenceWorkload& workload, std::int64_t concurrency) {
@@ -62,38 +103,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   res.workload = with_concurrency(spec.inference, request.concurrency);
   res.capacity_policy = capacity_policy_of(request.engine);
   const InferenceWorkload& w = res.workload;
-  LayoutRequest layout;
-  layout.gpus = gpus;
-  layout.tp = request.tp;
-  layout.pp = request.pp;
-  layout.ep = request.ep;
-  layout.attention_dp = request.attention_dp;
-  // The spec's deployment block pins the layout when the flags do not name another GPU.
-  if (spec_pins && request.tp == 0 && request.pp == 0 && request.ep == 0 && request.attention_dp == 0) {
-    layout.tp = spec.deployment->tp;
-    layout.pp = spec.deployment->pp;
-    layout.ep = spec.deployment->ep;
-    layout.attention_dp = spec.deployment->attention_dp;
-  }
-  const LayoutChoice choice = fit_layout(pm, w, gpu, layout, request.engine);
-  const Deployment& d = choice.deployment;
-  if (choice.issue == LayoutIssue::gpus_not_divisible) {
-    throw Error(ErrorKind::usage, "--gpus", "",
-                fmt::format("{} GPUs cannot hold whole replicas of {} ({} GPUs each)", gpus, layout_label(d),
-                            d.gpus_per_replica()));
-  }
-  reject_ep_layout(choice, gpu, EpOrigin{request.ep == 0 && layout.ep > 0, spec.source});
-  if (choice.issue == LayoutIssue::runs_whole) {
-    throw Error(
-        ErrorKind::usage, "--tp", "",
-        fmt::format("{} is a UNet, served whole on one GPU per replica (methodology §3.7): expected no "
-                    "--tp, --pp or --attention-dp above 1, got {}",
-                    pm.model.name, layout_label(d)));
-  }
-  if (choice.issue == LayoutIssue::heads_not_divisible) {
-    throw Error(ErrorKind::usage, "--tp", "",
-                fmt::format("TP {} does not divide the model's {} attention heads", d.tp, pm.model.heads));
-  }
+  const Deployment d = estimate_layout(spec, pm, w, gpu, request, gpus);
   res.deployment = d;
   // An "auto" concurrency meets the latency SLA at the judged end of its band (core::judge).
   const BandSource source = band_source(catalog, gpu, spec.model);
