@@ -105,6 +105,58 @@ void check_artifact_mode(const std::optional<ArtifactRequest>& request, const Sp
         "torchrun launches a training spec, and this spec serves: --emit vllm, sglang, trtllm or k8s");
 }
 
+namespace {
+
+// A separate drafter (EAGLE-3 head, draft model) needs its checkpoint, and the pinned vLLM line runs
+// no draft model.
+void check_drafter(const ArtifactPlan& a) {
+  // EAGLE-3 serves a separate draft head: the engines need its checkpoint (docs/deploy.md).
+  const Speculative& sp = a.plan.speculative;
+  const bool separate_drafter =
+      sp.method == SpeculativeMethod::eagle3 || sp.method == SpeculativeMethod::draft_model;
+  if (separate_drafter && sp.draft_path.empty()) {
+    throw Error(
+        ErrorKind::usage, "--emit", "",
+        fmt::format("the spec's workload.speculative has {} and no draft_path: the engines load the drafter "
+                    "from it; add its Hugging Face id or path to workload.speculative.draft_path",
+                    sp.method == SpeculativeMethod::eagle3 ? "an EAGLE-3 head"
+                                                           : "a draft model without an hf_id"));
+  }
+  if (separate_drafter) check_artifact_text("workload.speculative.draft_path", sp.draft_path, false);
+  // vLLM's V1 engine of the pinned v0.11 line refuses a separate draft model at startup
+  // (engine/arg_utils.py _is_v1_supported_oracle); later releases run it (docs/deploy.md).
+  if (sp.method == SpeculativeMethod::draft_model && a.engine == Engine::vllm) {
+    throw Error(ErrorKind::usage, "--emit", "",
+                "vLLM v0.11 does not run a separate draft model (its V1 engine refuses one at startup); "
+                "emit sglang or trtllm, or draft with eagle3 or ngram");
+  }
+}
+
+// The manifests' weights volume, image and the layouts they cannot run.
+void plan_k8s(const ArtifactRequest& o, const Gpu& gpu, const PreparedModel& model, NumberFormat checkpoint,
+              ArtifactPlan& a) {
+  a.weights = plan_weights(o, a, model, checkpoint);
+  if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)
+    throw Error(ErrorKind::usage, "--emit", "",
+                fmt::format("{} needs {} nodes per replica, and a multi-node TensorRT-LLM replica runs as "
+                            "one MPI world (trtllm-serve under mpirun or srun with trtllm-llmapi-launch), "
+                            "which rightsize does not write as a LeaderWorkerSet; --emit trtllm writes the "
+                            "launch command, or --engine vllm|sglang the manifests",
+                            a.what, a.plan.nodes_per_replica));
+  if (a.engine == Engine::sglang && gpu.vendor == "amd" && o.image.empty())
+    throw Error(ErrorKind::usage, "--image", "",
+                fmt::format("{} is an AMD GPU ({}): SGLang's ROCm images are tagged per release; give "
+                            "one with --image",
+                            gpu.id, a.what));
+  a.image = !o.image.empty()             ? o.image
+            : a.engine == Engine::sglang ? "lmsysorg/sglang:latest"
+            : a.engine == Engine::trtllm ? "nvcr.io/nvidia/tensorrt-llm/release:latest"
+            : gpu.vendor == "amd"        ? "rocm/vllm:latest"
+                                         : "vllm/vllm-openai:latest";
+}
+
+} // namespace
+
 ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const SearchInputs& in,
                            const Candidate& c, const SearchPolicy& policy, PricingModel pricing, int rank) {
   ArtifactPlan a;
@@ -136,26 +188,7 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
                                      : "emit vllm or sglang for it"));
   }
   check_served_kind(model.model, a.engine, a.what);
-  // EAGLE-3 serves a separate draft head: the engines need its checkpoint (docs/deploy.md).
-  const Speculative& sp = a.plan.speculative;
-  const bool separate_drafter =
-      sp.method == SpeculativeMethod::eagle3 || sp.method == SpeculativeMethod::draft_model;
-  if (separate_drafter && sp.draft_path.empty()) {
-    throw Error(
-        ErrorKind::usage, "--emit", "",
-        fmt::format("the spec's workload.speculative has {} and no draft_path: the engines load the drafter "
-                    "from it; add its Hugging Face id or path to workload.speculative.draft_path",
-                    sp.method == SpeculativeMethod::eagle3 ? "an EAGLE-3 head"
-                                                           : "a draft model without an hf_id"));
-  }
-  if (separate_drafter) check_artifact_text("workload.speculative.draft_path", sp.draft_path, false);
-  // vLLM's V1 engine of the pinned v0.11 line refuses a separate draft model at startup
-  // (engine/arg_utils.py _is_v1_supported_oracle); later releases run it (docs/deploy.md).
-  if (sp.method == SpeculativeMethod::draft_model && a.engine == Engine::vllm) {
-    throw Error(ErrorKind::usage, "--emit", "",
-                "vLLM v0.11 does not run a separate draft model (its V1 engine refuses one at startup); "
-                "emit sglang or trtllm, or draft with eagle3 or ngram");
-  }
+  check_drafter(a);
   // The engine loads a Hugging Face id or a path: a preset serves its checkpoint's repository
   // (data/models/<id>.json "hf_id"), anything else its model name, which --model-path should replace.
   a.model_path_defaulted = o.model_path.empty();
@@ -176,24 +209,7 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   }
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
-  a.weights = plan_weights(o, a, model, checkpoint);
-  if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)
-    throw Error(ErrorKind::usage, "--emit", "",
-                fmt::format("{} needs {} nodes per replica, and a multi-node TensorRT-LLM replica runs as "
-                            "one MPI world (trtllm-serve under mpirun or srun with trtllm-llmapi-launch), "
-                            "which rightsize does not write as a LeaderWorkerSet; --emit trtllm writes the "
-                            "launch command, or --engine vllm|sglang the manifests",
-                            a.what, a.plan.nodes_per_replica));
-  if (a.engine == Engine::sglang && gpu.vendor == "amd" && o.image.empty())
-    throw Error(ErrorKind::usage, "--image", "",
-                fmt::format("{} is an AMD GPU ({}): SGLang's ROCm images are tagged per release; give "
-                            "one with --image",
-                            gpu.id, a.what));
-  a.image = !o.image.empty()             ? o.image
-            : a.engine == Engine::sglang ? "lmsysorg/sglang:latest"
-            : a.engine == Engine::trtllm ? "nvcr.io/nvidia/tensorrt-llm/release:latest"
-            : gpu.vendor == "amd"        ? "rocm/vllm:latest"
-                                         : "vllm/vllm-openai:latest";
+  plan_k8s(o, gpu, model, checkpoint, a);
   return a;
 }
 
