@@ -170,6 +170,105 @@ std::optional<int> diagnostic_mode(const std::string& mode) {
   return std::nullopt;
 }
 
+// The ablation (docs/accuracy.md): every fitted value at its neutral value in turn, leave one model
+// and one GPU out; `shipped` is the row of the values as shipped.
+std::vector<AblationRow> ablation_rows(CaseFits& fits, const bench::ServingScore& serving,
+                                       const AblationRow& shipped, bench::PointCache& points) {
+  std::vector<Ablation> ablations = engine_ablations();
+  for (Ablation& a : component_ablations())
+    ablations.push_back(std::move(a));
+  std::vector<AblationRow> ablated;
+  for (const Ablation& a : ablations) {
+    if (a.as_shipped()) {
+      ablated.push_back({&a, shipped.lomo, shipped.logo});
+      continue;
+    }
+    const std::vector<GroupedSet> sets = grouped_cv(fits, serving, a, points, {"lomo", "logo"});
+    ablated.push_back({&a, figures_of(sets[0].results), figures_of(sets[1].results)});
+    std::fprintf(stderr, "accuracy_report: ablation %s done\n", a.name.c_str());
+  }
+  return ablated;
+}
+
+// What docs/accuracy.md is made of besides the method and discussion files.
+struct ReportParts {
+  const std::vector<CaseResult>& results;
+  const Calibration& cal;
+  const bench::ServingScore& serving;
+  const bench::ServingScore& loo;
+  const std::vector<GroupedSet>& grouped;
+  const std::vector<Gpu>& gpus;
+  const CaseFits& fits;
+  const AblationRow& shipped;
+  const std::vector<AblationRow>& ablated;
+  const bench::HeldOutScore& amd_score;
+  const bench::HeldOutScore& open_loop_score;
+};
+
+// docs/accuracy.md: the cases, the serving rows in sample and grouped, the ablation, the held-out
+// AMD and open-loop sets.
+std::string accuracy_markdown(const ReportParts& r) {
+  const auto& [results, cal, serving, loo, grouped, gpus, fits, shipped, ablated, amd_score,
+               open_loop_score] = r;
+  const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
+  const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
+  return report_markdown(results, cal, method, discussion, grouped_summary_markdown(serving, loo, grouped)) +
+         "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving) +
+         "\n### Leave one (model, GPU) pair out\n\nEach pair's rows predicted with GPU factors "
+         "and bands fitted without that pair.\n\n" +
+         serving_markdown(loo) + "\n## Grouped cross-validation of the serving rows\n\n" +
+         grouped_markdown(serving, grouped, gpus, ablation_markdown(shipped, ablated), fits.copies()) +
+         "\n## AMD serving cases, held out (never fitted)\n\n"
+         "The published AMD runs of `tests/validation/amd-serving.json` (sources and conversions in "
+         "`amd-serving.md`): no factor, band or constant is fitted to them. Each is predicted as the CLI "
+         "predicts it: the shipped calibration, the engine profile its framework names (vLLM's for "
+         "ATOM, which has none), the GPU's band with its reach. Gated as `amd_<kind>` (median abs.).\n\n" +
+         bench::held_out_markdown(amd_score) +
+         "\n### Per vendor and GPU generation\n\nTTFT and TPOT where each generation was measured: "
+         "NVIDIA's serving rows with their GPU left out of every fit, AMD's cases never fitted.\n\n" +
+         vendor_markdown(grouped[1].results, gpus, amd_score) +
+         "\n### Band coverage by reach\n\nEach reach's rows predicted as an estimate of that reach is "
+         "as shipped: `measured` in sample, `model_unmeasured` with its model held out of every fit, "
+         "`gpu_sibling` and `extrapolated` with their GPU held out; the band is the reach band of the "
+         "other folds' residuals (methodology §3.5 \"Bands by reach\"). The reach band columns give the "
+         "shipped ones (measured / predicted, nested).\n\n" +
+         reach_markdown(serving.results, grouped[0].results, grouped[1].results, gpus, amd_score, cal) +
+         "\n## Open loop: percentiles (held out)\n\n"
+         "MLPerf Inference v4.1 Server runs (Poisson arrivals at the target QPS): the p50, p90 and p99 of "
+         "TTFT, TPOT and end-to-end latency from the same `mlperf_log_summary.txt` whose means are cases "
+         "(`tests/validation/open-loop.json`, `open-loop.md`). Predicted as the CLI predicts them (its "
+         "percentiles, methodology §3.1; the band of the mean moved to the percentile); no factor or band "
+         "is fitted to them. Gated as `open_loop_<kind>_<statistic>` (median abs.).\n\n" +
+         bench::held_out_markdown(open_loop_score) +
+         "\n### Capacity at the served rate\n\nEvery MLPerf Server run above met its latency limits at "
+         "its rate (the runs are VALID; the open-loop AMD cases are these runs' means). The capacity the "
+         "estimate gives "
+         "each deployment (methodology §3.1 \"Open loop: capacity\"; what `recommend` sizes by and "
+         "`check` holds the peak to) against that rate: below 1, the run is called overloaded.\n\n" +
+         bench::capacity_markdown(open_loop_score);
+}
+
+// tests/validation/baseline.json from this run's figures, keeping the file's description.
+void write_baseline_file(const std::vector<CaseResult>& results, const bench::ServingScore& serving,
+                         const std::vector<GroupedSet>& grouped, const bench::HeldOutScore& amd_score,
+                         const bench::HeldOutScore& open_loop_score) {
+  io::AccuracyBaseline b;
+  for (const ErrorSummary& e : summarize(results, false))
+    b[e.group] = e.median_ape_loo_pct;
+  std::vector<ServingGate> gates = serving_gates(serving);
+  for (ServingGate& g : grouped_gates({grouped[0], grouped[1]}))
+    gates.push_back(std::move(g));
+  for (ServingGate& g : held_out_gates(amd_score))
+    gates.push_back(std::move(g));
+  for (ServingGate& g : open_loop_gates(open_loop_score))
+    gates.push_back(std::move(g));
+  for (const ServingGate& g : gates)
+    b[g.key] = std::round(g.median_ape_pct * 100.0) / 100.0;
+  // The description records why each gate moved: a rewrite keeps it (amend it by hand).
+  const std::string path = k_root + "/tests/validation/baseline.json";
+  io::write_text_file(path, io::baseline_to_json(b, io::load_baseline_description(path)));
+}
+
 int run(const std::vector<std::string>& args) {
   if (args.size() == 1) {
     if (const std::optional<int> rc = diagnostic_mode(args[0])) return *rc;
@@ -222,82 +321,18 @@ int run(const std::vector<std::string>& args) {
   // is LOMO, grouped[1] LOGO).
   cal.reach_bands = bench::sorted_reach_bands(bench::model_reach_bands_from(grouped[0].results, ""),
                                               bench::reach_bands_from(grouped[1].results, gpus, ""));
-  // The ablation: every fitted value at its neutral value in turn, leave one model and one GPU out.
-  AblationRow shipped{&k_shipped, figures_of(grouped[0].results), figures_of(grouped[1].results)};
-  std::vector<Ablation> ablations = engine_ablations();
-  for (Ablation& a : component_ablations())
-    ablations.push_back(std::move(a));
-  std::vector<AblationRow> ablated;
-  for (const Ablation& a : ablations) {
-    if (a.as_shipped()) {
-      ablated.push_back({&a, shipped.lomo, shipped.logo});
-      continue;
-    }
-    const std::vector<GroupedSet> sets = grouped_cv(fits, serving, a, points, {"lomo", "logo"});
-    ablated.push_back({&a, figures_of(sets[0].results), figures_of(sets[1].results)});
-    std::fprintf(stderr, "accuracy_report: ablation %s done\n", a.name.c_str());
-  }
+  const AblationRow shipped{&k_shipped, figures_of(grouped[0].results), figures_of(grouped[1].results)};
+  const std::vector<AblationRow> ablated = ablation_rows(fits, serving, shipped, points);
   const bench::HeldOutScore amd_score = score_amd_cases(amd, cal);
   const bench::HeldOutScore open_loop_score = score_amd_cases(open_loop, cal);
   std::fputs(case_table(results).c_str(), stdout);
   std::fputs(("\n" + summary_table(summarize(results, false), true)).c_str(), stdout);
   std::fputs(("\n" + bench::factor_table(cal)).c_str(), stdout);
-  const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
-  const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
-  io::write_text_file(
-      k_root + "/docs/accuracy.md",
-      report_markdown(results, cal, method, discussion, grouped_summary_markdown(serving, loo, grouped)) +
-          "\n## Measured serving runs (TensorRT-LLM, vLLM, SGLang)\n\n" + serving_markdown(serving) +
-          "\n### Leave one (model, GPU) pair out\n\nEach pair's rows predicted with GPU factors "
-          "and bands fitted without that pair.\n\n" +
-          serving_markdown(loo) + "\n## Grouped cross-validation of the serving rows\n\n" +
-          grouped_markdown(serving, grouped, gpus, ablation_markdown(shipped, ablated), fits.copies()) +
-          "\n## AMD serving cases, held out (never fitted)\n\n"
-          "The published AMD runs of `tests/validation/amd-serving.json` (sources and conversions in "
-          "`amd-serving.md`): no factor, band or constant is fitted to them. Each is predicted as the CLI "
-          "predicts it: the shipped calibration, the engine profile its framework names (vLLM's for "
-          "ATOM, which has none), the GPU's band with its reach. Gated as `amd_<kind>` (median abs.).\n\n" +
-          bench::held_out_markdown(amd_score) +
-          "\n### Per vendor and GPU generation\n\nTTFT and TPOT where each generation was measured: "
-          "NVIDIA's serving rows with their GPU left out of every fit, AMD's cases never fitted.\n\n" +
-          vendor_markdown(grouped[1].results, gpus, amd_score) +
-          "\n### Band coverage by reach\n\nEach reach's rows predicted as an estimate of that reach is "
-          "as shipped: `measured` in sample, `model_unmeasured` with its model held out of every fit, "
-          "`gpu_sibling` and `extrapolated` with their GPU held out; the band is the reach band of the "
-          "other folds' residuals (methodology §3.5 \"Bands by reach\"). The reach band columns give the "
-          "shipped ones (measured / predicted, nested).\n\n" +
-          reach_markdown(serving.results, grouped[0].results, grouped[1].results, gpus, amd_score, cal) +
-          "\n## Open loop: percentiles (held out)\n\n"
-          "MLPerf Inference v4.1 Server runs (Poisson arrivals at the target QPS): the p50, p90 and p99 of "
-          "TTFT, TPOT and end-to-end latency from the same `mlperf_log_summary.txt` whose means are cases "
-          "(`tests/validation/open-loop.json`, `open-loop.md`). Predicted as the CLI predicts them (its "
-          "percentiles, methodology §3.1; the band of the mean moved to the percentile); no factor or band "
-          "is fitted to them. Gated as `open_loop_<kind>_<statistic>` (median abs.).\n\n" +
-          bench::held_out_markdown(open_loop_score) +
-          "\n### Capacity at the served rate\n\nEvery MLPerf Server run above met its latency limits at "
-          "its rate (the runs are VALID; the open-loop AMD cases are these runs' means). The capacity the "
-          "estimate gives "
-          "each deployment (methodology §3.1 \"Open loop: capacity\"; what `recommend` sizes by and "
-          "`check` holds the peak to) against that rate: below 1, the run is called overloaded.\n\n" +
-          bench::capacity_markdown(open_loop_score));
+  io::write_text_file(k_root + "/docs/accuracy.md",
+                      accuracy_markdown({results, cal, serving, loo, grouped, gpus, fits, shipped, ablated,
+                                         amd_score, open_loop_score}));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
-  if (write_baseline) {
-    io::AccuracyBaseline b;
-    for (const ErrorSummary& e : summarize(results, false))
-      b[e.group] = e.median_ape_loo_pct;
-    std::vector<ServingGate> gates = serving_gates(serving);
-    for (ServingGate& g : grouped_gates({grouped[0], grouped[1]}))
-      gates.push_back(std::move(g));
-    for (ServingGate& g : held_out_gates(amd_score))
-      gates.push_back(std::move(g));
-    for (ServingGate& g : open_loop_gates(open_loop_score))
-      gates.push_back(std::move(g));
-    for (const ServingGate& g : gates)
-      b[g.key] = std::round(g.median_ape_pct * 100.0) / 100.0;
-    // The description records why each gate moved: a rewrite keeps it (amend it by hand).
-    const std::string path = k_root + "/tests/validation/baseline.json";
-    io::write_text_file(path, io::baseline_to_json(b, io::load_baseline_description(path)));
-  }
+  if (write_baseline) write_baseline_file(results, serving, grouped, amd_score, open_loop_score);
   return 0;
 }
 
