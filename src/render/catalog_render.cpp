@@ -163,6 +163,47 @@ nlohmann::json price_json(const ResolvedPrice& price) {
           {"date", price.date.empty() ? nlohmann::json() : nlohmann::json(price.date)}};
 }
 
+namespace {
+
+// A GPU's price quotes, each marked whether the median price uses it.
+nlohmann::json quotes_json(const Gpu& gpu, const app::GpuSheet& sheet) {
+  nlohmann::json quotes = nlohmann::json::array();
+  for (const auto& q : gpu.prices) {
+    quotes.push_back(
+        {{"provider", q.provider},
+         {"usd_per_hour", json_number(q.usd_per_hour)},
+         {"spot", q.spot},
+         {"date", q.date.empty() ? nlohmann::json() : nlohmann::json(q.date)},
+         {"source", q.source},
+         {"instance", q.instance.empty() ? nlohmann::json() : nlohmann::json(q.instance)},
+         {"gpus_per_instance",
+          q.gpus_per_instance.empty() ? nlohmann::json() : nlohmann::json(q.gpus_per_instance)},
+         {"instance_source",
+          q.instance_source.empty() ? nlohmann::json() : nlohmann::json(q.instance_source)},
+         {"in_median", sheet.quote_in_median[static_cast<std::size_t>(&q - gpu.prices.data())]}});
+  }
+  return quotes;
+}
+
+// Owning the GPU against renting it (methodology §6.4 TCO), null without on-prem figures.
+nlohmann::json tco_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet) {
+  if (!sheet.tco) return nullptr;
+  const TcoResult& tco = *sheet.tco;
+  const ResolvedPrice& cloud = sheet.cloud_reference;
+  return {{"capex_usd_per_year", json_number(tco.capex_usd_per_year)},
+          {"power_usd_per_year", json_number(tco.power_usd_per_year)},
+          {"ops_usd_per_year", json_number(tco.ops_usd_per_year)},
+          {"usd_per_gpu_hour", json_number(tco.usd_per_gpu_hour)},
+          {"usd_per_useful_gpu_hour", json_number(tco.usd_per_useful_gpu_hour)},
+          {"utilization", json_number(loaded.tco.utilization)},
+          {"break_even_utilization",
+           sheet.break_even_utilization ? json_number(*sheet.break_even_utilization) : nlohmann::json()},
+          {"break_even_against_usd_per_gpu_hour",
+           cloud.known ? json_number(cloud.usd_per_hour) : nlohmann::json()}};
+}
+
+} // namespace
+
 nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet) {
   const Gpu& gpu = *sheet.gpu;
   const auto optional = [](double v) { return v > 0.0 ? json_number(v) : nlohmann::json(); };
@@ -204,21 +245,7 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet
                      {"communication", json_number(e.communication)},
                      {"expert_read", json_number(e.expert_read)},
                      {"provenance", e.provenance_with_expert_reads()}};
-  g["prices"] = nlohmann::json::array();
-  for (const auto& q : gpu.prices) {
-    g["prices"].push_back(
-        {{"provider", q.provider},
-         {"usd_per_hour", json_number(q.usd_per_hour)},
-         {"spot", q.spot},
-         {"date", q.date.empty() ? nlohmann::json() : nlohmann::json(q.date)},
-         {"source", q.source},
-         {"instance", q.instance.empty() ? nlohmann::json() : nlohmann::json(q.instance)},
-         {"gpus_per_instance",
-          q.gpus_per_instance.empty() ? nlohmann::json() : nlohmann::json(q.gpus_per_instance)},
-         {"instance_source",
-          q.instance_source.empty() ? nlohmann::json() : nlohmann::json(q.instance_source)},
-         {"in_median", sheet.quote_in_median[static_cast<std::size_t>(&q - gpu.prices.data())]}});
-  }
+  g["prices"] = quotes_json(gpu, sheet);
   g["purchase_usd"] = optional(gpu.purchase_usd);
   g["purchase_source"] = gpu.purchase_source.empty() ? nlohmann::json() : nlohmann::json(gpu.purchase_source);
 
@@ -230,22 +257,7 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet
                   {"on_demand", price_json(sheet.on_demand)},
                   {"spot", price_json(sheet.spot)},
                   {"on_prem", price_json(sheet.on_prem)}};
-  out["tco"] = nullptr;
-  if (sheet.tco) {
-    const TcoResult& tco = *sheet.tco;
-    const ResolvedPrice& cloud = sheet.cloud_reference;
-    out["tco"] = {{"capex_usd_per_year", json_number(tco.capex_usd_per_year)},
-                  {"power_usd_per_year", json_number(tco.power_usd_per_year)},
-                  {"ops_usd_per_year", json_number(tco.ops_usd_per_year)},
-                  {"usd_per_gpu_hour", json_number(tco.usd_per_gpu_hour)},
-                  {"usd_per_useful_gpu_hour", json_number(tco.usd_per_useful_gpu_hour)},
-                  {"utilization", json_number(loaded.tco.utilization)},
-                  {"break_even_utilization", sheet.break_even_utilization
-                                                 ? json_number(*sheet.break_even_utilization)
-                                                 : nlohmann::json()},
-                  {"break_even_against_usd_per_gpu_hour",
-                   cloud.known ? json_number(cloud.usd_per_hour) : nlohmann::json()}};
-  }
+  out["tco"] = tco_json(loaded, sheet);
   out["sources"] = nlohmann::json::object();
   for (const auto& tag : sheet.source_tags)
     out["sources"][tag] = loaded.catalog.sources.at(tag);
