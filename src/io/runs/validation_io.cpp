@@ -138,6 +138,39 @@ void read_engine_settings(const JsonReader& engine, ValidationCase& c) {
   }
 }
 
+// A training case's published settings (tests/validation/README.md): sequence length, recompute,
+// batch sizes, ZeRO stage, context and virtual pipeline, overlap, attention kernel and framework.
+void read_training_settings(const JsonReader& r, ValidationCase& c) {
+  c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
+  if (auto rc = r.at("training").find("recompute")) {
+    const std::string mode = rc->as_choice({"none", "selective", "full", "per_op"});
+    c.training_recompute = mode == "none"        ? Recompute::none
+                           : mode == "selective" ? Recompute::selective
+                           : mode == "per_op"    ? Recompute::per_op
+                                                 : Recompute::full;
+  }
+  // Optional published settings (tests/validation/README.md).
+  const JsonReader t = r.at("training");
+  c.training_global_batch = int_or(t, "global_batch", 0);
+  c.training_micro_batch = int_or(t, "micro_batch", 0);
+  c.training_zero_stage = static_cast<int>(int_or(t, "zero_stage", -1));
+  c.training_cp = static_cast<int>(int_or(t, "cp", 1));
+  c.training_vp = static_cast<int>(int_or(t, "vp", 1));
+  if (auto o = t.find("tp_comm_overlap")) c.training_tp_overlap = o->as_number(0.0, 1.0);
+  if (auto ak = t.find("attention_kernel")) {
+    c.training_attention_kernel = ak->as_choice({"fused", "materialized"}) == "materialized"
+                                      ? AttentionKernel::materialized
+                                      : AttentionKernel::fused;
+  }
+  if (auto f = t.find("framework")) {
+    const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
+    c.training_framework = fw == "megatron"     ? TrainingFramework::megatron
+                           : fw == "nemo"       ? TrainingFramework::nemo
+                           : fw == "torchtitan" ? TrainingFramework::torchtitan
+                                                : TrainingFramework::generic;
+  }
+}
+
 ValidationCase read_case(const JsonReader& r) {
   ValidationCase c;
   c.id = r.at("id").as_string();
@@ -165,34 +198,7 @@ ValidationCase read_case(const JsonReader& r) {
     }
   }
   if (c.kind == FigureKind::training_throughput || c.kind == FigureKind::training_memory) {
-    c.training_seq_len = r.at("training").at("seq_len").as_int(1, k_max_count);
-    if (auto rc = r.at("training").find("recompute")) {
-      const std::string mode = rc->as_choice({"none", "selective", "full", "per_op"});
-      c.training_recompute = mode == "none"        ? Recompute::none
-                             : mode == "selective" ? Recompute::selective
-                             : mode == "per_op"    ? Recompute::per_op
-                                                   : Recompute::full;
-    }
-    // Optional published settings (tests/validation/README.md).
-    const JsonReader t = r.at("training");
-    c.training_global_batch = int_or(t, "global_batch", 0);
-    c.training_micro_batch = int_or(t, "micro_batch", 0);
-    c.training_zero_stage = static_cast<int>(int_or(t, "zero_stage", -1));
-    c.training_cp = static_cast<int>(int_or(t, "cp", 1));
-    c.training_vp = static_cast<int>(int_or(t, "vp", 1));
-    if (auto o = t.find("tp_comm_overlap")) c.training_tp_overlap = o->as_number(0.0, 1.0);
-    if (auto ak = t.find("attention_kernel")) {
-      c.training_attention_kernel = ak->as_choice({"fused", "materialized"}) == "materialized"
-                                        ? AttentionKernel::materialized
-                                        : AttentionKernel::fused;
-    }
-    if (auto f = t.find("framework")) {
-      const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
-      c.training_framework = fw == "megatron"     ? TrainingFramework::megatron
-                             : fw == "nemo"       ? TrainingFramework::nemo
-                             : fw == "torchtitan" ? TrainingFramework::torchtitan
-                                                  : TrainingFramework::generic;
-    }
+    read_training_settings(r, c);
   } else if (c.kind == FigureKind::image_latency) {
     if (c.model.kind != ModelKind::dit)
       r.at("model").fail("expected an image model (\"kind\": \"dit\") for kind image_latency");
