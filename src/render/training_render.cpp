@@ -43,6 +43,75 @@ std::string training_layout_label(const TrainingLayout& l) {
   return out;
 }
 
+namespace {
+
+// A training estimate's memory per GPU: the states, activations, overhead and the allocator's view.
+nlohmann::json training_memory_json(const TrainingEstimate& t) {
+  const MemoryEstimate& m = t.memory;
+  return {{"per_gpu_bytes", bytes(m.per_gpu_bytes)},
+          {"capacity_per_gpu_bytes", bytes(m.capacity_per_gpu_bytes)},
+          {"usable_per_gpu_bytes", bytes(m.usable_per_gpu_bytes)},
+          {"weights_bytes", bytes(m.weights_bytes)},
+          {"gradients_bytes", bytes(m.gradients_bytes)},
+          {"optimizer_bytes", bytes(m.optimizer_bytes)},
+          {"activations_bytes", bytes(m.activations_bytes)},
+          {"kv_cache_bytes", 0},
+          {"overhead_bytes", bytes(m.overhead_bytes)},
+          {"headroom_bytes", bytes(m.headroom_bytes())},
+          {"allocated_bytes", bytes(t.memory_allocated_bytes)},
+          {"reserved_bytes", bytes(t.memory_reserved_bytes)},
+          {"per_gpu_bytes_low", bytes(t.memory_low_bytes)},
+          {"per_gpu_bytes_high", bytes(t.memory_high_bytes)},
+          {"fits", m.fits}};
+}
+
+// A training estimate's layout and step figures (docs/output-schema.md "Training").
+nlohmann::json training_figures_json(const TrainingEstimate& t) {
+  const TrainingLayout& l = t.layout;
+  return {{"layout",
+           {{"tp", l.tp},
+            {"pp", l.pp},
+            {"dp", l.dp},
+            {"ep", l.ep},
+            {"cp", l.cp},
+            {"vp", l.vp},
+            {"zero_stage", l.zero_stage},
+            {"micro_batch", l.micro_batch},
+            {"recompute", to_string(l.recompute)},
+            {"sequence_parallel", l.sequence_parallel},
+            {"cpu_offload", l.cpu_offload}}},
+          {"micro_batches", t.micro_batches},
+          {"global_batch_effective", t.global_batch_effective},
+          {"tokens_per_step", round_sig(t.tokens_per_step)},
+          {"step_time_s", round_sig(t.step_time_s)},
+          {"compute_s", round_sig(t.compute_s)},
+          {"comm_exposed_s", round_sig(t.comm_exposed_s)},
+          {"comm_exposed_breakdown_s",
+           {{"tp", round_sig(t.tp_comm_exposed_s)},
+            {"cp", round_sig(t.cp_comm_exposed_s)},
+            {"ep", round_sig(t.ep_comm_exposed_s)},
+            {"pp", round_sig(t.pp_comm_exposed_s)},
+            {"dp", round_sig(t.dp_comm_exposed_s)}}},
+          {"tp_comm_overlap", round_sig(t.tp_overlap_fraction, 4)},
+          {"bubble_s", round_sig(t.bubble_s)},
+          {"bubble_fraction", round_sig(t.bubble_fraction, 4)},
+          {"offload_s", round_sig(t.offload_s)},
+          {"tokens_per_s", round_sig(t.tokens_per_s)},
+          {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
+          {"model_tflops_per_gpu", round_sig(t.model_tflops_per_gpu)},
+          {"mfu", round_sig(t.mfu, 4)},
+          {"hfu", round_sig(t.hfu, 4)},
+          {"time_to_train_s", round_sig(t.time_to_train_s)},
+          {"time_to_train_planning_s", round_sig(t.time_to_train_planning_s)},
+          {"gpu_hours", round_sig(t.gpu_hours)},
+          {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
+          {"bound", to_string(t.bound)},
+          {"precision_supported", t.precision_supported},
+          {"link_known", t.link_known}};
+}
+
+} // namespace
+
 nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id, const GpuPrice& price,
                              const TrainingEstimate& t, bool price_known) {
   using nlohmann::json;
@@ -53,63 +122,8 @@ nlohmann::json training_json(const PreparedModel& pm, const std::string& gpu_id,
                   {"trainable_params", t.trainable_params}};
   doc["deployment"] = {{"gpu", gpu_id},     {"gpus", t.gpus},    {"nodes", t.nodes},  {"tp", t.layout.tp},
                        {"pp", t.layout.pp}, {"dp", t.layout.dp}, {"ep", t.layout.ep}, {"replicas", 1}};
-  const MemoryEstimate& m = t.memory;
-  doc["memory"] = {{"per_gpu_bytes", bytes(m.per_gpu_bytes)},
-                   {"capacity_per_gpu_bytes", bytes(m.capacity_per_gpu_bytes)},
-                   {"usable_per_gpu_bytes", bytes(m.usable_per_gpu_bytes)},
-                   {"weights_bytes", bytes(m.weights_bytes)},
-                   {"gradients_bytes", bytes(m.gradients_bytes)},
-                   {"optimizer_bytes", bytes(m.optimizer_bytes)},
-                   {"activations_bytes", bytes(m.activations_bytes)},
-                   {"kv_cache_bytes", 0},
-                   {"overhead_bytes", bytes(m.overhead_bytes)},
-                   {"headroom_bytes", bytes(m.headroom_bytes())},
-                   {"allocated_bytes", bytes(t.memory_allocated_bytes)},
-                   {"reserved_bytes", bytes(t.memory_reserved_bytes)},
-                   {"per_gpu_bytes_low", bytes(t.memory_low_bytes)},
-                   {"per_gpu_bytes_high", bytes(t.memory_high_bytes)},
-                   {"fits", m.fits}};
-  const TrainingLayout& l = t.layout;
-  doc["training"] = {{"layout",
-                      {{"tp", l.tp},
-                       {"pp", l.pp},
-                       {"dp", l.dp},
-                       {"ep", l.ep},
-                       {"cp", l.cp},
-                       {"vp", l.vp},
-                       {"zero_stage", l.zero_stage},
-                       {"micro_batch", l.micro_batch},
-                       {"recompute", to_string(l.recompute)},
-                       {"sequence_parallel", l.sequence_parallel},
-                       {"cpu_offload", l.cpu_offload}}},
-                     {"micro_batches", t.micro_batches},
-                     {"global_batch_effective", t.global_batch_effective},
-                     {"tokens_per_step", round_sig(t.tokens_per_step)},
-                     {"step_time_s", round_sig(t.step_time_s)},
-                     {"compute_s", round_sig(t.compute_s)},
-                     {"comm_exposed_s", round_sig(t.comm_exposed_s)},
-                     {"comm_exposed_breakdown_s",
-                      {{"tp", round_sig(t.tp_comm_exposed_s)},
-                       {"cp", round_sig(t.cp_comm_exposed_s)},
-                       {"ep", round_sig(t.ep_comm_exposed_s)},
-                       {"pp", round_sig(t.pp_comm_exposed_s)},
-                       {"dp", round_sig(t.dp_comm_exposed_s)}}},
-                     {"tp_comm_overlap", round_sig(t.tp_overlap_fraction, 4)},
-                     {"bubble_s", round_sig(t.bubble_s)},
-                     {"bubble_fraction", round_sig(t.bubble_fraction, 4)},
-                     {"offload_s", round_sig(t.offload_s)},
-                     {"tokens_per_s", round_sig(t.tokens_per_s)},
-                     {"tokens_per_s_per_gpu", round_sig(t.tokens_per_s_per_gpu)},
-                     {"model_tflops_per_gpu", round_sig(t.model_tflops_per_gpu)},
-                     {"mfu", round_sig(t.mfu, 4)},
-                     {"hfu", round_sig(t.hfu, 4)},
-                     {"time_to_train_s", round_sig(t.time_to_train_s)},
-                     {"time_to_train_planning_s", round_sig(t.time_to_train_planning_s)},
-                     {"gpu_hours", round_sig(t.gpu_hours)},
-                     {"gpu_hours_planning", round_sig(t.gpu_hours_planning)},
-                     {"bound", to_string(t.bound)},
-                     {"precision_supported", t.precision_supported},
-                     {"link_known", t.link_known}};
+  doc["memory"] = training_memory_json(t);
+  doc["training"] = training_figures_json(t);
   json cost = {{"price_known", price_known}};
   if (price_known) {
     cost["usd_per_hour"] = round_sig(t.usd_per_hour);
