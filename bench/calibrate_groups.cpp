@@ -8,6 +8,7 @@
 // Before is in-sample for the shipped factors (data/calibration.json was fitted to these rows);
 // after is out-of-sample for the overlay (fitted to the five rows only).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -70,6 +71,10 @@ struct Row {
   int ttft_terms = 0, tpot_terms = 0;
   std::string bounds; ///< factors fitted to a bound
   std::string refused;
+  /// Held-out runs whose requests/s as their TTFT and TPOT imply it (core::implied_throughput_ratio)
+  /// falls inside the overlay's throughput band, and inside the shipped one with shipped predictions.
+  std::size_t throughput_scored = 0, throughput_in_overlay = 0, throughput_in_shipped = 0;
+  std::size_t ttft_in_overlay = 0, tpot_in_overlay = 0; ///< the same runs' TTFT and TPOT in their bands
 };
 
 // The held-out median |error| with the fitted factors alone (no residual), for the table's middle
@@ -94,6 +99,53 @@ void factors_only(const std::vector<rs::StackRun>& held, const rs::StackFit& s,
   for (const rs::StackResidual& res : s.residuals) {
     row.ttft_terms = static_cast<int>(res.ttft.coefficients.size());
     row.tpot_terms = static_cast<int>(res.tpot.coefficients.size());
+  }
+}
+
+// The held-out runs' implied requests/s against the throughput band: the overlay's (its factors and
+// residual predicting) and the shipped one (shipped factors predicting), issue 38's p90 sizing.
+void throughput_coverage(const std::vector<rs::StackRun>& held, const rs::StackFit& s,
+                         const rs::app::LoadedCatalog& catalog, Row& row) {
+  const auto band = std::find_if(s.bands.begin(), s.bands.end(),
+                                 [](const rs::BandEntry& b) { return b.kind == rs::FigureKind::throughput; });
+  if (band == s.bands.end()) return;
+  const rs::Gpu& shipped = *rs::io::find_gpu(catalog.catalog, s.gpu_id);
+  std::vector<rs::Gpu> overlay{shipped};
+  rs::Calibration unused;
+  rs::apply_stack_fits({s}, overlay, unused);
+  const rs::Band shipped_band = rs::band_for(catalog.calibration, rs::FigureKind::throughput, s.gpu_id, 1.0);
+  const rs::EngineConfig& engine = catalog.engines.of(*rs::parse_engine_kind(s.engine));
+  for (const rs::StackRun& r : held) {
+    std::array<double, 2> ttft{}, tpot{}, ttft_shipped{}, tpot_shipped{};
+    for (const rs::ValidationCase& c : rs::stack_cases(r)) {
+      const std::array<double, 2> with_overlay{c.measured, rs::predict_case(c, overlay.front(), engine)};
+      const std::array<double, 2> with_shipped{c.measured, rs::predict_case(c, shipped, engine)};
+      if (c.kind == rs::FigureKind::ttft) {
+        ttft = with_overlay;
+        ttft_shipped = with_shipped;
+      } else if (c.kind == rs::FigureKind::tpot) {
+        tpot = with_overlay;
+        tpot_shipped = with_shipped;
+      }
+    }
+    const auto inside = [&s](rs::FigureKind kind, const std::array<double, 2>& v) {
+      for (const rs::BandEntry& b : s.bands) {
+        if (b.kind != kind || v[1] <= 0.0) continue;
+        const double ratio = v[0] / v[1];
+        return ratio >= b.ratio_low && ratio <= b.ratio_high ? 1U : 0U;
+      }
+      return 0U;
+    };
+    row.ttft_in_overlay += inside(rs::FigureKind::ttft, ttft);
+    row.tpot_in_overlay += inside(rs::FigureKind::tpot, tpot);
+    const double ratio = rs::implied_throughput_ratio(ttft, tpot, r.run.output_tokens);
+    const double ratio_shipped =
+        rs::implied_throughput_ratio(ttft_shipped, tpot_shipped, r.run.output_tokens);
+    if (ratio <= 0.0 || ratio_shipped <= 0.0) continue;
+    ++row.throughput_scored;
+    row.throughput_in_overlay += ratio >= band->ratio_low && ratio <= band->ratio_high ? 1U : 0U;
+    row.throughput_in_shipped +=
+        ratio_shipped >= shipped_band.low && ratio_shipped <= shipped_band.high ? 1U : 0U;
   }
 }
 
@@ -130,6 +182,7 @@ Row calibrate_group(const Group& g, const rs::app::LoadedCatalog& catalog,
       }
     }
     factors_only(held, s, catalog, row);
+    throughput_coverage(held, s, catalog, row);
     for (const rs::app::CalibratedFactor& f : result.stacks.front().factors)
       if (f.at_bound)
         row.bounds += fmt::format("{}{} {:.2f}", row.bounds.empty() ? "" : ", ", f.name, f.fitted);
@@ -145,13 +198,19 @@ std::string table(const std::vector<Row>& rows) {
       "with residual | TPOT: shipped → factors → with residual | residual terms TTFT / TPOT | factor "
       "at a bound |\n|---|---:|---:|---:|---:|---|\n";
   std::vector<double> tb, tf, ta, pb, pf, pa;
-  std::size_t ttft_met = 0, tpot_met = 0, n = 0;
+  std::size_t ttft_met = 0, tpot_met = 0, n = 0, tput_scored = 0, tput_overlay = 0, tput_shipped = 0;
+  std::size_t ttft_overlay = 0, tpot_overlay = 0;
   for (const Row& r : rows) {
     if (!r.refused.empty()) {
       s += fmt::format("| {} | {} | refused: {} | | | |\n", r.group, r.scored, r.refused);
       continue;
     }
     ++n;
+    tput_scored += r.throughput_scored;
+    tput_overlay += r.throughput_in_overlay;
+    tput_shipped += r.throughput_in_shipped;
+    ttft_overlay += r.ttft_in_overlay;
+    tpot_overlay += r.tpot_in_overlay;
     ttft_met += r.ttft_after <= 15.0 ? 1 : 0;
     tpot_met += r.tpot_after <= 10.0 ? 1 : 0;
     tb.push_back(r.ttft_before);
@@ -172,6 +231,16 @@ std::string table(const std::vector<Row>& rows) {
       fmt::format("\nGroups within the targets after `calibrate` (held-out median): TTFT ≤ 15 % in {} of {}, "
                   "TPOT ≤ 10 % in {} of {}.\n",
                   ttft_met, n, tpot_met, n);
+  const auto pct = [tput_scored](std::size_t k) {
+    return tput_scored > 0 ? 100.0 * static_cast<double>(k) / static_cast<double>(tput_scored) : 0.0;
+  };
+  s += fmt::format(
+      "\nThe overlay's bands (e^±q, q the split-conformal radius of the five leave-one-out ratios, "
+      "for 80 %) on the held-out runs of the {} scored groups: TTFT inside {:.0f} %, TPOT {:.0f} %, "
+      "and requests/s as each run's TTFT and TPOT imply it (concurrency / E2E: the band "
+      "`--confidence p90` sizes replicas by) {:.0f} % of {} runs; the shipped throughput band with "
+      "the shipped factors holds {:.0f} %.\n",
+      n, pct(ttft_overlay), pct(tpot_overlay), pct(tput_overlay), tput_scored, pct(tput_shipped));
   return s;
 }
 

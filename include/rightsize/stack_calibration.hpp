@@ -160,6 +160,15 @@ std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, cons
 /// the shipped band).
 inline constexpr int k_min_band_runs = 5;
 
+/// The coverage a user-runs band is made for: 80 %, the p10..p90 of every other band.
+inline constexpr double k_user_band_coverage = 0.80;
+
+/// The split-conformal radius of ratios r = measured / predicted at `coverage` [CONFORMAL]: the
+/// ⌈(n + 1)·coverage⌉-th smallest |ln r| of the n ratios (the largest when that rank exceeds n), so
+/// the band e^±q holds a new run with at least that probability. Worked (tested): 1.1, 0.9, 1.3, 0.8,
+/// 1.05 at 80 % → rank ⌈4.8⌉ = 5 of 5 → q = ln 1.3 = 0.262, band 0.769..1.3. 0 for no ratio.
+double conformal_radius(const std::vector<double>& ratios, double coverage);
+
 /// The end of a throughput band's rule when the runs did not report throughput and the band comes
 /// from the requests/s their mean TTFT and TPOT imply (concurrency / E2E, Little's law).
 inline constexpr std::string_view k_implied_throughput_rule = ", concurrency / E2E";

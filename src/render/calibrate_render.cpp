@@ -143,9 +143,12 @@ void print_stack(const StackFit& s, const app::CalibratedStack& c) {
                                      : fmt::format("{:.1f}x wider", now / std::max(was, 1e-9)));
     }
     const bool implied = b.rule.ends_with(k_implied_throughput_rule); // no throughput reported
-    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} (p10..p90 of measured / predicted{}, {} runs{})\n",
-               to_string(b.kind), b.ratio_low, b.ratio_high,
-               implied ? " requests/s, each concurrency / E2E from its TTFT and TPOT" : "", b.cases, before);
+    // e^±q, q the conformal radius of |ln(measured / predicted)| (core::conformal_radius).
+    fmt::print("  band {:<11} x{:.2f} .. x{:.2f} ({:.0f} % band, split-conformal over |ln measured / "
+               "predicted|{}, {} runs{})\n",
+               to_string(b.kind), b.ratio_low, b.ratio_high, k_user_band_coverage * 100.0,
+               implied ? " of requests/s, each concurrency / E2E from its TTFT and TPOT" : "", b.cases,
+               before);
   }
   if (s.bands.empty()) fmt::print("  bands: shipped (fewer than {} runs per figure)\n", k_min_band_runs);
   for (const TailFit& t : s.tails) {

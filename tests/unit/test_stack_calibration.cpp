@@ -364,3 +364,15 @@ TEST_CASE("fit_stack: a throughput band from the runs' TTFT and TPOT when they r
   REQUIRE(throughput_band(reported) != reported.bands.end());
   CHECK(throughput_band(reported)->rule == "user runs, leave-one-out");
 }
+
+TEST_CASE("conformal_radius: the ceil((n + 1) x coverage)-th smallest |ln r|", "[stack_calibration][bands]") {
+  // Worked example: |ln r| of 1.1, 0.9, 1.3, 0.8, 1.05 = 0.095, 0.105, 0.262, 0.223, 0.049; at 80 %
+  // the rank is ceil(6 x 0.8) = 5 of 5, the largest: ln 1.3, a band of 0.769..1.3.
+  const double q = conformal_radius({1.1, 0.9, 1.3, 0.8, 1.05}, 0.80);
+  CHECK(q == Approx(std::log(1.3)));
+  CHECK(std::exp(-q) == Approx(0.769).epsilon(1e-3));
+  // Ten ratios: rank ceil(11 x 0.8) = 9, the second largest score.
+  const std::vector<double> ten = {1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08, 1.09, 1.5};
+  CHECK(conformal_radius(ten, 0.80) == Approx(std::log(1.09)));
+  CHECK(conformal_radius({}, 0.80) == 0.0);
+}
