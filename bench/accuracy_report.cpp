@@ -171,12 +171,11 @@ std::optional<int> diagnostic_mode(const std::string& mode) {
 }
 
 // The ablation (docs/accuracy.md): every fitted value at its neutral value in turn, leave one model
-// and one GPU out; `shipped` is the row of the values as shipped.
-std::vector<AblationRow> ablation_rows(CaseFits& fits, const bench::ServingScore& serving,
-                                       const AblationRow& shipped, bench::PointCache& points) {
-  std::vector<Ablation> ablations = engine_ablations();
-  for (Ablation& a : component_ablations())
-    ablations.push_back(std::move(a));
+// and one GPU out; `shipped` is the row of the values as shipped. The rows point into `ablations`,
+// which must outlive them.
+std::vector<AblationRow> ablation_rows(const std::vector<Ablation>& ablations, CaseFits& fits,
+                                       const bench::ServingScore& serving, const AblationRow& shipped,
+                                       bench::PointCache& points) {
   std::vector<AblationRow> ablated;
   for (const Ablation& a : ablations) {
     if (a.as_shipped()) {
@@ -322,7 +321,10 @@ int run(const std::vector<std::string>& args) {
   cal.reach_bands = bench::sorted_reach_bands(bench::model_reach_bands_from(grouped[0].results, ""),
                                               bench::reach_bands_from(grouped[1].results, gpus, ""));
   const AblationRow shipped{&k_shipped, figures_of(grouped[0].results), figures_of(grouped[1].results)};
-  const std::vector<AblationRow> ablated = ablation_rows(fits, serving, shipped, points);
+  std::vector<Ablation> ablations = engine_ablations();
+  for (Ablation& a : component_ablations())
+    ablations.push_back(std::move(a));
+  const std::vector<AblationRow> ablated = ablation_rows(ablations, fits, serving, shipped, points);
   const bench::HeldOutScore amd_score = score_amd_cases(amd, cal);
   const bench::HeldOutScore open_loop_score = score_amd_cases(open_loop, cal);
   std::fputs(case_table(results).c_str(), stdout);
