@@ -38,9 +38,11 @@ std::string narrowing_text(const app::CostOfConfidence& cost) {
   if (cost.user_band_runs > 0)
     return fmt::format("the band is your {} runs' (--calibration)", cost.user_band_runs);
   if (cost.overlay_runs > 0) {
-    return fmt::format("your overlay's {} run{} set the factors but no band: {} or more narrow it "
+    // Too few runs, or (rarely) too few of them measuring each figure: the band needs k_min_band_runs.
+    return fmt::format("your overlay's {} run{} set the factors but no band: {} or more {}narrow it "
                        "(docs/calibration.md)",
-                       cost.overlay_runs, cost.overlay_runs == 1 ? "" : "s", k_min_band_runs);
+                       cost.overlay_runs, cost.overlay_runs == 1 ? "" : "s", k_min_band_runs,
+                       cost.overlay_runs < k_min_band_runs ? "" : "measuring TTFT and TPOT ");
   }
   return "calibrate on your own runs to narrow it (docs/calibration.md)";
 }

@@ -339,13 +339,16 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
 std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id, const std::string& model) {
   if (!bands.calibrated || bands.reach == Reach::measured) return "";
   if (bands.reach == Reach::model_unmeasured) {
-    // An overlay of too few runs for a band of its own: its factors apply, its runs set no band.
+    // An overlay that gave no band of its own (too few runs, or too few measuring TTFT and TPOT):
+    // its factors apply, its runs set no band.
+    const bool few = bands.overlay_runs < k_min_band_runs;
     const std::string measured =
         bands.overlay_runs > 0
             ? fmt::format(
                   "the shipped serving runs on {} include none of {}, and the --calibration overlay's "
-                  "{} run{} on it are fewer than the {} a band of its own needs",
-                  gpu_id, model, bands.overlay_runs, bands.overlay_runs == 1 ? "" : "s", k_min_band_runs)
+                  "{} run{} on it {} the {} a band of its own needs",
+                  gpu_id, model, bands.overlay_runs, bands.overlay_runs == 1 ? "" : "s",
+                  few ? "are fewer than" : "measure TTFT and TPOT in fewer than", k_min_band_runs)
             : fmt::format("serving runs were measured on {} but none of {}", gpu_id, model);
     return fmt::format("{} (reach: {}); its TTFT, TPOT and throughput bands are widened to those the {} "
                        "models of the serving rows showed when each was held out of the fit "
