@@ -1,7 +1,10 @@
 // sweep_bench: points per second of `rightsize sweep --mode estimate` on a fixed-concurrency grid
 // (Llama-3.1-8B bf16 on one H100-SXM, TP1): evaluation only, evaluation + CSV into a buffer, and
 // the whole run (CSV written to /dev/null) with 1 and 2 threads. docs/sweep.md quotes the figures.
-// Usage: sweep_bench [threads=2]
+// Usage: sweep_bench [threads=2] [concurrency_step=1]. A step thins the concurrency axis for
+// callgrind's instruction counts, which a shared VM's wall times cannot resolve
+// (`valgrind --tool=callgrind sweep_bench 1 128`: 32,768 points).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -39,9 +42,12 @@ void report(const char* what, std::uint64_t points, const Stopwatch& start) {
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  const int step = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   SweepPlan plan;
   // 1024 × 128 × 32 = 4,194,304 points.
-  for (const char* arg : {"workload.concurrency=1..1024", "workload.input_tokens=256..32768:+256",
+  const std::string concurrency = step == 1 ? std::string("workload.concurrency=1..1024")
+                                            : fmt::format("workload.concurrency=1..1024:+{}", step);
+  for (const char* arg : {concurrency.c_str(), "workload.input_tokens=256..32768:+256",
                           "workload.output_tokens=128..4096:+128"}) {
     plan.axes.push_back(parse_sweep_axis(arg, {}));
   }
@@ -52,9 +58,8 @@ int main(int argc, char** argv) {
   plan.fixed.tp = 1;
   finish_plan(plan);
   const std::uint64_t total = plan.grid.size();
-  fmt::print(
-      "grid: concurrency 1..1024 x input_tokens 256..32768:+256 x output_tokens 128..4096:+128 = {} points\n",
-      total);
+  fmt::print("grid: {} x input_tokens 256..32768:+256 x output_tokens 128..4096:+128 = {} points\n",
+             concurrency.substr(std::string("workload.").size()), total);
 
   PointResult p;
   double sink = 0.0;

@@ -22,18 +22,89 @@ double pow10(int k) {
 
 } // namespace
 
-char* write_int(char* at, std::int64_t value) {
-  char text[24];
-  char* end = text + sizeof text;
-  char* p = end;
-  const bool negative = value < 0;
-  auto v = negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+void put_fixed(fmt::memory_buffer& out, double value, int decimals) {
+  // The fast path rounds value·10^N as computed: its error (a few ulp, below 1e-4 under 1e12) decides
+  // the digit only within that distance of a tie, and there fmt's exact rounding of the binary value
+  // is kept (fmt rounds exact ties to even; 0.25 → "0.2").
+  const double scaled = std::fabs(value) * pow10(decimals);
+  const double whole = std::floor(scaled);
+  if (decimals < 0 || decimals > 3 || !(scaled < 1e12) || std::fabs(scaled - whole - 0.5) < 1e-3) {
+    fmt::format_to(fmt::appender(out), "{:.{}f}", value, std::max(0, decimals));
+    return;
+  }
+  auto units = static_cast<std::int64_t>(scaled - whole > 0.5 ? whole + 1.0 : whole);
+  char text[32];
+  char* p = text + sizeof text;
+  for (int i = 0; i < decimals; ++i) {
+    *--p = static_cast<char>('0' + units % 10);
+    units /= 10;
+  }
+  if (decimals > 0) *--p = '.';
   do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  if (negative) *--p = '-';
-  return std::copy(p, end, at);
+    *--p = static_cast<char>('0' + units % 10);
+    units /= 10;
+  } while (units != 0);
+  if (std::signbit(value)) *--p = '-';
+  out.append(p, text + sizeof text);
+}
+
+namespace {
+
+// "00" .. "99": two digits per step (a division by 100 instead of two by 10).
+constexpr char k_digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// Decimal digits of v (1 for 0): from the bit length (bits · log10 2, as · 1233 >> 12), one
+// comparison to fix it up.
+int digit_count(std::uint64_t v) {
+  static constexpr std::uint64_t k_powers[] = {1ULL,
+                                               10ULL,
+                                               100ULL,
+                                               1000ULL,
+                                               10000ULL,
+                                               100000ULL,
+                                               1000000ULL,
+                                               10000000ULL,
+                                               100000000ULL,
+                                               1000000000ULL,
+                                               10000000000ULL,
+                                               100000000000ULL,
+                                               1000000000000ULL,
+                                               10000000000000ULL,
+                                               100000000000000ULL,
+                                               1000000000000000ULL,
+                                               10000000000000000ULL,
+                                               100000000000000000ULL,
+                                               1000000000000000000ULL,
+                                               10000000000000000000ULL};
+  const auto bits = static_cast<int>(std::bit_width(v | 1U));
+  const int guess = (bits * 1233) >> 12; // floor(log10(2^bits)), at most one short
+  return guess + ((v | 1U) >= k_powers[static_cast<std::size_t>(guess)] ? 1 : 0); // 0: one digit
+}
+
+// Writes v's `n` digits ending at `end` (n = digit_count(v), or more for leading zeros).
+void write_digits(char* end, std::uint64_t v, int n) {
+  while (n >= 2) {
+    const auto pair = static_cast<std::size_t>(v % 100) * 2;
+    v /= 100;
+    *--end = k_digit_pairs[pair + 1];
+    *--end = k_digit_pairs[pair];
+    n -= 2;
+  }
+  if (n == 1) *--end = static_cast<char>('0' + v % 10);
+}
+
+} // namespace
+
+char* write_int(char* at, std::int64_t value) {
+  const bool negative = value < 0;
+  const auto v = negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  if (negative) *at++ = '-';
+  const int n = digit_count(v);
+  write_digits(at + n, v, n);
+  return at + n;
 }
 
 char* write_number(char* at, double value) {
@@ -50,16 +121,23 @@ char* write_number(char* at, double value) {
   int e10 = (e2 * 78913) >> 18;
   if (a >= pow10(e10 + 1)) ++e10;
   if (a < pow10(e10)) --e10;
-  std::int64_t m = std::llround(e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5));
+  // The six significant digits, rounded half away from zero: the scaled value lies in [1e5, 1e6]
+  // (below 2^22 even off by a subnormal's exponent fix-up), where adding 0.5 is exact, so truncating
+  // the sum is llround.
+  const double scaled = e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5);
+  std::int64_t m = 0;
+  if (scaled < 4e6) {
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings): exact below 2^22 (see above), and no libm call
+    m = static_cast<std::int64_t>(scaled + 0.5);
+  } else {
+    m = std::llround(scaled);
+  }
   if (m >= 1'000'000) { // rounded up to the next decade
     m /= 10;
     ++e10;
   }
   char digits[6];
-  for (int i = 5; i >= 0; --i) {
-    digits[i] = static_cast<char>('0' + m % 10);
-    m /= 10;
-  }
+  write_digits(digits + 6, static_cast<std::uint64_t>(m), 6);
   int n = 6;
   while (n > 1 && digits[n - 1] == '0')
     --n;

@@ -13,6 +13,11 @@ inline void put(fmt::memory_buffer& out, std::string_view text) {
   out.append(text.data(), text.data() + text.size());
 }
 
+/// Appends fmt "{:.Nf}" of `value` (N = `decimals`, 0 to 3): the digits straight from the scaled,
+/// rounded value where no rounding tie is near, fmt's own text otherwise (the sentences of a sweep's
+/// status column, render/term_words.cpp).
+void put_fixed(fmt::memory_buffer& out, double value, int decimals);
+
 /// An integer's decimal text at `at` (at most 20 characters); returns the end.
 char* write_int(char* at, std::int64_t value);
 

@@ -30,14 +30,18 @@ void link_words(Out& out, const TermCheck& /*t*/, const TermWording& /*how*/) {
 
 void memory_words(Out& out, const TermCheck& t, const TermWording& how) {
   if (how.form == TermForm::caution) return;
-  auto it = fmt::appender(out);
+  // A sweep writes this sentence for every point that does not fit: digits without fmt's float path.
+  put(out, "needs ");
+  put_fixed(out, t.value / k_bytes_per_gb, 1);
   if (how.form == TermForm::check) {
-    fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU {} {:.1f} GB usable"), t.value / k_bytes_per_gb,
-                   comparison(t), t.limit / k_bytes_per_gb);
-    return;
+    put(out, " GB per GPU ");
+    put(out, comparison(t));
+    put(out, " ");
+  } else {
+    put(out, " GB per GPU, has ");
   }
-  fmt::format_to(it, FMT_COMPILE("needs {:.1f} GB per GPU, has {:.1f} GB usable"), t.value / k_bytes_per_gb,
-                 t.limit / k_bytes_per_gb);
+  put_fixed(out, t.limit / k_bytes_per_gb, 1);
+  put(out, " GB usable");
 }
 
 // TTFT, TPOT and end-to-end: a latency named by a percentile says which (the value is that statistic at
@@ -69,12 +73,16 @@ void latency_words(Out& out, const TermCheck& t, const TermWording& how) {
   // The point estimate of a rejection; its judged value when none was kept. TPOT keeps a decimal.
   const double point = t.point_value > 0.0 ? t.point_value : t.value;
   const bool band = t.point_value > 0.0 && t.point_value != t.value;
-  if (t.term == Term::tpot) {
-    fmt::format_to(it, FMT_COMPILE("{}{} {:.1f} ms"), name, stat, point);
-    if (band) fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} ms)"), t.value);
-  } else {
-    fmt::format_to(it, FMT_COMPILE("{}{} {:.0f} ms"), name, stat, point);
-    if (band) fmt::format_to(it, FMT_COMPILE(" (band p90 {:.0f} ms)"), t.value);
+  const int decimals = t.term == Term::tpot ? 1 : 0;
+  put(out, name);
+  put(out, stat);
+  put(out, " ");
+  put_fixed(out, point, decimals);
+  put(out, " ms");
+  if (band) {
+    put(out, " (band p90 ");
+    put_fixed(out, t.value, decimals);
+    put(out, " ms)");
   }
   fmt::format_to(it, FMT_COMPILE(" > SLA {:g} ms at {} {}"), t.limit, how.words.at_once, how.concurrency);
 }

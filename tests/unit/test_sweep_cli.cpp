@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -170,6 +171,39 @@ TEST_CASE("the raw number writers stay within their stated lengths", "[cli][swee
   CHECK(std::string(text, write_number(text, -1.2345678e15)) == "-1234570000000000");
   CHECK(std::string(text, write_number(text, -1.2345678e-100)) == "-1.23457e-100");
   CHECK(write_number(text, std::nan("")) == text);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 20000; ++i) { // every length, both signs: as std::to_string writes them
+    const auto v = static_cast<std::int64_t>(rng() >> (i % 64));
+    for (const std::int64_t x : {v, -v}) {
+      INFO(x);
+      CHECK(std::string(text, write_int(text, x)) == std::to_string(x));
+    }
+  }
+}
+
+TEST_CASE("put_fixed writes what fmt's {:.Nf} writes", "[cli][sweep]") {
+  // Random values across magnitudes, exact ties (0.25, 2.5: fmt rounds them to even), values just
+  // off a tie, negatives and -0.0, the huge and the non-finite: each against fmt for N = 0..3.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  std::uniform_int_distribution<int> exponent(-6, 14);
+  std::vector<double> values = {0.0,   -0.0,  0.25,  2.5,   0.05,   1.45,   0.125,        999.95,  1e13,
+                                -0.01, 1e300, 172.2, 174.6, 0.0005, 0.4999, std::nan(""), INFINITY};
+  for (int i = 0; i < 20000; ++i)
+    values.push_back((i % 3 == 0 ? -1.0 : 1.0) * mantissa(rng) * std::pow(10.0, exponent(rng)));
+  for (int i = 0; i < 2000; ++i) // halves and near-halves of the last printed digit
+    values.push_back((std::floor(mantissa(rng) * 1000.0) + 0.5) / 1000.0 + (i % 2) * 1e-12);
+  int compared = 0;
+  for (const double v : values) {
+    for (int decimals = 0; decimals <= 3; ++decimals) {
+      fmt::memory_buffer b;
+      put_fixed(b, v, decimals);
+      INFO(v << " at " << decimals);
+      CHECK(fmt::to_string(b) == fmt::format("{:.{}f}", v, decimals));
+      ++compared;
+    }
+  }
+  REQUIRE(compared == 4 * static_cast<int>(values.size()));
 }
 
 TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep their reason",

@@ -421,7 +421,12 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   // The factors of this layout family when an overlay fitted them, else the GPU's (docs/calibration.md).
   const GpuEfficiency& eff = efficiency_for(gpu, layout_family(dep));
   const EstimateInputs in{pm, w, gpu, dep, engine, eff, adp};
-  Setup s = make_setup(in, est);
+  const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
+  const bool decoder = pm.model.kind == ModelKind::decoder;
+  // A closed loop at a given concurrency has its memory verdict before any timing (the layout search
+  // asks it of every candidate): its setup skips the rates and links.
+  const bool memory_only = stop == Stop::memory && w.concurrency > 0 && !(decoder && open_arrivals);
+  Setup s = make_setup(in, est, !memory_only);
   Budget budget = memory_budget(in, s, est.memory);
   // Prefix caching (methodology §3.9): what requests find cached, and what holds it.
   const PrefixPlan plan = plan_prefix_cache(s, w, dep, budget.kv_budget_bytes, budget.per_seq_kv);
@@ -429,11 +434,10 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     s.prefix = &plan;
     share_prefix(plan, engine, s.p, budget);
   }
-  const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
   if (s.decoder && open_arrivals) hold_open_loop_kv(s, w, engine, plan, budget);
   const double max_conc = budget.max_conc;
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
-  if (stop == Stop::memory && w.concurrency > 0 && !(s.decoder && open_arrivals)) {
+  if (memory_only) {
     // The memory verdict at the given batch: the same settle_memory the full estimate makes below.
     settle_memory(in, s, budget, std::ceil(d(w.concurrency) / adp - 1e-9), est.memory);
     return est;

@@ -95,7 +95,7 @@ struct EstimateInputs {
 
 /// The Setup of one estimate (inference_setup.cpp); sets est.precision_supported, est.gemm_math and,
 /// when a link the replica spans is unknown, est.link_known = false.
-Setup make_setup(const EstimateInputs& in, InferenceEstimate& est);
+Setup make_setup(const EstimateInputs& in, InferenceEstimate& est, bool timing = true);
 
 /// Distinct adapters a batch of `batch` sequences mixes (inference_setup.cpp, methodology §3.10).
 double lora_distinct(const Setup& s, double batch);

@@ -147,7 +147,7 @@ double lora_distinct(const Setup& s, double batch) {
   return std::min(expected, d(std::max<std::int64_t>(1, s.lora->max_active)));
 }
 
-Setup make_setup(const EstimateInputs& in, InferenceEstimate& est) {
+Setup make_setup(const EstimateInputs& in, InferenceEstimate& est, bool timing) {
   const Deployment& dep = in.dep;
   Setup s{};
   s.pm = &in.pm;
@@ -167,9 +167,13 @@ Setup make_setup(const EstimateInputs& in, InferenceEstimate& est) {
   const MathDtype math = gemm_dtype(in.pm, in.gpu);
   est.precision_supported = in.gpu.supports(math);
   est.gemm_math = math;
-  set_rates(s, in, math, est.precision_supported);
   set_shards(s, in);
   set_lora(s, in);
+  s.link_efficiency = in.eff.communication;
+  // The memory verdict reads shards, LoRA and the offload tier's link share, not the rates or the
+  // links (a unit test holds fits_in_memory to the full estimate's verdict).
+  if (!timing) return s;
+  set_rates(s, in, math, est.precision_supported);
   if (!set_links(s, in)) est.link_known = false;
   return s;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace rightsize {
 
@@ -93,52 +95,58 @@ InstanceBill bill_instances(int replicas, int gpus_per_replica, const GpuPrice& 
   bill.packing = pack_instances(replicas, gpus_per_replica, {});
   const std::size_t n = price.shapes.size();
   if (n > 0) {
-    // The provider at the lower middle of the billed GPU counts (ties by provider name): for each
-    // one, count those ordered before it; the median has (n - 1) / 2 before it. O(n²) over a
-    // handful of providers, no allocation: each provider is packed once (the first k_cached on the
-    // stack; any more are packed again on use).
-    constexpr std::size_t k_cached = 32;
-    std::array<InstancePacking, k_cached> cache;
-    const auto pack_one = [&](std::size_t i) {
-      return pack_instances(replicas, gpus_per_replica, price.shapes[i].gpus_per_instance, tp_gpus);
+    // The provider at the lower middle of the billed GPU counts, ties by provider name, then index:
+    // the element (n - 1) / 2 of that order among the providers that can host the TP group (all of
+    // them when none can). The chosen one is packed again for its bill. No allocation for up to
+    // k_small providers.
+    constexpr std::size_t k_small = 32;
+    struct Entry {
+      int billed;
+      bool hostable;
+      std::size_t index;
     };
-    for (std::size_t i = 0; i < n && i < k_cached; ++i)
-      cache[i] = pack_one(i);
-    const auto packing = [&](std::size_t i) { return i < k_cached ? cache[i] : pack_one(i); };
-    const auto key = [&](std::size_t i) { return packing(i).gpus_billed; };
-    // Providers that cannot hold the TP group are left out, unless none can.
+    std::array<Entry, k_small> small; // the first n entries are set before use
+    std::vector<Entry> large(n > k_small ? n : 0);
+    Entry* const entries = n > k_small ? large.data() : small.data();
     std::size_t hosting = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      hosting += packing(i).hostable ? 1U : 0U;
-    const bool all = hosting == 0;
-    const std::size_t counted = all ? n : hosting;
-    // Ties go to the provider name, then the index. Shapes come sorted by provider (pricing.cpp keys
-    // them by name), so the name order is the index order and no names need comparing per pair.
+    for (std::size_t i = 0; i < n; ++i) {
+      // Providers often list the same sizes: those are packed once.
+      const std::vector<int>& sizes = price.shapes[i].gpus_per_instance;
+      std::size_t same = 0;
+      while (same < i && price.shapes[same].gpus_per_instance != sizes)
+        ++same;
+      if (same < i) {
+        entries[i] = Entry{entries[same].billed, entries[same].hostable, i};
+      } else {
+        const InstancePacking p = pack_instances(replicas, gpus_per_replica, sizes, tp_gpus);
+        entries[i] = Entry{p.gpus_billed, p.hostable, i};
+      }
+      hosting += entries[i].hostable ? 1U : 0U;
+    }
+    // Providers that cannot hold the TP group are left out, unless none can (the kept ones in order).
+    Entry* const end = hosting == 0
+                           ? entries + n
+                           : std::remove_if(entries, entries + n, [](const Entry& e) { return !e.hostable; });
+    // Shapes come sorted by provider (pricing.cpp keys them by name), so the name order is the index
+    // order and no names need comparing.
     const bool by_name =
         std::is_sorted(price.shapes.begin(), price.shapes.end(),
                        [](const RentalShape& a, const RentalShape& b) { return a.provider < b.provider; });
-    const auto tie_before = [&](std::size_t j, std::size_t i) {
-      if (by_name) return j < i;
-      return price.shapes[j].provider < price.shapes[i].provider ||
-             (price.shapes[j].provider == price.shapes[i].provider && j < i);
+    const auto before = [&](const Entry& a, const Entry& b) {
+      if (a.billed != b.billed) return a.billed < b.billed;
+      if (by_name) return a.index < b.index;
+      const std::string& pa = price.shapes[a.index].provider;
+      const std::string& pb = price.shapes[b.index].provider;
+      return pa < pb || (pa == pb && a.index < b.index);
     };
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!all && !packing(i).hostable) continue;
-      const int ki = key(i);
-      std::size_t before = 0;
-      for (std::size_t j = 0; j < n; ++j) {
-        if (j == i || (!all && !packing(j).hostable)) continue;
-        const int kj = key(j);
-        if (kj < ki || (kj == ki && tie_before(j, i))) ++before;
-      }
-      if (before != (counted - 1) / 2) continue;
-      bill.shape_index = static_cast<int>(i);
-      bill.packing = packing(i);
-      bill.gpus_billed = bill.packing.gpus_billed;
-      bill.hostable = bill.packing.hostable;
-      bill.shape_known = !price.shapes[i].gpus_per_instance.empty() && bill.packing.hostable;
-      break;
-    }
+    Entry* const median = entries + (end - entries - 1) / 2;
+    std::nth_element(entries, median, end, before);
+    const std::size_t i = median->index;
+    bill.shape_index = static_cast<int>(i);
+    bill.packing = pack_instances(replicas, gpus_per_replica, price.shapes[i].gpus_per_instance, tp_gpus);
+    bill.gpus_billed = bill.packing.gpus_billed;
+    bill.hostable = bill.packing.hostable;
+    bill.shape_known = !price.shapes[i].gpus_per_instance.empty() && bill.packing.hostable;
   }
   // docs/methodology.md "Whole instances": a deployment pays for every GPU of the instances it rents.
   bill.usd_per_hour = price.usd_per_gpu_hour > 0.0 ? price.usd_per_gpu_hour * bill.gpus_billed : 0.0;
