@@ -1,7 +1,7 @@
 #pragma once
 // Internals shared by the inference estimator's files (inference_setup.cpp: the setup;
-// inference.cpp: memory, the concurrency search, the figures; inference_phases.cpp: phase times;
-// inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
+// inference_memory.cpp: memory; inference.cpp: the concurrency search, the figures; inference_phases.cpp:
+// phase times; inference_load.cpp: the arrival model, methodology §3.1). Core-private; pure.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -97,10 +97,31 @@ struct EstimateInputs {
 /// when a link the replica spans is unknown, est.link_known = false.
 Setup make_setup(const EstimateInputs& in, InferenceEstimate& est, bool timing = true);
 
+// The concurrency-independent terms of the memory budget and the concurrency they allow.
+struct Budget {
+  double step_tokens;     // the engine's prefill token budget per step
+  double per_seq_kv;      // KV bytes one sequence of the paged context holds on one GPU
+  double max_conc;        // sequences (items) that fit per attention-DP rank
+  double kv_budget_bytes; // the KV pool per GPU
+  double shared_kv_bytes; // a shared prefix's one copy in it (methodology §3.9)
+};
+
+/// Memory budget per GPU (inference_memory.cpp, methodology §2.1, §2.5–2.7): fills the weights,
+/// activations and overhead of `mem`; the KV cache and the verdict come with the concurrency.
+Budget memory_budget(const EstimateInputs& in, const Setup& s, MemoryEstimate& mem);
+/// A shared prefix's blocks held once for all the sequences in flight (methodology §3.9).
+void share_prefix(const PrefixPlan& plan, const EngineConfig& engine, double pp, Budget& b);
+/// The KV the requested concurrency needs, and the memory verdict at `batch`.
+void settle_memory(const EstimateInputs& in, const Setup& s, const Budget& b, double batch,
+                   MemoryEstimate& mem);
+/// An open loop's sequences hold KV room for open_held_tokens (methodology §3.1).
+void hold_open_loop_kv(const Setup& s, const InferenceWorkload& w, const EngineConfig& engine,
+                       const PrefixPlan& plan, Budget& b);
+
 /// Distinct adapters a batch of `batch` sequences mixes (inference_setup.cpp, methodology §3.10).
 double lora_distinct(const Setup& s, double batch);
 
-/// KV bytes one sequence of context c holds on one GPU (inference.cpp).
+/// KV bytes one sequence of context c holds on one GPU (inference_memory.cpp).
 double seq_kv_bytes_gpu(const Setup& s, double c);
 /// GPUs a draft model's KV is split over: TP shards its KV heads, replicating them beyond (§3.8).
 inline double draft_kv_shards(const DraftModel& draft, double tp) {
