@@ -123,10 +123,12 @@ struct LayoutSpace {
   [[nodiscard]] bool attention_dp(int n) const {
     return model.moe.experts > 0 && n > 1 && model.moe.experts % n == 0;
   }
-  /// Calls visit(tp, pp) for each valid split of `n` GPUs: TP ascending, or widest first.
-  template <class Visit> void each_split(int n, bool widest_tp_first, Visit&& visit) const {
+  /// Calls visit(tp, pp) for each valid split of `n` GPUs: TP ascending, or widest first; with
+  /// `only_tp` > 0, the split of that TP alone (a pinned TP: the others are not judged at all).
+  template <class Visit> void each_split(int n, bool widest_tp_first, Visit&& visit, int only_tp = 0) const {
     const int top = std::min(n, node());
     for (int tp = widest_tp_first ? top : 1; tp >= 1 && tp <= top; tp = widest_tp_first ? tp / 2 : tp * 2) {
+      if (only_tp > 0 && tp != only_tp) continue;
       const int pp = n / tp;
       if (tp * pp == n && valid_replica_layout(model, gpu, tp, pp, policy)) visit(tp, pp);
     }

@@ -378,20 +378,22 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
   Deployment fallback;
   for (int n = 1; n <= space.max_gpus() && !out.fits; n *= 2) {
     if (!one_replica && gpus % n != 0) continue;
-    space.each_split(n, true, [&](int tp, int pp) {
-      if (out.fits) return;
-      if (request.tp > 0 && tp != request.tp) return;
-      if (request.pp > 0 && pp != request.pp) return;
-      // EP spans the TP group of an MoE model (as replica_layouts offers it).
-      if (ep > 1 && !(ep == tp && space.expert_tp(tp))) return;
-      const Deployment d{one_replica ? n : gpus, tp, pp, ep};
-      if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
-      tried = true;
-      if (fits_in_memory(model, q.workload, q.gpu, d, q.engine)) {
-        out.deployment = d;
-        out.fits = true;
-      }
-    });
+    space.each_split(
+        n, true,
+        [&](int tp, int pp) {
+          if (out.fits) return;
+          if (request.pp > 0 && pp != request.pp) return;
+          // EP spans the TP group of an MoE model (as replica_layouts offers it).
+          if (ep > 1 && !(ep == tp && space.expert_tp(tp))) return;
+          const Deployment d{one_replica ? n : gpus, tp, pp, ep};
+          if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
+          tried = true;
+          if (fits_in_memory(model, q.workload, q.gpu, d, q.engine)) {
+            out.deployment = d;
+            out.fits = true;
+          }
+        },
+        request.tp);
   }
   if (out.fits) return out;
   out.deployment = fallback;
