@@ -12,7 +12,9 @@
 namespace rightsize::app {
 namespace {
 
-struct Worker {
+// One cache line or more each: a worker bumps `ok` every point and its buffer's size every cell, so
+// two workers sharing a line (the vector packs them end to start) would stall each other on it.
+struct alignas(64) Worker {
   fmt::memory_buffer rows;
   std::vector<ParetoPoint> front;
   std::vector<PlotPoint> plot;
