@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/estimate/inference_detail.hpp"
 #include "core/estimate/prefix_cache.hpp"
@@ -282,8 +283,12 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const double adp = d(std::max(1, dep.attention_dp));
   InferenceWorkload w = workload;
   w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas())) * adp;
-  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
-  const EngineConfig engine = engine_for_gpu(engine_in, gpu, dep.tp);
+  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2); an engine
+  // without tiers is used as given (no copy: the layout search asks this of every candidate).
+  std::optional<EngineConfig> tiered;
+  const EngineConfig& engine = engine_in.gpu_memory_tier_count > 0
+                                   ? tiered.emplace(engine_for_gpu(engine_in, gpu, dep.tp))
+                                   : engine_in;
   // The factors of this layout family when an overlay fitted them, else the GPU's (docs/calibration.md).
   const GpuEfficiency& eff = efficiency_for(gpu, layout_family(dep));
   const EstimateInputs in{pm, w, gpu, dep, engine, eff, adp};
