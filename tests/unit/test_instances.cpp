@@ -1,5 +1,10 @@
 // Whole-instance billing (docs/methodology.md "Whole instances"): pack_instances, bill_instances and the
 // costs built on them, against hand-computed examples.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
@@ -143,6 +148,61 @@ TEST_CASE("bill_instances: the median provider's bill at the price's rate", "[co
   b = bill_instances(1, 1, GpuPrice(0.0, {{"aws", "p5.48xlarge", k_eight}}));
   CHECK(b.gpus_billed == 8);
   CHECK(b.usd_per_hour == 0.0);
+}
+
+TEST_CASE("bill_instances: the median provider by its definition, any number of providers",
+          "[core][instances]") {
+  // The rule as written in methodology "Whole instances", counted the slow way: among the providers
+  // that can host the TP group (all when none can), the one with (n - 1) / 2 others ordered before it
+  // by (GPUs billed, provider name, index). Random shapes with repeated names and sizes, 1 to 40
+  // providers (past the 32 the bill keeps on the stack), sorted and unsorted.
+  std::mt19937 rng(7);
+  const std::vector<std::vector<int>> sizes = {{}, {1}, {8}, {4}, {1, 2, 4, 8}, {1, 8}, {2, 4}};
+  int compared = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto n = static_cast<std::size_t>(1 + trial % 40);
+    std::vector<RentalShape> shapes;
+    shapes.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      shapes.push_back({std::string(1, static_cast<char>('a' + rng() % 6)), "", sizes[rng() % sizes.size()]});
+    }
+    if (trial % 2 == 0) {
+      std::stable_sort(shapes.begin(), shapes.end(),
+                       [](const RentalShape& a, const RentalShape& b) { return a.provider < b.provider; });
+    }
+    const GpuPrice price(1.0, shapes);
+    const int replicas = 1 + static_cast<int>(rng() % 12);
+    const int per_replica = 1 << (rng() % 3);
+    const int tp = per_replica;
+    std::vector<InstancePacking> packs;
+    packs.reserve(n);
+    for (const RentalShape& s : shapes)
+      packs.push_back(pack_instances(replicas, per_replica, s.gpus_per_instance, tp));
+    std::size_t hosting = 0;
+    for (const InstancePacking& p : packs)
+      hosting += p.hostable ? 1U : 0U;
+    const bool all = hosting == 0;
+    const auto before = [&](std::size_t j, std::size_t i) {
+      if (packs[j].gpus_billed != packs[i].gpus_billed) return packs[j].gpus_billed < packs[i].gpus_billed;
+      if (shapes[j].provider != shapes[i].provider) return shapes[j].provider < shapes[i].provider;
+      return j < i;
+    };
+    std::size_t expected = n;
+    for (std::size_t i = 0; i < n && expected == n; ++i) {
+      if (!all && !packs[i].hostable) continue;
+      std::size_t ahead = 0;
+      for (std::size_t j = 0; j < n; ++j)
+        ahead += j != i && (all || packs[j].hostable) && before(j, i) ? 1U : 0U;
+      if (ahead == ((all ? n : hosting) - 1) / 2) expected = i;
+    }
+    const InstanceBill b = bill_instances(replicas, per_replica, price, tp);
+    INFO("trial " << trial << ", " << n << " providers");
+    REQUIRE(expected < n);
+    CHECK(b.shape_index == static_cast<int>(expected));
+    CHECK(b.gpus_billed == packs[expected].gpus_billed);
+    ++compared;
+  }
+  REQUIRE(compared == 400);
 }
 
 TEST_CASE("resolve_price: one shape per provider, unknown when any quote lacks one", "[core][instances]") {
