@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 namespace rightsize::cli {
 namespace {
@@ -118,13 +119,17 @@ char* write_number(char* at, double value) {
   const double a = std::fabs(value);
   // Decimal exponent: from the binary one (floor(e2 · log10 2) as (e2 · 78913) >> 18), then fixed up.
   const int e2 = static_cast<int>((std::bit_cast<std::uint64_t>(a) >> 52) & 0x7ff) - 1023;
-  int e10 = (e2 * 78913) >> 18;
+  // A subnormal's exponent field is 0: its decimal exponent from log10 (values below 2.2e-308).
+  int e10 = e2 > -1023 ? (e2 * 78913) >> 18 : static_cast<int>(std::floor(std::log10(a)));
   if (a >= pow10(e10 + 1)) ++e10;
   if (a < pow10(e10)) --e10;
   // The six significant digits, rounded half away from zero: the scaled value lies in [1e5, 1e6]
   // (below 2^22 even off by a subnormal's exponent fix-up), where adding 0.5 is exact, so truncating
   // the sum is llround.
-  const double scaled = e10 <= 5 ? a * pow10(5 - e10) : a / pow10(e10 - 5);
+  // Below 1e-300, 10^(5 - e10) overflows: scale in two steps.
+  const double scaled = e10 < -300 ? a * 1e300 * pow10(5 - e10 - 300)
+                        : e10 <= 5 ? a * pow10(5 - e10)
+                                   : a / pow10(e10 - 5);
   std::int64_t m = 0;
   if (scaled < 4e6) {
     // NOLINTNEXTLINE(bugprone-incorrect-roundings): exact below 2^22 (see above), and no libm call
@@ -136,8 +141,15 @@ char* write_number(char* at, double value) {
     m /= 10;
     ++e10;
   }
-  char digits[6];
-  write_digits(digits + 6, static_cast<std::uint64_t>(m), 6);
+  // The six digits (m < 10^6: three pairs), then the fixed-size copies below write whole
+  // blocks and the pointer advances by what counts; the scratch stays within the 17 characters.
+  char digits[16] = {};
+  const auto m6 = static_cast<std::size_t>(m);
+  const std::size_t hi = std::min<std::size_t>(m6 / 10000, 99); // 99: memory-safe if ever off
+  const std::size_t lo = m6 % 10000;
+  std::memcpy(digits, k_digit_pairs + 2 * hi, 2);
+  std::memcpy(digits + 2, k_digit_pairs + 2 * (lo / 100), 2);
+  std::memcpy(digits + 4, k_digit_pairs + 2 * (lo % 100), 2);
   int n = 6;
   while (n > 1 && digits[n - 1] == '0')
     --n;
@@ -152,19 +164,26 @@ char* write_number(char* at, double value) {
     if (e >= 100) *p++ = static_cast<char>('0' + e / 100);
     *p++ = static_cast<char>('0' + e / 10 % 10);
     *p++ = static_cast<char>('0' + e % 10);
-  } else if (e10 >= 0) {
-    for (int i = 0; i <= e10; ++i)
-      *p++ = i < n ? digits[i] : '0';
-    if (n > e10 + 1) *p++ = '.';
-    for (int i = e10 + 1; i < n; ++i)
-      *p++ = digits[i];
-  } else {
-    *p++ = '0';
-    *p++ = '.';
-    for (int i = 0; i < -e10 - 1; ++i)
-      *p++ = '0';
-    for (int i = 0; i < n; ++i)
-      *p++ = digits[i];
+  } else if (e10 >= 6) { // an integer: six digits, then zeros to e10 + 1 places
+    std::memcpy(p, digits, 6);
+    std::memset(p + 6, '0', 10);
+    p += e10 + 1;
+  } else if (e10 >= 0) { // e10 + 1 integer digits, then the rest after a point
+    const auto whole = static_cast<std::size_t>(e10) + 1;
+    std::memcpy(p, digits, 6);
+    if (n > e10 + 1) {
+      p[whole] = '.';
+      std::memcpy(p + whole + 1, digits + whole, 6);
+      p += n + 1;
+    } else {
+      p += whole;
+    }
+  } else { // 0.000ddd: -e10 - 1 zeros after the point
+    const auto zeros = static_cast<std::size_t>(-e10 - 1);
+    static constexpr char k_lead[5] = {'0', '.', '0', '0', '0'}; // no terminator: a prefix
+    std::memcpy(p, k_lead, sizeof k_lead);
+    std::memcpy(p + 2 + zeros, digits, 8);
+    p += 2 + zeros + static_cast<std::size_t>(n);
   }
   return p;
 }

@@ -22,8 +22,9 @@ void put_fixed(fmt::memory_buffer& out, double value, int decimals);
 char* write_int(char* at, std::int64_t value);
 
 /// Equal to fmt "{}" of the value rounded to 6 significant digits (shortest form, exponent below
-/// 1e-4 and from 1e16) without its log10/pow, at `at` (at most 17 characters; nothing for a
-/// non-finite value); returns the end.
+/// 1e-4 and from 1e16) without its log10/pow, at `at` (at most 17 characters, and the 17 from `at`
+/// may be written as scratch: the caller's room must hold them; nothing for a non-finite value);
+/// returns the end.
 char* write_number(char* at, double value);
 
 } // namespace rightsize::cli

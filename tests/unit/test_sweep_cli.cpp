@@ -2,6 +2,7 @@
 // independence, number formatting, status words, SVG well-formedness (docs/sweep.md).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -159,6 +160,26 @@ TEST_CASE("numbers are written as round_sig(v, 6) in shortest form", "[cli][swee
     append_number(b, v);
     CHECK(fmt::to_string(b) == fmt::format("{}", round_sig(v)));
   }
+}
+
+TEST_CASE("numbers are written as fmt writes their 6-digit rounding, over the whole normal range",
+          "[cli][sweep]") {
+  // The reference rounds through printf's exact %.5e, then fmt's shortest form; 10^-308 to 10^308,
+  // both signs (below 10^-300 the scaling takes two steps).
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> exponent(-307.5, 308.2);
+  int compared = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double v = (i % 2 == 0 ? 1.0 : -1.0) * std::pow(10.0, exponent(rng));
+    if (!std::isfinite(v) || std::fabs(v) < 2.3e-308) continue;
+    char rounded[64];
+    std::snprintf(rounded, sizeof rounded, "%.5e", v);
+    char text[32];
+    INFO(v);
+    CHECK(std::string(text, write_number(text, v)) == fmt::format("{}", std::strtod(rounded, nullptr)));
+    ++compared;
+  }
+  REQUIRE(compared > 19000);
 }
 
 TEST_CASE("the raw number writers stay within their stated lengths", "[cli][sweep]") {
