@@ -123,13 +123,13 @@ char* write_number(char* at, double value) {
   int e10 = e2 > -1023 ? (e2 * 78913) >> 18 : static_cast<int>(std::floor(std::log10(a)));
   if (a >= pow10(e10 + 1)) ++e10;
   if (a < pow10(e10)) --e10;
-  // The six significant digits, rounded half away from zero: the scaled value lies in [1e5, 1e6]
-  // (below 2^22 even off by a subnormal's exponent fix-up), where adding 0.5 is exact, so truncating
-  // the sum is llround.
-  // Below 1e-300, 10^(5 - e10) overflows: scale in two steps.
+  // The value scaled to six digits before the point; below 1e-300, 10^(5 - e10) overflows, so the
+  // scaling takes two steps.
   const double scaled = e10 < -300 ? a * 1e300 * pow10(5 - e10 - 300)
                         : e10 <= 5 ? a * pow10(5 - e10)
                                    : a / pow10(e10 - 5);
+  // Rounded half away from zero: the scaled value lies in [1e5, 1e6] (below 2^22 even off by one
+  // decade), where adding 0.5 is exact, so truncating the sum is llround.
   std::int64_t m = 0;
   if (scaled < 4e6) {
     // NOLINTNEXTLINE(bugprone-incorrect-roundings): exact below 2^22 (see above), and no libm call

@@ -293,10 +293,10 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const GpuEfficiency& eff = efficiency_for(gpu, layout_family(dep));
   const EstimateInputs in{pm, w, gpu, dep, engine, eff, adp};
   const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
-  const bool decoder = pm.model.kind == ModelKind::decoder;
+  const bool open_loop = pm.model.kind == ModelKind::decoder && open_arrivals;
   // A closed loop at a given concurrency has its memory verdict before any timing (the layout search
   // asks it of every candidate): its setup skips the rates and links.
-  const bool memory_only = stop == Stop::memory && w.concurrency > 0 && !(decoder && open_arrivals);
+  const bool memory_only = stop == Stop::memory && w.concurrency > 0 && !open_loop;
   Setup s = make_setup(in, est, !memory_only);
   Budget budget = memory_budget(in, s, est.memory);
   // Prefix caching (methodology §3.9): what requests find cached, and what holds it.
@@ -305,7 +305,7 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     s.prefix = &plan;
     share_prefix(plan, engine, s.p, budget);
   }
-  if (s.decoder && open_arrivals) hold_open_loop_kv(s, w, engine, plan, budget);
+  if (open_loop) hold_open_loop_kv(s, w, engine, plan, budget);
   const double max_conc = budget.max_conc;
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
   if (memory_only) {
@@ -328,7 +328,6 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   double batch =
       w.concurrency > 0 ? std::ceil(d(w.concurrency) / adp - 1e-9) : auto_batch(s, w, sla, max_conc, prefill);
   const Point pt = evaluate(s, w, batch, slots, prefill);
-  const bool open_loop = s.decoder && w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
   if (open_loop) batch = std::ceil(pt.in_flight);
   // Clients the replica serves per rank-level point: C/batch (adp when C divides evenly).
   const double rank_share = w.concurrency > 0 && !open_loop ? d(w.concurrency) / std::max(1.0, batch) : adp;
