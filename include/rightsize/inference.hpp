@@ -1,6 +1,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "rightsize/gpu.hpp"
 #include "rightsize/instances.hpp"
@@ -109,6 +110,7 @@ struct Deployment {
   [[nodiscard]] int replicas() const { return gpus / gpus_per_replica(); }
   /// GPUs of one pipeline stage that the MoE layers span.
   [[nodiscard]] int moe_group_gpus() const { return tp * attention_dp; }
+  bool operator==(const Deployment&) const = default;
 };
 
 /// The layout family of a deployment: adp when attention_dp > 1, else ep when ep > 1, else tp_pp
@@ -298,6 +300,14 @@ InferenceEstimate estimate_inference(const PreparedModel& model, const Inference
 /// the sweep's hot path). Pure and allocation-free.
 bool fits_in_memory(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
                     const Deployment& deployment, const EngineConfig& engine);
+
+/// A layout check: fits_in_memory's verdict. When the workload gives its concurrency (so no SLA
+/// picks the batch) and the layout fits, or `always` is set, `made` is set to estimate_inference(…,
+/// nullptr, price) of it, made on the way (else left as it was): a layout search whose caller
+/// estimates the layout it returns (the sweep) makes that estimate once. Pure and allocation-free.
+bool check_fit(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
+               const Deployment& deployment, const EngineConfig& engine, const GpuPrice& price, bool always,
+               std::optional<InferenceEstimate>& made);
 
 /// ln(multiplier) of a residual term at ln(concurrency) and ln(input tokens) (already clamped).
 double residual_log(const ResidualTerm& term, double ln_concurrency, double ln_input);

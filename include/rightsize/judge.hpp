@@ -203,13 +203,19 @@ struct LayoutChoice {
   Deployment deployment; ///< the smallest replica that fits; else the largest one tried
   bool fits = false;
   LayoutIssue issue = LayoutIssue::none;
+  /// estimate_inference of the accepted deployment, when fit_layout was given a price to keep it
+  /// and check_fit made it (a given concurrency)
+  std::optional<InferenceEstimate> estimate;
 };
 
 /// The smallest replica layout for `request.gpus` GPUs that fits: replicas of tp·pp GPUs with tp·pp
 /// dividing the count, fewer GPUs per replica first and, at the same size, TP inside the node before
 /// PP (docs/methodology.md "Search"). Pinned degrees are kept; an unpinned EP stays 1. When nothing
 /// fits, the largest layout tried is returned with fits = false so the memory verdict can be shown.
+/// With `keep_price`, each layout is checked by check_fit at that price and the accepted one's
+/// estimate, when made, is kept in the choice (the caller's next step; the sweep's hot path).
 LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
-                        const LayoutRequest& request, const EngineConfig& engine);
+                        const LayoutRequest& request, const EngineConfig& engine,
+                        const GpuPrice* keep_price = nullptr);
 
 } // namespace rightsize

@@ -97,14 +97,21 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
 }
 
 // A fixed deployment, judged as a whole: its replicas serve the load (core::judge).
-void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment& dep, PointResult& out) {
+// `made`: the layout search's estimate of `dep` when check_fit made it (a given concurrency, where
+// the SLA picks no batch: the same estimate).
+void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment& dep,
+                 const std::optional<InferenceEstimate>& made, PointResult& out) {
   const GpuPrice& price = plan.prices[out.gpu];
   const BandFactors& bands = plan.bands_for(in.model, out.gpu);
   out.price_known = price.usd_per_gpu_hour > 0.0;
   out.deployment = dep;
-  const Sla auto_sla = auto_concurrency_sla(in.sla, bands); // judged end of the band
-  out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep,
-                                    plan.policy.engine, &auto_sla, price);
+  if (made) {
+    out.estimate = *made;
+  } else {
+    const Sla auto_sla = auto_concurrency_sla(in.sla, bands); // judged end of the band
+    out.estimate = estimate_inference(plan.models[in.model], in.workload, plan.gpus[out.gpu], dep,
+                                      plan.policy.engine, &auto_sla, price);
+  }
   JudgeRules rules;
   rules.bands = bands;
   rules.price_known = out.price_known;
@@ -161,7 +168,9 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   request.max_gpus_per_replica = plan.policy.max_gpus_per_replica;
   request.max_nodes = plan.policy.max_nodes;
   const bool size_for_load = f.gpus == 0 && (in.sla.requests_per_s || in.sla.output_tokens_per_s);
-  const LayoutChoice choice = fit_layout(model, in.workload, plan.gpus[out.gpu], request, plan.policy.engine);
+  // Estimated next unless sized for the load: the search keeps its estimate of the layout it accepts.
+  const LayoutChoice choice = fit_layout(model, in.workload, plan.gpus[out.gpu], request, plan.policy.engine,
+                                         size_for_load ? nullptr : &plan.prices[out.gpu]);
   if (choice.issue == LayoutIssue::gpus_not_divisible) {
     out.issue = f.tp > 0 || f.pp > 0 ? PointIssue::layout_gpus : PointIssue::no_layout;
     out.issue_value = choice.deployment.gpus_per_replica();
@@ -193,7 +202,7 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
     size_replicas(plan, in, replica, out);
     return;
   }
-  estimate_at(plan, in, choice.deployment, out);
+  estimate_at(plan, in, choice.deployment, choice.estimate, out);
 }
 
 // The GPU types one recommend-mode point searches: the plan's search GPUs, restricted to the point's

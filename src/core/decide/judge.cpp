@@ -3,6 +3,7 @@
 #include "rightsize/judge.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "rightsize/energy.hpp"
@@ -301,7 +302,15 @@ struct LayoutQuery {
   const InferenceWorkload& workload;
   const Gpu& gpu;
   const EngineConfig& engine;
+  const GpuPrice* keep_price; // check_fit at this price, keeping the accepted layout's estimate
 };
+
+// The memory check of one layout; with a keep price, check_fit's, and the estimate it made kept:
+// `last` for a layout the search returns whether it fits or not (the estimate is made either way).
+bool layout_fits(const LayoutQuery& q, const Deployment& d, bool last, LayoutChoice& out) {
+  if (q.keep_price == nullptr) return fits_in_memory(q.model, q.workload, q.gpu, d, q.engine);
+  return check_fit(q.model, q.workload, q.gpu, d, q.engine, *q.keep_price, last, out.estimate);
+}
 
 // A fully pinned layout of `gpus` GPUs: judged as given (the caller checks divisibility by heads and
 // GPUs).
@@ -325,13 +334,13 @@ LayoutChoice pinned_layout(const LayoutQuery& q, const LayoutRequest& request, i
     out.issue = LayoutIssue::heads_not_divisible;
     return out;
   }
-  out.fits = fits_in_memory(q.model, q.workload, q.gpu, out.deployment, q.engine);
+  out.fits = layout_fits(q, out.deployment, true, out);
   return out;
 }
 
 // No layout formed: say why, and name the layout asked for. A pinned EP that a layout without it
 // would take is what no replica can take.
-LayoutChoice unplaced_layout(const LayoutQuery& q, const LayoutRequest& request, LayoutChoice out) {
+void unplaced_layout(const LayoutQuery& q, const LayoutRequest& request, LayoutChoice& out) {
   const bool one_replica = request.gpus <= 0;
   const int gpus = std::max(1, request.gpus);
   if (request.ep > 1) {
@@ -344,7 +353,7 @@ LayoutChoice unplaced_layout(const LayoutQuery& q, const LayoutRequest& request,
       out.deployment.ep = request.ep;
       out.fits = false;
       out.issue = LayoutIssue::ep_unplaceable;
-      return out;
+      return;
     }
   }
   const bool heads_blocked =
@@ -356,7 +365,6 @@ LayoutChoice unplaced_layout(const LayoutQuery& q, const LayoutRequest& request,
   const int tp = std::max(1, request.tp);
   const int pp = std::max(1, request.pp);
   out.deployment = Deployment{one_replica ? tp * pp : gpus, tp, pp, std::max(1, request.ep)};
-  return out;
 }
 
 // The smallest layout that fits within the request's pins and limits.
@@ -376,19 +384,28 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
   const LayoutSpace space{model.model, q.gpu, policy};
   const int ep = std::max(1, request.ep);
   Deployment fallback;
+  // The pins a split must keep. EP spans the TP group of an MoE model (as replica_layouts offers it).
+  const auto admitted = [&](int tp, int pp) {
+    return (request.pp <= 0 || pp == request.pp) && (ep <= 1 || (ep == tp && space.expert_tp(tp)));
+  };
+  int last_n = 0; // the largest replica size with a layout to try (what a kept estimate needs)
+  for (auto n = static_cast<int>(std::bit_floor(static_cast<unsigned>(space.max_gpus())));
+       q.keep_price != nullptr && n >= 1 && last_n == 0; n /= 2) {
+    if (!one_replica && gpus % n != 0) continue;
+    space.each_split(n, true, [&](int tp, int pp) { last_n = admitted(tp, pp) ? n : last_n; }, request.tp);
+  }
   for (int n = 1; n <= space.max_gpus() && !out.fits; n *= 2) {
     if (!one_replica && gpus % n != 0) continue;
     space.each_split(
         n, true,
         [&](int tp, int pp) {
-          if (out.fits) return;
-          if (request.pp > 0 && pp != request.pp) return;
-          // EP spans the TP group of an MoE model (as replica_layouts offers it).
-          if (ep > 1 && !(ep == tp && space.expert_tp(tp))) return;
+          if (out.fits || !admitted(tp, pp)) return;
           const Deployment d{one_replica ? n : gpus, tp, pp, ep};
-          if (!tried || n > fallback.tp * fallback.pp) fallback = d; // the largest replica, widest TP
+          const bool largest = !tried || n > fallback.tp * fallback.pp;
+          if (largest) fallback = d; // the largest replica, widest TP
           tried = true;
-          if (fits_in_memory(model, q.workload, q.gpu, d, q.engine)) {
+          // At the last size the first layout is returned whether it fits or not.
+          if (layout_fits(q, d, largest && n == last_n, out)) {
             out.deployment = d;
             out.fits = true;
           }
@@ -397,13 +414,14 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
   }
   if (out.fits) return out;
   out.deployment = fallback;
-  return tried ? out : unplaced_layout(q, request, out);
+  if (!tried) unplaced_layout(q, request, out);
+  return out;
 }
 
 } // namespace
 
 LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
-                        const LayoutRequest& request, const EngineConfig& engine) {
+                        const LayoutRequest& request, const EngineConfig& engine, const GpuPrice* keep_price) {
   const bool one_replica = request.gpus <= 0;
   // Attention DP is a layout the user names: its tp and pp default to 1 and its experts to one
   // group per GPU of the MoE layers (methodology §5.6).
@@ -412,15 +430,15 @@ LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& wor
     pinned.tp = std::max(1, request.tp);
     pinned.pp = std::max(1, request.pp);
     if (pinned.ep <= 0) pinned.ep = pinned.tp * request.attention_dp;
-    return fit_layout(model, workload, gpu, pinned, engine);
+    return fit_layout(model, workload, gpu, pinned, engine, keep_price);
   }
   const int adp = std::max(1, request.attention_dp);
   if (one_replica && request.tp > 0 && request.pp > 0) {
     LayoutRequest pinned = request;
     pinned.gpus = request.tp * request.pp * adp;
-    return fit_layout(model, workload, gpu, pinned, engine);
+    return fit_layout(model, workload, gpu, pinned, engine, keep_price);
   }
-  const LayoutQuery q{model, workload, gpu, engine};
+  const LayoutQuery q{model, workload, gpu, engine, keep_price};
   if (request.tp > 0 && request.pp > 0) return pinned_layout(q, request, std::max(1, request.gpus), adp);
   return searched_layout(q, request);
 }

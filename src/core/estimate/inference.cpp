@@ -269,14 +269,14 @@ void set_cost(const Deployment& dep, const GpuPrice& price, InferenceEstimate& e
 }
 
 // How much of the estimate a caller needs: a closed loop at a given concurrency can stop once its
-// decode step (closed_decode_step_s) or its memory verdict (fits_in_memory) is known.
-enum class Stop : std::uint8_t { full, decode_step, memory };
+// decode step (closed_decode_step_s) or its memory verdict (fits_in_memory) is known; `fitting`
+// (check_fit) stops at the memory verdict only when the layout does not fit.
+enum class Stop : std::uint8_t { full, decode_step, memory, fitting };
 
-// estimate_inference, up to `stop`.
-InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
-                           const Deployment& dep, const EngineConfig& engine_in, const Sla* sla,
-                           const GpuPrice& price, Stop stop) {
-  InferenceEstimate est;
+// estimate_inference, up to `stop`, into `est` (as default-constructed).
+void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu, const Deployment& dep,
+              const EngineConfig& engine_in, const Sla* sla, const GpuPrice& price, Stop stop,
+              InferenceEstimate& est) {
   // The arrival rate is the deployment's; each replica carries its share.
   // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
   // clients or arrivals (methodology §5.6).
@@ -295,9 +295,9 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   const bool open_arrivals = w.arrival == Arrival::poisson && w.request_rate_per_s > 0.0;
   const bool open_loop = pm.model.kind == ModelKind::decoder && open_arrivals;
   // A closed loop at a given concurrency has its memory verdict before any timing (the layout search
-  // asks it of every candidate): its setup skips the rates and links.
-  const bool memory_only = stop == Stop::memory && w.concurrency > 0 && !open_loop;
-  Setup s = make_setup(in, est, !memory_only);
+  // asks it of every candidate): its setup skips the rates and links until the verdict is in.
+  const bool memory_first = (stop == Stop::memory || stop == Stop::fitting) && w.concurrency > 0 && !open_loop;
+  Setup s = make_setup(in, est, !memory_first);
   Budget budget = memory_budget(in, s, est.memory);
   // Prefix caching (methodology §3.9): what requests find cached, and what holds it.
   const PrefixPlan plan = plan_prefix_cache(s, w, dep, budget.kv_budget_bytes, budget.per_seq_kv);
@@ -308,16 +308,17 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
   if (open_loop) hold_open_loop_kv(s, w, engine, plan, budget);
   const double max_conc = budget.max_conc;
   est.max_concurrency = static_cast<std::int64_t>(max_conc * adp);
-  if (memory_only) {
+  if (memory_first) {
     // The memory verdict at the given batch: the same settle_memory the full estimate makes below.
     settle_memory(in, s, budget, std::ceil(d(w.concurrency) / adp - 1e-9), est.memory);
-    return est;
+    if (stop == Stop::memory || !est.memory.fits) return;
+    time_setup(in, s, est); // a layout that fits goes on to the full estimate
   }
   if (stop == Stop::decode_step && s.decoder && w.concurrency > 0 && !open_arrivals) {
     // The step evaluate() below would report: the closed loop's decode of the busiest rank's batch.
     const double rank_batch = std::ceil(d(w.concurrency) / adp - 1e-9);
     est.decode_step_s = closed_decode_step(s, w, rank_batch, std::max(1.0, max_conc)).total_s;
-    return est;
+    return;
   }
 
   const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(pm.model.tokens_per_item), 0.0);
@@ -349,7 +350,6 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
     hold_estimate_to_capacity(est, open_loop_capacity(s, w, slots, adp * d(dep.replicas()), est.residual));
   est.bound = bound_of(s, est.memory, pt);
   set_cost(dep, price, est);
-  return est;
 }
 
 } // namespace
@@ -357,12 +357,32 @@ InferenceEstimate estimate(const PreparedModel& pm, const InferenceWorkload& wor
 InferenceEstimate estimate_inference(const PreparedModel& pm, const InferenceWorkload& workload,
                                      const Gpu& gpu, const Deployment& dep, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price) {
-  return estimate(pm, workload, gpu, dep, engine, sla, price, Stop::full);
+  InferenceEstimate est;
+  estimate(pm, workload, gpu, dep, engine, sla, price, Stop::full, est);
+  return est;
 }
 
 bool fits_in_memory(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
                     const Deployment& dep, const EngineConfig& engine) {
-  return estimate(pm, workload, gpu, dep, engine, nullptr, GpuPrice{}, Stop::memory).memory.fits;
+  InferenceEstimate est;
+  estimate(pm, workload, gpu, dep, engine, nullptr, GpuPrice{}, Stop::memory, est);
+  return est.memory.fits;
+}
+
+bool check_fit(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu, const Deployment& dep,
+               const EngineConfig& engine, const GpuPrice& price, bool always,
+               std::optional<InferenceEstimate>& made) {
+  // Without a given concurrency the SLA picks the batch: the verdict alone (fits_in_memory's).
+  if (workload.concurrency <= 0) return fits_in_memory(pm, workload, gpu, dep, engine);
+  if (always) {
+    InferenceEstimate& est = made.emplace();
+    estimate(pm, workload, gpu, dep, engine, nullptr, price, Stop::full, est);
+    return est.memory.fits;
+  }
+  InferenceEstimate est;
+  estimate(pm, workload, gpu, dep, engine, nullptr, price, Stop::fitting, est);
+  if (est.memory.fits) made = est;
+  return est.memory.fits;
 }
 
 double closed_decode_step_s(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
@@ -371,7 +391,9 @@ double closed_decode_step_s(const PreparedModel& pm, const InferenceWorkload& wo
   w.arrival = Arrival::closed_loop;
   w.request_rate_per_s = 0.0;
   w.concurrency = std::max<std::int64_t>(1, w.concurrency);
-  return estimate(pm, w, gpu, dep, engine, nullptr, GpuPrice{}, Stop::decode_step).decode_step_s;
+  InferenceEstimate est;
+  estimate(pm, w, gpu, dep, engine, nullptr, GpuPrice{}, Stop::decode_step, est);
+  return est.decode_step_s;
 }
 
 } // namespace rightsize

@@ -96,6 +96,8 @@ struct EstimateInputs {
 /// The Setup of one estimate (inference_setup.cpp); sets est.precision_supported, est.gemm_math and,
 /// when a link the replica spans is unknown, est.link_known = false.
 Setup make_setup(const EstimateInputs& in, InferenceEstimate& est, bool timing = true);
+// The rates and links make_setup(…, timing = false) leaves out (what only the timing reads).
+void time_setup(const EstimateInputs& in, Setup& s, InferenceEstimate& est);
 
 // The concurrency-independent terms of the memory budget and the concurrency they allow.
 struct Budget {

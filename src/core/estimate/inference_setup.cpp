@@ -172,10 +172,13 @@ Setup make_setup(const EstimateInputs& in, InferenceEstimate& est, bool timing) 
   s.link_efficiency = in.eff.communication;
   // The memory verdict reads shards, LoRA and the offload tier's link share, not the rates or the
   // links (a unit test holds fits_in_memory to the full estimate's verdict).
-  if (!timing) return s;
-  set_rates(s, in, math, est.precision_supported);
-  if (!set_links(s, in)) est.link_known = false;
+  if (timing) time_setup(in, s, est);
   return s;
+}
+
+void time_setup(const EstimateInputs& in, Setup& s, InferenceEstimate& est) {
+  set_rates(s, in, est.gemm_math, est.precision_supported);
+  if (!set_links(s, in)) est.link_known = false;
 }
 
 } // namespace rightsize::detail
