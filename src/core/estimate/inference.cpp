@@ -281,8 +281,14 @@ void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const 
   // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
   // clients or arrivals (methodology §5.6).
   const double adp = d(std::max(1, dep.attention_dp));
-  InferenceWorkload w = workload;
-  w.request_rate_per_s /= static_cast<double>(std::max(1, dep.replicas())) * adp;
+  const double rate_share = static_cast<double>(std::max(1, dep.replicas())) * adp;
+  // Copied only when the rate changes (the layout search asks this of every candidate).
+  std::optional<InferenceWorkload> shared;
+  if (rate_share != 1.0 && workload.request_rate_per_s != 0.0) {
+    shared.emplace(workload);
+    shared->request_rate_per_s /= rate_share;
+  }
+  const InferenceWorkload& w = shared ? *shared : workload;
   // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2); an engine
   // without tiers is used as given (no copy: the layout search asks this of every candidate).
   std::optional<EngineConfig> tiered;
@@ -321,7 +327,11 @@ void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const 
     return;
   }
 
-  const PhaseTime prefill = prefill_time(s, s.decoder ? d(w.input_tokens) : d(pm.model.tokens_per_item), 0.0);
+  // The idle prefill: where auto_batch starts and what an image model's point reports (a decoder's
+  // point times its own).
+  const PhaseTime prefill = !s.decoder || w.concurrency <= 0
+                                ? prefill_time(s, s.decoder ? d(w.input_tokens) : d(pm.model.tokens_per_item), 0.0)
+                                : PhaseTime{};
   const double slots = std::max(1.0, max_conc);
   // Concurrency: the given one, or the largest that fits and meets the latency SLA (auto_batch).
   // Attention-DP ranks step together (every MoE layer exchanges their tokens), so the busiest
