@@ -85,8 +85,9 @@ int digit_count(std::uint64_t v) {
   return guess + ((v | 1U) >= k_powers[static_cast<std::size_t>(guess)] ? 1 : 0); // 0: one digit
 }
 
-// Writes v's `n` digits ending at `end` (n = digit_count(v), or more for leading zeros).
-void write_digits(char* end, std::uint64_t v, int n) {
+// Writes v's `n` digits ending at `end` (n = digit_count(v), or more for leading zeros), in 32-bit
+// arithmetic (a division by 100 is a shorter multiply there).
+void write_digits32(char* end, std::uint32_t v, int n) {
   while (n >= 2) {
     const auto pair = static_cast<std::size_t>(v % 100) * 2;
     v /= 100;
@@ -95,6 +96,18 @@ void write_digits(char* end, std::uint64_t v, int n) {
     n -= 2;
   }
   if (n == 1) *--end = static_cast<char>('0' + v % 10);
+}
+
+// The same for 64 bits: eight low digits at a time until the rest fits 32 bits (byte counts of
+// 10+ digits).
+void write_digits(char* end, std::uint64_t v, int n) {
+  while (v > 0xffffffffU) {
+    write_digits32(end, static_cast<std::uint32_t>(v % 100000000U), 8);
+    v /= 100000000U;
+    end -= 8;
+    n -= 8;
+  }
+  write_digits32(end, static_cast<std::uint32_t>(v), n);
 }
 
 } // namespace

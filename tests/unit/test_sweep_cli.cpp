@@ -192,6 +192,12 @@ TEST_CASE("the raw number writers stay within their stated lengths", "[cli][swee
   CHECK(std::string(text, write_number(text, -1.2345678e15)) == "-1234570000000000");
   CHECK(std::string(text, write_number(text, -1.2345678e-100)) == "-1.23457e-100");
   CHECK(write_number(text, std::nan("")) == text);
+  // Either side of the 32-bit range and of the eight-digit blocks the 64-bit writer splits off.
+  for (const std::int64_t x : {99999999LL, 100000000LL, 4294967295LL, 4294967296LL, 10000000000LL,
+                               1000000000000000000LL, 1000000000000000001LL, 9999999999999999LL}) {
+    INFO(x);
+    CHECK(std::string(text, write_int(text, x)) == std::to_string(x));
+  }
   std::mt19937_64 rng(11);
   for (int i = 0; i < 20000; ++i) { // every length, both signs: as std::to_string writes them
     const auto v = static_cast<std::int64_t>(rng() >> (i % 64));

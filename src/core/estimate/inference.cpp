@@ -273,28 +273,12 @@ void set_cost(const Deployment& dep, const GpuPrice& price, InferenceEstimate& e
 // (check_fit) stops at the memory verdict only when the layout does not fit.
 enum class Stop : std::uint8_t { full, decode_step, memory, fitting };
 
-// estimate_inference, up to `stop`, into `est` (as default-constructed).
-void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu, const Deployment& dep,
-              const EngineConfig& engine_in, const Sla* sla, const GpuPrice& price, Stop stop,
-              InferenceEstimate& est) {
-  // The arrival rate is the deployment's; each replica carries its share.
-  // With attention DP the timing model follows one rank, which carries 1/adp of the replica's
-  // clients or arrivals (methodology §5.6).
+// estimate_inference, up to `stop`, into `est` (as default-constructed), for a workload whose
+// rate is one rank's and an engine as set for this GPU and TP (estimate() below makes both).
+void estimate_rank(const PreparedModel& pm, const InferenceWorkload& w, const Gpu& gpu, const Deployment& dep,
+                   const EngineConfig& engine, const Sla* sla, const GpuPrice& price, Stop stop,
+                   InferenceEstimate& est) {
   const double adp = d(std::max(1, dep.attention_dp));
-  const double rate_share = static_cast<double>(std::max(1, dep.replicas())) * adp;
-  // Copied only when the rate changes (the layout search asks this of every candidate).
-  std::optional<InferenceWorkload> shared;
-  if (rate_share != 1.0 && workload.request_rate_per_s != 0.0) {
-    shared.emplace(workload);
-    shared->request_rate_per_s /= rate_share;
-  }
-  const InferenceWorkload& w = shared ? *shared : workload;
-  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2); an engine
-  // without tiers is used as given (no copy: the layout search asks this of every candidate).
-  std::optional<EngineConfig> tiered;
-  const EngineConfig& engine = engine_in.gpu_memory_tier_count > 0
-                                   ? tiered.emplace(engine_for_gpu(engine_in, gpu, dep.tp))
-                                   : engine_in;
   // The factors of this layout family when an overlay fitted them, else the GPU's (docs/calibration.md).
   const GpuEfficiency& eff = efficiency_for(gpu, layout_family(dep));
   const EstimateInputs in{pm, w, gpu, dep, engine, eff, adp};
@@ -360,6 +344,31 @@ void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const 
     hold_estimate_to_capacity(est, open_loop_capacity(s, w, slots, adp * d(dep.replicas()), est.residual));
   est.bound = bound_of(s, est.memory, pt);
   set_cost(dep, price, est);
+}
+
+// estimate_inference, up to `stop`, into `est` (as default-constructed).
+void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu, const Deployment& dep,
+              const EngineConfig& engine, const Sla* sla, const GpuPrice& price, Stop stop,
+              InferenceEstimate& est) {
+  // The arrival rate is the deployment's; each replica carries its share. With attention DP the
+  // timing model follows one rank, which carries 1/adp of the replica's clients or arrivals
+  // (methodology §5.6).
+  const double rate_share = static_cast<double>(std::max(1, dep.replicas())) * d(std::max(1, dep.attention_dp));
+  const bool shared = rate_share != 1.0 && workload.request_rate_per_s != 0.0;
+  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
+  const bool tiered = engine.gpu_memory_tier_count > 0;
+  // Neither: used as given, with no copy (the layout search asks this of every candidate).
+  if (!shared && !tiered) {
+    estimate_rank(pm, workload, gpu, dep, engine, sla, price, stop, est);
+    return;
+  }
+  InferenceWorkload w = workload;
+  if (shared) w.request_rate_per_s /= rate_share;
+  if (!tiered) {
+    estimate_rank(pm, w, gpu, dep, engine, sla, price, stop, est);
+    return;
+  }
+  estimate_rank(pm, w, gpu, dep, engine_for_gpu(engine, gpu, dep.tp), sla, price, stop, est);
 }
 
 } // namespace
