@@ -103,7 +103,8 @@ void require_same_estimate(const InferenceEstimate& a, const InferenceEstimate& 
 
 } // namespace
 
-TEST_CASE("check_fit: the memory verdict, and estimate_inference's estimate when it makes one", "[core][search]") {
+TEST_CASE("check_fit: the memory verdict, and estimate_inference's estimate when it makes one",
+          "[core][search]") {
   const Gpu gpu = h100_sxm();
   const EngineConfig engine;
   GpuPrice price;
@@ -112,9 +113,8 @@ TEST_CASE("check_fit: the memory verdict, and estimate_inference's estimate when
   int estimated = 0;
   for (const ModelSpec& spec : {llama31_70b(), mixtral_8x7b()}) {
     const PreparedModel pm = prepare_model(spec, Precision{});
-    for (const Deployment& dep :
-         {Deployment{1, 1, 1, 1}, Deployment{2, 2, 1, 1}, Deployment{4, 2, 2, 1}, Deployment{8, 8, 1, 1},
-          Deployment{4, 1, 1, 2, 2}}) {
+    for (const Deployment& dep : {Deployment{1, 1, 1, 1}, Deployment{2, 2, 1, 1}, Deployment{4, 2, 2, 1},
+                                  Deployment{8, 8, 1, 1}, Deployment{4, 1, 1, 2, 2}}) {
       if (moe_layout_on_dense(spec, dep.ep, dep.attention_dp)) continue;
       for (std::int64_t concurrency : {0, 1, 64, 4096}) {
         for (int variant = 0; variant < 3; ++variant) {

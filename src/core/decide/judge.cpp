@@ -392,7 +392,8 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
   for (auto n = static_cast<int>(std::bit_floor(static_cast<unsigned>(space.max_gpus())));
        q.keep_price != nullptr && n >= 1 && last_n == 0; n /= 2) {
     if (!one_replica && gpus % n != 0) continue;
-    space.each_split(n, true, [&](int tp, int pp) { last_n = admitted(tp, pp) ? n : last_n; }, request.tp);
+    space.each_split(
+        n, true, [&](int tp, int pp) { last_n = admitted(tp, pp) ? n : last_n; }, request.tp);
   }
   for (int n = 1; n <= space.max_gpus() && !out.fits; n *= 2) {
     if (!one_replica && gpus % n != 0) continue;
@@ -421,7 +422,8 @@ LayoutChoice searched_layout(const LayoutQuery& q, const LayoutRequest& request)
 } // namespace
 
 LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
-                        const LayoutRequest& request, const EngineConfig& engine, const GpuPrice* keep_price) {
+                        const LayoutRequest& request, const EngineConfig& engine,
+                        const GpuPrice* keep_price) {
   const bool one_replica = request.gpus <= 0;
   // Attention DP is a layout the user names: its tp and pp default to 1 and its experts to one
   // group per GPU of the MoE layers (methodology §5.6).

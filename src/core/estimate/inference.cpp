@@ -286,7 +286,8 @@ void estimate_rank(const PreparedModel& pm, const InferenceWorkload& w, const Gp
   const bool open_loop = pm.model.kind == ModelKind::decoder && open_arrivals;
   // A closed loop at a given concurrency has its memory verdict before any timing (the layout search
   // asks it of every candidate): its setup skips the rates and links until the verdict is in.
-  const bool memory_first = (stop == Stop::memory || stop == Stop::fitting) && w.concurrency > 0 && !open_loop;
+  const bool memory_first =
+      (stop == Stop::memory || stop == Stop::fitting) && w.concurrency > 0 && !open_loop;
   Setup s = make_setup(in, est, !memory_first);
   Budget budget = memory_budget(in, s, est.memory);
   // Prefix caching (methodology §3.9): what requests find cached, and what holds it.
@@ -313,9 +314,10 @@ void estimate_rank(const PreparedModel& pm, const InferenceWorkload& w, const Gp
 
   // The idle prefill: where auto_batch starts and what an image model's point reports (a decoder's
   // point times its own).
-  const PhaseTime prefill = !s.decoder || w.concurrency <= 0
-                                ? prefill_time(s, s.decoder ? d(w.input_tokens) : d(pm.model.tokens_per_item), 0.0)
-                                : PhaseTime{};
+  const PhaseTime prefill =
+      !s.decoder || w.concurrency <= 0
+          ? prefill_time(s, s.decoder ? d(w.input_tokens) : d(pm.model.tokens_per_item), 0.0)
+          : PhaseTime{};
   const double slots = std::max(1.0, max_conc);
   // Concurrency: the given one, or the largest that fits and meets the latency SLA (auto_batch).
   // Attention-DP ranks step together (every MoE layer exchanges their tokens), so the busiest
@@ -347,13 +349,14 @@ void estimate_rank(const PreparedModel& pm, const InferenceWorkload& w, const Gp
 }
 
 // estimate_inference, up to `stop`, into `est` (as default-constructed).
-void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu, const Deployment& dep,
-              const EngineConfig& engine, const Sla* sla, const GpuPrice& price, Stop stop,
-              InferenceEstimate& est) {
+void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
+              const Deployment& dep, const EngineConfig& engine, const Sla* sla, const GpuPrice& price,
+              Stop stop, InferenceEstimate& est) {
   // The arrival rate is the deployment's; each replica carries its share. With attention DP the
   // timing model follows one rank, which carries 1/adp of the replica's clients or arrivals
   // (methodology §5.6).
-  const double rate_share = static_cast<double>(std::max(1, dep.replicas())) * d(std::max(1, dep.attention_dp));
+  const double rate_share =
+      static_cast<double>(std::max(1, dep.replicas())) * d(std::max(1, dep.attention_dp));
   const bool shared = rate_share != 1.0 && workload.request_rate_per_s != 0.0;
   // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
   const bool tiered = engine.gpu_memory_tier_count > 0;
@@ -388,8 +391,8 @@ bool fits_in_memory(const PreparedModel& pm, const InferenceWorkload& workload, 
   return est.memory.fits;
 }
 
-bool check_fit(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu, const Deployment& dep,
-               const EngineConfig& engine, const GpuPrice& price, bool always,
+bool check_fit(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
+               const Deployment& dep, const EngineConfig& engine, const GpuPrice& price, bool always,
                std::optional<InferenceEstimate>& made) {
   // Without a given concurrency the SLA picks the batch: the verdict alone (fits_in_memory's).
   if (workload.concurrency <= 0) return fits_in_memory(pm, workload, gpu, dep, engine);
