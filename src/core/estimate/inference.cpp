@@ -358,20 +358,23 @@ void estimate(const PreparedModel& pm, const InferenceWorkload& workload, const 
   const double rate_share =
       static_cast<double>(std::max(1, dep.replicas())) * d(std::max(1, dep.attention_dp));
   const bool shared = rate_share != 1.0 && workload.request_rate_per_s != 0.0;
-  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2).
+  // The engine's defaults on this GPU and TP degree (SGLang tiers them, methodology §3.2); each copy
+  // only when needed (the layout search asks this of every candidate).
   const bool tiered = engine.gpu_memory_tier_count > 0;
-  // Neither: used as given, with no copy (the layout search asks this of every candidate).
-  if (!shared && !tiered) {
-    estimate_rank(pm, workload, gpu, dep, engine, sla, price, stop, est);
+  const auto with_engine = [&](const InferenceWorkload& w) {
+    if (tiered) {
+      estimate_rank(pm, w, gpu, dep, engine_for_gpu(engine, gpu, dep.tp), sla, price, stop, est);
+    } else {
+      estimate_rank(pm, w, gpu, dep, engine, sla, price, stop, est);
+    }
+  };
+  if (!shared) {
+    with_engine(workload);
     return;
   }
   InferenceWorkload w = workload;
-  if (shared) w.request_rate_per_s /= rate_share;
-  if (!tiered) {
-    estimate_rank(pm, w, gpu, dep, engine, sla, price, stop, est);
-    return;
-  }
-  estimate_rank(pm, w, gpu, dep, engine_for_gpu(engine, gpu, dep.tp), sla, price, stop, est);
+  w.request_rate_per_s /= rate_share;
+  with_engine(w);
 }
 
 } // namespace
