@@ -203,8 +203,9 @@ struct LayoutChoice {
   Deployment deployment; ///< the smallest replica that fits; else the largest one tried
   bool fits = false;
   LayoutIssue issue = LayoutIssue::none;
-  /// estimate_inference of the accepted deployment, when fit_layout was given a price to keep it
-  /// and check_fit made it (a given concurrency)
+  /// estimate_inference of `deployment` (nullptr SLA, the keep price), when fit_layout was given a
+  /// price to keep it and check_fit made it: a given concurrency, and the layout fits or is the one
+  /// returned at the search's last size
   std::optional<InferenceEstimate> estimate;
 };
 
