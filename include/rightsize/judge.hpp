@@ -213,7 +213,7 @@ struct LayoutChoice {
 /// dividing the count, fewer GPUs per replica first and, at the same size, TP inside the node before
 /// PP (docs/methodology.md "Search"). Pinned degrees are kept; an unpinned EP stays 1. When nothing
 /// fits, the largest layout tried is returned with fits = false so the memory verdict can be shown.
-/// With `keep_price`, each layout is checked by check_fit at that price and the accepted one's
+/// With `keep_price`, each layout is checked by check_fit at that price and the returned one's
 /// estimate, when made, is kept in the choice (the caller's next step; the sweep's hot path).
 LayoutChoice fit_layout(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
                         const LayoutRequest& request, const EngineConfig& engine,

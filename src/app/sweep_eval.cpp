@@ -168,7 +168,7 @@ void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult
   request.max_gpus_per_replica = plan.policy.max_gpus_per_replica;
   request.max_nodes = plan.policy.max_nodes;
   const bool size_for_load = f.gpus == 0 && (in.sla.requests_per_s || in.sla.output_tokens_per_s);
-  // Estimated next unless sized for the load: the search keeps its estimate of the layout it accepts.
+  // Estimated next unless sized for the load: the search keeps its estimate of the layout it returns.
   const LayoutChoice choice = fit_layout(model, in.workload, plan.gpus[out.gpu], request, plan.policy.engine,
                                          size_for_load ? nullptr : &plan.prices[out.gpu]);
   if (choice.issue == LayoutIssue::gpus_not_divisible) {

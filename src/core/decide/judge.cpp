@@ -302,7 +302,7 @@ struct LayoutQuery {
   const InferenceWorkload& workload;
   const Gpu& gpu;
   const EngineConfig& engine;
-  const GpuPrice* keep_price; // check_fit at this price, keeping the accepted layout's estimate
+  const GpuPrice* keep_price; // check_fit at this price, keeping the returned layout's estimate
 };
 
 // The memory check of one layout; with a keep price, check_fit's, and the estimate it made kept:
