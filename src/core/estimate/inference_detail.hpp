@@ -135,6 +135,14 @@ double layer_overhead_s(const Setup& s);
 double eager_prefill_overhead_s(const Setup& s);
 /// Fixed time of one prefill step: layer + eager prefill + engine step overhead (inference_phases.cpp).
 double prefill_step_fixed_s(const Setup& s);
+/// A step's GEMM efficiency against large GEMMs, dense and routed-expert (inference_phases.cpp).
+struct GemmShape {
+  double dense = 1.0;
+  double expert = 1.0;
+};
+/// The shape factors of GEMMs of `rows` rows per attention rank; `experts`: the step runs routed
+/// experts (methodology §4.3, item "grouped GEMM").
+GemmShape gemm_shape(const Setup& s, double rows, bool experts);
 /// Prefill of n prompt tokens after `cached` tokens already in the KV cache, on an idle replica;
 /// `gemm_rows` rows in its GEMMs (0 = n).
 PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached = 0.0);

@@ -106,6 +106,28 @@ double pp_comm_s(const Setup& s, double tokens) {
   return (s.p - 1.0) * one;
 }
 
+// The efficiency of a step's GEMMs against large ones when they have `rows` rows per attention rank
+// (methodology §4.3, item "grouped GEMM"): thin GEMMs run at M/(M + M½) of η_f. Routed experts run
+// grouped GEMMs of rows·adp·k/E rows each, at their own M/(M + M½); each expert's width is split
+// moe_tp = t·adp/ep ways (t without EP), and a narrow N fills fewer tiles, N/(N + N½) (DeepSeek-R1
+// TP8 vs EP8 rows); the most loaded expert group sets the pace (methodology §5.6).
+GemmShape gemm_shape(const Setup& s, double rows, bool experts) {
+  const double m_half = s.engine->gemm_half_efficiency_tokens;
+  GemmShape g;
+  g.dense = m_half > 0.0 ? rows / (rows + m_half) : 1.0;
+  g.expert = g.dense;
+  if (!experts) return g;
+  // Every attention-DP rank's tokens reach the experts of the stage.
+  const double routed = rows * s.adp * d(s.m->moe.experts_per_token);
+  const double expert_rows = std::max(1.0, routed / d(s.m->moe.experts));
+  g.expert = m_half > 0.0 ? expert_rows / (expert_rows + m_half) : 1.0;
+  const double n_half = s.engine->gemm_half_efficiency_cols;
+  const double cols = d(s.m->moe.expert_ffn_size) / s.moe_tp;
+  if (n_half > 0.0 && cols > 0.0) g.expert *= cols / (cols + n_half);
+  g.expert /= expert_load_imbalance(routed, s.ep_int);
+  return g;
+}
+
 // Prefill of one request of n tokens on an idle replica (methodology §4.1, §4.4):
 // F = (2·N_mm − head)·n + head + attention pairs, compute-bound at F·η_f per GPU times t. After
 // `cached` tokens found in the prefix cache the n new tokens attend to them too: the pairs of
@@ -133,31 +155,15 @@ PhaseTime prefill_time(const Setup& s, double n, double gemm_rows, double cached
   flops += attention_flops;
   const double chunks = std::max(1.0, std::ceil(n / d(s.engine->max_batched_tokens)));
   const double chunk_tokens = std::min(n, d(s.engine->max_batched_tokens));
-  // Thin GEMMs (short prompts) run below the large-GEMM efficiency: scale η_f by M/(M + M½).
   // `gemm_rows` is the M of the GEMMs this prefill runs in: the prompt alone for an idle replica,
   // the whole mixed step (other prompts + decode tokens) under continuous batching.
-  const double m_half = s.engine->gemm_half_efficiency_tokens;
   // At least one row: a DiT/ViT item of 0 tokens gave 0/0 = NaN here (found by fuzz_estimate).
-  const double rows = std::max({1.0, chunk_tokens, gemm_rows});
-  const double shape = m_half > 0.0 ? rows / (rows + m_half) : 1.0;
-  // Routed experts run grouped GEMMs of rows·k/E rows each: thin per-expert GEMMs run at their own
-  // M/(M + M½) efficiency (methodology §4.3, item "grouped GEMM").
-  double expert_flops = 0.0;
-  double expert_shape = shape;
-  if (s.decoder && s.m->moe.experts > 0 && pm.expert_flops_per_token > 0.0) {
-    expert_flops = pm.expert_flops_per_token * n;
-    // Every attention-DP rank's tokens reach the experts of the stage.
-    const double routed = rows * s.adp * d(s.m->moe.experts_per_token);
-    const double expert_rows = std::max(1.0, routed / d(s.m->moe.experts));
-    expert_shape = m_half > 0.0 ? expert_rows / (expert_rows + m_half) : 1.0;
-    // Each expert's intermediate width is split moe_tp = t·adp/ep ways (t without EP): a narrow
-    // N fills fewer tiles too, N/(N + N½) (methodology §4.3; DeepSeek-R1 TP8 vs EP8 rows).
-    const double n_half = s.engine->gemm_half_efficiency_cols;
-    const double cols = d(s.m->moe.expert_ffn_size) / s.moe_tp;
-    if (n_half > 0.0 && cols > 0.0) expert_shape *= cols / (cols + n_half);
-    // The most loaded expert group sets the pace (methodology §5.6).
-    expert_shape /= expert_load_imbalance(routed, s.ep_int);
-  }
+  const double expert_flops = s.decoder && s.m->moe.experts > 0 && pm.expert_flops_per_token > 0.0
+                                  ? pm.expert_flops_per_token * n
+                                  : 0.0;
+  const GemmShape g = gemm_shape(s, std::max({1.0, chunk_tokens, gemm_rows}), expert_flops > 0.0);
+  const double shape = g.dense;
+  const double expert_shape = g.expert;
   // Attention takes its own dtype's rate (attention_dtype).
   r.compute_s = (flops - expert_flops - attention_flops) /
                     (s.t * s.compute_flops_per_s * s.unet_gemm_fraction * shape) +
