@@ -1,21 +1,24 @@
 // First-hand measurements on one H200 against the estimator's physics (docs/accuracy-first-hand.md).
 // tests/validation/first-hand/*.jsonl are the raw output of bench/device/first_hand.py: random-weight
-// bf16 models from the presets' configs, run by plain PyTorch (no engine). Each figure is set against
-// the estimator's own terms for H200-SXM with the shipped calibration, through a "bare" engine: vLLM's
-// profile with every fixed time (step, layer, eager-prefill) zero and no chunking, so what is left is
-// bytes, FLOPs and their rates. The script's own kernel chain costs a fixed time per forward pass that
-// no engine shares; it is read once per model, from its batch-1 decode step at 1,024 tokens (the
-// anchor), and added to every other row of that model.
+// models from the presets' configs (bf16; Llama-2-70B in fp8), run by plain PyTorch (no engine). Each
+// figure is set against the estimator's own terms for H200-SXM with the shipped calibration, through
+// a "bare" engine: vLLM's profile with every fixed time (step, layer, eager-prefill) zero and no
+// chunking, so what is left is bytes, FLOPs and their rates. The script's own kernel chain costs a
+// fixed time per forward pass that no engine shares; it is read once per model at its anchor (its
+// decode step at the smallest batch, then the smallest context) and added to every other row of that
+// model.
 //
-// Prints markdown; `--write` replaces the table in docs/accuracy-first-hand.md between its markers,
-// `--check` fails when that table is out of date (CTest). Nothing here is fitted to these rows.
+// Prints markdown; `--write` replaces the tables in docs/accuracy-first-hand.md between their
+// markers, `--check` fails when they are out of date (CTest). Nothing here is fitted to these rows.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,7 +30,6 @@
 #include "io/catalog/catalog_io.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
-#include "rightsize/error.hpp"
 #include "rightsize/pricing.hpp" // median()
 
 namespace rs = rightsize;
@@ -126,6 +128,7 @@ std::string summary_line(const std::string& what, const Tally& t) {
     a.push_back(std::fabs(e));
   for (const double e : t.phases)
     b.push_back(std::fabs(e));
+  if (a.empty() || b.empty()) return fmt::format("| {} | 0 | | | | |\n", what);
   return fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:.1f} % | {:.1f} % |\n", what, a.size(),
                      rs::median(a), *std::max_element(a.begin(), a.end()), rs::median(b),
                      *std::max_element(b.begin(), b.end()));
