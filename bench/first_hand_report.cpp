@@ -263,7 +263,9 @@ std::string forward_tables(const std::vector<json>& rows, const rs::app::LoadedC
 }
 
 // Parameters of the random-weight models as PyTorch allocated them, against the preset's count.
-std::string weights_table(const std::vector<json>& rows, const rs::app::LoadedCatalog& catalog) {
+// `mismatches` counts the models whose count differs (a --check failure: counting is exact arithmetic).
+std::string weights_table(const std::vector<json>& rows, const rs::app::LoadedCatalog& catalog,
+                          int& mismatches) {
   std::string s = "| model | parameters allocated | preset's count | difference |\n|---|---:|---:|---:|\n";
   for (const json& r : rows) {
     if (r.at("kind") != "weights" || r.at("model").get<std::string>().rfind("tiny", 0) == 0) continue;
@@ -271,6 +273,7 @@ std::string weights_table(const std::vector<json>& rows, const rs::app::LoadedCa
     const auto measured = r.at("params").get<std::int64_t>();
     s += fmt::format("| {} | {} | {} | {} |\n", r.at("model").get<std::string>(), measured,
                      b->pm.params.total, measured - b->pm.params.total);
+    if (measured != b->pm.params.total) ++mismatches;
   }
   return s;
 }
@@ -375,8 +378,9 @@ int main(int argc, char** argv) {
   try {
     const std::vector<json> rows = load_rows();
     const rs::app::LoadedCatalog catalog = acc::shipped_catalog(false);
+    int mismatches = 0;
     const std::string out = "### Runs\n\n" + ceilings(rows, catalog) + "\n### Parameters\n\n" +
-                            weights_table(rows, catalog) + "\n" + forward_tables(rows, catalog) +
+                            weights_table(rows, catalog, mismatches) + "\n" + forward_tables(rows, catalog) +
                             "\n### GEMMs of Llama-3.1-8B, bf16\n\n" + gemm_table(rows, catalog, "gemm") +
                             "\n### GEMMs of Llama-3.1-8B, fp8\n\n" + gemm_table(rows, catalog, "gemm_fp8") +
                             "\n### Routed experts' grouped GEMMs\n\n" + expert_table(rows, catalog);
@@ -385,6 +389,13 @@ int main(int argc, char** argv) {
         acc::between_markers(acc::k_root + "/docs/accuracy-first-hand.md",
                              "<!-- first-hand:begin (bench/first_hand_report --write) -->\n",
                              "<!-- first-hand:end -->", out, mode == "--write");
+    if (mode == "--check" && mismatches > 0) {
+      std::fprintf(stderr,
+                   "first_hand_report: %d model(s) whose parameter count differs from what PyTorch "
+                   "allocated (docs/accuracy-first-hand.md, Parameters)\n",
+                   mismatches);
+      return 1;
+    }
     if (mode == "--check" && current != out) {
       std::fprintf(stderr, "docs/accuracy-first-hand.md: the tables differ from what the estimator gives "
                            "now; run ./build/bench/first_hand_report --write and read the diff\n");
