@@ -16,6 +16,7 @@ logged and the next section runs.
   experts     the routed experts' grouped GEMMs alone, 1 .. E active experts
   mixed       decode steps carrying a prompt chunk (Llama-3.1-8B, Qwen3-32B)
   fp8_70b     Llama-2-70B with fp8 weights and activations
+  train       training steps of HF transformers' Llama (Llama-3.2-1B, -3B): peak memory, step time
 
 Output: one JSON object per line in $OUT/first-hand.jsonl (times in seconds, sizes in bytes;
 tests/validation/first-hand/README.md gives every field). BUDGET_S bounds the whole run.
@@ -322,6 +323,84 @@ def fp8_70b():
     model_runs(LLAMA2_70B_FP8, 3 << 16, grid, [512, 2048, 8192])
 
 
+TRAIN_MODELS = {
+    "llama-3.2-1b": dict(vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+                         num_attention_heads=32, num_key_value_heads=8, head_dim=64, tie_word_embeddings=True),
+    "llama-3.2-3b": dict(vocab_size=128256, hidden_size=3072, intermediate_size=8192, num_hidden_layers=28,
+                         num_attention_heads=24, num_key_value_heads=8, head_dim=128, tie_word_embeddings=True),
+}
+
+
+def train_one(name, fields, batch, seq, recompute):
+    """Steps of Hugging Face transformers' LlamaForCausalLM (SDPA attention) as the HF Trainer's bf16
+    mode runs it: FP32 weights, autocast to bf16, fused AdamW, one GPU, no gradient accumulation."""
+    import gc
+    from transformers import LlamaConfig, LlamaForCausalLM
+    cfg = LlamaConfig(max_position_embeddings=131072, use_cache=False, **fields)
+    try:
+        cfg._attn_implementation = "sdpa"
+    except Exception:  # noqa: BLE001
+        pass
+    row = dict(model=name, batch=batch, seq_len=seq, recompute="full" if recompute else "none",
+               optimizer="adamw", weights="fp32", autocast="bf16")
+    model = opt = None
+    try:
+        with torch.device(DEV):
+            model = LlamaForCausalLM(cfg).to(torch.float32)
+        row["params"] = sum(p.numel() for p in model.parameters())
+        row["attention_impl"] = str(getattr(model.config, "_attn_implementation", ""))
+        if recompute:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.train()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+        ids = torch.randint(0, fields["vocab_size"], (batch, seq), device=DEV)
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        row["allocated_before_bytes"] = torch.cuda.memory_allocated()
+        times = []
+        for _ in range(4):
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=ids, labels=ids).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) / 1e3)
+        row["step_s"] = sorted(times[1:])[1]
+        row["tokens_per_s"] = batch * seq / row["step_s"]
+        row["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+        row["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+    except torch.OutOfMemoryError:
+        row["oom"] = True
+    except Exception as e:  # noqa: BLE001 - the next configuration still runs
+        row["error"] = repr(e)[:500]
+    finally:
+        del model, opt
+        gc.collect()
+        torch.cuda.empty_cache()
+    emit("train", **row)
+
+
+def train_runs():
+    tiny = dict(vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2, head_dim=64, tie_word_embeddings=True)
+    train_one("tiny", tiny, 2, 128, False)
+    train_one("tiny", tiny, 2, 128, True)
+    grid = {"llama-3.2-1b": [(1, 2048, False), (4, 2048, False), (8, 2048, False), (2, 4096, False),
+                             (4, 4096, False), (8, 4096, True), (16, 4096, True)],
+            "llama-3.2-3b": [(1, 2048, False), (4, 2048, False), (2, 4096, False), (4, 4096, False),
+                             (8, 4096, True)]}
+    for name, runs in grid.items():
+        for batch, seq, recompute in runs:
+            if left_s() < 25:
+                return
+            train_one(name, TRAIN_MODELS[name], batch, seq, recompute)
+
+
 def smoke():
     tiny = dict(name="tiny", layers=2, hidden=256, heads=4, kv_heads=2, head_dim=64, ffn=512, vocab=1000,
                 qk_norm=True, experts=8, top_k=2, expert_ffn=128)
@@ -343,7 +422,8 @@ if __name__ == "__main__":
          date=time.strftime("%Y-%m-%d"))
     sections = {"smoke": smoke, "ceilings": ceilings, "dense": dense, "moe": moe, "gemm": gemm_curve,
                 "dense_more": dense_more, "moe_more": moe_more, "experts": expert_reads,
-                "mixed": mixed_steps, "gemm_fp8": fp8_gemm_curve, "fp8_70b": fp8_70b}
+                "mixed": mixed_steps, "gemm_fp8": fp8_gemm_curve, "fp8_70b": fp8_70b,
+                "train": train_runs}
     for name in os.environ.get("SECTIONS", "smoke,ceilings,dense,moe,gemm").split(","):
         section(name, sections[name])
     emit("env_after", smi=smi("clocks.sm,clocks.mem,temperature.gpu,power.draw"))
