@@ -31,6 +31,7 @@
 #include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/pricing.hpp" // median()
+#include "rightsize/training.hpp"
 
 namespace rs = rightsize;
 namespace acc = rightsize::bench::accuracy;
@@ -348,6 +349,62 @@ std::string gemm_table(const std::vector<json>& rows, const rs::app::LoadedCatal
   return s;
 }
 
+// Training steps of HF transformers' Llama (FP32 weights, bf16 autocast, fused AdamW, one GPU)
+// against estimate_training for the same run: ZeRO 0, one micro-batch per step, the generic
+// framework, FP32 gradients (FP32 weights and gradients, Adam's two moments and the bf16 weight
+// copies autocast keeps for backward: 18 B per parameter, the estimator's 2 + 4 + 12).
+std::string training_table(const std::vector<json>& rows, const rs::app::LoadedCatalog& catalog) {
+  const rs::Gpu* gpu = rs::io::find_gpu(catalog.catalog, k_gpu);
+  std::string s = "| model | micro-batch × sequence | recompute | allocated: measured | estimator | error | "
+                  "reserved: measured | estimator | error | tokens/s: measured | estimator | error |\n"
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::vector<double> alloc, reserved, speed;
+  for (const json& r : rows) {
+    if (r.at("kind") != "train" || tiny(r) || r.contains("error")) continue;
+    rs::PreparedModel pm;
+    for (const rs::io::Preset& p : rs::io::load_presets(acc::k_models_dir))
+      if (p.id == r.at("model")) pm = rs::prepare_model(p.model, rs::Precision{});
+    rs::TrainingWorkload w;
+    w.seq_len = r.at("seq_len");
+    w.global_batch = w.micro_batch = r.at("batch");
+    w.zero_stage = 0;
+    rs::TrainingLayout l;
+    l.micro_batch = w.micro_batch;
+    l.recompute = r.at("recompute") == "full" ? rs::Recompute::full : rs::Recompute::none;
+    w.recompute = l.recompute;
+    rs::TrainingConfig cfg;
+    cfg.fp32_gradients = true;
+    const rs::TrainingEstimate e = rs::estimate_training(pm, w, *gpu, l, cfg, rs::GpuPrice{});
+    const std::string head = fmt::format("| {} | {} × {} | {} |", r.at("model").get<std::string>(),
+                                         w.micro_batch, w.seq_len, r.at("recompute").get<std::string>());
+    if (r.value("oom", false)) {
+      s +=
+          fmt::format("{} out of memory | {:.1f} GB | {} | | {:.1f} GB of {:.1f} usable | | | | |\n", head,
+                      e.memory_allocated_bytes / 1e9, e.memory.fits ? "says it fits" : "says it does not fit",
+                      e.memory_reserved_bytes / 1e9, e.memory.usable_per_gpu_bytes / 1e9);
+      continue;
+    }
+    const double ma = r.at("peak_allocated_bytes"), mr = r.at("peak_reserved_bytes"),
+                 tps = r.at("tokens_per_s");
+    alloc.push_back(pct(e.memory_allocated_bytes, ma));
+    reserved.push_back(pct(e.memory_reserved_bytes, mr));
+    speed.push_back(pct(e.tokens_per_s, tps));
+    s += fmt::format(
+        "{} {:.1f} GB | {:.1f} GB | {:+.1f} % | {:.1f} GB | {:.1f} GB | {:+.1f} % | {:.0f} | {:.0f} | "
+        "{:+.1f} % |\n",
+        head, ma / 1e9, e.memory_allocated_bytes / 1e9, alloc.back(), mr / 1e9, e.memory_reserved_bytes / 1e9,
+        reserved.back(), tps, e.tokens_per_s, speed.back());
+  }
+  const auto med = [](std::vector<double> v) {
+    for (double& x : v)
+      x = std::fabs(x);
+    return v.empty() ? 0.0 : rs::median(v);
+  };
+  return s + fmt::format(
+                 "\nMedian |error| over {} runs: allocated {:.1f} %, reserved {:.1f} %, tokens/s {:.1f} %.\n",
+                 alloc.size(), med(alloc), med(reserved), med(speed));
+}
+
 std::string ceilings(const std::vector<json>& rows, const rs::app::LoadedCatalog& catalog) {
   const rs::Gpu* gpu = rs::io::find_gpu(catalog.catalog, k_gpu);
   std::string s;
@@ -383,7 +440,9 @@ int main(int argc, char** argv) {
                             weights_table(rows, catalog, mismatches) + "\n" + forward_tables(rows, catalog) +
                             "\n### GEMMs of Llama-3.1-8B, bf16\n\n" + gemm_table(rows, catalog, "gemm") +
                             "\n### GEMMs of Llama-3.1-8B, fp8\n\n" + gemm_table(rows, catalog, "gemm_fp8") +
-                            "\n### Routed experts' grouped GEMMs\n\n" + expert_table(rows, catalog);
+                            "\n### Routed experts' grouped GEMMs\n\n" + expert_table(rows, catalog) +
+                            "\n### Training steps (Hugging Face transformers)\n\n" +
+                            training_table(rows, catalog);
     if (mode != "--check") std::fputs(out.c_str(), stdout);
     const std::string current =
         acc::between_markers(acc::k_root + "/docs/accuracy-first-hand.md",
