@@ -176,7 +176,12 @@ enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd };
 /// only; per_op: torchtitan per-op selective checkpointing (every second matmul recomputed).
 enum class Recompute : std::uint8_t { none, selective, full, per_op };
 /// Whose defaults a training run follows (only the TP-overlap default differs today).
-enum class TrainingFramework : std::uint8_t { generic, megatron, nemo, torchtitan };
+/// Whose defaults a training run follows: generic, Megatron-LM, NeMo, torchtitan, or Hugging Face
+/// transformers (its Trainer's causal-LM loss upcasts the logits to FP32, docs/training.md §1).
+enum class TrainingFramework : std::uint8_t { generic, megatron, nemo, torchtitan, transformers };
+inline constexpr TrainingFramework k_training_frameworks[] = {
+    TrainingFramework::generic, TrainingFramework::megatron, TrainingFramework::nemo,
+    TrainingFramework::torchtitan, TrainingFramework::transformers};
 /// How attention scores are computed: fused (FlashAttention: the s×s scores never reach HBM [FA]) or
 /// materialized (QKᵀ, softmax and dropout as separate kernels, as in Megatron-LM before 2022 [KOR22]).
 enum class AttentionKernel : std::uint8_t { fused, materialized };
@@ -187,6 +192,11 @@ const char* to_string(Recompute value);
 /// "none", "selective", "full", "per_op" (the spec's training.recompute values); nullopt otherwise.
 std::optional<Recompute> parse_recompute(std::string_view text);
 const char* to_string(TrainingFramework value);
+/// The framework `text` names (to_string's spelling); nullopt otherwise. The one parser of the spec,
+/// the validation cases and the training-run CSV.
+std::optional<TrainingFramework> parse_training_framework(std::string_view text);
+/// The names parse_training_framework accepts, in order ("generic", "megatron", ...).
+std::vector<std::string> training_framework_names();
 
 /// Training / fine-tuning workload. Optional fields left unset are chosen by the layout search.
 struct TrainingWorkload {

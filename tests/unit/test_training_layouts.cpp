@@ -339,3 +339,31 @@ TEST_CASE("torchtitan's FP32 loss peak holds 12 B per token and vocabulary entry
   CHECK(titan.memory.activations_bytes - generic.memory.activations_bytes ==
         Approx(16384.0 * 128256.0 * 6.0));
 }
+
+TEST_CASE("Hugging Face transformers' loss holds torchtitan's 12 B per logit [HF-LOSS]", "[core]") {
+  // ForCausalLMLoss upcasts the logits and calls cross_entropy: the same ops as torchtitan.
+  CHECK(loss_bytes_per_logit(TrainingFramework::transformers) == 12.0);
+  // Llama-3.1-8B, one GPU, micro-batch 4 × 2,048 without recompute (a first-hand H200 shape):
+  // 8,192 tokens × 128,256 × (12 − 6) B = 6.30 GB more than the generic framework counts.
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  TrainingLayout l;
+  l.micro_batch = 4;
+  l.recompute = Recompute::none;
+  TrainingWorkload w = pretrain_for_layouts(2048, 4);
+  const auto generic = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
+  w.framework = TrainingFramework::transformers;
+  const auto hf = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
+  CHECK(hf.memory.activations_bytes - generic.memory.activations_bytes == Approx(8192.0 * 128256.0 * 6.0));
+  CHECK((hf.memory.activations_bytes - generic.memory.activations_bytes) / 1e9 ==
+        Approx(6.304).epsilon(1e-3));
+}
+
+TEST_CASE("training frameworks: one parser, to_string's spelling") {
+  for (const TrainingFramework f : k_training_frameworks)
+    CHECK(parse_training_framework(to_string(f)) == f);
+  CHECK(parse_training_framework("transformers") == TrainingFramework::transformers);
+  CHECK_FALSE(parse_training_framework("deepspeed").has_value());
+  CHECK_FALSE(parse_training_framework("").has_value());
+  CHECK(training_framework_names() ==
+        std::vector<std::string>{"generic", "megatron", "nemo", "torchtitan", "transformers"});
+}

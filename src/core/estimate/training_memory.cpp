@@ -118,8 +118,11 @@ double activation_bytes_per_token_layer(const PreparedModel& pm, int tp, bool se
 double loss_bytes_per_logit(TrainingFramework framework) {
   // [LA]: 16-bit logits + FP32 copy = 6 B. torchtitan [TT-LOSS]: cross_entropy(pred.float()) keeps the
   // FP32 log-softmax output (4 B) for backward; its backward holds that plus the incoming and the
-  // outgoing FP32 gradients (4 + 4 B) while every activation is still stored (derived).
-  return framework == TrainingFramework::torchtitan ? 12.0 : 6.0;
+  // outgoing FP32 gradients (4 + 4 B) while every activation is still stored (derived). Hugging Face
+  // transformers [HF-LOSS] runs the same ops: ForCausalLMLoss upcasts the logits (`logits.float()`) and
+  // calls cross_entropy on them, so it holds the same 12 B.
+  return framework == TrainingFramework::torchtitan || framework == TrainingFramework::transformers ? 12.0
+                                                                                                    : 6.0;
 }
 
 double logits_bytes(const PreparedModel& pm, std::int64_t tokens, int tp, bool chunked,

@@ -111,8 +111,22 @@ const char* to_string(TrainingFramework value) {
   case TrainingFramework::megatron: return "megatron";
   case TrainingFramework::nemo: return "nemo";
   case TrainingFramework::torchtitan: return "torchtitan";
+  case TrainingFramework::transformers: return "transformers";
   }
   return "generic";
+}
+
+std::optional<TrainingFramework> parse_training_framework(std::string_view text) {
+  for (const TrainingFramework f : k_training_frameworks)
+    if (text == to_string(f)) return f;
+  return std::nullopt;
+}
+
+std::vector<std::string> training_framework_names() {
+  std::vector<std::string> names;
+  for (const TrainingFramework f : k_training_frameworks)
+    names.emplace_back(to_string(f));
+  return names;
 }
 
 const char* to_string(LoraTargets value) {

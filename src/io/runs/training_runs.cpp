@@ -311,14 +311,15 @@ TrainingRunSpec training_csv_row(const CsvRow& r, const std::string& stem,
         fmt::format("column \"memory_scope\": expected reserved or peak_allocated, got \"{}\"", scope));
   }
   const std::string fw = r.has("framework") ? r.text("framework") : std::string();
-  s.framework = fw == "megatron"     ? TrainingFramework::megatron
-                : fw == "nemo"       ? TrainingFramework::nemo
-                : fw == "torchtitan" ? TrainingFramework::torchtitan
-                                     : TrainingFramework::generic;
-  if (!fw.empty() && fw != "generic" && s.framework == TrainingFramework::generic) {
-    throw fail(
-        fmt::format("column \"framework\": expected generic, megatron, nemo or torchtitan, got \"{}\"", fw));
+  const std::optional<TrainingFramework> framework = parse_training_framework(fw.empty() ? "generic" : fw);
+  if (!framework) {
+    const std::vector<std::string> names = training_framework_names();
+    std::string expected;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    throw fail(fmt::format("column \"framework\": expected {}, got \"{}\"", expected, fw));
   }
+  s.framework = *framework;
   return s;
 }
 

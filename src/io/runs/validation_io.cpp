@@ -161,11 +161,7 @@ void read_training_settings(const JsonReader& r, ValidationCase& c) {
                                       : AttentionKernel::fused;
   }
   if (auto f = t.find("framework")) {
-    const std::string fw = f->as_choice({"generic", "megatron", "nemo", "torchtitan"});
-    c.training_framework = fw == "megatron"     ? TrainingFramework::megatron
-                           : fw == "nemo"       ? TrainingFramework::nemo
-                           : fw == "torchtitan" ? TrainingFramework::torchtitan
-                                                : TrainingFramework::generic;
+    c.training_framework = *parse_training_framework(f->as_choice(training_framework_names()));
   }
 }
 

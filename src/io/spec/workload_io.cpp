@@ -251,11 +251,7 @@ void parse_training(const JsonReader& w, Spec& spec) {
   }
   if (auto v = w.find("cpu_offload")) t.cpu_offload_optimizer = v->as_bool();
   if (auto v = w.find("framework")) {
-    const std::string f = v->as_choice({"generic", "megatron", "nemo", "torchtitan"});
-    t.framework = f == "megatron"     ? TrainingFramework::megatron
-                  : f == "nemo"       ? TrainingFramework::nemo
-                  : f == "torchtitan" ? TrainingFramework::torchtitan
-                                      : TrainingFramework::generic;
+    t.framework = *parse_training_framework(v->as_choice(training_framework_names()));
   }
   if (auto v = w.find("virtual_pipeline_stages"))
     t.virtual_pipeline_stages = static_cast<int>(v->as_int(1, 128));
