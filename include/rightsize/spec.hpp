@@ -175,9 +175,8 @@ enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd };
 /// none: store every activation; selective: Megatron (attention core recomputed); full: layer inputs
 /// only; per_op: torchtitan per-op selective checkpointing (every second matmul recomputed).
 enum class Recompute : std::uint8_t { none, selective, full, per_op };
-/// Whose defaults a training run follows (only the TP-overlap default differs today).
-/// Whose defaults a training run follows: generic, Megatron-LM, NeMo, torchtitan, or Hugging Face
-/// transformers (its Trainer's causal-LM loss upcasts the logits to FP32, docs/training.md §1).
+/// Whose defaults a training run follows: generic, Megatron-LM, NeMo (it overlaps TP communication),
+/// torchtitan or Hugging Face transformers (their losses upcast the logits to FP32, docs/training.md §1).
 enum class TrainingFramework : std::uint8_t { generic, megatron, nemo, torchtitan, transformers };
 inline constexpr TrainingFramework k_training_frameworks[] = {
     TrainingFramework::generic, TrainingFramework::megatron, TrainingFramework::nemo,
