@@ -29,6 +29,7 @@
 #include "core/estimate/inference_detail.hpp"
 #include "io/catalog/catalog_io.hpp"
 #include "io/spec/spec_io.hpp"
+#include "rightsize/calibration.hpp" // signed_error_pct()
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/pricing.hpp" // median()
 #include "rightsize/training.hpp"
@@ -72,15 +73,21 @@ struct Bare {
   rs::detail::Setup s{};
 };
 
-// `precision`: "bf16", or "fp8" (weights and activations fp8 e4m3, KV bf16), as the script ran them.
+// The preset `id` prepared at `precision`: "bf16", or "fp8" (weights and activations fp8 e4m3, KV
+// bf16), as the script ran them. The presets are read once.
+rs::PreparedModel prepared(const std::string& id, const std::string& precision) {
+  static const std::vector<rs::io::Preset> presets = rs::io::load_presets(acc::k_models_dir);
+  rs::Precision p;
+  if (precision == "fp8") p.weights = p.activations = rs::NumberFormat::fp8;
+  for (const rs::io::Preset& preset : presets)
+    if (preset.id == id) return rs::prepare_model(preset.model, p);
+  throw std::runtime_error("no preset " + id);
+}
+
 std::unique_ptr<Bare> bare(const std::string& preset, const std::string& precision,
                            const rs::app::LoadedCatalog& catalog) {
   auto b = std::make_unique<Bare>();
-  rs::Precision p8;
-  if (precision == "fp8") p8.weights = p8.activations = rs::NumberFormat::fp8;
-  for (const rs::io::Preset& p : rs::io::load_presets(acc::k_models_dir))
-    if (p.id == preset) b->pm = rs::prepare_model(p.model, p8);
-  if (b->pm.params.total == 0) throw std::runtime_error("no preset " + preset);
+  b->pm = prepared(preset, precision);
   b->gpu = rs::io::find_gpu(catalog.catalog, k_gpu);
   if (b->gpu == nullptr) throw std::runtime_error("no GPU " + k_gpu + " in the catalog");
   b->engine = rs::engine_for_gpu(catalog.engines.of(rs::EngineKind::vllm), *b->gpu, 1);
@@ -113,10 +120,6 @@ DecodeTerms decode_terms(const Bare& b, double batch, double ctx) {
   const double gemm_s = (batch * b.pm.mm_flops_per_token - expert_flops) / (s.compute_flops_per_s * g.dense) +
                         expert_flops / (s.compute_flops_per_s * g.expert);
   return {t.total_s, std::max(weight_s, gemm_s) + std::max(kv_s, attention_s) + t.routing_s};
-}
-
-double pct(double predicted, double measured) {
-  return (predicted / measured - 1.0) * 100.0;
 }
 
 struct Tally {
@@ -186,8 +189,8 @@ std::string decode_table(const std::vector<json>& rows, const Models& models, Ta
     const DecodeTerms& fixed = models.fixed.at(k);
     const double shipped = p.shipped_s + fixed.shipped_s, phases = p.phases_s + fixed.phases_s;
     Tally& t = b.pm.model.moe.experts > 0 ? moe : dense;
-    t.shipped.push_back(pct(shipped, measured));
-    t.phases.push_back(pct(phases, measured));
+    t.shipped.push_back(rs::signed_error_pct(shipped, measured));
+    t.phases.push_back(rs::signed_error_pct(phases, measured));
     s += fmt::format("| {} | {} | {} | {} | {:.2f} ms | {:.2f} ms | {:+.1f} % | {:.2f} ms | {:+.1f} % |\n",
                      r.at("model").get<std::string>(), r.value("precision", "bf16"), batch, ctx,
                      measured * 1e3, shipped * 1e3, t.shipped.back(), phases * 1e3, t.phases.back());
@@ -206,7 +209,7 @@ std::string prompt_table(const std::vector<json>& rows, const Models& models, Ta
     const double time = graph ? r.at("graph_time_s").get<double>() : r.at("eager_time_s").get<double>();
     const double predicted =
         rs::detail::prefill_time(models.bare.at(k)->s, n, n).total_s + models.fixed.at(k).shipped_s;
-    prompt.shipped.push_back(pct(predicted, time));
+    prompt.shipped.push_back(rs::signed_error_pct(predicted, time));
     prompt.phases.push_back(prompt.shipped.back());
     s += fmt::format("| {} | {} | {} | {:.1f} ms | {} | {:.1f} ms | {:+.1f} % |\n",
                      r.at("model").get<std::string>(), r.value("precision", "bf16"), n, time * 1e3,
@@ -238,7 +241,7 @@ std::string mixed_table(const std::vector<json>& rows, const rs::app::LoadedCata
     const rs::detail::Setup& st = setups[m]->s;
     const double added =
         rs::detail::mixed_prefill_s(st, rs::detail::decode_time(st, batch, ctx), batch, n, batch + n, 0.0);
-    mixed.shipped.push_back(pct(added, with - without));
+    mixed.shipped.push_back(rs::signed_error_pct(added, with - without));
     mixed.phases.push_back(mixed.shipped.back());
     s += fmt::format("| {} | {} | {} | {} | {:.2f} ms | {:.2f} ms | {:.2f} ms | {:.2f} ms | {:+.1f} % |\n", m,
                      batch, ctx, n, without * 1e3, with * 1e3, (with - without) * 1e3, added * 1e3,
@@ -310,7 +313,7 @@ std::string expert_table(const std::vector<json>& rows, const rs::app::LoadedCat
     const auto& last = pts.back();
     s += fmt::format("| {} | {} | 1–{} | {:.2f} TB/s | {:.0f} µs | {:.2f} TB/s | {:+.0f} % |\n", key.first,
                      key.second, most[key], 1.0 / slope / 1e12, fixed * 1e6, last.first / last.second / 1e12,
-                     pct(last.first / shipped_rate, last.second));
+                     rs::signed_error_pct(last.first / shipped_rate, last.second));
   }
   return s;
 }
@@ -362,9 +365,7 @@ std::string training_table(const std::vector<json>& rows, const rs::app::LoadedC
   std::vector<double> alloc, reserved, speed, alloc_generic, reserved_generic;
   for (const json& r : rows) {
     if (r.at("kind") != "train" || tiny(r) || r.contains("error")) continue;
-    rs::PreparedModel pm;
-    for (const rs::io::Preset& p : rs::io::load_presets(acc::k_models_dir))
-      if (p.id == r.at("model")) pm = rs::prepare_model(p.model, rs::Precision{});
+    const rs::PreparedModel pm = prepared(r.at("model"), "bf16");
     rs::TrainingWorkload w;
     w.seq_len = r.at("seq_len");
     w.global_batch = w.micro_batch = r.at("batch");
@@ -389,11 +390,11 @@ std::string training_table(const std::vector<json>& rows, const rs::app::LoadedC
     }
     const double ma = r.at("peak_allocated_bytes"), mr = r.at("peak_reserved_bytes"),
                  tps = r.at("tokens_per_s");
-    alloc.push_back(pct(e.memory_allocated_bytes, ma));
-    alloc_generic.push_back(pct(g.memory_allocated_bytes, ma));
-    reserved_generic.push_back(pct(g.memory_reserved_bytes, mr));
-    reserved.push_back(pct(e.memory_reserved_bytes, mr));
-    speed.push_back(pct(e.tokens_per_s, tps));
+    alloc.push_back(rs::signed_error_pct(e.memory_allocated_bytes, ma));
+    alloc_generic.push_back(rs::signed_error_pct(g.memory_allocated_bytes, ma));
+    reserved_generic.push_back(rs::signed_error_pct(g.memory_reserved_bytes, mr));
+    reserved.push_back(rs::signed_error_pct(e.memory_reserved_bytes, mr));
+    speed.push_back(rs::signed_error_pct(e.tokens_per_s, tps));
     s += fmt::format(
         "{} {:.1f} GB | {:.1f} GB | {:+.1f} % | {:.1f} GB | {:.1f} GB | {:+.1f} % | {:.0f} | {:.0f} | "
         "{:+.1f} % |\n",

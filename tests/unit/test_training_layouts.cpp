@@ -318,6 +318,19 @@ TEST_CASE("materialized attention scores: 5·a·s bytes through HBM and into mem
   CHECK(sel.elementwise_s - sel_fused.elementwise_s == Approx(tokens * 24.0 * 184'320.0 * 4.0 / hbm));
 }
 
+namespace {
+
+// The activation bytes `framework` adds over the generic framework for one Llama-3.1-8B run.
+double activations_over_generic(TrainingFramework framework, const TrainingLayout& l, TrainingWorkload w) {
+  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
+  const auto generic = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
+  w.framework = framework;
+  const auto other = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
+  return other.memory.activations_bytes - generic.memory.activations_bytes;
+}
+
+} // namespace
+
 TEST_CASE("torchtitan's FP32 loss peak holds 12 B per token and vocabulary entry [TT-LOSS]", "[core]") {
   const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
   CHECK(loss_bytes_per_logit(TrainingFramework::generic) == 6.0);
@@ -332,11 +345,7 @@ TEST_CASE("torchtitan's FP32 loss peak holds 12 B per token and vocabulary entry
   l.zero_stage = 3;
   l.micro_batch = 2;
   l.recompute = Recompute::per_op;
-  TrainingWorkload w = pretrain_for_layouts(8192, 16);
-  const auto generic = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
-  w.framework = TrainingFramework::torchtitan;
-  const auto titan = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
-  CHECK(titan.memory.activations_bytes - generic.memory.activations_bytes ==
+  CHECK(activations_over_generic(TrainingFramework::torchtitan, l, pretrain_for_layouts(8192, 16)) ==
         Approx(16384.0 * 128256.0 * 6.0));
 }
 
@@ -345,17 +354,13 @@ TEST_CASE("Hugging Face transformers' loss holds torchtitan's 12 B per logit [HF
   CHECK(loss_bytes_per_logit(TrainingFramework::transformers) == 12.0);
   // Llama-3.1-8B, one GPU, micro-batch 4 × 2,048 without recompute (a first-hand H200 shape):
   // 8,192 tokens × 128,256 × (12 − 6) B = 6.30 GB more than the generic framework counts.
-  const PreparedModel p8 = prepare_model(llama31_8b(), Precision{});
   TrainingLayout l;
   l.micro_batch = 4;
   l.recompute = Recompute::none;
-  TrainingWorkload w = pretrain_for_layouts(2048, 4);
-  const auto generic = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
-  w.framework = TrainingFramework::transformers;
-  const auto hf = estimate_training(p8, w, h100_for_layouts(), l, TrainingConfig{}, 0.0);
-  CHECK(hf.memory.activations_bytes - generic.memory.activations_bytes == Approx(8192.0 * 128256.0 * 6.0));
-  CHECK((hf.memory.activations_bytes - generic.memory.activations_bytes) / 1e9 ==
-        Approx(6.304).epsilon(1e-3));
+  const double more =
+      activations_over_generic(TrainingFramework::transformers, l, pretrain_for_layouts(2048, 4));
+  CHECK(more == Approx(8192.0 * 128256.0 * 6.0));
+  CHECK(more / 1e9 == Approx(6.304).epsilon(1e-3));
 }
 
 TEST_CASE("training frameworks: one parser, to_string's spelling") {
