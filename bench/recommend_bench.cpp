@@ -57,6 +57,11 @@ std::size_t time_use_case(const std::string& root, const std::string& spec_path,
   return candidates;
 }
 
+// Issue 40 ("one restructuring step"), measured the week of 2026-11-23: a training `recommend` over
+// the catalog took 270 ms; inference `recommend` was to stay within 20 ms (its figure then: 20 ms).
+constexpr double k_issue40_training_ms = 270.0;
+constexpr double k_issue40_inference_ms = 20.0;
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -64,6 +69,8 @@ int main(int argc, char** argv) {
   const std::string root = RIGHTSIZE_SOURCE_DIR;
   const std::vector<std::string> examples = {"chat-8b", "chat-70b-fp8", "mixtral-moe", "deepseek-v3",
                                              "impossible-sla"};
+  double slowest_inference_ms = 0.0;
+  double slowest_training_ms = 0.0;
   std::printf("%-16s %10s %12s %14s %15s %14s\n", "example", "candidates", "search ms", "load+search ms",
               "use case ms", "use case cpu");
   for (const auto& name : examples) {
@@ -90,6 +97,7 @@ int main(int argc, char** argv) {
     double use_case_ms = 0.0;
     double use_case_cpu_ms = 0.0;
     time_use_case(root, spec_path, iterations, use_case_ms, use_case_cpu_ms);
+    slowest_inference_ms = std::max(slowest_inference_ms, use_case_ms);
     std::printf("%-16s %10zu %12.3f %14.3f %15.3f %14.3f\n", name.c_str(), candidates,
                 search_s / iterations * 1e3, total_s / iterations * 1e3, use_case_ms, use_case_cpu_ms);
   }
@@ -103,6 +111,12 @@ int main(int argc, char** argv) {
     double cpu_ms = 0.0;
     const std::size_t candidates = time_use_case(root, spec_path, training_iterations, wall_ms, cpu_ms);
     std::printf("%-16s %10zu %15.3f %14.3f\n", name, candidates, wall_ms, cpu_ms);
+    slowest_training_ms = std::max(slowest_training_ms, wall_ms);
   }
+  // Issue 40's figures, measured on a quiet 2-core VM before the hot paths were rebuilt.
+  std::printf("\nslowest use case, before (issue 40) -> this run (target):\n"
+              "  inference recommend  %6.1f ms -> %6.1f ms (<= 20 ms)\n"
+              "  training recommend   %6.1f ms -> %6.1f ms (<= 50 ms)\n",
+              k_issue40_inference_ms, slowest_inference_ms, k_issue40_training_ms, slowest_training_ms);
   return 0;
 }
