@@ -24,6 +24,7 @@
 #include "io/runs/validation_io.hpp"
 #include "reach_bands.hpp"
 #include "rightsize/calibration.hpp"
+#include "sequence_layer_fit.hpp"
 #include "serving_score.hpp"
 
 namespace {
@@ -81,7 +82,7 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
   return failures == 0 ? 0 : 1;
 }
 
-// The AMD serving cases (tests/validation/amd-serving.json), never fitted, as the CLI predicts them
+// The AMD serving cases (tests/validation/amd-serving.json) as the CLI predicts them
 // under `cal`; and their gates: median abs. error per figure kind (amd_<kind>).
 bench::HeldOutScore score_amd_cases(const std::vector<ValidationCase>& amd, const Calibration& cal) {
   return bench::score_held_out(amd, calibrated_catalog(cal));
@@ -202,13 +203,14 @@ struct ReportParts {
   const std::vector<AblationRow>& ablated;
   const bench::HeldOutScore& amd_score;
   const bench::HeldOutScore& open_loop_score;
+  const std::vector<bench::SequenceLayerFit>& sequence_fits;
 };
 
 // docs/accuracy.md: the cases, the serving rows in sample and grouped, the ablation, the held-out
 // AMD and open-loop sets.
 std::string accuracy_markdown(const ReportParts& r) {
-  const auto& [results, cal, serving, loo, grouped, gpus, fits, shipped, ablated, amd_score,
-               open_loop_score] = r;
+  const auto& [results, cal, serving, loo, grouped, gpus, fits, shipped, ablated, amd_score, open_loop_score,
+               sequence_fits] = r;
   const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
   const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
   return report_markdown(results, cal, method, discussion, grouped_summary_markdown(serving, loo, grouped)) +
@@ -219,10 +221,18 @@ std::string accuracy_markdown(const ReportParts& r) {
          grouped_markdown(serving, grouped, gpus, ablation_markdown(shipped, ablated), fits.copies()) +
          "\n## AMD serving cases, held out (never fitted)\n\n"
          "The published AMD runs of `tests/validation/amd-serving.json` (sources and conversions in "
-         "`amd-serving.md`): no factor, band or constant is fitted to them. Each is predicted as the CLI "
-         "predicts it: the shipped calibration, the engine profile its framework names (vLLM's for "
+         "`amd-serving.md`): no factor or band is fitted to them, and one value is: the per-sequence "
+         "decode time of MI300X, fitted to its static-batch end-to-end cases (the table \"Per-sequence "
+         "decode time\" below, with its grouped folds), which are in sample here. Each is predicted as "
+         "the CLI predicts it: the shipped calibration, the engine profile its framework names (vLLM's for "
          "ATOM, which has none), the GPU's band with its reach. Gated as `amd_<kind>` (median abs.).\n\n" +
          bench::held_out_markdown(amd_score) +
+         "\n### Per-sequence decode time\n\nThe GPU time a decode step spends per sequence per layer on a "
+         "tensor-parallel replica beyond its bytes, FLOPs and collectives (t_seq, methodology §3 "
+         "\"per-sequence time\"), fitted per GPU to the published static-batch end-to-end runs "
+         "(least squares of the relative error; `bench/sequence_layer_fit.hpp`). Each fold's cases are "
+         "predicted with the t_seq fitted without them.\n\n" +
+         bench::sequence_layer_markdown(sequence_fits) +
          "\n### Per vendor and GPU generation\n\nTTFT and TPOT where each generation was measured: "
          "NVIDIA's serving rows with their GPU left out of every fit, AMD's cases never fitted.\n\n" +
          vendor_markdown(grouped[1].results, gpus, amd_score) +
@@ -286,7 +296,8 @@ int run(const std::vector<std::string>& args) {
   }
   const std::vector<ValidationCase> cases =
       io::load_validation_cases(k_root + "/tests/validation/cases.json");
-  // Scored held out, never fitted (issue 45): amd-serving.md says where each comes from.
+  // Scored held out (issue 45); the static-batch cases also fit the per-sequence decode time
+  // (bench/sequence_layer_fit.hpp). amd-serving.md says where each comes from.
   const std::vector<ValidationCase> amd =
       io::load_validation_cases(k_root + "/tests/validation/amd-serving.json");
   // MLPerf Server percentiles of runs whose means are cases above: scored held out (open-loop.md).
@@ -325,6 +336,10 @@ int run(const std::vector<std::string>& args) {
   for (Ablation& a : component_ablations())
     ablations.push_back(std::move(a));
   const std::vector<AblationRow> ablated = ablation_rows(ablations, fits, serving, shipped, points);
+  // The per-sequence decode time of the GPUs with published static-batch runs (methodology §3).
+  const std::vector<bench::SequenceLayerFit> sequence_fits = bench::fit_sequence_layers(amd, cal);
+  for (const bench::SequenceLayerFit& f : sequence_fits)
+    cal = bench::with_sequence_layer(cal, f.gpu_id, f.fitted_s, f.ids);
   const bench::HeldOutScore amd_score = score_amd_cases(amd, cal);
   const bench::HeldOutScore open_loop_score = score_amd_cases(open_loop, cal);
   std::fputs(case_table(results).c_str(), stdout);
@@ -332,7 +347,7 @@ int run(const std::vector<std::string>& args) {
   std::fputs(("\n" + bench::factor_table(cal)).c_str(), stdout);
   io::write_text_file(k_root + "/docs/accuracy.md",
                       accuracy_markdown({results, cal, serving, loo, grouped, gpus, fits, shipped, ablated,
-                                         amd_score, open_loop_score}));
+                                         amd_score, open_loop_score, sequence_fits}));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
   if (write_baseline) write_baseline_file(results, serving, grouped, amd_score, open_loop_score);
   return 0;

@@ -1,7 +1,8 @@
-// Validation cases scored held out: never fitted, each predicted as the CLI predicts it (the
-// shipped calibrated catalog, the engine profile the case's framework names, the GPU's bands with
-// its reach), and tabled per GPU and figure kind with median abs. and signed error, within 25 %
-// and band coverage (issue 45 item 4: the AMD serving cases, tests/validation/amd-serving.md).
+// Validation cases scored held out: no factor or band is fitted to them (AMD's static-batch cases fit
+// one value, bench/sequence_layer_fit.hpp), each predicted as the CLI predicts it (the shipped calibrated
+// catalog, the engine profile the case's framework names, the GPU's bands with its reach), and tabled per GPU
+// and figure kind with median abs. and signed error, within 25 % and band coverage (issue 45 item 4: the AMD
+// serving cases, tests/validation/amd-serving.md).
 #pragma once
 
 #include <algorithm>

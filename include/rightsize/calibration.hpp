@@ -118,13 +118,13 @@ struct FittedEfficiency {
   std::string gpu_id; ///< "*" for the cross-GPU (pooled) fit
   GpuEfficiency efficiency;
   std::vector<std::string> decode_cases, prefill_cases, training_cases, communication_cases,
-      expert_read_cases, layer_overhead_cases;
+      expert_read_cases, layer_overhead_cases, sequence_layer_cases;
   /// The scored UNet image cases efficiency.unet_gemm_fraction was fitted to (the "*" entry only;
   /// one fraction for every GPU, methodology §3.7 "UNet rate"); empty = not fitted (1.0).
   std::vector<std::string> unet_cases;
   std::string decode_source = "default", prefill_source = "default", training_source = "default",
               communication_source = "default", expert_read_source = "default",
-              layer_overhead_source = "default";
+              layer_overhead_source = "default", sequence_layer_source = "default";
 };
 
 /// Error band of one figure kind on one GPU ("*" = all GPUs): ratio measured / predicted.

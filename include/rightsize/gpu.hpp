@@ -31,6 +31,11 @@ struct GpuEfficiency {
   /// multiple of the engine profile's on this GPU (> 0): fitted by `rightsize calibrate` only, to
   /// the user's runs whose TPOT it moves (docs/calibration.md); 1 = the profile's.
   double layer_overhead = 1.0;
+  /// GPU time a decode step spends per sequence per layer beyond its bytes, FLOPs and collectives
+  /// on a tensor-parallel replica (TP ≥ 2; methodology §3 "per-sequence time"), in seconds: fitted per
+  /// GPU to published static-batch runs by bench/accuracy_report (data/calibration.json) and given to
+  /// GPUs of the same architecture that have none; 0 = none.
+  double decode_sequence_layer_s = 0.0;
   std::string provenance; ///< where the factors come from ("methodology §4.5 defaults, ...")
   /// Where expert_read comes from ("expert reads fitted (...)", "... extrapolated from Hopper
   /// siblings"); empty = the dense rate. Said only for models with routed experts.

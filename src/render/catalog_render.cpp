@@ -68,7 +68,11 @@ Table field_table(const Gpu& gpu) {
       fmt::format("prefill {}, decode {}, training MFU {}, communication {}, MoE expert reads {}",
                   format_number(e.prefill_compute, 3), format_number(e.decode_bandwidth, 3),
                   format_number(e.training_mfu, 3), format_number(e.communication, 3),
-                  format_number(e.expert_read, 2)),
+                  format_number(e.expert_read, 2)) +
+          (e.decode_sequence_layer_s > 0.0
+               ? fmt::format(", per-sequence decode time {} µs per layer at TP ≥ 2",
+                             format_number(e.decode_sequence_layer_s * 1e6, 3))
+               : std::string()),
   });
   table.add_row({"efficiency provenance", e.provenance_with_expert_reads()});
   table.add_row({"purchase estimate",
@@ -244,6 +248,7 @@ nlohmann::json show_json(const LoadedCatalog& loaded, const app::GpuSheet& sheet
                      {"training_mfu", json_number(e.training_mfu)},
                      {"communication", json_number(e.communication)},
                      {"expert_read", json_number(e.expert_read)},
+                     {"decode_sequence_layer_s", json_number(e.decode_sequence_layer_s)},
                      {"provenance", e.provenance_with_expert_reads()}};
   g["prices"] = quotes_json(gpu, sheet);
   g["purchase_usd"] = optional(gpu.purchase_usd);

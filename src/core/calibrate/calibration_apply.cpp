@@ -71,6 +71,39 @@ std::map<std::string, FactorLows> measured_lows(const std::vector<Gpu>& gpus, co
   return family_low;
 }
 
+// The per-sequence decode time (GpuEfficiency::decode_sequence_layer_s, methodology §3
+// "per-sequence time"): a GPU's own fit, else the largest fitted on a GPU of the same architecture
+// (never faster than a measured GPU of the same silicon; not across generations of a family).
+void apply_sequence_layer(const std::vector<FittedEfficiency>& fits, std::vector<Gpu>& gpus) {
+  const auto fit_of = [&](const std::string& id) -> const FittedEfficiency* {
+    for (const auto& f : fits)
+      if (f.gpu_id == id) return &f;
+    return nullptr;
+  };
+  std::map<std::string, double> by_architecture;
+  for (const Gpu& gpu : gpus) {
+    const FittedEfficiency* f = fit_of(gpu.id);
+    if (f == nullptr || !measured(f->sequence_layer_source)) continue;
+    double& most = by_architecture[gpu.architecture];
+    most = std::max(most, f->efficiency.decode_sequence_layer_s);
+  }
+  for (Gpu& gpu : gpus) {
+    if (gpu.efficiency.entry_measured) continue;
+    const FittedEfficiency* own = fit_of(gpu.id);
+    if (own != nullptr && measured(own->sequence_layer_source)) {
+      gpu.efficiency.decode_sequence_layer_s = own->efficiency.decode_sequence_layer_s;
+      gpu.efficiency.provenance += "; per-sequence decode time fitted (" +
+                                   std::to_string(own->sequence_layer_cases.size()) + " cases)";
+      continue;
+    }
+    const auto it = by_architecture.find(gpu.architecture);
+    if (it == by_architecture.end()) continue;
+    gpu.efficiency.decode_sequence_layer_s = std::max(gpu.efficiency.decode_sequence_layer_s, it->second);
+    gpu.efficiency.provenance +=
+        "; per-sequence decode time extrapolated from " + gpu.architecture + " siblings";
+  }
+}
+
 } // namespace
 
 void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
@@ -136,6 +169,7 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
     text.pop_back();
     gpu.efficiency.provenance = text;
   }
+  apply_sequence_layer(calibration.gpus, gpus);
   // The UNet rate is one fraction of each GPU's own η_f, so every GPU, measured entries included,
   // takes the pooled one (methodology §3.7 "UNet rate").
   if (pooled != nullptr) {

@@ -50,6 +50,15 @@ double layer_overhead_s(const Setup& s) {
                                              indexed_layers * s.engine->indexer_layer_overhead_s);
 }
 
+// The per-sequence time of a decode step on a tensor-parallel replica: bm·L·t_seq, each GPU column
+// passing its bm sequences through all L layers (methodology §3, "per-sequence time"). t_seq is the
+// GPU's fitted decode_sequence_layer_s, 0 on a replica of one GPU per stage (TP 1), where the
+// published runs do not show it.
+double sequence_layer_s(const Setup& s, double bm) {
+  if (!s.decoder || s.t <= 1.0) return 0.0;
+  return bm * d(s.m->layers) * s.gpu->efficiency.decode_sequence_layer_s;
+}
+
 // Extra fixed time of a forward pass that carries prompt tokens: engines capture CUDA graphs for
 // decode-only batches [VLLM-GRAPH][SGL-SRC][TRT-PCG], so the small kernels of a prefill step are
 // launched one by one from the CPU: L·t_pf + L_moe·E·t_pf,e, the MoE part per routed expert (every
@@ -273,7 +282,7 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   r.routing_s = q * bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = tp_comm_s(s, q * bm) + pp_comm_s(s, q * bm);
   r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + layer_overhead_s(s) +
-              s.engine->step_overhead_s;
+              s.engine->step_overhead_s + sequence_layer_s(s, bm);
   if (!speculative) return r;
   const PhaseTime draft = draft_time(s, bm, mean_context);
   const double per_token = 1.0 / s.speculative->tokens_per_step();

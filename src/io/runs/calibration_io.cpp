@@ -17,6 +17,13 @@ double rounded_for_json(double v) {
   return std::round(v * 1e4) / 1e4;
 }
 
+// A small time in seconds to 4 significant digits (rounded_for_json would round microseconds away).
+double significant_for_json(double v) {
+  if (v == 0.0) return 0.0;
+  const double scale = std::pow(10.0, 3.0 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
+}
+
 } // namespace
 
 std::string calibration_to_json(const Calibration& cal) {
@@ -46,6 +53,12 @@ std::string calibration_to_json(const Calibration& cal) {
       g["efficiency"]["expert_read"] = rounded_for_json(f.efficiency.expert_read);
       g["source"]["expert_read"] = f.expert_read_source;
       g["fitted_to"]["expert_read"] = f.expert_read_cases;
+    }
+    // The per-sequence decode time only where published static-batch runs fitted one (methodology §3).
+    if (f.sequence_layer_source != "default") {
+      g["efficiency"]["decode_sequence_layer_s"] = significant_for_json(f.efficiency.decode_sequence_layer_s);
+      g["source"]["decode_sequence_layer_s"] = f.sequence_layer_source;
+      g["fitted_to"]["decode_sequence_layer_s"] = f.sequence_layer_cases;
     }
     // One UNet rate for every GPU, on the pooled entry only (methodology §3.7 "UNet rate").
     if (!f.unet_cases.empty()) {
@@ -161,12 +174,15 @@ Calibration load_calibration(const std::string& path) {
     f.efficiency.communication = e.at("communication").as_positive(1.0);
     if (auto u = e.find("unet_gemm_fraction")) f.efficiency.unet_gemm_fraction = u->as_positive(1.0);
     if (auto x = e.find("expert_read")) f.efficiency.expert_read = x->as_positive(1.0);
+    if (auto x = e.find("decode_sequence_layer_s"))
+      f.efficiency.decode_sequence_layer_s = x->as_number(0.0, 1e-3);
     if (auto src = g.find("source")) {
       f.decode_source = src->at("decode_bandwidth").as_string();
       f.prefill_source = src->at("prefill_compute").as_string();
       f.training_source = src->at("training_mfu").as_string();
       f.communication_source = src->at("communication").as_string();
       if (auto x = src->find("expert_read")) f.expert_read_source = x->as_string();
+      if (auto x = src->find("decode_sequence_layer_s")) f.sequence_layer_source = x->as_string();
     }
     if (auto fitted = g.find("fitted_to")) {
       auto ids = [](const JsonReader& list) {
@@ -181,6 +197,7 @@ Calibration load_calibration(const std::string& path) {
       f.communication_cases = ids(fitted->at("communication"));
       if (auto u = fitted->find("unet_gemm_fraction")) f.unet_cases = ids(*u);
       if (auto x = fitted->find("expert_read")) f.expert_read_cases = ids(*x);
+      if (auto x = fitted->find("decode_sequence_layer_s")) f.sequence_layer_cases = ids(*x);
     }
     cal.gpus.push_back(f);
   }
