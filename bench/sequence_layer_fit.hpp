@@ -24,7 +24,7 @@ namespace rightsize::bench {
 /// One fit case: measured, predicted at t_seq = 0, and the prediction's slope in t_seq (s per s).
 struct SequenceLayerCase {
   double measured = 0.0, at_zero = 0.0, slope = 0.0;
-  std::string model, build; ///< the fold groups: model name, engine build (framework's first two words)
+  std::string model, build; ///< the fold groups: model name, engine build (the framework up to " (")
 };
 
 /// Median abs. error and share within 25 % of a set of cases at one t_seq.
@@ -121,7 +121,7 @@ sequence_layer_cases(const std::vector<ValidationCase>& cases, const Calibration
     for (std::size_t i = 0; i < zero.results.size(); ++i) {
       const ValidationCase& c = *zero.results[i].c;
       if (c.gpu_id != gpu) continue;
-      const std::string build = c.framework.substr(0, c.framework.find(' ', c.framework.find(' ') + 1));
+      const std::string build = c.framework.substr(0, c.framework.find(" ("));
       out[gpu].push_back(
           {c.measured, zero.results[i].predicted.value,
            (probe.results[i].predicted.value - zero.results[i].predicted.value) / k_sequence_layer_probe_s,
