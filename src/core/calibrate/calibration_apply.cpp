@@ -21,6 +21,13 @@ bool measured(const std::string& source) {
   return source == "fitted" || source == "serving";
 }
 
+// The calibration's entry for a GPU id, or none.
+const FittedEfficiency* fit_for(const std::vector<FittedEfficiency>& fits, const std::string& id) {
+  for (const auto& f : fits)
+    if (f.gpu_id == id) return &f;
+  return nullptr;
+}
+
 struct FactorView {
   double GpuEfficiency::*field;
   std::string FittedEfficiency::*source;
@@ -75,11 +82,7 @@ std::map<std::string, FactorLows> measured_lows(const std::vector<Gpu>& gpus, co
 // "per-sequence time"): a GPU's own fit, else the largest fitted on a GPU of the same architecture
 // (never faster than a measured GPU of the same silicon; not across generations of a family).
 void apply_sequence_layer(const std::vector<FittedEfficiency>& fits, std::vector<Gpu>& gpus) {
-  const auto fit_of = [&](const std::string& id) -> const FittedEfficiency* {
-    for (const auto& f : fits)
-      if (f.gpu_id == id) return &f;
-    return nullptr;
-  };
+  const auto fit_of = [&](const std::string& id) { return fit_for(fits, id); };
   std::map<std::string, double> by_architecture;
   for (const Gpu& gpu : gpus) {
     const FittedEfficiency* f = fit_of(gpu.id);
@@ -110,11 +113,7 @@ void apply_calibration(const Calibration& calibration, std::vector<Gpu>& gpus) {
   const FittedEfficiency* pooled = nullptr;
   for (const auto& f : calibration.gpus)
     if (f.gpu_id == "*") pooled = &f;
-  const auto fit_of = [&](const std::string& id) -> const FittedEfficiency* {
-    for (const auto& f : calibration.gpus)
-      if (f.gpu_id == id) return &f;
-    return nullptr;
-  };
+  const auto fit_of = [&](const std::string& id) { return fit_for(calibration.gpus, id); };
   FactorLows any_low = unmeasured_lows();
   const std::map<std::string, FactorLows> family_low = measured_lows(gpus, fit_of, any_low);
   for (Gpu& gpu : gpus) {

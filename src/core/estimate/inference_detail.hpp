@@ -131,6 +131,8 @@ inline double draft_kv_shards(const DraftModel& draft, double tp) {
 }
 /// Fixed GPU time of a forward pass: L·t_layer + L_moe·t_moe (inference_phases.cpp).
 double layer_overhead_s(const Setup& s);
+/// Per-sequence time of a decode step of bm sequences per micro-batch: bm·L·t_seq at TP ≥ 2
+/// (inference_phases.cpp).
 double sequence_layer_s(const Setup& s, double bm);
 /// Extra fixed time of a forward pass that carries prompt tokens (inference_phases.cpp).
 double eager_prefill_overhead_s(const Setup& s);
