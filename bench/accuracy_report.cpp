@@ -219,7 +219,7 @@ std::string accuracy_markdown(const ReportParts& r) {
          "and bands fitted without that pair.\n\n" +
          serving_markdown(loo) + "\n## Grouped cross-validation of the serving rows\n\n" +
          grouped_markdown(serving, grouped, gpus, ablation_markdown(shipped, ablated), fits.copies()) +
-         "\n## AMD serving cases, held out (never fitted)\n\n"
+         "\n## AMD serving cases, held out\n\n"
          "The published AMD runs of `tests/validation/amd-serving.json` (sources and conversions in "
          "`amd-serving.md`): no factor or band is fitted to them, and one value is: the per-sequence "
          "decode time of MI300X, fitted to its static-batch end-to-end cases (the table \"Per-sequence "
