@@ -1,6 +1,6 @@
 // The per-sequence decode time (GpuEfficiency::decode_sequence_layer_s, methodology §3
 // "per-sequence time"): what it adds to a decode step, hand-computed; where the calibration puts it;
-// and that it survives data/calibration.json.
+// that it survives data/calibration.json; and the closed-form fit of the accuracy report.
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -12,6 +12,7 @@
 #include "fixtures.hpp"
 #include "io/runs/validation_io.hpp"
 #include "rightsize/calibration.hpp"
+#include "sequence_layer_fit.hpp"
 
 using namespace rightsize;
 
@@ -102,4 +103,21 @@ TEST_CASE("a fitted per-sequence time round-trips through calibration.json; unfi
   CHECK(back.gpus[1].efficiency.decode_sequence_layer_s == 0.0);
   CHECK(back.gpus[1].sequence_layer_source == "default");
   CHECK(back.gpus[1].sequence_layer_cases.empty());
+}
+
+TEST_CASE("the per-sequence fit: least squares of the relative error, worked by hand", "[bench]") {
+  // Two cases, predicted 8 s and 15 s at t_seq = 0, measured 10 s and 20 s, slopes 2e6 and 4e6 s per
+  // s of t_seq: t = Σ s(m − p0)/m² / Σ s²/m² = (2e6·2/100 + 4e6·5/400) / (4e12/100 + 16e12/400)
+  // = 9e4 / 8e10 = 1.125 µs, which leaves them at +2.5 % and −2.5 %.
+  const bench::SequenceLayerCase a{10.0, 8.0, 2e6, "m1", "b1"};
+  const bench::SequenceLayerCase b{20.0, 15.0, 4e6, "m2", "b1"};
+  CHECK(bench::fit_sequence_layer_s({&a, &b}) == Approx(1.125e-6));
+  const bench::SequenceLayerFigures at_zero = bench::sequence_layer_figures({&a, &b}, 0.0);
+  CHECK(at_zero.median_ape_pct == Approx(22.5)); // 20 % and 25 %
+  CHECK(at_zero.within_25_pct == Approx(100.0));
+  const bench::SequenceLayerFigures fitted = bench::sequence_layer_figures({&a, &b}, 1.125e-6);
+  CHECK(fitted.median_ape_pct == Approx(2.5));
+  // Cases already predicted too slow would want a negative time: the fit stops at 0.
+  const bench::SequenceLayerCase slow{10.0, 12.0, 2e6, "m1", "b1"};
+  CHECK(bench::fit_sequence_layer_s({&slow}) == 0.0);
 }
