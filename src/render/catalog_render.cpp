@@ -68,12 +68,11 @@ Table field_table(const Gpu& gpu) {
       fmt::format("prefill {}, decode {}, training MFU {}, communication {}, MoE expert reads {}",
                   format_number(e.prefill_compute, 3), format_number(e.decode_bandwidth, 3),
                   format_number(e.training_mfu, 3), format_number(e.communication, 3),
-                  format_number(e.expert_read, 2)) +
-          (e.decode_sequence_layer_s > 0.0
-               ? fmt::format(", per-sequence decode time {} µs per layer at TP ≥ 2",
-                             format_number(e.decode_sequence_layer_s * 1e6, 3))
-               : std::string()),
+                  format_number(e.expert_read, 2)),
   });
+  if (e.decode_sequence_layer_s > 0.0)
+    table.add_row({"per-sequence decode", fmt::format("{} µs per sequence per layer at TP ≥ 2",
+                                                      format_number(e.decode_sequence_layer_s * 1e6, 3))});
   table.add_row({"efficiency provenance", e.provenance_with_expert_reads()});
   table.add_row({"purchase estimate",
                  gpu.purchase_usd > 0.0 ? fmt::format("{} USD per GPU [{}]",
