@@ -18,6 +18,7 @@
 #include "accuracy/cv.hpp"
 #include "held_out_cases.hpp"
 #include "rightsize/calibration.hpp"
+#include "rightsize/serving_validation.hpp"
 
 namespace rightsize::bench {
 
@@ -27,24 +28,19 @@ struct SequenceLayerCase {
   std::string model, build; ///< the fold groups: model name, engine build (the framework up to " (")
 };
 
-/// Median abs. error and share within 25 % of a set of cases at one t_seq.
-struct SequenceLayerFigures {
-  double median_ape_pct = 0.0, within_25_pct = 0.0;
-};
-
 /// One grouped fold: the group held out, the t_seq fitted without it and its cases' figures.
 struct SequenceLayerFold {
   std::string fold, group;
   std::size_t cases = 0;
   double fitted_s = 0.0;
-  SequenceLayerFigures before, after;
+  ServingErrorSummary before, after;
 };
 
 struct SequenceLayerFit {
   std::string gpu_id;
   double fitted_s = 0.0; ///< over every case of the GPU
   std::vector<std::string> ids;
-  SequenceLayerFigures before, after; ///< in sample
+  ServingErrorSummary before, after; ///< in sample
   /// Largest gap between the linear form the figures use and the CLI's prediction at fitted_s (%).
   double linear_gap_pct = 0.0;
   std::vector<SequenceLayerFold> folds;
@@ -69,21 +65,16 @@ inline double fit_sequence_layer_s(const std::vector<const SequenceLayerCase*>& 
   return den > 0.0 ? std::max(0.0, num / den) : 0.0;
 }
 
-inline SequenceLayerFigures sequence_layer_figures(const std::vector<const SequenceLayerCase*>& cases,
-                                                   double t_s) {
-  std::vector<double> ape;
-  ape.reserve(cases.size());
-  for (const SequenceLayerCase* k : cases)
-    ape.push_back(std::fabs(k->at_zero + k->slope * t_s - k->measured) / k->measured * 100.0);
-  SequenceLayerFigures f;
-  if (ape.empty()) return f;
-  std::sort(ape.begin(), ape.end());
-  const std::size_t n = ape.size();
-  f.median_ape_pct = n % 2 == 1 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
-  f.within_25_pct =
-      100.0 * static_cast<double>(std::count_if(ape.begin(), ape.end(), [](double e) { return e <= 25.0; })) /
-      static_cast<double>(n);
-  return f;
+/// Median abs. error and share within 25 % of `cases` at one t_seq (summarize_figures; no band).
+inline ServingErrorSummary sequence_layer_figures(const std::vector<const SequenceLayerCase*>& cases,
+                                                  double t_s) {
+  std::vector<ScoredFigure> figures;
+  figures.reserve(cases.size());
+  for (const SequenceLayerCase* k : cases) {
+    const double predicted = k->at_zero + k->slope * t_s;
+    figures.push_back({k->measured, predicted, predicted, predicted});
+  }
+  return summarize_figures("", figures);
 }
 
 /// `cal` with `gpu_id`'s t_seq set to `t_s` as a fitted value.

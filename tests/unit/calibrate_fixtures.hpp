@@ -2,11 +2,13 @@
 // Shared by the calibrate tests: the shipped presets, the files of tests/calibrate/, and synthetic
 // runs whose "measurements" are the estimator's own predictions at known factors.
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "engine_fixtures.hpp"
 #include "fixtures.hpp"
+#include "io/runs/validation_io.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/stack_calibration.hpp"
@@ -20,6 +22,16 @@ inline const std::vector<io::Preset>& shipped_presets() {
 
 inline std::string calibrate_fixture(const char* name) {
   return std::string(RIGHTSIZE_TEST_DATA_DIR) + "/calibrate/" + name;
+}
+
+/// `json` (io::calibration_to_json's text) read back as data/calibration.json is read, through the
+/// file `name` in the temporary directory, which is removed again.
+inline Calibration calibration_round_trip(const std::string& json, const char* name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  io::write_text_file(path, json);
+  Calibration back = io::load_calibration(path);
+  std::filesystem::remove(path);
+  return back;
 }
 
 /// A vLLM run of Llama 3.1 8B on the H100 fixture at tp = 1, measured at efficiency `truth`, its

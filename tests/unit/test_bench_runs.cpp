@@ -389,10 +389,8 @@ TEST_CASE("the pooled UNet fraction and its cases round-trip through calibration
   own.gpu_id = "H100-SXM";
   own.efficiency.unet_gemm_fraction = 0.61234;
   cal.gpus = {pooled, own};
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "rightsize_test_calibration.json").string();
-  io::write_text_file(path, io::calibration_to_json(cal));
-  const Calibration back = io::load_calibration(path);
+  const Calibration back =
+      test::calibration_round_trip(io::calibration_to_json(cal), "rightsize_test_calibration.json");
   REQUIRE(back.gpus.size() == 2);
   CHECK(back.gpus[0].efficiency.unet_gemm_fraction == Approx(0.6123));
   CHECK(back.gpus[0].unet_cases == std::vector<std::string>{"u1", "u2"});
@@ -409,11 +407,7 @@ TEST_CASE("a fitted expert-read fraction round-trips through calibration.json; u
   cal.gpus = {h200, a100};
   const std::string json = io::calibration_to_json(cal);
   CHECK(json.find("\"expert_read\": 0.6") != std::string::npos);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "rightsize_test_calibration_experts.json").string();
-  io::write_text_file(path, json);
-  const Calibration back = io::load_calibration(path);
-  std::filesystem::remove(path);
+  const Calibration back = test::calibration_round_trip(json, "rightsize_test_calibration_experts.json");
   REQUIRE(back.gpus.size() == 2);
   CHECK(back.gpus[0].efficiency.expert_read == Approx(0.6));
   CHECK(back.gpus[0].expert_read_source == "serving");

@@ -1,13 +1,13 @@
 // The per-sequence decode time (GpuEfficiency::decode_sequence_layer_s, methodology §3
 // "per-sequence time"): what it adds to a decode step, hand-computed; where the calibration puts it;
 // that it survives data/calibration.json; and the closed-form fit of the accuracy report.
-#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "calibrate_fixtures.hpp"
 #include "core/estimate/inference_detail.hpp"
 #include "fixtures.hpp"
 #include "io/runs/validation_io.hpp"
@@ -91,11 +91,7 @@ TEST_CASE("a fitted per-sequence time round-trips through calibration.json; unfi
   cal.gpus = {mi300x, h100};
   const std::string json = io::calibration_to_json(cal);
   CHECK(json.find("\"decode_sequence_layer_s\": 1.248e-06") != std::string::npos); // 4 significant digits
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "rightsize_test_calibration_sequence.json").string();
-  io::write_text_file(path, json);
-  const Calibration back = io::load_calibration(path);
-  std::filesystem::remove(path);
+  const Calibration back = test::calibration_round_trip(json, "rightsize_test_calibration_sequence.json");
   REQUIRE(back.gpus.size() == 2);
   CHECK(back.gpus[0].efficiency.decode_sequence_layer_s == Approx(1.248e-6));
   CHECK(back.gpus[0].sequence_layer_source == "fitted");
@@ -112,10 +108,10 @@ TEST_CASE("the per-sequence fit: least squares of the relative error, worked by 
   const bench::SequenceLayerCase a{10.0, 8.0, 2e6, "m1", "b1"};
   const bench::SequenceLayerCase b{20.0, 15.0, 4e6, "m2", "b1"};
   CHECK(bench::fit_sequence_layer_s({&a, &b}) == Approx(1.125e-6));
-  const bench::SequenceLayerFigures at_zero = bench::sequence_layer_figures({&a, &b}, 0.0);
+  const ServingErrorSummary at_zero = bench::sequence_layer_figures({&a, &b}, 0.0);
   CHECK(at_zero.median_ape_pct == Approx(22.5)); // 20 % and 25 %
   CHECK(at_zero.within_25_pct == Approx(100.0));
-  const bench::SequenceLayerFigures fitted = bench::sequence_layer_figures({&a, &b}, 1.125e-6);
+  const ServingErrorSummary fitted = bench::sequence_layer_figures({&a, &b}, 1.125e-6);
   CHECK(fitted.median_ape_pct == Approx(2.5));
   // Cases already predicted too slow would want a negative time: the fit stops at 0.
   const bench::SequenceLayerCase slow{10.0, 12.0, 2e6, "m1", "b1"};
