@@ -6,9 +6,10 @@
 
 namespace rightsize {
 
-/// The arithmetic a GPU performs a GEMM in; indexes the catalog's dense TFLOPS table.
-enum class MathDtype : std::uint8_t { fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4 };
-inline constexpr std::size_t k_math_dtype_count = 8;
+/// The arithmetic a GPU performs a GEMM in; indexes the catalog's dense TFLOPS table. fp6 is the
+/// MXFP6 rate (CDNA 4 runs it at the fp4 rate, Blackwell at the fp8 rate; methodology §4.1).
+enum class MathDtype : std::uint8_t { fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4, fp6 };
+inline constexpr std::size_t k_math_dtype_count = 9;
 
 /// Storage formats for weights, activations and KV cache (methodology §2.2).
 enum class NumberFormat : std::uint8_t {
@@ -28,8 +29,9 @@ enum class NumberFormat : std::uint8_t {
   gguf_q5_k_m,
   gguf_q4_k_m,
   gguf_q4_0,
+  mxfp6,
 };
-inline constexpr std::size_t k_number_format_count = 16;
+inline constexpr std::size_t k_number_format_count = 17;
 
 /// Static facts about a storage format.
 struct FormatInfo {

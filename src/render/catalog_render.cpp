@@ -12,8 +12,9 @@
 namespace rightsize::cli {
 namespace {
 
-constexpr MathDtype k_dtypes[] = {MathDtype::fp64, MathDtype::fp32, MathDtype::tf32, MathDtype::bf16,
-                                  MathDtype::fp16, MathDtype::fp8,  MathDtype::int8, MathDtype::fp4};
+constexpr MathDtype k_dtypes[] = {MathDtype::fp64, MathDtype::fp32, MathDtype::tf32,
+                                  MathDtype::bf16, MathDtype::fp16, MathDtype::fp8,
+                                  MathDtype::int8, MathDtype::fp6,  MathDtype::fp4};
 
 std::string price_text(const ResolvedPrice& price) {
   if (!price.known) return "n/a (" + price.basis + ")";

@@ -127,6 +127,40 @@ TEST_CASE("HF import: quantization_config picks the weight format", "[io]") {
             .weights == NumberFormat::fp8);
 }
 
+TEST_CASE("HF import: AMD Quark exports give MX weights and, when quantized, MX activations", "[io]") {
+  nlohmann::json config =
+      io::read_json_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/io/hf/Llama-3.1-8B.json");
+  const auto import = [&](const nlohmann::json& global) {
+    config["quantization_config"] = {{"quant_method", "quark"}, {"global_quant_config", global}};
+    Precision p;
+    std::vector<std::string> a;
+    (void)io::import_hf_config(config, "c.json", p, a);
+    return p;
+  };
+  const nlohmann::json mx4 = {
+      {"dtype", "fp4"}, {"qscheme", "per_group"}, {"group_size", 32}, {"scale_format", "e8m0"}};
+  // W4A4, as amd/Llama-3.3-70B-Instruct-MXFP4-Preview (scheme w_mxfp4_a_mxfp4).
+  const Precision w4a4 = import({{"weight", mx4}, {"input_tensors", mx4}});
+  CHECK(w4a4.weights == NumberFormat::mxfp4);
+  CHECK(w4a4.activations == NumberFormat::mxfp4);
+  CHECK(w4a4.math_dtype() == MathDtype::fp4);
+  // Weight-only MXFP6 (input_tensors null): W6A16.
+  const Precision w6 =
+      import({{"weight", {{"dtype", "fp6_e2m3"}, {"group_size", 32}}}, {"input_tensors", nullptr}});
+  CHECK(w6.weights == NumberFormat::mxfp6);
+  CHECK(w6.activations == NumberFormat::bf16);
+  // A dtype Quark may write that rightsize has no format for: one clear line.
+  try {
+    (void)import({{"weight", {{"dtype", "bfp16"}}}});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(format_error(e) ==
+          "c.json: /quantization_config/global_quant_config/weight/dtype: expected a Quark dtype \"fp4\", "
+          "\"fp6_e2m3\", \"fp6_e3m2\", \"fp8_e4m3\", \"fp8_e5m2\", \"int8\", \"uint8\", \"int4\" or "
+          "\"uint4\", got \"bfp16\"");
+  }
+}
+
 TEST_CASE("HF import: compressed-tensors without a quantization group is an error (issue 22 item 8)",
           "[io]") {
   nlohmann::json config =

@@ -64,6 +64,42 @@ TEST_CASE("NVFP4 is W4A4 where the GPU has fp4 tensor cores and W4A16 elsewhere 
   CHECK(w4a4.prefill_s == Approx(expected));
 }
 
+TEST_CASE("MXFP6: 6.25 bits, weight-only as a name, W6A6 at the fp6 rate where one is listed "
+          "(methodology §2.2, §4.1)",
+          "[core]") {
+  // OCP MX: 6-bit elements plus one 8-bit E8M0 scale per 32 → 6 + 8/32 = 6.25 bits = 0.78125 bytes.
+  REQUIRE(parse_number_format("MXFP6") == NumberFormat::mxfp6);
+  REQUIRE(parse_number_format("fp6") == NumberFormat::mxfp6);
+  const Precision named = precision_from_shorthand(NumberFormat::mxfp6);
+  CHECK(named.weight_bytes_per_param() == Approx(0.78125));
+  CHECK(named.activations == NumberFormat::bf16); // like mxfp4: the name alone is weight-only
+  CHECK(named.kv_cache == NumberFormat::bf16);
+  Precision w6a6 = named;
+  w6a6.activations = NumberFormat::mxfp6;
+  CHECK(w6a6.math_dtype() == MathDtype::fp6);
+  CHECK(math_dtype_name(MathDtype::fp6) == "fp6");
+
+  const auto prefill = [](const Precision& p, const Gpu& g) {
+    Deployment dep;
+    return estimate_inference(prepare_model(llama31_8b(), p), prompt(1024), g, dep, EngineConfig{}, nullptr,
+                              0.0)
+        .prefill_s;
+  };
+  // H100 lists no fp6 rate: the GEMMs fall back to 16-bit math, so the compute-bound prefill equals
+  // the weight-only one's (and the bf16 checkpoint's).
+  CHECK(prefill(w6a6, h100_sxm()) == Approx(prefill(named, h100_sxm())));
+  CHECK(prefill(w6a6, h100_sxm()) == Approx(prefill(Precision{}, h100_sxm())));
+  // The same GPU given 3,958 fp6 TFLOPS: GEMMs at the fp6 rate, attention at the bf16 989.5.
+  Gpu fp6_gpu = h100_sxm();
+  fp6_gpu.dense_tflops[static_cast<std::size_t>(MathDtype::fp6)] = 3958.0;
+  const double expected =
+      k_gemm_flops / (3958e12 * 0.6 * k_shape) + k_attention_flops / (989.5e12 * 0.6 * k_shape) + k_fixed_s;
+  CHECK(prefill(w6a6, fp6_gpu) == Approx(expected));
+  // By hand: 1.42938e13 / (3958e12 · 0.6 · 0.8889) = 6.772 ms + 2.7515e11 / (989.5e12 · 0.6 · 0.8889)
+  // = 0.521 ms + 3.06 ms fixed = 10.35 ms.
+  CHECK(prefill(w6a6, fp6_gpu) * 1e3 == Approx(10.35).epsilon(0.001));
+}
+
 TEST_CASE("collectives carry the 16-bit residual stream whatever the GEMM format (methodology §5.1)",
           "[core]") {
   const PreparedModel fp8 = prepare_model(llama31_8b(), precision_from_shorthand(NumberFormat::fp8));

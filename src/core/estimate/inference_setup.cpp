@@ -22,20 +22,22 @@ double hop_latency(const EngineConfig& e, LinkKind link) {
 }
 
 // The dtype attention's score and value products run in: 16 bits when the GEMMs are quantized
-// (fp8 / int8 / fp4), since engines' FlashAttention-2/3 and FlashInfer prefill kernels keep Q·Kᵀ and
+// (fp8 / int8 / fp6 / fp4), since engines' FlashAttention-2/3 and FlashInfer prefill kernels keep Q·Kᵀ and
 // P·V in bf16/fp16 unless fp8 attention is asked for ([FA3] §3.3 makes fp8 an option; vLLM and
 // SGLang default to 16-bit attention); the GEMM dtype otherwise (methodology §4.1).
 MathDtype attention_dtype(MathDtype gemm, const Gpu& gpu) {
-  if (gemm != MathDtype::fp8 && gemm != MathDtype::int8 && gemm != MathDtype::fp4) return gemm;
+  if (gemm != MathDtype::fp8 && gemm != MathDtype::int8 && gemm != MathDtype::fp6 && gemm != MathDtype::fp4)
+    return gemm;
   return gpu.supports(MathDtype::bf16) ? MathDtype::bf16 : MathDtype::fp16;
 }
 
 // GPUs without bf16 (T4, V100) run bf16 checkpoints in fp16, as vLLM does after a cast; GPUs
 // without fp4 tensor cores run NVFP4 weights weight-only with 16-bit math (vLLM's FP4 Marlin
-// kernels), so W4A4 becomes W4A16 there (methodology §4.1).
+// kernels), so W4A4 becomes W4A16 there; MX-FP6 likewise becomes W6A16 on GPUs without an fp6
+// rate (vLLM's Quark OCP-MX path dequantizes when the GPU has no MX instructions; methodology §4.1).
 MathDtype gemm_dtype(const PreparedModel& pm, const Gpu& gpu) {
   MathDtype math = pm.math;
-  if (math == MathDtype::fp4 && !gpu.supports(MathDtype::fp4)) math = MathDtype::bf16;
+  if ((math == MathDtype::fp4 || math == MathDtype::fp6) && !gpu.supports(math)) math = MathDtype::bf16;
   if (math == MathDtype::bf16 && !gpu.supports(MathDtype::bf16) && gpu.supports(MathDtype::fp16))
     math = MathDtype::fp16;
   return math;

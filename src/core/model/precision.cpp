@@ -37,6 +37,9 @@ constexpr std::array<FormatInfo, k_number_format_count> k_formats{{
     {NumberFormat::gguf_q5_k_m, "q5_k_m", 5.68, MathDtype::bf16, false, false, "GGUF Q5_K_M: small loss"},
     {NumberFormat::gguf_q4_k_m, "q4_k_m", 4.84, MathDtype::bf16, false, false, "GGUF Q4_K_M: moderate loss"},
     {NumberFormat::gguf_q4_0, "q4_0", 4.5, MathDtype::bf16, false, false, "GGUF Q4_0: noticeable loss"},
+    // OCP MX v1.0: 6-bit E2M3/E3M2 elements with one E8M0 scale per 32: 6 + 8/32 = 6.25 bits [MX].
+    {NumberFormat::mxfp6, "mxfp6", 6.25, MathDtype::fp6, true, false,
+     "MXFP6: 6-bit float with E8M0 scales; small loss, less than 4-bit formats"},
 }};
 
 // Format names compare case-insensitively with '_' and '-' alike ("Q4_K_M" == "q4-k-m").
@@ -82,6 +85,7 @@ std::optional<NumberFormat> parse_number_format(std::string_view name) {
       {"gptq", NumberFormat::int4_gptq},
       {"bnb-nf4", NumberFormat::nf4},
       {"fp4", NumberFormat::nvfp4},
+      {"fp6", NumberFormat::mxfp6},
       {"gguf-q8-0", NumberFormat::gguf_q8_0},
       {"gguf-q6-k", NumberFormat::gguf_q6_k},
       {"gguf-q5-k-m", NumberFormat::gguf_q5_k_m},
@@ -95,8 +99,8 @@ std::optional<NumberFormat> parse_number_format(std::string_view name) {
 }
 
 std::string_view math_dtype_name(MathDtype dtype) {
-  static constexpr std::string_view k_names[] = {"fp64", "fp32", "tf32", "bf16",
-                                                 "fp16", "fp8",  "int8", "fp4"};
+  static constexpr std::string_view k_names[] = {"fp64", "fp32", "tf32", "bf16", "fp16",
+                                                 "fp8",  "int8", "fp4",  "fp6"};
   return k_names[static_cast<std::size_t>(dtype)];
 }
 
@@ -125,11 +129,12 @@ Precision precision_from_shorthand(NumberFormat format) {
   p.weights = format;
   const FormatInfo& info = format_info(format);
   // NVFP4 checkpoints are W4A4: the engines quantize GEMM inputs to NVFP4 on the fly ([MODELOPT]
-  // NVFP4; TensorRT-LLM and vLLM's ModelOpt path). MXFP4 (gpt-oss) and int8 shorthands stay
-  // weight-only (W4A16 / W8A16), as engines serve them by default.
-  p.activations = info.usable_for_activations && format != NumberFormat::mxfp4 && format != NumberFormat::int8
-                      ? format
-                      : NumberFormat::bf16;
+  // NVFP4; TensorRT-LLM and vLLM's ModelOpt path). MXFP4 (gpt-oss), MXFP6 (Quark's weight-only MX
+  // exports) and int8 shorthands stay weight-only (W4A16 / W6A16 / W8A16), as engines serve them by
+  // default; `"activations": "mxfp6"` asks for W6A6 (methodology §2.2).
+  const bool weight_only =
+      format == NumberFormat::mxfp4 || format == NumberFormat::mxfp6 || format == NumberFormat::int8;
+  p.activations = info.usable_for_activations && !weight_only ? format : NumberFormat::bf16;
   p.kv_cache = (format == NumberFormat::fp32 || format == NumberFormat::fp16) ? format : NumberFormat::bf16;
   return p;
 }

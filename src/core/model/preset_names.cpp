@@ -26,10 +26,10 @@ bool all_digits(std::string_view t) {
 
 // A token naming a release variant, a quantization or a context length, not the model.
 bool is_variant(std::string_view t) {
-  static constexpr std::array<std::string_view, 25> words = {
-      "instruct", "it",   "hf",   "chat",  "base", "pt",      "meta",     "fp8", "awq",
-      "gptq",     "int4", "int8", "bnb",   "4bit", "8bit",    "gguf",     "fp4", "nvfp4",
-      "mxfp4",    "bf16", "fp16", "w4a16", "w8a8", "dynamic", "quantized"};
+  static constexpr std::array<std::string_view, 26> words = {
+      "instruct", "it",   "hf",   "chat",  "base", "pt",      "meta",      "fp8",  "awq",
+      "gptq",     "int4", "int8", "bnb",   "4bit", "8bit",    "gguf",      "fp4",  "nvfp4",
+      "mxfp4",    "bf16", "fp16", "w4a16", "w8a8", "dynamic", "quantized", "mxfp6"};
   if (std::find(words.begin(), words.end(), t) != words.end()) return true;
   if (t.size() == 4 && all_digits(t)) return true; // date tags: 2407, 0324, 2507
   if (t.size() >= 2 && t.back() == 'k' && all_digits(t.substr(0, t.size() - 1))) return true; // 4k, 128k

@@ -62,7 +62,8 @@ const std::vector<std::string>& gpu_keys() {
 }
 
 const std::vector<std::string>& dtype_keys() {
-  static const std::vector<std::string> keys = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"};
+  static const std::vector<std::string> keys = {"fp64", "fp32", "tf32", "bf16", "fp16",
+                                                "fp8",  "int8", "fp4",  "fp6"};
   return keys;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "io/hf/hf_defaults.hpp"
+#include "io/hf/hf_quark.hpp"
 #include "io/hf/hf_vision.hpp"
 #include "io/json/checks.hpp"
 #include "io/spec/spec_io.hpp"
@@ -326,6 +327,9 @@ void read_quantization(const JsonReader& q, Precision& p, std::vector<std::strin
     p.weights = NumberFormat::fp8;
   } else if (method == "mxfp4") {
     p.weights = NumberFormat::mxfp4;
+  } else if (method == "quark") {
+    read_quark_quantization(q, p, assumptions);
+    return;
   } else if (method == "bitsandbytes") {
     p.weights = flag(q, "load_in_4bit", false) ? NumberFormat::nf4 : NumberFormat::int8;
   } else if (method == "compressed-tensors") {
@@ -345,7 +349,7 @@ void read_quantization(const JsonReader& q, Precision& p, std::vector<std::strin
   } else {
     q.at("quant_method")
         .fail(fmt::format("expected quant_method \"gptq\", \"awq\", \"fp8\", \"compressed-tensors\", "
-                          "\"mxfp4\" or \"bitsandbytes\", "
+                          "\"mxfp4\", \"quark\" or \"bitsandbytes\", "
                           "got \"{}\"",
                           method));
   }
