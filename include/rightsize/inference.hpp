@@ -26,6 +26,10 @@ struct EngineConfig {
   /// The profile's engine ("vllm", "sglang", "trtllm"); "" for a profile built by hand. Names the
   /// stack a calibrate residual belongs to (Gpu::residuals).
   std::string kind;
+  /// The GPU vendors the engine has a build for (data/engines.json "vendors"): TensorRT-LLM runs on
+  /// NVIDIA GPUs only; vLLM and SGLang on NVIDIA and AMD (ROCm). A hand-built profile runs anywhere.
+  bool runs_on_nvidia = true;
+  bool runs_on_amd = true;
   double usable_fraction = 0.90; ///< u: fraction of capacity the engine may use (vLLM 0.90)
   /// What u applies to (methodology §2.1): false, the whole GPU (vLLM gpu_memory_utilization, SGLang
   /// mem_fraction_static); true, the memory free once weights, activations and runtime reserve are
@@ -202,6 +206,9 @@ double moe_routing_bytes_per_token(const PreparedModel& pm, double attention_dp,
 
 /// Derives a PreparedModel (copies `model`).
 PreparedModel prepare_model(const ModelSpec& model, const Precision& precision);
+/// Whether the engine profile has a build for the GPU's vendor (EngineConfig::runs_on_nvidia /
+/// runs_on_amd; data/engines.json "vendors").
+bool engine_runs_on(const EngineConfig& engine, const Gpu& gpu);
 
 /// The shape a separate draft model is costed by (speculative method draft_model, methodology §3.8):
 /// its weights, FLOPs and KV per token at `precision`, its layers and KV heads. Pure.
@@ -247,6 +254,7 @@ struct InferenceEstimate {
   double usd_per_million_output_tokens = 0.0;
   double usd_per_request = 0.0;
   bool precision_supported = true; ///< the GPU runs the GEMM dtype
+  bool engine_runs = true;         ///< the engine profile has a build for the GPU's vendor
   /// The dtype the GEMMs run in on this GPU: the precision's math, or the fallback engines take
   /// (NVFP4 → W4A16 without fp4 tensor cores, bf16 → fp16 without bf16; methodology §3).
   MathDtype gemm_math = MathDtype::bf16;

@@ -20,10 +20,11 @@ struct TrainingEstimate;
 
 /// Every test a deployment is judged on, one vocabulary for verdicts, rejections and rankings, in the
 /// canonical order (judge writes them in it; the first that fails is the verdict's rejection).
-/// Feasibility: precision → link → memory; then the SLA: TTFT → TPOT → end-to-end → load → deadline →
-/// budget → price → power. `none` is a passing verdict's rejection.
+/// Feasibility: engine → precision → link → memory; then the SLA: TTFT → TPOT → end-to-end → load → deadline
+/// → budget → price → power. `none` is a passing verdict's rejection.
 enum class Term : std::uint8_t {
   none,
+  engine,              ///< the serving engine has a build for the GPU's vendor (data/engines.json)
   precision,           ///< the catalog gives the GPU a tensor-core rate for the precision
   link,                ///< the catalog gives a link bandwidth between the replica's GPUs
   memory,              ///< bytes needed per GPU (value) against usable (limit)
@@ -40,8 +41,8 @@ enum class Term : std::uint8_t {
 /// The term's name in the verdict's term list ("requests_per_s").
 const char* to_string(Term term);
 /// The rejection's code in JSON, CSV and sweep output (docs/output-schema.md "Rejection codes"): the term's
-/// name, except does_not_fit (memory), layout (link), precision_unsupported, no_price and throughput (both
-/// load terms).
+/// name, except does_not_fit (memory), layout (link), engine_unsupported, precision_unsupported, no_price
+/// and throughput (both load terms).
 const char* reason_code(Term term);
 /// How close a rejection on this term is to passing (smaller is closer), for the closest-misses lists of
 /// every search: a missing price or a budget is nearer than a load or latency miss, which is nearer than
@@ -139,6 +140,7 @@ struct JudgeRules {
 /// The verdict on one deployment: each feasibility test and SLA term with its margin, and the first
 /// failure in the canonical order of Term. Inference and training deployments alike.
 struct Verdict {
+  bool engine_runs = true;
   bool precision_supported = true;
   bool link_known = true;
   bool fits = true;
@@ -148,8 +150,8 @@ struct Verdict {
   std::size_t term_count = 0;
   TermCheck first; ///< the first failed term, its rejection; term == none when every test passes
   [[nodiscard]] bool passes() const { return first.term == Term::none; }
-  /// Precision, link and memory pass: performance figures mean something.
-  [[nodiscard]] bool feasible() const { return precision_supported && link_known && fits; }
+  /// Engine, precision, link and memory pass: performance figures mean something.
+  [[nodiscard]] bool feasible() const { return engine_runs && precision_supported && link_known && fits; }
 };
 
 /// Judges one estimate (for the deployment as a whole: served load = all replicas). Pure, no

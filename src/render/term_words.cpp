@@ -18,6 +18,11 @@ const char* comparison(const TermCheck& t) {
   return t.met ? "≤" : ">";
 }
 
+void engine_words(Out& out, const TermCheck& /*t*/, const TermWording& /*how*/) {
+  put(out, "the serving engine has no build for this GPU's vendor (TensorRT-LLM runs on NVIDIA GPUs only; "
+           "data/engines.json \"vendors\")");
+}
+
 void precision_words(Out& out, const TermCheck& /*t*/, const TermWording& /*how*/) {
   put(out,
       "the catalog gives this GPU no tensor-core rate for this precision (it does not run it, or no figure "
@@ -214,6 +219,7 @@ void append_term(fmt::memory_buffer& out, const TermCheck& t, const TermWording&
   case Term::none:
     if (how.form == TermForm::rejection) put(out, "meets every requirement");
     return;
+  case Term::engine: engine_words(out, t, how); return;
   case Term::precision: precision_words(out, t, how); return;
   case Term::link: link_words(out, t, how); return;
   case Term::memory: memory_words(out, t, how); return;

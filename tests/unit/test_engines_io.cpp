@@ -6,8 +6,10 @@
 
 #include "app/engine_setup.hpp"
 #include "engine_fixtures.hpp"
+#include "fixtures.hpp"
 #include "io/catalog/engines_io.hpp"
 #include "io/json/json_reader.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
 
 using namespace rightsize;
@@ -110,6 +112,34 @@ TEST_CASE("an engines file names the pointer of what is wrong", "[engine][io]") 
   doc = shipped_document();
   doc["engines"]["vllm"]["fields"]["layer_overhead_s"]["basis"] = "guessed";
   CHECK(parse_error(doc).rfind("/engines/vllm/fields/layer_overhead_s/basis: ", 0) == 0);
+
+  doc = shipped_document();
+  doc["engines"]["sglang"]["vendors"]["value"] = {"intel"};
+  CHECK(parse_error(doc).rfind("/engines/sglang/vendors/value/0: unknown value \"intel\"", 0) == 0);
+  doc["engines"]["sglang"]["vendors"]["value"] = nlohmann::json::array();
+  CHECK(parse_error(doc) ==
+        "/engines/sglang/vendors/value: expected at least one vendor, \"nvidia\" or \"amd\"");
+}
+
+TEST_CASE("engine_runs_on: TensorRT-LLM on NVIDIA only, vLLM and SGLang on both vendors", "[engine][core]") {
+  Gpu amd = test::h100_sxm();
+  amd.vendor = "amd";
+  const Gpu nvidia = test::h100_sxm();
+  const auto& trt = test::shipped_engines().of(EngineKind::trtllm);
+  const auto& vllm = test::shipped_engines().of(EngineKind::vllm);
+  const auto& sglang = test::shipped_engines().of(EngineKind::sglang);
+  CHECK(engine_runs_on(trt, nvidia));
+  CHECK_FALSE(engine_runs_on(trt, amd));
+  CHECK(engine_runs_on(vllm, amd));
+  CHECK(engine_runs_on(sglang, amd));
+  CHECK(engine_runs_on(EngineConfig{}, amd)); // a hand-built profile runs anywhere
+  // The estimate carries it to the judge.
+  Deployment dep;
+  const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
+  InferenceWorkload w;
+  w.concurrency = 1;
+  CHECK_FALSE(estimate_inference(pm, w, amd, dep, trt, nullptr, 0.0).engine_runs);
+  CHECK(estimate_inference(pm, w, amd, dep, vllm, nullptr, 0.0).engine_runs);
 }
 
 TEST_CASE("the capacity scheduler policy sets what a TensorRT-LLM request reserves, and only there",

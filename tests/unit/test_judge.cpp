@@ -222,6 +222,13 @@ TEST_CASE("judge: infeasible deployments are judged on feasibility only", "[core
   CHECK(w.first.term == Term::memory);
   CHECK(w.first.value == Approx(60e9));
   CHECK(w.first.limit == Approx(76.5e9));
+  // An engine without a build for the GPU's vendor comes before every other feasibility term.
+  e.engine_runs = false;
+  const Verdict x = judge(e, sla, JudgeRules{});
+  CHECK(x.first.term == Term::engine);
+  CHECK_FALSE(x.engine_runs);
+  CHECK_FALSE(x.feasible());
+  CHECK(x.term_count == 0);
 }
 
 TEST_CASE("band factors: identity at p50 or without a calibration", "[core][judge]") {

@@ -105,9 +105,9 @@ TEST_CASE("judge: a training run's feasibility terms come first", "[core][judge]
 
 TEST_CASE("closeness and codes: one order and one code per term", "[core][judge]") {
   // A missing price is nearest to passing, then cost and power, then load, then latency (TPOT nearer
-  // than TTFT), then not fitting, no link, no precision.
-  const Term order[] = {Term::none, Term::price, Term::budget, Term::requests_per_s, Term::e2e,
-                        Term::tpot, Term::ttft,  Term::memory, Term::link,           Term::precision};
+  // than TTFT), then not fitting, no link, no precision, no engine build for the vendor.
+  const Term order[] = {Term::none, Term::price,  Term::budget, Term::requests_per_s, Term::e2e,   Term::tpot,
+                        Term::ttft, Term::memory, Term::link,   Term::precision,      Term::engine};
   for (std::size_t i = 1; i < std::size(order); ++i)
     CHECK(closeness(order[i - 1]) < closeness(order[i]));
   CHECK(closeness(Term::power) == closeness(Term::budget));
@@ -115,6 +115,7 @@ TEST_CASE("closeness and codes: one order and one code per term", "[core][judge]
   CHECK(std::string(reason_code(Term::memory)) == "does_not_fit");
   CHECK(std::string(reason_code(Term::link)) == "layout");
   CHECK(std::string(reason_code(Term::precision)) == "precision_unsupported");
+  CHECK(std::string(reason_code(Term::engine)) == "engine_unsupported");
   CHECK(std::string(reason_code(Term::price)) == "no_price");
   CHECK(std::string(reason_code(Term::output_tokens_per_s)) == "throughput");
   CHECK(std::string(reason_code(Term::tpot)) == "tpot");

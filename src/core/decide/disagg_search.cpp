@@ -48,7 +48,7 @@ std::vector<Deployment> pool_layouts(const PreparedModel& model, const Inference
   for (Deployment layout : replica_layouts(model.model, gpu, policy)) {
     layout.gpus = layout.gpus_per_replica();
     const InferenceEstimate e = estimate_inference(model, one, gpu, layout, policy.engine, nullptr, 0.0);
-    if (!e.memory.fits || !e.precision_supported || !e.link_known) continue;
+    if (!e.memory.fits || !e.engine_runs || !e.precision_supported || !e.link_known) continue;
     out.push_back(layout);
     if (static_cast<int>(out.size()) >= limit) break;
   }

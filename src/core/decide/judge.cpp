@@ -37,6 +37,7 @@ std::optional<Confidence> parse_confidence(std::string_view text) {
 const char* to_string(Term term) {
   switch (term) {
   case Term::none: return "none";
+  case Term::engine: return "engine";
   case Term::precision: return "precision";
   case Term::link: return "link";
   case Term::memory: return "memory";
@@ -55,6 +56,7 @@ const char* to_string(Term term) {
 
 const char* reason_code(Term term) {
   switch (term) {
+  case Term::engine: return "engine_unsupported";
   case Term::precision: return "precision_unsupported";
   case Term::link: return "layout";
   case Term::memory: return "does_not_fit";
@@ -80,8 +82,9 @@ int closeness(Term term) {
   case Term::memory: return 7;
   case Term::link: return 8;
   case Term::precision: return 9;
+  case Term::engine: return 10;
   }
-  return 10;
+  return 11;
 }
 
 double training_throughput_low(const Calibration* calibration, Confidence confidence,
@@ -159,13 +162,15 @@ struct Judging {
   }
   void add(const TermCheck& check) { add(check, check.term); }
 
-  // The feasibility terms, in order: precision, link, memory. Whether the rest means anything.
-  bool feasible(bool precision_supported, bool link_known, const MemoryEstimate& memory) {
+  // The feasibility terms, in order: engine, precision, link, memory. Whether the rest means anything.
+  bool feasible(bool engine_runs, bool precision_supported, bool link_known, const MemoryEstimate& memory) {
+    v.engine_runs = engine_runs;
     v.precision_supported = precision_supported;
     v.link_known = link_known;
     v.fits = memory.fits;
     v.memory_needed_bytes = memory.per_gpu_bytes;
     v.memory_usable_bytes = memory.usable_per_gpu_bytes;
+    if (!v.engine_runs) fail_once(Term::engine, 0.0, 0.0);
     if (!v.precision_supported) fail_once(Term::precision, 0.0, 0.0);
     if (!v.link_known) fail_once(Term::link, 0.0, 0.0);
     if (!v.fits) fail_once(Term::memory, v.memory_needed_bytes, v.memory_usable_bytes);
@@ -236,8 +241,9 @@ double e2e_at_band(double e2e, double ttft, const BandFactors& bands) {
 Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
   Verdict v;
   Judging j{v, e.overloaded};
-  // Performance is only judged where it means something (the precision runs, the replica fits).
-  if (!j.feasible(e.precision_supported, e.link_known, e.memory)) return v;
+  // Performance is only judged where it means something (the engine and precision run, the replica
+  // fits).
+  if (!j.feasible(e.engine_runs, e.precision_supported, e.link_known, e.memory)) return v;
 
   latency_terms(j, e, sla, rules.bands);
   load_terms(j, e, sla, rules);
@@ -261,7 +267,8 @@ Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known, doubl
   // GPUs spread over a link the catalog gives no bandwidth for (MI325X, T4: no PCIe figure): the
   // collectives have no finite time, so the run has none either.
   const bool link = e.link_known && std::isfinite(e.time_to_train_s) && std::isfinite(e.usd_total);
-  if (!j.feasible(e.precision_supported, link, e.memory)) return v;
+  // Training has no serving engine: only precision, link and memory.
+  if (!j.feasible(true, e.precision_supported, link, e.memory)) return v;
   const JudgedRun judged = judged_run(e, throughput_low);
   if (sla.deadline_hours) {
     // Judged on the planned time, as the cost is billed on it (methodology §4.2): the overhead that

@@ -266,6 +266,7 @@ InferenceEstimate combine(const PoolSetup& s, const DisaggEstimate& e, const Ope
   c.capacity_requests_per_s = c.open_loop ? 0.0 : c.requests_per_s;
   c.capacity_output_tokens_per_s = c.open_loop ? 0.0 : c.output_tokens_per_s;
   c.precision_supported = e.prefill.precision_supported && e.decode.precision_supported;
+  c.engine_runs = e.prefill.engine_runs && e.decode.engine_runs;
   c.link_known = e.prefill.link_known && e.decode.link_known && e.link.gb_per_s > 0.0;
   // Whole instances per pool (bill_disagg); the shared renderers read the sum.
   c.bill = InstanceBill{};

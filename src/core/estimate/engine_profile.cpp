@@ -16,6 +16,11 @@ const char* to_string(EngineKind kind) {
   return "vllm";
 }
 
+bool engine_runs_on(const EngineConfig& engine, const Gpu& gpu) {
+  // The catalog's vendors are "nvidia" and "amd" (io::as_vendor refuses any other).
+  return gpu.vendor == "amd" ? engine.runs_on_amd : engine.runs_on_nvidia;
+}
+
 std::optional<EngineKind> parse_engine_kind(std::string_view name) {
   if (name == "vllm") return EngineKind::vllm;
   if (name == "sglang") return EngineKind::sglang;

@@ -168,6 +168,7 @@ Setup make_setup(const EstimateInputs& in, InferenceEstimate& est, bool timing) 
       s.decoder && in.w.input_tokens > 0 ? in.pm.vision_flops_per_request / d(in.w.input_tokens) : 0.0;
   const MathDtype math = gemm_dtype(in.pm, in.gpu);
   est.precision_supported = in.gpu.supports(math);
+  est.engine_runs = engine_runs_on(in.engine, in.gpu);
   est.gemm_math = math;
   set_shards(s, in);
   set_lora(s, in);

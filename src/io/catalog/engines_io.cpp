@@ -87,6 +87,18 @@ void read_fields(const JsonReader& fields, const nlohmann::json& sources, Engine
   e.adp_balance_batching_steps = field_value(fields, "adp_balance_batching_steps", 0.0, 1e6, sources);
 }
 
+// The GPU vendors the engine has a build for: {"value": ["nvidia", "amd"], ...} (one or both).
+void read_vendors(const JsonReader& entry, const nlohmann::json& sources, EngineConfig& e) {
+  const JsonReader list = field(entry, "vendors", sources);
+  const std::vector<JsonReader> vendors = list.elements();
+  if (vendors.empty()) list.fail("expected at least one vendor, \"nvidia\" or \"amd\"");
+  e.runs_on_nvidia = false;
+  e.runs_on_amd = false;
+  for (const JsonReader& v : vendors) {
+    (v.as_choice({"nvidia", "amd"}) == "amd" ? e.runs_on_amd : e.runs_on_nvidia) = true;
+  }
+}
+
 void read_tiers(const JsonReader& block, const nlohmann::json& sources, EngineConfig& e) {
   block.expect_keys({"source", "basis", "note", "large_tp", "tiers"});
   check_source(block, sources);
@@ -129,11 +141,12 @@ EngineProfiles parse_engines(const nlohmann::json& document, const std::string& 
   EngineProfiles profiles;
   for (const EngineKind kind : {EngineKind::vllm, EngineKind::sglang, EngineKind::trtllm}) {
     const JsonReader entry = engines.at(to_string(kind));
-    entry.expect_keys({"name", "note", "fields", "gpu_memory_tiers"});
+    entry.expect_keys({"name", "note", "vendors", "fields", "gpu_memory_tiers"});
     (void)entry.at("name").as_string();
     EngineConfig& e = profiles.configs[static_cast<std::size_t>(kind)];
     e.kind = to_string(kind);
     read_common(root.at("common"), sources.value(), e);
+    read_vendors(entry, sources.value(), e);
     read_fields(entry.at("fields"), sources.value(), e);
     if (const auto tiers = entry.find("gpu_memory_tiers")) read_tiers(*tiers, sources.value(), e);
   }
