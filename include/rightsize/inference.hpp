@@ -149,6 +149,10 @@ struct MemoryEstimate {
   double usable_fraction = 0.0;         ///< u as the engine states it
   bool usable_fraction_of_free = false; ///< u applies to the memory free after loading (TensorRT-LLM)
   bool fits = false;
+  /// Closed loop: every client holds a KV slot (false when more clients than slots: the rest queue
+  /// holding none, and the pool is full). What fit_layout sizes a replica by; `fits` is whether the
+  /// replica runs at all (methodology §3.1 "Clients beyond the KV slots").
+  bool holds_all_clients = true;
   /// Usable minus needed (negative when it does not fit).
   [[nodiscard]] double headroom_bytes() const { return usable_per_gpu_bytes - per_gpu_bytes; }
   /// Serving: what is in place before the KV pool is sized, weights + activations + overhead.
@@ -303,9 +307,10 @@ InferenceEstimate estimate_inference(const PreparedModel& model, const Inference
                                      const Gpu& gpu, const Deployment& deployment, const EngineConfig& engine,
                                      const Sla* sla, const GpuPrice& price);
 
-/// estimate_inference(model, workload, gpu, deployment, engine, nullptr, {}).memory.fits, without the
-/// timing when the concurrency is given in closed loop (fit_layout asks it of every layout it tries;
-/// the sweep's hot path). Pure and allocation-free.
+/// Whether the replica runs and every closed-loop client holds a KV slot: estimate_inference(model,
+/// workload, gpu, deployment, engine, nullptr, {}).memory's fits && holds_all_clients, without the
+/// timing when the concurrency is given in closed loop (fit_layout asks it of every layout it tries,
+/// so it sizes a replica to hold the clients; the sweep's hot path). Pure and allocation-free.
 bool fits_in_memory(const PreparedModel& model, const InferenceWorkload& workload, const Gpu& gpu,
                     const Deployment& deployment, const EngineConfig& engine);
 

@@ -99,10 +99,22 @@ InferenceWorkload workload(i64 input, i64 output, i64 concurrency) {
   return w;
 }
 
-double per_gpu(const ModelSpec& m, const Precision& p, const InferenceWorkload& w, const Gpu& gpu,
-               const Deployment& d) {
-  return estimate_inference(prepare_model(m, p), w, gpu, d, EngineConfig{}, nullptr, 1.0)
-      .memory.per_gpu_bytes;
+InferenceEstimate run(const ModelSpec& m, const Precision& p, const InferenceWorkload& w, const Gpu& gpu,
+                      const Deployment& d) {
+  return estimate_inference(prepare_model(m, p), w, gpu, d, EngineConfig{}, nullptr, 1.0);
+}
+
+// More parameters, context or clients never need less memory while every client holds a KV slot;
+// clients beyond the slots queue holding none, so a replica whose pool is full holds the pool and
+// no more (methodology §3.1 "Clients beyond the KV slots").
+void check_grows(const InferenceEstimate& base, const InferenceEstimate& more) {
+  if (!base.clients_exceed_kv && !more.clients_exceed_kv) {
+    CHECK(more.memory.per_gpu_bytes >= base.memory.per_gpu_bytes);
+  } else {
+    // A pool that holds at least one sequence holds what fits in it (none fits: no pool at all).
+    if (more.max_concurrency >= 1) CHECK(more.memory.per_gpu_bytes <= more.memory.usable_per_gpu_bytes);
+    CHECK(more.max_concurrency <= base.max_concurrency);
+  }
 }
 
 std::vector<Gpu> gpus() {
@@ -116,7 +128,8 @@ double cost_key(const Candidate& c) {
 
 } // namespace
 
-TEST_CASE("memory never shrinks with more parameters, context or concurrency (random architectures)",
+TEST_CASE("memory never shrinks with more parameters, context or clients while each holds a slot (random "
+          "architectures)",
           "[core][property]") {
   std::mt19937_64 rng(k_seed);
   const Gpu gpu = h100_sxm();
@@ -127,24 +140,26 @@ TEST_CASE("memory never shrinks with more parameters, context or concurrency (ra
     d.tp = static_cast<int>(pick(rng, {1, 2, 4, 8}));
     d.gpus = d.tp;
     const InferenceWorkload w = workload(between(rng, 1, 32768), between(rng, 1, 4096), between(rng, 1, 512));
-    const double base = per_gpu(m, p, w, gpu, d);
-    REQUIRE(std::isfinite(base));
+    const InferenceEstimate base = run(m, p, w, gpu, d);
+    REQUIRE(std::isfinite(base.memory.per_gpu_bytes));
     INFO("model " << i << ": L=" << m.layers << " h=" << m.hidden_size << " heads=" << m.heads
                   << " tp=" << d.tp);
     ModelSpec deeper = m;
     deeper.layers += between(rng, 1, 16);
     CHECK(count_params(deeper).total >= count_params(m).total);
-    CHECK(per_gpu(deeper, p, w, gpu, d) >= base);
+    check_grows(base, run(deeper, p, w, gpu, d));
     ModelSpec wider_ffn = m;
     wider_ffn.ffn_size += between(rng, 1, 4096);
     if (wider_ffn.moe.experts > 0) wider_ffn.moe.expert_ffn_size += between(rng, 1, 1024);
-    CHECK(per_gpu(wider_ffn, p, w, gpu, d) >= base);
+    check_grows(base, run(wider_ffn, p, w, gpu, d));
     InferenceWorkload longer = w;
     longer.input_tokens += between(rng, 1, 100000);
-    CHECK(per_gpu(m, p, longer, gpu, d) >= base);
+    check_grows(base, run(m, p, longer, gpu, d));
     InferenceWorkload busier = w;
     busier.concurrency += between(rng, 1, 512);
-    CHECK(per_gpu(m, p, busier, gpu, d) >= base);
+    const InferenceEstimate more = run(m, p, busier, gpu, d);
+    if (!more.clients_exceed_kv) CHECK(more.memory.per_gpu_bytes >= base.memory.per_gpu_bytes);
+    CHECK(more.max_concurrency == base.max_concurrency); // the slots do not depend on the clients
   }
 }
 

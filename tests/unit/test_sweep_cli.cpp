@@ -236,7 +236,7 @@ TEST_CASE("put_fixed writes what fmt's {:.Nf} writes", "[cli][sweep]") {
 TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep their reason",
           "[cli][sweep]") {
   const SweepPlan plan = fixture_plan_sweep_cli(
-      {"gpu=H100-SXM,L40S", "workload.concurrency=1,64", "workload.input_tokens=1024,200000"});
+      {"gpu=H100-SXM,L40S", "workload.concurrency=1,64", "workload.input_tokens=1024,4000000"});
   RunOptions options;
   const auto rows = parse_csv(run_to_string(plan, options));
   REQUIRE(rows.size() == 1 + 8);
@@ -249,11 +249,12 @@ TEST_CASE("CSV rows parse with the keys first, one row per point, failures keep 
   // Row order: last --vary fastest.
   CHECK(rows[1][0] == "H100-SXM");
   CHECK(rows[1][1] == "1");
-  CHECK(rows[2][2] == "200000");
+  CHECK(rows[2][2] == "4000000");
   CHECK(rows[3][1] == "64");
   CHECK(rows[1].back() == "ok");
   CHECK(rows[1][3] == "H100-SXM");
-  // 200k-token contexts at concurrency 64 do not fit an L40S: the reason stays in the row.
+  // Not one 4M-token context fits L40S replicas of up to 8 GPUs (65 GB of KV per GPU at TP8): the reason
+  // stays in the row. (One that fits would serve its 64 clients one slot at a time, methodology §3.1.)
   CHECK(rows[8].back().starts_with("does_not_fit: needs "));
   CHECK(rows[8].back().find(" GB per GPU, has ") != std::string::npos);
   // The L40S has no price here: cost cells are empty, the other figures are not.

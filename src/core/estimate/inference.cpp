@@ -391,7 +391,7 @@ bool fits_in_memory(const PreparedModel& pm, const InferenceWorkload& workload, 
                     const Deployment& dep, const EngineConfig& engine) {
   InferenceEstimate est;
   estimate(pm, workload, gpu, dep, engine, nullptr, GpuPrice{}, Stop::memory, est);
-  return est.memory.fits;
+  return est.memory.fits && est.memory.holds_all_clients;
 }
 
 bool check_fit(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,
@@ -402,12 +402,13 @@ bool check_fit(const PreparedModel& pm, const InferenceWorkload& workload, const
   if (always) {
     InferenceEstimate& est = made.emplace();
     estimate(pm, workload, gpu, dep, engine, nullptr, price, Stop::full, est);
-    return est.memory.fits;
+    return est.memory.fits && est.memory.holds_all_clients;
   }
   InferenceEstimate est;
   estimate(pm, workload, gpu, dep, engine, nullptr, price, Stop::fitting, est);
-  if (est.memory.fits) made = est;
-  return est.memory.fits;
+  const bool holds = est.memory.fits && est.memory.holds_all_clients;
+  if (holds) made = est;
+  return holds;
 }
 
 double closed_decode_step_s(const PreparedModel& pm, const InferenceWorkload& workload, const Gpu& gpu,

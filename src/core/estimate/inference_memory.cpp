@@ -107,13 +107,18 @@ void share_prefix(const PrefixPlan& plan, const EngineConfig& engine, double pp,
   b.max_conc = std::min(fit, d(engine.max_num_seqs) * pp);
 }
 
-// The KV the requested concurrency needs (a closed loop beyond the slots would queue: the timing
-// says so through clients_exceed_kv, the memory verdict through `fits`).
+// The KV the requested concurrency holds. A closed loop's clients beyond the KV slots wait in the
+// engine's queue and hold none: the engines admit a request only when its blocks are free
+// ([VLLM-SCHED], [TRT-SCHED]), so the pool holds at most max_conc sequences and the timing counts
+// the others' wait (clients_exceed_kv; methodology §3.1 "Clients beyond the KV slots").
 void settle_memory(const EstimateInputs& in, const Setup& s, const Budget& b, double batch,
                    MemoryEstimate& mem) {
   const PreparedModel& pm = in.pm;
   const ModelSpec& m = pm.model;
-  mem.kv_cache_bytes = s.decoder ? batch * b.per_seq_kv + b.shared_kv_bytes : 0.0;
+  const bool queued = in.w.arrival == Arrival::closed_loop && b.max_conc >= 1.0;
+  const double held = queued ? std::min(batch, b.max_conc) : batch;
+  mem.holds_all_clients = !s.decoder || !queued || batch <= b.max_conc;
+  mem.kv_cache_bytes = s.decoder ? held * b.per_seq_kv + b.shared_kv_bytes : 0.0;
   if (!s.decoder) {
     mem.activations_bytes = batch * d(m.tokens_per_item) * pm.activation_bytes *
                             (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
