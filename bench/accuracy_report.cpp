@@ -87,11 +87,12 @@ int check(const std::vector<CaseResult>& results, const std::string& baseline_pa
 bench::HeldOutScore score_amd_cases(const std::vector<ValidationCase>& amd, const Calibration& cal) {
   return bench::score_held_out(amd, calibrated_catalog(cal));
 }
-std::vector<ServingGate> held_out_gates(const bench::HeldOutScore& score) {
+std::vector<ServingGate> held_out_gates(const bench::HeldOutScore& score,
+                                        const std::string& prefix = "amd_") {
   std::vector<ServingGate> gates;
   for (const auto& [key, rows] : bench::held_out_groups(score, false)) {
     const ServingErrorSummary f = bench::held_out_figures(rows);
-    gates.push_back({"amd_" + std::get<1>(key), f.median_ape_pct, rows.size()});
+    gates.push_back({prefix + std::get<1>(key), f.median_ape_pct, rows.size()});
   }
   return gates;
 }
@@ -204,13 +205,14 @@ struct ReportParts {
   const bench::HeldOutScore& amd_score;
   const bench::HeldOutScore& open_loop_score;
   const std::vector<bench::SequenceLayerFit>& sequence_fits;
+  const bench::HeldOutScore& nvidia_score;
 };
 
 // docs/accuracy.md: the cases, the serving rows in sample and grouped, the ablation, the held-out
 // AMD and open-loop sets.
 std::string accuracy_markdown(const ReportParts& r) {
   const auto& [results, cal, serving, loo, grouped, gpus, fits, shipped, ablated, amd_score, open_loop_score,
-               sequence_fits] = r;
+               sequence_fits, nvidia_score] = r;
   const std::string method = io::read_text_file(k_root + "/tests/validation/method.md");
   const std::string discussion = io::read_text_file(k_root + "/tests/validation/discussion.md");
   return report_markdown(results, cal, method, discussion, grouped_summary_markdown(serving, loo, grouped)) +
@@ -254,13 +256,21 @@ std::string accuracy_markdown(const ReportParts& r) {
          "estimate gives "
          "each deployment (methodology §3.1 \"Open loop: capacity\"; what `recommend` sizes by and "
          "`check` holds the peak to) against that rate: below 1, the run is called overloaded.\n\n" +
-         bench::capacity_markdown(open_loop_score);
+         bench::capacity_markdown(open_loop_score) +
+         "\n## NVIDIA closed-loop runs of another harness, held out\n\n"
+         "Published closed-loop runs of `tests/validation/nvidia-serving.json` (sources and conversions in "
+         "`nvidia-serving.md`): another harness (NVIDIA NIM with AIPerf), a model, prompt lengths and "
+         "concurrencies past the KV capacity that none of the serving rows has. Nothing is fitted to them; "
+         "each is predicted as the CLI predicts it (shipped calibration, the TensorRT-LLM profile, the GPU's "
+         "band). Gated as `nvidia_<kind>` (median abs.).\n\n" +
+         bench::held_out_markdown(nvidia_score);
 }
 
 // tests/validation/baseline.json from this run's figures, keeping the file's description.
 void write_baseline_file(const std::vector<CaseResult>& results, const bench::ServingScore& serving,
                          const std::vector<GroupedSet>& grouped, const bench::HeldOutScore& amd_score,
-                         const bench::HeldOutScore& open_loop_score) {
+                         const bench::HeldOutScore& open_loop_score,
+                         const bench::HeldOutScore& nvidia_score) {
   io::AccuracyBaseline b;
   for (const ErrorSummary& e : summarize(results, false))
     b[e.group] = e.median_ape_loo_pct;
@@ -270,6 +280,8 @@ void write_baseline_file(const std::vector<CaseResult>& results, const bench::Se
   for (ServingGate& g : held_out_gates(amd_score))
     gates.push_back(std::move(g));
   for (ServingGate& g : open_loop_gates(open_loop_score))
+    gates.push_back(std::move(g));
+  for (ServingGate& g : held_out_gates(nvidia_score, "nvidia_"))
     gates.push_back(std::move(g));
   for (const ServingGate& g : gates)
     b[g.key] = std::round(g.median_ape_pct * 100.0) / 100.0;
@@ -303,6 +315,9 @@ int run(const std::vector<std::string>& args) {
   // MLPerf Server percentiles of runs whose means are cases above: scored held out (open-loop.md).
   const std::vector<ValidationCase> open_loop =
       io::load_validation_cases(k_root + "/tests/validation/open-loop.json");
+  // Closed-loop NVIDIA runs of another harness (NIM), held out (nvidia-serving.md).
+  const std::vector<ValidationCase> nvidia =
+      io::load_validation_cases(k_root + "/tests/validation/nvidia-serving.json");
   const std::vector<Gpu> gpus = io::load_catalog(k_root + "/data/gpus.json").gpus;
   const EngineConfig engine;
   const FitOptions options;
@@ -318,6 +333,8 @@ int run(const std::vector<std::string>& args) {
     for (ServingGate& g : held_out_gates(score_amd_cases(amd, shipped_calibration())))
       gates.push_back(std::move(g));
     for (ServingGate& g : open_loop_gates(score_amd_cases(open_loop, shipped_calibration())))
+      gates.push_back(std::move(g));
+    for (ServingGate& g : held_out_gates(score_amd_cases(nvidia, shipped_calibration()), "nvidia_"))
       gates.push_back(std::move(g));
     return check(results, baseline, gates);
   }
@@ -342,14 +359,16 @@ int run(const std::vector<std::string>& args) {
     cal = bench::with_sequence_layer(cal, f.gpu_id, f.fitted_s, f.ids);
   const bench::HeldOutScore amd_score = score_amd_cases(amd, cal);
   const bench::HeldOutScore open_loop_score = score_amd_cases(open_loop, cal);
+  const bench::HeldOutScore nvidia_score = score_amd_cases(nvidia, cal);
   std::fputs(case_table(results).c_str(), stdout);
   std::fputs(("\n" + summary_table(summarize(results, false), true)).c_str(), stdout);
   std::fputs(("\n" + bench::factor_table(cal)).c_str(), stdout);
   io::write_text_file(k_root + "/docs/accuracy.md",
                       accuracy_markdown({results, cal, serving, loo, grouped, gpus, fits, shipped, ablated,
-                                         amd_score, open_loop_score, sequence_fits}));
+                                         amd_score, open_loop_score, sequence_fits, nvidia_score}));
   io::write_text_file(k_root + "/data/calibration.json", io::calibration_to_json(cal));
-  if (write_baseline) write_baseline_file(results, serving, grouped, amd_score, open_loop_score);
+  if (write_baseline)
+    write_baseline_file(results, serving, grouped, amd_score, open_loop_score, nvidia_score);
   return 0;
 }
 
