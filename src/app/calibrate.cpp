@@ -144,6 +144,9 @@ void check_run_feasible(const StackRun& r, const Gpu& gpu, const EngineConfig& e
   one.concurrency = 1;
   const InferenceEstimate e =
       estimate_inference(prepare_model(c.model, c.precision), one, gpu, c.deployment, engine, nullptr, 0.0);
+  if (!e.engine_runs)
+    refuse(fmt::format("the {} engine has no build for {} GPUs (data/engines.json \"vendors\")", engine.kind,
+                       gpu.vendor));
   if (!e.memory.fits)
     refuse(fmt::format("even one sequence needs {:.1f} GB per GPU and the GPU has {:.1f} GB usable",
                        e.memory.per_gpu_bytes / 1e9, e.memory.usable_per_gpu_bytes / 1e9));
