@@ -149,9 +149,10 @@ struct MemoryEstimate {
   double usable_fraction = 0.0;         ///< u as the engine states it
   bool usable_fraction_of_free = false; ///< u applies to the memory free after loading (TensorRT-LLM)
   bool fits = false;
-  /// Closed loop: every client holds a KV slot (false when more clients than slots: the rest queue
-  /// holding none, and the pool is full). What fit_layout sizes a replica by; `fits` is whether the
-  /// replica runs at all (methodology §3.1 "Clients beyond the KV slots").
+  /// Closed loop: the memory would hold every client's KV at once (false when it holds fewer: the
+  /// rest queue holding none, and the pool is full; the engine's max_num_seqs cap aside). What
+  /// fit_layout sizes a replica by; `fits` is whether the replica runs at all (methodology §3.1
+  /// "Clients beyond the KV slots").
   bool holds_all_clients = true;
   /// Usable minus needed (negative when it does not fit).
   [[nodiscard]] double headroom_bytes() const { return usable_per_gpu_bytes - per_gpu_bytes; }

@@ -196,3 +196,37 @@ TEST_CASE("fit_layout with a keep price: the returned layout's estimate, fitting
   CHECK(unfit > 0);
   CHECK(larger > 0);
 }
+
+TEST_CASE("closed loop: clients beyond the slots queue holding no KV; the layout search sizes for all",
+          "[core][search]") {
+  // Llama-3.1-8B bf16, 1,024 + 256 tokens: 2·32·8·128·2 bytes × 1,280 = 167,772,160 bytes a sequence.
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const Gpu gpu = h100_sxm();
+  const Deployment dep{1, 1, 1, 1};
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  const double per_seq = 167'772'160.0;
+  // Memory holds 346 (76.54 GB usable − 18.33 GB of the rest, / 167.8 MB): 1,024 clients run, the
+  // pool holds 346 of them, and fit_layout would look further for a replica that holds all.
+  w.concurrency = 1024;
+  EngineConfig engine;
+  const InferenceEstimate full = estimate_inference(pm, w, gpu, dep, engine, nullptr, GpuPrice{});
+  CHECK(full.max_concurrency == 346);
+  CHECK(full.memory.fits);
+  CHECK_FALSE(full.memory.holds_all_clients);
+  CHECK(full.clients_exceed_kv);
+  CHECK(full.memory.kv_cache_bytes == Approx(346 * per_seq));
+  CHECK(full.memory.per_gpu_bytes <= full.memory.usable_per_gpu_bytes);
+  CHECK_FALSE(fits_in_memory(pm, w, gpu, dep, engine));
+  // The engine's max_num_seqs caps the slots below what memory holds: the clients queue all the
+  // same, and memory would hold them all, so the layout search keeps this replica.
+  engine.max_num_seqs = 16;
+  w.concurrency = 64;
+  const InferenceEstimate capped = estimate_inference(pm, w, gpu, dep, engine, nullptr, GpuPrice{});
+  CHECK(capped.max_concurrency == 16);
+  CHECK(capped.clients_exceed_kv);
+  CHECK(capped.memory.holds_all_clients);
+  CHECK(capped.memory.kv_cache_bytes == Approx(16 * per_seq));
+  CHECK(fits_in_memory(pm, w, gpu, dep, engine));
+}

@@ -115,16 +115,20 @@ void settle_memory(const EstimateInputs& in, const Setup& s, const Budget& b, do
                    MemoryEstimate& mem) {
   const PreparedModel& pm = in.pm;
   const ModelSpec& m = pm.model;
-  const bool queued = in.w.arrival == Arrival::closed_loop && b.max_conc >= 1.0;
+  const bool queued = s.decoder && in.w.arrival == Arrival::closed_loop && b.max_conc >= 1.0;
   const double held = queued ? std::min(batch, b.max_conc) : batch;
-  mem.holds_all_clients = !s.decoder || !queued || batch <= b.max_conc;
   mem.kv_cache_bytes = s.decoder ? held * b.per_seq_kv + b.shared_kv_bytes : 0.0;
   if (!s.decoder) {
     mem.activations_bytes = batch * d(m.tokens_per_item) * pm.activation_bytes *
                             (d(m.hidden_size) * 4.0 + 3.0 * d(m.ffn_size) / s.t);
   }
-  mem.per_gpu_bytes = mem.weights_bytes + mem.kv_cache_bytes + mem.activations_bytes + mem.overhead_bytes;
+  const double non_kv = mem.weights_bytes + mem.activations_bytes + mem.overhead_bytes;
+  mem.per_gpu_bytes = non_kv + mem.kv_cache_bytes;
   mem.fits = mem.per_gpu_bytes <= mem.usable_per_gpu_bytes && b.max_conc >= 1.0;
+  // Whether the memory would hold every client's KV at once (the engine's max_num_seqs aside): what
+  // the layout search sizes a replica by.
+  mem.holds_all_clients =
+      !queued || non_kv + batch * b.per_seq_kv + b.shared_kv_bytes <= mem.usable_per_gpu_bytes;
 }
 
 // An open loop's sequences hold KV room for open_held_tokens, not the full context (methodology
