@@ -143,7 +143,7 @@ void print_memory(const MemoryEstimate& m) {
 }
 
 // A deployment that cannot run: the verdict and what would make it run, nothing else.
-void print_infeasible(const app::EstimateResult& result) {
+void print_infeasible(const app::EstimateResult& result, const std::string& engine_name) {
   const PreparedModel& pm = result.model;
   const Gpu& gpu = result.gpu;
   const InferenceEstimate& e = result.estimate;
@@ -151,7 +151,12 @@ void print_infeasible(const app::EstimateResult& result) {
   const Verdict& verdict = result.verdict;
   // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
   fmt::print("verdict: not feasible — {}\n", describe_rejection(verdict.first, e.concurrency));
-  if (!verdict.precision_supported) {
+  if (!verdict.engine_runs) {
+    fmt::print(
+        "  the {} engine has no build for {} GPUs: serve {} with an engine data/engines.json lists for "
+        "{} (--engine) or pick another GPU\n",
+        engine_name, gpu.vendor, gpu.id, gpu.vendor);
+  } else if (!verdict.precision_supported) {
     fmt::print("  the catalog gives {} no {} tensor-core rate (the GPU does not run it, or no figure is "
                "published): serve a precision it lists (catalog show) or pick another GPU\n",
                gpu.id, math_dtype_name(pm.math));
@@ -291,7 +296,7 @@ void print_inference_table(const app::EstimateResult& result, PricingModel prici
   print_memory(result.estimate.memory);
   if (!result.verdict.feasible()) {
     // Latency and cost of a deployment that cannot run mean nothing: the verdict only.
-    print_infeasible(result);
+    print_infeasible(result, engine_name);
   } else {
     print_performance(result);
     print_cost(result, pricing);
