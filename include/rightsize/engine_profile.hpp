@@ -54,4 +54,8 @@ struct EngineProfiles {
 /// Otherwise unchanged.
 EngineConfig engine_for_gpu(const EngineConfig& engine, const Gpu& gpu, int tp);
 
+/// Whether the engine profile has a build for the GPU's vendor (EngineConfig::runs_on_nvidia /
+/// runs_on_amd; data/engines.json "vendors").
+bool engine_runs_on(const EngineConfig& engine, const Gpu& gpu);
+
 } // namespace rightsize

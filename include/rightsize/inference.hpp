@@ -211,9 +211,6 @@ double moe_routing_bytes_per_token(const PreparedModel& pm, double attention_dp,
 
 /// Derives a PreparedModel (copies `model`).
 PreparedModel prepare_model(const ModelSpec& model, const Precision& precision);
-/// Whether the engine profile has a build for the GPU's vendor (EngineConfig::runs_on_nvidia /
-/// runs_on_amd; data/engines.json "vendors").
-bool engine_runs_on(const EngineConfig& engine, const Gpu& gpu);
 
 /// The shape a separate draft model is costed by (speculative method draft_model, methodology §3.8):
 /// its weights, FLOPs and KV per token at `precision`, its layers and KV heads. Pure.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/estimate/inference_detail.hpp"
+#include "rightsize/engine_profile.hpp"
 #include "rightsize/image_attention.hpp"
 #include "rightsize/training.hpp"
 #include "rightsize/units.hpp"
