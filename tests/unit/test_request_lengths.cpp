@@ -339,6 +339,29 @@ TEST_CASE("a case's engine settings are read as the command line reads them", "[
                    "of \"guaranteed_no_evict\", \"max_utilization\")");
 }
 
+TEST_CASE("a case's prompt length may be its dataset's distribution", "[io]") {
+  const std::string path = std::string(RIGHTSIZE_TEST_DATA_DIR) + "/validation/open-loop.json";
+  const json doc = json::parse(io::read_text_file(path));
+  json one = doc;
+  one["cases"] = json::array({doc.at("cases")[0]});
+  // MLPerf's OpenOrca prompts (open-loop.md): mean 222.3 → 222 tokens, p50 152, p99 791.
+  one["cases"][0]["input_tokens"] = {{"mean", 222.3}, {"p50", 152}, {"p99", 791}};
+  one["cases"][0]["output_tokens"] = 290;
+  const std::vector<ValidationCase> cases =
+      io::load_validation_cases(write_temp("case-lengths.json", one.dump()));
+  REQUIRE(cases.size() == 1);
+  CHECK(cases[0].workload.input_tokens == 222);
+  CHECK(cases[0].workload.input_spread.p50_tokens == 152.0);
+  CHECK(cases[0].workload.input_spread.p99_tokens == 791.0);
+  CHECK(cases[0].workload.input_spread.varies());
+  CHECK(cases[0].workload.output_tokens == 290);
+  CHECK_FALSE(cases[0].workload.output_spread.varies());
+  // The spec's errors, at the case's pointer.
+  one["cases"][0]["input_tokens"] = {{"mean", 222.3}, {"p50", 800}, {"p99", 791}};
+  const std::string bad = write_temp("case-lengths-bad.json", one.dump());
+  CHECK(error_of_cases(bad) == bad + ": /cases/0/input_tokens/p99: expected p99 at least p50 (800), got 791");
+}
+
 TEST_CASE("ranking by goodput: the cost per request within every target", "[core]") {
   Candidate a;
   a.price_known = true;

@@ -8,6 +8,7 @@
 
 #include "io/json/json_reader.hpp"
 #include "io/json/json_text.hpp"
+#include "io/spec/length_io.hpp"
 #include "io/spec/model_io.hpp"
 #include "rightsize/units.hpp"
 
@@ -15,12 +16,19 @@ namespace rightsize::io {
 namespace {
 
 constexpr std::int64_t k_max_count = 1'000'000'000'000;
+constexpr std::int64_t k_max_case_tokens = 10'000'000; ///< one request's prompt or output
 
 NumberFormat read_format(const JsonReader& r) {
   const std::string name = r.as_string();
   const auto f = parse_number_format(name);
   if (!f) r.fail("unknown number format \"" + name + "\"");
   return *f;
+}
+
+std::int64_t length_or_zero(const JsonReader& r, std::string_view key, LengthSpread& spread) {
+  const auto v = r.find(key);
+  if (!v) return 0;
+  return v->is_object() ? read_length(*v, spread, k_max_case_tokens) : v->as_int(0, k_max_case_tokens);
 }
 
 std::int64_t int_or(const JsonReader& r, std::string_view key, std::int64_t fallback) {
@@ -181,8 +189,11 @@ ValidationCase read_case(const JsonReader& r) {
   c.deployment = read_deployment(r);
   if (const auto f = r.find("framework")) c.framework = f->as_string();
   c.workload.concurrency = int_or(r, "concurrency", 0);
-  c.workload.input_tokens = int_or(r, "input_tokens", 0);
-  c.workload.output_tokens = int_or(r, "output_tokens", 0);
+  // A length is an integer (0 where a training or image case has none) or, where the source gives the
+  // dataset's spread, a distribution read as workload.input_tokens reads it (docs/model-spec.md
+  // "Length distributions").
+  c.workload.input_tokens = length_or_zero(r, "input_tokens", c.workload.input_spread);
+  c.workload.output_tokens = length_or_zero(r, "output_tokens", c.workload.output_spread);
   if (const auto engine = r.find("engine")) read_engine_settings(*engine, c);
   // Open-loop runs (MLPerf Server): Poisson arrivals at the deployment's request rate.
   if (const auto arrival = r.find("arrival")) {
