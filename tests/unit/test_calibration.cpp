@@ -203,6 +203,46 @@ TEST_CASE("bands: p10/p90 of the ratios, widened when a GPU has few cases", "[co
   CHECK(class_width(cal, "moe").factor == Approx(1.5));
 }
 
+TEST_CASE("an open loop's latencies inform no factor and no band; its throughput does", "[core]") {
+  GpuEfficiency truth;
+  truth.decode_bandwidth = 0.70;
+  std::vector<ValidationCase> cases = {synthetic("a", 16, 128, 2048, truth),
+                                       synthetic("b", 64, 128, 2048, truth),
+                                       synthetic("c", 1, 64, 512, truth)};
+  // A Poisson run's TPOT measured 5× the prediction at the true factor (a run near its capacity):
+  // were it fitted, the decode bandwidth would leave 0.70.
+  ValidationCase open = synthetic("open", 0, 222, 290, truth);
+  open.kind = FigureKind::tpot;
+  open.workload.arrival = Arrival::poisson;
+  open.workload.request_rate_per_s = 20.0;
+  Gpu g = h100_sxm();
+  g.efficiency = truth;
+  open.measured = 5.0 * predict_case(open, g, EngineConfig{});
+  cases.push_back(open);
+  const auto fits = fit_efficiencies(cases, {h100_sxm()}, EngineConfig{}, FitOptions{});
+  CHECK(fits[1].decode_cases == std::vector<std::string>{"a", "b", "c"});
+  CHECK(fits[1].efficiency.decode_bandwidth == Approx(0.70).margin(0.002));
+
+  // Bands: GPU X's six closed-loop TTFT ratios 0.8 … 1.3 give p10 0.85, p90 1.25 (the test above);
+  // an open-loop TTFT at ratio 5 leaves them so, an open-loop throughput at 0.5 joins its kind.
+  std::vector<CaseResult> rs;
+  for (double ratio : {0.8, 0.9, 1.0, 1.1, 1.2, 1.3})
+    rs.push_back(result(FigureKind::ttft, "X", ratio * 100.0, 100.0));
+  CaseResult slow = result(FigureKind::ttft, "X", 500.0, 100.0);
+  slow.open_loop = true;
+  rs.push_back(slow);
+  CaseResult served = result(FigureKind::throughput, "X", 50.0, 100.0);
+  served.open_loop = true;
+  rs.push_back(served);
+  const Calibration cal = build_calibration({}, rs);
+  CHECK(band_for(cal, FigureKind::ttft, "X", 1.0).low == Approx(0.85));
+  CHECK(band_for(cal, FigureKind::ttft, "X", 1.0).high == Approx(1.25));
+  // One throughput case (ratio 0.5): with the pooled default ×0.5–×2 (one case pools none), the
+  // envelope [0.5, 2] stretched by 1 + 0.1·4 in log-ratio.
+  CHECK(band_for(cal, FigureKind::throughput, "X", 1.0).low == Approx(std::pow(0.5, 1.4)));
+  CHECK(band_for(cal, FigureKind::throughput, "X", 1.0).high == Approx(std::pow(2.0, 1.4)));
+}
+
 TEST_CASE("figure kinds round-trip through their names", "[core]") {
   for (std::size_t k = 0; k < k_figure_kind_count; ++k) {
     const auto kind = static_cast<FigureKind>(k);

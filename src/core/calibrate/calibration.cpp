@@ -235,6 +235,10 @@ Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
   std::map<std::string, int> by_class;
   for (const CaseResult& r : results) {
     if (!r.scored || r.predicted_loo <= 0.0 || r.measured <= 0.0) continue;
+    // An open loop's latency is its step time at the batch the arrival rate settles at: near
+    // capacity a small service-time error moves it many-fold (methodology §3.1), which says
+    // nothing of a closed-loop estimate's band. Its throughput (the rate, or the capacity) stays.
+    if (r.open_loop && r.kind != FigureKind::throughput) continue;
     const double ratio = r.measured / r.predicted_loo;
     const Key key{static_cast<int>(r.kind), r.kind == FigureKind::image_latency ? r.model_class : ""};
     by_kind_gpu[{key, r.gpu_id}].push_back(ratio);

@@ -38,6 +38,15 @@ double value_of(const GpuEfficiency& e, Factor f) {
   return slot(copy, f);
 }
 
+// The fitted factors `e` on a case's GPU. The GPU's per-sequence decode time is not one of them: it
+// is fitted to static-batch runs of its own (bench/sequence_layer_fit.hpp, methodology §3
+// "per-sequence time") and stays as the catalog GPU carries it.
+void set_factors(Gpu& gpu, const GpuEfficiency& e) {
+  const double t_seq = gpu.efficiency.decode_sequence_layer_s;
+  gpu.efficiency = e;
+  gpu.efficiency.decode_sequence_layer_s = t_seq;
+}
+
 bool inference_figure(FigureKind kind) {
   return kind != FigureKind::training_throughput && kind != FigureKind::training_memory &&
          kind != FigureKind::memory;
@@ -93,18 +102,18 @@ double log_loss(std::vector<Ready*>& set, const EngineConfig& engine, const SetU
 
 // The loss with every case in `set` using efficiency `e`.
 double objective(std::vector<Ready*>& set, const GpuEfficiency& e, const EngineConfig& engine) {
-  return log_loss(set, engine, [&](Ready& r) { r.gpu.efficiency = e; });
+  return log_loss(set, engine, [&](Ready& r) { set_factors(r.gpu, e); });
 }
 
 // Elasticity d log(prediction) / d log(factor) by a finite step of ×1.25: how strongly a case
 // depends on the factor at the current efficiencies.
 double elasticity(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine) {
   constexpr double k_step = 1.25;
-  r.gpu.efficiency = e;
+  set_factors(r.gpu, e);
   const double base = predict_ready(r, engine);
   slot(r.gpu.efficiency, f) *= k_step;
   const double moved = predict_ready(r, engine);
-  r.gpu.efficiency = e;
+  set_factors(r.gpu, e);
   if (base <= 0.0 || moved <= 0.0) return 0.0;
   return std::log(moved / base) / std::log(k_step);
 }
@@ -148,17 +157,19 @@ double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, d
 
 // Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT (and,
 // when FitOptions::fit_layer_overhead, the engine's per-layer time from the same figures at its
-// own elasticity floor, methodology §3.4.1), prefill
-// compute from TTFT (closed loop: an open loop's first token is its step loop's, §3.1, not a GEMM
-// efficiency), communication from multi-GPU inference, MFU from training - and of those only
-// the cases whose prediction actually depends on the factor (|elasticity| ≥ min_elasticity), so an
-// overhead-dominated 128-token TTFT does not pull the GEMM efficiency.
+// own elasticity floor, methodology §3.4.1), prefill compute from TTFT, communication from
+// multi-GPU inference, MFU from training - and of those only the cases whose prediction actually
+// depends on the factor (|elasticity| ≥ min_elasticity), so an overhead-dominated 128-token TTFT
+// does not pull the GEMM efficiency. An open loop's latencies inform none: its first token and step
+// time are those of the batch its arrival rate settles at (§3.1), which near capacity a small
+// service-time error moves many-fold; its throughput (the rate, or the capacity) does.
 bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine, const FitOptions& o) {
   const FigureKind k = r.c->kind;
+  if (r.c->workload.arrival == Arrival::poisson && k != FigureKind::throughput) return false;
   bool kind_ok = false;
   switch (f) {
   case Factor::training: kind_ok = k == FigureKind::training_throughput; break;
-  case Factor::prefill: kind_ok = k == FigureKind::ttft && r.c->workload.arrival != Arrival::poisson; break;
+  case Factor::prefill: kind_ok = k == FigureKind::ttft; break;
   case Factor::communication:
     kind_ok = r.c->deployment.tp > 1 &&
               (k == FigureKind::throughput || k == FigureKind::tpot || k == FigureKind::ttft);
@@ -290,7 +301,7 @@ void fit_unet_fraction(std::vector<Ready>& ready, std::vector<FittedEfficiency>&
   for (Ready& r : ready) {
     if (r.c->kind != FigureKind::image_latency || !r.pm.unet) continue;
     for (const FittedEfficiency& f : fits) {
-      if (f.gpu_id == r.gpu.id) r.gpu.efficiency = f.efficiency;
+      if (f.gpu_id == r.gpu.id) set_factors(r.gpu, f.efficiency);
     }
     set.push_back(&r);
   }
@@ -377,15 +388,16 @@ std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases,
     r.gpu_id = c.gpu_id;
     r.model_class = c.model_class.empty() ? model_class_of(c.model) : c.model_class;
     r.scored = c.scored;
+    r.open_loop = c.workload.arrival == Arrival::poisson;
     r.measured = c.measured;
     Gpu gpu = *g;
-    gpu.efficiency = GpuEfficiency{};
+    set_factors(gpu, GpuEfficiency{});
     r.predicted_default = predict_case(c, gpu, engine);
-    gpu.efficiency = efficiency_for(fits, c.gpu_id);
+    set_factors(gpu, efficiency_for(fits, c.gpu_id));
     r.predicted = predict_case(c, gpu, engine);
     // Memory (inference or training) has no fitted factor: its leave-one-out prediction is the prediction.
     if (c.scored && c.kind != FigureKind::memory && c.kind != FigureKind::training_memory) {
-      gpu.efficiency = efficiency_for(fit_except(cases, gpus, engine, options, c.id), c.gpu_id);
+      set_factors(gpu, efficiency_for(fit_except(cases, gpus, engine, options, c.id), c.gpu_id));
       r.predicted_loo = predict_case(c, gpu, engine);
     } else {
       r.predicted_loo = r.predicted;

@@ -50,12 +50,11 @@ double layer_overhead_s(const Setup& s) {
                                              indexed_layers * s.engine->indexer_layer_overhead_s);
 }
 
-// The per-sequence time of a decode step on a tensor-parallel replica: bm·L·t_seq, each GPU column
-// passing its bm sequences through all L layers (methodology §3, "per-sequence time"). t_seq is the
-// GPU's fitted decode_sequence_layer_s, 0 on a replica of one GPU per stage (TP 1), where the
-// published runs do not show it.
+// The per-sequence time of a decode step: bm·L·t_seq, each GPU column (one GPU at TP 1) passing its
+// bm sequences through all L layers (methodology §3, "per-sequence time"). t_seq is the GPU's fitted
+// decode_sequence_layer_s.
 double sequence_layer_s(const Setup& s, double bm) {
-  if (!s.decoder || s.t <= 1.0) return 0.0;
+  if (!s.decoder) return 0.0;
   return bm * d(s.m->layers) * s.gpu->efficiency.decode_sequence_layer_s;
 }
 
