@@ -33,6 +33,19 @@ TcoParams worked_example() {
   return p;
 }
 
+// A passing, priced candidate of one GPU type: a layout of `tp` GPUs at `usd_per_mtok` per 1M output
+// tokens and `tpot_s` at full capacity.
+Candidate priced(int tp, double usd_per_mtok, double tpot_s) {
+  Candidate c;
+  c.meets_sla = true;
+  c.price_known = true;
+  c.usd_per_million_output_tokens_at_load = usd_per_mtok;
+  c.layout.tp = tp;
+  c.layout.gpus = tp;
+  c.estimate.tpot_s = tpot_s;
+  return c;
+}
+
 } // namespace
 
 TEST_CASE("on-prem TCO reproduces the methodology §6.4 worked example", "[core]") {
@@ -212,21 +225,38 @@ TEST_CASE("a cost ranking charges each GPU its price margin", "[pricing][rank]")
 TEST_CASE("at an equal cost fewer pipeline stages rank first, before TPOT", "[rank]") {
   // Two layouts of the same GPU at the same cost: TP2 and TP1·PP2, the PP one 0.1 ms faster per
   // token. TP2 ranks first; at different costs the cost decides.
-  Candidate tp;
-  tp.meets_sla = true;
-  tp.price_known = true;
-  tp.usd_per_million_output_tokens_at_load = 0.5;
-  tp.layout.tp = 2;
-  tp.layout.gpus = 2;
-  tp.estimate.tpot_s = 0.0368;
-  Candidate pp = tp;
-  pp.layout.tp = 1;
+  const Candidate tp = priced(2, 0.5, 0.0368);
+  Candidate pp = priced(1, 0.5, 0.0367);
   pp.layout.pp = 2;
-  pp.estimate.tpot_s = 0.0367;
+  pp.layout.gpus = 2;
   std::vector<Gpu> gpus(1);
   gpus[0].id = "G";
   CHECK(ranks_before(tp, pp, RankBy::cost_per_token, gpus));
   CHECK_FALSE(ranks_before(pp, tp, RankBy::cost_per_token, gpus));
   pp.usd_per_million_output_tokens_at_load = 0.49;
   CHECK(ranks_before(pp, tp, RankBy::cost_per_token, gpus));
+}
+
+TEST_CASE("at an equal cost the faster at the served load ranks first", "[rank]") {
+  // One GPU type, eight GPUs billed either way: TP2 × 4 and TP8 × 1 both serve the load at $18.75
+  // per 1M tokens. Sized to the same TPOT target, TP2 is 0.1 ms faster at full capacity (39.0
+  // against 39.1 ms), but at the served load TP8 runs at 9.0 ms and TP2 at 17.8 ms: TP8 first.
+  Candidate tp2 = priced(2, 18.75, 0.0390);
+  tp2.replicas = 4;
+  tp2.at_load.tpot_s = 0.0178;
+  Candidate tp8 = priced(8, 18.75, 0.0391);
+  tp8.at_load.tpot_s = 0.0090;
+  std::vector<Gpu> gpus(1);
+  gpus[0].id = "G";
+  CHECK(ranks_before(tp8, tp2, RankBy::cost_per_token, gpus));
+  CHECK_FALSE(ranks_before(tp2, tp8, RankBy::cost_per_token, gpus));
+  // Equal at the served load too: TTFT there decides (TP2 at 102 ms, TP8 at 72 ms).
+  tp2.at_load.tpot_s = tp8.at_load.tpot_s;
+  tp2.at_load.ttft_s = 0.102;
+  tp8.at_load.ttft_s = 0.072;
+  CHECK(ranks_before(tp8, tp2, RankBy::cost_per_token, gpus));
+  // A candidate without a load point falls back to its figures at capacity.
+  tp2.at_load = LoadPoint{};
+  tp8.at_load = LoadPoint{};
+  CHECK(ranks_before(tp2, tp8, RankBy::cost_per_token, gpus));
 }

@@ -19,6 +19,14 @@ bool layout_before(const Candidate& a, const Candidate& b, std::span<const Gpu> 
   return a.precision_index < b.precision_index;
 }
 
+// TPOT and TTFT at the served load (LoadPoint), or at capacity where no load point was computed.
+double served_tpot_s(const Candidate& c) {
+  return c.at_load.tpot_s > 0.0 ? c.at_load.tpot_s : c.estimate.tpot_s;
+}
+double served_ttft_s(const Candidate& c) {
+  return c.at_load.ttft_s > 0.0 ? c.at_load.ttft_s : c.estimate.ttft_s;
+}
+
 } // namespace
 
 // NOLINTBEGIN(bugprone-narrowing-conversions): clang-tidy 14 calls `cond ? double : k_inf` narrowing
@@ -92,8 +100,12 @@ bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::s
   // At an equal key, fewer pipeline stages first: a stage boundary adds a hop and a bubble to every
   // token, and a split inside one node is TP's job (issue 43: TP1·PP2 won an 8B's tie).
   if (a.layout.pp != b.layout.pp) return a.layout.pp < b.layout.pp;
-  if (a.estimate.tpot_s != b.estimate.tpot_s) return a.estimate.tpot_s < b.estimate.tpot_s;
-  if (a.estimate.ttft_s != b.estimate.ttft_s) return a.estimate.ttft_s < b.estimate.ttft_s;
+  // Then the faster at the served load, the figures the table shows: at full capacity each is sized
+  // to the same TPOT target, so its TPOT there says little about what the buyer will see.
+  const double ta = served_tpot_s(a), tb = served_tpot_s(b);
+  if (ta != tb) return ta < tb;
+  const double fa = served_ttft_s(a), fb = served_ttft_s(b);
+  if (fa != fb) return fa < fb;
   if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
   return layout_before(a, b, gpus);
 }
