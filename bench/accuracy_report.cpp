@@ -303,8 +303,8 @@ Calibration fitted_sequence_times(const std::vector<ValidationCase>& cases, cons
                                   const std::vector<ValidationCase>& amd) {
   const EngineConfig engine;
   const FitOptions options;
-  const Calibration first = build_calibration(fit_efficiencies(cases, catalog, engine, options),
-                                              evaluate_cases(cases, catalog, engine, options));
+  // The fit alone: the per-sequence fit predicts with factors, not bands.
+  const Calibration first = build_calibration(fit_efficiencies(cases, catalog, engine, options), {});
   Calibration cal = serving_calibration(first, {}, k_shipped, nullptr);
   Calibration out;
   for (const bench::SequenceLayerFit& f : bench::fit_sequence_layers(amd, cal))

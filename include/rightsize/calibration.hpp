@@ -305,7 +305,7 @@ struct CaseResult {
   std::string model_class;
   bool scored = true;
   /// Poisson arrivals: its latency is that of the batch the rate settles at, so it informs no
-  /// factor and no band (methodology §4.4); it is scored all the same.
+  /// factor and no band (methodology §3.4 "Which cases"); it is scored all the same.
   bool open_loop = false;
   double measured = 0.0;
   double predicted_default = 0.0; ///< with methodology default factors

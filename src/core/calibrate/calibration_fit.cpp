@@ -155,14 +155,14 @@ double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, d
   });
 }
 
-// Cases that inform a factor (methodology §4.4): decode bandwidth from throughput and TPOT (and,
-// when FitOptions::fit_layer_overhead, the engine's per-layer time from the same figures at its
-// own elasticity floor, methodology §3.4.1), prefill compute from TTFT, communication from
-// multi-GPU inference, MFU from training - and of those only the cases whose prediction actually
-// depends on the factor (|elasticity| ≥ min_elasticity), so an overhead-dominated 128-token TTFT
-// does not pull the GEMM efficiency. An open loop's latencies inform none: its first token and step
-// time are those of the batch its arrival rate settles at (§3.1), which near capacity a small
-// service-time error moves many-fold; its throughput (the rate, or the capacity) does.
+// Cases that inform a factor (methodology §3.4 "Which cases"): decode bandwidth from throughput and TPOT
+// (and, when FitOptions::fit_layer_overhead, the engine's per-layer time from the same figures at its own
+// elasticity floor, methodology §3.4.1), prefill compute from TTFT, communication from multi-GPU inference,
+// MFU from training - and of those only the cases whose prediction actually depends on the factor
+// (|elasticity| ≥ min_elasticity), so an overhead-dominated 128-token TTFT does not pull the GEMM efficiency.
+// An open loop's latencies inform none: its first token and step time are those of the batch its arrival rate
+// settles at (§3.1), which near capacity a small service-time error moves many-fold; its throughput (the
+// rate, or the capacity) does.
 bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine, const FitOptions& o) {
   const FigureKind k = r.c->kind;
   if (r.c->workload.arrival == Arrival::poisson && k != FigureKind::throughput) return false;
