@@ -313,6 +313,10 @@ struct CaseResult {
   double predicted_loo = 0.0;     ///< with factors fitted without this case
 };
 
+/// An open loop's latency (TTFT, TPOT or E2E of a Poisson run): the step time of the batch its arrival
+/// rate settles at, so it informs no fitted factor and no band (methodology §3.4 "Which cases").
+bool open_loop_latency(FigureKind kind, bool open_loop);
+
 /// Runs every case with default, fitted and leave-one-out factors.
 std::vector<CaseResult> evaluate_cases(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
                                        const EngineConfig& engine, const FitOptions& options);

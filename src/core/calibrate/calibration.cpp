@@ -221,6 +221,12 @@ BandEntry band_from(FigureKind kind, const std::string& gpu, const std::vector<d
 
 } // namespace
 
+bool open_loop_latency(FigureKind kind, bool open_loop) {
+  // Near capacity a small service-time error moves such a latency many-fold (methodology §3.1);
+  // its throughput (the rate, or the capacity) informs as any does.
+  return open_loop && kind != FigureKind::throughput;
+}
+
 Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
                               const std::vector<CaseResult>& results) {
   Calibration cal;
@@ -235,10 +241,7 @@ Calibration build_calibration(const std::vector<FittedEfficiency>& fits,
   std::map<std::string, int> by_class;
   for (const CaseResult& r : results) {
     if (!r.scored || r.predicted_loo <= 0.0 || r.measured <= 0.0) continue;
-    // An open loop's latency is its step time at the batch the arrival rate settles at: near
-    // capacity a small service-time error moves it many-fold (methodology §3.1), which says
-    // nothing of a closed-loop estimate's band. Its throughput (the rate, or the capacity) stays.
-    if (r.open_loop && r.kind != FigureKind::throughput) continue;
+    if (open_loop_latency(r.kind, r.open_loop)) continue;
     const double ratio = r.measured / r.predicted_loo;
     const Key key{static_cast<int>(r.kind), r.kind == FigureKind::image_latency ? r.model_class : ""};
     by_kind_gpu[{key, r.gpu_id}].push_back(ratio);

@@ -165,7 +165,7 @@ double fit_one(std::vector<Ready*>& set, GpuEfficiency e, Factor f, double lo, d
 // rate, or the capacity) does.
 bool informs(Ready& r, Factor f, const GpuEfficiency& e, const EngineConfig& engine, const FitOptions& o) {
   const FigureKind k = r.c->kind;
-  if (r.c->workload.arrival == Arrival::poisson && k != FigureKind::throughput) return false;
+  if (open_loop_latency(k, r.c->workload.arrival == Arrival::poisson)) return false;
   bool kind_ok = false;
   switch (f) {
   case Factor::training: kind_ok = k == FigureKind::training_throughput; break;
