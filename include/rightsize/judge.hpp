@@ -65,6 +65,9 @@ struct TermCheck {
   /// Open-loop load terms: the value is the deployment's closed-loop capacity
   /// (InferenceEstimate::capacity_requests_per_s), not the rate it serves.
   bool capacity = false;
+  /// Open-loop latency terms: the point serves the rate but the band's slow end does not
+  /// (latency_at_band_s): the judged value is unbounded (+inf).
+  bool overloaded_at_band = false;
   /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
   [[nodiscard]] double margin() const;
   [[nodiscard]] bool is_load() const {
@@ -120,6 +123,35 @@ JudgedRun judged_run(const TrainingEstimate& estimate, double throughput_low);
 /// whole) × ttft_high and the decode part × tpot_high (methodology §3.5). Any time unit.
 double e2e_at_band(double e2e, double ttft, const BandFactors& bands);
 
+/// The slow end of an open loop's band (methodology §3.5 "Open loop: the band through the queue"): a
+/// GPU whose every time is k× the estimate's serves arrivals at λ as the estimate serves k·λ, each
+/// latency k× longer (time scaling). So the band's slow end is the same deployment estimated at
+/// k·λ, k = `tpot_high` (TPOT's band is the step's), and each latency there × its band ratio. None
+/// for a closed loop, an overloaded estimate or k ≤ 1. `workload` is the one `estimate` was made
+/// for (its rate the deployment's). Pure.
+std::optional<InferenceEstimate> slow_end_estimate(const InferenceEstimate& estimate,
+                                                   const PreparedModel& model,
+                                                   const InferenceWorkload& workload, const Gpu& gpu,
+                                                   const Deployment& deployment, const EngineConfig& engine,
+                                                   double tpot_high);
+
+/// A latency (figure 0 TTFT, 1 TPOT, 2 E2E; at `stat`) at the pessimistic end of its band: the point
+/// × its ratio in `bands` (E2E: e2e_at_band), or for an open loop with its `slow` end the larger of
+/// that and the slow end's own figure × the ratio; +inf (unbounded) for TTFT and E2E when the slow end
+/// is overloaded (its TPOT is a full cache's, a time). Seconds.
+double latency_at_band_s(const InferenceEstimate& estimate, const InferenceEstimate* slow, int figure,
+                         Statistic stat, const BandFactors& bands);
+
+/// The ratios of `bands`' high ends to `estimate`'s TTFT and TPOT (1 where a figure is 0): the
+/// BandFactors of the shown p10–p90 band.
+BandFactors high_ratios(const InferenceBands& bands, const InferenceEstimate& estimate);
+
+/// Raises the high ends of an open loop's TTFT, TPOT and E2E bands to its slow end's
+/// (latency_at_band_s at the bands' own ratios); +inf where the slow end is overloaded. Unchanged
+/// for a closed loop or without `slow`.
+void band_through_queue(InferenceBands& bands, const InferenceEstimate& estimate,
+                        const InferenceEstimate* slow);
+
 /// The latency limits an auto concurrency must meet so that the judged (pessimistic) end meets the
 /// real ones: each limit divided by its band's high multiplier (unchanged at p50).
 Sla auto_concurrency_sla(const Sla& sla, const BandFactors& bands);
@@ -135,6 +167,9 @@ struct JudgeRules {
   /// deployment meets the load when its judged throughput reaches peak × (1 + headroom), the rule
   /// recommend sizes replicas by (methodology §6). An open-loop estimate is judged at its arrival rate.
   double load_headroom = 0.0;
+  /// An open loop's slow end (slow_end_estimate at `bands.tpot_high`): its latencies are judged
+  /// there (latency_at_band_s). Null: every latency is judged at point × band ratio.
+  const InferenceEstimate* slow_end = nullptr;
 };
 
 /// The verdict on one deployment: each feasibility test and SLA term with its margin, and the first
@@ -168,7 +203,7 @@ Verdict judge(const TrainingEstimate& estimate, const Sla& sla, bool price_known
 /// The SLA terms the point estimate meets but the pessimistic end of the band (`bands`) misses:
 /// the cautions of --confidence p50. Returns how many were written to `out` (in judge's order).
 std::size_t optimistic_only_terms(const InferenceEstimate& estimate, const Sla& sla, const BandFactors& bands,
-                                  std::array<TermCheck, 7>& out);
+                                  std::array<TermCheck, 7>& out, const InferenceEstimate* slow_end = nullptr);
 
 /// Pins for a layout choice: 0 = free.
 struct LayoutRequest {

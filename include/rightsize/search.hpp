@@ -225,6 +225,10 @@ double ranked_key(const Candidate& c, RankBy rank_by, std::span<const double> pr
 bool ranks_before(const Candidate& a, const Candidate& b, RankBy rank_by, std::span<const Gpu> gpus,
                   std::span<const double> price_margins = {});
 
+/// The arrivals a deployment is judged at: an open loop (poisson) at the workload's rate, else at the
+/// SLA's peak requests/s (methodology §3.1); a closed loop unchanged. Every command takes this one.
+InferenceWorkload deployment_arrivals(const InferenceWorkload& workload, const Sla& sla);
+
 /// Cost over the load a deployment actually serves (docs/output-schema.md "Cost"): the SLA's
 /// requests/s (or output tokens/s), at most the estimate's capacity; full capacity without a load.
 /// The estimate's own usd_per_million_output_tokens is the cost at full capacity.

@@ -29,7 +29,8 @@ BandSource training_band_source(const LoadedCatalog& catalog, const Gpu& gpu, co
   return {band_calibration(catalog), gpu.id, model_class_of(model), gpu.training_reach};
 }
 
-EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& e, const Sla& sla) {
+EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& e, const Sla& sla,
+                             const OpenLoopInputs* open) {
   EstimateBands out;
   out.calibrated = source.calibration != nullptr;
   out.memory_per_gpu_bytes = band_of(source, FigureKind::memory, e.memory.per_gpu_bytes);
@@ -51,7 +52,14 @@ EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& 
   out.tpot_tail = tail_of(source, FigureKind::tpot, e.tpot_s);
   const BandFactors factors =
       band_factors(source.calibration, Confidence::p90, source.gpu_id, source.model_class, source.reach);
-  out.optimistic_only_count = optimistic_only_terms(e, sla, factors, out.optimistic_only);
+  // An open loop: the pessimistic end is the slow end's queue (methodology §3.5), as judged.
+  std::optional<InferenceEstimate> slow;
+  if (open != nullptr)
+    slow = slow_end_estimate(e, open->model, open->workload, open->gpu, open->deployment, open->engine,
+                             factors.tpot_high);
+  const InferenceEstimate* slow_end = slow ? &*slow : nullptr;
+  band_through_queue(out.inference, e, slow_end);
+  out.optimistic_only_count = optimistic_only_terms(e, sla, factors, out.optimistic_only, slow_end);
   return out;
 }
 
@@ -76,9 +84,14 @@ TrainingBands training_bands(const BandSource& source, const TrainingEstimate& t
 }
 
 EstimateBands candidate_bands(const LoadedCatalog& catalog, const SearchInputs& in, const Candidate& c,
-                              const Sla& sla) {
-  return estimate_bands(band_source(catalog, in.gpus[c.gpu_index], in.models[c.precision_index].model),
-                        c.estimate, sla);
+                              const Sla& sla, const InferenceWorkload& workload, const EngineConfig& engine) {
+  const PreparedModel& model = in.models[c.precision_index];
+  const Gpu& gpu = in.gpus[c.gpu_index];
+  const InferenceWorkload arrivals = deployment_arrivals(workload, sla); // as core's search takes them
+  Deployment whole = c.layout;
+  whole.gpus = c.total_gpus();
+  const OpenLoopInputs open{model, arrivals, gpu, whole, engine};
+  return estimate_bands(band_source(catalog, gpu, model.model), c.estimate, sla, &open);
 }
 
 TrainingBands candidate_bands(const LoadedCatalog& catalog, const SearchInputs& in,

@@ -81,14 +81,27 @@ BandSource band_source(const LoadedCatalog& catalog, const Gpu& gpu, const Model
 /// The same for a training estimate: at the GPU's training reach (Gpu::training_reach).
 BandSource training_band_source(const LoadedCatalog& catalog, const Gpu& gpu, const ModelSpec& model);
 
-/// The bands of `estimate` from `source`, and its optimistic-only terms against `sla`.
-EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& estimate, const Sla& sla);
+/// What an open loop's slow end is estimated from (core::slow_end_estimate): the estimate's model,
+/// workload (with the deployment's arrival rate), GPU, whole deployment and engine.
+struct OpenLoopInputs {
+  const PreparedModel& model;
+  const InferenceWorkload& workload;
+  const Gpu& gpu;
+  const Deployment& deployment;
+  const EngineConfig& engine;
+};
+/// The bands of `estimate` from `source`, and its optimistic-only terms against `sla`. With `open`,
+/// an open loop's latency bands and cautions reach through the queue to its slow end at the p90
+/// factors (core::band_through_queue, methodology §3.5), as core::judge takes them.
+EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& estimate, const Sla& sla,
+                             const OpenLoopInputs* open = nullptr);
 /// The bands of a training estimate from `source`.
 TrainingBands training_bands(const BandSource& source, const TrainingEstimate& estimate);
 
 /// The bands of a searched candidate of `in` (its GPU and precision's model).
 EstimateBands candidate_bands(const LoadedCatalog& catalog, const SearchInputs& in,
-                              const Candidate& candidate, const Sla& sla);
+                              const Candidate& candidate, const Sla& sla, const InferenceWorkload& workload,
+                              const EngineConfig& engine);
 /// The bands of a searched training candidate of `in`.
 TrainingBands candidate_bands(const LoadedCatalog& catalog, const SearchInputs& in,
                               const TrainingCandidate& candidate);

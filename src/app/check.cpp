@@ -156,7 +156,8 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   res.verdict = res.current.verdict;
   res.meets = res.verdict.passes();
   res.current_at_load = cost_at_load(res.current.estimate, spec.sla, spec.inference);
-  res.current_bands = candidate_bands(catalog, res.current_in, res.current, spec.sla);
+  res.current_bands =
+      candidate_bands(catalog, res.current_in, res.current, spec.sla, spec.inference, policy.engine);
   if (res.verdict.feasible()) res.goodput = goodput(res.current.estimate, spec.sla, bands); // as estimate's
   if (!res.meets && !same.candidates.empty()) res.would_pass = same.candidates.front();
 

@@ -122,10 +122,14 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   rules.bands = factors;
   rules.price_known = res.price.known;
   rules.load_headroom = throughput_headroom(request.headroom);
+  // An open loop's latencies at its band's slow end (methodology §3.5), as the bands show them.
+  const auto slow = slow_end_estimate(res.estimate, pm, w, gpu, d, request.engine, factors.tpot_high);
+  rules.slow_end = slow ? &*slow : nullptr;
   res.verdict = judge(res.estimate, spec.sla, rules);
   res.goodput = goodput(res.estimate, spec.sla, factors); // at the same end of the band as the verdict
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
-  res.bands = estimate_bands(source, res.estimate, spec.sla);
+  const OpenLoopInputs open{pm, w, gpu, d, request.engine};
+  res.bands = estimate_bands(source, res.estimate, spec.sla, &open);
   return res;
 }
 

@@ -159,7 +159,7 @@ WinnerFacts winner_facts(const Spec& spec, const LoadedCatalog& catalog, const S
     facts.energy = energy_cost(w.joules_per_output_token, tco.power_usage_effectiveness, tco.usd_per_kwh,
                                tco.grid_g_co2e_per_kwh);
   }
-  facts.bands = candidate_bands(catalog, in, w, spec.sla);
+  facts.bands = candidate_bands(catalog, in, w, spec.sla, spec.inference, result.policy.engine);
   return facts;
 }
 
@@ -236,7 +236,8 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
   const Recommendation& r = result.recommendation;
   choose_rows(r.candidates, r.rejected, request, result.shown, result.rejected_rows);
   for (const Candidate& c : result.shown)
-    result.shown_bands.push_back(candidate_bands(catalog, in, c, spec.sla));
+    result.shown_bands.push_back(
+        candidate_bands(catalog, in, c, spec.sla, spec.inference, result.policy.engine));
   if (!r.candidates.empty()) {
     const Candidate& w = r.candidates.front();
     result.winner = winner_facts(spec, catalog, in, result, request);

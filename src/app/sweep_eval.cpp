@@ -121,6 +121,10 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
         deployment_energy(out.estimate, dep.gpus, plan.gpus[out.gpu], in.sla, PowerModel{});
     apply_power_cap(rules, plan.policy, energy.power_watts);
   }
+  // An open loop's latencies at its band's slow end (methodology §3.5).
+  const auto slow = slow_end_estimate(out.estimate, plan.models[in.model], in.workload, plan.gpus[out.gpu],
+                                      dep, plan.policy.engine, bands.tpot_high);
+  rules.slow_end = slow ? &*slow : nullptr;
   out.rejection = judge(out.estimate, in.sla, rules).first;
   out.at_load = cost_at_load(out.estimate, in.sla, in.workload);
 }

@@ -141,6 +141,13 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
       terms.back()["point_value"] = nullptr;
       terms.back()["margin"] = nullptr;
     }
+    // Served at the point, overloaded at the band's slow end (methodology §3.5): the judged value is
+    // unbounded.
+    if (t.overloaded_at_band) {
+      terms.back()["overloaded_at_band"] = true;
+      terms.back()["value"] = nullptr;
+      terms.back()["margin"] = nullptr;
+    }
   }
   return {{"passes", v.passes()},
           {"feasible", v.feasible()},
@@ -382,7 +389,9 @@ std::vector<std::string> optimistic_only(const app::EstimateBands& bands) {
 
 std::string format_ms_band(const Band& b, bool calibrated) {
   if (!calibrated || b.value <= 0.0) return format_ms(b.value);
-  return fmt::format("{} ({}–{})", format_ms(b.value), format_ms(b.low), format_ms(b.high));
+  // An open loop overloaded at its band's slow end has no upper bound (methodology §3.5).
+  const std::string high = std::isfinite(b.high) ? format_ms(b.high) : std::string("unbounded");
+  return fmt::format("{} ({}–{})", format_ms(b.value), format_ms(b.low), high);
 }
 
 nlohmann::json assumptions_json(const std::vector<std::string>& assumptions) {

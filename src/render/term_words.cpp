@@ -3,6 +3,8 @@
 // docs/cli.md ("Rejection codes") and pinned by the goldens.
 #include "render/term_words.hpp"
 
+#include <cmath>
+
 #include <fmt/compile.h>
 
 #include "render/number_text.hpp"
@@ -58,7 +60,16 @@ void latency_words(Out& out, const TermCheck& t, const TermWording& how) {
                                 : t.term == Term::tpot ? "TPOT"
                                                        : how.words.latency;
   const char* stat = stat_suffix(t.stat);
+  // Overloaded at the band's slow end (methodology §3.5): the judged end has no bound.
+  const bool unbounded = !std::isfinite(t.value);
   if (how.form == TermForm::caution) {
+    if (unbounded) {
+      fmt::format_to(it,
+                     FMT_COMPILE("{} {:.1f} ms meets {:g} ms, but its band's p90 is unbounded: at the band's "
+                                 "slow end the arrivals exceed what it serves"),
+                     name, t.point_value, t.limit);
+      return;
+    }
     fmt::format_to(it, FMT_COMPILE("{} {:.1f} ms meets {:g} ms, but its band's p90 is {:.1f} ms"), name,
                    t.point_value, t.limit, t.value);
     return;
@@ -71,7 +82,10 @@ void latency_words(Out& out, const TermCheck& t, const TermWording& how) {
       return;
     }
     fmt::format_to(it, FMT_COMPILE("{}{} {:.1f} ms"), name, stat, t.point_value);
-    if (t.value != t.point_value) fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} ms)"), t.value);
+    if (unbounded)
+      put(out, " (band p90 unbounded: overloaded at the band's slow end)");
+    else if (t.value != t.point_value)
+      fmt::format_to(it, FMT_COMPILE(" (band p90 {:.1f} ms)"), t.value);
     fmt::format_to(it, FMT_COMPILE(" {} {:g} ms"), comparison(t), t.limit);
     return;
   }
@@ -84,7 +98,9 @@ void latency_words(Out& out, const TermCheck& t, const TermWording& how) {
   put(out, " ");
   put_fixed(out, point, decimals);
   put(out, " ms");
-  if (band) {
+  if (band && unbounded) {
+    put(out, " (band p90 unbounded: overloaded at the band's slow end)");
+  } else if (band) {
     put(out, " (band p90 ");
     put_fixed(out, t.value, decimals);
     put(out, " ms)");

@@ -7,8 +7,11 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
+#include "render/render.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/judge.hpp"
 #include "rightsize/load_model.hpp"
+#include "rightsize/search.hpp"
 
 using namespace rightsize;
 using namespace rightsize::test;
@@ -121,4 +124,113 @@ TEST_CASE("the knee of a latency-load curve is its point of greatest power, by h
   CHECK(load::power_knee_index(load, none) == load.size());
   // A flat latency puts the knee at the most load.
   CHECK(load::power_knee_index(load, std::vector<double>(4, 0.2)) == 3);
+}
+
+TEST_CASE("open loop: the band's slow end is the queue at k times the rate, by hand", "[core][judge]") {
+  // Point: TTFT 100 ms, TPOT 20 ms, 256 tokens (E2E 0.1 + 255·0.02 = 5.2 s). Slow end (the same
+  // deployment at k·λ): TTFT 300 ms, TPOT 30 ms, E2E 0.3 + 255·0.03 = 7.95 s. Band ratios 1.2 / 1.1.
+  InferenceEstimate point;
+  point.memory.per_gpu_bytes = 60e9;
+  point.memory.usable_per_gpu_bytes = 76.5e9;
+  point.memory.fits = true;
+  point.open_loop = true;
+  point.ttft_s = 0.1;
+  point.tpot_s = 0.02;
+  point.e2e_s = 5.2;
+  InferenceEstimate slow = point;
+  slow.ttft_s = 0.3;
+  slow.tpot_s = 0.03;
+  slow.e2e_s = 7.95;
+  BandFactors b;
+  b.ttft_high = 1.2;
+  b.tpot_high = 1.1;
+  // TTFT max(0.1·1.2, 0.3·1.2) = 0.36 s; TPOT 0.03·1.1 = 0.033 s; E2E 0.3·1.2 + 7.65·1.1 = 8.775 s.
+  CHECK(latency_at_band_s(point, &slow, 0, Statistic::mean, b) == Approx(0.36));
+  CHECK(latency_at_band_s(point, &slow, 1, Statistic::mean, b) == Approx(0.033));
+  CHECK(latency_at_band_s(point, &slow, 2, Statistic::mean, b) == Approx(8.775));
+  // Without a slow end, or for a closed loop: the point × its ratio (0.12 s).
+  CHECK(latency_at_band_s(point, nullptr, 0, Statistic::mean, b) == Approx(0.12));
+  InferenceEstimate closed = point;
+  closed.open_loop = false;
+  CHECK(latency_at_band_s(closed, &slow, 0, Statistic::mean, b) == Approx(0.12));
+  // The band shown reaches the same ends.
+  InferenceBands bands;
+  bands.ttft = Band{0.08, 0.1, 0.12};
+  bands.tpot = Band{0.018, 0.02, 0.022};
+  bands.e2e = Band{4.6, 5.2, 0.12 + 255 * 0.022};
+  band_through_queue(bands, point, &slow);
+  CHECK(bands.ttft.high == Approx(0.36));
+  CHECK(bands.tpot.high == Approx(0.033));
+  CHECK(bands.e2e.high == Approx(8.775));
+  CHECK(bands.ttft.low == 0.08); // the fast end keeps its ratio
+  // Overloaded at the slow end: the waits have no bound, TPOT stays a time.
+  slow.overloaded = true;
+  CHECK(std::isinf(latency_at_band_s(point, &slow, 0, Statistic::mean, b)));
+  CHECK(std::isinf(latency_at_band_s(point, &slow, 2, Statistic::mean, b)));
+  CHECK(latency_at_band_s(point, &slow, 1, Statistic::mean, b) == Approx(0.033));
+  // The judge takes the same ends: TTFT 360 ms meets 500 ms; unbounded at an overloaded slow end.
+  Sla sla;
+  sla.ttft_ms = 500.0;
+  JudgeRules rules;
+  rules.bands = b;
+  slow.overloaded = false;
+  rules.slow_end = &slow;
+  const Verdict met = judge(point, sla, rules);
+  CHECK(met.passes());
+  CHECK(met.terms[0].value == Approx(360.0));
+  CHECK(met.terms[0].point_value == Approx(100.0));
+  slow.overloaded = true;
+  const Verdict missed = judge(point, sla, rules);
+  CHECK_FALSE(missed.passes());
+  CHECK(missed.first.term == Term::ttft);
+  CHECK(missed.first.overloaded_at_band);
+  CHECK(cli::describe_term(missed.terms[0]) ==
+        "TTFT 100.0 ms (band p90 unbounded: overloaded at the band's slow end) > 500 ms");
+}
+
+TEST_CASE("open loop: the slow end is the same deployment at k times the arrival rate", "[core][judge]") {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const Gpu gpu = h100_sxm();
+  const EngineConfig engine;
+  const double cap =
+      estimate_inference(pm, open_chat(1.0), gpu, Deployment{}, engine, nullptr, 0.0).capacity_requests_per_s;
+  REQUIRE(cap > 1.0);
+  const InferenceWorkload w = open_chat(0.5 * cap);
+  const InferenceEstimate e = estimate_inference(pm, w, gpu, Deployment{}, engine, nullptr, 0.0);
+  const auto slow = slow_end_estimate(e, pm, w, gpu, Deployment{}, engine, 1.5);
+  REQUIRE(slow);
+  const InferenceEstimate at_rate =
+      estimate_inference(pm, open_chat(0.75 * cap), gpu, Deployment{}, engine, nullptr, 0.0);
+  CHECK(slow->requests_per_s == Approx(at_rate.requests_per_s));
+  CHECK(slow->ttft_s == Approx(at_rate.ttft_s));
+  CHECK(slow->ttft_s > e.ttft_s); // more in flight, longer steps
+  CHECK_FALSE(slow->overloaded);
+  // k = 2.5 puts 1.25 × the capacity on it: overloaded, so TTFT's band end is unbounded.
+  const auto past = slow_end_estimate(e, pm, w, gpu, Deployment{}, engine, 2.5);
+  REQUIRE(past);
+  CHECK(past->overloaded);
+  // None at p50 (k = 1), for a closed loop or for an estimate already overloaded.
+  CHECK_FALSE(slow_end_estimate(e, pm, w, gpu, Deployment{}, engine, 1.0));
+  InferenceWorkload closed_w = w;
+  closed_w.arrival = Arrival::closed_loop;
+  closed_w.request_rate_per_s = 0.0;
+  closed_w.concurrency = 8;
+  const InferenceEstimate closed = estimate_inference(pm, closed_w, gpu, Deployment{}, engine, nullptr, 0.0);
+  CHECK_FALSE(slow_end_estimate(closed, pm, closed_w, gpu, Deployment{}, engine, 1.5));
+  const InferenceEstimate over =
+      estimate_inference(pm, open_chat(1.1 * cap), gpu, Deployment{}, engine, nullptr, 0.0);
+  CHECK_FALSE(slow_end_estimate(over, pm, open_chat(1.1 * cap), gpu, Deployment{}, engine, 1.5));
+}
+
+TEST_CASE("open loop: a deployment is judged at the workload's rate, else the SLA's peak", "[core]") {
+  Sla sla;
+  sla.requests_per_s = 12.0;
+  InferenceWorkload w = open_chat(0.0);
+  CHECK(deployment_arrivals(w, sla).request_rate_per_s == 12.0);
+  w.request_rate_per_s = 5.0;
+  CHECK(deployment_arrivals(w, sla).request_rate_per_s == 5.0);
+  InferenceWorkload closed = open_chat(0.0);
+  closed.arrival = Arrival::closed_loop;
+  CHECK(deployment_arrivals(closed, sla).request_rate_per_s == 0.0);
+  CHECK(deployment_arrivals(open_chat(0.0), Sla{}).request_rate_per_s == 0.0);
 }

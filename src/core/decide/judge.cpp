@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "rightsize/energy.hpp"
 #include "rightsize/search.hpp"
@@ -178,26 +179,20 @@ struct Judging {
   }
 };
 
-// Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1).
-void latency_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const BandFactors& b) {
-  if (sla.ttft_ms) {
-    const double point_ms = latency_stat_s(e, 0, sla.ttft_stat) * 1e3;
-    const double ms = point_ms * b.ttft_high;
-    const bool met = !above(ms, sla.ttft_ms) && !e.overloaded;
-    j.add({Term::ttft, ms, point_ms, *sla.ttft_ms, met, sla.ttft_stat});
-  }
-  if (sla.tpot_ms) {
-    const double point_ms = latency_stat_s(e, 1, sla.tpot_stat) * 1e3;
-    const double ms = point_ms * b.tpot_high;
-    const bool met = !above(ms, sla.tpot_ms);
-    j.add({Term::tpot, ms, point_ms, *sla.tpot_ms, met, sla.tpot_stat});
-  }
-  if (sla.e2e_ms) {
-    const double point_ms = latency_stat_s(e, 2, sla.e2e_stat) * 1e3;
-    const double ms = e2e_at_band(point_ms, latency_stat_s(e, 0, sla.e2e_stat) * 1e3, b);
-    const bool met = !above(ms, sla.e2e_ms) && !e.overloaded;
-    j.add({Term::e2e, ms, point_ms, *sla.e2e_ms, met, sla.e2e_stat});
-  }
+// Each latency target is about one statistic (mean, p50, p90, p99; methodology §3.1), judged at
+// the band's pessimistic end (latency_at_band_s: an open loop at its slow end when one is given).
+void latency_terms(Judging& j, const InferenceEstimate& e, const Sla& sla, const BandFactors& b,
+                   const InferenceEstimate* slow) {
+  const auto term = [&](Term t, int figure, double limit_ms, Statistic stat, bool queue) {
+    const double point_ms = latency_stat_s(e, figure, stat) * 1e3;
+    const double ms = latency_at_band_s(e, slow, figure, stat, b) * 1e3;
+    TermCheck check{t, ms, point_ms, limit_ms, !above(ms, limit_ms) && !(queue && e.overloaded), stat};
+    check.overloaded_at_band = !std::isfinite(ms);
+    j.add(check);
+  };
+  if (sla.ttft_ms) term(Term::ttft, 0, *sla.ttft_ms, sla.ttft_stat, true);
+  if (sla.tpot_ms) term(Term::tpot, 1, *sla.tpot_ms, sla.tpot_stat, false);
+  if (sla.e2e_ms) term(Term::e2e, 2, *sla.e2e_ms, sla.e2e_stat, true);
 }
 
 // The judged throughput must carry the peak plus the headroom recommend sizes replicas for
@@ -238,6 +233,48 @@ double e2e_at_band(double e2e, double ttft, const BandFactors& bands) {
   return ttft_part * bands.ttft_high + (e2e - ttft_part) * bands.tpot_high;
 }
 
+std::optional<InferenceEstimate> slow_end_estimate(const InferenceEstimate& e, const PreparedModel& model,
+                                                   const InferenceWorkload& workload, const Gpu& gpu,
+                                                   const Deployment& deployment, const EngineConfig& engine,
+                                                   double tpot_high) {
+  if (!e.open_loop || e.overloaded || !(tpot_high > 1.0) || workload.request_rate_per_s <= 0.0)
+    return std::nullopt;
+  // Time scaling (methodology §3.5): every time k× longer at rate λ is the estimate at k·λ, k× longer.
+  InferenceWorkload slow = workload;
+  slow.request_rate_per_s *= tpot_high;
+  return estimate_inference(model, slow, gpu, deployment, engine, nullptr, GpuPrice{});
+}
+
+double latency_at_band_s(const InferenceEstimate& e, const InferenceEstimate* slow, int figure,
+                         Statistic stat, const BandFactors& b) {
+  const auto at_band = [&](const InferenceEstimate& x) {
+    const double v = latency_stat_s(x, figure, stat);
+    if (figure == 0) return v * b.ttft_high;
+    if (figure == 1) return v * b.tpot_high;
+    return e2e_at_band(v, latency_stat_s(x, 0, stat), b);
+  };
+  const double point = at_band(e);
+  if (slow == nullptr || !e.open_loop || e.overloaded) return point;
+  // Past its capacity at the slow end the queue grows without end; TPOT is then a full cache's.
+  if (slow->overloaded && figure != 1) return std::numeric_limits<double>::infinity();
+  return std::max(point, at_band(*slow));
+}
+
+BandFactors high_ratios(const InferenceBands& bands, const InferenceEstimate& e) {
+  BandFactors r;
+  if (e.ttft_s > 0.0) r.ttft_high = bands.ttft.high / e.ttft_s;
+  if (e.tpot_s > 0.0) r.tpot_high = bands.tpot.high / e.tpot_s;
+  return r;
+}
+
+void band_through_queue(InferenceBands& bands, const InferenceEstimate& e, const InferenceEstimate* slow) {
+  if (slow == nullptr || !e.open_loop || e.overloaded) return;
+  const BandFactors r = high_ratios(bands, e);
+  bands.ttft.high = latency_at_band_s(e, slow, 0, Statistic::mean, r);
+  bands.tpot.high = latency_at_band_s(e, slow, 1, Statistic::mean, r);
+  bands.e2e.high = latency_at_band_s(e, slow, 2, Statistic::mean, r);
+}
+
 Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rules) {
   Verdict v;
   Judging j{v, e.overloaded};
@@ -245,7 +282,7 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   // fits).
   if (!j.feasible(e.engine_runs, e.precision_supported, e.link_known, e.memory)) return v;
 
-  latency_terms(j, e, sla, rules.bands);
+  latency_terms(j, e, sla, rules.bands, rules.slow_end);
   load_terms(j, e, sla, rules);
   if (sla.budget_usd) {
     // Without a price the budget cannot be shown to hold: a miss, worded as the missing price.
@@ -288,10 +325,11 @@ Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known, doubl
 }
 
 std::size_t optimistic_only_terms(const InferenceEstimate& e, const Sla& sla, const BandFactors& bands,
-                                  std::array<TermCheck, 7>& out) {
+                                  std::array<TermCheck, 7>& out, const InferenceEstimate* slow_end) {
   JudgeRules point;
   JudgeRules pessimistic;
   pessimistic.bands = bands;
+  pessimistic.slow_end = slow_end;
   const Verdict at_point = judge(e, sla, point);
   const Verdict at_band = judge(e, sla, pessimistic);
   std::size_t n = 0;

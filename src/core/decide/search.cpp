@@ -105,6 +105,13 @@ void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWo
 
 } // namespace
 
+InferenceWorkload deployment_arrivals(const InferenceWorkload& workload, const Sla& sla) {
+  InferenceWorkload w = workload;
+  if (w.arrival == Arrival::poisson && w.request_rate_per_s <= 0.0 && sla.requests_per_s)
+    w.request_rate_per_s = *sla.requests_per_s;
+  return w;
+}
+
 CostAtLoad cost_at_load(const InferenceEstimate& e, const Sla& sla, const InferenceWorkload& workload) {
   CostAtLoad out;
   const double out_tokens = d(std::max<std::int64_t>(0, workload.output_tokens));
@@ -135,6 +142,21 @@ struct CandidateQuery {
   const SearchPolicy& policy;
 };
 
+// The verdict on `e`, the deployment's estimate at `replicas` replicas; an open loop's latencies are
+// judged at its band's slow end (methodology §3.5 "Open loop: the band through the queue").
+Verdict judge_at(const InferenceEstimate& e, const Candidate& c, int replicas, const CandidateQuery& q,
+                 const Sla& sla, JudgeRules rules) {
+  std::optional<InferenceEstimate> slow;
+  if (e.open_loop && !e.overloaded) {
+    Deployment whole = c.layout;
+    whole.gpus = c.layout.gpus_per_replica() * replicas;
+    slow = slow_end_estimate(e, q.model, deployment_arrivals(q.workload, q.sla), q.gpu, whole,
+                             q.policy.engine, rules.bands.tpot_high);
+  }
+  rules.slow_end = slow ? &*slow : nullptr;
+  return judge(e, sla, rules);
+}
+
 // Replicas for the load with headroom, sized on the pessimistic throughput (methodology §6.3).
 void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, const BandFactors& bands) {
   const InferenceEstimate& e = c.estimate;
@@ -160,13 +182,12 @@ void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& 
   while (true) {
     Deployment whole = c.layout;
     whole.gpus = c.layout.gpus_per_replica() * c.replicas;
-    InferenceWorkload open = q.workload;
     // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
     // splits them over the replicas. check and estimate judge the same rate.
-    if (open.request_rate_per_s <= 0.0) open.request_rate_per_s = *q.sla.requests_per_s;
+    const InferenceWorkload open = deployment_arrivals(q.workload, q.sla);
     InferenceEstimate at_rate =
         estimate_inference(q.model, open, q.gpu, whole, q.policy.engine, nullptr, q.price);
-    const Verdict v = judge(at_rate, q.sla, rules);
+    const Verdict v = judge_at(at_rate, c, c.replicas, q, q.sla, rules);
     const bool cap_holds = in_flight_p99_fits(at_rate, c.layout.attention_dp);
     if ((v.passes() && cap_holds) || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
       // Only a miss at the sized count too: one that passed there (its in-flight cap short) and
@@ -202,7 +223,7 @@ void cost_and_power(Candidate& c, const CandidateQuery& q, JudgeRules& rules) {
   if (q.policy.max_power_kw > 0.0) {
     // The power cap is one more term of the one verdict (core::judge).
     apply_power_cap(rules, q.policy, c.power_watts);
-    c.verdict = judge(c.estimate, q.sla, rules);
+    c.verdict = judge_at(c.estimate, c, c.replicas, q, q.sla, rules);
     c.rejection = c.verdict.first;
   }
 }
@@ -243,9 +264,7 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   // "Open loop: capacity"), the figure every open-loop estimate carries and core::judge holds the
   // load to; a closed loop by its throughput at the concurrency found above.
   const bool open = workload.arrival == Arrival::poisson;
-  InferenceWorkload arrivals = workload;
-  if (open && arrivals.request_rate_per_s <= 0.0 && sla.requests_per_s)
-    arrivals.request_rate_per_s = *sla.requests_per_s;
+  const InferenceWorkload arrivals = deployment_arrivals(workload, sla);
   const bool open_sizing = open && arrivals.request_rate_per_s > 0.0;
   if (open_sizing) e = estimate_inference(model, arrivals, gpu, c.layout, policy.engine, nullptr, price);
   size_replicas(c, sla, policy, bands);
@@ -259,9 +278,9 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
   }
   rules.check_load = true;
   rules.load_headroom = policy.throughput_headroom;
-  c.verdict = judge(e, capacity_sla, rules);
-  c.rejection = c.verdict.first;
   const CandidateQuery q{model, workload, sla, gpu, price, policy};
+  c.verdict = judge_at(e, c, c.replicas, q, capacity_sla, rules);
+  c.rejection = c.verdict.first;
   if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes())
     replicas_for_rate(c, q, rules);
   cost_and_power(c, q, rules);
@@ -305,6 +324,9 @@ Candidate judge_deployment(const PreparedModel& model, const InferenceWorkload& 
   rules.price_known = c.price_known;
   rules.load_headroom = policy.throughput_headroom;
   apply_power_cap(rules, policy, c.power_watts);
+  // An open loop's latencies at its band's slow end (methodology §3.5).
+  const auto slow = slow_end_estimate(c.estimate, model, fixed, gpu, whole, policy.engine, bands.tpot_high);
+  rules.slow_end = slow ? &*slow : nullptr;
   c.verdict = judge(c.estimate, sla, rules);
   c.rejection = c.verdict.first;
   c.meets_sla = c.verdict.passes();
