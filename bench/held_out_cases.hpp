@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -35,6 +36,8 @@ struct HeldOutResult {
   /// An open-loop case's deployment capacity and whether the estimate calls its rate overloaded.
   double capacity_requests_per_s = 0.0;
   bool overloaded = false;
+  /// Served at the point, overloaded at the band's slow end (the band's high end unbounded).
+  bool overloaded_at_band = false;
   [[nodiscard]] double signed_error_pct() const {
     return rightsize::signed_error_pct(predicted.value, c->measured);
   }
@@ -88,10 +91,14 @@ inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
     r.gpu_reach = gpu->reach;
     r.engine = engine_of_framework(c.framework);
     const PreparedModel pm = prepare_model(c.model, c.precision);
-    const InferenceEstimate e = estimate_inference(pm, c.workload, *gpu, c.deployment,
-                                                   case_engine(c, loaded.engines.of(r.engine)), nullptr, 0.0);
-    const InferenceBands b =
-        inference_bands(loaded.calibration, gpu->id, model_class_of(c.model), gpu->reach, e);
+    const EngineConfig engine = case_engine(c, loaded.engines.of(r.engine));
+    const InferenceEstimate e = estimate_inference(pm, c.workload, *gpu, c.deployment, engine, nullptr, 0.0);
+    InferenceBands b = inference_bands(loaded.calibration, gpu->id, model_class_of(c.model), gpu->reach, e);
+    // An open loop's band reaches through the queue to its slow end (methodology §3.5), as judged.
+    const BandFactors ratios = high_ratios(b, e);
+    const auto slow = slow_end_estimate(e, pm, c.workload, *gpu, c.deployment, engine, ratios.tpot_high);
+    const InferenceEstimate* slow_end = slow ? &*slow : nullptr;
+    band_through_queue(b, e, slow_end);
     r.predicted = c.kind == FigureKind::ttft   ? b.ttft
                   : c.kind == FigureKind::tpot ? b.tpot
                   : c.kind == FigureKind::e2e  ? b.e2e
@@ -101,8 +108,16 @@ inline HeldOutScore score_held_out(const std::vector<ValidationCase>& cases,
       const int figure = c.kind == FigureKind::ttft ? 0 : c.kind == FigureKind::tpot ? 1 : 2;
       const double mean = latency_stat_s(e, figure, Statistic::mean);
       const double k = mean > 0.0 ? latency_stat_s(e, figure, c.statistic) / mean : 1.0;
-      r.predicted = Band{r.predicted.low * k, r.predicted.value * k, r.predicted.high * k};
+      double high = r.predicted.high * k;
+      if (slow_end != nullptr) {
+        // The slow end's own percentile × the band ratio (latency_at_band_s), unbounded if overloaded.
+        high = slow_end->overloaded && figure != 1
+                   ? std::numeric_limits<double>::infinity()
+                   : std::max(high, latency_at_band_s(*slow_end, nullptr, figure, c.statistic, ratios));
+      }
+      r.predicted = Band{r.predicted.low * k, r.predicted.value * k, high};
     }
+    r.overloaded_at_band = slow_end != nullptr && slow_end->overloaded;
     r.capacity_requests_per_s = e.capacity_requests_per_s;
     r.overloaded = e.overloaded;
     out.results.push_back(r);
@@ -173,13 +188,29 @@ inline std::string held_out_markdown(const HeldOutScore& score) {
   }
   for (const auto& [reason, n] : score.skipped)
     s += fmt::format("\nNot scored: {} case(s), {}.\n", n, reason);
+  // An open loop overloaded at its band's slow end has no upper bound (methodology §3.5): its case is
+  // in band by that alone, so the count says how many are.
+  std::size_t unbounded = 0;
+  std::size_t finite_in_band = 0;
+  for (const HeldOutResult& r : score.results) {
+    if (!std::isfinite(r.predicted.high))
+      ++unbounded;
+    else if (r.in_band())
+      ++finite_in_band;
+  }
+  if (unbounded > 0)
+    s += fmt::format(
+        "\nBand's high end unbounded (overloaded at the band's slow end, methodology §3.5): {} of "
+        "{} cases, each in band by that alone; {} of the other {} in band.\n",
+        unbounded, score.results.size(), finite_in_band, score.results.size() - unbounded);
   s += "\n| case | kind | GPU | profile | measured | predicted (p10–p90) | error |\n"
        "|---|---|---|---|---:|---:|---:|\n";
   for (const HeldOutResult& r : score.results) {
-    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} ({:.4g}–{:.4g}) | {:+.1f} %{} |\n", r.c->id,
+    const std::string high =
+        std::isfinite(r.predicted.high) ? fmt::format("{:.4g}", r.predicted.high) : std::string("unbounded");
+    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} ({:.4g}–{}) | {:+.1f} %{} |\n", r.c->id,
                      to_string(r.c->kind), r.gpu_id, to_string(r.engine), r.c->measured, r.predicted.value,
-                     r.predicted.low, r.predicted.high, r.signed_error_pct(),
-                     r.in_band() ? "" : " (out of band)");
+                     r.predicted.low, high, r.signed_error_pct(), r.in_band() ? "" : " (out of band)");
   }
   return s;
 }
