@@ -6,6 +6,7 @@
 // estimator's idle prefill plus the queueing of prompts across the P workers, the decode pool its
 // pure decode step at the decode pool's in-flight batch (no prefill interference). Pure.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "rightsize/gpu.hpp"
@@ -125,5 +126,13 @@ DisaggEstimate estimate_disagg(const PreparedModel& model, const InferenceWorklo
                                const DisaggDeployment& deployment, const EngineConfig& engine, const Sla* sla,
                                double handoff_s = -1.0, DecodeStepMemo* steps = nullptr,
                                const DisaggEstimate* closed = nullptr);
+
+/// The slow end of a disaggregated open loop's band (methodology §3.5 "Open loop: the band through
+/// the queue", as core::slow_end_estimate): the same pools at `tpot_high` × the arrival rate, its
+/// combined estimate. None for a closed loop, an overloaded estimate or k ≤ 1. Pure.
+std::optional<InferenceEstimate>
+disagg_slow_end(const DisaggEstimate& estimate, const PreparedModel& model, const InferenceWorkload& workload,
+                const DisaggDeployment& deployment, const EngineConfig& engine, double tpot_high,
+                DecodeStepMemo* steps = nullptr, const DisaggEstimate* closed = nullptr);
 
 } // namespace rightsize

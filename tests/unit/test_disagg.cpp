@@ -219,6 +219,19 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   CHECK(f.decode_batch == full.decode_batch);
   CHECK(f.combined.tpot_s == full.combined.tpot_s);
   CHECK(f.combined.memory.per_gpu_bytes == full.combined.memory.per_gpu_bytes);
+  // The band's slow end (methodology §3.5): the same pools at k = 1.5 × the 4 prompts/s; none at
+  // k = 1, for the closed loop or past the capacity.
+  const auto slow = disagg_slow_end(o, pm, open, dep, engine, 1.5);
+  InferenceWorkload faster = open;
+  faster.request_rate_per_s = 6.0;
+  const DisaggEstimate at_six = estimate_disagg(pm, faster, dep, engine, nullptr);
+  REQUIRE(slow);
+  CHECK(slow->ttft_s == Approx(at_six.combined.ttft_s));
+  CHECK(slow->tpot_s == Approx(at_six.combined.tpot_s));
+  CHECK(slow->overloaded == at_six.combined.overloaded);
+  CHECK_FALSE(disagg_slow_end(o, pm, open, dep, engine, 1.0));
+  CHECK_FALSE(disagg_slow_end(full, pm, closed, dep, engine, 1.5));
+  CHECK_FALSE(disagg_slow_end(f, pm, flood, dep, engine, 1.5));
 }
 
 TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {

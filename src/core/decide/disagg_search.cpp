@@ -170,7 +170,12 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
           estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps, &closed_unit);
       const DisaggBill bill = bill_disagg(unit, c.copies);
       const InferenceEstimate whole = scaled(at_rate.combined, bill, c.copies);
-      const Verdict v = judge(whole, sla, rules);
+      // Latencies at the band's slow end (methodology §3.5), as an aggregated open loop's.
+      const auto slow =
+          disagg_slow_end(at_rate, model, open, unit, policy.engine, bands.tpot_high, steps, &closed_unit);
+      JudgeRules at_rate_rules = rules;
+      at_rate_rules.slow_end = slow ? &*slow : nullptr;
+      const Verdict v = judge(whole, sla, at_rate_rules);
       if (v.passes() || c.copies >= std::min(k_max_copies, 4 * first + 8)) {
         c.estimate = at_rate;
         c.whole = whole;

@@ -479,4 +479,18 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
   return auto_clients(s, e, sla);
 }
 
+std::optional<InferenceEstimate> disagg_slow_end(const DisaggEstimate& e, const PreparedModel& model,
+                                                 const InferenceWorkload& workload,
+                                                 const DisaggDeployment& deployment,
+                                                 const EngineConfig& engine, double tpot_high,
+                                                 DecodeStepMemo* steps, const DisaggEstimate* closed) {
+  const InferenceEstimate& c = e.combined;
+  if (!c.open_loop || c.overloaded || !(tpot_high > 1.0) || workload.request_rate_per_s <= 0.0)
+    return std::nullopt;
+  // Time scaling (methodology §3.5): every time k× longer at rate λ is the estimate at k·λ.
+  InferenceWorkload slow = workload;
+  slow.request_rate_per_s *= tpot_high;
+  return estimate_disagg(model, slow, deployment, engine, nullptr, -1.0, steps, closed).combined;
+}
+
 } // namespace rightsize
