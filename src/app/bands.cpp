@@ -58,6 +58,10 @@ EstimateBands estimate_bands(const BandSource& source, const InferenceEstimate& 
     slow = slow_end_estimate(e, open->model, open->workload, open->gpu, open->deployment, open->engine,
                              factors.tpot_high);
   const InferenceEstimate* slow_end = slow ? &*slow : nullptr;
+  if (slow) {
+    out.slow_end_requests_per_s = open->workload.request_rate_per_s * factors.tpot_high;
+    out.slow_end_overloaded = slow->overloaded;
+  }
   band_through_queue(out.inference, e, slow_end);
   out.optimistic_only_count = optimistic_only_terms(e, sla, factors, out.optimistic_only, slow_end);
   return out;

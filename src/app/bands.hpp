@@ -59,6 +59,11 @@ struct EstimateBands {
   /// Runs of a --calibration overlay stack on the GPU (0 = none): with fewer than k_min_band_runs
   /// they set its factors but no band, so the reach stays the shipped rows' (reach_note says so).
   int overlay_runs = 0;
+  /// An open loop's slow end (methodology §3.5 "Open loop: the band through the queue"): the arrival
+  /// rate it was estimated at (the rate × the TPOT band's ratio; 0 = none) and whether it is overloaded
+  /// (then the TTFT and E2E highs are unbounded).
+  double slow_end_requests_per_s = 0.0;
+  bool slow_end_overloaded = false;
 };
 
 /// The bands of one training estimate: throughput and reserved memory (measured/predicted); step

@@ -209,6 +209,14 @@ void print_performance(const app::EstimateResult& result) {
   }
   if (e.overloaded) {
     fmt::print("  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
+  } else if (bands.slow_end_requests_per_s > 0.0) {
+    // The band's slow end: the same deployment at the rate × the TPOT band's ratio (methodology §3.5).
+    fmt::print(
+        "  note: the latency bands' highs are this deployment at {:.3g} req/s (the rate × {:.2f}, the TPOT "
+        "band's ratio){} (methodology §3.5)\n",
+        bands.slow_end_requests_per_s,
+        e.requests_per_s > 0.0 ? bands.slow_end_requests_per_s / e.requests_per_s : 1.0,
+        bands.slow_end_overloaded ? ": past what it serves, so unbounded" : "");
   }
   if (e.clients_exceed_kv) {
     fmt::print("  note: {} clients per replica but the KV cache holds {}: the rest wait for a slot\n",

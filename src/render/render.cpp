@@ -341,6 +341,11 @@ void add_inference_bands(nlohmann::json& doc, const app::EstimateBands& bands) {
     doc["bands"]["reach"] = to_string(bands.reach);
     if (!bands.reach_held_out.empty()) doc["bands"]["reach_band_from"] = bands.reach_held_out;
   }
+  if (bands.slow_end_requests_per_s > 0.0) {
+    // An open loop's latency highs are its slow end's (methodology §3.5).
+    doc["bands"]["slow_end_requests_per_s"] = round_sig(bands.slow_end_requests_per_s);
+    doc["bands"]["slow_end_overloaded"] = bands.slow_end_overloaded;
+  }
 }
 
 std::string reach_note(const app::EstimateBands& bands, const std::string& gpu_id, const std::string& model) {
