@@ -21,12 +21,17 @@ struct Goodput {
   /// The share within every target: the product of the figures' shares (taken as independent).
   double slo_attainment = 1.0;
   double requests_per_s = 0.0; ///< served requests/s × slo_attainment (0 when overloaded)
+  /// An open loop whose band's slow end is past its capacity (methodology §3.5): none within target.
+  bool overloaded_at_band = false;
 };
 
 /// The goodput of `estimate` under the SLA's latency targets, each a limit on every request's figure
 /// whatever statistic the SLA judges it by, with the figures at the judged end of their bands
 /// (`bands`: TTFT × ttft_high, TPOT × tpot_high, E2E's prefill part × ttft_high and its decode part
-/// × tpot_high, as judge() takes them).
-Goodput goodput(const InferenceEstimate& estimate, const Sla& sla, const BandFactors& bands);
+/// × tpot_high, as judge() takes them). An open loop with its `slow_end` (core::slow_end_estimate at
+/// `bands.tpot_high`) takes the slow end's distributions, as judge() takes its latencies there
+/// (methodology §3.5): none of its requests are within target when the slow end is overloaded.
+Goodput goodput(const InferenceEstimate& estimate, const Sla& sla, const BandFactors& bands,
+                const InferenceEstimate* slow_end = nullptr);
 
 } // namespace rightsize

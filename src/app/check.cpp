@@ -158,7 +158,13 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   res.current_at_load = cost_at_load(res.current.estimate, spec.sla, spec.inference);
   res.current_bands =
       candidate_bands(catalog, res.current_in, res.current, spec.sla, spec.inference, policy.engine);
-  if (res.verdict.feasible()) res.goodput = goodput(res.current.estimate, spec.sla, bands); // as estimate's
+  if (res.verdict.feasible()) {
+    // As estimate's: at the verdict's end of the band, an open loop's slow end (methodology §3.5).
+    const auto slow =
+        slow_end_estimate(res.current.estimate, pm, deployment_arrivals(spec.inference, spec.sla), gpu,
+                          choice.deployment, policy.engine, bands.tpot_high);
+    res.goodput = goodput(res.current.estimate, spec.sla, bands, slow ? &*slow : nullptr);
+  }
   if (!res.meets && !same.candidates.empty()) res.would_pass = same.candidates.front();
 
   // The alternatives: --gpu, else the spec's constraints.gpus, else the whole catalog.

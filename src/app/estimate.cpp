@@ -126,7 +126,7 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   const auto slow = slow_end_estimate(res.estimate, pm, w, gpu, d, request.engine, factors.tpot_high);
   rules.slow_end = slow ? &*slow : nullptr;
   res.verdict = judge(res.estimate, spec.sla, rules);
-  res.goodput = goodput(res.estimate, spec.sla, factors); // at the same end of the band as the verdict
+  res.goodput = goodput(res.estimate, spec.sla, factors, rules.slow_end); // at the verdict's end of the band
   res.at_load = cost_at_load(res.estimate, spec.sla, w);
   const OpenLoopInputs open{pm, w, gpu, d, request.engine};
   res.bands = estimate_bands(source, res.estimate, spec.sla, &open);

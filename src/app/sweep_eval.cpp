@@ -366,7 +366,12 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
   }
   // Goodput (methodology §6.1), at the band the point is judged at: a column of every inference row.
   if (!plan.training && out.has_estimate()) {
-    const Goodput g = goodput(out.estimate, in.sla, plan.bands_for(in.model, out.gpu));
+    const BandFactors& bands = plan.bands_for(in.model, out.gpu);
+    // An open loop at its band's slow end, as the point is judged (methodology §3.5).
+    const auto slow =
+        slow_end_estimate(out.estimate, plan.models[in.model], deployment_arrivals(in.workload, in.sla),
+                          plan.gpus[out.gpu], out.deployment, plan.policy.engine, bands.tpot_high);
+    const Goodput g = goodput(out.estimate, in.sla, bands, slow ? &*slow : nullptr);
     out.has_goodput = g.has_targets;
     out.slo_attainment = g.slo_attainment;
     out.goodput_requests_per_s = g.requests_per_s;

@@ -416,6 +416,9 @@ std::string goodput_line(const Goodput& g) {
   part("TTFT", g.ttft_limit_ms, g.ttft_share);
   part("TPOT", g.tpot_limit_ms, g.tpot_share);
   part("E2E", g.e2e_limit_ms, g.e2e_share);
+  if (g.overloaded_at_band)
+    return "goodput 0 req/s: no request within target, the queue grows without end at the band's slow "
+           "end (methodology §3.5, §6.1)";
   return fmt::format(
       "goodput {:.3g} req/s: {:.1f} % of requests within every latency target ({}; methodology §6.1)",
       g.requests_per_s, 100.0 * g.slo_attainment, fmt::join(parts, ", "));
@@ -427,6 +430,7 @@ nlohmann::json goodput_json(const Goodput& g) {
   if (g.ttft_limit_ms > 0.0) out["ttft_share"] = round_sig(g.ttft_share);
   if (g.tpot_limit_ms > 0.0) out["tpot_share"] = round_sig(g.tpot_share);
   if (g.e2e_limit_ms > 0.0) out["e2e_share"] = round_sig(g.e2e_share);
+  if (g.overloaded_at_band) out["overloaded_at_band"] = true;
   return out;
 }
 

@@ -283,6 +283,40 @@ TEST_CASE("goodput: each target's share from the percentiles, by hand", "[core]"
   CHECK_FALSE(goodput(e, Sla{}, BandFactors{}).has_targets);
 }
 
+TEST_CASE("goodput: an open loop at its band's slow end, by hand", "[core]") {
+  InferenceEstimate point;
+  point.open_loop = true;
+  point.ttft = {0.2, 0.4, 0.7};
+  point.ttft_floor_s = 0.1;
+  point.tpot = {0.03, 0.04, 0.06};
+  point.tpot_floor_s = 0.02;
+  point.requests_per_s = 10.0;
+  InferenceEstimate slow = point; // the queue at the slow end's rate doubles TTFT
+  slow.ttft = {0.4, 0.8, 1.4};
+  slow.requests_per_s = 12.0; // served at the point's rate, not the slow end's
+  Sla sla;
+  sla.ttft_ms = 300.0;
+  sla.tpot_ms = 50.0;
+  // TTFT ≤ 300 ms: 0.5·(0.3 − 0.1)/(0.4 − 0.1) = 1/3; × TPOT's 0.968377 = 0.322792, of 10 req/s.
+  const Goodput g = goodput(point, sla, BandFactors{}, &slow);
+  CHECK(g.ttft_share == Approx(1.0 / 3.0));
+  CHECK(g.slo_attainment == Approx(0.322792));
+  CHECK(g.requests_per_s == Approx(3.22792));
+  CHECK_FALSE(g.overloaded_at_band);
+  // A closed loop has no slow end: the point's own distributions.
+  point.open_loop = false;
+  CHECK(goodput(point, sla, BandFactors{}, &slow).slo_attainment == Approx(0.751841));
+  // Past capacity at the slow end: TTFT unbounded, none within target; TPOT's share stays.
+  point.open_loop = true;
+  slow.overloaded = true;
+  const Goodput over = goodput(point, sla, BandFactors{}, &slow);
+  CHECK(over.overloaded_at_band);
+  CHECK(over.ttft_share == 0.0);
+  CHECK(over.tpot_share == Approx(0.968377));
+  CHECK(over.slo_attainment == 0.0);
+  CHECK(over.requests_per_s == 0.0);
+}
+
 TEST_CASE("validation cases name the statistic they measured", "[io]") {
   const json doc =
       json::parse(io::read_text_file(std::string(RIGHTSIZE_TEST_DATA_DIR) + "/validation/open-loop.json"));

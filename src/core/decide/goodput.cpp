@@ -30,7 +30,11 @@ double share_within(double limit_s, double floor_s, const Percentiles& p) {
   return 1.0 - 0.01 * std::pow(0.1, (limit_s - p.p99_s) / (p.p99_s - p.p90_s));
 }
 
-Goodput goodput(const InferenceEstimate& e, const Sla& sla, const BandFactors& bands) {
+Goodput goodput(const InferenceEstimate& point, const Sla& sla, const BandFactors& bands,
+                const InferenceEstimate* slow_end) {
+  // An open loop's requests at the band's slow end (methodology §3.5), served at the point's rate.
+  const bool slow = slow_end != nullptr && point.open_loop && !point.overloaded;
+  const InferenceEstimate& e = slow ? *slow_end : point;
   Goodput g;
   g.has_targets = sla.ttft_ms.has_value() || sla.tpot_ms.has_value() || sla.e2e_ms.has_value();
   g.ttft_limit_ms = sla.ttft_ms.value_or(0.0);
@@ -52,8 +56,14 @@ Goodput goodput(const InferenceEstimate& e, const Sla& sla, const BandFactors& b
                         e2e_at_band(e.e2e.p99_s, e.ttft.p99_s, bands)};
     g.e2e_share = share_within(*sla.e2e_ms * 1e-3, e.ttft_floor_s + tokens * e.tpot_floor_s, p);
   }
-  g.slo_attainment = e.overloaded ? 0.0 : g.ttft_share * g.tpot_share * g.e2e_share;
-  g.requests_per_s = e.requests_per_s * g.slo_attainment;
+  // Past capacity at the slow end the queue grows without end: TTFT and E2E unbounded, as judged.
+  g.overloaded_at_band = slow && slow_end->overloaded;
+  if (g.overloaded_at_band) {
+    if (sla.ttft_ms) g.ttft_share = 0.0;
+    if (sla.e2e_ms) g.e2e_share = 0.0;
+  }
+  g.slo_attainment = point.overloaded || e.overloaded ? 0.0 : g.ttft_share * g.tpot_share * g.e2e_share;
+  g.requests_per_s = point.requests_per_s * g.slo_attainment;
   return g;
 }
 

@@ -69,11 +69,13 @@ namespace {
 // iteration climbs monotonically to the fixed point, which is at most the sized concurrency). Open
 // loop: the estimate is already at the arrival rate; its in-flight count is λ·E by the same law.
 // With `goodput_bands`, the share of requests within every latency target there (methodology §6.1).
+// An open loop's goodput is at its band's slow end (`slow_end`, methodology §3.5).
 void latency_at_load(Candidate& c, const PreparedModel& model, const InferenceWorkload& workload,
                      const Sla& sla, const Gpu& gpu, const EngineConfig& engine, double load_rps_per_replica,
-                     const BandFactors* goodput_bands = nullptr) {
+                     const BandFactors* goodput_bands = nullptr,
+                     const InferenceEstimate* slow_end = nullptr) {
   const auto take = [&](const InferenceEstimate& e, std::int64_t concurrency) {
-    if (goodput_bands != nullptr) c.slo_attainment = goodput(e, sla, *goodput_bands).slo_attainment;
+    if (goodput_bands != nullptr) c.slo_attainment = goodput(e, sla, *goodput_bands, slow_end).slo_attainment;
     c.at_load.concurrency = concurrency;
     c.at_load.ttft_s = e.ttft_s;
     c.at_load.tpot_s = e.tpot_s;
@@ -285,9 +287,16 @@ Candidate evaluate_candidate(const PreparedModel& model, const InferenceWorkload
     replicas_for_rate(c, q, rules);
   cost_and_power(c, q, rules);
   const bool has_load = sla.requests_per_s.has_value() || sla.output_tokens_per_s.has_value();
+  const bool by_goodput = policy.rank_by == RankBy::goodput;
+  std::optional<InferenceEstimate> slow;
+  if (by_goodput && c.estimate.open_loop) {
+    Deployment whole = c.layout;
+    whole.gpus = c.total_gpus();
+    slow = slow_end_estimate(c.estimate, model, arrivals, gpu, whole, policy.engine, bands.tpot_high);
+  }
   latency_at_load(c, model, capacity_workload, sla, gpu, policy.engine,
                   has_load && c.verdict.passes() ? c.served_requests_per_s / c.replicas : 0.0,
-                  policy.rank_by == RankBy::goodput ? &bands : nullptr);
+                  by_goodput ? &bands : nullptr, slow ? &*slow : nullptr);
   c.meets_sla = c.verdict.passes();
   return c;
 }
