@@ -184,7 +184,14 @@ std::vector<AblationRow> ablation_rows(const std::vector<Ablation>& ablations, C
       ablated.push_back({&a, shipped.lomo, shipped.logo});
       continue;
     }
-    const std::vector<GroupedSet> sets = grouped_cv(fits, serving, a, points, {"lomo", "logo"});
+    // The case fit predicts with the reference engine, vLLM's profile less its waves and fixed TTFT
+    // (CaseFits): an ablation of a value they share refits the cases too, so the row measures the
+    // value's whole effect.
+    std::optional<CaseFits> refit;
+    if (a.engines && a.touches[static_cast<std::size_t>(EngineKind::vllm)])
+      refit.emplace(fits.with_engine(case_fit_engine(a.engines->of(EngineKind::vllm))));
+    const std::vector<GroupedSet> sets =
+        grouped_cv(refit ? *refit : fits, serving, a, points, {"lomo", "logo"});
     ablated.push_back({&a, figures_of(sets[0].results), figures_of(sets[1].results)});
     std::fprintf(stderr, "accuracy_report: ablation %s done\n", a.name.c_str());
   }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/context.hpp"
@@ -73,18 +74,38 @@ bench::ServingScore serving_loo(const Calibration& base, const bench::ServingSco
 // Every row scored with the calibrated catalog under `cal`.
 bench::ServingScore score_serving_runs(const Calibration& cal, bool with_closest_workers = false);
 
+// The reference engine of the case fit (EngineConfig's defaults) from a vLLM profile: the profile
+// less what sets vLLM apart from the reference, its fitted wave synchrony and fixed TTFT
+// (tests/unit/test_engines_io.cpp holds every other field equal).
+inline EngineConfig case_fit_engine(const EngineConfig& vllm) {
+  const EngineConfig reference;
+  EngineConfig out = vllm;
+  out.wave_synchrony = reference.wave_synchrony;
+  out.ttft_fixed_s = reference.ttft_fixed_s;
+  return out;
+}
+
 // The validation-case calibration, and its refits without the cases that copy a held-out serving
 // row (bench::copied_row): one refit per distinct set of such cases, kept for every fold that
-// leaves out the same set.
+// leaves out the same set. The cases are predicted with `engine`, the reference profile of the case
+// fit (EngineConfig's defaults: vLLM's); an ablation that changes it refits them (with_engine).
 class CaseFits {
 public:
-  CaseFits(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus, const Calibration& base,
-           const std::vector<ServingRun>& runs)
-      : cases_(cases), gpus_(gpus), base_(base) {
+  CaseFits(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus, Calibration base,
+           const std::vector<ServingRun>& runs, const EngineConfig& engine = EngineConfig{})
+      : cases_(cases), gpus_(gpus), base_(std::move(base)), engine_(engine) {
     for (const ValidationCase& c : cases_) {
       const std::size_t row = bench::copied_row(c, runs);
       rows_.push_back(row < runs.size() ? &runs[row] : nullptr);
     }
+  }
+
+  // The same cases fitted from scratch with `engine` as their reference profile.
+  [[nodiscard]] CaseFits with_engine(const EngineConfig& engine) const {
+    const FitOptions options;
+    Calibration base = build_calibration(fit_efficiencies(cases_, gpus_, engine, options),
+                                         evaluate_cases(cases_, gpus_, engine, options));
+    return CaseFits(cases_, gpus_, std::move(base), rows_, engine);
   }
 
   // The calibration fitted on the cases whose copied row `held_out` does not accept.
@@ -98,10 +119,9 @@ public:
     std::vector<ValidationCase> kept;
     for (const ValidationCase& c : cases_)
       if (std::find(left_out.begin(), left_out.end(), c.id) == left_out.end()) kept.push_back(c);
-    const EngineConfig engine;
     const FitOptions options;
-    Calibration refit = build_calibration(fit_efficiencies(kept, gpus_, engine, options),
-                                          evaluate_cases(kept, gpus_, engine, options));
+    Calibration refit = build_calibration(fit_efficiencies(kept, gpus_, engine_, options),
+                                          evaluate_cases(kept, gpus_, engine_, options));
     return refits_.emplace(left_out, std::move(refit)).first->second;
   }
 
@@ -114,9 +134,14 @@ public:
   }
 
 private:
+  CaseFits(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus, Calibration base,
+           std::vector<const ServingRun*> rows, const EngineConfig& engine)
+      : cases_(cases), gpus_(gpus), base_(std::move(base)), engine_(engine), rows_(std::move(rows)) {}
+
   const std::vector<ValidationCase>& cases_;
   const std::vector<Gpu>& gpus_;
-  const Calibration& base_;
+  Calibration base_;
+  EngineConfig engine_;
   std::vector<const ServingRun*> rows_; ///< per case: the serving row it copies, or nullptr
   std::map<std::vector<std::string>, Calibration> refits_;
 };
