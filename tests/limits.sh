@@ -153,6 +153,14 @@ if command -v jq >/dev/null; then
 else
   echo "search sizes: skipped (no jq)"
 fi
+# Open loop at a rate no replica count meets (TTFT p99 100 ms under its floor, 20,000 req/s): the
+# replicas were added one at a time up to 4 x the sized count + 8 for every layout and GPU, two
+# estimates each (26 s of CPU); a doubling step and bisection since (0.08 s).
+sed -e 's/"ttft_p99_ms": 300/"ttft_p99_ms": 100/' -e 's/"requests_per_s": 12/"requests_per_s": 20000/' \
+  "$root/data/examples/chat-70b-poisson.json" >"$tmp/poisson-unmeetable.json"
+check recommend_open_loop_unmeetable_rate 1 recommend "$tmp/poisson-unmeetable.json"
+check sweep_open_loop_1000_rates 0 sweep "$root/data/examples/chat-70b-poisson.json" --gpu H100-SXM \
+  --vary workload.request_rate_per_s=1..1000:+1 --format csv
 # Calibrate: cross-validation folds keep 1,000 runs of one GPU x engine within the margins; 1,001
 # are refused. Distinct runs (identical ones are counted once): the mean TTFT moves per line.
 run_line=$(tr -d '\n' <"$root/tests/calibrate/vllm-bench-serve-qwen3-8b-h100-c4.json")

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/decide/sizing.hpp"
 #include "fixtures.hpp"
 #include "render/render.hpp"
 #include "rightsize/inference.hpp"
@@ -233,4 +234,36 @@ TEST_CASE("open loop: a deployment is judged at the workload's rate, else the SL
   closed.arrival = Arrival::closed_loop;
   CHECK(deployment_arrivals(closed, sla).request_rate_per_s == 0.0);
   CHECK(deployment_arrivals(open_chat(0.0), Sla{}).request_rate_per_s == 0.0);
+}
+
+TEST_CASE("open loop: the fewest copies that serve, by doubling steps and bisection", "[core][search]") {
+  // Every threshold in and beyond [lo, hi] against one copy at a time, with the calls counted.
+  for (int threshold = 1; threshold <= 160; ++threshold) {
+    int calls = 0;
+    const int found = detail::fewest_serving(3, 150, [&](int n) {
+      ++calls;
+      return n >= threshold;
+    });
+    int linear = 3;
+    while (linear < 150 && linear < threshold)
+      ++linear;
+    CHECK(found == linear); // 150 (the limit) when none up to it serves
+    // log2(148) ≈ 7.2: at most 8 doubling steps and 7 bisections, where one at a time took 147.
+    CHECK(calls <= 16);
+  }
+  CHECK(detail::fewest_serving(7, 7, [](int) { return false; }) == 7);
+  CHECK(detail::fewest_serving(1, 100000, [](int n) { return n >= 99999; }) == 99999);
+  // The limit: 4 × the sized count + 8, capped at the most replicas, never below the sized count.
+  CHECK(detail::open_loop_copy_limit(10) == 48);
+  CHECK(detail::open_loop_copy_limit(90000) == detail::k_max_replicas);
+  CHECK(detail::open_loop_copy_limit(200000) == 200000);
+  // What more copies help (latency, load) must hold; the cost terms they worsen may fail.
+  Verdict v;
+  CHECK(detail::fails_only_on_cost(v));
+  v.first = failed_term(Term::budget, 40.0, 30.0);
+  CHECK(detail::fails_only_on_cost(v));
+  v.first = failed_term(Term::ttft, 400.0, 300.0);
+  CHECK_FALSE(detail::fails_only_on_cost(v));
+  v.first = failed_term(Term::requests_per_s, 10.0, 12.0);
+  CHECK_FALSE(detail::fails_only_on_cost(v));
 }

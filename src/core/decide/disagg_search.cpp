@@ -123,6 +123,73 @@ void sort_cheapest(std::vector<DisaggCandidate>& v) {
   }
 }
 
+// One xPyD unit's search inputs, as evaluate_disagg_candidate takes them.
+struct UnitQuery {
+  const PreparedModel& model;
+  const InferenceWorkload& workload;
+  const Sla& sla;
+  const DisaggDeployment& unit;
+  const SearchPolicy& policy;
+  const BandFactors& bands;
+  DecodeStepMemo* steps;
+};
+
+// Open-loop copies of a unit sized for the load (methodology §6): the fewest up to the limit whose
+// latencies pass at each copy's share of the rate, as the aggregated search adds replicas
+// (replicas_for_rate, detail::fewest_serving); the limit's verdict when none does.
+void copies_for_rate(DisaggCandidate& c, const UnitQuery& q, const JudgeRules& rules) {
+  const PreparedModel& model = q.model;
+  const InferenceWorkload& workload = q.workload;
+  const Sla& sla = q.sla;
+  const DisaggDeployment& unit = q.unit;
+  const SearchPolicy& policy = q.policy;
+  DecodeStepMemo* steps = q.steps;
+  // The unit's closed loop at the most clients its slots hold (capacity_inputs, no latency target
+  // for open loops): the capacity every open-loop estimate of it carries, computed once.
+  const DisaggEstimate closed_unit = c.estimate;
+  struct AtCopies {
+    DisaggEstimate estimate;
+    DisaggBill bill;
+    InferenceEstimate whole;
+    Verdict verdict;
+  };
+  const auto at_copies = [&](int copies) {
+    InferenceWorkload open = workload;
+    // Each unit's share of the arrivals (the workload's rate, else the SLA's peak), as check judges.
+    const double rate = workload.request_rate_per_s > 0.0 ? workload.request_rate_per_s : *sla.requests_per_s;
+    open.request_rate_per_s = rate / copies;
+    AtCopies at;
+    at.estimate = estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps, &closed_unit);
+    at.bill = bill_disagg(unit, copies);
+    at.whole = scaled(at.estimate.combined, at.bill, copies);
+    // Latencies at the band's slow end (methodology §3.5), as an aggregated open loop's.
+    const auto slow = disagg_slow_end(at.estimate, model, open, unit, policy.engine, q.bands.tpot_high, steps,
+                                      &closed_unit);
+    JudgeRules at_rate_rules = rules;
+    at_rate_rules.slow_end = slow ? &*slow : nullptr;
+    at.verdict = judge(at.whole, sla, at_rate_rules);
+    return at;
+  };
+  const int first = c.copies;
+  const int limit = detail::open_loop_copy_limit(first);
+  AtCopies at = at_copies(first);
+  int copies = first;
+  if (!at.verdict.passes() && first < limit) {
+    copies = detail::fewest_serving(first, limit,
+                                    [&](int n) { return detail::fails_only_on_cost(at_copies(n).verdict); });
+    at = at_copies(copies);
+    if (!at.verdict.passes() && copies < limit) {
+      copies = limit;
+      at = at_copies(limit);
+    }
+  }
+  c.copies = copies;
+  c.estimate = std::move(at.estimate);
+  c.whole = at.whole;
+  c.bill = at.bill;
+  c.verdict = at.verdict;
+}
+
 } // namespace
 
 DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const InferenceWorkload& workload,
@@ -155,37 +222,8 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   rules.check_load = true;
   rules.load_headroom = policy.throughput_headroom;
   c.verdict = judge(c.whole, capacity_sla, rules);
-  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes()) {
-    const int first = c.copies;
-    // The unit's closed loop at the most clients its slots hold (capacity_inputs, no latency target
-    // for open loops): the capacity every open-loop estimate of it carries, computed once.
-    const DisaggEstimate closed_unit = c.estimate;
-    while (true) {
-      InferenceWorkload open = workload;
-      // Each unit's share of the arrivals (the workload's rate, else the SLA's peak), as check judges.
-      const double rate =
-          workload.request_rate_per_s > 0.0 ? workload.request_rate_per_s : *sla.requests_per_s;
-      open.request_rate_per_s = rate / c.copies;
-      const DisaggEstimate at_rate =
-          estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps, &closed_unit);
-      const DisaggBill bill = bill_disagg(unit, c.copies);
-      const InferenceEstimate whole = scaled(at_rate.combined, bill, c.copies);
-      // Latencies at the band's slow end (methodology §3.5), as an aggregated open loop's.
-      const auto slow =
-          disagg_slow_end(at_rate, model, open, unit, policy.engine, bands.tpot_high, steps, &closed_unit);
-      JudgeRules at_rate_rules = rules;
-      at_rate_rules.slow_end = slow ? &*slow : nullptr;
-      const Verdict v = judge(whole, sla, at_rate_rules);
-      if (v.passes() || c.copies >= std::min(k_max_copies, 4 * first + 8)) {
-        c.estimate = at_rate;
-        c.whole = whole;
-        c.bill = bill;
-        c.verdict = v;
-        break;
-      }
-      ++c.copies;
-    }
-  }
+  if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes())
+    copies_for_rate(c, {model, workload, sla, unit, policy, bands, steps}, rules);
   const CostAtLoad at_load = cost_at_load(c.whole, sla, workload);
   if (c.price_known) {
     c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;

@@ -171,42 +171,57 @@ void size_replicas(Candidate& c, const Sla& sla, const SearchPolicy& policy, con
   c.sizing_requests_per_s_per_replica = rps;
 }
 
+// One replica count of an open loop, judged: the deployment's estimate at the arrivals, its verdict
+// and whether the KV cache holds the p99 in flight (the engine's cap, plan_in_flight).
+struct AtReplicas {
+  InferenceEstimate estimate;
+  Verdict verdict;
+  bool cap_holds = false;
+  /// Every term more replicas help holds (latency, load, the in-flight cap).
+  [[nodiscard]] bool served() const { return cap_holds && detail::fails_only_on_cost(verdict); }
+  [[nodiscard]] bool passes() const { return cap_holds && verdict.passes(); }
+};
+
+AtReplicas at_replicas(const Candidate& c, int replicas, const CandidateQuery& q, const JudgeRules& rules) {
+  Deployment whole = c.layout;
+  whole.gpus = c.layout.gpus_per_replica() * replicas;
+  // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
+  // splits them over the replicas. check and estimate judge the same rate.
+  const InferenceWorkload open = deployment_arrivals(q.workload, q.sla);
+  AtReplicas out;
+  out.estimate = estimate_inference(q.model, open, q.gpu, whole, q.policy.engine, nullptr, q.price);
+  out.verdict = judge_at(out.estimate, c, replicas, q, q.sla, rules);
+  out.cap_holds = in_flight_p99_fits(out.estimate, c.layout.attention_dp);
+  return out;
+}
+
 // Open-loop traffic (methodology §3.1): latency is judged at the peak rate each replica carries;
-// a replica more while a latency percentile misses at that load, or while the KV cache holds fewer
-// sequences than the p99 in flight (the engine's cap, plan_in_flight: above it requests queue).
-// When no count up to the limit meets the latency and the count sized for the load missed too, the
-// miss is reported at that count: the added replicas did not help, and their count is the search
-// giving up, not a deployment.
+// replicas are added while a latency percentile misses at that load, or while the KV cache holds
+// fewer sequences than the p99 in flight: the fewest up to open_loop_copy_limit that pass. The terms
+// more replicas help only improve with the count and the cost terms only worsen, so that is the
+// fewest that serve (detail::fewest_serving), if it passes there. When none passes and the count
+// sized for the load missed too, the miss is reported at that count: the added replicas did not
+// help, and their count is the search giving up, not a deployment.
 void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
   const int first = c.replicas;
-  std::optional<InferenceEstimate> at_first;
-  std::optional<Verdict> first_verdict;
-  while (true) {
-    Deployment whole = c.layout;
-    whole.gpus = c.layout.gpus_per_replica() * c.replicas;
-    // The deployment's arrivals (the workload's rate, else the SLA's peak); estimate_inference
-    // splits them over the replicas. check and estimate judge the same rate.
-    const InferenceWorkload open = deployment_arrivals(q.workload, q.sla);
-    InferenceEstimate at_rate =
-        estimate_inference(q.model, open, q.gpu, whole, q.policy.engine, nullptr, q.price);
-    const Verdict v = judge_at(at_rate, c, c.replicas, q, q.sla, rules);
-    const bool cap_holds = in_flight_p99_fits(at_rate, c.layout.attention_dp);
-    if ((v.passes() && cap_holds) || c.replicas >= std::min(k_max_replicas, 4 * first + 8)) {
-      // Only a miss at the sized count too: one that passed there (its in-flight cap short) and
-      // failed later (a budget) keeps the count it was judged at.
-      const bool missed = !v.passes() && at_first && !first_verdict->passes();
-      if (missed) c.replicas = first;
-      c.estimate = missed ? *at_first : at_rate;
-      c.verdict = missed ? *first_verdict : v;
-      c.rejection = c.verdict.first;
-      break;
-    }
-    if (!at_first) {
-      at_first = at_rate;
-      first_verdict = v;
-    }
-    ++c.replicas;
-  }
+  const int limit = detail::open_loop_copy_limit(first);
+  const auto finish = [&c](int replicas, AtReplicas at) {
+    c.replicas = replicas;
+    c.estimate = std::move(at.estimate);
+    c.verdict = at.verdict;
+    c.rejection = c.verdict.first;
+  };
+  AtReplicas at_first = at_replicas(c, first, q, rules);
+  if (at_first.passes() || first >= limit) return finish(first, std::move(at_first));
+  const int fewest = at_first.served() ? first : detail::fewest_serving(first + 1, limit, [&](int r) {
+    return at_replicas(c, r, q, rules).served();
+  });
+  AtReplicas at = fewest == first ? at_first : at_replicas(c, fewest, q, rules);
+  if (at.passes()) return finish(fewest, std::move(at));
+  // None passes up to the limit: the verdict there, or at the sized count when that missed too.
+  AtReplicas at_limit = fewest == limit ? std::move(at) : at_replicas(c, limit, q, rules);
+  if (!at_limit.verdict.passes() && !at_first.verdict.passes()) return finish(first, std::move(at_first));
+  finish(limit, std::move(at_limit));
 }
 
 // Cost over the load actually served, and at full capacity in the estimate: two figures, each
