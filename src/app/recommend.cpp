@@ -415,6 +415,11 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
   if (spec.mode == WorkloadMode::training)
     check_search_gpu_types(gpu_types, k_max_training_gpu_types, "--gpu", "a training recommend");
   check_search_gpu_types(gpu_types, k_max_search_gpu_types, "--gpu", "recommend");
+  if (spec.mode == WorkloadMode::inference && spec.inference.arrival == Arrival::poisson) {
+    const bool vary = spec.inference.input_spread.varies() || spec.inference.output_spread.varies();
+    check_search_gpu_types(gpu_types, vary ? k_max_open_loop_spread_gpu_types : k_max_open_loop_gpu_types,
+                           "--gpu", "an open-loop recommend");
+  }
   const RecommendSettings settings = recommend_settings(request, out, engine, diagnostics);
   if (spec.mode == WorkloadMode::training) {
     out.none =

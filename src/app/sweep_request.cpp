@@ -203,7 +203,10 @@ void check_mode(const SweepPlan& plan, const SweepRequest& o) {
     sizes.push_back(a.values.texts.size());
   const std::uint64_t types =
       has_gpu_axis ? 1 : (plan.search_gpus.empty() ? plan.gpus.size() : plan.search_gpus.size());
-  const std::uint64_t searches = spreads(plan) ? k_max_spread_sweep_searches : k_max_sweep_searches;
+  const bool open_loop = plan.workload.arrival == Arrival::poisson;
+  const std::uint64_t searches =
+      open_loop ? (spreads(plan) ? k_max_open_loop_spread_sweep_searches : k_max_open_loop_sweep_searches)
+                : (spreads(plan) ? k_max_spread_sweep_searches : k_max_sweep_searches);
   const std::uint64_t max_points = std::max<std::uint64_t>(1, searches / std::max<std::uint64_t>(1, types));
   if (grid_points(sizes, max_points) == 0) {
     usage("--mode",

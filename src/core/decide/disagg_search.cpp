@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -170,24 +171,26 @@ void copies_for_rate(DisaggCandidate& c, const UnitQuery& q, const JudgeRules& r
     at.verdict = judge(at.whole, sla, at_rate_rules);
     return at;
   };
+  std::map<int, AtCopies> judged; // each count estimated once
+  const auto at = [&](int copies) -> AtCopies& {
+    auto found = judged.find(copies);
+    if (found == judged.end()) found = judged.emplace(copies, at_copies(copies)).first;
+    return found->second;
+  };
   const int first = c.copies;
   const int limit = detail::open_loop_copy_limit(first);
-  AtCopies at = at_copies(first);
   int copies = first;
-  if (!at.verdict.passes() && first < limit) {
+  if (!at(first).verdict.passes() && first < limit) {
     copies = detail::fewest_serving(first, limit,
-                                    [&](int n) { return detail::fails_only_on_cost(at_copies(n).verdict); });
-    at = at_copies(copies);
-    if (!at.verdict.passes() && copies < limit) {
-      copies = limit;
-      at = at_copies(limit);
-    }
+                                    [&](int n) { return detail::fails_only_on_cost(at(n).verdict); });
+    if (!at(copies).verdict.passes()) copies = limit;
   }
+  AtCopies& chosen = at(copies);
   c.copies = copies;
-  c.estimate = std::move(at.estimate);
-  c.whole = at.whole;
-  c.bill = at.bill;
-  c.verdict = at.verdict;
+  c.estimate = std::move(chosen.estimate);
+  c.whole = chosen.whole;
+  c.bill = chosen.bill;
+  c.verdict = chosen.verdict;
 }
 
 } // namespace

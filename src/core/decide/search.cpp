@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "core/decide/sizing.hpp"
@@ -205,23 +206,26 @@ AtReplicas at_replicas(const Candidate& c, int replicas, const CandidateQuery& q
 void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& rules) {
   const int first = c.replicas;
   const int limit = detail::open_loop_copy_limit(first);
-  const auto finish = [&c](int replicas, AtReplicas at) {
+  std::map<int, AtReplicas> judged; // each count estimated once
+  const auto at = [&](int replicas) -> AtReplicas& {
+    auto found = judged.find(replicas);
+    if (found == judged.end()) found = judged.emplace(replicas, at_replicas(c, replicas, q, rules)).first;
+    return found->second;
+  };
+  const auto finish = [&c](int replicas, AtReplicas& chosen) {
     c.replicas = replicas;
-    c.estimate = std::move(at.estimate);
-    c.verdict = at.verdict;
+    c.estimate = std::move(chosen.estimate);
+    c.verdict = chosen.verdict;
     c.rejection = c.verdict.first;
   };
-  AtReplicas at_first = at_replicas(c, first, q, rules);
-  if (at_first.passes() || first >= limit) return finish(first, std::move(at_first));
-  const int fewest = at_first.served() ? first : detail::fewest_serving(first + 1, limit, [&](int r) {
-    return at_replicas(c, r, q, rules).served();
-  });
-  AtReplicas at = fewest == first ? at_first : at_replicas(c, fewest, q, rules);
-  if (at.passes()) return finish(fewest, std::move(at));
+  if (at(first).passes() || first >= limit) return finish(first, at(first));
+  const int fewest = at(first).served()
+                         ? first
+                         : detail::fewest_serving(first + 1, limit, [&](int r) { return at(r).served(); });
+  if (at(fewest).passes()) return finish(fewest, at(fewest));
   // None passes up to the limit: the verdict there, or at the sized count when that missed too.
-  AtReplicas at_limit = fewest == limit ? std::move(at) : at_replicas(c, limit, q, rules);
-  if (!at_limit.verdict.passes() && !at_first.verdict.passes()) return finish(first, std::move(at_first));
-  finish(limit, std::move(at_limit));
+  if (!at(limit).verdict.passes() && !at(first).verdict.passes()) return finish(first, at(first));
+  finish(limit, at(limit));
 }
 
 // Cost over the load actually served, and at full capacity in the estimate: two figures, each

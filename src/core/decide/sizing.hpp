@@ -47,19 +47,20 @@ inline bool fails_only_on_cost(const Verdict& v) {
 }
 
 /// The fewest copies in [lo, hi] at which `serves(copies)` holds, for a predicate that holds from
-/// some count on (false … false, true … true); hi when none does. Steps of 1, 2, 4, … from lo bound
-/// the count, bisection finds it: O(log(hi − lo)) calls, where adding one copy at a time took up to
-/// 100,000 estimates (docs/reliability.md). The open-loop sizing of both searches.
+/// some count on (false … false, true … true); hi when none does. hi is tried first (when it does
+/// not serve, none does: one call), then steps of 1, 2, 4, … from lo bound the count and bisection
+/// finds it: O(log(hi − lo)) calls, where adding one copy at a time took up to 100,000 estimates
+/// (docs/reliability.md). The open-loop sizing of both searches.
 template <class Serves> int fewest_serving(int lo, int hi, Serves&& serves) {
+  if (lo >= hi || !serves(hi)) return hi;
   int below = lo - 1; // does not serve (or lies before the range)
   int above = hi;
   for (std::int64_t step = 1;; step *= 2) {
     const int r = static_cast<int>(std::min<std::int64_t>(hi, std::int64_t{lo} - 1 + step));
-    if (serves(r)) {
+    if (r == hi || serves(r)) {
       above = r;
       break;
     }
-    if (r == hi) return hi;
     below = r;
   }
   while (above - below > 1) {
