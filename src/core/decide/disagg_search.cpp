@@ -187,7 +187,7 @@ void copies_for_rate(DisaggCandidate& c, const UnitQuery& q, const JudgeRules& r
   }
   AtCopies& chosen = at(copies);
   c.copies = copies;
-  c.estimate = std::move(chosen.estimate);
+  c.estimate = chosen.estimate;
   c.whole = chosen.whole;
   c.bill = chosen.bill;
   c.verdict = chosen.verdict;

@@ -214,7 +214,7 @@ void replicas_for_rate(Candidate& c, const CandidateQuery& q, const JudgeRules& 
   };
   const auto finish = [&c](int replicas, AtReplicas& chosen) {
     c.replicas = replicas;
-    c.estimate = std::move(chosen.estimate);
+    c.estimate = chosen.estimate;
     c.verdict = chosen.verdict;
     c.rejection = c.verdict.first;
   };
