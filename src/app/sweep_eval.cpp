@@ -96,6 +96,25 @@ void apply(const SweepPlan& plan, PointResult& out, PointInputs& in) {
   }
 }
 
+// Goodput (methodology §6.1) at the band the point is judged at, an open loop at its band's slow
+// end (`slow_end`, methodology §3.5): a column of every inference row.
+void take_goodput(const SweepPlan& plan, const PointInputs& in, const InferenceEstimate* slow_end,
+                  PointResult& out) {
+  const Goodput g = goodput(out.estimate, in.sla, plan.bands_for(in.model, out.gpu), slow_end);
+  out.has_goodput = g.has_targets;
+  out.slo_attainment = g.slo_attainment;
+  out.goodput_requests_per_s = g.requests_per_s;
+}
+
+// The same for a search's deployment, whose slow end the search did not keep: estimated at the
+// deployment's arrivals, as the search judged it.
+void take_goodput(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
+  const auto slow = slow_end_estimate(
+      out.estimate, plan.models[in.model], deployment_arrivals(in.workload, in.sla), plan.gpus[out.gpu],
+      out.deployment, plan.policy.engine, plan.bands_for(in.model, out.gpu).tpot_high);
+  take_goodput(plan, in, slow ? &*slow : nullptr, out);
+}
+
 // A fixed deployment, judged as a whole: its replicas serve the load (core::judge).
 // `made`: the layout search's estimate of `dep` when check_fit made it (a given concurrency, where
 // the SLA picks no batch: the same estimate).
@@ -127,6 +146,7 @@ void estimate_at(const SweepPlan& plan, const PointInputs& in, const Deployment&
   rules.slow_end = slow ? &*slow : nullptr;
   out.rejection = judge(out.estimate, in.sla, rules).first;
   out.at_load = cost_at_load(out.estimate, in.sla, in.workload);
+  take_goodput(plan, in, rules.slow_end, out); // the slow end judged above, not estimated again
 }
 
 // No GPU count given and a load to serve: replicas sized as recommend sizes them
@@ -143,6 +163,7 @@ void size_replicas(const SweepPlan& plan, const PointInputs& in, const Deploymen
   out.rejection = c.rejection;
   out.at_load = {c.served_requests_per_s, c.served_output_tokens_per_s, c.usd_per_request_at_load,
                  c.usd_per_million_output_tokens_at_load};
+  take_goodput(plan, in, out);
 }
 
 void evaluate_estimate(const SweepPlan& plan, const PointInputs& in, PointResult& out) {
@@ -262,6 +283,7 @@ void evaluate_recommend(const SweepPlan& plan, const PointInputs& in, PointResul
   out.price_known = best->price_known;
   out.at_load = {best->served_requests_per_s, best->served_output_tokens_per_s, best->usd_per_request_at_load,
                  best->usd_per_million_output_tokens_at_load};
+  take_goodput(plan, in, out);
 }
 
 // A training run's figures into the point: its GPUs and layout degrees as the deployment too, which
@@ -363,18 +385,6 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
     evaluate_estimate(plan, in, out);
   } else {
     evaluate_recommend(plan, in, out);
-  }
-  // Goodput (methodology §6.1), at the band the point is judged at: a column of every inference row.
-  if (!plan.training && out.has_estimate()) {
-    const BandFactors& bands = plan.bands_for(in.model, out.gpu);
-    // An open loop at its band's slow end, as the point is judged (methodology §3.5).
-    const auto slow =
-        slow_end_estimate(out.estimate, plan.models[in.model], deployment_arrivals(in.workload, in.sla),
-                          plan.gpus[out.gpu], out.deployment, plan.policy.engine, bands.tpot_high);
-    const Goodput g = goodput(out.estimate, in.sla, bands, slow ? &*slow : nullptr);
-    out.has_goodput = g.has_targets;
-    out.slo_attainment = g.slo_attainment;
-    out.goodput_requests_per_s = g.requests_per_s;
   }
 }
 
