@@ -127,12 +127,20 @@ DisaggEstimate estimate_disagg(const PreparedModel& model, const InferenceWorklo
                                double handoff_s = -1.0, DecodeStepMemo* steps = nullptr,
                                const DisaggEstimate* closed = nullptr);
 
+/// Each pool's time factor at its band's slow end (methodology §3.5): its GPU's TPOT band high
+/// ratio (the step's), as an aggregated replica's k.
+struct PoolTimeFactors {
+  double prefill = 1.0;
+  double decode = 1.0;
+};
+
 /// The slow end of a disaggregated open loop's band (methodology §3.5 "Open loop: the band through
-/// the queue", as core::slow_end_estimate): the same pools at `tpot_high` × the arrival rate, its
-/// combined estimate. None for a closed loop, an overloaded estimate or k ≤ 1. Pure.
+/// the queue", as core::slow_end_estimate): each pool at its own k × the arrival rate (the prefill
+/// queue at k.prefill·λ, the decode batch at k.decode·λ), its combined estimate. None for a closed
+/// loop, an overloaded estimate or both k ≤ 1. Pure.
 std::optional<InferenceEstimate>
 disagg_slow_end(const DisaggEstimate& estimate, const PreparedModel& model, const InferenceWorkload& workload,
-                const DisaggDeployment& deployment, const EngineConfig& engine, double tpot_high,
+                const DisaggDeployment& deployment, const EngineConfig& engine, PoolTimeFactors k,
                 DecodeStepMemo* steps = nullptr, const DisaggEstimate* closed = nullptr);
 
 } // namespace rightsize

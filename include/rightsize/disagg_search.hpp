@@ -48,11 +48,12 @@ struct DisaggRecommendation {
 };
 
 /// Evaluates one xPyD unit against the workload and SLA and sizes the copies (as evaluate_candidate).
-/// `steps`: decode steps kept from units with the same decode pool (estimate_disagg).
+/// `slow_k`: each pool's time factor at its band's slow end (disagg_slow_end). `steps`: decode steps
+/// kept from units with the same decode pool (estimate_disagg).
 DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const InferenceWorkload& workload,
                                           const Sla& sla, const DisaggDeployment& unit,
                                           const SearchPolicy& policy, const BandFactors& bands,
-                                          DecodeStepMemo* steps = nullptr);
+                                          PoolTimeFactors slow_k, DecodeStepMemo* steps = nullptr);
 
 /// The disaggregated search: `models`, `gpus` and `prices` (rates with their instance shapes) as for
 /// recommend(); each pool is billed in whole instances (bill_disagg).

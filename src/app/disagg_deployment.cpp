@@ -65,8 +65,8 @@ DisaggDeploymentResult run_disagg_deployment(const Spec& spec, const LoadedCatal
   rules.bands = factors;
   rules.price_known = res.price_known;
   rules.load_headroom = throughput_headroom(headroom);
-  // An open loop's latencies at its band's slow end (methodology §3.5).
-  const auto slow = disagg_slow_end(res.estimate, pm, w, dep, engine, factors.tpot_high);
+  // An open loop's latencies at its band's slow end, each pool at its own k (methodology §3.5).
+  const auto slow = disagg_slow_end(res.estimate, pm, w, dep, engine, {bp.tpot_high, bd.tpot_high});
   rules.slow_end = slow ? &*slow : nullptr;
   res.verdict = judge(res.estimate.combined, spec.sla, rules);
   res.at_load = cost_at_load(res.estimate.combined, spec.sla, w);

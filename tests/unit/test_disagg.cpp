@@ -221,7 +221,7 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   CHECK(f.combined.memory.per_gpu_bytes == full.combined.memory.per_gpu_bytes);
   // The band's slow end (methodology §3.5): the same pools at k = 1.5 × the 4 prompts/s; none at
   // k = 1, for the closed loop or past the capacity.
-  const auto slow = disagg_slow_end(o, pm, open, dep, engine, 1.5);
+  const auto slow = disagg_slow_end(o, pm, open, dep, engine, {1.5, 1.5});
   InferenceWorkload faster = open;
   faster.request_rate_per_s = 6.0;
   const DisaggEstimate at_six = estimate_disagg(pm, faster, dep, engine, nullptr);
@@ -229,9 +229,25 @@ TEST_CASE("an attention-DP prefill worker is one queue per rank", "[disagg]") {
   CHECK(slow->ttft_s == Approx(at_six.combined.ttft_s));
   CHECK(slow->tpot_s == Approx(at_six.combined.tpot_s));
   CHECK(slow->overloaded == at_six.combined.overloaded);
-  CHECK_FALSE(disagg_slow_end(o, pm, open, dep, engine, 1.0));
-  CHECK_FALSE(disagg_slow_end(full, pm, closed, dep, engine, 1.5));
-  CHECK_FALSE(disagg_slow_end(f, pm, flood, dep, engine, 1.5));
+  CHECK_FALSE(disagg_slow_end(o, pm, open, dep, engine, {1.0, 1.0}));
+  CHECK_FALSE(disagg_slow_end(full, pm, closed, dep, engine, {1.5, 1.5}));
+  CHECK_FALSE(disagg_slow_end(f, pm, flood, dep, engine, {1.5, 1.5}));
+  // Each pool at its own k: the prefill queue at 2 × 4 = 8 prompts/s (its TTFT is the pools' at 8),
+  // the decode batch at 1.5 × 4 = 6 (its TPOT the pools' at 6). A prefill GPU alone slower still
+  // has a slow end; its decode batch is the point's.
+  InferenceWorkload eight = open;
+  eight.request_rate_per_s = 8.0;
+  const DisaggEstimate at_eight = estimate_disagg(pm, eight, dep, engine, nullptr);
+  REQUIRE(at_eight.prefill_utilization < 1.0);
+  const auto mixed = disagg_slow_end(o, pm, open, dep, engine, {2.0, 1.5});
+  REQUIRE(mixed);
+  CHECK(mixed->ttft_s == Approx(at_eight.combined.ttft_s));
+  CHECK(mixed->ttft_s > slow->ttft_s);
+  CHECK(mixed->tpot_s == Approx(at_six.combined.tpot_s));
+  const auto prefill_only = disagg_slow_end(o, pm, open, dep, engine, {2.0, 1.0});
+  REQUIRE(prefill_only);
+  CHECK(prefill_only->ttft_s == Approx(at_eight.combined.ttft_s));
+  CHECK(prefill_only->tpot_s == Approx(o.combined.tpot_s));
 }
 
 TEST_CASE("a loaded prefill worker packs the waiting prompts into one step (Little's law)", "[disagg]") {

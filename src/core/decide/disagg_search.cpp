@@ -132,6 +132,7 @@ struct UnitQuery {
   const DisaggDeployment& unit;
   const SearchPolicy& policy;
   const BandFactors& bands;
+  PoolTimeFactors slow_k;
   DecodeStepMemo* steps;
 };
 
@@ -163,9 +164,10 @@ void copies_for_rate(DisaggCandidate& c, const UnitQuery& q, const JudgeRules& r
     at.estimate = estimate_disagg(model, open, unit, policy.engine, nullptr, -1.0, steps, &closed_unit);
     at.bill = bill_disagg(unit, copies);
     at.whole = scaled(at.estimate.combined, at.bill, copies);
-    // Latencies at the band's slow end (methodology §3.5), as an aggregated open loop's.
-    const auto slow = disagg_slow_end(at.estimate, model, open, unit, policy.engine, q.bands.tpot_high, steps,
-                                      &closed_unit);
+    // Latencies at the band's slow end, each pool at its own k (methodology §3.5), as an aggregated
+    // open loop's.
+    const auto slow =
+        disagg_slow_end(at.estimate, model, open, unit, policy.engine, q.slow_k, steps, &closed_unit);
     JudgeRules at_rate_rules = rules;
     at_rate_rules.slow_end = slow ? &*slow : nullptr;
     at.verdict = judge(at.whole, sla, at_rate_rules);
@@ -198,7 +200,7 @@ void copies_for_rate(DisaggCandidate& c, const UnitQuery& q, const JudgeRules& r
 DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const InferenceWorkload& workload,
                                           const Sla& sla, const DisaggDeployment& unit,
                                           const SearchPolicy& policy, const BandFactors& bands,
-                                          DecodeStepMemo* steps) {
+                                          PoolTimeFactors slow_k, DecodeStepMemo* steps) {
   DisaggCandidate c;
   c.unit = unit;
   c.price_known = unit.prefill.price.usd_per_gpu_hour > 0.0 && unit.decode.price.usd_per_gpu_hour > 0.0;
@@ -226,7 +228,7 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
   rules.load_headroom = policy.throughput_headroom;
   c.verdict = judge(c.whole, capacity_sla, rules);
   if (workload.arrival == Arrival::poisson && sla.requests_per_s && c.verdict.passes())
-    copies_for_rate(c, {model, workload, sla, unit, policy, bands, steps}, rules);
+    copies_for_rate(c, {model, workload, sla, unit, policy, bands, slow_k, steps}, rules);
   const CostAtLoad at_load = cost_at_load(c.whole, sla, workload);
   if (c.price_known) {
     c.usd_per_million_output_tokens_at_load = at_load.usd_per_million_output_tokens;
@@ -291,6 +293,7 @@ void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, s
   bands.ttft_high = bp.ttft_high;
   bands.tpot_high = bd.tpot_high;
   bands.throughput_low = std::min(bp.throughput_low, bd.throughput_low);
+  const PoolTimeFactors slow_k{bp.tpot_high, bd.tpot_high}; // each pool's step ratio (§3.5)
   // One memo of decode steps per decode layout: every unit on it shares them.
   std::vector<DecodeStepMemo> steps(m.layouts[gd].size());
   for (const Deployment& lp : m.layouts[gp]) {
@@ -302,7 +305,7 @@ void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, s
           unit.prefill = PoolDeployment{&m.gpus[gp], lp, p, m.prices[gp]};
           unit.decode = PoolDeployment{&m.gpus[gd], ld, dw, m.prices[gd]};
           DisaggCandidate c =
-              evaluate_disagg_candidate(m.model, m.workload, m.sla, unit, policy, bands, &steps[li]);
+              evaluate_disagg_candidate(m.model, m.workload, m.sla, unit, policy, bands, slow_k, &steps[li]);
           c.prefill_gpu_index = gp;
           c.decode_gpu_index = gd;
           c.precision_index = m.precision_index;

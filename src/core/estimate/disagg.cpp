@@ -43,6 +43,9 @@ struct PoolSetup {
   double stepk_s;        // prefill step of k_max prompts
   double k_max;          // whole prompts per step within the token budget
   DecodeStepMemo* steps; // decode steps by integer batch (the caller's, or this call's)
+  // Open loop: the prefill queue's rate over the decode pool's (1 but at a band's slow end, where
+  // each pool runs at its own k, disagg_slow_end).
+  double prefill_rate_factor = 1.0;
 };
 
 // A prefill step of k prompts (1 ≤ k ≤ k_max): affine between one prompt and a full step, each
@@ -201,15 +204,15 @@ Operating closed_point(const PoolSetup& s, double clients) {
 // deterministic service; the decode batch by Little's law.
 Operating open_point(const PoolSetup& s) {
   const double rate = s.w.request_rate_per_s;
-  const double pw = prefill_servers(*s.dep);
+  const double per_prefill_server = rate * s.prefill_rate_factor / prefill_servers(*s.dep);
   Operating op;
   op.batch = 1.0;
   settle_decode(s, op, [rate](double) { return rate; });
   double rho = 0.0, wait = 0.0;
   batched_service(s, op.prompts_per_step, [&](double service) {
-    rho = rate / pw * service;
+    rho = per_prefill_server * service;
     wait = load::kingman_wait_s(service, rho, s.w.arrival_cv, 0.0);
-    return std::isfinite(wait) ? rate / pw * (wait + service) : s.k_max;
+    return std::isfinite(wait) ? per_prefill_server * (wait + service) : s.k_max;
   });
   op.overloaded = !std::isfinite(wait) || op.kv_bound;
   if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
@@ -449,17 +452,18 @@ DisaggEstimate auto_clients(const PoolSetup& s, const DisaggEstimate& e, const S
   return run_at(s, e, lo, true);
 }
 
-} // namespace
-
-DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
-                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
-                               double handoff_s, DecodeStepMemo* memo, const DisaggEstimate* closed_in) {
+// estimate_disagg with the prefill queue's rate at `prefill_rate_factor` × the workload's.
+DisaggEstimate estimate_pools(const PreparedModel& pm, const InferenceWorkload& workload,
+                              const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
+                              double handoff_s, DecodeStepMemo* memo, const DisaggEstimate* closed_in,
+                              double prefill_rate_factor) {
   DisaggEstimate e;
   PoolSetup s{};
   s.pm = &pm;
   s.w = workload;
   s.dep = &dep;
   s.engine = &engine;
+  s.prefill_rate_factor = prefill_rate_factor;
   DecodeStepMemo own;
   s.steps = keyed_memo(s, memo, own);
   set_pools(s, e, handoff_s);
@@ -470,27 +474,38 @@ DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload&
     closed.arrival = Arrival::closed_loop;
     closed.request_rate_per_s = 0.0;
     closed.concurrency = 0;
-    hold_to_capacity(r, closed_in != nullptr
-                            ? *closed_in
-                            : estimate_disagg(pm, closed, dep, engine, nullptr, handoff_s, memo));
+    hold_to_capacity(r, closed_in != nullptr ? *closed_in
+                                             : estimate_pools(pm, closed, dep, engine, nullptr, handoff_s,
+                                                              memo, nullptr, 1.0));
     return r;
   }
   if (workload.concurrency > 0) return run_at(s, e, d(std::max<std::int64_t>(1, workload.concurrency)), true);
   return auto_clients(s, e, sla);
 }
 
+} // namespace
+
+DisaggEstimate estimate_disagg(const PreparedModel& pm, const InferenceWorkload& workload,
+                               const DisaggDeployment& dep, const EngineConfig& engine, const Sla* sla,
+                               double handoff_s, DecodeStepMemo* memo, const DisaggEstimate* closed_in) {
+  return estimate_pools(pm, workload, dep, engine, sla, handoff_s, memo, closed_in, 1.0);
+}
+
 std::optional<InferenceEstimate> disagg_slow_end(const DisaggEstimate& e, const PreparedModel& model,
                                                  const InferenceWorkload& workload,
                                                  const DisaggDeployment& deployment,
-                                                 const EngineConfig& engine, double tpot_high,
+                                                 const EngineConfig& engine, PoolTimeFactors k,
                                                  DecodeStepMemo* steps, const DisaggEstimate* closed) {
   const InferenceEstimate& c = e.combined;
-  if (!c.open_loop || c.overloaded || !(tpot_high > 1.0) || workload.request_rate_per_s <= 0.0)
+  const double kp = std::max(1.0, k.prefill), kd = std::max(1.0, k.decode);
+  if (!c.open_loop || c.overloaded || !(std::max(kp, kd) > 1.0) || workload.request_rate_per_s <= 0.0)
     return std::nullopt;
-  // Time scaling (methodology §3.5): every time k× longer at rate λ is the estimate at k·λ.
+  // Time scaling (methodology §3.5), pool by pool: the prefill queue sees only the arrivals and its
+  // own service times, so at k_p× its times it is the pool at k_p·λ; the decode batch (Little's law)
+  // likewise at k_d·λ. Each pool's figures take its own GPU's ratio after (latency_at_band_s).
   InferenceWorkload slow = workload;
-  slow.request_rate_per_s *= tpot_high;
-  return estimate_disagg(model, slow, deployment, engine, nullptr, -1.0, steps, closed).combined;
+  slow.request_rate_per_s *= kd;
+  return estimate_pools(model, slow, deployment, engine, nullptr, -1.0, steps, closed, kp / kd).combined;
 }
 
 } // namespace rightsize
