@@ -18,6 +18,9 @@ struct ClosedResult {
 /// for k = 1..customers. Computed from the product form that recursion solves, in O(√customers +
 /// think/service) steps (load_model.cpp; equal to the recursion to rounding).
 ClosedResult closed_mva(double service_s, double think_s, int customers);
+/// closed_mva at a fractional `customers`: linear between the neighbouring integer counts; below one
+/// customer the response is one service (and throughput and utilization the linear share of one).
+ClosedResult closed_mva_at(double service_s, double think_s, double customers);
 
 /// Mean wait in a G/G/1 queue by Kingman's approximation: (c_a² + c_s²)/2 · ρ/(1 − ρ) · S.
 /// ρ ≥ 1 returns +infinity.

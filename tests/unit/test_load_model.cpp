@@ -27,6 +27,21 @@ TEST_CASE("exact MVA of one queue and a think time, by hand", "[load]") {
   CHECK(load::closed_mva(1.0, 1.0, 0).throughput_per_s == 0.0);
 }
 
+TEST_CASE("exact MVA at a fractional population, by hand", "[load]") {
+  // S = 1 s, Z = 1 s: k = 1 gives R = 1, X = 0.5; k = 2 gives R = 1.5, X = 0.8 (above).
+  // 1.5 customers: R = 1.25, X = 0.65, U = 0.65.
+  const load::ClosedResult r = load::closed_mva_at(1.0, 1.0, 1.5);
+  CHECK(r.response_s == Approx(1.25));
+  CHECK(r.throughput_per_s == Approx(0.65));
+  CHECK(r.utilization == Approx(0.65));
+  // A whole count is closed_mva's.
+  CHECK(load::closed_mva_at(1.0, 1.0, 2.0).response_s == Approx(1.5));
+  // Half a customer: X = 0.25 (half of one's), and the response is one service, R = 1.
+  const load::ClosedResult half = load::closed_mva_at(1.0, 1.0, 0.5);
+  CHECK(half.response_s == Approx(1.0));
+  CHECK(half.throughput_per_s == Approx(0.25));
+}
+
 TEST_CASE("Kingman's G/G/1 wait, by hand", "[load]") {
   // (c_a² + c_s²)/2 · ρ/(1 − ρ) · S: Poisson arrivals (c_a = 1), deterministic service (c_s = 0).
   CHECK(load::kingman_wait_s(0.1, 0.5, 1.0, 0.0) == Approx(0.05)); // 0.5 · 1 · 0.1

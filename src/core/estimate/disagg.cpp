@@ -16,21 +16,6 @@ namespace {
 
 using core::d;
 
-// Exact MVA at a fractional customer count: linear between the neighbouring integers.
-load::ClosedResult mva_at(double service_s, double think_s, double customers) {
-  const double lo = std::floor(customers);
-  const load::ClosedResult a = load::closed_mva(service_s, think_s, static_cast<int>(lo));
-  if (customers - lo < 1e-9) return a;
-  const load::ClosedResult b = load::closed_mva(service_s, think_s, static_cast<int>(lo) + 1);
-  const double f = customers - lo;
-  load::ClosedResult r;
-  r.response_s = a.response_s + f * (b.response_s - a.response_s);
-  r.throughput_per_s = a.throughput_per_s + f * (b.throughput_per_s - a.throughput_per_s);
-  r.utilization = a.utilization + f * (b.utilization - a.utilization);
-  if (lo < 1.0) r.response_s = b.response_s; // below one customer the response is one service
-  return r;
-}
-
 struct PoolSetup {
   const PreparedModel* pm;
   InferenceWorkload w;
@@ -173,7 +158,7 @@ Operating closed_point(const PoolSetup& s, double clients) {
     const double think = s.tkv_s + s.fixed_s + osl_rest * tpot_s;
     service_s = batched_service(s, op.prompts_per_step, [&](double service) {
       if (service != seen_service || think != seen_think) {
-        q = mva_at(service, think, clients / pw);
+        q = load::closed_mva_at(service, think, clients / pw);
         seen_service = service;
         seen_think = think;
       }

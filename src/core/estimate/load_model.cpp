@@ -104,6 +104,22 @@ ClosedResult closed_mva(double service_s, double think_s, int customers) {
   return from_sums(service_s, p.sum, p.busy, p.queue);
 }
 
+// A fractional population (methodology §3.6: N clients over P·a prefill servers) as the linear mix
+// of the neighbouring integer populations; below one customer, the response is one service.
+ClosedResult closed_mva_at(double service_s, double think_s, double customers) {
+  const double lo = std::floor(customers);
+  const ClosedResult a = closed_mva(service_s, think_s, static_cast<int>(lo));
+  if (customers - lo < 1e-9) return a;
+  const ClosedResult b = closed_mva(service_s, think_s, static_cast<int>(lo) + 1);
+  const double f = customers - lo;
+  ClosedResult r;
+  r.response_s = a.response_s + f * (b.response_s - a.response_s);
+  r.throughput_per_s = a.throughput_per_s + f * (b.throughput_per_s - a.throughput_per_s);
+  r.utilization = a.utilization + f * (b.utilization - a.utilization);
+  if (lo < 1.0) r.response_s = b.response_s;
+  return r;
+}
+
 double kingman_wait_s(double service_s, double utilization, double arrival_cv, double service_cv) {
   if (utilization >= 1.0) return std::numeric_limits<double>::infinity();
   if (utilization <= 0.0) return 0.0;
