@@ -319,6 +319,32 @@ Calibration fitted_sequence_times(const std::vector<ValidationCase>& cases, cons
   return out;
 }
 
+// The held-out sets, scored apart from the fitted cases.
+struct HeldOutSets {
+  const std::vector<ValidationCase>& amd;
+  const std::vector<ValidationCase>& open_loop;
+  const std::vector<ValidationCase>& nvidia;
+};
+
+// --check: the case figures, the grouped serving gates and the held-out gates against `baseline`;
+// writes nothing.
+int check_gates(const std::vector<ValidationCase>& cases, const std::vector<Gpu>& gpus,
+                const Calibration& base, const std::vector<CaseResult>& results, const HeldOutSets& held_out,
+                const std::string& baseline) {
+  bench::PointCache points;
+  // The rows scored do not depend on the calibration: the shipped one gives the set.
+  const bench::ServingScore rows = score_serving_runs(shipped_calibration());
+  CaseFits fits(cases, gpus, base, rows.runs);
+  std::vector<ServingGate> gates = grouped_gates(grouped_cv(fits, rows, k_shipped, points, {"lomo", "logo"}));
+  for (ServingGate& g : held_out_gates(score_amd_cases(held_out.amd, shipped_calibration())))
+    gates.push_back(std::move(g));
+  for (ServingGate& g : open_loop_gates(score_amd_cases(held_out.open_loop, shipped_calibration())))
+    gates.push_back(std::move(g));
+  for (ServingGate& g : held_out_gates(score_amd_cases(held_out.nvidia, shipped_calibration()), "nvidia_"))
+    gates.push_back(std::move(g));
+  return check(results, baseline, gates);
+}
+
 int run(const std::vector<std::string>& args) {
   if (args.size() == 1) {
     if (const std::optional<int> rc = diagnostic_mode(args[0])) return *rc;
@@ -359,22 +385,9 @@ int run(const std::vector<std::string>& args) {
                                     : with_sequence_times(catalog, shipped_calibration());
   const std::vector<CaseResult> results = evaluate_cases(cases, gpus, engine, options);
   const Calibration base = build_calibration(fit_efficiencies(cases, gpus, engine, options), results);
-  bench::PointCache points;
-  if (!baseline.empty()) {
-    // The rows scored do not depend on the calibration: the shipped one gives the set.
-    const bench::ServingScore rows = score_serving_runs(shipped_calibration());
-    CaseFits fits(cases, gpus, base, rows.runs);
-    std::vector<ServingGate> gates =
-        grouped_gates(grouped_cv(fits, rows, k_shipped, points, {"lomo", "logo"}));
-    for (ServingGate& g : held_out_gates(score_amd_cases(amd, shipped_calibration())))
-      gates.push_back(std::move(g));
-    for (ServingGate& g : open_loop_gates(score_amd_cases(open_loop, shipped_calibration())))
-      gates.push_back(std::move(g));
-    for (ServingGate& g : held_out_gates(score_amd_cases(nvidia, shipped_calibration()), "nvidia_"))
-      gates.push_back(std::move(g));
-    return check(results, baseline, gates);
-  }
+  if (!baseline.empty()) return check_gates(cases, gpus, base, results, {amd, open_loop, nvidia}, baseline);
 
+  bench::PointCache points;
   Calibration cal = serving_calibration(base, {}, k_shipped, &points);
   const bench::ServingScore serving = score_serving_runs(cal, true);
   const bench::ServingScore loo = serving_loo(base, serving, &points);

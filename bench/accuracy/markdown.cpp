@@ -102,10 +102,12 @@ std::string report_markdown(const std::vector<CaseResult>& results, const Calibr
   return md;
 }
 
-// The measured serving runs (tests/validation/serving): tables overall and per engine, GPU, model,
-// precision and concurrency bucket, and the rows that cannot be expressed, by reason.
-std::string serving_markdown(const bench::ServingScore& score) {
-  using R = const ServingResult&;
+namespace {
+
+using R = const ServingResult&;
+
+// The aggregated rows overall and per engine, GPU, model, precision, concurrency bucket and layout.
+std::string aggregated_tables(const bench::ServingScore& score) {
   std::string md =
       bench::serving_table("set", bench::group_by(score.results, [](R) { return std::string("all"); }));
   md += "\n" +
@@ -133,6 +135,12 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                       return std::string(gpus > 8 ? "multi-node TP/PP (> 8 GPUs)"
                                                                   : "TP/PP/EP in one node");
                                     }));
+  return md;
+}
+
+// The disaggregated rows (issue 17, methodology §3.6) and the closest-xPyD diagnostic.
+std::string disagg_tables(const bench::ServingScore& score) {
+  std::string md;
   if (!score.disagg_results.empty()) {
     // Disaggregated prefill/decode runs (issue 17, methodology §3.6), scored apart from the rest.
     md += "\n" + bench::serving_table("disagg", bench::group_by(score.disagg_results, [](R r) {
@@ -166,6 +174,12 @@ std::string serving_markdown(const bench::ServingScore& score) {
                                         r.run->precision;
                                }));
   }
+  return md;
+}
+
+// Diagnostics, not predictions: repeatability, factor ceilings, layout targets, output-length spread.
+std::string diagnostics(const bench::ServingScore& score) {
+  std::string md;
   // Identical inputs, different measurements (docs/accuracy.md "Repeatability").
   bench::ServingGroups repeats = bench::group_by(score.results, [](R) { return std::string("aggregated"); });
   for (auto& g : bench::group_by(score.disagg_results, [](R r) {
@@ -205,6 +219,12 @@ std::string serving_markdown(const bench::ServingScore& score) {
                     "{}) and less than 1 / 1.25 of it in {} (predicted: {}).\n",
                     osl.max_clients, osl.groups, osl.rows, osl.longer_slower, osl.predicted_slower,
                     osl.longer_faster, osl.predicted_faster);
+  return md;
+}
+
+// The rows that cannot be expressed, by reason.
+std::string skipped_table(const bench::ServingScore& score) {
+  std::string md;
   int skipped = 0;
   for (const auto& [reason, n] : score.skipped)
     skipped += n;
@@ -216,6 +236,14 @@ std::string serving_markdown(const bench::ServingScore& score) {
   for (const auto& [reason, n] : score.skipped)
     md += fmt::format("| {} | {} |\n", reason, n);
   return md;
+}
+
+} // namespace
+
+// The measured serving runs (tests/validation/serving): tables overall and per engine, GPU, model,
+// precision and concurrency bucket, and the rows that cannot be expressed, by reason.
+std::string serving_markdown(const bench::ServingScore& score) {
+  return aggregated_tables(score) + disagg_tables(score) + diagnostics(score) + skipped_table(score);
 }
 namespace {
 

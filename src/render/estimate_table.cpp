@@ -168,18 +168,8 @@ void print_infeasible(const app::EstimateResult& result, const std::string& engi
   }
 }
 
-// Latency, throughput and the bound with their bands (methodology §3.5), then the cautions.
-void print_performance(const app::EstimateResult& result) {
-  const PreparedModel& pm = result.model;
-  const Gpu& gpu = result.gpu;
-  const InferenceEstimate& e = result.estimate;
-  const app::EstimateBands& bands = result.bands;
-  const bool image = is_image_model(pm); // one request = one image (methodology §3.7)
-  // Every estimate names how far it reaches beyond measured serving runs (methodology §3.5).
-  fmt::print("performance{}\n",
-             bands.calibrated
-                 ? fmt::format(" (p10–p90 band from docs/accuracy.md; reach: {})", to_string(bands.reach))
-                 : std::string());
+// TTFT (or seconds per image), the queue wait and TPOT, with their bands and percentiles.
+void print_latencies(const InferenceEstimate& e, const app::EstimateBands& bands, bool image) {
   const InferenceBands& ib = bands.inference;
   const bool calibrated = bands.calibrated;
   if (image) {
@@ -207,6 +197,42 @@ void print_performance(const app::EstimateResult& result) {
                            format_ms(e.tpot.p99_s)));
     print_overlay_tail(FigureKind::tpot, bands.tpot_tail);
   }
+}
+
+// Cautions on the bands' reach and warnings on what the catalog lacks.
+void print_cautions(const app::EstimateResult& result) {
+  const app::EstimateBands& bands = result.bands;
+  const InferenceEstimate& e = result.estimate;
+  const Gpu& gpu = result.gpu;
+  const PreparedModel& pm = result.model;
+  for (const auto& note : optimistic_only(bands))
+    fmt::print("  caution: {}\n", note);
+  if (const std::string unseen = unseen_class_note(bands); !unseen.empty())
+    fmt::print("  caution: {}\n", unseen);
+  if (const std::string reach = reach_note(bands, gpu.id, pm.model.name); !reach.empty())
+    fmt::print("  caution: {}\n", reach);
+  if (!e.link_known) {
+    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
+               gpu.id);
+  }
+  if (!e.precision_supported)
+    fmt::print("  warning: the catalog gives {} no {} tensor-core rate\n", gpu.id, math_dtype_name(pm.math));
+}
+
+// Latency, throughput and the bound with their bands (methodology §3.5), then the cautions.
+void print_performance(const app::EstimateResult& result) {
+  const PreparedModel& pm = result.model;
+  const InferenceEstimate& e = result.estimate;
+  const app::EstimateBands& bands = result.bands;
+  const InferenceBands& ib = bands.inference;
+  const bool calibrated = bands.calibrated;
+  const bool image = is_image_model(pm); // one request = one image (methodology §3.7)
+  // Every estimate names how far it reaches beyond measured serving runs (methodology §3.5).
+  fmt::print("performance{}\n",
+             bands.calibrated
+                 ? fmt::format(" (p10–p90 band from docs/accuracy.md; reach: {})", to_string(bands.reach))
+                 : std::string());
+  print_latencies(e, bands, image);
   if (e.overloaded) {
     fmt::print("  warning: the arrival rate exceeds what a replica serves (the queue grows without bound)\n");
   } else if (bands.slow_end_requests_per_s > 0.0) {
@@ -239,18 +265,7 @@ void print_performance(const app::EstimateResult& result) {
     }
   }
   fmt::print("  {:<26}{:>10}\n", "bound", to_string(e.bound));
-  for (const auto& note : optimistic_only(bands))
-    fmt::print("  caution: {}\n", note);
-  if (const std::string unseen = unseen_class_note(bands); !unseen.empty())
-    fmt::print("  caution: {}\n", unseen);
-  if (const std::string reach = reach_note(bands, gpu.id, pm.model.name); !reach.empty())
-    fmt::print("  caution: {}\n", reach);
-  if (!e.link_known) {
-    fmt::print("  warning: the catalog gives no link bandwidth between {} GPUs; communication is left out\n",
-               gpu.id);
-  }
-  if (!e.precision_supported)
-    fmt::print("  warning: the catalog gives {} no {} tensor-core rate\n", gpu.id, math_dtype_name(pm.math));
+  print_cautions(result);
 }
 
 // The price and the costs at capacity and at the load.
