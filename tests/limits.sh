@@ -176,6 +176,17 @@ check sweep_open_loop_moe_spread_189_searches 0 sweep "$tmp/dsv3-poisson-spread.
   --vary workload.request_rate_per_s=20000..20006 --format csv
 check sweep_open_loop_moe_spread_216_searches 2 sweep "$tmp/dsv3-poisson-spread.json" --mode recommend \
   --vary workload.request_rate_per_s=20000..20007 --format csv
+# The disaggregated open loop (docs/reliability.md, row 15): every shipped GPU with varying lengths
+# took 7.1 s of CPU (each copy count and slow end estimated the idle prefill and decode workers
+# again); 1.8 s since. --precisions multiplies a search: 26 types × 2 precisions took 9.7 s and
+# 455 MB, 4 precisions 6.6 s and 810 MB; refused since, and 2 types × 2 precisions answered.
+check recommend_disagg_open_loop_spread_all_gpus 0 recommend "$tmp/dsv3-poisson-spread.json" --disagg
+check recommend_disagg_2_precisions_all_gpus 2 recommend "$root/data/examples/deepseek-v3.json" --disagg \
+  --precisions fp8,nvfp4
+check recommend_disagg_2_precisions_2gpus 0 recommend "$root/data/examples/deepseek-v3.json" --disagg \
+  --gpu B200,H200-SXM --precisions fp8,nvfp4
+check recommend_open_loop_spread_4_precisions 2 recommend "$tmp/dsv3-poisson-spread.json" \
+  --precisions fp8,nvfp4,bf16,int4-awq
 if command -v jq >/dev/null; then # catalog_of and its catalogs: the search sizes above
   check recommend_open_loop_moe_80_gpu_types 0 recommend "$tmp/dsv3-poisson.json" --catalog "$tmp/cat83.json"
   check recommend_open_loop_moe_81_gpu_types 2 recommend "$tmp/dsv3-poisson.json" --catalog "$tmp/cat84.json"

@@ -7,6 +7,8 @@
 // pure decode step at the decode pool's in-flight batch (no prefill interference). Pure.
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "rightsize/gpu.hpp"
@@ -98,11 +100,13 @@ struct DisaggEstimate {
   DisaggBill bill;                       ///< one unit's instances; `combined.usd_per_hour` is its cost
 };
 
-/// Decode step times of one decode worker by integer batch (closed_decode_step_s), kept across the
-/// estimate_disagg calls of one search: the units of a search that share a decode pool's GPU and
-/// layout share these steps (they depend on nothing else but the model, the engine and the
-/// workload's lengths, all in `key`). A call whose pool or lengths differ from the key starts the
-/// memo again, so a stale step is never read.
+/// What the estimate_disagg calls of one search share, none of it depending on the arrival rate:
+/// one decode worker's step times and whole estimates by integer batch (closed_decode_step_s,
+/// decode_at), kept for the units that share a decode pool's GPU and layout, and the idle prefill
+/// worker of each prefill pool they pair with. They depend on the model, the engine, the workload's
+/// lengths and the decode pool, all in `key`, and on the workload's other fields and each GPU's
+/// price, which one search holds fixed (a memo serves one search). A call whose decode pool or
+/// lengths differ from the key starts the memo again, so a stale figure is never read.
 struct DecodeStepMemo {
   struct Key {
     const PreparedModel* model = nullptr;
@@ -110,10 +114,20 @@ struct DecodeStepMemo {
     const Gpu* gpu = nullptr;
     int tp = 0, pp = 0, ep = 0, attention_dp = 0;
     std::int64_t input_tokens = 0, output_tokens = 0, max_context = 0;
+    double usd_per_gpu_hour = 0.0; ///< the decode pool's price
     bool operator==(const Key&) const = default;
   };
+  /// A prefill pool: its GPU, layout and price.
+  struct PoolKey {
+    const Gpu* gpu = nullptr;
+    int tp = 0, pp = 0, ep = 0, attention_dp = 0;
+    double usd_per_gpu_hour = 0.0;
+    bool operator==(const PoolKey&) const = default;
+  };
   Key key;
-  std::vector<double> step_s; ///< index = batch; 0 = not computed yet
+  std::vector<double> step_s;                                 ///< index = batch; 0 = not computed yet
+  std::unordered_map<std::int64_t, InferenceEstimate> worker; ///< decode worker by batch
+  std::vector<std::pair<PoolKey, InferenceEstimate>> prefill; ///< idle prefill worker by pool
 };
 
 /// Estimates `deployment` at `workload.concurrency` clients for the whole deployment (closed loop), or

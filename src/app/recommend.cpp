@@ -408,17 +408,21 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
   }
   out.in = search_inputs(spec, out.catalog, request.gpus, request.precisions, request.include_consumer);
   const std::size_t gpu_types = out.in.gpus.size();
+  // A serving search runs once per precision (--precisions); a training search takes the first.
+  const std::size_t precisions = spec.mode == WorkloadMode::training ? 1 : out.in.models.size();
   if (request.settings.disagg)
-    check_search_gpu_types(gpu_types, k_max_disagg_gpu_types, "--disagg", "recommend --disagg");
+    check_search_gpu_types(gpu_types, precisions, k_max_disagg_gpu_types, "--disagg", "recommend --disagg");
   if (request.settings.explain)
-    check_search_gpu_types(gpu_types, k_max_explain_gpu_types, "--explain", "recommend --explain");
+    check_search_gpu_types(gpu_types, precisions, k_max_explain_gpu_types, "--explain",
+                           "recommend --explain");
   if (spec.mode == WorkloadMode::training)
-    check_search_gpu_types(gpu_types, k_max_training_gpu_types, "--gpu", "a training recommend");
-  check_search_gpu_types(gpu_types, k_max_search_gpu_types, "--gpu", "recommend");
+    check_search_gpu_types(gpu_types, 1, k_max_training_gpu_types, "--gpu", "a training recommend");
+  check_search_gpu_types(gpu_types, precisions, k_max_search_gpu_types, "--gpu", "recommend");
   if (spec.mode == WorkloadMode::inference && spec.inference.arrival == Arrival::poisson) {
     const bool vary = spec.inference.input_spread.varies() || spec.inference.output_spread.varies();
-    check_search_gpu_types(gpu_types, vary ? k_max_open_loop_spread_gpu_types : k_max_open_loop_gpu_types,
-                           "--gpu", "an open-loop recommend");
+    check_search_gpu_types(gpu_types, precisions,
+                           vary ? k_max_open_loop_spread_gpu_types : k_max_open_loop_gpu_types, "--gpu",
+                           "an open-loop recommend");
   }
   const RecommendSettings settings = recommend_settings(request, out, engine, diagnostics);
   if (spec.mode == WorkloadMode::training) {

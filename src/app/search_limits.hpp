@@ -39,9 +39,10 @@ inline constexpr std::size_t k_max_open_loop_spread_gpu_types = 33;
 inline constexpr std::uint64_t k_max_open_loop_sweep_searches = 600;
 inline constexpr std::uint64_t k_max_open_loop_spread_sweep_searches = 200;
 
-/// Refuses (ErrorKind::usage naming `flag`) a search of more than `limit` GPU types: `what` names
-/// the search ("recommend --disagg").
-void check_search_gpu_types(std::size_t gpu_types, std::size_t limit, const char* flag,
-                            const std::string& what);
+/// Refuses (ErrorKind::usage naming `flag`) a search of more than `limit` GPU types, counting each
+/// of its `precisions` as a search of its own (gpu_types × precisions): `what` names the search
+/// ("recommend --disagg").
+void check_search_gpu_types(std::size_t gpu_types, std::size_t precisions, std::size_t limit,
+                            const char* flag, const std::string& what);
 
 } // namespace rightsize::app

@@ -436,3 +436,37 @@ TEST_CASE("decode steps kept across units change no figure, and a memo of anothe
              estimate_disagg(pm, longer, narrow, engine, &sla));
   CHECK(memo.key.input_tokens == 8192);
 }
+
+TEST_CASE("the workers kept across rates and prefill pools change no figure", "[disagg]") {
+  const Gpu gpu = h100_sxm();
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  const EngineConfig engine = test::shipped_engine(EngineKind::vllm);
+  InferenceWorkload w;
+  w.input_tokens = 2048;
+  w.output_tokens = 256;
+  w.arrival = Arrival::poisson;
+  // One memo through open loops at several rates, their slow ends and two prefill layouts on one
+  // decode pool (as a search's copy counts visit them): each equals the estimate made alone.
+  DecodeStepMemo memo;
+  for (int prefill_tp : {1, 2}) {
+    DisaggDeployment dep = h100_pools(gpu, 2, 2);
+    dep.prefill.layout.tp = prefill_tp;
+    dep.prefill.layout.gpus = prefill_tp;
+    for (double rate : {2.0, 6.0, 12.0}) {
+      w.request_rate_per_s = rate;
+      INFO("prefill TP" << prefill_tp << " at " << rate << " req/s");
+      const DisaggEstimate kept = estimate_disagg(pm, w, dep, engine, nullptr, -1.0, &memo);
+      check_same(kept, estimate_disagg(pm, w, dep, engine, nullptr));
+      const auto slow_kept = disagg_slow_end(kept, pm, w, dep, engine, {1.5, 1.2}, &memo);
+      const auto slow_alone = disagg_slow_end(kept, pm, w, dep, engine, {1.5, 1.2});
+      REQUIRE(slow_kept.has_value() == slow_alone.has_value());
+      if (slow_kept) {
+        CHECK(slow_kept->ttft_s == slow_alone->ttft_s);
+        CHECK(slow_kept->tpot_s == slow_alone->tpot_s);
+        CHECK(slow_kept->memory.per_gpu_bytes == slow_alone->memory.per_gpu_bytes);
+      }
+    }
+  }
+  CHECK(memo.prefill.size() == 2); // one idle prefill worker per prefill layout
+  CHECK_FALSE(memo.worker.empty());
+}

@@ -79,11 +79,38 @@ InferenceWorkload decode_workload(const PoolSetup& s, std::int64_t batch) {
   return w;
 }
 
-// One decode worker at `batch` sequences in flight: its pure decode step is the TPOT.
+// One decode worker at `batch` (rounded) sequences in flight, from the memo or estimated: its pure
+// decode step is the TPOT. Every rate a unit is estimated at revisits the same few batches.
 InferenceEstimate decode_at(const PoolSetup& s, double batch) {
+  const std::int64_t b = std::max<std::int64_t>(1, std::llround(batch));
+  auto& worker = s.steps->worker;
+  if (const auto found = worker.find(b); found != worker.end()) return found->second;
   const PoolDeployment& pool = s.dep->decode;
-  return estimate_inference(*s.pm, decode_workload(s, std::llround(batch)), *pool.gpu, one_worker(pool),
-                            *s.engine, nullptr, pool.price);
+  return worker
+      .emplace(b, estimate_inference(*s.pm, decode_workload(s, b), *pool.gpu, one_worker(pool), *s.engine,
+                                     nullptr, pool.price))
+      .first->second;
+}
+
+// The idle prefill worker (one prompt, one output token) of the unit's prefill pool, from the memo
+// or estimated: the same at every rate.
+const InferenceEstimate& prefill_worker(const PoolSetup& s) {
+  const PoolDeployment& pool = s.dep->prefill;
+  const Deployment& l = pool.layout;
+  const DecodeStepMemo::PoolKey key{pool.gpu, l.tp, l.pp, l.ep, l.attention_dp, pool.price.usd_per_gpu_hour};
+  auto& prefill = s.steps->prefill;
+  for (const auto& [k, estimate] : prefill) {
+    if (k == key) return estimate;
+  }
+  InferenceWorkload wp = s.w;
+  wp.output_tokens = 1;
+  wp.concurrency = 1;
+  wp.max_context = s.w.input_tokens;
+  wp.arrival = Arrival::closed_loop;
+  wp.request_rate_per_s = 0.0;
+  prefill.emplace_back(
+      key, estimate_inference(*s.pm, wp, *pool.gpu, one_worker(pool), *s.engine, nullptr, pool.price));
+  return prefill.back().second;
 }
 
 struct Operating {
@@ -319,10 +346,13 @@ DecodeStepMemo* keyed_memo(const PoolSetup& s, DecodeStepMemo* memo, DecodeStepM
                                 dl.attention_dp,
                                 s.w.input_tokens,
                                 s.w.output_tokens,
-                                s.w.max_context};
+                                s.w.max_context,
+                                s.dep->decode.price.usd_per_gpu_hour};
   if (!(steps.key == key)) {
     steps.key = key;
     steps.step_s.assign(64, 0.0);
+    steps.worker.clear();
+    steps.prefill.clear();
   }
   return &steps;
 }
@@ -334,14 +364,7 @@ void set_pools(PoolSetup& s, DisaggEstimate& e, double handoff_s) {
   const DisaggDeployment& dep = *s.dep;
   const EngineConfig& engine = *s.engine;
   // Prefill worker: one prompt in flight (its KV leaves for the decode pool), one output token.
-  InferenceWorkload wp = s.w;
-  wp.output_tokens = 1;
-  wp.concurrency = 1;
-  wp.max_context = s.w.input_tokens;
-  wp.arrival = Arrival::closed_loop;
-  wp.request_rate_per_s = 0.0;
-  e.prefill = estimate_inference(pm, wp, *dep.prefill.gpu, one_worker(dep.prefill), engine, nullptr,
-                                 dep.prefill.price);
+  e.prefill = prefill_worker(s);
   e.bill = bill_disagg(dep, 1);
   e.prefill_service_s = e.prefill.prefill_s;
   e.ttft_fixed_s = engine_for_gpu(engine, *dep.prefill.gpu, dep.prefill.layout.tp).ttft_fixed_s;
@@ -364,16 +387,13 @@ void set_pools(PoolSetup& s, DisaggEstimate& e, double handoff_s) {
   s.slots = std::max(1.0, d(e.decode.max_concurrency));
 }
 
-// The deployment at `clients` (closed loop) or at its rate (open loop). `full`: also the decode
-// worker's whole estimate at the operating batch (its memory, bound and floors). The client-count
-// search judges only the latencies and the KV verdict, which combine() sets from the operating
-// point, so its trial points skip that estimate and the point it returns is evaluated again in
-// full (deterministic: the same numbers).
-DisaggEstimate run_at(const PoolSetup& s, const DisaggEstimate& e, double clients, bool full) {
+// The deployment at `clients` (closed loop) or at its rate (open loop), with the decode worker's
+// whole estimate at the operating batch (its memory, bound and floors).
+DisaggEstimate run_at(const PoolSetup& s, const DisaggEstimate& e, double clients) {
   const bool open = s.w.arrival == Arrival::poisson && s.w.request_rate_per_s > 0.0;
   const Operating op = open ? open_point(s) : closed_point(s, clients);
   DisaggEstimate r = e;
-  if (full) r.decode = decode_at(s, op.batch);
+  r.decode = decode_at(s, op.batch);
   r.prefill_wait_s = op.wait_s;
   r.prefill_utilization = op.utilization;
   r.decode_batch = op.batch;
@@ -421,20 +441,21 @@ void hold_to_capacity(DisaggEstimate& r, const DisaggEstimate& capacity) {
 DisaggEstimate auto_clients(const PoolSetup& s, const DisaggEstimate& e, const Sla* sla) {
   double lo = 1.0;
   double hi = s.slots * s.dep->decode.workers;
-  const auto ok = [&](const DisaggEstimate& r) {
-    return meets(r.combined, sla) && !r.combined.clients_exceed_kv;
-  };
-  DisaggEstimate best = run_at(s, e, hi, true);
-  if (ok(best)) return best;
+  const auto ok = [&](const InferenceEstimate& c) { return meets(c, sla) && !c.clients_exceed_kv; };
+  DisaggEstimate best = run_at(s, e, hi);
+  if (ok(best.combined)) return best;
+  // The trial points judge only the latencies and the KV verdict, which combine() sets from the
+  // operating point and the pools' fixed figures: no decode worker's whole estimate and no copy of
+  // the pools' (the point returned is run in full: the same numbers).
   while (hi - lo > std::max(1.0, 0.01 * lo)) {
     const double mid = std::floor((lo + hi) / 2.0);
-    if (ok(run_at(s, e, mid, false))) {
+    if (ok(combine(s, e, closed_point(s, mid), mid))) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
-  return run_at(s, e, lo, true);
+  return run_at(s, e, lo);
 }
 
 // estimate_disagg with the prefill queue's rate at `prefill_rate_factor` × the workload's.
@@ -454,7 +475,7 @@ DisaggEstimate estimate_pools(const PreparedModel& pm, const InferenceWorkload& 
   set_pools(s, e, handoff_s);
   const bool open = workload.arrival == Arrival::poisson && workload.request_rate_per_s > 0.0;
   if (open) {
-    DisaggEstimate r = run_at(s, e, 1.0, true);
+    DisaggEstimate r = run_at(s, e, 1.0);
     InferenceWorkload closed = workload;
     closed.arrival = Arrival::closed_loop;
     closed.request_rate_per_s = 0.0;
@@ -464,7 +485,7 @@ DisaggEstimate estimate_pools(const PreparedModel& pm, const InferenceWorkload& 
                                                               memo, nullptr, 1.0));
     return r;
   }
-  if (workload.concurrency > 0) return run_at(s, e, d(std::max<std::int64_t>(1, workload.concurrency)), true);
+  if (workload.concurrency > 0) return run_at(s, e, d(std::max<std::int64_t>(1, workload.concurrency)));
   return auto_clients(s, e, sla);
 }
 
