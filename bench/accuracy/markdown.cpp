@@ -418,7 +418,6 @@ std::string ablation_markdown(const AblationRow& shipped, const std::vector<Abla
 std::string grouped_markdown(const bench::ServingScore& serving, const std::vector<GroupedSet>& grouped,
                              const std::vector<Gpu>& gpus, const std::string& ablation_table,
                              const std::vector<std::string>& copies) {
-  using R = const ServingResult&;
   std::vector<bench::NamedResults> sets = {{"in sample", &serving.results}};
   for (const GroupedSet& s : grouped)
     sets.push_back({s.grouping.suffix == "lomo"   ? "LOMO"
