@@ -3,6 +3,7 @@
 // prefill and decode workers per GPU type (and, optionally, mixed GPU types for the two pools),
 // judged by core::judge and ranked by the same cost per 1M output tokens as the aggregated search.
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -55,11 +56,20 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
                                           const SearchPolicy& policy, const BandFactors& bands,
                                           PoolTimeFactors slow_k, DecodeStepMemo* steps = nullptr);
 
+/// Runs job(0) … job(count − 1), each writing only its own result, at most `threads` at once on the
+/// caller's threads (the core starts none). The search's result is the same on any count.
+struct ParallelFor {
+  int threads = 1;
+  std::function<void(std::size_t count, const std::function<void(std::size_t)>& job)> run;
+};
+
 /// The disaggregated search: `models`, `gpus` and `prices` (rates with their instance shapes) as for
-/// recommend(); each pool is billed in whole instances (bill_disagg).
+/// recommend(); each pool is billed in whole instances (bill_disagg). `parallel`, when given, runs
+/// the GPU pairs (each pair's units in order, the pairs merged in order: the same candidates).
 DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
                                       const InferenceWorkload& workload, const Sla& sla,
                                       std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
-                                      const SearchPolicy& policy, const DisaggGrid& grid = {});
+                                      const SearchPolicy& policy, const DisaggGrid& grid = {},
+                                      const ParallelFor* parallel = nullptr);
 
 } // namespace rightsize

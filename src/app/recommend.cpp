@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "app/parallel.hpp"
 #include "app/search_limits.hpp"
 #include "rightsize/error.hpp"
 
@@ -250,8 +251,10 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
   }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
   if (request.disagg) {
-    result.disagg =
-        recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
+    // The GPU pairs on --threads threads: the same units, merged in order (the same output).
+    const ParallelFor parallel = parallel_on(request.threads);
+    result.disagg = recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices,
+                                     result.policy, DisaggGrid{}, &parallel);
     result.disagg_comparison = compare_disagg(r, *result.disagg);
     const std::vector<DisaggCandidate>& units = result.disagg->candidates;
     const std::vector<DisaggCandidate>& misses = result.disagg->rejected;

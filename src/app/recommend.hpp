@@ -38,6 +38,7 @@ struct RecommendSettings {
   std::size_t top = 5;                     ///< passing rows every format shows
   bool explain = false;                    ///< every rejection instead of the closest miss per GPU
   bool disagg = false;                     ///< also search disaggregated prefill/decode pools
+  int threads = 1;                         ///< --threads: --disagg's GPU pairs run on this many
   int max_gpus_per_replica = 0;            ///< 0 = the spec's constraints
   int max_nodes = 0;                       ///< 0 = the spec's constraints
   double headroom = -1.0;                  ///< throughput headroom over the peak; negative = the default

@@ -26,6 +26,7 @@ struct RecommendOptions {
   std::string rank_by = "cost_per_token";
   std::string format = "table";
   int top = 5;
+  int threads = 0;
   CatalogOptions catalog;
   EngineOptions engine;
   JudgeOptions judging;
@@ -39,6 +40,7 @@ app::RecommendRequest recommend_request(const RecommendOptions& o, Format format
   app::RecommendRequest request = o.typed;
   app::RecommendSettings& settings = request.settings;
   settings.top = static_cast<std::size_t>(o.top);
+  settings.threads = worker_threads(o.threads);
   settings.artifact = artifact_request(o.emit);
   request.inputs.catalog = catalog_setup(o.catalog);
   settings.rank_by = parse_rank_by(o.rank_by);
@@ -96,6 +98,10 @@ void add_recommend(CLI::App& app, Action& action) {
   command->add_flag("--disagg", o->typed.settings.disagg,
                     "also search disaggregated prefill/decode pools (xPyD, 1-4 workers each; needs RDMA or "
                     "NVLink between pools and a disaggregating engine)");
+  command->add_option(
+      "--threads", o->threads,
+      "worker threads for --disagg's GPU pairs (the same output on any count); 0 or left out = "
+      "the hardware concurrency");
   command->add_option("--max-gpus-per-replica", o->typed.settings.max_gpus_per_replica,
                       "largest replica (default: the spec's, 8)");
   command->add_option("--max-nodes", o->typed.settings.max_nodes,

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "app/parallel.hpp"
 #include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/disagg.hpp"
@@ -323,6 +324,24 @@ TEST_CASE("the disaggregated search ranks passing units by cost and judges every
   const DisaggRecommendation r = recommend_disagg(models, w, sla, gpus, prices, policy, grid);
   REQUIRE_FALSE(r.candidates.empty());
   CHECK(r.evaluated == static_cast<int>(r.candidates.size() + r.rejected.size()));
+  // The GPU pairs run through app::parallel_for on three threads: the same units in the same order.
+  const ParallelFor on_three = app::parallel_on(3);
+  const DisaggRecommendation many = recommend_disagg(models, w, sla, gpus, prices, policy, grid, &on_three);
+  CHECK(many.evaluated == r.evaluated);
+  const auto same = [](const std::vector<DisaggCandidate>& a, const std::vector<DisaggCandidate>& b) {
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].prefill_gpu_index == b[i].prefill_gpu_index);
+      CHECK(a[i].decode_gpu_index == b[i].decode_gpu_index);
+      CHECK(a[i].unit.prefill.workers == b[i].unit.prefill.workers);
+      CHECK(a[i].unit.decode.workers == b[i].unit.decode.workers);
+      CHECK(a[i].unit.decode.layout.tp == b[i].unit.decode.layout.tp);
+      CHECK(a[i].copies == b[i].copies);
+      CHECK(a[i].whole.ttft_s == b[i].whole.ttft_s);
+    }
+  };
+  same(r.candidates, many.candidates);
+  same(r.rejected, many.rejected);
   bool mixed = false;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
     const DisaggCandidate& c = r.candidates[i];

@@ -89,9 +89,9 @@ TEST_CASE("a fitted per-sequence time round-trips through calibration.json; unfi
   FittedEfficiency h100;
   h100.gpu_id = "H100-SXM";
   cal.gpus = {mi300x, h100};
-  const std::string json = io::calibration_to_json(cal);
-  CHECK(json.find("\"decode_sequence_layer_s\": 1.248e-06") != std::string::npos); // 4 significant digits
-  const Calibration back = test::calibration_round_trip(json, "rightsize_test_calibration_sequence.json");
+  const std::string written = io::calibration_to_json(cal);
+  CHECK(written.find("\"decode_sequence_layer_s\": 1.248e-06") != std::string::npos); // 4 significant digits
+  const Calibration back = test::calibration_round_trip(written, "rightsize_test_calibration_sequence.json");
   REQUIRE(back.gpus.size() == 2);
   CHECK(back.gpus[0].efficiency.decode_sequence_layer_s == Approx(1.248e-6));
   CHECK(back.gpus[0].sequence_layer_source == "fitted");

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/decide/sizing.hpp"
@@ -257,6 +259,7 @@ struct ModelSearch {
   const SearchPolicy& policy;
   const DisaggGrid& grid;
   const std::vector<std::vector<Deployment>>& layouts; // by GPU index (pool_layouts)
+  const ParallelFor* parallel;                         // runs the GPU pairs; null: in turn
 };
 
 // Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
@@ -317,6 +320,43 @@ void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, s
   }
 }
 
+// The units of several GPU pairs (prefill, decode index), appended to `out` pair by pair in order:
+// run in turn, or through `m.parallel` in rounds of its thread count, each pair into its own result
+// and the round merged in order (the same candidates; memory of one round's pairs more).
+void run_pairs(const ModelSearch& m, DisaggRecommendation& out,
+               const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  const auto width = m.parallel != nullptr ? static_cast<std::size_t>(std::max(1, m.parallel->threads)) : 1;
+  if (width == 1 || pairs.size() < 2) {
+    for (const auto& [gp, gd] : pairs)
+      run_pair(m, out, gp, gd);
+    return;
+  }
+  std::vector<DisaggRecommendation> parts(width);
+  for (std::size_t begin = 0; begin < pairs.size(); begin += width) {
+    const std::size_t count = std::min(width, pairs.size() - begin);
+    m.parallel->run(count, [&](std::size_t i) {
+      const auto [gp, gd] = pairs[begin + i];
+      // Room for the pair's units (as reserve_units): growing a vector of kilobyte candidates
+      // copies and faults in each larger buffer.
+      const std::size_t units =
+          std::min<std::size_t>(m.layouts[gp].size() * m.layouts[gd].size() *
+                                    static_cast<std::size_t>(std::max(0, m.grid.max_prefill_workers) *
+                                                             std::max(0, m.grid.max_decode_workers)),
+                                k_reserve_candidates);
+      parts[i].candidates.reserve(units);
+      parts[i].rejected.reserve(units);
+      run_pair(m, parts[i], gp, gd);
+    });
+    for (std::size_t i = 0; i < count; ++i) {
+      DisaggRecommendation& part = parts[i];
+      out.evaluated += part.evaluated;
+      std::move(part.candidates.begin(), part.candidates.end(), std::back_inserter(out.candidates));
+      std::move(part.rejected.begin(), part.rejected.end(), std::back_inserter(out.rejected));
+      part = DisaggRecommendation{};
+    }
+  }
+}
+
 // Mixed pairs among the GPU types whose same-type units came cheapest for each pool's role:
 // prefill by the cost of one prompt (price · GPUs · idle prefill), decode by the best passing
 // same-type unit's cost per token (or its decode step when none passed).
@@ -348,15 +388,17 @@ void run_mixed_pairs(const ModelSearch& m, DisaggRecommendation& out) {
   std::sort(by_prefill.begin(), by_prefill.end());
   std::sort(by_decode.begin(), by_decode.end());
   const auto take = static_cast<std::size_t>(std::max(0, m.grid.mixed_gpus));
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
   for (std::size_t a = 0; a < std::min(take, by_prefill.size()); ++a) {
     for (std::size_t b = 0; b < std::min(take, by_decode.size()); ++b) {
       const std::size_t gp = by_prefill[a].second, gd = by_decode[b].second;
       // One vendor per unit: the pools hand the KV cache over through the engine's transfer
       // connector (NIXL, Mooncake), both ends one engine build; no engine documents a prefill
       // pool on one vendor's GPUs feeding a decode pool on another's (methodology §3.6).
-      if (gp != gd && gpus[gp].vendor == gpus[gd].vendor) run_pair(m, out, gp, gd);
+      if (gp != gd && gpus[gp].vendor == gpus[gd].vendor) pairs.emplace_back(gp, gd);
     }
   }
+  run_pairs(m, out, pairs);
 }
 
 // As recommend (search.cpp): ranked by cost, a unit needs a price; when no passing unit has one,
@@ -382,7 +424,8 @@ void rank_units(DisaggRecommendation& out) {
 DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
                                       const InferenceWorkload& workload, const Sla& sla,
                                       std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
-                                      const SearchPolicy& policy, const DisaggGrid& grid) {
+                                      const SearchPolicy& policy, const DisaggGrid& grid,
+                                      const ParallelFor* parallel) {
   DisaggRecommendation out;
   for (std::size_t pi = 0; pi < models.size(); ++pi) {
     const PreparedModel& model = models[pi];
@@ -390,10 +433,12 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
     std::vector<std::vector<Deployment>> layouts(gpus.size());
     for (std::size_t gi = 0; gi < gpus.size(); ++gi)
       layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
-    const ModelSearch m{model, pi, cls, workload, sla, gpus, prices, policy, grid, layouts};
+    const ModelSearch m{model, pi, cls, workload, sla, gpus, prices, policy, grid, layouts, parallel};
     reserve_units(m, out);
+    std::vector<std::pair<std::size_t, std::size_t>> same_type;
     for (std::size_t gi = 0; gi < gpus.size(); ++gi)
-      run_pair(m, out, gi, gi);
+      same_type.emplace_back(gi, gi);
+    run_pairs(m, out, same_type);
     if (grid.mixed_gpu_types && gpus.size() >= 2) run_mixed_pairs(m, out);
   }
   rank_units(out);
