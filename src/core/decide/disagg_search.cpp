@@ -262,6 +262,12 @@ struct ModelSearch {
   const ParallelFor* parallel;                         // runs the GPU pairs; null: in turn
 };
 
+// The xPyD worker counts each pair of pool layouts is evaluated at.
+std::size_t worker_counts(const DisaggGrid& grid) {
+  return static_cast<std::size_t>(std::max(0, grid.max_prefill_workers) *
+                                  std::max(0, grid.max_decode_workers));
+}
+
 // Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
 // ones), reserved once: growing a vector of kilobyte candidates copies and faults in each
 // larger buffer; capacity never written costs no memory. Capped (a huge catalog grows as
@@ -277,9 +283,7 @@ void reserve_units(const ModelSearch& m, DisaggRecommendation& out) {
     const auto n = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
     most += n * n * widest * widest;
   }
-  most *=
-      static_cast<std::size_t>(std::max(0, grid.max_prefill_workers) * std::max(0, grid.max_decode_workers));
-  most = std::min<std::size_t>(most, k_reserve_candidates);
+  most = std::min<std::size_t>(most * worker_counts(grid), k_reserve_candidates);
   out.candidates.reserve(out.candidates.size() + most);
   out.rejected.reserve(out.rejected.size() + most);
 }
@@ -338,11 +342,8 @@ void run_pairs(const ModelSearch& m, DisaggRecommendation& out,
       const auto [gp, gd] = pairs[begin + i];
       // Room for the pair's units (as reserve_units): growing a vector of kilobyte candidates
       // copies and faults in each larger buffer.
-      const std::size_t units =
-          std::min<std::size_t>(m.layouts[gp].size() * m.layouts[gd].size() *
-                                    static_cast<std::size_t>(std::max(0, m.grid.max_prefill_workers) *
-                                                             std::max(0, m.grid.max_decode_workers)),
-                                k_reserve_candidates);
+      const std::size_t units = std::min<std::size_t>(
+          m.layouts[gp].size() * m.layouts[gd].size() * worker_counts(m.grid), k_reserve_candidates);
       parts[i].candidates.reserve(units);
       parts[i].rejected.reserve(units);
       run_pair(m, parts[i], gp, gd);

@@ -27,7 +27,7 @@ struct PoolSetup {
   double step1_s;        // prefill step of one prompt
   double stepk_s;        // prefill step of k_max prompts
   double k_max;          // whole prompts per step within the token budget
-  DecodeStepMemo* steps; // decode steps by integer batch (the caller's, or this call's)
+  DecodeStepMemo* steps; // decode steps and workers, prefill workers (the caller's, or this call's)
   // Open loop: the prefill queue's rate over the decode pool's (1 but at a band's slow end, where
   // each pool runs at its own k, disagg_slow_end).
   double prefill_rate_factor = 1.0;
