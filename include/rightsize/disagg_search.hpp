@@ -40,12 +40,17 @@ struct DisaggGrid {
   int layouts_per_pool = 16;   ///< at most this many of the smallest replica layouts that hold the weights
   bool mixed_gpu_types = true; ///< also pair different GPU types for the two pools (the cheapest few)
   int mixed_gpus = 3;          ///< GPU types per pool considered for mixed pairs
+  /// Units kept (0: every one): the cheapest `keep_units` passing, and the rejections a caller
+  /// taking the first `keep_units` at most some $/h can be shown (detail::keep_shown_units). The
+  /// search's memory then follows the units kept, not the units searched; counts stay whole.
+  std::size_t keep_units = 0;
 };
 
 struct DisaggRecommendation {
-  std::vector<DisaggCandidate> candidates; ///< passing, cheapest first
+  std::vector<DisaggCandidate> candidates; ///< passing, cheapest first (DisaggGrid::keep_units)
   std::vector<DisaggCandidate> rejected;   ///< closest first
-  int evaluated = 0;
+  int evaluated = 0;                       ///< units searched
+  int passing = 0; ///< units meeting the SLA (all of them, `candidates` may keep fewer)
 };
 
 /// Evaluates one xPyD unit against the workload and SLA and sizes the copies (as evaluate_candidate).
@@ -71,5 +76,12 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
                                       std::span<const Gpu> gpus, std::span<const GpuPrice> prices,
                                       const SearchPolicy& policy, const DisaggGrid& grid = {},
                                       const ParallelFor* parallel = nullptr);
+
+/// The most xPyD units recommend_disagg evaluates for these inputs (same-type pairs exactly, mixed
+/// pairs at their most: mixed_gpus² pairs of the widest pool layouts), counted before any is: what a
+/// caller sizes the search by (docs/reliability.md "Resource limits").
+std::size_t disagg_units_at_most(std::span<const PreparedModel> models, const InferenceWorkload& workload,
+                                 std::span<const Gpu> gpus, const SearchPolicy& policy,
+                                 const DisaggGrid& grid = {});
 
 } // namespace rightsize

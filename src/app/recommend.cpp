@@ -15,6 +15,9 @@
 namespace rightsize::app {
 namespace {
 
+// The disaggregated search's misses every format shows (first_plausible).
+constexpr std::size_t k_disagg_misses_shown = 3;
+
 // A price a buyer can trust: quoted by k_well_quoted_providers or more, the newest quote at most
 // k_fresh_quote_days old (issue 43 item 1: what `winner_measured` asks of a price).
 bool well_quoted(const SearchInputs& in, std::size_t gpu_index, std::int64_t today_days) {
@@ -232,6 +235,15 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
   result.policy = recommend_policy(spec, catalog, request);
   result.policy.price_margins = price_margins(catalog, in.gpus, result.policy.confidence, request.today_days);
   result.rank_by = effective_rank_by(result.policy.rank_by, in.models.front().model.kind);
+  // --disagg: only the units a format can show are kept, the top `top` passing and the plausible
+  // misses first_plausible picks from (memory follows them, not the units searched); the units are
+  // counted before any search runs.
+  DisaggGrid disagg_grid;
+  disagg_grid.keep_units = std::max<std::size_t>(request.top, k_disagg_misses_shown);
+  if (request.disagg) {
+    check_disagg_units(disagg_units_at_most(in.models, spec.inference, in.gpus, result.policy, disagg_grid),
+                       k_max_disagg_units);
+  }
   result.recommendation =
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, result.policy);
   const Recommendation& r = result.recommendation;
@@ -254,14 +266,14 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     // The GPU pairs on --threads threads: the same units, merged in order (the same output).
     const ParallelFor parallel = parallel_on(request.threads);
     result.disagg = recommend_disagg(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices,
-                                     result.policy, DisaggGrid{}, &parallel);
+                                     result.policy, disagg_grid, &parallel);
     result.disagg_comparison = compare_disagg(r, *result.disagg);
     const std::vector<DisaggCandidate>& units = result.disagg->candidates;
     const std::vector<DisaggCandidate>& misses = result.disagg->rejected;
     DisaggRows& rows = result.disagg_rows.emplace();
     rows.shown.assign(units.begin(),
                       units.begin() + static_cast<std::ptrdiff_t>(std::min(request.top, units.size())));
-    rows.closest_misses = first_plausible(misses, units, 3);
+    rows.closest_misses = first_plausible(misses, units, k_disagg_misses_shown);
   }
   return result;
 }

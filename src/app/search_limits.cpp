@@ -28,4 +28,14 @@ void check_search_gpu_types(std::size_t gpu_types, std::size_t precisions, std::
                   what, limit, gpu_types, precisions, searched));
 }
 
+void check_disagg_units(std::size_t units, std::size_t limit) {
+  if (units <= limit) return;
+  throw Error(
+      ErrorKind::usage, "--disagg", "",
+      fmt::format("recommend --disagg searches at most {} xPyD units within the 2 s / 512 MB limit, and "
+                  "this search has up to {} (pool layouts² × worker counts per GPU pair): name fewer "
+                  "GPU types with --gpu or constraints.gpus, or fewer precisions with --precisions",
+                  limit, units));
+}
+
 } // namespace rightsize::app

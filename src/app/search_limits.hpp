@@ -19,6 +19,10 @@ inline constexpr std::size_t k_max_explain_gpu_types = 500;   ///< recommend --e
 inline constexpr std::size_t k_max_training_gpu_types = 500;  ///< a training recommend (about 1.3 s)
 inline constexpr std::size_t k_max_disagg_gpu_types = 32;     ///< recommend --disagg (about 1.5 s)
 inline constexpr std::uint64_t k_max_sweep_searches = 30'000; ///< sweep --mode recommend: points × GPU types
+/// recommend --disagg: xPyD units judged (disagg_units_at_most, counted before the search), each
+/// 18–43 µs of CPU on one core (2026-12-02): the shipped DeepSeek-V3 example 70,112 at most, hf-config
+/// 102,144 (1.4 s); 12 copies of B200 86,016 (3.2 s, 1.9 s on two threads); 17 copies are refused.
+inline constexpr std::size_t k_max_disagg_units = 105'000;
 /// A training spec's sweep: points of estimate mode (a layout search each) and points × GPU types of
 /// recommend mode (each GPU type searched over its counts).
 inline constexpr std::uint64_t k_max_training_sweep_points = 4'000;
@@ -44,5 +48,9 @@ inline constexpr std::uint64_t k_max_open_loop_spread_sweep_searches = 200;
 /// ("recommend --disagg").
 void check_search_gpu_types(std::size_t gpu_types, std::size_t precisions, std::size_t limit,
                             const char* flag, const std::string& what);
+
+/// Refuses (ErrorKind::usage naming --disagg) a disaggregated search of more than `limit` xPyD
+/// units (`units`: disagg_units_at_most, counted before the search runs).
+void check_disagg_units(std::size_t units, std::size_t limit);
 
 } // namespace rightsize::app

@@ -184,7 +184,7 @@ nlohmann::json disagg_search_json(const SearchInputs& in, const app::RecommendRe
   const DisaggRecommendation& r = *result.disagg;
   nlohmann::json doc;
   doc["candidates_evaluated"] = r.evaluated;
-  doc["candidates_passing"] = r.candidates.size();
+  doc["candidates_passing"] = r.passing;
   doc["candidates"] = nlohmann::json::array();
   for (const DisaggCandidate& c : result.disagg_rows->shown)
     doc["candidates"].push_back(disagg_candidate_json(c));
@@ -199,7 +199,7 @@ void print_disagg_search(const SearchInputs& in, const app::RecommendResult& res
   const DisaggRecommendation& r = *result.disagg;
   fmt::print(
       "\n{}disaggregated prefill/decode (xPyD, methodology §3.6): {} units searched, {} meet the SLA\n\n",
-      markdown ? "## " : "", r.evaluated, r.candidates.size());
+      markdown ? "## " : "", r.evaluated, r.passing);
   const bool any = !result.disagg_rows->shown.empty();
   const std::vector<DisaggCandidate>& rows = result.disagg_rows->table_rows();
   const std::size_t shown = rows.size();

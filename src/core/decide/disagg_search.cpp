@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/decide/disagg_order.hpp"
 #include "core/decide/sizing.hpp"
 #include "rightsize/calibration.hpp"
 
@@ -56,74 +57,6 @@ std::vector<Deployment> pool_layouts(const PreparedModel& model, const Inference
     if (static_cast<int>(out.size()) >= limit) break;
   }
   return out;
-}
-
-// Costs within the same 0.1 % bucket tie (xPyD copies of one unit differ only by rounding).
-long long cost_bucket(const DisaggCandidate& c) {
-  const double usd =
-      c.price_known ? c.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
-  return usd < std::numeric_limits<double>::max() && usd > 0.0 ? std::llround(std::log(usd) * 1000.0)
-                                                               : std::numeric_limits<long long>::max();
-}
-
-bool cheaper(const DisaggCandidate& a, const DisaggCandidate& b, long long bucket_a, long long bucket_b) {
-  if (a.meets_sla != b.meets_sla) return a.meets_sla;
-  if (!a.meets_sla) {
-    // Rejections closer to passing sort first, as in every search (closeness, judge.hpp).
-    if (closeness(a.verdict.first.term) != closeness(b.verdict.first.term))
-      return closeness(a.verdict.first.term) < closeness(b.verdict.first.term);
-    const double ca = a.verdict.first.limit > 0.0 ? a.verdict.first.value / a.verdict.first.limit : 0.0;
-    const double cb = b.verdict.first.limit > 0.0 ? b.verdict.first.value / b.verdict.first.limit : 0.0;
-    if (ca != cb) return ca < cb;
-  }
-  const double ka =
-      a.price_known ? a.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
-  const double kb =
-      b.price_known ? b.usd_per_million_output_tokens_at_load : std::numeric_limits<double>::max();
-  // Costs within the same bucket tie: then the fewer GPUs win. Buckets keep the order a strict weak
-  // ordering.
-  if (bucket_a != bucket_b) return bucket_a < bucket_b;
-  if (a.total_gpus() != b.total_gpus()) return a.total_gpus() < b.total_gpus();
-  if (ka != kb) return ka < kb;
-  if (a.whole.tpot_s != b.whole.tpot_s) return a.whole.tpot_s < b.whole.tpot_s;
-  if (a.whole.ttft_s != b.whole.ttft_s) return a.whole.ttft_s < b.whole.ttft_s;
-  if (a.unit.prefill.gpu->id != b.unit.prefill.gpu->id)
-    return a.unit.prefill.gpu->id < b.unit.prefill.gpu->id;
-  if (a.unit.decode.gpu->id != b.unit.decode.gpu->id) return a.unit.decode.gpu->id < b.unit.decode.gpu->id;
-  const auto key = [](const DisaggCandidate& c) {
-    return std::tuple(c.unit.prefill.workers, c.unit.prefill.layout.tp, c.unit.prefill.layout.pp,
-                      c.unit.prefill.layout.ep, c.unit.decode.workers, c.unit.decode.layout.tp,
-                      c.unit.decode.layout.pp, c.unit.decode.layout.ep, c.precision_index);
-  };
-  return key(a) < key(b);
-}
-
-// Sorts cheapest first through a permutation: a candidate is kilobytes, so std::sort moving them
-// cost more than the search's arithmetic at tens of thousands of units. The same comparisons on the
-// same sequence give the same order; the permutation is then applied in place (one move each).
-void sort_cheapest(std::vector<DisaggCandidate>& v) {
-  std::vector<long long> buckets(v.size());
-  std::vector<std::size_t> order(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    buckets[i] = cost_bucket(v[i]);
-    order[i] = i;
-  }
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return cheaper(v[a], v[b], buckets[a], buckets[b]); });
-  // Position i takes v[order[i]]: follow each cycle once.
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (order[i] == i) continue;
-    DisaggCandidate held = std::move(v[i]);
-    std::size_t at = i;
-    while (order[at] != i) {
-      const std::size_t from = order[at];
-      v[at] = std::move(v[from]);
-      order[at] = at;
-      at = from;
-    }
-    v[at] = std::move(held);
-    order[at] = at;
-  }
 }
 
 // One xPyD unit's search inputs, as evaluate_disagg_candidate takes them.
@@ -247,6 +180,14 @@ DisaggCandidate evaluate_disagg_candidate(const PreparedModel& model, const Infe
 
 namespace {
 
+// What the mixed pairs are chosen by, per GPU index (run_mixed_pairs): the cheapest prompt of a
+// unit prefilling on it (price · GPUs · idle prefill) and the cheapest cost per token of a passing
+// unit decoding on it. Gathered from every unit as it arrives, before any is dropped.
+struct RoleCosts {
+  std::vector<double> prompt_usd;
+  std::vector<double> token_usd;
+};
+
 // One model's disaggregated search: its inputs and the pool layouts each GPU type offers.
 struct ModelSearch {
   const PreparedModel& model;
@@ -260,6 +201,7 @@ struct ModelSearch {
   const DisaggGrid& grid;
   const std::vector<std::vector<Deployment>>& layouts; // by GPU index (pool_layouts)
   const ParallelFor* parallel;                         // runs the GPU pairs; null: in turn
+  RoleCosts* role_costs;                               // gathered from the units as they arrive
 };
 
 // The xPyD worker counts each pair of pool layouts is evaluated at.
@@ -268,28 +210,64 @@ std::size_t worker_counts(const DisaggGrid& grid) {
                                   std::max(0, grid.max_decode_workers));
 }
 
-// Room for every unit this model can add (same-type pairs, then at most mixed_gpus² mixed
-// ones), reserved once: growing a vector of kilobyte candidates copies and faults in each
-// larger buffer; capacity never written costs no memory. Capped (a huge catalog grows as
-// before past the cap).
-void reserve_units(const ModelSearch& m, DisaggRecommendation& out) {
-  const DisaggGrid& grid = m.grid;
+// The most units one model's search evaluates over these pool layouts (by GPU index): every
+// same-type pair, then at most mixed_gpus² mixed pairs of the widest layouts; each pair of layouts
+// at every worker count.
+std::size_t units_at_most(const std::vector<std::vector<Deployment>>& layouts, const DisaggGrid& grid) {
   std::size_t most = 0, widest = 0;
-  for (const std::vector<Deployment>& l : m.layouts) {
+  for (const std::vector<Deployment>& l : layouts) {
     most += l.size() * l.size();
     widest = std::max(widest, l.size());
   }
-  if (grid.mixed_gpu_types) {
-    const auto n = static_cast<std::size_t>(std::max(0, grid.mixed_gpus));
+  if (grid.mixed_gpu_types && layouts.size() >= 2) {
+    const auto n = std::min(static_cast<std::size_t>(std::max(0, grid.mixed_gpus)), layouts.size());
     most += n * n * widest * widest;
   }
-  most = std::min<std::size_t>(most * worker_counts(grid), k_reserve_candidates);
+  return most * worker_counts(grid);
+}
+
+// Room for every unit this model can add, reserved once: growing a vector of kilobyte candidates
+// copies and faults in each larger buffer; capacity never written costs no memory. Capped (a huge
+// catalog grows as before past the cap).
+void reserve_units(const ModelSearch& m, DisaggRecommendation& out) {
+  const std::size_t most = std::min<std::size_t>(units_at_most(m.layouts, m.grid), k_reserve_candidates);
   out.candidates.reserve(out.candidates.size() + most);
   out.rejected.reserve(out.rejected.size() + most);
 }
 
-// Every xPyD unit with its prefill pool on gpus[gp] and its decode pool on gpus[gd].
-void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, std::size_t gd) {
+// One GPU pair's units: those kept (DisaggGrid::keep_units), with the counts and role costs of all.
+struct PairResult {
+  DisaggRecommendation units;
+  RoleCosts costs;
+};
+
+// The role costs of one unit into `costs` (RoleCosts).
+void gather_costs(const ModelSearch& m, const DisaggCandidate& c, RoleCosts& costs) {
+  const double rate = m.prices[c.prefill_gpu_index].usd_per_gpu_hour;
+  double& prompt = costs.prompt_usd[c.prefill_gpu_index];
+  prompt = std::min(prompt, c.unit.prefill.layout.gpus_per_replica() * rate * c.estimate.prefill_service_s);
+  if (c.meets_sla) {
+    double& token = costs.token_usd[c.decode_gpu_index];
+    token = std::min(token, c.usd_per_million_output_tokens_at_load);
+  }
+}
+
+RoleCosts no_costs(std::size_t gpus) {
+  return {std::vector<double>(gpus, std::numeric_limits<double>::max()),
+          std::vector<double>(gpus, std::numeric_limits<double>::max())};
+}
+
+// Every xPyD unit with its prefill pool on gpus[gp] and its decode pool on gpus[gd], judged; then
+// what no caller can be shown is dropped (a unit dropped from one pair's units could not be shown
+// from all of them either), once its role costs are gathered.
+void run_pair(const ModelSearch& m, PairResult& result, std::size_t gp, std::size_t gd) {
+  DisaggRecommendation& out = result.units;
+  // Room for the pair's units: growing a vector of kilobyte candidates copies and faults in each
+  // larger buffer; capacity never written costs no memory.
+  const std::size_t units = std::min<std::size_t>(
+      m.layouts[gp].size() * m.layouts[gd].size() * worker_counts(m.grid), k_reserve_candidates);
+  out.candidates.reserve(units);
+  out.rejected.reserve(units);
   const SearchPolicy& policy = m.policy;
   const BandFactors bp = band_factors(policy.calibration, policy.confidence, m.gpus[gp].id, m.model_class,
                                       serving_reach(policy.calibration, m.gpus[gp], m.model.model));
@@ -322,40 +300,72 @@ void run_pair(const ModelSearch& m, DisaggRecommendation& out, std::size_t gp, s
       }
     }
   }
+  out.passing = static_cast<int>(out.candidates.size());
+  result.costs = no_costs(m.gpus.size());
+  for (const DisaggCandidate& c : out.candidates)
+    gather_costs(m, c, result.costs);
+  for (const DisaggCandidate& c : out.rejected)
+    gather_costs(m, c, result.costs);
+  detail::keep_shown_units(out, m.grid.keep_units);
+  if (m.grid.keep_units > 0) { // the pair waits for its turn to be absorbed: hold only what is kept
+    out.candidates.shrink_to_fit();
+    out.rejected.shrink_to_fit();
+  }
+}
+
+// One GPU pair's result into the search's: counted, its role costs merged, its units appended, then
+// what no caller can be shown dropped (DisaggGrid::keep_units).
+void absorb(const ModelSearch& m, DisaggRecommendation& out, PairResult& pair) {
+  DisaggRecommendation& part = pair.units;
+  out.evaluated += part.evaluated;
+  out.passing += part.passing;
+  RoleCosts& costs = *m.role_costs;
+  for (std::size_t gi = 0; gi < costs.prompt_usd.size(); ++gi) {
+    costs.prompt_usd[gi] = std::min(costs.prompt_usd[gi], pair.costs.prompt_usd[gi]);
+    costs.token_usd[gi] = std::min(costs.token_usd[gi], pair.costs.token_usd[gi]);
+  }
+  const auto append = [](std::vector<DisaggCandidate>& to, std::vector<DisaggCandidate>& from) {
+    if (to.empty() && to.capacity() < from.size()) {
+      to = std::move(from); // no room reserved: take the buffer whole
+    } else {
+      std::move(from.begin(), from.end(), std::back_inserter(to));
+    }
+  };
+  append(out.candidates, part.candidates);
+  append(out.rejected, part.rejected);
+  pair = PairResult{};
+  detail::keep_shown_units(out, m.grid.keep_units);
 }
 
 // The units of several GPU pairs (prefill, decode index), appended to `out` pair by pair in order:
-// run in turn, or through `m.parallel` in rounds of its thread count, each pair into its own result
-// and the round merged in order (the same candidates; memory of one round's pairs more).
+// run in turn, each absorbed as it ends, or all through `m.parallel` (the largest pairs first, so
+// the threads end together) and absorbed in pair order: the same result on any thread count.
 void run_pairs(const ModelSearch& m, DisaggRecommendation& out,
                const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
-  const auto width = m.parallel != nullptr ? static_cast<std::size_t>(std::max(1, m.parallel->threads)) : 1;
-  if (width == 1 || pairs.size() < 2) {
-    for (const auto& [gp, gd] : pairs)
-      run_pair(m, out, gp, gd);
+  const bool parallel = m.parallel != nullptr && m.parallel->threads > 1 && pairs.size() > 1;
+  if (!parallel) {
+    for (const auto& [gp, gd] : pairs) {
+      PairResult result;
+      run_pair(m, result, gp, gd);
+      absorb(m, out, result);
+    }
     return;
   }
-  std::vector<DisaggRecommendation> parts(width);
-  for (std::size_t begin = 0; begin < pairs.size(); begin += width) {
-    const std::size_t count = std::min(width, pairs.size() - begin);
-    m.parallel->run(count, [&](std::size_t i) {
-      const auto [gp, gd] = pairs[begin + i];
-      // Room for the pair's units (as reserve_units): growing a vector of kilobyte candidates
-      // copies and faults in each larger buffer.
-      const std::size_t units = std::min<std::size_t>(
-          m.layouts[gp].size() * m.layouts[gd].size() * worker_counts(m.grid), k_reserve_candidates);
-      parts[i].candidates.reserve(units);
-      parts[i].rejected.reserve(units);
-      run_pair(m, parts[i], gp, gd);
-    });
-    for (std::size_t i = 0; i < count; ++i) {
-      DisaggRecommendation& part = parts[i];
-      out.evaluated += part.evaluated;
-      std::move(part.candidates.begin(), part.candidates.end(), std::back_inserter(out.candidates));
-      std::move(part.rejected.begin(), part.rejected.end(), std::back_inserter(out.rejected));
-      part = DisaggRecommendation{};
-    }
-  }
+  const auto size = [&](std::size_t i) {
+    return m.layouts[pairs[i].first].size() * m.layouts[pairs[i].second].size();
+  };
+  std::vector<std::size_t> order(pairs.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return size(a) > size(b); });
+  std::vector<PairResult> results(pairs.size());
+  m.parallel->run(pairs.size(), [&](std::size_t k) {
+    const std::size_t i = order[k];
+    run_pair(m, results[i], pairs[i].first, pairs[i].second);
+  });
+  for (PairResult& result : results)
+    absorb(m, out, result);
 }
 
 // Mixed pairs among the GPU types whose same-type units came cheapest for each pool's role:
@@ -363,28 +373,11 @@ void run_pairs(const ModelSearch& m, DisaggRecommendation& out,
 // same-type unit's cost per token (or its decode step when none passed).
 void run_mixed_pairs(const ModelSearch& m, DisaggRecommendation& out) {
   const std::span<const Gpu> gpus = m.gpus;
-  const std::size_t pi = m.precision_index;
   std::vector<std::pair<double, std::size_t>> by_prefill, by_decode;
   for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
-    const double rate = m.prices[gi].usd_per_gpu_hour;
-    if (m.layouts[gi].empty() || rate <= 0.0) continue;
-    double prompt = std::numeric_limits<double>::max();
-    double token = std::numeric_limits<double>::max();
-    const auto consider = [&](const DisaggCandidate& c) {
-      if (c.precision_index != pi) return;
-      if (c.prefill_gpu_index == gi) {
-        prompt =
-            std::min(prompt, c.unit.prefill.layout.gpus_per_replica() * rate * c.estimate.prefill_service_s);
-      }
-      if (c.decode_gpu_index == gi && c.meets_sla)
-        token = std::min(token, c.usd_per_million_output_tokens_at_load);
-    };
-    for (const DisaggCandidate& c : out.candidates)
-      consider(c);
-    for (const DisaggCandidate& c : out.rejected)
-      consider(c);
-    by_prefill.emplace_back(prompt, gi);
-    by_decode.emplace_back(token, gi);
+    if (m.layouts[gi].empty() || m.prices[gi].usd_per_gpu_hour <= 0.0) continue;
+    by_prefill.emplace_back(m.role_costs->prompt_usd[gi], gi);
+    by_decode.emplace_back(m.role_costs->token_usd[gi], gi);
   }
   std::sort(by_prefill.begin(), by_prefill.end());
   std::sort(by_decode.begin(), by_decode.end());
@@ -406,8 +399,8 @@ void run_mixed_pairs(const ModelSearch& m, DisaggRecommendation& out) {
 // none wins (each a no_price miss) rather than one picked by its tie-breaks.
 // They meet every target, so they are the closest misses and come first.
 void rank_units(DisaggRecommendation& out) {
-  sort_cheapest(out.candidates);
-  sort_cheapest(out.rejected);
+  detail::sort_cheapest(out.candidates);
+  detail::sort_cheapest(out.rejected);
   if (std::none_of(out.candidates.begin(), out.candidates.end(),
                    [](const DisaggCandidate& c) { return c.price_known; })) {
     for (DisaggCandidate& c : out.candidates) {
@@ -417,6 +410,7 @@ void rank_units(DisaggRecommendation& out) {
     out.rejected.insert(out.rejected.begin(), std::make_move_iterator(out.candidates.begin()),
                         std::make_move_iterator(out.candidates.end()));
     out.candidates.clear();
+    out.passing = 0;
   }
 }
 
@@ -434,8 +428,9 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
     std::vector<std::vector<Deployment>> layouts(gpus.size());
     for (std::size_t gi = 0; gi < gpus.size(); ++gi)
       layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
-    const ModelSearch m{model, pi, cls, workload, sla, gpus, prices, policy, grid, layouts, parallel};
-    reserve_units(m, out);
+    RoleCosts costs = no_costs(gpus.size());
+    const ModelSearch m{model, pi, cls, workload, sla, gpus, prices, policy, grid, layouts, parallel, &costs};
+    if (grid.keep_units == 0) reserve_units(m, out);
     std::vector<std::pair<std::size_t, std::size_t>> same_type;
     for (std::size_t gi = 0; gi < gpus.size(); ++gi)
       same_type.emplace_back(gi, gi);
@@ -444,6 +439,19 @@ DisaggRecommendation recommend_disagg(std::span<const PreparedModel> models,
   }
   rank_units(out);
   return out;
+}
+
+std::size_t disagg_units_at_most(std::span<const PreparedModel> models, const InferenceWorkload& workload,
+                                 std::span<const Gpu> gpus, const SearchPolicy& policy,
+                                 const DisaggGrid& grid) {
+  std::size_t units = 0;
+  for (const PreparedModel& model : models) {
+    std::vector<std::vector<Deployment>> layouts(gpus.size());
+    for (std::size_t gi = 0; gi < gpus.size(); ++gi)
+      layouts[gi] = pool_layouts(model, workload, gpus[gi], policy, grid.layouts_per_pool);
+    units += units_at_most(layouts, grid);
+  }
+  return units;
 }
 
 } // namespace rightsize
