@@ -309,29 +309,6 @@ bool meets(const InferenceEstimate& e, const Sla* sla) {
   return true;
 }
 
-} // namespace
-
-DisaggBill bill_disagg(const DisaggDeployment& unit, int copies) {
-  // docs/methodology.md "Whole instances": each pool rents its own instances (one function bills both).
-  const auto pool_bill = [copies](const PoolDeployment& p) {
-    return bill_instances(std::max(0, copies) * p.workers, p.layout.gpus_per_replica(), p.price, p.layout.tp);
-  };
-  DisaggBill b;
-  b.prefill = pool_bill(unit.prefill);
-  b.decode = pool_bill(unit.decode);
-  const bool known = unit.prefill.price.usd_per_gpu_hour > 0.0 && unit.decode.price.usd_per_gpu_hour > 0.0;
-  b.usd_per_hour = known ? b.prefill.usd_per_hour + b.decode.usd_per_hour : 0.0;
-  return b;
-}
-
-double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s,
-                        int decode_workers) {
-  if (decode_workers <= 0) return 0.0;
-  return requests_per_s * std::max(0.0, d(output_tokens) - 1.0) * tpot_s / d(decode_workers);
-}
-
-namespace {
-
 // The decode-step memo of this call: the caller's (started again when its key is not this decode
 // pool's and workload's), else `own`.
 DecodeStepMemo* keyed_memo(const PoolSetup& s, DecodeStepMemo* memo, DecodeStepMemo& own) {

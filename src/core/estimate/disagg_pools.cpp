@@ -1,9 +1,13 @@
-// The KV cache's handoff from a prefill worker to a decode worker (methodology §3.6): the shards it
-// travels in, the link it takes, its bytes and its time. Pure arithmetic; no I/O.
+// The pools' own figures of a disaggregated deployment (methodology §3.6): the KV cache's handoff from
+// a prefill worker to a decode worker (the shards it travels in, the link it takes, its bytes and its
+// time), each pool's whole instances and the decode pool's sequences in flight. Pure arithmetic; no
+// I/O.
 #include <algorithm>
+#include <cstdint>
 
 #include "core/numeric.hpp"
 #include "rightsize/disagg.hpp"
+#include "rightsize/instances.hpp"
 #include "rightsize/units.hpp"
 
 namespace rightsize {
@@ -49,6 +53,25 @@ double kv_transfer_s(double bytes, const KvLink& link, double efficiency, double
   if (bytes <= 0.0) return 0.0;
   if (link.gb_per_s <= 0.0 || efficiency <= 0.0) return 0.0; // unknown link: left out, said elsewhere
   return latency_s + bytes / (d(link.lanes) * gb_per_s_to_bytes_per_s(link.gb_per_s) * efficiency);
+}
+
+DisaggBill bill_disagg(const DisaggDeployment& unit, int copies) {
+  // docs/methodology.md "Whole instances": each pool rents its own instances (one function bills both).
+  const auto pool_bill = [copies](const PoolDeployment& p) {
+    return bill_instances(std::max(0, copies) * p.workers, p.layout.gpus_per_replica(), p.price, p.layout.tp);
+  };
+  DisaggBill b;
+  b.prefill = pool_bill(unit.prefill);
+  b.decode = pool_bill(unit.decode);
+  const bool known = unit.prefill.price.usd_per_gpu_hour > 0.0 && unit.decode.price.usd_per_gpu_hour > 0.0;
+  b.usd_per_hour = known ? b.prefill.usd_per_hour + b.decode.usd_per_hour : 0.0;
+  return b;
+}
+
+double decode_in_flight(double requests_per_s, std::int64_t output_tokens, double tpot_s,
+                        int decode_workers) {
+  if (decode_workers <= 0) return 0.0;
+  return requests_per_s * std::max(0.0, d(output_tokens) - 1.0) * tpot_s / d(decode_workers);
 }
 
 } // namespace rightsize
