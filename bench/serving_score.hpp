@@ -181,6 +181,28 @@ struct ScoreOptions {
   PointCache* points = nullptr;
 };
 
+/// `r` with a point prediction: its band ends equal the value (ScoreOptions::points).
+inline ServingResult with_point(ServingResult r, const PointCache::Point& p) {
+  r.ttft_pred_s = r.ttft_low_s = r.ttft_high_s = p.ttft_s;
+  r.tpot_pred_s = r.tpot_low_s = r.tpot_high_s = p.tpot_s;
+  r.prefill_s = p.prefill_s;
+  r.decode_step_s = p.decode_step_s;
+  return r;
+}
+
+/// `r` with a prediction's values and bands.
+inline ServingResult with_prediction(ServingResult r, const ServingPrediction& x) {
+  r.ttft_pred_s = x.ttft.value;
+  r.ttft_low_s = x.ttft.low;
+  r.ttft_high_s = x.ttft.high;
+  r.tpot_pred_s = x.tpot.value;
+  r.tpot_low_s = x.tpot.low;
+  r.tpot_high_s = x.tpot.high;
+  r.prefill_s = x.prefill_s;
+  r.decode_step_s = x.decode_step_s;
+  return r;
+}
+
 /// Scores every row with the calibrated catalog of `loaded`; ServingResult.run points into
 /// the returned runs.
 inline ServingScore score_serving(const std::string& csv_path, const std::string& models_dir,
@@ -225,12 +247,7 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
     const std::string cache_key = cache != nullptr ? cache->key(i, gpu, kind) : std::string();
     const auto hit = cache != nullptr ? cache->points.find(cache_key) : PointCache::Map::iterator();
     if (cache != nullptr && hit != cache->points.end()) {
-      const PointCache::Point& p = hit->second;
-      r.ttft_pred_s = r.ttft_low_s = r.ttft_high_s = p.ttft_s;
-      r.tpot_pred_s = r.tpot_low_s = r.tpot_high_s = p.tpot_s;
-      r.prefill_s = p.prefill_s;
-      r.decode_step_s = p.decode_step_s;
-      (disagg ? out.disagg_results : out.results).push_back(r);
+      (disagg ? out.disagg_results : out.results).push_back(with_point(r, hit->second));
       continue;
     }
     const ServingPrediction pred = predict();
@@ -242,28 +259,16 @@ inline ServingScore score_serving(const std::string& csv_path, const std::string
       ++out.skipped[pred.reason];
       continue;
     }
-    const auto result = [&](const ServingPrediction& x) {
-      r.ttft_pred_s = x.ttft.value;
-      r.ttft_low_s = x.ttft.low;
-      r.ttft_high_s = x.ttft.high;
-      r.tpot_pred_s = x.tpot.value;
-      r.tpot_low_s = x.tpot.low;
-      r.tpot_high_s = x.tpot.high;
-      r.prefill_s = x.prefill_s;
-      r.decode_step_s = x.decode_step_s;
-      return r;
-    };
-    ServingResult scored = result(pred);
     if (cache != nullptr) {
-      cache->points.emplace(
-          cache_key, PointCache::Point{pred.ttft.value, pred.tpot.value, pred.prefill_s, pred.decode_step_s});
-      scored.ttft_low_s = scored.ttft_high_s = scored.ttft_pred_s;
-      scored.tpot_low_s = scored.tpot_high_s = scored.tpot_pred_s;
+      const PointCache::Point point{pred.ttft.value, pred.tpot.value, pred.prefill_s, pred.decode_step_s};
+      cache->points.emplace(cache_key, point);
+      (disagg ? out.disagg_results : out.results).push_back(with_point(r, point));
+    } else {
+      (disagg ? out.disagg_results : out.results).push_back(with_prediction(r, pred));
     }
-    (disagg ? out.disagg_results : out.results).push_back(scored);
     if (disagg && options.closest_workers && run.decode.workers <= 0) {
       const ServingPrediction closest = closest_workers(model, gpu, run, loaded.calibration, engine);
-      if (closest.ttft.value > 0.0) out.disagg_closest.push_back(result(closest));
+      if (closest.ttft.value > 0.0) out.disagg_closest.push_back(with_prediction(r, closest));
     }
   }
   return out;
