@@ -192,18 +192,18 @@ if command -v jq >/dev/null; then # catalog_of and its catalogs: the search size
   check recommend_open_loop_moe_81_gpu_types 2 recommend "$tmp/dsv3-poisson.json" --catalog "$tmp/cat84.json"
   # --disagg on N copies of B200, 16 pool layouts each (docs/reliability.md, row 16): 16 copies took
   # 487 MB (every unit kept) and 32 were accepted (about 7 s); only the units a format shows are
-  # kept since, and the search is sized by its xPyD units (105,000): 12 copies answer (86,016 at
-  # most), 17 are refused (106,496).
+  # kept since, and the search is sized by its xPyD units (112,000): 12 copies answer (86,016 at
+  # most), 19 are refused (114,688).
   b200_catalog() { # N -> N copies of the shipped B200
     jq --argjson n "$1" '.gpus as $g | .gpus = [range($n) as $i | ($g[] | select(.id == "B200"))
         | .id = "B200-\($i)" | del(.aliases)]' "$root/data/gpus.json" >"$tmp/b200x$1.json"
   }
   b200_catalog 12
-  b200_catalog 17
+  b200_catalog 19
   check recommend_disagg_moe_12_b200_types 0 recommend "$root/data/examples/deepseek-v3.json" --disagg \
     --catalog "$tmp/b200x12.json"
-  check recommend_disagg_moe_17_b200_types 2 recommend "$root/data/examples/deepseek-v3.json" --disagg \
-    --catalog "$tmp/b200x17.json"
+  check recommend_disagg_moe_19_b200_types 2 recommend "$root/data/examples/deepseek-v3.json" --disagg \
+    --catalog "$tmp/b200x19.json"
 fi
 # Calibrate: cross-validation folds keep 1,000 runs of one GPU x engine within the margins; 1,001
 # are refused. Distinct runs (identical ones are counted once): the mean TTFT moves per line.

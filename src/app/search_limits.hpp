@@ -19,10 +19,13 @@ inline constexpr std::size_t k_max_explain_gpu_types = 500;   ///< recommend --e
 inline constexpr std::size_t k_max_training_gpu_types = 500;  ///< a training recommend (about 1.3 s)
 inline constexpr std::size_t k_max_disagg_gpu_types = 32;     ///< recommend --disagg (about 1.5 s)
 inline constexpr std::uint64_t k_max_sweep_searches = 30'000; ///< sweep --mode recommend: points × GPU types
-/// recommend --disagg: xPyD units judged (disagg_units_at_most, counted before the search), each
-/// 18–43 µs of CPU on one core (2026-12-02): the shipped DeepSeek-V3 example 70,112 at most, hf-config
-/// 102,144 (1.4 s); 12 copies of B200 86,016 (3.2 s, 1.9 s on two threads); 17 copies are refused.
-inline constexpr std::size_t k_max_disagg_units = 105'000;
+/// recommend --disagg: xPyD units judged (disagg_units_at_most, counted before the search). A unit
+/// costs 3–83 µs of CPU on one core (2026-12-02; mixtral-moe 3, hf-config 16, DeepSeek-V3 32–37,
+/// Llama-3.1-8B on B200 83: the client-count search's queues), so the count sizes the search only
+/// roughly: the shipped hf-config example has 102,144 at most (1.2 s), the shipped catalog with two
+/// more GPU types of 16 pool layouts 110,336; DeepSeek-V3 over 18 copies of B200, 110,592 at most,
+/// takes 3.6–3.9 s of CPU, 2.0 s on two threads (the worst accepted); 19 copies are refused.
+inline constexpr std::size_t k_max_disagg_units = 112'000;
 /// A training spec's sweep: points of estimate mode (a layout search each) and points × GPU types of
 /// recommend mode (each GPU type searched over its counts).
 inline constexpr std::uint64_t k_max_training_sweep_points = 4'000;
