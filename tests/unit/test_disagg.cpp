@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "app/parallel.hpp"
+#include "disagg_fixtures.hpp"
 #include "engine_fixtures.hpp"
 #include "fixtures.hpp"
 #include "rightsize/disagg.hpp"
@@ -306,27 +307,19 @@ TEST_CASE("auto concurrency meets the SLA and fits the decode KV", "[disagg]") {
 }
 
 TEST_CASE("the disaggregated search ranks passing units by cost and judges every one", "[disagg]") {
-  const std::vector<Gpu> gpus = {h100_sxm(), a100_80gb_sxm()};
-  const std::vector<GpuPrice> prices = {3.0, 2.0};
-  const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
-  InferenceWorkload w;
-  w.input_tokens = 4096;
-  w.output_tokens = 512;
-  Sla sla;
-  sla.tpot_ms = 30.0;
-  sla.ttft_ms = 3000.0;
-  sla.requests_per_s = 5.0;
-  SearchPolicy policy;
-  policy.engine = test::shipped_engine(EngineKind::vllm);
-  DisaggGrid grid;
-  grid.max_prefill_workers = 2;
-  grid.max_decode_workers = 2;
-  const DisaggRecommendation r = recommend_disagg(models, w, sla, gpus, prices, policy, grid);
+  const DisaggSearchInputs in = small_disagg_search(30.0, 3000.0);
+  const std::vector<Gpu>& gpus = in.gpus;
+  const std::vector<PreparedModel>& models = in.models;
+  const InferenceWorkload& w = in.workload;
+  const Sla& sla = in.sla;
+  const SearchPolicy& policy = in.policy;
+  const DisaggGrid& grid = in.grid;
+  const DisaggRecommendation r = run_search(in, grid);
   REQUIRE_FALSE(r.candidates.empty());
   CHECK(r.evaluated == static_cast<int>(r.candidates.size() + r.rejected.size()));
   // The GPU pairs run through app::parallel_for on three threads: the same units in the same order.
   const ParallelFor on_three = app::parallel_on(3);
-  const DisaggRecommendation many = recommend_disagg(models, w, sla, gpus, prices, policy, grid, &on_three);
+  const DisaggRecommendation many = run_search(in, grid, &on_three);
   CHECK(many.evaluated == r.evaluated);
   const auto same = [](const std::vector<DisaggCandidate>& a, const std::vector<DisaggCandidate>& b) {
     REQUIRE(a.size() == b.size());

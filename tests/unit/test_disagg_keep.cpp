@@ -8,8 +8,7 @@
 
 #include "app/parallel.hpp"
 #include "core/decide/disagg_order.hpp"
-#include "engine_fixtures.hpp"
-#include "fixtures.hpp"
+#include "disagg_fixtures.hpp"
 #include "rightsize/disagg_search.hpp"
 
 using namespace rightsize;
@@ -77,27 +76,14 @@ TEST_CASE("the rejections kept are those a price threshold can show, by hand", "
 }
 
 TEST_CASE("a search keeping a few units shows what the whole one shows", "[disagg]") {
-  const std::vector<Gpu> gpus = {h100_sxm(), a100_80gb_sxm()};
-  const std::vector<GpuPrice> prices = {3.0, 2.0};
-  const std::vector<PreparedModel> models = {prepare_model(llama31_8b(), Precision{})};
-  InferenceWorkload w;
-  w.input_tokens = 4096;
-  w.output_tokens = 512;
-  Sla sla;
-  sla.tpot_ms = 9.0;
-  sla.ttft_ms = 800.0;
-  sla.requests_per_s = 5.0;
-  SearchPolicy policy;
-  policy.engine = shipped_engine(EngineKind::vllm);
-  DisaggGrid grid;
-  grid.max_prefill_workers = 2;
-  grid.max_decode_workers = 2;
-  const DisaggRecommendation all = recommend_disagg(models, w, sla, gpus, prices, policy, grid);
+  const DisaggSearchInputs in = small_disagg_search(9.0, 800.0);
+  DisaggGrid grid = in.grid;
+  const DisaggRecommendation all = run_search(in, grid);
   INFO(all.candidates.size() << " passing, " << all.rejected.size() << " rejected");
   REQUIRE(all.candidates.size() > 3);
   REQUIRE(all.rejected.size() > 3);
   grid.keep_units = 3;
-  const DisaggRecommendation kept = recommend_disagg(models, w, sla, gpus, prices, policy, grid);
+  const DisaggRecommendation kept = run_search(in, grid);
   // Counts stay whole; the cheapest three passing units are the whole search's first three.
   CHECK(kept.evaluated == all.evaluated);
   CHECK(kept.passing == all.passing);
@@ -116,8 +102,7 @@ TEST_CASE("a search keeping a few units shows what the whole one shows", "[disag
     CHECK(first_plausible(kept.rejected, winner, 3) == first_plausible(all.rejected, winner, 3));
   // On three threads (each GPU pair kept apart, then absorbed in pair order): the same units.
   const ParallelFor on_three = app::parallel_on(3);
-  const DisaggRecommendation threaded =
-      recommend_disagg(models, w, sla, gpus, prices, policy, grid, &on_three);
+  const DisaggRecommendation threaded = run_search(in, grid, &on_three);
   CHECK(threaded.evaluated == kept.evaluated);
   CHECK(threaded.passing == kept.passing);
   const auto keys = [](const std::vector<DisaggCandidate>& v) {

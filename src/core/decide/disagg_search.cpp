@@ -4,12 +4,10 @@
 #include "rightsize/disagg_search.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
