@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <thread>
 
+#include "app/parallel.hpp"
 #include "rightsize/load_model.hpp"
 
 namespace rightsize::app {
@@ -102,20 +102,14 @@ SweepRunResult run_sweep(const SweepPlan& plan, const SweepRunOptions& o, RowSin
   for (std::uint64_t begin = 0; begin < result.total_points; begin += threads * chunk) {
     const std::uint64_t round_end = std::min(result.total_points, begin + threads * chunk);
     const std::uint64_t per = (round_end - begin + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) {
+    // Each thread one slice into its own worker (parallel_for: a job's exception is rethrown here).
+    parallel_for(threads, static_cast<int>(threads), [&](std::size_t t) {
       const Slice slice{std::min(round_end, begin + t * per), std::min(round_end, begin + (t + 1) * per)};
       Worker& w = workers[t];
       w.rows.clear();
       w.front.clear();
-      if (t + 1 == threads) {
-        work(plan, sink, o, collect_front, slice, w);
-      } else {
-        pool.emplace_back([&, slice] { work(plan, sink, o, collect_front, slice, w); });
-      }
-    }
-    for (auto& th : pool)
-      th.join();
+      work(plan, sink, o, collect_front, slice, w);
+    });
     for (Worker& w : workers) {
       sink.write({w.rows.data(), w.rows.size()});
       for (const ParetoPoint& p : w.front)
