@@ -7,6 +7,7 @@
 
 #include "rightsize/engine_profile.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/model.hpp"
 #include "rightsize/precision.hpp"
 #include "rightsize/text.hpp"
 #include "rightsize/units.hpp"
@@ -67,6 +68,16 @@ void check_served_kind(const ModelSpec& model, Engine engine, const std::string&
                             what, model.name));
 }
 
+// The checkpoint's size and the cache's request (plan_weights).
+WeightsPlan sized(WeightsPlan w, const ArtifactPlan& a, const PreparedModel& model, NumberFormat checkpoint) {
+  const double served_bits = format_info(model.precision.weights).bits_per_weight;
+  const double checkpoint_bits =
+      a.plan.quantize_online ? format_info(checkpoint).bits_per_weight : served_bits;
+  w.checkpoint_bytes = model.weight_bytes_total * checkpoint_bits / served_bits;
+  w.cache_gib = static_cast<std::int64_t>(std::ceil(w.checkpoint_bytes * 1.1 / k_bytes_per_gib));
+  return w;
+}
+
 // The weights plan of --emit k8s. The checkpoint's bytes are the served weights' at the checkpoint's
 // own bits per weight (a bf16 checkpoint quantized while loading downloads its bf16 bytes); the
 // cache asks 10 % more for tokenizer, configs and the safetensors index.
@@ -78,15 +89,25 @@ WeightsPlan plan_weights(const ArtifactRequest& o, const ArtifactPlan& a, const 
                                       : ModelCache::pvc;
   w.hf_token_secret = o.hf_token_secret;
   w.storage_class = o.storage_class;
-  // A path (absolute, ./ or ../) is in the image or a volume the user mounts: nothing to download.
+  // A path (absolute, ./ or ../) is nothing to download. In a pod it must exist: a path under the
+  // cache's mount is on the cache; with no cache it is in the image; any other absolute path is the
+  // nodes' own, mounted read-only at the same place (the cache would hold nothing). A relative path
+  // names no place a pod has.
   const std::string& m = a.model_path;
-  w.download = !(m.front() == '/' || m.rfind("./", 0) == 0 || m.rfind("../", 0) == 0);
-  const double served_bits = format_info(model.precision.weights).bits_per_weight;
-  const double checkpoint_bits =
-      a.plan.quantize_online ? format_info(checkpoint).bits_per_weight : served_bits;
-  w.checkpoint_bytes = model.weight_bytes_total * checkpoint_bits / served_bits;
-  w.cache_gib = static_cast<std::int64_t>(std::ceil(w.checkpoint_bytes * 1.1 / k_bytes_per_gib));
-  return w;
+  const bool relative = m.rfind("./", 0) == 0 || m.rfind("../", 0) == 0;
+  w.download = !(m.front() == '/' || relative);
+  if (w.download || w.cache == ModelCache::none) return sized(w, a, model, checkpoint);
+  if (relative)
+    throw Error(ErrorKind::usage, "--model-path", "",
+                fmt::format("\"{}\" is relative, and a pod has no working directory of yours: give an "
+                            "absolute path on the nodes (mounted read-only), one under {}/ (the model "
+                            "cache), or a Hugging Face id",
+                            m, k_model_cache_dir));
+  if (m.rfind(std::string(k_model_cache_dir) + "/", 0) != 0) {
+    w.host_path = m;
+    w.cache = ModelCache::none;
+  }
+  return sized(w, a, model, checkpoint);
 }
 
 } // namespace
@@ -155,6 +176,42 @@ void plan_k8s(const ArtifactRequest& o, const Gpu& gpu, const PreparedModel& mod
                                          : "vllm/vllm-openai:latest";
 }
 
+// A name an engine could load: a Hugging Face repository id (letters, digits, '-', '_', '.', one
+// optional "owner/") or a path; a fitted model's description ("fitted to 13,000,000,000
+// parameters") is neither.
+bool loadable_name(const std::string& name) {
+  for (const char ch : name) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                    ch == '-' || ch == '_' || ch == '.' || ch == '/';
+    if (!ok) return false;
+  }
+  return !name.empty();
+}
+
+// Online quantization loads each GPU's whole shard at the checkpoint's precision before quantizing
+// it (vLLM docs "FP8 W8A8", online dynamic quantization: "we load the model at original precision
+// before quantizing down to 8-bits"; vLLM and SGLang quantization/fp8.py create_weights keep the
+// model dtype for a checkpoint not serialized in FP8): that shard, with the runtime, must fit the GPU.
+void check_online_load(const ArtifactPlan& a, const PreparedModel& model, const Gpu& gpu, const Candidate& c,
+                       NumberFormat checkpoint) {
+  ModelSpec counted = model.model; // from the parameters: the checkpoint's own bytes are not known here
+  counted.checkpoint_weight_bytes = 0;
+  Precision loaded = model.precision;
+  loaded.weights = checkpoint;
+  const double served_bytes = weight_bytes(counted, model.precision);
+  if (served_bytes <= 0.0) return;
+  const MemoryEstimate& m = c.estimate.memory;
+  const double load_bytes = m.weights_bytes * weight_bytes(counted, loaded) / served_bytes + m.overhead_bytes;
+  if (load_bytes <= m.capacity_per_gpu_bytes) return;
+  throw Error(ErrorKind::usage, "--model-path", "",
+              fmt::format("{} quantizes the preset's {} checkpoint {} to {} while loading, and loading holds "
+                          "{:.1f} GB per GPU ({} weights and the runtime) against the {}'s {:.1f} GB: give "
+                          "--model-path of a checkpoint quantized to {}",
+                          a.what, format_info(checkpoint).name, a.model_path,
+                          format_info(a.plan.weights).name, load_bytes / 1e9, format_info(checkpoint).name,
+                          gpu.id, m.capacity_per_gpu_bytes / 1e9, format_info(a.plan.weights).name));
+}
+
 } // namespace
 
 ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const SearchInputs& in,
@@ -172,13 +229,15 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   // format the engines produce while loading (FP8, bitsandbytes NF4); AWQ, GPTQ and the other packed
   // formats need a checkpoint prepared in them, whose quantization_config a --quantization flag of
   // another method contradicts (issue 41 item 1).
-  const NumberFormat checkpoint = spec.checkpoint_weights.value_or(NumberFormat::bf16);
-  const bool online_format = a.plan.weights == NumberFormat::fp8 || a.plan.weights == NumberFormat::nf4;
-  a.plan.quantize_online = checkpoint != a.plan.weights && full_precision(checkpoint) && online_format;
-  const bool needs_prepared_checkpoint =
-      checkpoint != a.plan.weights && !full_precision(a.plan.weights) && !a.plan.quantize_online;
+  // TensorRT-LLM quantizes offline (ModelOpt) and serves the checkpoint it is given: no online path.
   a.k8s = o.kind == "k8s";
   a.engine = a.k8s ? parse_engine(o.engine) : parse_engine(o.kind);
+  const NumberFormat checkpoint = spec.checkpoint_weights.value_or(NumberFormat::bf16);
+  const bool online_format = a.plan.weights == NumberFormat::fp8 || a.plan.weights == NumberFormat::nf4;
+  a.plan.quantize_online = checkpoint != a.plan.weights && full_precision(checkpoint) && online_format &&
+                           a.engine != Engine::trtllm;
+  const bool needs_prepared_checkpoint =
+      checkpoint != a.plan.weights && !full_precision(a.plan.weights) && !a.plan.quantize_online;
   if (a.engine == Engine::trtllm && gpu.vendor != "nvidia") {
     throw Error(ErrorKind::usage, "--emit", "",
                 fmt::format("TensorRT-LLM runs on NVIDIA GPUs only and {} is {} ({}); {}", a.what, gpu.id,
@@ -197,16 +256,26 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
                  : a.model_path_is_hf_id ? model.model.hf_id
                                          : model.model.name;
   check_artifact_text("--model-path", a.model_path, a.model_path_defaulted && !a.model_path_is_hf_id);
+  if (a.model_path_defaulted && !a.model_path_is_hf_id && !loadable_name(a.model_path))
+    throw Error(ErrorKind::usage, "--model-path", "",
+                fmt::format("the spec's model name \"{}\" is neither a Hugging Face id nor a path, and the "
+                            "engine would load it as one: give --model-path of the checkpoint to serve",
+                            a.model_path));
   if (!o.image.empty()) check_artifact_text("--image", o.image, false);
   // The preset's repository holds its own format: served in another one the engine cannot quantize
   // to while loading (AWQ, GPTQ, or below what the checkpoint is), it would load the wrong weights.
   if (a.model_path_is_hf_id && needs_prepared_checkpoint) {
     throw Error(ErrorKind::usage, "--model-path", "",
-                fmt::format("{} serves {} weights and the preset's checkpoint {} is {}: give --model-path of "
-                            "a checkpoint quantized to {}",
+                fmt::format("{} serves {} weights and the preset's checkpoint {} is {}{}: give --model-path "
+                            "of a checkpoint quantized to {}",
                             a.what, format_info(a.plan.weights).name, a.model_path,
-                            format_info(checkpoint).name, format_info(a.plan.weights).name));
+                            format_info(checkpoint).name,
+                            online_format && a.engine == Engine::trtllm
+                                ? ", which TensorRT-LLM serves as it is (it quantizes offline, with ModelOpt)"
+                                : "",
+                            format_info(a.plan.weights).name));
   }
+  if (a.model_path_is_hf_id && a.plan.quantize_online) check_online_load(a, model, gpu, c, checkpoint);
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
   plan_k8s(o, gpu, model, checkpoint, a);

@@ -37,11 +37,14 @@ struct ArtifactRequest {
 /// How a pod gets its weights (--emit k8s): a cache that survives restarts, filled by an init
 /// container before the engine starts, so the startup probe covers loading from disk only.
 enum class ModelCache : std::uint8_t { pvc, host, none };
+/// Where the model cache is mounted in every pod (HF_HOME); a --model-path under it is served from it.
+inline constexpr const char* k_model_cache_dir = "/models";
 struct WeightsPlan {
   ModelCache cache = ModelCache::pvc;
   std::string hf_token_secret;   ///< mounted as HF_TOKEN (optional: public repositories need none)
   std::string storage_class;     ///< "" = the cluster's default
   bool download = true;          ///< the model path is a Hugging Face id (not a path in the image)
+  std::string host_path;         ///< a local checkpoint mounted read-only from each node; "" = none
   double checkpoint_bytes = 0.0; ///< what the init container downloads (the checkpoint's format)
   std::int64_t cache_gib = 0;    ///< the PVC's request: checkpoint × 1.1, in GiB (2^30 bytes)
 };

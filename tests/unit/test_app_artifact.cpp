@@ -10,6 +10,7 @@
 #include "io/catalog/catalog_io.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/model.hpp"
 #include "rightsize/pricing.hpp"
 
 namespace rightsize {
@@ -84,6 +85,47 @@ TEST_CASE("an emitted TensorRT-LLM artifact refuses a non-NVIDIA candidate", "[a
     CHECK(e.kind() == ErrorKind::usage);
     CHECK(std::string(e.what()).find("TensorRT-LLM runs on NVIDIA GPUs only") != std::string::npos);
   }
+}
+
+// vLLM and SGLang quantize a bf16 checkpoint to FP8 after loading each GPU's whole shard in bf16
+// (docs/deploy.md, KV dtype / quantization): the load holds the served weights per GPU × bf16 / FP8
+// bytes plus the runtime, and must fit the GPU. Llama-3.1-8B: linear layers 1 byte a weight in FP8
+// and 2 in bf16, embedding and LM head 2 in both, so 10 GB of FP8 weights per GPU load as
+// 10 × 2·P / (P_linear + 2·P_embedding) GB of bf16 (1.769 for its 6.98 B linear and 1.05 B
+// embedding parameters); with 1 GB of runtime, 18.69 GB.
+TEST_CASE("online FP8 quantization refuses a load that does not fit the GPU", "[app]") {
+  Spec spec = test::example_spec("chat-8b.json");
+  spec.precision.weights = NumberFormat::fp8;
+  const app::LoadedCatalog catalog = test::priced_catalog();
+  const app::SearchInputs in = app::search_inputs(spec, catalog, {"H100-SXM"}, "");
+  app::RecommendSettings request;
+  const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(!result.recommendation.candidates.empty());
+  Candidate c = result.recommendation.candidates.front();
+  const ParamCounts n = count_params(in.models[c.precision_index].model);
+  const double embedding = static_cast<double>(n.embedding + n.lm_head);
+  const double linear = static_cast<double>(n.total) - embedding;
+  const double ratio = 2.0 * static_cast<double>(n.total) / (linear + 2.0 * embedding);
+  CHECK(ratio == Approx(1.769).epsilon(0.001));
+  c.estimate.memory.weights_bytes = 10e9;
+  c.estimate.memory.overhead_bytes = 1e9;
+  const double load_bytes = 10e9 * ratio + 1e9; // 18.69 GB
+  app::ArtifactRequest vllm;
+  vllm.kind = "vllm";
+  c.estimate.memory.capacity_per_gpu_bytes = load_bytes * 1.001;
+  const app::ArtifactPlan fits = app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, 1);
+  CHECK(fits.plan.quantize_online);
+  c.estimate.memory.capacity_per_gpu_bytes = load_bytes * 0.999;
+  CHECK_THROWS_WITH(app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, 1),
+                    Catch::Contains("loading holds 18.7 GB per GPU"));
+  // A checkpoint the user names is theirs to choose: no load check.
+  vllm.model_path = "org/Llama-3.1-8B-FP8";
+  CHECK_NOTHROW(app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, 1));
+  // TensorRT-LLM serves a checkpoint as it is: the preset's bf16 one is refused for FP8.
+  app::ArtifactRequest trtllm;
+  trtllm.kind = "trtllm";
+  CHECK_THROWS_WITH(app::plan_artifact(trtllm, spec, in, c, result.policy, catalog.pricing, 1),
+                    Catch::Contains("TensorRT-LLM serves as it is"));
 }
 
 } // namespace rightsize

@@ -1,6 +1,8 @@
 // recommend --emit and check --emit: the planned artifact -> command / manifests (docs/deploy.md).
 #include "render/emit/emit.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "render/emit/engine_command.hpp"
@@ -15,6 +17,20 @@ namespace {
 std::string weights_notes(const app::ArtifactPlan& a) {
   const app::WeightsPlan& w = a.weights;
   std::string out;
+  if (!w.host_path.empty())
+    return fmt::format("# needs: the {:.1f} GB checkpoint at {} on every GPU node: mounted read-only from "
+                       "the node (hostPath); nothing downloads it\n",
+                       w.checkpoint_bytes / 1e9, w.host_path);
+  if (!w.download && w.cache == app::ModelCache::none)
+    return fmt::format("# needs: the {:.1f} GB checkpoint at {} inside the image (--model-cache none mounts "
+                       "nothing); nothing downloads it\n",
+                       w.checkpoint_bytes / 1e9, a.model_path);
+  if (!w.download)
+    return fmt::format("# needs: the {:.1f} GB checkpoint copied to {} on the model cache ({}) before the "
+                       "first start; nothing downloads a path\n",
+                       w.checkpoint_bytes / 1e9, a.model_path,
+                       w.cache == app::ModelCache::pvc ? "the PersistentVolumeClaim"
+                                                       : "each node's hostPath");
   if (w.download)
     out += fmt::format(
         "# needs: for a gated repository, a Secret {} with the Hugging Face token: kubectl create "
@@ -58,7 +74,8 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
       safe_text(spec.name), plan.gpus_per_replica, a.gpu_id, plan.tensor_parallel, plan.pipeline_parallel,
       plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(),
       plan.attention_dp > 1 ? fmt::format(" attention-DP{}", plan.attention_dp) : std::string(), a.what,
-      plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s", plan.min_replicas, plan.max_replicas);
+      plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s",
+      a.k8s ? std::max(1, plan.min_replicas) : plan.min_replicas, plan.max_replicas); // k8s keeps one
   // The header is a comment: the name in it as printable text (the spec reader refuses line breaks;
   // this keeps a comment one line whatever reaches it).
   const std::string base =
@@ -97,9 +114,11 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
           fmt::format("# note: the scale-down window is the {} s cold start, cut to the API's maximum of "
                       "{} s: a replica dropped may take longer than that to come back\n",
                       plan.scale_down_window_s, k_hpa_window_max_s);
-    if (k.autoscaler == Autoscaler::hpa && plan.min_replicas == 0)
-      header += "# note: the capacity plan scales to zero; an HPA keeps one replica (minReplicas 0 needs the "
-                "alpha HPAScaleToZero gate): --autoscaler keda scales to zero\n";
+    if (plan.min_replicas == 0)
+      header += "# note: the capacity plan scales to zero, but the autoscaler reads the engine's own gauges, "
+                "which vanish with its last pod, so nothing would scale it back up: one replica is kept "
+                "(scaling to zero needs a request signal in front of the pods, such as the KEDA HTTP "
+                "add-on)\n";
     return {base + ".k8s.yaml", header + k8s_manifests(k)};
   }
   const EngineCommand command = engine_command(a.engine, plan, a.model_path);

@@ -239,10 +239,14 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   flag(c, "--max_seq_len", std::to_string(p.max_model_len_tokens));
   flag(c, "--kv_cache_free_gpu_memory_fraction", fraction(p.kv_free_memory_fraction));
   quantization_note(c, p.weights, "");
-  // The options file: attention DP, the fp8 KV cache and, in a pod, the iteration stats the
-  // Prometheus gauges the autoscaler reads come from.
+  // The options file: chunked prefill, attention DP, the fp8 KV cache and, in a pod, the iteration
+  // stats the Prometheus gauges the autoscaler reads come from.
   YAML::Emitter y;
   y << YAML::BeginMap;
+  // The estimate chunks prompts into --max_num_tokens steps (methodology §3.1); the LLM API ships
+  // chunked prefill off and then refuses any prompt longer than max_num_tokens (TensorRT-LLM
+  // llmapi/llm_args.py enable_chunked_prefill = False; llmapi/llm.py _check_arguments).
+  y << YAML::Key << "enable_chunked_prefill" << YAML::Value << true;
   if (p.attention_dp > 1) y << YAML::Key << "enable_attention_dp" << YAML::Value << true;
   // The balancing the estimate assumed (TensorRT-LLM AttentionDpConfig; off unless asked for).
   if (p.adp_balance_timeout_steps > 0) {
@@ -268,16 +272,13 @@ void trtllm_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
     y << YAML::EndMap;
   }
   if (target == Target::pod) y << YAML::Key << "enable_iter_perf_stats" << YAML::Value << true;
-  const bool speculative = trtllm_speculative_yaml(y, p.speculative, c.notes);
-  const bool lora = trtllm_lora_yaml(y, p, c.notes);
+  trtllm_speculative_yaml(y, p.speculative, c.notes);
+  trtllm_lora_yaml(y, p, c.notes);
   y << YAML::EndMap;
-  if (p.attention_dp > 1 || p.kv_cache_fp8 || p.prefix_cache || max_utilization || target == Target::pod ||
-      speculative || lora) {
-    c.extra_options_yaml = std::string(y.c_str()) + "\n";
-    flag(c, "--extra_llm_api_options",
-         target == Target::pod ? std::string(k_trtllm_options_dir) + "/" + k_trtllm_options_file
-                               : std::string(k_trtllm_options_file));
-  }
+  c.extra_options_yaml = std::string(y.c_str()) + "\n";
+  flag(c, "--extra_llm_api_options",
+       target == Target::pod ? std::string(k_trtllm_options_dir) + "/" + k_trtllm_options_file
+                             : std::string(k_trtllm_options_file));
   flag(c, "--host", "0.0.0.0");
   flag(c, "--port", "8000");
   c.port = 8000;

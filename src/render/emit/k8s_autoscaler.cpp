@@ -59,7 +59,10 @@ void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in) {
   scale_target_ref(y, in, false);
   y << YAML::Key << "pollingInterval" << YAML::Value << 15;
   y << YAML::Key << "cooldownPeriod" << YAML::Value << p.idle_before_zero_s;
-  y << YAML::Key << "minReplicaCount" << YAML::Value << p.min_replicas;
+  // Never 0: the trigger reads gauges only the engine's pods export, so with no pod the query is
+  // empty, which the Prometheus scaler reads as 0 (ignoreNullValues defaults to true), and nothing
+  // would ever wake the workload (KEDA Prometheus scaler reference; docs/deploy.md).
+  y << YAML::Key << "minReplicaCount" << YAML::Value << std::max(1, p.min_replicas);
   y << YAML::Key << "maxReplicaCount" << YAML::Value << p.max_replicas;
   y << YAML::Key << "advanced" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "horizontalPodAutoscalerConfig" << YAML::Value << YAML::BeginMap;

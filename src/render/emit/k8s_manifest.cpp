@@ -66,7 +66,7 @@ void http_probe(YAML::Emitter& y, const char* key, const std::string& path, int 
 
 // Where the weights live in every pod (docs/deploy.md "Weights"): HF_HOME on the cache volume, so
 // the Hugging Face libraries of the init container and the engine read and write the same cache.
-constexpr const char* k_model_cache_dir = "/models";
+using app::k_model_cache_dir;
 constexpr const char* k_model_cache_volume = "model-cache";
 constexpr const char* k_host_cache_dir = "/var/lib/rightsize/models";
 
@@ -91,7 +91,14 @@ void weights_env(YAML::Emitter& y, const K8sInputs& in) {
   y << YAML::EndSeq;
 }
 
+constexpr const char* k_model_path_volume = "model-path";
+
 void cache_mount(YAML::Emitter& y, const K8sInputs& in) {
+  if (!in.weights.host_path.empty()) {
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << k_model_path_volume;
+    y << YAML::Key << "mountPath" << YAML::Value << in.weights.host_path;
+    y << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap;
+  }
   if (!has_cache(in)) return;
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << k_model_cache_volume;
   y << YAML::Key << "mountPath" << YAML::Value << k_model_cache_dir << YAML::EndMap;
@@ -119,6 +126,14 @@ void fetch_weights(YAML::Emitter& y, const K8sInputs& in) {
 }
 
 void cache_volume(YAML::Emitter& y, const K8sInputs& in) {
+  // A local checkpoint: the node's directory itself (type Directory: the pod does not start where it
+  // is missing, instead of serving an empty folder).
+  if (!in.weights.host_path.empty()) {
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << k_model_path_volume;
+    y << YAML::Key << "hostPath" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "path" << YAML::Value << in.weights.host_path;
+    y << YAML::Key << "type" << YAML::Value << "Directory" << YAML::EndMap << YAML::EndMap;
+  }
   if (!has_cache(in)) return;
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << k_model_cache_volume;
   if (in.weights.cache == app::ModelCache::pvc) {
@@ -247,6 +262,16 @@ void deployment(YAML::Emitter& y, const K8sInputs& in) {
   object_header(y, in, k8s::target_kind(in.plan));
   y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "replicas" << YAML::Value << in.plan.initial_replicas;
+  // Replace a pod before adding one: the default surge (25 %, at least one pod) asks for a whole
+  // replica's GPUs more than the plan bought, and on a cluster of the planned size the rollout waits
+  // on it forever (Kubernetes Deployment "Rolling Update Deployment"; LeaderWorkerSet rolls the same
+  // way by default).
+  y << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "type" << YAML::Value << "RollingUpdate";
+  y << YAML::Key << "rollingUpdate" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "maxSurge" << YAML::Value << 0;
+  y << YAML::Key << "maxUnavailable" << YAML::Value << 1;
+  y << YAML::EndMap << YAML::EndMap;
   y << YAML::Key << "selector" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "app.kubernetes.io/name" << YAML::Value << in.name;

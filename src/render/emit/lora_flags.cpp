@@ -75,9 +75,9 @@ FlagSet lora_flags(app::Engine engine, const DeployPlan& p) {
   return out;
 }
 
-bool trtllm_lora_yaml(YAML::Emitter& y, const DeployPlan& p, std::vector<std::string>& notes) {
+void trtllm_lora_yaml(YAML::Emitter& y, const DeployPlan& p, std::vector<std::string>& notes) {
   const LoraServing& l = p.lora;
-  if (!l.enabled()) return false;
+  if (!l.enabled()) return;
   y << YAML::Key << "lora_config" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "max_lora_rank" << YAML::Value << l.rank;
   y << YAML::Key << "max_loras" << YAML::Value << l.max_active;
@@ -85,7 +85,6 @@ bool trtllm_lora_yaml(YAML::Emitter& y, const DeployPlan& p, std::vector<std::st
   y << YAML::Key << "lora_target_modules" << YAML::Value << YAML::Flow << trtllm_modules(l.targets);
   y << YAML::EndMap;
   notes.emplace_back("add the adapters' directories to lora_config.lora_dir");
-  return true;
 }
 
 } // namespace rightsize::cli

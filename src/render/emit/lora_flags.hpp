@@ -16,7 +16,7 @@ namespace rightsize::cli {
 FlagSet lora_flags(app::Engine engine, const DeployPlan& plan);
 
 /// TensorRT-LLM: the `lora_config` entry of the --extra_llm_api_options map being written into `y`;
-/// nothing without adapters. Returns whether it wrote one.
-bool trtllm_lora_yaml(YAML::Emitter& y, const DeployPlan& plan, std::vector<std::string>& notes);
+/// nothing without adapters.
+void trtllm_lora_yaml(YAML::Emitter& y, const DeployPlan& plan, std::vector<std::string>& notes);
 
 } // namespace rightsize::cli

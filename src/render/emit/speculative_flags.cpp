@@ -74,8 +74,8 @@ FlagSet speculative_flags(app::Engine engine, const Speculative& sp) {
   return out;
 }
 
-bool trtllm_speculative_yaml(YAML::Emitter& y, const Speculative& sp, std::vector<std::string>& notes) {
-  if (sp.method == SpeculativeMethod::none) return false;
+void trtllm_speculative_yaml(YAML::Emitter& y, const Speculative& sp, std::vector<std::string>& notes) {
+  if (sp.method == SpeculativeMethod::none) return;
   y << YAML::Key << "speculative_config" << YAML::Value << YAML::BeginMap;
   switch (sp.method) {
   case SpeculativeMethod::mtp:
@@ -105,7 +105,6 @@ bool trtllm_speculative_yaml(YAML::Emitter& y, const Speculative& sp, std::vecto
   case SpeculativeMethod::none: break;
   }
   y << YAML::EndMap;
-  return true;
 }
 
 } // namespace rightsize::cli

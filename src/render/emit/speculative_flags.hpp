@@ -16,8 +16,8 @@ namespace rightsize::cli {
 FlagSet speculative_flags(app::Engine engine, const Speculative& speculative);
 
 /// TensorRT-LLM: the `speculative_config` entry of the --extra_llm_api_options map, into `y` (a map
-/// being written); nothing without speculative decoding. Returns whether it wrote one.
-bool trtllm_speculative_yaml(YAML::Emitter& y, const Speculative& speculative,
+/// being written); nothing without speculative decoding.
+void trtllm_speculative_yaml(YAML::Emitter& y, const Speculative& speculative,
                              std::vector<std::string>& notes);
 
 } // namespace rightsize::cli
