@@ -295,7 +295,7 @@ TEST_CASE("an HPA manifest parses back with the capacity plan's numbers and its 
   CHECK(rule_text == prometheus_adapter_rule(Engine::vllm) + "\n");
 }
 
-TEST_CASE("an HPA keeps one replica when the plan scales to zero", "[deploy]") {
+TEST_CASE("the autoscalers keep one replica when the plan scales to zero", "[deploy]") {
   using namespace rightsize::cli;
   DeployPlan p = fp8_plan();
   p.min_replicas = 0;
@@ -304,10 +304,12 @@ TEST_CASE("an HPA keeps one replica when the plan scales to zero", "[deploy]") {
       without_config_maps(YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::hpa))));
   REQUIRE(docs.size() == 2);
   CHECK(docs[1]["spec"]["minReplicas"].as<int>() == 1);
-  // KEDA does scale to zero.
+  // KEDA too: its trigger reads the engine pods' own gauges, which no pod exports at zero replicas,
+  // so nothing would scale the workload back up (docs/deploy.md).
   const std::vector<YAML::Node> keda =
       without_config_maps(YAML::LoadAll(k8s_manifests(k8s_inputs(p, Autoscaler::keda))));
-  CHECK(keda[1]["spec"]["minReplicaCount"].as<int>() == 0);
+  CHECK(keda[1]["spec"]["minReplicaCount"].as<int>() == 1);
+  CHECK(keda[1]["spec"]["maxReplicaCount"].as<int>() == p.max_replicas);
 }
 
 TEST_CASE("a multi-node replica is a LeaderWorkerSet the autoscalers target", "[deploy]") {

@@ -143,21 +143,27 @@ TEST_CASE("attention-DP layouts get each engine's data-parallel attention and ex
   CHECK_FALSE(options["enable_iter_perf_stats"]); // a script needs no Prometheus gauges
   // The script writes the options file before it starts the server.
   const std::string script = shell_script(t, "# h\n");
-  const std::size_t here =
-      script.find("cat > extra_llm_api_options.yaml <<'EOF'\nenable_attention_dp: true\nEOF\n");
+  const std::size_t here = script.find(
+      "cat > extra_llm_api_options.yaml <<'EOF'\nenable_chunked_prefill: true\nenable_attention_dp: "
+      "true\nEOF\n");
   CHECK(here != std::string::npos);
   CHECK(here < script.find("trtllm-serve"));
   // Without attention DP none of these flags appear.
   const EngineCommand plain = engine_command(Engine::vllm, fp8_plan(), "m");
   CHECK(std::find(plain.args.begin(), plain.args.end(), "--data-parallel-size") == plain.args.end());
-  CHECK(engine_command(Engine::trtllm, multi_node_plan(8, 1), "m").extra_options_yaml.empty());
+  // The options file then holds chunked prefill alone, which the estimate assumed (the LLM API ships
+  // it off and refuses a prompt past --max_num_tokens).
+  const YAML::Node only =
+      YAML::Load(engine_command(Engine::trtllm, multi_node_plan(8, 1), "m").extra_options_yaml);
+  CHECK(only.size() == 1);
+  CHECK(only["enable_chunked_prefill"].as<bool>());
 }
 
 TEST_CASE("a TensorRT-LLM plan sized for MAX_UTILIZATION writes that capacity scheduler", "[deploy]") {
   using namespace rightsize::cli;
-  // The engine's default, GUARANTEED_NO_EVICT, writes no scheduler_config (and no options file here).
+  // The engine's default, GUARANTEED_NO_EVICT, writes no scheduler_config.
   DeployPlan d = multi_node_plan(8, 1);
-  CHECK(engine_command(Engine::trtllm, d, "m").extra_options_yaml.empty());
+  CHECK_FALSE(YAML::Load(engine_command(Engine::trtllm, d, "m").extra_options_yaml)["scheduler_config"]);
   d.kv_reserved_output_share = 0.0; // --capacity-scheduler-policy max_utilization
   const EngineCommand t = engine_command(Engine::trtllm, d, "m");
   CHECK(has_pair(t.args, "--extra_llm_api_options", "extra_llm_api_options.yaml"));
