@@ -342,8 +342,10 @@ void estimate_rank(const PreparedModel& pm, const InferenceWorkload& w, const Gp
   }
   set_throughput(in, s, op, est);
   apply_stack_residual(pm, gpu, dep, engine, w, est); // a calibrate overlay's, for its stack only
+  // The capacity is the step loop's at a full cache, with the prefix cache's hits there.
   if (est.open_loop)
-    hold_estimate_to_capacity(est, open_loop_capacity(s, w, slots, adp * d(dep.replicas()), est.residual));
+    hold_estimate_to_capacity(
+        est, open_loop_capacity(at_batch(s, slots), w, slots, adp * d(dep.replicas()), est.residual));
   est.bound = bound_of(s, est.memory, pt);
   set_cost(dep, price, est);
 }
