@@ -250,25 +250,53 @@ void reject_nulls(const nlohmann::json& value, const std::string& source, const 
 
 // A sequence longer than the model's context window cannot be served: the engine refuses the
 // request (vLLM's max_model_len, SGLang's context_length, TensorRT-LLM's max_seq_len all default to
-// the checkpoint's max_position_embeddings). A model served with RoPE scaling beyond it says so in
+// the checkpoint's max_position_embeddings); nor one past max_context, which the artifact sets as
+// that limit. The longest request the workload describes is a p99 prompt with the mean output or the
+// mean prompt with a p99 output, whichever is longer (a fixed length's p99 is its mean), from the
+// lengths given or the trace. A model served with RoPE scaling beyond its window says so in
 // model.max_position.
-void reject_beyond_context_window(const JsonReader& workload, const Spec& spec) {
-  const std::int64_t window = spec.model.max_position;
+void reject_beyond_context(const JsonReader& workload, const Spec& spec) {
   const InferenceWorkload& in = spec.inference;
-  if (window <= 0 || in.context_tokens() <= window) return;
+  const auto p99 = [](std::int64_t mean, const LengthSpread& sp) {
+    return sp.varies() ? std::max(mean, static_cast<std::int64_t>(std::ceil(sp.p99_tokens))) : mean;
+  };
+  const std::int64_t long_prompt = p99(in.input_tokens, in.input_spread) + in.output_tokens;
+  const std::int64_t long_output = in.input_tokens + p99(in.output_tokens, in.output_spread);
+  const bool prompt_longer = long_prompt >= long_output;
+  const std::int64_t input = prompt_longer ? long_prompt - in.output_tokens : in.input_tokens;
+  const std::int64_t output = prompt_longer ? in.output_tokens : long_output - in.input_tokens;
+  const bool spread = in.input_spread.varies() || in.output_spread.varies();
+  const bool traced = workload.find("trace").has_value();
+  const char* which = !spread         ? ""
+                      : prompt_longer ? " (the p99 prompt, the mean output"
+                                      : " (the mean prompt, the p99 output";
+  const std::string described = fmt::format("{} + {} = {}{}{}", input, output, input + output, which,
+                                            !spread  ? ""
+                                            : traced ? ", from the trace)"
+                                                     : ")");
+  if (in.max_context > 0 && input + output > in.max_context) {
+    workload.at("max_context")
+        .fail(
+            fmt::format("expected at least the longest request the workload describes, input + output = {}: "
+                        "the engine refuses a request past it, got {}",
+                        described, in.max_context));
+  }
+  const std::int64_t window = spec.model.max_position;
+  const std::int64_t needed = std::max(in.context_tokens(), input + output);
+  if (window <= 0 || needed <= window) return;
   const bool by_max_context = in.max_context > 0;
-  workload.at(by_max_context           ? "max_context"
-              : workload.find("trace") ? "trace"
-                                       : "input_tokens")
+  workload.at(by_max_context ? "max_context"
+              : traced       ? "trace"
+                             : "input_tokens")
       .fail(by_max_context
                 ? fmt::format(
                       "expected at most the model's context window of {} tokens (model.max_position), got "
                       "{} (set model.max_position for a model served with RoPE scaling beyond it)",
                       window, in.max_context)
                 : fmt::format("expected input + output tokens within the model's context window of {} tokens "
-                              "(model.max_position), got {} + {} = {} (set model.max_position for a model "
-                              "served with RoPE scaling beyond it)",
-                              window, in.input_tokens, in.output_tokens, in.input_tokens + in.output_tokens));
+                              "(model.max_position), got {} (set model.max_position for a model served with "
+                              "RoPE scaling beyond it)",
+                              window, described));
 }
 
 // workload.trace (docs/model-spec.md): the trace's arrivals and lengths fill the open-loop workload;
@@ -457,7 +485,7 @@ Spec parse_spec(const nlohmann::json& document, const std::string& source, const
     read_draft_model(root.at("workload").at("speculative").at("draft_model"),
                      ModelContext{base_dir, models_dir, true}, spec);
   if (auto w = root.find("workload"); w && spec.mode == WorkloadMode::inference)
-    reject_beyond_context_window(*w, spec);
+    reject_beyond_context(*w, spec);
   if (auto s = root.find("sla")) {
     parse_sla(*s, spec.sla);
     reject_other_mode_slas(*s, spec.mode);
