@@ -376,6 +376,10 @@ CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla
   // An open loop's capacity is at the most clients that fit, as every open-loop estimate carries it
   // (core::judge holds the load to that figure); a concurrency in the spec does not bound it.
   if (workload.arrival == Arrival::poisson) out.workload.concurrency = 0;
+  // Nor does max_context: it is what one sequence may reach, not what each holds (methodology §3.1
+  // "KV in flight"); a closed loop's waves would each keep it, and a layout the open loop fits
+  // (estimate, check and sweep judge the open loop itself) was rejected here as not fitting.
+  if (workload.arrival == Arrival::poisson) out.workload.max_context = 0;
   return out;
 }
 
