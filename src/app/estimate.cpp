@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "rightsize/energy.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/search.hpp"
 
 namespace rightsize::app {
 namespace {
@@ -122,6 +124,13 @@ EstimateResult run_estimate(const Spec& spec, const LoadedCatalog& catalog, cons
   rules.bands = factors;
   rules.price_known = res.price.known;
   rules.load_headroom = throughput_headroom(request.headroom);
+  // The power cap is one more term of the one verdict, as recommend, check and sweep judge it.
+  if (spec.constraints.max_power_kw > 0.0) {
+    SearchPolicy capped;
+    capped.max_power_kw = spec.constraints.max_power_kw;
+    apply_power_cap(rules, capped,
+                    deployment_energy(res.estimate, d.gpus, gpu, spec.sla, PowerModel{}).power_watts);
+  }
   // An open loop's latencies at its band's slow end (methodology §3.5), as the bands show them.
   const auto slow = slow_end_estimate(res.estimate, pm, w, gpu, d, request.engine, factors.tpot_high);
   rules.slow_end = slow ? &*slow : nullptr;
