@@ -279,7 +279,12 @@ TEST_CASE("goodput: each target's share from the percentiles, by hand", "[core]"
   // At a band whose TTFT end is ×2 (p50 0.4 s): 0.5·(0.3 − 0.1)/(0.4 − 0.1) = 1/3 within.
   CHECK(goodput(e, sla, BandFactors{2.0, 1.0, 1.0}).ttft_share == Approx(1.0 / 3.0));
   e.overloaded = true;
-  CHECK(goodput(e, sla, BandFactors{}).requests_per_s == 0.0);
+  // Overloaded at the point: TTFT unbounded, so none within its target (it read 0.776 before);
+  // TPOT's share stays.
+  const Goodput over = goodput(e, sla, BandFactors{});
+  CHECK(over.requests_per_s == 0.0);
+  CHECK(over.ttft_share == 0.0);
+  CHECK(over.tpot_share == Approx(0.968377));
   CHECK_FALSE(goodput(e, Sla{}, BandFactors{}).has_targets);
 }
 

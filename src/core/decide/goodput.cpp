@@ -56,9 +56,10 @@ Goodput goodput(const InferenceEstimate& point, const Sla& sla, const BandFactor
                         e2e_at_band(e.e2e.p99_s, e.ttft.p99_s, bands)};
     g.e2e_share = share_within(*sla.e2e_ms * 1e-3, e.ttft_floor_s + tokens * e.tpot_floor_s, p);
   }
-  // Past capacity at the slow end the queue grows without end: TTFT and E2E unbounded, as judged.
+  // Past capacity (at the point, or at the slow end) the queue grows without end: TTFT and E2E
+  // unbounded, as judged, so no request is within their targets.
   g.overloaded_at_band = slow && slow_end->overloaded;
-  if (g.overloaded_at_band) {
+  if (g.overloaded_at_band || point.overloaded || e.overloaded) {
     if (sla.ttft_ms) g.ttft_share = 0.0;
     if (sla.e2e_ms) g.e2e_share = 0.0;
   }
