@@ -399,6 +399,15 @@ RecommendSettings recommend_settings(const RecommendRequest& request, const Reco
                 "expected an inference spec with --format table, json or markdown and no --emit (a "
                 "disaggregated unit has two pools per row)");
   }
+  // Disaggregation splits a prompt's prefill from its decode; an image model or an encoder has no
+  // decode (no output tokens), so the split has nothing to hand over.
+  if (settings.disagg && spec.model.kind != ModelKind::decoder) {
+    throw Error(ErrorKind::usage, "--disagg", "",
+                fmt::format("expected a language model that generates tokens, and {} {}: it has no decode "
+                            "phase to run apart from its prefill",
+                            spec.model.name,
+                            spec.model.kind == ModelKind::dit ? "generates images" : "encodes its inputs"));
+  }
   settings.today_days = request.inputs.environment.today.get();
   if (settings.artifact) settings.artifact->engine = engine_label; // --emit k8s runs the engine assumed
   return settings;
