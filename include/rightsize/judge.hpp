@@ -68,6 +68,9 @@ struct TermCheck {
   /// Open-loop latency terms: the point serves the rate but the band's slow end does not
   /// (latency_at_band_s): the judged value is unbounded (+inf).
   bool overloaded_at_band = false;
+  /// The figure is not known (a budget without a price, a power cap without a TDP): `value`,
+  /// `point_value` and the margin are stand-ins, and the term fails.
+  bool unknown = false;
   /// Fraction by which the value beats (> 0) or misses (< 0) the limit.
   [[nodiscard]] double margin() const;
   [[nodiscard]] bool is_load() const {

@@ -141,6 +141,12 @@ nlohmann::json verdict_json(const Verdict& v, Confidence confidence, std::int64_
       terms.back()["point_value"] = nullptr;
       terms.back()["margin"] = nullptr;
     }
+    // A budget without a price, a cap without a TDP: no figure to show, nothing to beat the limit by.
+    if (t.unknown) {
+      terms.back()["value"] = nullptr;
+      terms.back()["point_value"] = nullptr;
+      terms.back()["margin"] = nullptr;
+    }
     // Served at the point, overloaded at the band's slow end (methodology §3.5): the judged value is
     // unbounded.
     if (t.overloaded_at_band) {

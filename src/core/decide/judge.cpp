@@ -286,14 +286,17 @@ Verdict judge(const InferenceEstimate& e, const Sla& sla, const JudgeRules& rule
   load_terms(j, e, sla, rules);
   if (sla.budget_usd) {
     // Without a price the budget cannot be shown to hold: a miss, worded as the missing price.
-    j.add({Term::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
-           rules.price_known && e.usd_per_hour <= *sla.budget_usd},
-          rules.price_known ? Term::budget : Term::price);
+    TermCheck budget{Term::budget, e.usd_per_hour, e.usd_per_hour, *sla.budget_usd,
+                     rules.price_known && e.usd_per_hour <= *sla.budget_usd};
+    budget.unknown = !rules.price_known;
+    j.add(budget, rules.price_known ? Term::budget : Term::price);
   }
   if (rules.max_power_kw > 0.0) {
     // Unknown power (no TDP in the catalog) cannot be shown to meet a cap.
-    const bool met = meets_power_cap(rules.power_kw * 1e3, rules.max_power_kw);
-    j.add({Term::power, rules.power_kw, rules.power_kw, rules.max_power_kw, met});
+    TermCheck power{Term::power, rules.power_kw, rules.power_kw, rules.max_power_kw,
+                    meets_power_cap(rules.power_kw * 1e3, rules.max_power_kw)};
+    power.unknown = !(rules.power_kw > 0.0);
+    j.add(power);
   }
   return v;
 }
@@ -318,8 +321,10 @@ Verdict judge(const TrainingEstimate& e, const Sla& sla, bool price_known, doubl
     // A budget cannot be shown to hold without a price: a miss, worded as the missing price.
     const double usd = price_known ? e.usd_total : 0.0;
     const double judged_usd = price_known ? judged.usd_total : 0.0;
-    j.add({Term::budget, judged_usd, usd, *sla.budget_usd, price_known && judged_usd <= *sla.budget_usd},
-          price_known ? Term::budget : Term::price);
+    TermCheck budget{Term::budget, judged_usd, usd, *sla.budget_usd,
+                     price_known && judged_usd <= *sla.budget_usd};
+    budget.unknown = !price_known;
+    j.add(budget, price_known ? Term::budget : Term::price);
   }
   return v;
 }
