@@ -249,7 +249,54 @@ TEST_CASE("Azure and Mooncake traces: rate, inter-arrival CV and length percenti
                                                         "2023-11-16 18:00:00,100,10\n"
                                                         "yesterday,200,20\n");
   CHECK(error_of_lengths(with_workload({{"trace", "rightsize-lengths-bad.csv"}}), k_tmp_lengths) ==
-        bad + ":3: expected TIMESTAMP as \"YYYY-MM-DD hh:mm:ss[.fraction]\" or seconds, got \"yesterday\"");
+        bad + ":3: expected TIMESTAMP as a date \"YYYY-MM-DD hh:mm:ss[.fraction][Z|±hh:mm]\" that exists, or "
+              "seconds, got \"yesterday\"");
+}
+
+// A trace row is the number it says or an error naming file:line: no prefix of a cell, no second
+// object on a line, no date rolled over, no key read twice (docs/model-spec.md "Traces").
+TEST_CASE("traces: a bad row is refused with file:line, never half read", "[io]") {
+  const std::string head = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:00:00,100,10\n";
+  const auto error_in = [](const std::string& name, const std::string& text) {
+    const std::string path = write_temp(name, text);
+    try {
+      (void)io::read_trace(path, 1'000'000);
+    } catch (const Error& e) {
+      const std::string& at = e.source(); // path:line
+      return (at.starts_with(path) ? at.substr(path.size()) : at) + ": " + e.what();
+    }
+    return std::string("accepted");
+  };
+  CHECK(error_in("t1.csv", head + "2023-11-16 18:00:01,200abc,20\n") ==
+        ":3: expected ContextTokens as a whole number of tokens, got \"200abc\"");
+  CHECK(error_in("t2.csv", head + "0x10,200,20\n").starts_with(":3: expected TIMESTAMP as a date"));
+  CHECK(error_in("t3.csv", head + "2023-02-30 00:00:00,200,20\n").starts_with(":3: expected TIMESTAMP"));
+  CHECK(error_in("t4.csv", head + "2023-11-16 18:00:60,200,20\n").starts_with(":3: expected TIMESTAMP"));
+  CHECK(error_in("t5.csv", head + "2023-11-16 24:00:00,200,20\n").starts_with(":3: expected TIMESTAMP"));
+  const std::string line = "{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 10}\n";
+  CHECK(error_in("t6.jsonl",
+                 line + "{\"timestamp\": 1000, \"input_length\": 200, \"output_length\": 20} {}\n") ==
+        ":2: expected one JSON object on the line, got more at column 63");
+  CHECK(
+      error_in(
+          "t7.jsonl",
+          line +
+              "{\"timestamp\": 1000, \"input_length\": 200, \"input_length\": 9, \"output_length\": 2}\n") ==
+      ":2: expected \"input_length\" once in the object, got it twice");
+  CHECK(error_in("t8.jsonl",
+                 line + "{\"timestamp\": \"1000\", \"input_length\": 200, \"output_length\": 2}\n") ==
+        ":2: expected \"timestamp\" as a number");
+  // Accepted: an offset moves the time to UTC (18:00:01+01:00 is 17:00:01, 3,599 s before 18:00:00,
+  // so the span is 3,599 s: 1 gap), a leap day exists, and a byte order mark opens either format.
+  const io::TraceSummary tz =
+      io::read_trace(write_temp("t9.csv", head + "2023-11-16 18:00:01+01:00,200,20\n"), 1000);
+  CHECK(tz.span_s == Approx(3599.0));
+  CHECK(error_in("t10.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-02-29 00:00:00,1,1\n"
+                            "2024-02-29T00:00:01Z,1,1\n") == "accepted");
+  CHECK(error_in("t11.jsonl", "\xEF\xBB\xBF" + line +
+                                  "{\"timestamp\": 1000, \"input_length\": 200, "
+                                  "\"output_length\": 2, \"hash_ids\": [[1], {\"a\": null}]}\n") ==
+        "accepted");
 }
 
 TEST_CASE("goodput: each target's share from the percentiles, by hand", "[core]") {
