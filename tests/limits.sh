@@ -176,6 +176,20 @@ check sweep_open_loop_moe_spread_189_searches 0 sweep "$tmp/dsv3-poisson-spread.
   --vary workload.request_rate_per_s=20000..20006 --format csv
 check sweep_open_loop_moe_spread_216_searches 2 sweep "$tmp/dsv3-poisson-spread.json" --mode recommend \
   --vary workload.request_rate_per_s=20000..20007 --format csv
+# A trace of 1,000,000 rows (about 17 MB) swept over 4,000 rates (docs/reliability.md, row 17): each
+# point's percentiles are a convolution (about 0.25 ms of CPU), and the spec was parsed once more for
+# the model, reading the trace again (a 64 MiB one: 0.8 s); 15,000 points of a 64 MiB trace took
+# 5.1 s of CPU. The trace is read once since, and 4,000 points are the most; one more is refused.
+awk 'BEGIN { print "TIMESTAMP,ContextTokens,GeneratedTokens"; srand(7);
+  for (i = 0; i < 1000000; i++) printf "%.4f,%d,%d\n", i * 0.01, 100 + int(rand() * 4000), 10 + int(rand() * 500) }' \
+  >"$tmp/trace-1m.csv"
+printf '%s\n' '{"schema_version": 1, "model": {"preset": "llama-3.1-8b"}, "precision": "bf16",' \
+  '"workload": {"mode": "inference", "engine": "vllm", "trace": "trace-1m.csv"}, "sla": {"ttft_p99_ms": 2000}}' \
+  >"$tmp/trace-1m.json"
+check sweep_trace_4000_rates 0 sweep "$tmp/trace-1m.json" --gpu H100-SXM \
+  --vary workload.request_rate_per_s=1..4000:+1 --format csv
+check sweep_trace_4001_rates 2 sweep "$tmp/trace-1m.json" --gpu H100-SXM \
+  --vary workload.request_rate_per_s=1..4001:+1 --format csv
 # The disaggregated open loop (docs/reliability.md, row 15): every shipped GPU with varying lengths
 # took 7.1 s of CPU (each copy count and slow end estimated the idle prefill and decode workers
 # again); 1.8 s since. --precisions multiplies a search: 26 types × 2 precisions took 9.7 s and
