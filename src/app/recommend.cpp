@@ -197,7 +197,9 @@ std::optional<CostOfConfidence> point_estimate_cost(const Spec& spec, const Load
     return std::nullopt;
   SearchPolicy point_policy = result.policy;
   point_policy.confidence = Confidence::p50;
-  // The price margins stay: the line isolates what the speed band costs, not the prices' uncertainty.
+  // As --confidence p50 runs it: the point estimate, ranked on the quoted prices (the price-quality
+  // margins of methodology §5.2 are p90's too), so the line names the winner that flag gives.
+  point_policy.price_margins.clear();
   const Recommendation point =
       recommend(in.models, spec.inference, spec.sla, in.gpus, in.gpu_prices, point_policy);
   CostOfConfidence cost = cost_of_confidence(result.recommendation, point, result.policy.confidence);
