@@ -244,6 +244,7 @@ void check_training(CheckOutcome& out, const CheckRequest& request, Diagnostics&
                        : require_gpu(out.catalog.catalog, want.gpu, spec.source, "/deployment/gpu");
   want.gpu = gpu.id;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
+  warn_unused_engine_flags(request.inputs.engine, spec, diagnostics);
   out.max_overspend = request.settings.max_overspend;
   out.pass = out.checked
                  .emplace<TrainingCheckResult>(run_training_check(

@@ -19,6 +19,20 @@ void warn_unused_headroom(double headroom, const Spec& spec, Diagnostics& diagno
     diagnostics.warn("--headroom: a training run has no serving load to add headroom to; it changes nothing");
 }
 
+void warn_unused_engine_flags(const EngineSetup& engine, const Spec& spec, Diagnostics& diagnostics) {
+  if (spec.mode != WorkloadMode::training) return;
+  const std::pair<bool, const char*> flags[] = {
+      {engine.engine.has_value(), "--engine"},
+      {engine.gpu_memory_utilization > 0.0, "--gpu-memory-utilization"},
+      {engine.max_batched_tokens > 0, "--max-batched-tokens"},
+      {engine.max_num_seqs > 0, "--max-num-seqs"},
+      {engine.capacity_policy.has_value(), "--capacity-scheduler-policy"}};
+  for (const auto& [given, flag] : flags)
+    if (given)
+      diagnostics.warn(
+          fmt::format("{}: a training run has no serving engine to set; it changes nothing", flag));
+}
+
 double throughput_headroom(double requested) {
   if (requested < 0.0) return SearchPolicy{}.throughput_headroom;
   if (requested > 10.0)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/diagnostics.hpp"
+#include "app/engine_setup.hpp"
 #include "io/catalog/catalog_io.hpp"
 #include "rightsize/calibration.hpp"
 #include "rightsize/engine_profile.hpp"
@@ -49,6 +50,9 @@ const Calibration* band_calibration(const LoadedCatalog& catalog);
 /// A warning when --headroom (`headroom` >= 0) was given for a training spec, which has no serving
 /// load to add it to.
 void warn_unused_headroom(double headroom, const Spec& spec, Diagnostics& diagnostics);
+/// A warning for each serving-engine flag (--engine, --gpu-memory-utilization, --max-batched-tokens,
+/// --max-num-seqs, --capacity-scheduler-policy) given for a training spec, which has no engine.
+void warn_unused_engine_flags(const EngineSetup& engine, const Spec& spec, Diagnostics& diagnostics);
 
 /// The throughput headroom over the SLA's peak load that every command judges the load with and
 /// recommend sizes replicas by (`--headroom`, 0 to 10; negative = SearchPolicy's default, 0.2).

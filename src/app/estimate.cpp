@@ -175,6 +175,12 @@ EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagno
   out.spec = load_spec(request.inputs, diagnostics);
   const Spec& spec = out.spec;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
+  warn_unused_engine_flags(request.inputs.engine, spec, diagnostics);
+  if (request.settings.concurrency >= 0 && spec.mode == WorkloadMode::inference &&
+      spec.inference.arrival == Arrival::poisson)
+    diagnostics.warn(
+        "--concurrency: an open loop's requests in flight follow from its arrival rate (Little's "
+        "law); it changes nothing");
   out.catalog = load_catalog(request.inputs, spec, diagnostics);
   out.engine_name = engine_name(request.inputs.engine, spec.engine);
   if (spec.disaggregated && request.gpu.empty() && spec.mode == WorkloadMode::inference) {
@@ -199,6 +205,12 @@ EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagno
   const EstimateResult& result =
       out.estimated.emplace<EstimateResult>(run_estimate(spec, out.catalog, settings));
   out.feasible = result.training || result.verdict.feasible();
+  // One replica was judged: say so where it misses the load that more replicas would serve.
+  if (!result.training && settings.gpus == 0 && !(spec.deployment && !settings.gpu_from_flag) &&
+      result.verdict.first.is_load())
+    diagnostics.note(fmt::format("--gpus not given: one replica ({} GPU{}) was judged; recommend, or sweep "
+                                 "without gpus, sizes the replicas the load needs (give --gpus for more)",
+                                 result.deployment.gpus, result.deployment.gpus == 1 ? "" : "s"));
   return out;
 }
 

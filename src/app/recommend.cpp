@@ -425,6 +425,7 @@ RecommendOutcome run_recommend(const RecommendRequest& request, Diagnostics& dia
   }
   const Spec& spec = out.spec;
   warn_unused_headroom(request.settings.headroom, spec, diagnostics);
+  warn_unused_engine_flags(request.inputs.engine, spec, diagnostics);
   check_artifact_mode(request.settings.artifact, spec);
   const std::optional<ArtifactRequest>& artifact = request.settings.artifact;
   const EngineSetup engine = emit_engine_setup(artifact ? artifact->kind : "", request.inputs.engine, spec);

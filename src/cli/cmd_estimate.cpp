@@ -59,7 +59,8 @@ void add_estimate(CLI::App& app, Action& action) {
   command->add_option("spec", options->spec, "model spec file (docs/model-spec.md)")->required();
   command->add_option("--gpu", options->typed.gpu, "GPU id or alias from the catalog, e.g. H100-SXM, l40s");
   command->add_option("--gpus", options->typed.settings.gpus,
-                      "GPUs in the deployment (replicas = gpus / (tp × pp × attention-dp))");
+                      "GPUs in the deployment (replicas = gpus / (tp × pp × attention-dp); default: one "
+                      "replica)");
   command->add_option("--tp", options->typed.settings.tp,
                       "tensor-parallel degree (default: smallest that fits)");
   command->add_option("--pp", options->typed.settings.pp, "pipeline-parallel degree");
