@@ -373,7 +373,7 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
     out.issue_limit = w.input_tokens + w.output_tokens;
     return;
   }
-  // The spec reader's rule (io reject_beyond_context_window): no engine serves past the window.
+  // The spec reader's rule (io reject_beyond_context): no engine serves past the window.
   const std::int64_t window = plan.models[in.model].model.max_position;
   if (window > 0 && w.context_tokens() > window) {
     out.issue = PointIssue::context_window;

@@ -235,6 +235,12 @@ SweepPlan build_plan(const SweepRequest& o, Spec& spec, Diagnostics& diagnostics
   plan.workload = spec.inference; // check_spec_mode and check_mode read it
   parse_axes(plan, o, preset_ids(o.vary, source.models_dir));
   check_spec_mode(plan, o);
+  // An image generator or an encoder produces no tokens: an output length would only make up a cost
+  // per token (the spec reader refuses the key for it too).
+  for (const SweepAxis& a : plan.axes)
+    if (a.key->field == SweepField::output_tokens && spec.model.kind != ModelKind::decoder)
+      usage("--vary", fmt::format("key \"{}\" applies to language models, and {} generates no tokens",
+                                  a.key->name, spec.model.name));
   const LoadedCatalog loaded = load_catalog(o.inputs, spec, diagnostics);
   if (spec.deployment) {
     plan.fixed.gpus = spec.deployment->gpus;

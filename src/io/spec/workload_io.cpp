@@ -150,6 +150,10 @@ void parse_inference(const JsonReader& w, Spec& spec) {
     spec.assumptions.emplace_back("workload.input_tokens not given: 1024");
   }
   if (auto v = w.find("output_tokens")) {
+    // An image generator produces images; an encoder, one embedding per item: no output tokens to
+    // count, price or sweep.
+    if (image)
+      v->fail(fmt::format("expected no output_tokens for {}, which generates no tokens", spec.model.name));
     in.output_tokens = read_length(*v, in.output_spread, k_max_tokens);
   } else if (image) {
     in.output_tokens = 0;
