@@ -59,14 +59,17 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                          "usd_per_hour",
                          "usd_per_million_output_tokens_at_load",
                          "usd_per_million_output_tokens_at_capacity",
+                         "usd_per_request_at_load",
                          "bound",
                          "meets_sla",
                          "reject_reason",
                          "reason"});
-  // A rejected row serves no load: its served figures are empty, not 0.
-  const auto served = [](double v) { return v > 0.0 ? csv_number(v) : std::string(); };
   for (const Candidate& c : rows) {
     const InferenceEstimate& e = c.estimate;
+    // A rejected row serves no load: its served figures are empty, not 0. A row that serves has them,
+    // 0 included (an image model's tokens: JSON's 0, not unknown).
+    const bool serves = c.served_requests_per_s > 0.0;
+    const auto served = [serves](double v) { return serves ? csv_number(v) : std::string(); };
     t.add_row({c.rank > 0 ? std::to_string(c.rank) : "",
                in.gpus[c.gpu_index].id,
                precision_name(in, in.precisions[c.precision_index]),
@@ -94,9 +97,9 @@ Table candidate_csv(const SearchInputs& in, const std::vector<Candidate>& rows) 
                fmt::format("{:.0f}", e.memory.per_gpu_bytes),
                fmt::format("{:.0f}", e.memory.headroom_bytes()),
                csv_usd(e.usd_per_hour, c.price_known),
-               csv_usd(c.usd_per_million_output_tokens_at_load,
-                       c.price_known && c.served_output_tokens_per_s > 0.0),
+               csv_usd(c.usd_per_million_output_tokens_at_load, c.price_known && serves),
                csv_usd(e.usd_per_million_output_tokens, c.price_known),
+               csv_usd(c.usd_per_request_at_load, c.price_known && serves),
                to_string(e.bound),
                c.meets_sla ? "true" : "false",
                reason_code(c.rejection.term),
