@@ -98,6 +98,12 @@ namespace {
 // §3.5), and speculative decoding or prefix-cache hits, which benchmark runs do not declare, can
 // beat them by a small factor; a run 2× faster than the floor measured another model or GPU.
 constexpr double k_floor_tolerance = 0.5;
+// How far above the estimate a measured TTFT or TPOT may be (check_above_floor).
+constexpr double k_ceiling_factor = 50.0;
+// How far a measured throughput may sit from what the run's own latencies allow: above, only a typo
+// gets (means of spread lengths move it a little); below, a run whose clients were not all busy.
+constexpr double k_throughput_high = 2.0;
+constexpr double k_throughput_low = 0.1;
 
 template <class Refuse>
 void check_above_floor(const StackRun& r, const Gpu& gpu, const EngineConfig& engine, const ValidationCase& c,
@@ -114,6 +120,36 @@ void check_above_floor(const StackRun& r, const Gpu& gpu, const EngineConfig& en
   };
   below("TPOT", r.run.tpot_s, e.tpot_floor_s);
   below("TTFT", r.run.ttft_s, e.ttft_floor_s);
+  // Far above the estimate at the run's own clients: a unit slip (seconds as ms) or another run's
+  // figure; a slow stack is a few times slower, not fifty.
+  const auto above = [&](const char* figure, double measured_s, double estimate_s) {
+    if (measured_s > 0.0 && estimate_s > 0.0 && measured_s > k_ceiling_factor * estimate_s)
+      refuse(fmt::format("its measured {} {:.4g} ms is {:.0f}× the estimate at its {} clients ({:.3g} ms): a "
+                         "unit slip or another run's figure",
+                         figure, measured_s * 1e3, measured_s / estimate_s, c.workload.concurrency,
+                         estimate_s * 1e3));
+  };
+  above("TTFT", r.run.ttft_s, e.ttft_s);
+  above("TPOT", r.run.tpot_s, e.tpot_s);
+}
+
+// A closed-loop run's output throughput is its clients' requests over their time (Little's law):
+// C · OSL / (TTFT + (OSL − 1) · TPOT). A measured one far from that, from the run's own figures, is
+// a typo or another run's (1e5 tok/s for 4 clients whose TTFT and TPOT allow 364 sized 700 GPUs
+// where 4 do).
+template <class Refuse>
+void check_throughput_consistent(const StackRun& r, const ValidationCase& c, const Refuse& refuse) {
+  const double osl = static_cast<double>(c.workload.output_tokens);
+  const double clients = static_cast<double>(c.workload.concurrency);
+  const double e2e_s = r.run.ttft_s + std::max(0.0, osl - 1.0) * r.run.tpot_s;
+  if (r.output_tokens_per_s <= 0.0 || clients <= 0.0 || osl <= 0.0 || e2e_s <= 0.0) return;
+  const double implied = clients * osl / e2e_s;
+  const double ratio = r.output_tokens_per_s / implied;
+  if (ratio > k_throughput_high || ratio < k_throughput_low)
+    refuse(fmt::format("its output throughput {:.4g} tok/s is {:.3g}× what its own clients, TTFT and TPOT "
+                       "allow ({:.0f} clients × {:.0f} tokens / {:.3g} s = {:.4g} tok/s, Little's law): one "
+                       "of the figures is not this run's",
+                       r.output_tokens_per_s, ratio, clients, osl, e2e_s, implied));
 }
 
 // A serving run the estimator could not have run (issue 42: runs labelled with a 405B model on one
@@ -151,6 +187,7 @@ void check_run_feasible(const StackRun& r, const Gpu& gpu, const EngineConfig& e
     refuse(fmt::format("even one sequence needs {:.1f} GB per GPU and the GPU has {:.1f} GB usable",
                        e.memory.per_gpu_bytes / 1e9, e.memory.usable_per_gpu_bytes / 1e9));
   check_above_floor(r, gpu, engine, c, refuse);
+  check_throughput_consistent(r, c, refuse);
 }
 
 } // namespace

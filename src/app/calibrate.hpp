@@ -23,8 +23,9 @@
 namespace rightsize::app {
 
 /// The most runs (fitted and held out) of one GPU × engine that calibrate fits within the 2 s limit
-/// (docs/reliability.md "Resource limits").
-inline constexpr std::size_t k_max_calibrate_runs = 1000;
+/// (docs/reliability.md "Resource limits"): 2026-12-02, runs of distinct contexts (one estimate each
+/// per fold) cost about 2.5 ms of CPU, 500 of them 1.24 s on a loaded 2-core machine (1,000: 2.5-2.9 s).
+inline constexpr std::size_t k_max_calibrate_runs = 500;
 
 /// The runs of one GPU x engine.
 struct StackRuns {
