@@ -204,7 +204,8 @@ EstimateOutcome run_estimate(const EstimateRequest& request, Diagnostics& diagno
   out.confidence = settings.confidence;
   const EstimateResult& result =
       out.estimated.emplace<EstimateResult>(run_estimate(spec, out.catalog, settings));
-  out.feasible = result.training || result.verdict.feasible();
+  // A training layout that does not fit cannot run, as a serving one (exit 1, docs/cli.md).
+  out.feasible = result.training ? result.training->memory.fits : result.verdict.feasible();
   // One replica was judged: say so where it misses the load that more replicas would serve.
   if (!result.training && settings.gpus == 0 && !(spec.deployment && !settings.gpu_from_flag) &&
       result.verdict.first.is_load())

@@ -157,6 +157,17 @@ void add_training_bands(nlohmann::json& doc, const app::TrainingBands& bands) {
                   {"meaning", "p10..p90 of measured/predicted on the validation set (docs/accuracy.md)"}};
 }
 
+namespace {
+
+void print_training_assumptions(const Spec& spec) {
+  if (spec.assumptions.empty()) return;
+  fmt::print("\nassumptions\n");
+  for (const auto& a : spec.assumptions)
+    fmt::print("  - {}\n", a);
+}
+
+} // namespace
+
 void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& gpu,
                           const TrainingEstimate& t, const ResolvedPrice& price) {
   const TrainingWorkload& w = spec.training;
@@ -181,6 +192,12 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
                     : fmt::format("DOES NOT FIT, short by {}", format_gb(-m.headroom_bytes())));
   fmt::print("  {:<26}{:>10}  to {}\n\n", "  band", format_gb(t.memory_low_bytes),
              format_gb(t.memory_high_bytes));
+  // A layout that does not fit cannot run: its memory verdict, no time or cost (as for serving; exit 1).
+  if (!m.fits) {
+    fmt::print("no time or cost: the layout does not fit (recommend searches the layouts that do)\n");
+    print_training_assumptions(spec);
+    return;
+  }
   fmt::print("time\n");
   fmt::print("  {:<26}{:>12}\n", "step time", format_ms(t.step_time_s));
   fmt::print("  {:<26}{:>12}\n", "  compute", format_ms(t.compute_s));
@@ -223,11 +240,7 @@ void print_training_table(const Spec& spec, const PreparedModel& pm, const Gpu& 
     fmt::print("  {:<26}{:>12}\n", "per run (ideal)",
                price.known ? format_usd_total(t.usd_total_ideal) : "n/a");
   }
-  if (!spec.assumptions.empty()) {
-    fmt::print("\nassumptions\n");
-    for (const auto& a : spec.assumptions)
-      fmt::print("  - {}\n", a);
-  }
+  print_training_assumptions(spec);
 }
 
 std::string describe_training_rejection(const TrainingCandidate& c) {
