@@ -40,6 +40,17 @@ IdIndex index_ids(const std::vector<Gpu>& gpus) {
   return index;
 }
 
+// The GPUs an overlay may name: by id or by one of their aliases ("h100"), as --price names them;
+// either overrides that GPU and keeps its canonical id. An id wins over an alias of the same
+// spelling.
+IdIndex index_names(const std::vector<Gpu>& gpus) {
+  IdIndex index = index_ids(gpus);
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    for (const auto& alias : gpus[i].aliases)
+      index.emplace(to_lower(alias), i);
+  return index;
+}
+
 // Index of the GPU with this id (case-insensitive), or -1.
 std::ptrdiff_t index_of(const IdIndex& index, std::string_view id) {
   const auto it = index.find(to_lower(id));
@@ -110,7 +121,7 @@ void read_gpus(const JsonReader& gpus, const std::vector<Gpu>& base, bool overla
   errors.insert(errors.end(), std::make_move_iterator(streamed_errors.begin()),
                 std::make_move_iterator(streamed_errors.end()));
   if (items.empty()) return;
-  const IdIndex base_index = overlay ? index_ids(base) : IdIndex{};
+  const IdIndex base_index = overlay ? index_names(base) : IdIndex{};
   for (const auto& item : items)
     read_gpu(item, base, base_index, overlay, file, errors);
 }
@@ -247,7 +258,7 @@ void apply_file(Catalog& catalog, const std::string& path, bool overlay, const s
   file.latest_date = latest_date;
   std::vector<Error> streamed_errors;
   std::size_t streamed = 0;
-  const IdIndex base_index = overlay ? index_ids(catalog.gpus) : IdIndex{};
+  const IdIndex base_index = overlay ? index_names(catalog.gpus) : IdIndex{};
   const ElementSink read_element = [&](std::size_t index, const nlohmann::json& element) {
     const JsonReader item(element, path, "/gpus/" + std::to_string(index));
     read_gpu(item, catalog.gpus, base_index, overlay, file, streamed_errors);
