@@ -219,26 +219,26 @@ if command -v jq >/dev/null; then # catalog_of and its catalogs: the search size
   check recommend_disagg_moe_19_b200_types 2 recommend "$root/data/examples/deepseek-v3.json" --disagg \
     --catalog "$tmp/b200x19.json"
 fi
-# Calibrate: cross-validation folds keep 500 runs of one GPU x engine within the margins; 501
+# Calibrate: cross-validation folds keep 400 runs of one GPU x engine within the margins; 401
 # are refused. Distinct runs (identical ones are counted once): the mean TTFT moves per line.
 run_line=$(tr -d '\n' <"$root/tests/calibrate/vllm-bench-serve-qwen3-8b-h100-c4.json")
-for n in 500 501; do
+for n in 400 401; do
   awk -v n="$n" -v line="$run_line" 'BEGIN { for (i = 0; i < n; i++) { l = line
       sub(/"mean_ttft_ms": *[0-9.]+/, "\"mean_ttft_ms\": " (60 + i / 100), l); print l } }' >"$tmp/runs$n.jsonl"
 done
-check calibrate_500_runs 0 calibrate "$tmp/runs500.jsonl" --model qwen3-8b --gpu H100-SXM --engine vllm \
-  --out "$tmp/o500.json"
-check calibrate_501_runs 2 calibrate "$tmp/runs501.jsonl" --model qwen3-8b --gpu H100-SXM --engine vllm \
-  --out "$tmp/o501.json"
-# Runs of distinct contexts cost one estimate each per fold: 1,000 such rows took 2.5-2.9 s of CPU
-# (2026-12-02) within the old 1,000-run limit; 500 are the most now.
+check calibrate_400_runs 0 calibrate "$tmp/runs400.jsonl" --model qwen3-8b --gpu H100-SXM --engine vllm \
+  --out "$tmp/o400.json"
+check calibrate_401_runs 2 calibrate "$tmp/runs401.jsonl" --model qwen3-8b --gpu H100-SXM --engine vllm \
+  --out "$tmp/o401.json"
+# Runs of distinct contexts cost one estimate each per fold, and each fold refits its residuals: 1,000
+# such rows took 2.5-2.9 s of CPU (2026-12-02) within the old 1,000-run limit; 400 are the most now.
 awk 'BEGIN { print "id,engine,engine_version,image,measured_on,model,rightsize_preset,gpu,precision,gemm_quant," \
     "moe_quant,mode,input_tokens,output_tokens,concurrency,batch_size,tp,pp,attention_dp,moe_tp,moe_ep,prefill_tp," \
     "prefill_pp,prefill_attention_dp,prefill_moe_tp,prefill_moe_ep,prefill_workers,decode_tp,decode_pp," \
     "decode_attention_dp,decode_moe_tp,decode_moe_ep,decode_workers,ttft_ms,tpot_ms"
-  for (i = 0; i < 500; i++) printf "r%d,vllm,,,,Qwen/Qwen3-32B,qwen3-32b,H100-SXM,,,,agg,%d,%d,%d,1,2,1,,1,1,,,,,,,,,,,,,%.3f,%.3f\n",
-    i, 1000 + (i * 37) % 3000, 200 + (i * 11) % 800, 1 + i % 16, 300 + i % 97, 15 + (i % 13) / 10 }' >"$tmp/distinct500.csv"
-check calibrate_500_distinct_runs 0 calibrate "$tmp/distinct500.csv" --out "$tmp/od500.json" --force
+  for (i = 0; i < 400; i++) printf "r%d,vllm,,,,Qwen/Qwen3-32B,qwen3-32b,H100-SXM,,,,agg,%d,%d,%d,1,2,1,,1,1,,,,,,,,,,,,,%.3f,%.3f\n",
+    i, 1000 + (i * 37) % 3000, 200 + (i * 11) % 800, 1 + i % 16, 300 + i % 97, 15 + (i % 13) / 10 }' >"$tmp/distinct400.csv"
+check calibrate_400_distinct_runs 0 calibrate "$tmp/distinct400.csv" --out "$tmp/od400.json" --force
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures limit case(s) failed"

@@ -148,13 +148,8 @@ inline constexpr int k_min_residual_runs = 3;
 /// factors in force (layout factors included, no residuals): per stack and figure (TTFT, TPOT) the
 /// model of ln(measured / predicted) in ln concurrency and ln input that leave-one-out selects.
 /// Stacks where no figure selects a term are left out. Deterministic.
-/// `loo` (optional) receives per run of `runs` the leave-one-out log correction of its TTFT and
-/// TPOT: the selected term refitted without the run and evaluated at it (0 without a residual).
-struct ResidualLoo {
-  double ttft = 0.0, tpot = 0.0;
-};
 std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, const Gpu& runtime,
-                                         const EngineConfig& engine, std::vector<ResidualLoo>* loo = nullptr);
+                                         const EngineConfig& engine);
 
 /// Minimum leave-one-out residuals of a figure for the overlay to carry its own band (fewer keep
 /// the shipped band).

@@ -24,8 +24,9 @@ namespace rightsize::app {
 
 /// The most runs (fitted and held out) of one GPU × engine that calibrate fits within the 2 s limit
 /// (docs/reliability.md "Resource limits"): 2026-12-02, runs of distinct contexts (one estimate each
-/// per fold) cost about 2.5 ms of CPU, 500 of them 1.24 s on a loaded 2-core machine (1,000: 2.5-2.9 s).
-inline constexpr std::size_t k_max_calibrate_runs = 500;
+/// per fold, and each fold's residuals refitted) cost about 3.4 ms of CPU: 500 of them 1.7 s, 400 about
+/// 1.35 s (1,000 took 2.5-2.9 s before the refits).
+inline constexpr std::size_t k_max_calibrate_runs = 400;
 
 /// The runs of one GPU x engine.
 struct StackRuns {

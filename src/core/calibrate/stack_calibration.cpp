@@ -287,9 +287,21 @@ std::vector<BandEntry> stack_bands(const std::array<Residuals, k_figure_count>& 
   return out;
 }
 
-// The leave-one-out log correction of a run's figure by the stack's residual (0 for other figures).
-double residual_correction(const ResidualLoo& r, FigureKind kind) {
-  return kind == FigureKind::ttft ? r.ttft : kind == FigureKind::tpot ? r.tpot : 0.0;
+// Per fold, the overlay fitted without it (fit_stack): the fold's factors and the residuals
+// refitted against them on the other folds' runs (none for training runs).
+Folds fold_overlays(const std::vector<StackRun>& runs, const Folds& folds, const std::string& stack_engine,
+                    const EngineConfig& engine) {
+  Folds out = folds;
+  for (std::size_t f = 0; f < out.without.size(); ++f) {
+    Gpu& g = out.without[f];
+    g.residuals.clear();
+    if (stack_engine == "training") continue;
+    std::vector<StackRun> others;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (folds.of_run[i] != f) others.push_back(runs[i]);
+    g.residuals = fit_residuals(others, g, engine);
+  }
+  return out;
 }
 
 } // namespace
@@ -333,8 +345,13 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   for (std::size_t f = 0; f < folds.without.size(); ++f)
     folds.without[f].efficiency =
         fit_gpu_from(cases_outside(fit_runs, folds.of_run, f), gpu, engine, options, "shipped").efficiency;
+  // The overlay fitted without each fold, as --calibration would apply it: that fold's factors and
+  // the residuals refitted against them on the other folds' runs. Every leave-one-out figure below
+  // predicts a run with it (until 2026-12-02 a residual fitted against the all-runs factors was put
+  // on the fold's factors: 5 runs whose honest TTFT ratios were 0.96–1.05 got a ×0.72–×1.40 band).
+  const Folds overlays = fold_overlays(fit_runs, folds, out.engine, engine);
   for (FigureKind k : {FigureKind::ttft, FigureKind::tpot}) {
-    if (const auto t = fit_tail(fit_runs, k, gpu, folds, engine)) out.tails.push_back(*t);
+    if (const auto t = fit_tail(fit_runs, k, gpu, overlays, engine)) out.tails.push_back(*t);
   }
   if (out.engine != "training") out.layouts = fit_layouts(fit_runs, out, gpu, folds, engine, options);
   // The GPU as --calibration will load it: the fitted factors and layout factors, then the
@@ -343,12 +360,10 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
   runtime.front().residuals.clear();
   Calibration unused;
   apply_stack_fits({out}, runtime, unused);
-  std::vector<ResidualLoo> corrections(fit_runs.size());
-  if (out.engine != "training")
-    out.residuals = fit_residuals(fit_runs, runtime.front(), engine, &corrections);
+  if (out.engine != "training") out.residuals = fit_residuals(fit_runs, runtime.front(), engine);
   runtime.front().residuals = out.residuals;
-  // Leave-one-out over the fit runs of what the overlay predicts: factors fitted without the run's
-  // fold, times its residual refitted without the run. The bands come from the same ratios.
+  // Leave-one-out over the fit runs of what the overlay predicts: the overlay fitted without the
+  // run's fold. The bands come from the same ratios.
   std::array<Residuals, k_figure_count> loo;
   Residuals implied; // requests/s as each run's TTFT and TPOT imply it (stack_bands)
   for (std::size_t i = 0; i < fit_runs.size(); ++i) {
@@ -356,8 +371,7 @@ StackFit fit_stack(const std::vector<StackRun>& fit_runs, const std::vector<Stac
     bool reports_throughput = false;
     std::int64_t output_tokens = 0;
     for (const ValidationCase& c : stack_cases(fit_runs[i])) {
-      const double predicted = predict_case(c, folds.gpu_without_run(i), engine) *
-                               std::exp(residual_correction(corrections[i], c.kind));
+      const double predicted = predict_case(c, overlays.gpu_without_run(i), engine);
       add(loo[figure_index(c.kind)], c.measured, predict_case(c, gpu, engine), predicted);
       if (c.kind == FigureKind::ttft) ttft = {c.measured, predicted};
       if (c.kind == FigureKind::tpot) tpot = {c.measured, predicted};

@@ -18,10 +18,9 @@ constexpr int k_max_terms = 3;
 constexpr double k_richer_gain = 0.9; // a richer model's LOO mean |ln error| must be below 0.9× the simpler's
 
 struct Obs {
-  double r = 0.0;      // ln(measured / predicted)
-  double lc = 0.0;     // ln(concurrency)
-  double li = 0.0;     // ln(input tokens)
-  std::size_t run = 0; // index of its run in fit_residuals' `runs`
+  double r = 0.0;  // ln(measured / predicted)
+  double lc = 0.0; // ln(concurrency)
+  double li = 0.0; // ln(input tokens)
 };
 
 // Least squares on the first `terms` of (1, ln C, ln ISL) by Gauss-Jordan with partial pivoting; a
@@ -109,8 +108,7 @@ using ScopeKey = std::tuple<std::string, std::string, std::string, int, int, int
 } // namespace
 
 std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, const Gpu& runtime,
-                                         const EngineConfig& engine, std::vector<ResidualLoo>* loo) {
-  if (loo != nullptr) loo->assign(runs.size(), ResidualLoo{});
+                                         const EngineConfig& engine) {
   std::map<ScopeKey, std::vector<std::size_t>> scopes;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const StackRun& r = runs[i];
@@ -145,20 +143,12 @@ std::vector<StackResidual> fit_residuals(const std::vector<StackRun>& runs, cons
         const double predicted = predict_case(vc, runtime, engine);
         if (!(predicted > 0.0) || !(vc.measured > 0.0)) continue;
         (vc.kind == FigureKind::ttft ? ttft : tpot)
-            .push_back({std::log(vc.measured / predicted), std::log(c), std::log(isl), index});
+            .push_back({std::log(vc.measured / predicted), std::log(c), std::log(isl)});
       }
     }
     std::vector<double> loo_log;
-    if (static_cast<int>(ttft.size()) >= k_min_residual_runs) {
-      s.ttft = select_term(ttft, loo_log);
-      for (std::size_t k = 0; loo != nullptr && k < ttft.size(); ++k)
-        (*loo)[ttft[k].run].ttft = loo_log[k];
-    }
-    if (static_cast<int>(tpot.size()) >= k_min_residual_runs) {
-      s.tpot = select_term(tpot, loo_log);
-      for (std::size_t k = 0; loo != nullptr && k < tpot.size(); ++k)
-        (*loo)[tpot[k].run].tpot = loo_log[k];
-    }
+    if (static_cast<int>(ttft.size()) >= k_min_residual_runs) s.ttft = select_term(ttft, loo_log);
+    if (static_cast<int>(tpot.size()) >= k_min_residual_runs) s.tpot = select_term(tpot, loo_log);
     if (!s.ttft.coefficients.empty() || !s.tpot.coefficients.empty()) out.push_back(std::move(s));
   }
   return out;
