@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -144,6 +145,21 @@ struct LengthSpread {
   double p99_tokens = 0.0;
   LengthShape shape = LengthShape::fixed; ///< how the spread was given
   [[nodiscard]] bool varies() const { return p50_tokens > 0.0 && p99_tokens > p50_tokens; }
+  /// The p99 length in whole tokens: `mean` for a fixed length, else the larger of the two.
+  [[nodiscard]] std::int64_t p99_or(std::int64_t mean) const {
+    if (!varies()) return mean;
+    const auto p99 = static_cast<std::int64_t>(p99_tokens);
+    return std::max(mean, static_cast<double>(p99) < p99_tokens ? p99 + 1 : p99);
+  }
+};
+
+/// The longest request a workload describes (docs/model-spec.md "max_context"): a p99 prompt with
+/// the mean output or the mean prompt with a p99 output, whichever is longer; what max_context and
+/// the model's window must hold (the spec reader and every sweep point judge it alike).
+struct LongestRequest {
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  bool p99_prompt = true; ///< the prompt is the p99 one (else the output is)
+  [[nodiscard]] std::int64_t tokens() const { return input_tokens + output_tokens; }
 };
 
 /// Serving workload (per request averages).
@@ -167,6 +183,11 @@ struct InferenceWorkload {
   /// Context each sequence reserves KV for: max_context, or input + output.
   [[nodiscard]] std::int64_t context_tokens() const {
     return max_context > 0 ? max_context : input_tokens + output_tokens;
+  }
+  [[nodiscard]] LongestRequest longest_request() const {
+    const LongestRequest long_prompt{input_spread.p99_or(input_tokens), output_tokens, true};
+    const LongestRequest long_output{input_tokens, output_spread.p99_or(output_tokens), false};
+    return long_prompt.tokens() >= long_output.tokens() ? long_prompt : long_output;
   }
 };
 

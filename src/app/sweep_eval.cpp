@@ -366,18 +366,20 @@ void evaluate_point(const SweepPlan& plan, std::uint64_t index, PointResult& out
     evaluate_training_point(plan, in, out);
     return;
   }
+  // The spec reader's rules (io reject_beyond_context): max_context and the model's window hold the
+  // longest request the point describes (its p99 lengths where they vary); no engine serves past them.
   const InferenceWorkload& w = in.workload;
-  if (w.max_context > 0 && w.max_context < w.input_tokens + w.output_tokens) {
+  const std::int64_t longest = w.longest_request().tokens();
+  if (w.max_context > 0 && w.max_context < longest) {
     out.issue = PointIssue::max_context;
     out.issue_value = w.max_context;
-    out.issue_limit = w.input_tokens + w.output_tokens;
+    out.issue_limit = longest;
     return;
   }
-  // The spec reader's rule (io reject_beyond_context): no engine serves past the window.
   const std::int64_t window = plan.models[in.model].model.max_position;
-  if (window > 0 && w.context_tokens() > window) {
+  if (window > 0 && std::max(w.context_tokens(), longest) > window) {
     out.issue = PointIssue::context_window;
-    out.issue_value = w.context_tokens();
+    out.issue_value = std::max(w.context_tokens(), longest);
     out.issue_limit = window;
     return;
   }

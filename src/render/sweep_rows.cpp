@@ -77,9 +77,10 @@ void append_status(Buffer& out, const SweepPlan& plan, const PointResult& p) {
   switch (p.issue) {
   case PointIssue::none: break;
   case PointIssue::max_context:
-    fmt::format_to(it,
-                   FMT_COMPILE("invalid_workload: max_context {} is below input_tokens + output_tokens ({})"),
-                   p.issue_value, p.issue_limit);
+    fmt::format_to(
+        it,
+        FMT_COMPILE("invalid_workload: max_context {} is below the longest request's input + output ({})"),
+        p.issue_value, p.issue_limit);
     return;
   case PointIssue::context_window:
     fmt::format_to(it,

@@ -257,14 +257,10 @@ void reject_nulls(const nlohmann::json& value, const std::string& source, const 
 // model.max_position.
 void reject_beyond_context(const JsonReader& workload, const Spec& spec) {
   const InferenceWorkload& in = spec.inference;
-  const auto p99 = [](std::int64_t mean, const LengthSpread& sp) {
-    return sp.varies() ? std::max(mean, static_cast<std::int64_t>(std::ceil(sp.p99_tokens))) : mean;
-  };
-  const std::int64_t long_prompt = p99(in.input_tokens, in.input_spread) + in.output_tokens;
-  const std::int64_t long_output = in.input_tokens + p99(in.output_tokens, in.output_spread);
-  const bool prompt_longer = long_prompt >= long_output;
-  const std::int64_t input = prompt_longer ? long_prompt - in.output_tokens : in.input_tokens;
-  const std::int64_t output = prompt_longer ? in.output_tokens : long_output - in.input_tokens;
+  const LongestRequest longest = in.longest_request();
+  const std::int64_t input = longest.input_tokens;
+  const std::int64_t output = longest.output_tokens;
+  const bool prompt_longer = longest.p99_prompt;
   const bool spread = in.input_spread.varies() || in.output_spread.varies();
   const bool traced = workload.find("trace").has_value();
   const char* which = !spread         ? ""
