@@ -272,10 +272,11 @@ void reject_beyond_context(const JsonReader& workload, const Spec& spec) {
                                                      : ")");
   if (in.max_context > 0 && input + output > in.max_context) {
     workload.at("max_context")
-        .fail(
-            fmt::format("expected at least the longest request the workload describes, input + output = {}: "
-                        "the engine refuses a request past it, got {}",
-                        described, in.max_context));
+        .fail(spread ? fmt::format("expected at least the longest request the workload describes, input + "
+                                   "output = {}: the engine refuses a request past it, got {}",
+                                   described, in.max_context)
+                     : fmt::format("expected at least input_tokens + output_tokens ({}), got {}",
+                                   input + output, in.max_context));
   }
   const std::int64_t window = spec.model.max_position;
   const std::int64_t needed = std::max(in.context_tokens(), input + output);

@@ -19,6 +19,7 @@
 #include "io/runs/csv_table.hpp"
 #include "io/spec/length_io.hpp"
 #include "rightsize/error.hpp"
+#include "rightsize/pricing.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -32,17 +33,6 @@ struct Rows {
 
 [[noreturn]] void trace_fail(const std::string& where, const std::string& message) {
   throw Error(ErrorKind::input, where, "", message);
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible Low-Level
-// Date Algorithms", days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 std::string_view trimmed(std::string_view text) {
@@ -60,12 +50,6 @@ bool whole_number(std::string_view text, double& out) {
   if (text.empty()) return false;
   const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
   return r.ec == std::errc() && r.ptr == text.data() + text.size() && std::isfinite(out);
-}
-
-int days_in_month(int y, int m) {
-  static constexpr int k_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return m == 2 && leap ? 29 : k_days[m - 1];
 }
 
 // The offset after the seconds of an ISO 8601 time: none (taken as UTC, as the Azure traces are),
@@ -93,7 +77,9 @@ std::optional<double> calendar_seconds(std::string_view text) {
   if (text.size() < 19 || text[4] != '-' || text[7] != '-' || (text[10] != ' ' && text[10] != 'T') ||
       text[13] != ':' || text[16] != ':')
     return std::nullopt;
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0;
+  // The date as the catalog's dates are read (core parse_iso_date: the day must exist).
+  const std::optional<std::int64_t> day = parse_iso_date(text.substr(0, 10));
+  int h = 0, mi = 0;
   const auto part = [&](std::size_t at, std::size_t len, int& v) {
     const char* b = text.data() + at;
     const auto r = std::from_chars(b, b + len, v);
@@ -104,14 +90,10 @@ std::optional<double> calendar_seconds(std::string_view text) {
     ++end;
   double s = 0.0;
   const std::optional<double> offset = utc_offset_s(text.substr(end));
-  if (!part(0, 4, y) || !part(5, 2, mo) || !part(8, 2, d) || !part(11, 2, h) || !part(14, 2, mi) ||
-      !whole_number(text.substr(17, end - 17), s) || !offset)
+  if (!day || !part(11, 2, h) || !part(14, 2, mi) || !whole_number(text.substr(17, end - 17), s) || !offset)
     return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s >= 60.0)
-    return std::nullopt;
-  return static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) *
-             86400.0 +
-         h * 3600.0 + mi * 60.0 + s - *offset;
+  if (h > 23 || mi > 59 || s >= 60.0) return std::nullopt;
+  return static_cast<double>(*day) * 86400.0 + h * 3600.0 + mi * 60.0 + s - *offset;
 }
 
 double azure_seconds(std::string_view text, const std::string& where) {

@@ -171,12 +171,9 @@ void parse_inference(const JsonReader& w, Spec& spec) {
   }
   if (in.concurrency == 0) spec.assumptions.emplace_back("concurrency: auto (the search chooses it)");
   if (auto v = w.find("max_context")) {
+    // Checked against the longest request once the lengths are known (a trace's too): spec_io
+    // reject_beyond_context.
     in.max_context = positive_count(*v, k_max_tokens, "tokens");
-    // A trace's lengths are known once it is read (spec_io reject_beyond_context checks them).
-    if (!w.find("trace") && in.max_context < in.input_tokens + in.output_tokens) {
-      v->fail(fmt::format("expected at least input_tokens + output_tokens ({}), got {}",
-                          in.input_tokens + in.output_tokens, in.max_context));
-    }
   }
   if (auto v = w.find("engine")) {
     const std::string e = v->as_choice({"vllm", "sglang", "trtllm"});
