@@ -1,8 +1,6 @@
 // recommend --emit and check --emit: the planned artifact -> command / manifests (docs/deploy.md).
 #include "render/emit/emit.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "render/emit/engine_command.hpp"
@@ -75,7 +73,7 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
       plan.expert_parallel > 1 ? fmt::format(" EP{}", plan.expert_parallel) : std::string(),
       plan.attention_dp > 1 ? fmt::format(" attention-DP{}", plan.attention_dp) : std::string(), a.what,
       plan.initial_replicas, plan.initial_replicas == 1 ? "" : "s",
-      a.k8s ? std::max(1, plan.min_replicas) : plan.min_replicas, plan.max_replicas); // k8s keeps one
+      a.k8s ? kept_min_replicas(plan) : plan.min_replicas, plan.max_replicas);
   // The header is a comment: the name in it as printable text (the spec reader refuses line breaks;
   // this keeps a comment one line whatever reaches it).
   const std::string base =

@@ -59,10 +59,9 @@ void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in) {
   scale_target_ref(y, in, false);
   y << YAML::Key << "pollingInterval" << YAML::Value << 15;
   y << YAML::Key << "cooldownPeriod" << YAML::Value << p.idle_before_zero_s;
-  // Never 0: the trigger reads gauges only the engine's pods export, so with no pod the query is
-  // empty, which the Prometheus scaler reads as 0 (ignoreNullValues defaults to true), and nothing
-  // would ever wake the workload (KEDA Prometheus scaler reference; docs/deploy.md).
-  y << YAML::Key << "minReplicaCount" << YAML::Value << std::max(1, p.min_replicas);
+  // Never 0: with no pod the query is empty, which the Prometheus scaler reads as 0 (ignoreNullValues
+  // defaults to true), and nothing would ever wake the workload (KEDA Prometheus scaler reference).
+  y << YAML::Key << "minReplicaCount" << YAML::Value << kept_min_replicas(p);
   y << YAML::Key << "maxReplicaCount" << YAML::Value << p.max_replicas;
   y << YAML::Key << "advanced" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "horizontalPodAutoscalerConfig" << YAML::Value << YAML::BeginMap;
@@ -93,8 +92,8 @@ void horizontal_pod_autoscaler(YAML::Emitter& y, const K8sInputs& in) {
   object_header(y, in, {"autoscaling/v2", "HorizontalPodAutoscaler"});
   y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   scale_target_ref(y, in, true);
-  // minReplicas 0 needs the alpha HPAScaleToZero gate: an HPA keeps one replica (KEDA scales to 0).
-  y << YAML::Key << "minReplicas" << YAML::Value << std::max(1, p.min_replicas);
+  // minReplicas 0 would need the alpha HPAScaleToZero gate besides (kept_min_replicas).
+  y << YAML::Key << "minReplicas" << YAML::Value << kept_min_replicas(p);
   y << YAML::Key << "maxReplicas" << YAML::Value << std::max(1, p.max_replicas);
   scale_down_window(y, p);
   // A Pods metric is averaged over the target's pods (a LeaderWorkerSet's scale selector picks its

@@ -36,6 +36,11 @@ inline constexpr std::size_t k_lws_name_max = 45;
 /// The API server's bound on behavior.scaleDown.stabilizationWindowSeconds (autoscaling/v2
 /// HPAScalingRules, validated at most 3600; KEDA's generated HPA inherits it).
 inline constexpr int k_hpa_window_max_s = 3600;
+/// The autoscalers' fewest replicas: the plan's, but at least one. Both read gauges only the engine's
+/// pods export, so at zero nothing would scale the workload back up (docs/deploy.md).
+inline int kept_min_replicas(const DeployPlan& plan) {
+  return plan.min_replicas > 1 ? plan.min_replicas : 1;
+}
 
 /// A DNS-1123 label from free text: lower case, [a-z0-9-], at most `max_bytes` characters, never
 /// empty. A name cut to fit ends in "-" and 8 hex digits of a hash of the whole text, so two long
