@@ -101,9 +101,9 @@ std::unique_ptr<Bare> bare(const std::string& preset, const std::string& precisi
   return b;
 }
 
-// A decode step of `batch` sequences at context `ctx`: the shipped structure (one roofline over the
-// whole step) and the phase sum under test (the weights' GEMMs, then attention over the KV, each its
-// own roofline, the GEMMs at the M/(M + M½) shape prefill uses).
+// A decode step of `batch` sequences at context `ctx`: the shipped structure (decode_time: the GEMMs,
+// then attention over the KV, each its own roofline) and the variant under test (the same with the
+// GEMMs at the M/(M + M½) shape prefill uses).
 struct DecodeTerms {
   double shipped_s = 0.0, phases_s = 0.0;
 };

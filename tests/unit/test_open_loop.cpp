@@ -94,9 +94,9 @@ TEST_CASE("open loop: sequences hold what the engine admits by, and capacity is 
 }
 
 TEST_CASE("open loop: TTFT is a step's remainder, its carrier step and its own work", "[core]") {
-  // At a light load the first token is the idle prefill; at a heavy one it is about 1.5 steps (the
-  // remainder of the running step, then the step that carries the prompt), far below a queue of
-  // whole prefills at the same rate.
+  // At a light load the first token is the idle prefill; at a heavy one it is 1.5–3 steps (the
+  // remainder of the running step, the step that carries the prompt, and at 0.8 of the capacity a
+  // wait for room in the token budget), far below a queue of whole prefills at the same rate.
   const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
   InferenceWorkload w = open_chat(0.05);
   const Gpu gpu = h100_sxm();
@@ -108,9 +108,9 @@ TEST_CASE("open loop: TTFT is a step's remainder, its carrier step and its own w
   REQUIRE_FALSE(heavy.overloaded);
   const double steps = (heavy.ttft_s - engine.ttft_fixed_s) / heavy.tpot_s;
   CHECK(steps > 1.4);
-  CHECK(steps < 2.5);
+  CHECK(steps < 3.0);
   CHECK(heavy.ttft.p99_s > heavy.ttft.p50_s);
-  CHECK(heavy.ttft.p99_s < heavy.ttft_s + 2.0 * heavy.tpot_s);
+  CHECK(heavy.ttft.p99_s < heavy.ttft_s + 3.0 * heavy.tpot_s);
 }
 
 TEST_CASE("the knee of a latency-load curve is its point of greatest power, by hand", "[load]") {

@@ -66,7 +66,13 @@ struct PhaseTime {
   double compute_s = 0.0;
   double comm_s = 0.0;
   double routing_s = 0.0; // MoE token routing passes (gather, expert outputs, weighted sum)
+  // The attention kernels' share of memory_s (KV reads) and of compute_s (score and value FLOPs): a
+  // decode step runs them apart from the GEMMs, each kernel at its own roofline (methodology §3).
+  double attention_memory_s = 0.0;
+  double attention_compute_s = 0.0;
   double total_s = 0.0;
+  [[nodiscard]] double gemm_memory_s() const { return memory_s - attention_memory_s; }
+  [[nodiscard]] double gemm_compute_s() const { return compute_s - attention_compute_s; }
 };
 
 struct Point {

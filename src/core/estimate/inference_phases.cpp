@@ -201,8 +201,9 @@ double mixed_prefill_s(const Setup& s, const PhaseTime& decode, double decode_to
   const double chunk = std::min(n, budget);
   const double cached_read_s =
       cached > 0.0 ? chunks * cached_kv_bytes_gpu(s, cached) / s.bandwidth_bytes_per_s : 0.0;
-  const double gemm_s = std::max(decode.compute_s + alone.compute_s, decode.memory_s + cached_read_s) -
-                        std::max(decode.compute_s, decode.memory_s);
+  const double gemm_s =
+      std::max(decode.gemm_compute_s() + alone.compute_s, decode.gemm_memory_s() + cached_read_s) -
+      std::max(decode.gemm_compute_s(), decode.gemm_memory_s());
   const double comm_s = chunks * (tp_comm_s(s, decode_tokens + chunk) - tp_comm_s(s, decode_tokens) +
                                   pp_comm_s(s, decode_tokens + chunk) - pp_comm_s(s, decode_tokens));
   return std::max(0.0, gemm_s) + alone.routing_s + std::max(0.0, comm_s);
@@ -275,18 +276,25 @@ PhaseTime decode_time(const Setup& s, double batch, double mean_context) {
   // A column reads its weights once per micro-batch: p micro-batches per round, each through p stages.
   // Multi-LoRA: each distinct adapter of the micro-batch is read once (methodology §3.10).
   const double lora_bytes = lora_distinct(s, bm) * s.lora_bytes;
-  r.memory_s = (weight_read_bytes(s, q * bm) + kv_bytes + lora_bytes) / s.bandwidth_bytes_per_s;
-  r.compute_s = gemm_flops / s.compute_flops_per_s + attention_flops / s.attention_flops_per_s;
+  r.attention_memory_s = kv_bytes / s.bandwidth_bytes_per_s;
+  r.attention_compute_s = attention_flops / s.attention_flops_per_s;
+  r.memory_s = (weight_read_bytes(s, q * bm) + lora_bytes) / s.bandwidth_bytes_per_s + r.attention_memory_s;
+  r.compute_s = gemm_flops / s.compute_flops_per_s + r.attention_compute_s;
   // p micro-batches of bm tokens through L/p layers each: bm tokens through all L per GPU.
   r.routing_s = q * bm * moe_routing_bytes_per_token(pm, s.adp, s.ep_int) / s.bandwidth_bytes_per_s;
   r.comm_s = tp_comm_s(s, q * bm) + pp_comm_s(s, q * bm);
-  r.total_s = std::max(r.memory_s, r.compute_s) + r.routing_s + r.comm_s + layer_overhead_s(s) +
-              s.engine->step_overhead_s + sequence_layer_s(s, bm);
+  // The GEMMs (weights against their FLOPs) and the attention kernels (KV against theirs) run one
+  // after the other, each at its own roofline.
+  r.total_s = std::max(r.gemm_memory_s(), r.gemm_compute_s()) +
+              std::max(r.attention_memory_s, r.attention_compute_s) + r.routing_s + r.comm_s +
+              layer_overhead_s(s) + s.engine->step_overhead_s + sequence_layer_s(s, bm);
   if (!speculative) return r;
   const PhaseTime draft = draft_time(s, bm, mean_context);
   const double per_token = 1.0 / s.speculative->tokens_per_step();
   r.memory_s = (r.memory_s + draft.memory_s) * per_token;
   r.compute_s = (r.compute_s + draft.compute_s) * per_token;
+  r.attention_memory_s *= per_token;
+  r.attention_compute_s *= per_token;
   r.routing_s *= per_token;
   r.comm_s = (r.comm_s + draft.comm_s) * per_token;
   r.total_s = (r.total_s + draft.total_s) * per_token;
