@@ -111,15 +111,12 @@ struct DecodeTerms {
 DecodeTerms decode_terms(const Bare& b, double batch, double ctx) {
   const rs::detail::Setup& s = b.s;
   const rs::detail::PhaseTime t = rs::detail::decode_time(s, batch, ctx);
-  const double kv_s = batch * rs::detail::seq_kv_bytes_gpu(s, ctx) / s.bandwidth_bytes_per_s;
-  const double weight_s = t.memory_s - kv_s;
-  const double gemm_plain_s = batch * b.pm.mm_flops_per_token / s.compute_flops_per_s;
-  const double attention_s = t.compute_s - gemm_plain_s;
   const double expert_flops = batch * b.pm.expert_flops_per_token;
   const rs::detail::GemmShape g = rs::detail::gemm_shape(s, batch, expert_flops > 0.0);
   const double gemm_s = (batch * b.pm.mm_flops_per_token - expert_flops) / (s.compute_flops_per_s * g.dense) +
                         expert_flops / (s.compute_flops_per_s * g.expert);
-  return {t.total_s, std::max(weight_s, gemm_s) + std::max(kv_s, attention_s) + t.routing_s};
+  return {t.total_s, std::max(t.gemm_memory_s(), gemm_s) +
+                         std::max(t.attention_memory_s, t.attention_compute_s) + t.routing_s};
 }
 
 struct Tally {

@@ -177,8 +177,10 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
     batch = 0.5 * (batch + next);
   }
   // Near the edge the damped loop may stop below a full cache it would reach: past the capacity (the
-  // same figure the estimate reports, methodology §3.1 "Open loop: capacity") the queue grows.
-  if (rate > open_capacity(at_batch(s, slots), w, slots).requests_per_s) kv_bound = true;
+  // same figure the estimate reports, methodology §3.1 "Open loop: capacity") the queue grows. Asked
+  // only when the loop found no overload of its own.
+  if (!kv_bound && std::isfinite(wait) && rate > open_capacity(at_batch(s, slots), w, slots).requests_per_s)
+    kv_bound = true;
   pt.overloaded = !std::isfinite(wait) || kv_bound;
   if (!std::isfinite(wait)) wait = 1e9; // finite stand-in; `overloaded` says it
   if (pt.overloaded) {
