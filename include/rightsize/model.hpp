@@ -97,6 +97,10 @@ struct ModelSpec {
   bool lm_head_bias = false;     ///< LM head carries V bias terms (GPT-J)
   bool attention_sinks = false;  ///< one learned sink logit per head per layer (gpt-oss)
   std::int64_t max_position = 0; ///< default context limit (0 = unknown)
+  /// Multi-token-prediction modules the checkpoint ships beside its layers (DeepSeek-V3's
+  /// num_nextn_predict_layers [DSV3] §2.2); not counted in the parameters. 0: none, so the model
+  /// cannot draft with `mtp` (methodology §3.8).
+  std::int64_t mtp_layers = 0;
   MoeSpec moe;
   AttentionSpec attention;
   LinearAttentionSpec linear_attention;

@@ -16,9 +16,10 @@ std::string speculative_line(const Speculative& sp) {
       rates.push_back(fmt::format("{:.2f}", a));
     acceptance = fmt::format("acceptance {} by position", fmt::join(rates, " / "));
   }
-  return fmt::format("{} drafting, {} draft tokens, {}: {:.2f} tokens per verification step "
+  return fmt::format("{} drafting, {} draft token{}, {}: {:.2f} tokens per verification step "
                      "(docs/methodology.md §3.8)",
-                     to_string(sp.method), sp.draft_tokens, acceptance, sp.tokens_per_step());
+                     to_string(sp.method), sp.draft_tokens, sp.draft_tokens == 1 ? "" : "s", acceptance,
+                     sp.tokens_per_step());
 }
 
 // Speculative decoding "use": "auto" (methodology §3.8): what the winner kept and why, from the

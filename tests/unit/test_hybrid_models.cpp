@@ -99,6 +99,7 @@ TEST_CASE("HF import: family rules of the new model_types", "[io]") {
   CHECK(qwen35.model.linear_attention.layers == 45);
   CHECK(qwen35.model.linear_attention.state_bytes_per_element == 4); // mamba_ssm_dtype float32
   CHECK(qwen35.model.moe.shared_expert_gate);
+  CHECK(qwen35.model.mtp_layers == 1); // mtp_num_hidden_layers
   // 45·(64·128·128·4 + 3·(2·2048 + 8192)·2) = 45·4,268,032 B: 192 MB per sequence, as much as
   // 6,252 tokens of the 15 attention layers' KV.
   CHECK(linear_state_bytes_per_sequence(qwen35.model, 2.0) == 192'061'440.0);
@@ -108,10 +109,12 @@ TEST_CASE("HF import: family rules of the new model_types", "[io]") {
   CHECK(minimax.model.moe.router_bias);
   CHECK(minimax.model.moe.expert_ffn_size == 1536);
   CHECK(minimax.precision.weights == NumberFormat::fp8);
+  CHECK(minimax.model.mtp_layers == 3); // num_mtp_modules
 
   const Imported kimi = import_hybrid_models("Kimi-K2.5.json");
   CHECK(kimi.model.attention.kind == AttentionKind::mla);
   CHECK(kimi.model.moe.dense_layers == 1);
+  CHECK(kimi.model.mtp_layers == 0); // num_nextn_predict_layers 0
   CHECK(kimi.precision.weights == NumberFormat::int4_gptq); // compressed-tensors int4 in text_config
   CHECK(kimi.precision.group_size == 32);
 

@@ -78,21 +78,48 @@ TEST_CASE("workload.speculative: acceptance or mean accepted tokens, no default"
       {"model", {{"preset", "llama-3.1-8b"}}},
       {"workload",
        {{"mode", "inference"},
-        {"speculative", {{"method", "mtp"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 2.533}}}}}};
+        {"speculative", {{"method", "eagle3"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 2.533}}}}}};
   const Spec s = io::parse_spec(doc, "s.json", "", models);
-  CHECK(s.inference.speculative.method == SpeculativeMethod::mtp);
+  CHECK(s.inference.speculative.method == SpeculativeMethod::eagle3);
   CHECK(s.inference.speculative.acceptance_rate == Approx(0.7).epsilon(1e-5)); // solved from E
   doc["workload"]["speculative"] = {{"method", "eagle3"}, {"draft_tokens", 3}};
   CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error);
   doc["workload"]["speculative"] = {{"method", "eagle3"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 5.0}};
   CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error); // above k + 1
   doc["workload"]["speculative"] = {
-      {"method", "mtp"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6, 0.4}}};
+      {"method", "eagle3"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6, 0.4}}};
   const Spec by_position = io::parse_spec(doc, "s.json", "", models);
   CHECK(by_position.inference.speculative.tokens_per_step() == Approx(2.472));
   doc["workload"]["speculative"] = {
-      {"method", "mtp"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6}}};
+      {"method", "eagle3"}, {"draft_tokens", 3}, {"acceptance_by_position", {0.8, 0.6}}};
   CHECK_THROWS_AS(io::parse_spec(doc, "s.json", "", models), Error); // k rates
+}
+
+TEST_CASE("workload.speculative: mtp needs a model that ships an MTP module", "[io][speculative]") {
+  const std::string models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
+  nlohmann::json doc = {
+      {"schema_version", 1},
+      {"model", {{"preset", "llama-3.1-8b"}}},
+      {"workload",
+       {{"mode", "inference"},
+        {"speculative", {{"method", "mtp"}, {"draft_tokens", 1}, {"acceptance_rate", 0.8}}}}}};
+  // Llama-3.1-8B's checkpoint has no MTP module: refused at the method, naming the alternatives.
+  try {
+    (void)io::parse_spec(doc, "s.json", "", models);
+    FAIL("mtp on a model without an MTP module was accepted");
+  } catch (const Error& e) {
+    CHECK(e.pointer() == "/workload/speculative/method");
+    CHECK_THAT(e.what(), Catch::Contains("multi-token-prediction") && Catch::Contains("eagle3"));
+  }
+  // DeepSeek-V3 ships one (num_nextn_predict_layers 1), MiniMax-M2.5 three (num_mtp_modules 3).
+  doc["model"] = {{"preset", "deepseek-v3"}};
+  CHECK(io::parse_spec(doc, "s.json", "", models).model.mtp_layers == 1);
+  doc["model"] = {{"preset", "minimax-m2.5"}};
+  CHECK(io::parse_spec(doc, "s.json", "", models).inference.speculative.method == SpeculativeMethod::mtp);
+  // An architecture given by hand says so itself.
+  doc["model"] = {{"layers", 32}, {"hidden_size", 4096}, {"heads", 32}, {"ffn_size", 14336},
+                  {"vocab_size", 128256}, {"mtp_layers", 1}};
+  CHECK(io::parse_spec(doc, "s.json", "", models).model.mtp_layers == 1);
 }
 
 TEST_CASE("a separate draft model: its weights, KV and passes", "[core][speculative]") {

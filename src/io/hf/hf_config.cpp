@@ -392,9 +392,11 @@ void read_extras(const JsonReader& root, const JsonReader& r, const std::string&
                                                 : r.find("quantization_config")) {
     read_quantization(*q, precision, assumptions);
   }
+  // DeepSeek-V3 / GLM: num_nextn_predict_layers; Qwen3.5: mtp_num_hidden_layers; MiniMax-M2.5:
+  // num_mtp_modules. What `speculative.method "mtp"` drafts with (methodology §3.8).
   for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}) {
     auto v = r.find(key);
-    if (v && non_negative_count(*v, 1000, "layers") > 0) {
+    if (v && (m.mtp_layers = non_negative_count(*v, 16, "layers")) > 0) {
       assumptions.emplace_back("multi-token-prediction layers are not counted");
       break;
     }

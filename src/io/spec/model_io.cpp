@@ -16,6 +16,8 @@ using i64 = std::int64_t;
 
 // Upper bounds past which a value is a typo, not a model (docs/model-spec.md, "limits").
 constexpr i64 k_max_layer_count = 1000;
+// MTP modules: DeepSeek-V3 ships 1, MiniMax-M2.5 3 (their configs); 16 is the most draft tokens.
+constexpr i64 k_max_mtp_layers = 16;
 constexpr i64 k_max_dimension = 1'000'000;
 constexpr i64 k_max_heads = 100'000;
 constexpr i64 k_max_vocab = 10'000'000;
@@ -52,6 +54,7 @@ const std::vector<std::string>& model_keys(bool allow_sources) {
                                                         "lm_head_bias",
                                                         "attention_sinks",
                                                         "max_position",
+                                                        "mtp_layers",
                                                         "tokens_per_item",
                                                         "passes_per_item",
                                                         "image",
@@ -202,6 +205,7 @@ void apply_fields(const JsonReader& r, ModelSpec& m) {
     m.norm = v->as_choice({"rms", "layer"}) == "rms" ? NormKind::rms : NormKind::layer;
   read_count(r, "norms_per_layer", m.norms_per_layer, 16, "norms");
   read_non_negative(r, "max_position", m.max_position, k_max_context, "context");
+  read_non_negative(r, "mtp_layers", m.mtp_layers, k_max_mtp_layers, "layers");
   read_non_negative(r, "tokens_per_item", m.tokens_per_item, k_max_context, "tokens");
   read_count(r, "passes_per_item", m.passes_per_item, 100'000, "passes");
   if (auto v = r.find("image")) apply_image(*v, m);

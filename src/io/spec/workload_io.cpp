@@ -121,6 +121,13 @@ Speculative parse_speculative(const JsonReader& v, const Spec& spec) {
     if (out.draft_path.empty()) path->fail("expected the draft's Hugging Face id or path, got \"\"");
   }
   read_acceptance(v, out);
+  // MTP drafts with the modules the checkpoint ships ([DSV3] §2.2): a model without one has nothing
+  // to draft with, and an engine started with it fails to load the module.
+  if (out.method == SpeculativeMethod::mtp && spec.model.mtp_layers == 0)
+    method.fail(fmt::format("expected a model with a multi-token-prediction module (model.mtp_layers, or "
+                            "num_nextn_predict_layers in its config), but {} has none: draft with "
+                            "\"eagle3\", \"ngram\" or \"draft_model\"",
+                            spec.model.name.empty() ? "the model" : spec.model.name));
   return out;
 }
 
