@@ -33,6 +33,12 @@ bool is_k8s_object_name(const std::string& name) {
          std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '-' || c == '.'; });
 }
 
+// A namespace name: an RFC 1123 label (lower-case letters, digits and '-', a letter or digit at both
+// ends, at most 63 characters; Kubernetes "Namespaces", "Object Names and IDs").
+bool is_k8s_label_name(const std::string& name) {
+  return name.size() <= 63 && is_k8s_object_name(name) && name.find('.') == std::string::npos;
+}
+
 // The weights flags: their values, and that they go with --emit k8s.
 void check_weights_flags(const EmitOptions& o) {
   if (o.model_cache != "pvc" && o.model_cache != "host" && o.model_cache != "none")
@@ -58,6 +64,7 @@ void check_k8s_only(const EmitOptions& o) {
   if (o.kind.empty() || o.kind == "k8s") return;
   const char* flag = !o.image.empty()     ? "--image"
                      : o.prometheus_given ? "--prometheus"
+                     : o.namespace_given  ? "--namespace"
                                           : o.weights_flag_given();
   if (flag != nullptr) {
     throw Error(ErrorKind::usage, flag, "",
@@ -66,6 +73,7 @@ void check_k8s_only(const EmitOptions& o) {
                             o.kind,
                             !o.image.empty()     ? "container image"
                             : o.prometheus_given ? "Prometheus"
+                            : o.namespace_given  ? "namespace"
                                                  : "pod or volume"));
   }
 }
@@ -93,6 +101,12 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
   command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
       ->default_str("http://prometheus-operated.monitoring.svc:9090")
       ->each([&o](const std::string&) { o.prometheus_given = true; });
+  command
+      ->add_option("--namespace", o.namespace_name,
+                   "with --emit k8s: the namespace every object is written into; KEDA's query then counts "
+                   "only that namespace's engine pods (default: none written, kubectl's -n decides, and "
+                   "the query counts every pod serving the model's name)")
+      ->each([&o](const std::string&) { o.namespace_given = true; });
   command
       ->add_option("--autoscaler", o.autoscaler,
                    "with --emit k8s: keda (ScaledObject, default) or hpa (autoscaling/v2 "
@@ -128,6 +142,7 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
                        : !o.image.empty()       ? "--image"
                        : o.out_given            ? "--out"
                        : o.prometheus_given     ? "--prometheus"
+                       : o.namespace_given      ? "--namespace"
                        : o.autoscaler != "keda" ? "--autoscaler"
                                                 : o.weights_flag_given();
     if (lone != nullptr) throw Error(ErrorKind::usage, lone, "", "needs --emit KIND");
@@ -146,6 +161,11 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
                 fmt::format("expected an http:// or https:// URL such as http://prometheus:9090, got \"{}\"",
                             o.prometheus_url));
   }
+  if (o.namespace_given && !is_k8s_label_name(o.namespace_name))
+    throw Error(ErrorKind::usage, "--namespace", "",
+                fmt::format("expected a Kubernetes namespace name (lower-case letters, digits and '-', a "
+                            "letter or digit at both ends, at most 63 characters), got \"{}\"",
+                            o.namespace_name));
   check_weights_flags(o);
   check_k8s_only(o);
   if (o.kind.empty()) return std::nullopt;
@@ -153,7 +173,7 @@ std::optional<app::ArtifactRequest> artifact_request(const EmitOptions& o) {
 }
 
 EmitFormat emit_format(const EmitOptions& options) {
-  return EmitFormat{options.kind, options.prometheus_url};
+  return EmitFormat{options.kind, options.prometheus_url, options.namespace_name};
 }
 
 void write_artifact(const EmitOptions& o, const EmittedArtifact& artifact) {

@@ -17,6 +17,8 @@ struct EmitOptions : app::ArtifactRequest {
   bool out_given = false; ///< --out was given, even as "" (refused: it wrote to stdout)
   std::string prometheus_url = "http://prometheus-operated.monitoring.svc:9090";
   bool prometheus_given = false; ///< --prometheus was given (with --emit k8s and KEDA only)
+  std::string namespace_name;    ///< --namespace: every object's metadata.namespace ("" = kubectl's)
+  bool namespace_given = false;
   bool model_cache_given = false;
   bool hf_token_secret_given = false;
   bool storage_class_given = false;

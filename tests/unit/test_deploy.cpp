@@ -160,6 +160,18 @@ TEST_CASE("k8s manifests parse back with yaml-cpp and carry the required fields"
   const std::string query = trig["metadata"]["query"].as<std::string>();
   CHECK(query.find("vllm:num_requests_waiting{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"}") !=
         std::string::npos);
+  CHECK_FALSE(all[0]["metadata"]["namespace"]);
+
+  // A namespace: every object names it and the query counts only its pods.
+  in.namespace_name = "inference-prod";
+  const std::vector<YAML::Node> scoped = YAML::LoadAll(k8s_manifests(in));
+  REQUIRE(scoped.size() == 3);
+  for (const YAML::Node& object : scoped)
+    CHECK(object["metadata"]["namespace"].as<std::string>() == "inference-prod");
+  CHECK(scoped[2]["spec"]["triggers"][0]["metadata"]["query"].as<std::string>() ==
+        "sum(vllm:num_requests_running{model_name=\"meta-llama/Llama-3.1-8B-Instruct\",namespace=\"inference-"
+        "prod\"}) + sum(vllm:num_requests_waiting{model_name=\"meta-llama/Llama-3.1-8B-Instruct\",namespace="
+        "\"inference-prod\"})");
 }
 
 TEST_CASE("k8s_name makes DNS-1123 labels", "[deploy]") {

@@ -85,7 +85,7 @@ TEST_CASE("HF import: head_dim, KV heads, windows, dtype and quantization rules"
   CHECK(ds.model.attention.kind == AttentionKind::mla);
   CHECK(ds.precision.weights == NumberFormat::fp8);
   CHECK(kv_cache_bytes_per_token(ds.model, 2.0) == 70272.0); // methodology §2.3
-  CHECK(ds.model.mtp_layers == 1);                            // num_nextn_predict_layers
+  CHECK(ds.model.mtp_layers == 1);                           // num_nextn_predict_layers
   CHECK(qwen25.model.mtp_layers == 0);
   const Imported gemma = import("gemma-2b.json");
   CHECK(gemma.model.tied_embeddings); // key absent: Gemma default true

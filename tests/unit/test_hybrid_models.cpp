@@ -114,7 +114,7 @@ TEST_CASE("HF import: family rules of the new model_types", "[io]") {
   const Imported kimi = import_hybrid_models("Kimi-K2.5.json");
   CHECK(kimi.model.attention.kind == AttentionKind::mla);
   CHECK(kimi.model.moe.dense_layers == 1);
-  CHECK(kimi.model.mtp_layers == 0); // num_nextn_predict_layers 0
+  CHECK(kimi.model.mtp_layers == 0);                        // num_nextn_predict_layers 0
   CHECK(kimi.precision.weights == NumberFormat::int4_gptq); // compressed-tensors int4 in text_config
   CHECK(kimi.precision.group_size == 32);
 

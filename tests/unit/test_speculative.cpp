@@ -117,8 +117,8 @@ TEST_CASE("workload.speculative: mtp needs a model that ships an MTP module", "[
   doc["model"] = {{"preset", "minimax-m2.5"}};
   CHECK(io::parse_spec(doc, "s.json", "", models).inference.speculative.method == SpeculativeMethod::mtp);
   // An architecture given by hand says so itself.
-  doc["model"] = {{"layers", 32}, {"hidden_size", 4096}, {"heads", 32}, {"ffn_size", 14336},
-                  {"vocab_size", 128256}, {"mtp_layers", 1}};
+  doc["model"] = {{"layers", 32},      {"hidden_size", 4096},  {"heads", 32},
+                  {"ffn_size", 14336}, {"vocab_size", 128256}, {"mtp_layers", 1}};
   CHECK(io::parse_spec(doc, "s.json", "", models).model.mtp_layers == 1);
 }
 

@@ -86,6 +86,7 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
     k.engine = a.engine;
     k.image = a.image;
     k.prometheus_url = o.prometheus_url;
+    k.namespace_name = o.namespace_name;
     k.model_name = a.model_path;
     k.command = engine_command(a.engine, plan, a.model_path, Target::pod);
     k.plan = plan;
@@ -112,6 +113,10 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
           fmt::format("# note: the scale-down window is the {} s cold start, cut to the API's maximum of "
                       "{} s: a replica dropped may take longer than that to come back\n",
                       plan.scale_down_window_s, k_hpa_window_max_s);
+    if (a.autoscaler == Autoscaler::keda && o.namespace_name.empty())
+      header += "# note: KEDA's query counts every pod Prometheus scrapes that serves this model name, in "
+                "any namespace: with --namespace the objects name theirs and the query counts only its "
+                "pods\n";
     if (plan.min_replicas == 0)
       header += "# note: the capacity plan scales to zero, but the autoscaler reads the engine's own gauges, "
                 "which vanish with its last pod, so nothing would scale it back up: one replica is kept "

@@ -15,6 +15,7 @@ namespace rightsize::cli {
 struct EmitFormat {
   std::string kind;           ///< vllm, sglang, trtllm or k8s
   std::string prometheus_url; ///< with k8s: the URL KEDA queries
+  std::string namespace_name; ///< with k8s: metadata.namespace of every object ("" = none written)
 };
 
 /// One artifact: the file it takes in an --out folder and its text.

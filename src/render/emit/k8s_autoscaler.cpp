@@ -74,8 +74,12 @@ void keda_scaled_object(YAML::Emitter& y, const K8sInputs& in) {
   y << YAML::Key << "serverAddress" << YAML::Value << in.prometheus_url;
   // In-flight demand (running + waiting) summed over replicas; AverageValue divides it by
   // the replica count, so `threshold` is the per-replica target. A multi-node replica's metrics
-  // come from its leader, which runs the API server.
-  const std::string sel = fmt::format("{{model_name={}}}", promql_string(in.model_name));
+  // come from its leader, which runs the API server. With a namespace, only its pods count (the
+  // `namespace` target label of Prometheus' kubernetes-pods job, as prometheus-adapter's rule reads).
+  const std::string sel = in.namespace_name.empty()
+                              ? fmt::format("{{model_name={}}}", promql_string(in.model_name))
+                              : fmt::format("{{model_name={},namespace={}}}", promql_string(in.model_name),
+                                            promql_string(in.namespace_name));
   const EngineMetrics m = engine_metrics(in.engine);
   y << YAML::Key << "query" << YAML::Value
     << fmt::format("sum({1}{0}) + sum({2}{0})", sel, m.running, m.waiting);

@@ -27,13 +27,18 @@ TargetKind target_kind(const DeployPlan& plan) {
   return {"apps/v1", "Deployment"};
 }
 
+void object_metadata(YAML::Emitter& y, const K8sInputs& in, const std::string& name) {
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << name;
+  if (!in.namespace_name.empty()) y << YAML::Key << "namespace" << YAML::Value << in.namespace_name;
+  labels(y, in.name);
+  y << YAML::EndMap;
+}
+
 void object_header(YAML::Emitter& y, const K8sInputs& in, const TargetKind& kind) {
   y << YAML::Key << "apiVersion" << YAML::Value << kind.api_version;
   y << YAML::Key << "kind" << YAML::Value << kind.kind;
-  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "name" << YAML::Value << in.name;
-  labels(y, in.name);
-  y << YAML::EndMap;
+  object_metadata(y, in, in.name);
 }
 
 } // namespace k8s
@@ -376,10 +381,7 @@ std::string model_cache_claim(const K8sInputs& in) {
   y << YAML::BeginDoc << YAML::BeginMap;
   y << YAML::Key << "apiVersion" << YAML::Value << "v1";
   y << YAML::Key << "kind" << YAML::Value << "PersistentVolumeClaim";
-  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "name" << YAML::Value << model_cache_claim_name(in.name);
-  labels(y, in.name);
-  y << YAML::EndMap;
+  k8s::object_metadata(y, in, model_cache_claim_name(in.name));
   y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "accessModes" << YAML::Value << YAML::Flow << YAML::BeginSeq << "ReadWriteMany"
     << YAML::EndSeq;
@@ -403,10 +405,7 @@ std::string k8s_manifests(const K8sInputs& in) {
     cm << YAML::BeginDoc << YAML::BeginMap;
     cm << YAML::Key << "apiVersion" << YAML::Value << "v1";
     cm << YAML::Key << "kind" << YAML::Value << "ConfigMap";
-    cm << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
-    cm << YAML::Key << "name" << YAML::Value << trtllm_options_name(in.name);
-    labels(cm, in.name);
-    cm << YAML::EndMap;
+    k8s::object_metadata(cm, in, trtllm_options_name(in.name));
     cm << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
     cm << YAML::Key << k_trtllm_options_file << YAML::Value << YAML::Literal << in.command.extra_options_yaml;
     cm << YAML::EndMap << YAML::EndMap;

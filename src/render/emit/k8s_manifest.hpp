@@ -18,7 +18,10 @@ struct K8sInputs {
   std::string gpu_vendor;     ///< "nvidia" or "amd": picks the device-plugin resource
   std::string image;          ///< engine container image
   std::string prometheus_url; ///< KEDA prometheus trigger serverAddress
-  std::string model_name;     ///< served model name (the engine's model_name metric label)
+  /// metadata.namespace of every object and the KEDA query's namespace matcher; "" = neither (the
+  /// objects go where `kubectl apply -n` puts them).
+  std::string namespace_name;
+  std::string model_name; ///< served model name (the engine's model_name metric label)
   Engine engine = Engine::vllm;
   EngineCommand command; ///< engine_command(engine, plan, model, Target::pod): the leader's for LWS
   DeployPlan plan;

@@ -17,7 +17,10 @@ struct TargetKind {
 };
 TargetKind target_kind(const DeployPlan& plan);
 
-/// apiVersion, kind and metadata (name, labels) of one object named in.name.
+/// metadata of one object: `name`, in.namespace_name when given, the labels of in.name.
+void object_metadata(YAML::Emitter& y, const K8sInputs& in, const std::string& name);
+
+/// apiVersion, kind and metadata (name, namespace, labels) of one object named in.name.
 void object_header(YAML::Emitter& y, const K8sInputs& in, const TargetKind& kind);
 
 /// A PromQL string literal: `text` in double quotes with '"' and '\\' escaped (Prometheus
