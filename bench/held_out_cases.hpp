@@ -173,6 +173,32 @@ held_out_groups(const HeldOutScore& score, bool per_gpu) {
 }
 
 /// The tables: per kind over every GPU, per GPU (its architecture and reach) and kind, every case.
+/// The open-loop cases per figure and statistic, with issue 39's held-out targets (median abs.:
+/// TTFT mean 30 %, TTFT p99 35 %, TPOT mean 20 %, TPOT p99 25 %) where it sets one.
+inline std::string statistic_markdown(const HeldOutScore& score) {
+  std::map<std::pair<int, int>, std::vector<const HeldOutResult*>> groups;
+  for (const HeldOutResult& r : score.results)
+    groups[{static_cast<int>(r.c->kind), static_cast<int>(r.c->statistic)}].push_back(&r);
+  std::string s = "| kind | statistic | cases | median abs | median signed | within 25 % | in band | target "
+                  "(median abs.) |\n|---|---|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& [key, rows] : groups) {
+    const ValidationCase& c = *rows.front()->c;
+    const ServingErrorSummary f = held_out_figures(rows);
+    double target = 0.0;
+    if (c.kind == FigureKind::ttft && c.statistic == Statistic::mean) target = 30.0;
+    if (c.kind == FigureKind::ttft && c.statistic == Statistic::p99) target = 35.0;
+    if (c.kind == FigureKind::tpot && c.statistic == Statistic::mean) target = 20.0;
+    if (c.kind == FigureKind::tpot && c.statistic == Statistic::p99) target = 25.0;
+    const std::string met = target <= 0.0                ? std::string("-")
+                            : f.median_ape_pct <= target ? fmt::format("≤ {:.0f} %: met", target)
+                                                         : fmt::format("≤ {:.0f} %: **not met**", target);
+    s += fmt::format("| {} | {} | {} | {:.1f} % | {:+.1f} % | {:.0f} % | {:.0f} % | {} |\n",
+                     to_string(c.kind), to_string(c.statistic), f.rows, f.median_ape_pct, f.median_signed_pct,
+                     f.within_25_pct, f.band_coverage_pct, met);
+  }
+  return s;
+}
+
 inline std::string held_out_markdown(const HeldOutScore& score) {
   std::string s = "| GPU | architecture | reach | kind | cases | median abs | median signed | within 25 % | "
                   "in band |\n|---|---|---|---|---:|---:|---:|---:|---:|\n";
