@@ -112,6 +112,11 @@ void print_table(const Spec& s, const Resolved& r) {
                                   r.linear_state_bytes / 1048576.0, attention_layers(m)));
   }
   if (m.vision.layers > 0) rows.emplace_back("vision tower", vision_summary(m.vision));
+  if (m.mtp_layers > 0)
+    rows.emplace_back(
+        "mtp", fmt::format("{} multi-token-prediction module{} beside the layers, not counted in "
+                           "the parameters: speculative method \"mtp\" drafts with {}",
+                           m.mtp_layers, m.mtp_layers == 1 ? "" : "s", m.mtp_layers == 1 ? "it" : "them"));
   if (m.kind != ModelKind::decoder) {
     rows.emplace_back("per item", fmt::format("{} tokens x {} passes", m.tokens_per_item, m.passes_per_item));
   }
@@ -159,6 +164,7 @@ void print_validation_json(const Spec& s, const Resolved& r) {
         {"shared_experts", m.moe.shared_experts},
         {"dense_layers", m.moe.dense_layers}}},
   };
+  if (m.mtp_layers > 0) model["mtp_layers"] = m.mtp_layers;
   if (m.linear_attention.layers > 0) {
     model["linear_attention_layers"] = m.linear_attention.layers;
     model["linear_state_bytes_per_sequence"] = static_cast<std::int64_t>(r.linear_state_bytes);
