@@ -160,8 +160,10 @@ struct PointCache {
   std::array<std::string, k_engine_kind_count> engine_tags{};
   [[nodiscard]] std::string key(std::size_t row, const Gpu& gpu, EngineKind kind) const {
     const GpuEfficiency& e = gpu.efficiency;
-    const double factors[] = {e.prefill_compute, e.decode_bandwidth, e.training_mfu,
-                              e.communication,   e.expert_read,      e.unet_gemm_fraction};
+    // Every efficiency a serving prediction reads, so a refit of any of them misses the cache.
+    const double factors[] = {
+        e.prefill_compute, e.decode_bandwidth,   e.training_mfu,   e.communication,
+        e.expert_read,     e.unet_gemm_fraction, e.layer_overhead, e.decode_sequence_layer_s};
     std::string k = engine_tags[static_cast<std::size_t>(kind)] + "|" + std::to_string(row) + "|";
     for (const double f : factors)
       k += fmt::format("{:a},", f);
