@@ -172,7 +172,6 @@ held_out_groups(const HeldOutScore& score, bool per_gpu) {
   return groups;
 }
 
-/// The tables: per kind over every GPU, per GPU (its architecture and reach) and kind, every case.
 /// The open-loop cases per figure and statistic, with issue 39's held-out targets (median abs.:
 /// TTFT mean 30 %, TTFT p99 35 %, TPOT mean 20 %, TPOT p99 25 %) where it sets one.
 inline std::string statistic_markdown(const HeldOutScore& score) {
@@ -199,6 +198,7 @@ inline std::string statistic_markdown(const HeldOutScore& score) {
   return s;
 }
 
+/// The tables: per kind over every GPU, per GPU (its architecture and reach) and kind, every case.
 inline std::string held_out_markdown(const HeldOutScore& score) {
   std::string s = "| GPU | architecture | reach | kind | cases | median abs | median signed | within 25 % | "
                   "in band |\n|---|---|---|---|---:|---:|---:|---:|---:|\n";

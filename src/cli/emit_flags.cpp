@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/output_file.hpp"
+#include "render/emit/k8s_manifest.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::cli {
@@ -36,7 +37,7 @@ bool is_k8s_object_name(const std::string& name) {
 // A namespace name: an RFC 1123 label (lower-case letters, digits and '-', a letter or digit at both
 // ends, at most 63 characters; Kubernetes "Namespaces", "Object Names and IDs").
 bool is_k8s_label_name(const std::string& name) {
-  return name.size() <= 63 && is_k8s_object_name(name) && name.find('.') == std::string::npos;
+  return name.size() <= k_k8s_name_max && is_k8s_object_name(name) && name.find('.') == std::string::npos;
 }
 
 // The weights flags: their values, and that they go with --emit k8s.

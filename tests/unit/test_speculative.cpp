@@ -71,14 +71,19 @@ TEST_CASE("the speculative gain shrinks as the batch makes the step compute-boun
   CHECK(gain_256 < gain_16);
 }
 
+namespace {
+// A spec of `preset` whose inference workload drafts as `speculative` says.
+nlohmann::json speculative_doc(const char* preset, nlohmann::json speculative) {
+  return {{"schema_version", 1},
+          {"model", {{"preset", preset}}},
+          {"workload", {{"mode", "inference"}, {"speculative", std::move(speculative)}}}};
+}
+} // namespace
+
 TEST_CASE("workload.speculative: acceptance or mean accepted tokens, no default", "[io][speculative]") {
   const std::string models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
-  nlohmann::json doc = {
-      {"schema_version", 1},
-      {"model", {{"preset", "llama-3.1-8b"}}},
-      {"workload",
-       {{"mode", "inference"},
-        {"speculative", {{"method", "eagle3"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 2.533}}}}}};
+  nlohmann::json doc = speculative_doc(
+      "llama-3.1-8b", {{"method", "eagle3"}, {"draft_tokens", 3}, {"mean_accepted_tokens", 2.533}});
   const Spec s = io::parse_spec(doc, "s.json", "", models);
   CHECK(s.inference.speculative.method == SpeculativeMethod::eagle3);
   CHECK(s.inference.speculative.acceptance_rate == Approx(0.7).epsilon(1e-5)); // solved from E
@@ -97,12 +102,8 @@ TEST_CASE("workload.speculative: acceptance or mean accepted tokens, no default"
 
 TEST_CASE("workload.speculative: mtp needs a model that ships an MTP module", "[io][speculative]") {
   const std::string models = std::string(RIGHTSIZE_DATA_DIR) + "/models";
-  nlohmann::json doc = {
-      {"schema_version", 1},
-      {"model", {{"preset", "llama-3.1-8b"}}},
-      {"workload",
-       {{"mode", "inference"},
-        {"speculative", {{"method", "mtp"}, {"draft_tokens", 1}, {"acceptance_rate", 0.8}}}}}};
+  nlohmann::json doc =
+      speculative_doc("llama-3.1-8b", {{"method", "mtp"}, {"draft_tokens", 1}, {"acceptance_rate", 0.8}});
   // Llama-3.1-8B's checkpoint has no MTP module: refused at the method, naming the alternatives.
   try {
     (void)io::parse_spec(doc, "s.json", "", models);
