@@ -41,12 +41,14 @@ inline constexpr std::uint64_t k_max_spread_sweep_searches = 7'500;
 /// sized one misses): 2026-12-02, one core, DeepSeek-V3 at 20,000 req/s over the shipped catalog's
 /// 27 types, 5.2 ms per GPU type (0.17 ms closed loop), with varying lengths 13.7 ms. So its
 /// recommend searches at most 80 GPU types (0.42 s), 33 with varying lengths (0.45 s), and its
-/// sweep --mode recommend at most 600 searches (points × GPU types: 540 took 1.6 s on two
-/// threads), 200 with varying lengths (243 took 1.96 s).
+/// sweep --mode recommend at most 400 searches (points × GPU types), 150 with varying lengths.
+/// 2026-12-03, two threads: 540 searches took 1.8–2.2 s (3.5–4.1 s of CPU; CI found 4.14 s over
+/// tests/limits.sh's 4 s), 378 took 1.1–1.5 s (2.1–2.9 s of CPU); with varying lengths 189 took
+/// 3.45 s of CPU, 135 took 1.35–1.5 s (2.1–2.5 s of CPU).
 inline constexpr std::size_t k_max_open_loop_gpu_types = 80;
 inline constexpr std::size_t k_max_open_loop_spread_gpu_types = 33;
-inline constexpr std::uint64_t k_max_open_loop_sweep_searches = 600;
-inline constexpr std::uint64_t k_max_open_loop_spread_sweep_searches = 200;
+inline constexpr std::uint64_t k_max_open_loop_sweep_searches = 400;
+inline constexpr std::uint64_t k_max_open_loop_spread_sweep_searches = 150;
 
 /// Refuses (ErrorKind::usage naming `flag`) a search of more than `limit` GPU types, counting each
 /// of its `precisions` as a search of its own (gpu_types × precisions): `what` names the search
