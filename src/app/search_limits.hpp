@@ -43,8 +43,9 @@ inline constexpr std::uint64_t k_max_spread_sweep_searches = 7'500;
 /// recommend searches at most 80 GPU types (0.42 s), 33 with varying lengths (0.45 s), and its
 /// sweep --mode recommend at most 400 searches (points × GPU types), 150 with varying lengths.
 /// 2026-12-03, two threads: 540 searches took 1.8–2.2 s (3.5–4.1 s of CPU; CI found 4.14 s over
-/// tests/limits.sh's 4 s), 378 took 1.1–1.5 s (2.1–2.9 s of CPU); with varying lengths 189 took
-/// 3.45 s of CPU, 135 took 1.35–1.5 s (2.1–2.5 s of CPU).
+/// tests/limits.sh's 4 s), so the limits fell from 600 and 200; the step loop then computed its mean
+/// prompt's work once per step instead of twice: 378 searches take 0.7–1.0 s (1.3–1.8 s of CPU),
+/// 135 with varying lengths 0.9–1.3 s (1.5–2.2 s of CPU).
 inline constexpr std::size_t k_max_open_loop_gpu_types = 80;
 inline constexpr std::size_t k_max_open_loop_spread_gpu_types = 33;
 inline constexpr std::uint64_t k_max_open_loop_sweep_searches = 400;

@@ -14,7 +14,10 @@ namespace rightsize::detail {
 
 double OpenStep::prompt_s(const Setup& s, double fresh) const {
   const double chunks = std::max(1.0, std::ceil(fresh / std::max(1.0, free_tokens)));
-  return mixed_prefill_s(s, decode, batch / s.p, fresh, rows, s.cached_tokens) + (chunks - 1.0) * carrier_s;
+  // The mean prompt's work is marginal_s, computed with these very arguments.
+  const double work_s =
+      fresh == fresh_tokens ? marginal_s : mixed_prefill_s(s, decode, batch / s.p, fresh, rows, s.cached_tokens);
+  return work_s + (chunks - 1.0) * carrier_s;
 }
 
 namespace {
@@ -39,7 +42,8 @@ OpenStep open_step(const Setup& s, const InferenceWorkload& w, double batch) {
   if (batch / s.p > d(s.engine->cuda_graph_max_batch)) o.decode.total_s += s.engine->eager_step_overhead_s;
   o.rows = open_mixed_rows(s, w, batch);
   o.free_tokens = d(s.engine->max_batched_tokens) - batch / s.p;
-  o.marginal_s = mixed_prefill_s(s, o.decode, batch / s.p, new_prompt_tokens(s, w), o.rows, s.cached_tokens);
+  o.fresh_tokens = new_prompt_tokens(s, w);
+  o.marginal_s = mixed_prefill_s(s, o.decode, batch / s.p, o.fresh_tokens, o.rows, s.cached_tokens);
   o.prompts_per_step = batch / osl;
   const double eager_s = eager_prefill_overhead_s(s);
   const double no_prompt = std::exp(-o.prompts_per_step);
