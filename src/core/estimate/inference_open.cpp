@@ -15,8 +15,9 @@ namespace rightsize::detail {
 double OpenStep::prompt_s(const Setup& s, double fresh) const {
   const double chunks = std::max(1.0, std::ceil(fresh / std::max(1.0, free_tokens)));
   // The mean prompt's work is marginal_s, computed with these very arguments.
-  const double work_s =
-      fresh == fresh_tokens ? marginal_s : mixed_prefill_s(s, decode, batch / s.p, fresh, rows, s.cached_tokens);
+  const double work_s = fresh == fresh_tokens
+                            ? marginal_s
+                            : mixed_prefill_s(s, decode, batch / s.p, fresh, rows, s.cached_tokens);
   return work_s + (chunks - 1.0) * carrier_s;
 }
 
