@@ -192,7 +192,7 @@ struct OpenStep {
   double batch = 0.0;            ///< sequences in flight per rank
   double rows = 0.0;             ///< GEMM rows of the mixed step (the prompts' efficiency)
   double marginal_s = 0.0;       ///< m: what the mean prompt adds to the step it rides in
-  double fresh_tokens = 0.0;     ///< the mean prompt's new tokens, those of marginal_s
+  double fresh_tokens = -1.0;    ///< the mean prompt's new tokens, those of marginal_s (−1: none)
   double prompts_per_step = 0.0; ///< n = batch / OSL: prompts a step takes on average
   double step_s = 0.0;           ///< T = D + (1 − e^(−n))·E + n·m / p: the mean step, TPOT
   double carrier_s = 0.0;        ///< T + e^(−n)·E: a step known to carry a prompt, before its work
