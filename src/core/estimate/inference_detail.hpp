@@ -192,7 +192,7 @@ struct OpenStep {
   double batch = 0.0;            ///< sequences in flight per rank
   double rows = 0.0;             ///< GEMM rows of the mixed step (the prompts' efficiency)
   double marginal_s = 0.0;       ///< m: what the mean prompt adds to the step it rides in
-  double fresh_tokens = -1.0;    ///< the mean prompt's new tokens, those of marginal_s (−1: none)
+  double fresh_tokens = 0.0;     ///< the mean prompt's new tokens, those of marginal_s
   double prompts_per_step = 0.0; ///< n = batch / OSL: prompts a step takes on average
   double step_s = 0.0;           ///< T = D + (1 − e^(−n))·E + n·m / p: the mean step, TPOT
   double carrier_s = 0.0;        ///< T + e^(−n)·E: a step known to carry a prompt, before its work
@@ -200,6 +200,10 @@ struct OpenStep {
   /// What a prompt of `fresh` new tokens adds beyond one carrier step: its own work and, above the
   /// step's free tokens, the further carrier steps its chunks wait (mixed_prefill_s).
   [[nodiscard]] double prompt_s(const Setup& s, double fresh) const;
+  /// The same for the mean prompt (fresh_tokens), whose work is marginal_s.
+  [[nodiscard]] double mean_prompt_s() const { return with_chunks_s(marginal_s, fresh_tokens); }
+  /// `work_s` of a prompt of `fresh` new tokens plus the carrier steps its further chunks wait.
+  [[nodiscard]] double with_chunks_s(double work_s, double fresh) const;
 };
 /// Sets the prefill curve of `sp` on this setup through the mean prompt (`service_at_mean_s`,
 /// `mixed_rows` rows in its GEMMs), the p50 and the p99, and its service c_v. With `step`, a

@@ -12,13 +12,13 @@
 
 namespace rightsize::detail {
 
-double OpenStep::prompt_s(const Setup& s, double fresh) const {
+double OpenStep::with_chunks_s(double work_s, double fresh) const {
   const double chunks = std::max(1.0, std::ceil(fresh / std::max(1.0, free_tokens)));
-  // The mean prompt's work is marginal_s, computed with these very arguments.
-  const double work_s = fresh == fresh_tokens
-                            ? marginal_s
-                            : mixed_prefill_s(s, decode, batch / s.p, fresh, rows, s.cached_tokens);
   return work_s + (chunks - 1.0) * carrier_s;
+}
+
+double OpenStep::prompt_s(const Setup& s, double fresh) const {
+  return with_chunks_s(mixed_prefill_s(s, decode, batch / s.p, fresh, rows, s.cached_tokens), fresh);
 }
 
 namespace {
@@ -130,7 +130,7 @@ OpenCapacity open_capacity(const Setup& s, const InferenceWorkload& w, double sl
   const double batch = std::max(1.0, slots);
   const OpenStep o = open_step(s, w, batch);
   const double fresh = new_prompt_tokens(s, w);
-  out.first_token_s = o.step_s / 2.0 + o.carrier_s + o.prompt_s(s, fresh);
+  out.first_token_s = o.step_s / 2.0 + o.carrier_s + o.mean_prompt_s();
   out.decode_s = (d(w.output_tokens) - 1.0) * o.step_s;
   out.requests_per_s = load::open_capacity_per_s(batch, out.first_token_s, out.decode_s, o.free_tokens, fresh,
                                                  o.step_s, o.marginal_s, s.p);
@@ -160,7 +160,7 @@ Point evaluate_open(const Setup& s, const InferenceWorkload& w, double slots) {
   bool kv_bound = false;
   const auto settle = [&](double at_batch) {
     o = open_step(s, w, at_batch);
-    prompt_s = o.prompt_s(s, fresh);
+    prompt_s = o.mean_prompt_s();
     set_curve(spread, s, w, o.rows, prompt_s, &o);
     pw = prompt_wait(o, w, fresh, length_cv, seen);
     rho = rate * o.marginal_s / s.p;
