@@ -30,6 +30,11 @@ struct EngineConfig {
   /// NVIDIA GPUs only; vLLM and SGLang on NVIDIA and AMD (ROCm). A hand-built profile runs anywhere.
   bool runs_on_nvidia = true;
   bool runs_on_amd = true;
+  /// The container image `--emit k8s` runs when no --image is given, on NVIDIA and on AMD GPUs
+  /// (data/engines.json "images": a release of the line whose argument parser the emitted flags were
+  /// read in, never a moving tag); "" = none named for that vendor, so --image is required.
+  std::string image_nvidia;
+  std::string image_amd;
   double usable_fraction = 0.90; ///< u: fraction of capacity the engine may use (vLLM 0.90)
   /// What u applies to (methodology §2.1): false, the whole GPU (vLLM gpu_memory_utilization, SGLang
   /// mem_fraction_static); true, the memory free once weights, activations and runtime reserve are

@@ -33,6 +33,11 @@ std::string safe_text(std::string_view text);
 /// ASCII lower-case copy, for case-insensitive names (GPU ids, formats, did-you-mean).
 std::string to_lower(std::string_view text);
 
+/// A container image reference pinned to one build: a digest ("name@sha256:…") or a tag other than
+/// the moving "latest" ("vllm/vllm-openai:v0.11.2"; a registry port, "host:5000/name", is not a tag).
+/// Docker reference grammar: the tag follows the last ':' after the last '/'.
+bool pinned_image_reference(std::string_view image);
+
 /// The items with `separator` between them: {"a", "b"} -> "a, b".
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 

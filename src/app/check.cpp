@@ -177,8 +177,8 @@ CheckResult run_check(const Spec& spec, const LoadedCatalog& catalog, const Chec
   const Recommendation r = recommend(all.models, spec.inference, spec.sla, all.gpus, all.gpu_prices, ranked);
   check_cheaper_options(res, same, r, request, catalog, ranked.price_margins);
   if (request.artifact && res.meets)
-    res.artifact =
-        plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy, catalog.pricing, 0);
+    res.artifact = plan_artifact(*request.artifact, spec, res.current_in, res.current, res.policy,
+                                 catalog.pricing, catalog.engines, 0);
   return res;
 }
 

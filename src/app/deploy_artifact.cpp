@@ -155,7 +155,7 @@ void check_drafter(const ArtifactPlan& a) {
 
 // The manifests' weights volume, image and the layouts they cannot run.
 void plan_k8s(const ArtifactRequest& o, const Gpu& gpu, const PreparedModel& model, NumberFormat checkpoint,
-              ArtifactPlan& a) {
+              const EngineConfig& engine, ArtifactPlan& a) {
   a.weights = plan_weights(o, a, model, checkpoint);
   if (a.engine == Engine::trtllm && a.plan.nodes_per_replica > 1)
     throw Error(ErrorKind::usage, "--emit", "",
@@ -164,16 +164,15 @@ void plan_k8s(const ArtifactRequest& o, const Gpu& gpu, const PreparedModel& mod
                             "which rightsize does not write as a LeaderWorkerSet; --emit trtllm writes the "
                             "launch command, or --engine vllm|sglang the manifests",
                             a.what, a.plan.nodes_per_replica));
-  if (a.engine == Engine::sglang && gpu.vendor == "amd" && o.image.empty())
+  // The engine's release image for the GPU's vendor (data/engines.json "images"), unless --image.
+  const std::string& pinned = gpu.vendor == "amd" ? engine.image_amd : engine.image_nvidia;
+  if (o.image.empty() && pinned.empty())
     throw Error(ErrorKind::usage, "--image", "",
-                fmt::format("{} is an AMD GPU ({}): SGLang's ROCm images are tagged per release; give "
-                            "one with --image",
-                            gpu.id, a.what));
-  a.image = !o.image.empty()             ? o.image
-            : a.engine == Engine::sglang ? "lmsysorg/sglang:latest"
-            : a.engine == Engine::trtllm ? "nvcr.io/nvidia/tensorrt-llm/release:latest"
-            : gpu.vendor == "amd"        ? "rocm/vllm:latest"
-                                         : "vllm/vllm-openai:latest";
+                fmt::format("{} is an {} GPU ({}) and data/engines.json names no {} image for it "
+                            "(docs/deploy.md \"Container images\"); give one with --image",
+                            gpu.id, gpu.vendor == "amd" ? "AMD" : "NVIDIA", a.what, to_string(a.engine)));
+  a.image = o.image.empty() ? pinned : o.image;
+  a.image_unpinned = !pinned_image_reference(a.image);
 }
 
 // A name an engine could load: a Hugging Face repository id (letters, digits, '-', '_', '.', one
@@ -215,7 +214,8 @@ void check_online_load(const ArtifactPlan& a, const PreparedModel& model, const 
 } // namespace
 
 ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const SearchInputs& in,
-                           const Candidate& c, const SearchPolicy& policy, PricingModel pricing, int rank) {
+                           const Candidate& c, const SearchPolicy& policy, PricingModel pricing,
+                           const EngineProfiles& engines, int rank) {
   ArtifactPlan a;
   a.rank = rank;
   a.what = rank > 0 ? fmt::format("rank {}", rank) : "the checked deployment";
@@ -278,20 +278,21 @@ ArtifactPlan plan_artifact(const ArtifactRequest& o, const Spec& spec, const Sea
   if (a.model_path_is_hf_id && a.plan.quantize_online) check_online_load(a, model, gpu, c, checkpoint);
   a.autoscaler = o.autoscaler == "hpa" ? Autoscaler::hpa : Autoscaler::keda;
   if (!a.k8s) return a;
-  plan_k8s(o, gpu, model, checkpoint, a);
+  plan_k8s(o, gpu, model, checkpoint, engines.of(a.engine), a);
   return a;
 }
 
 std::optional<ArtifactPlan> plan_recommended_artifact(const ArtifactRequest& o, const Spec& spec,
                                                       const SearchInputs& in, const Recommendation& r,
-                                                      const SearchPolicy& policy, PricingModel pricing) {
+                                                      const SearchPolicy& policy, PricingModel pricing,
+                                                      const EngineProfiles& engines) {
   if (r.candidates.empty()) return std::nullopt;
   if (static_cast<std::size_t>(o.rank) > r.candidates.size())
     throw Error(ErrorKind::usage, "--rank", "",
                 fmt::format("only {} candidate{} meet the requirements, got rank {}", r.candidates.size(),
                             r.candidates.size() == 1 ? "" : "s", o.rank));
   return plan_artifact(o, spec, in, r.candidates[static_cast<std::size_t>(o.rank) - 1], policy, pricing,
-                       o.rank);
+                       engines, o.rank);
 }
 
 } // namespace rightsize::app

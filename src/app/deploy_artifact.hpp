@@ -24,7 +24,7 @@ struct ArtifactRequest {
   std::string
       kind; ///< vllm, sglang, trtllm (a launch script), k8s (manifests) or torchrun (training); "" = none
   std::string engine;     ///< the engine --emit k8s runs: the estimate's engine profile
-  std::string image;      ///< "" = the engine's default image (vLLM: its ROCm image on AMD GPUs)
+  std::string image;      ///< "" = the engine's pinned image for the GPU's vendor (data/engines.json)
   std::string model_path; ///< "" = the preset's Hugging Face id, else the spec's model name
   std::string autoscaler = "keda";
   int rank = 1; ///< recommend: the candidate of this rank
@@ -59,6 +59,7 @@ struct ArtifactPlan {
   Engine engine = Engine::vllm;
   bool k8s = false;                  ///< manifests, else a launch script
   std::string image;                 ///< with k8s: the container image
+  bool image_unpinned = false;       ///< --image names no tag, or :latest (rendered as a warning)
   std::string model_path;            ///< what the engine serves
   bool model_path_defaulted = false; ///< no --model-path: the preset's Hugging Face id or the model name
   bool model_path_is_hf_id = false;  ///< defaulted to the preset's Hugging Face id
@@ -80,16 +81,18 @@ void check_artifact_mode(const std::optional<ArtifactRequest>& request, const Sp
 /// The artifact of `candidate` (model and GPU from `in` by its indices). `rank` is its place in
 /// recommend's ranking, or 0 for the deployment check judged. Throws a usage Error naming --emit or
 /// --image for a combination no artifact expresses (TensorRT-LLM off NVIDIA, a multi-node
-/// TensorRT-LLM replica in Kubernetes, SGLang on AMD without an image).
+/// TensorRT-LLM replica in Kubernetes, no --image where `engines` names no image for the GPU's
+/// vendor). Without --image the manifests run the engine's pinned release image (data/engines.json).
 ArtifactPlan plan_artifact(const ArtifactRequest& request, const Spec& spec, const SearchInputs& in,
                            const Candidate& candidate, const SearchPolicy& policy, PricingModel pricing,
-                           int rank);
+                           const EngineProfiles& engines, int rank);
 
 /// recommend --emit: the artifact of the candidate of rank `request.rank`, or nothing when no
 /// candidate meets the requirements. A rank past the passing candidates is a usage Error naming --rank.
 std::optional<ArtifactPlan> plan_recommended_artifact(const ArtifactRequest& request, const Spec& spec,
                                                       const SearchInputs& in,
                                                       const Recommendation& recommendation,
-                                                      const SearchPolicy& policy, PricingModel pricing);
+                                                      const SearchPolicy& policy, PricingModel pricing,
+                                                      const EngineProfiles& engines);
 
 } // namespace rightsize::app

@@ -260,8 +260,8 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
   }
   result.cost_of_confidence = point_estimate_cost(spec, catalog, in, result, request);
   if (request.artifact) {
-    result.artifact =
-        plan_recommended_artifact(*request.artifact, spec, in, r, result.policy, catalog.pricing);
+    result.artifact = plan_recommended_artifact(*request.artifact, spec, in, r, result.policy,
+                                                catalog.pricing, catalog.engines);
   }
   // --disagg: separate prefill and decode pools too (methodology §3.6), ranked by the same cost.
   if (request.disagg) {

@@ -96,9 +96,8 @@ void add_emit_options(CLI::App* command, EmitOptions& o, bool with_rank) {
                       "with --emit: Hugging Face id or path to serve (default: the preset's Hugging Face id, "
                       "else the spec's model name)");
   command->add_option("--image", o.image,
-                      "with --emit k8s: engine container image (default: vllm/vllm-openai:latest, "
-                      "rocm/vllm:latest on AMD GPUs; lmsysorg/sglang:latest; "
-                      "nvcr.io/nvidia/tensorrt-llm/release:latest)");
+                      "with --emit k8s: engine container image (default: the engine's release image "
+                      "for the GPU's vendor, pinned in data/engines.json; SGLang on AMD GPUs needs one)");
   command->add_option("--prometheus", o.prometheus_url, "with --emit k8s: Prometheus URL for KEDA")
       ->default_str("http://prometheus-operated.monitoring.svc:9090")
       ->each([&o](const std::string&) { o.prometheus_given = true; });

@@ -7,6 +7,7 @@
 #include "app/deploy_artifact.hpp"
 #include "app/recommend.hpp"
 #include "app_fixtures.hpp"
+#include "engine_fixtures.hpp"
 #include "io/catalog/catalog_io.hpp"
 #include "io/spec/spec_io.hpp"
 #include "rightsize/error.hpp"
@@ -48,7 +49,8 @@ TEST_CASE("recommend --emit plans the artifact of the ranked candidate", "[app]"
   script.kind = "vllm";
   script.model_path = "meta-llama/Llama-3.1-8B-Instruct";
   script.autoscaler = "hpa";
-  const app::ArtifactPlan s = app::plan_artifact(script, spec, in, second, result.policy, catalog.pricing, 0);
+  const app::ArtifactPlan s =
+      app::plan_artifact(script, spec, in, second, result.policy, catalog.pricing, catalog.engines, 0);
   CHECK(!s.k8s);
   CHECK(s.engine == app::Engine::vllm);
   CHECK(s.image.empty());
@@ -57,13 +59,32 @@ TEST_CASE("recommend --emit plans the artifact of the ranked candidate", "[app]"
   CHECK(s.model_path == script.model_path);
   CHECK(s.autoscaler == app::Autoscaler::hpa);
 
-  // The default image follows the engine and the vendor.
+  // The default image follows the engine and the vendor: the release pinned in data/engines.json.
+  const EngineProfiles& engines = test::shipped_engines();
   app::ArtifactRequest k8s;
   k8s.kind = "k8s";
   k8s.engine = "vllm";
+  bool amd_seen = false;
   for (const Candidate& c : result.recommendation.candidates) {
-    const app::ArtifactPlan p = app::plan_artifact(k8s, spec, in, c, result.policy, catalog.pricing, 1);
-    CHECK(p.image == (in.gpus[c.gpu_index].vendor == "amd" ? "rocm/vllm:latest" : "vllm/vllm-openai:latest"));
+    const app::ArtifactPlan p =
+        app::plan_artifact(k8s, spec, in, c, result.policy, catalog.pricing, engines, 1);
+    const bool amd = in.gpus[c.gpu_index].vendor == "amd";
+    amd_seen = amd_seen || amd;
+    CHECK(p.image == (amd ? "rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210" : "vllm/vllm-openai:v0.11.2"));
+  }
+  CHECK(amd_seen);
+  // SGLang names no AMD image: --image is required there, and the message names the flag.
+  k8s.engine = "sglang";
+  for (const Candidate& c : result.recommendation.candidates) {
+    if (in.gpus[c.gpu_index].vendor != "amd") continue;
+    try {
+      (void)app::plan_artifact(k8s, spec, in, c, result.policy, catalog.pricing, engines, 1);
+      FAIL("expected a usage error naming --image");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::usage);
+      CHECK(std::string(e.what()).find("names no sglang image") != std::string::npos);
+    }
+    break;
   }
 
   // A rank past the passing candidates is a usage error naming --rank.
@@ -113,19 +134,21 @@ TEST_CASE("online FP8 quantization refuses a load that does not fit the GPU", "[
   app::ArtifactRequest vllm;
   vllm.kind = "vllm";
   c.estimate.memory.capacity_per_gpu_bytes = load_bytes * 1.001;
-  const app::ArtifactPlan fits = app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, 1);
+  const app::ArtifactPlan fits =
+      app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, catalog.engines, 1);
   CHECK(fits.plan.quantize_online);
   c.estimate.memory.capacity_per_gpu_bytes = load_bytes * 0.999;
-  CHECK_THROWS_WITH(app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, 1),
+  CHECK_THROWS_WITH(app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, catalog.engines, 1),
                     Catch::Contains("loading holds 18.7 GB per GPU"));
   // A checkpoint the user names is theirs to choose: no load check.
   vllm.model_path = "org/Llama-3.1-8B-FP8";
-  CHECK_NOTHROW(app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, 1));
+  CHECK_NOTHROW(app::plan_artifact(vllm, spec, in, c, result.policy, catalog.pricing, catalog.engines, 1));
   // TensorRT-LLM serves a checkpoint as it is: the preset's bf16 one is refused for FP8.
   app::ArtifactRequest trtllm;
   trtllm.kind = "trtllm";
-  CHECK_THROWS_WITH(app::plan_artifact(trtllm, spec, in, c, result.policy, catalog.pricing, 1),
-                    Catch::Contains("TensorRT-LLM serves as it is"));
+  CHECK_THROWS_WITH(
+      app::plan_artifact(trtllm, spec, in, c, result.policy, catalog.pricing, catalog.engines, 1),
+      Catch::Contains("TensorRT-LLM serves as it is"));
 }
 
 } // namespace rightsize

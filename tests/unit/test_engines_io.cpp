@@ -121,6 +121,37 @@ TEST_CASE("an engines file names the pointer of what is wrong", "[engine][io]") 
         "/engines/sglang/vendors/value: expected at least one vendor, \"nvidia\" or \"amd\"");
 }
 
+TEST_CASE("an engine's default images are pinned releases of the vendors it runs on", "[engine][io]") {
+  const EngineProfiles& shipped = test::shipped_engines();
+  CHECK(shipped.of(EngineKind::vllm).image_nvidia == "vllm/vllm-openai:v0.11.2");
+  CHECK(shipped.of(EngineKind::vllm).image_amd == "rocm/vllm:rocm7.0.0_vllm_0.11.2_20251210");
+  CHECK(shipped.of(EngineKind::sglang).image_amd.empty()); // --image required on AMD GPUs
+  CHECK(shipped.of(EngineKind::trtllm).image_amd.empty());
+
+  const std::string pinned = "expected an image pinned to a release, name:tag (not :latest) or "
+                             "name@sha256:digest";
+  for (const char* moving : {"vllm/vllm-openai:latest", "vllm/vllm-openai", "registry:5000/vllm", "x:"}) {
+    nlohmann::json doc = shipped_document();
+    doc["engines"]["vllm"]["images"]["value"]["nvidia"] = moving;
+    CHECK(parse_error(doc) == "/engines/vllm/images/value/nvidia: " + pinned);
+  }
+  nlohmann::json doc = shipped_document();
+  doc["engines"]["vllm"]["images"]["value"]["nvidia"] = "registry:5000/vllm/vllm-openai:v0.11.2";
+  CHECK(io::parse_engines(doc, "engines.json").of(EngineKind::vllm).image_nvidia ==
+        "registry:5000/vllm/vllm-openai:v0.11.2");
+  doc["engines"]["vllm"]["images"]["value"]["nvidia"] = "vllm/vllm-openai@sha256:0123abcd";
+  CHECK(io::parse_engines(doc, "engines.json").of(EngineKind::vllm).image_nvidia ==
+        "vllm/vllm-openai@sha256:0123abcd");
+
+  doc = shipped_document();
+  doc["engines"]["trtllm"]["images"]["value"]["amd"] = "nvcr.io/nvidia/tensorrt-llm/release:1.2.0";
+  CHECK(parse_error(doc) ==
+        "/engines/trtllm/images/value/amd: expected an image only for a vendor listed in /vendors");
+  doc = shipped_document();
+  doc["engines"]["sglang"]["images"]["value"]["intel"] = "x:1";
+  CHECK(parse_error(doc).rfind("/engines/sglang/images/value/intel: unknown key \"intel\"", 0) == 0);
+}
+
 TEST_CASE("engine_runs_on: TensorRT-LLM on NVIDIA only, vLLM and SGLang on both vendors", "[engine][core]") {
   Gpu amd = test::h100_sxm();
   amd.vendor = "amd";

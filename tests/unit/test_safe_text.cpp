@@ -43,6 +43,20 @@ TEST_CASE("safe_text keeps printable text and puts one '?' per unsafe character"
   CHECK(safe_text("\xE2\x80") == "??");             // a cut sequence: each byte
 }
 
+// Docker's reference grammar (distribution/reference): [host[:port]/]path[:tag][@digest]; the tag
+// is what follows the last ':' after the last '/'.
+TEST_CASE("pinned_image_reference: a tag other than latest, or a digest", "[text]") {
+  CHECK(pinned_image_reference("vllm/vllm-openai:v0.11.2"));
+  CHECK(pinned_image_reference("nvcr.io/nvidia/tensorrt-llm/release:1.2.0"));
+  CHECK(pinned_image_reference("registry:5000/team/vllm:0.11"));
+  CHECK(pinned_image_reference("vllm/vllm-openai@sha256:0123abcd"));
+  CHECK(pinned_image_reference("vllm/vllm-openai:latest@sha256:0123abcd")); // the digest decides
+  CHECK_FALSE(pinned_image_reference("vllm/vllm-openai"));
+  CHECK_FALSE(pinned_image_reference("vllm/vllm-openai:latest"));
+  CHECK_FALSE(pinned_image_reference("registry:5000/team/vllm")); // a port, not a tag
+  CHECK_FALSE(pinned_image_reference("vllm:"));
+}
+
 TEST_CASE("k8s_name cuts long names with a hash of the whole name; LWS names leave room", "[deploy]") {
   // FNV-1a 32 of "x" × 100 is ac246ad5: 63 = 54 kept + "-" + 8 hex digits.
   CHECK(k8s_name(std::string(100, 'x')) == std::string(54, 'x') + "-ac246ad5");

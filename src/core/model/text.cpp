@@ -131,6 +131,15 @@ std::string safe_text(std::string_view text) {
   return out;
 }
 
+bool pinned_image_reference(std::string_view image) {
+  if (image.find('@') != std::string_view::npos) return true;
+  const std::size_t slash = image.rfind('/');
+  const std::size_t colon = image.rfind(':');
+  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) return false;
+  const std::string_view tag = image.substr(colon + 1);
+  return !tag.empty() && tag != "latest";
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
   for (const auto& item : items) {

@@ -1,10 +1,12 @@
 #include "io/catalog/engines_io.hpp"
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/json/json_reader.hpp"
+#include "rightsize/text.hpp"
 
 namespace rightsize::io {
 namespace {
@@ -99,6 +101,23 @@ void read_vendors(const JsonReader& entry, const nlohmann::json& sources, Engine
   }
 }
 
+// The default images by vendor: {"value": {"nvidia": "name:tag", "amd": "name:tag"}, ...}; a vendor
+// may be left out (no image named: --image required) but must be one the engine runs on.
+void read_images(const JsonReader& entry, const nlohmann::json& sources, EngineConfig& e) {
+  const JsonReader images = field(entry, "images", sources);
+  images.expect_keys({"nvidia", "amd"});
+  for (const std::string& vendor : images.keys()) {
+    const JsonReader image = images.at(vendor);
+    const std::string name = image.as_string();
+    if (!pinned_image_reference(name))
+      image.fail("expected an image pinned to a release, name:tag (not :latest) or name@sha256:digest");
+    const bool amd = vendor == "amd";
+    if (!(amd ? e.runs_on_amd : e.runs_on_nvidia))
+      image.fail("expected an image only for a vendor listed in /vendors");
+    (amd ? e.image_amd : e.image_nvidia) = name;
+  }
+}
+
 void read_tiers(const JsonReader& block, const nlohmann::json& sources, EngineConfig& e) {
   block.expect_keys({"source", "basis", "note", "large_tp", "tiers"});
   check_source(block, sources);
@@ -141,12 +160,13 @@ EngineProfiles parse_engines(const nlohmann::json& document, const std::string& 
   EngineProfiles profiles;
   for (const EngineKind kind : {EngineKind::vllm, EngineKind::sglang, EngineKind::trtllm}) {
     const JsonReader entry = engines.at(to_string(kind));
-    entry.expect_keys({"name", "note", "vendors", "fields", "gpu_memory_tiers"});
+    entry.expect_keys({"name", "note", "vendors", "images", "fields", "gpu_memory_tiers"});
     (void)entry.at("name").as_string();
     EngineConfig& e = profiles.configs[static_cast<std::size_t>(kind)];
     e.kind = to_string(kind);
     read_common(root.at("common"), sources.value(), e);
     read_vendors(entry, sources.value(), e);
+    read_images(entry, sources.value(), e);
     read_fields(entry.at("fields"), sources.value(), e);
     if (const auto tiers = entry.find("gpu_memory_tiers")) read_tiers(*tiers, sources.value(), e);
   }

@@ -67,6 +67,11 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
     diagnostics.note(fmt::format("--model-path not given; serving \"{}\" (the spec's model name): set it to "
                                  "the Hugging Face id or local path",
                                  a.model_path));
+  if (a.image_unpinned)
+    diagnostics.warn(fmt::format("--image {} names no release (no tag, or :latest): each pod runs whatever "
+                                 "the registry serves when it pulls, which the flags were not checked "
+                                 "against; give name:tag or name@sha256:digest",
+                                 a.image));
   std::string header = fmt::format(
       "# rightsize: {} on {} × {} (TP{} PP{}{}{}), {}; {} replica{} at average load, {}–{} autoscaled\n",
       safe_text(spec.name), plan.gpus_per_replica, a.gpu_id, plan.tensor_parallel, plan.pipeline_parallel,
