@@ -57,12 +57,14 @@ struct ArtifactPlan {
   std::string gpu_vendor;
   DeployPlan plan; ///< core plan_candidate_deployment: the capacity plan recommend prints, engine settings
   Engine engine = Engine::vllm;
-  bool k8s = false;                  ///< manifests, else a launch script
-  std::string image;                 ///< with k8s: the container image
-  bool image_unpinned = false;       ///< --image names no tag, or :latest (rendered as a warning)
-  std::string model_path;            ///< what the engine serves
-  bool model_path_defaulted = false; ///< no --model-path: the preset's Hugging Face id or the model name
-  bool model_path_is_hf_id = false;  ///< defaulted to the preset's Hugging Face id
+  bool k8s = false;                      ///< manifests, else a launch script
+  std::string image;                     ///< with k8s: the container image
+  bool image_unpinned = false;           ///< --image names no tag, or :latest (rendered as a warning)
+  double pod_cpu_per_gpu = 0.0;          ///< with k8s: the engine container's CPU request per GPU
+  double pod_memory_bytes_per_gpu = 0.0; ///< with k8s: its host-memory request per GPU, bytes
+  std::string model_path;                ///< what the engine serves
+  bool model_path_defaulted = false;     ///< no --model-path: the preset's Hugging Face id or the model name
+  bool model_path_is_hf_id = false;      ///< defaulted to the preset's Hugging Face id
   Autoscaler autoscaler = Autoscaler::keda;
   WeightsPlan weights; ///< with k8s
 };

@@ -99,10 +99,12 @@ TEST_CASE("k8s manifests parse back with yaml-cpp and carry the required fields"
   in.name = k8s_name("Chat 8B!");
   in.gpu_id = "H100-SXM";
   in.gpu_vendor = "nvidia";
-  in.image = "vllm/vllm-openai:latest";
+  in.image = "vllm/vllm-openai:v0.11.2";
   in.prometheus_url = "http://prometheus:9090";
   in.model_name = "meta-llama/Llama-3.1-8B-Instruct";
   in.plan = fp8_plan();
+  in.cpu_per_gpu = 1.25;           // 2 GPUs: 2.5 cores = "2500m"
+  in.memory_bytes_per_gpu = 6.5e9; // 2 GPUs: 13 GB = "13G"
   in.command = engine_command(Engine::vllm, in.plan, in.model_name);
   CHECK(in.name == "chat-8b");
   in.weights.checkpoint_bytes = 16.06e9;
@@ -134,9 +136,14 @@ TEST_CASE("k8s manifests parse back with yaml-cpp and carry the required fields"
         "chat-8b");
   CHECK(pod["nodeSelector"]["rightsize.io/gpu"].as<std::string>() == "H100-SXM");
   const YAML::Node ctr = pod["containers"][0];
-  CHECK(ctr["image"].as<std::string>() == "vllm/vllm-openai:latest");
+  CHECK(ctr["image"].as<std::string>() == "vllm/vllm-openai:v0.11.2");
   CHECK(ctr["resources"]["limits"]["nvidia.com/gpu"].as<int>() == 2);
   CHECK(ctr["resources"]["requests"]["nvidia.com/gpu"].as<int>() == 2);
+  // Host CPU and memory: requested per GPU, never limited (Burstable, not BestEffort).
+  CHECK(ctr["resources"]["requests"]["cpu"].as<std::string>() == "2500m");
+  CHECK(ctr["resources"]["requests"]["memory"].as<std::string>() == "13G");
+  CHECK(!ctr["resources"]["limits"]["cpu"]);
+  CHECK(!ctr["resources"]["limits"]["memory"]);
   CHECK(ctr["ports"][0]["containerPort"].as<int>() == 8000);
   CHECK(ctr["command"].as<std::vector<std::string>>() == in.command.program);
   CHECK(ctr["args"].as<std::vector<std::string>>() == in.command.args);

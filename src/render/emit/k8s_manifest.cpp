@@ -5,7 +5,10 @@
 #include "render/emit/k8s_manifest.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -152,6 +155,23 @@ void cache_volume(YAML::Emitter& y, const K8sInputs& in) {
   y << YAML::EndMap;
 }
 
+// The host CPU and memory the engine container requests for `gpus` GPUs: Kubernetes quantities,
+// whole millicores ("16", "1500m") and whole megabytes ("48G", "1500M"; G = 1e9 bytes).
+void pod_requests(YAML::Emitter& y, const K8sInputs& in, int gpus) {
+  const double cpu_milli = std::round(in.cpu_per_gpu * gpus * 1000.0);
+  if (cpu_milli >= 1.0) {
+    const auto m = static_cast<std::int64_t>(cpu_milli);
+    y << YAML::Key << "cpu" << YAML::Value << YAML::DoubleQuoted
+      << (m % 1000 == 0 ? std::to_string(m / 1000) : std::to_string(m) + "m");
+  }
+  const double mega = std::round(in.memory_bytes_per_gpu * gpus / 1e6);
+  if (mega >= 1.0) {
+    const auto mb = static_cast<std::int64_t>(mega);
+    y << YAML::Key << "memory" << YAML::Value
+      << (mb % 1000 == 0 ? std::to_string(mb / 1000) + "G" : std::to_string(mb) + "M");
+  }
+}
+
 void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
   const DeployPlan& p = in.plan;
   const std::string gpu_resource = in.gpu_vendor == "amd" ? "amd.com/gpu" : "nvidia.com/gpu";
@@ -187,10 +207,14 @@ void container(YAML::Emitter& y, const K8sInputs& in, Role role) {
     y << YAML::Key << "containerPort" << YAML::Value << in.command.port;
     y << YAML::EndMap << YAML::EndSeq;
   }
+  // GPUs requested and limited (device plugins take whole devices); CPU and memory requested per GPU
+  // without a limit, so the pod is Burstable rather than BestEffort, the QoS class the kubelet evicts
+  // first under node memory pressure (Kubernetes "Pod Quality of Service Classes").
   y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap;
   for (const char* k : {"requests", "limits"}) {
     y << YAML::Key << k << YAML::Value << YAML::BeginMap;
     y << YAML::Key << gpu_resource << YAML::Value << gpus;
+    if (std::string_view(k) == "requests") pod_requests(y, in, gpus);
     y << YAML::EndMap;
   }
   y << YAML::EndMap;
