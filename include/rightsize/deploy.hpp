@@ -46,7 +46,11 @@ struct DeployPlan {
   std::int64_t max_num_seqs_per_rank = 1;
   std::int64_t kv_capacity_seqs = 1;       ///< sequences the KV cache holds at max_model_len
   std::int64_t max_num_batched_tokens = 1; ///< tokens per engine step (chunked prefill)
-  std::int64_t max_model_len_tokens = 1;   ///< longest context admitted (an encoder: tokens per item)
+  /// The largest decode batch (per attention-DP rank) the estimate ran as a CUDA graph: the engine
+  /// profile's limit for the GPU and TP (engine_for_gpu). SGLang's is given as --cuda-graph-max-bs,
+  /// since its own default moved between releases; vLLM derives its from --max-num-seqs.
+  std::int64_t cuda_graph_max_batch = 1;
+  std::int64_t max_model_len_tokens = 1; ///< longest context admitted (an encoder: tokens per item)
   /// An encoder (ModelKind::vit) served for its output vectors, not generated tokens: the engines'
   /// pooling mode (vLLM --runner pooling, SGLang --is-embedding; docs/deploy.md).
   bool pooling = false;

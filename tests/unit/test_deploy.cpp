@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "deploy_fixtures.hpp"
+#include "engine_fixtures.hpp"
 #include <yaml-cpp/yaml.h>
 
 using namespace rightsize;
@@ -254,6 +255,30 @@ TEST_CASE("plan_deployment: a replica over two nodes is a leader and a worker po
   const DeployPlan one = fp8_plan(); // 2 GPUs: one pod with both
   CHECK(one.nodes_per_replica == 1);
   CHECK(one.gpus_per_leader_pod == 2);
+}
+
+// SGLang's shipped tiers (data/engines.json, 0.5.1-era server_args.py): an 80 GB H100 (74.5 GiB) is in
+// the 35–160 GiB tier, CUDA graphs to 256 sequences below TP 4 and to 512 from TP 4. The plan carries
+// the estimate's limit and the SGLang command passes it as --cuda-graph-max-bs.
+TEST_CASE("the SGLang command passes the CUDA-graph limit the estimate assumed", "[deploy]") {
+  using namespace rightsize::cli;
+  const EngineConfig sglang = test::shipped_engine(EngineKind::sglang);
+  const PreparedModel pm = prepare_model(test::llama31_8b(), Precision{});
+  InferenceWorkload w;
+  w.input_tokens = 1024;
+  w.output_tokens = 256;
+  Candidate c = tp2_candidate();
+  const DeployPlan tp2 = plan_deployment(c, pm, test::h100_sxm(), w, sglang, capacity(c));
+  CHECK(tp2.cuda_graph_max_batch == 256);
+  CHECK(has_pair(engine_command(Engine::sglang, tp2, "m").args, "--cuda-graph-max-bs", "256"));
+  c.layout.tp = 4;
+  c.layout.gpus = 4;
+  const DeployPlan tp4 = plan_deployment(c, pm, test::h100_sxm(), w, sglang, capacity(c));
+  CHECK(tp4.cuda_graph_max_batch == 512);
+  CHECK(has_pair(engine_command(Engine::sglang, tp4, "m").args, "--cuda-graph-max-bs", "512"));
+  // vLLM sizes its graphs from --max-num-seqs itself: no graph flag.
+  const EngineCommand v = engine_command(Engine::vllm, tp4, "m");
+  CHECK(std::find(v.args.begin(), v.args.end(), "--cuda-graph-max-bs") == v.args.end());
 }
 
 TEST_CASE("plan_candidate_deployment: the capacity plan under the search's headroom", "[deploy]") {

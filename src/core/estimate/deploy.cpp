@@ -40,7 +40,9 @@ DeployPlan plan_deployment(const Candidate& c, const PreparedModel& model, const
   d.kv_capacity_seqs = std::max<std::int64_t>(1, c.estimate.max_concurrency);
   d.max_num_seqs = std::clamp<std::int64_t>(plan.in_flight_cap_per_replica, 1, d.kv_capacity_seqs);
   d.max_num_seqs_per_rank = (d.max_num_seqs + d.attention_dp - 1) / d.attention_dp;
-  d.max_num_batched_tokens = engine_for_gpu(engine, gpu, c.layout.tp).max_batched_tokens;
+  const EngineConfig resolved = engine_for_gpu(engine, gpu, c.layout.tp);
+  d.max_num_batched_tokens = resolved.max_batched_tokens;
+  d.cuda_graph_max_batch = resolved.cuda_graph_max_batch;
   if (d.attention_dp > 1 && engine.adp_balance_timeout_steps > 0.0) {
     d.adp_balance_timeout_steps = static_cast<int>(std::lround(engine.adp_balance_timeout_steps));
     d.adp_balance_batching_steps = static_cast<int>(std::lround(engine.adp_balance_batching_steps));

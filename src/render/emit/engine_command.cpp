@@ -207,6 +207,9 @@ void sglang_command(EngineCommand& c, const DeployPlan& p, const std::string& mo
   }
   flag(c, "--max-running-requests", std::to_string(p.max_num_seqs));
   flag(c, "--chunked-prefill-size", std::to_string(p.max_num_batched_tokens));
+  // The graph limit the estimate assumed (data/engines.json gpu_memory_tiers): SGLang's own default
+  // is tiered by GPU memory and TP and changed between 0.5 releases (docs/deploy.md).
+  flag(c, "--cuda-graph-max-bs", std::to_string(p.cuda_graph_max_batch));
   flag(c, "--context-length", std::to_string(p.max_model_len_tokens));
   flag(c, "--mem-fraction-static", fraction(p.gpu_memory_fraction));
   if (p.kv_cache_fp8) flag(c, "--kv-cache-dtype", "fp8_e4m3");
