@@ -38,7 +38,7 @@ struct EngineConfig {
   /// The engine container's CPU (cores) and host-memory requests per GPU of its pod (data/engines.json
   /// common; vLLM's Kubernetes guide): requests without limits, so the pod is Burstable, never the
   /// BestEffort class evicted first. 0 = none written.
-  double pod_cpu_per_gpu = 0.0;
+  double pod_cpu_cores_per_gpu = 0.0;
   double pod_memory_bytes_per_gpu = 0.0;
   double usable_fraction = 0.90; ///< u: fraction of capacity the engine may use (vLLM 0.90)
   /// What u applies to (methodology §2.1): false, the whole GPU (vLLM gpu_memory_utilization, SGLang

@@ -173,7 +173,7 @@ void plan_k8s(const ArtifactRequest& o, const Gpu& gpu, const PreparedModel& mod
                             gpu.id, gpu.vendor == "amd" ? "AMD" : "NVIDIA", a.what, to_string(a.engine)));
   a.image = o.image.empty() ? pinned : o.image;
   a.image_unpinned = !pinned_image_reference(a.image);
-  a.pod_cpu_per_gpu = engine.pod_cpu_per_gpu;
+  a.pod_cpu_cores_per_gpu = engine.pod_cpu_cores_per_gpu;
   a.pod_memory_bytes_per_gpu = engine.pod_memory_bytes_per_gpu;
 }
 

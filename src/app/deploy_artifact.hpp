@@ -60,7 +60,7 @@ struct ArtifactPlan {
   bool k8s = false;                      ///< manifests, else a launch script
   std::string image;                     ///< with k8s: the container image
   bool image_unpinned = false;           ///< --image names no tag, or :latest (rendered as a warning)
-  double pod_cpu_per_gpu = 0.0;          ///< with k8s: the engine container's CPU request per GPU
+  double pod_cpu_cores_per_gpu = 0.0;    ///< with k8s: the engine container's CPU request per GPU
   double pod_memory_bytes_per_gpu = 0.0; ///< with k8s: its host-memory request per GPU, bytes
   std::string model_path;                ///< what the engine serves
   bool model_path_defaulted = false;     ///< no --model-path: the preset's Hugging Face id or the model name

@@ -104,7 +104,7 @@ TEST_CASE("k8s manifests parse back with yaml-cpp and carry the required fields"
   in.prometheus_url = "http://prometheus:9090";
   in.model_name = "meta-llama/Llama-3.1-8B-Instruct";
   in.plan = fp8_plan();
-  in.cpu_per_gpu = 1.25;           // 2 GPUs: 2.5 cores = "2500m"
+  in.cpu_cores_per_gpu = 1.25;     // 2 GPUs: 2.5 cores = "2500m"
   in.memory_bytes_per_gpu = 6.5e9; // 2 GPUs: 13 GB = "13G"
   in.command = engine_command(Engine::vllm, in.plan, in.model_name);
   CHECK(in.name == "chat-8b");

@@ -49,7 +49,7 @@ void read_common(const JsonReader& common, const nlohmann::json& sources, Engine
   common.expect_keys({"runtime_reserve_gib", "nccl_reserve_gib", "cuda_graph_gib", "step_overhead_s",
                       "eager_step_overhead_s", "indexer_layer_overhead_s", "collective_base_latency_s",
                       "scaleup_hop_latency_s", "pcie_hop_latency_s", "network_hop_latency_s",
-                      "gemm_half_efficiency_tokens", "gemm_half_efficiency_cols", "pod_cpu_per_gpu",
+                      "gemm_half_efficiency_tokens", "gemm_half_efficiency_cols", "pod_cpu_cores_per_gpu",
                       "pod_memory_gb_per_gpu"});
   e.runtime_reserve_bytes = field_value(common, "runtime_reserve_gib", 0.0, 64.0, sources) * k_gib;
   e.nccl_reserve_bytes = field_value(common, "nccl_reserve_gib", 0.0, 64.0, sources) * k_gib;
@@ -63,7 +63,7 @@ void read_common(const JsonReader& common, const nlohmann::json& sources, Engine
   e.network_hop_latency_s = field_value(common, "network_hop_latency_s", 0.0, 0.1, sources);
   e.gemm_half_efficiency_tokens = field_value(common, "gemm_half_efficiency_tokens", 0.0, 1e6, sources);
   e.gemm_half_efficiency_cols = field_value(common, "gemm_half_efficiency_cols", 0.0, 1e6, sources);
-  e.pod_cpu_per_gpu = field_value(common, "pod_cpu_per_gpu", 0.0, 1024.0, sources);
+  e.pod_cpu_cores_per_gpu = field_value(common, "pod_cpu_cores_per_gpu", 0.0, 1024.0, sources);
   e.pod_memory_bytes_per_gpu = field_value(common, "pod_memory_gb_per_gpu", 0.0, 1e4, sources) * 1e9;
 }
 

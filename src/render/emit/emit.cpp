@@ -90,7 +90,7 @@ EmittedArtifact render_artifact(const EmitFormat& o, const Spec& spec, const app
     k.gpu_vendor = a.gpu_vendor;
     k.engine = a.engine;
     k.image = a.image;
-    k.cpu_per_gpu = a.pod_cpu_per_gpu;
+    k.cpu_cores_per_gpu = a.pod_cpu_cores_per_gpu;
     k.memory_bytes_per_gpu = a.pod_memory_bytes_per_gpu;
     k.prometheus_url = o.prometheus_url;
     k.namespace_name = o.namespace_name;

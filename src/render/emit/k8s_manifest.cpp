@@ -158,7 +158,7 @@ void cache_volume(YAML::Emitter& y, const K8sInputs& in) {
 // The host CPU and memory the engine container requests for `gpus` GPUs: Kubernetes quantities,
 // whole millicores ("16", "1500m") and whole megabytes ("48G", "1500M"; G = 1e9 bytes).
 void pod_requests(YAML::Emitter& y, const K8sInputs& in, int gpus) {
-  const double cpu_milli = std::round(in.cpu_per_gpu * gpus * 1000.0);
+  const double cpu_milli = std::round(in.cpu_cores_per_gpu * gpus * 1000.0);
   if (cpu_milli >= 1.0) {
     const auto m = static_cast<std::int64_t>(cpu_milli);
     y << YAML::Key << "cpu" << YAML::Value << YAML::DoubleQuoted

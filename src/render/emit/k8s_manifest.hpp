@@ -18,7 +18,7 @@ struct K8sInputs {
   std::string gpu_vendor; ///< "nvidia" or "amd": picks the device-plugin resource
   std::string image;      ///< engine container image
   /// The engine container's CPU (cores) and memory (bytes) requests per GPU it holds; 0 = none.
-  double cpu_per_gpu = 0.0;
+  double cpu_cores_per_gpu = 0.0;
   double memory_bytes_per_gpu = 0.0;
   std::string prometheus_url; ///< KEDA prometheus trigger serverAddress
   /// metadata.namespace of every object and the KEDA query's namespace matcher; "" = neither (the
