@@ -7,11 +7,10 @@
 
 #include "io/json/json_reader.hpp"
 #include "rightsize/text.hpp"
+#include "rightsize/units.hpp"
 
 namespace rightsize::io {
 namespace {
-
-constexpr double k_gib = 1073741824.0;
 
 const std::vector<std::string>& basis_choices() {
   static const std::vector<std::string> choices = {"engine_default", "recipe",  "assumed",
@@ -51,9 +50,9 @@ void read_common(const JsonReader& common, const nlohmann::json& sources, Engine
                       "scaleup_hop_latency_s", "pcie_hop_latency_s", "network_hop_latency_s",
                       "gemm_half_efficiency_tokens", "gemm_half_efficiency_cols", "pod_cpu_cores_per_gpu",
                       "pod_memory_gb_per_gpu"});
-  e.runtime_reserve_bytes = field_value(common, "runtime_reserve_gib", 0.0, 64.0, sources) * k_gib;
-  e.nccl_reserve_bytes = field_value(common, "nccl_reserve_gib", 0.0, 64.0, sources) * k_gib;
-  e.cuda_graph_bytes = field_value(common, "cuda_graph_gib", 0.0, 64.0, sources) * k_gib;
+  e.runtime_reserve_bytes = field_value(common, "runtime_reserve_gib", 0.0, 64.0, sources) * k_bytes_per_gib;
+  e.nccl_reserve_bytes = field_value(common, "nccl_reserve_gib", 0.0, 64.0, sources) * k_bytes_per_gib;
+  e.cuda_graph_bytes = field_value(common, "cuda_graph_gib", 0.0, 64.0, sources) * k_bytes_per_gib;
   e.step_overhead_s = field_value(common, "step_overhead_s", 0.0, 1.0, sources);
   e.eager_step_overhead_s = field_value(common, "eager_step_overhead_s", 0.0, 1.0, sources);
   e.indexer_layer_overhead_s = field_value(common, "indexer_layer_overhead_s", 0.0, 0.1, sources);
@@ -64,7 +63,8 @@ void read_common(const JsonReader& common, const nlohmann::json& sources, Engine
   e.gemm_half_efficiency_tokens = field_value(common, "gemm_half_efficiency_tokens", 0.0, 1e6, sources);
   e.gemm_half_efficiency_cols = field_value(common, "gemm_half_efficiency_cols", 0.0, 1e6, sources);
   e.pod_cpu_cores_per_gpu = field_value(common, "pod_cpu_cores_per_gpu", 0.0, 1024.0, sources);
-  e.pod_memory_bytes_per_gpu = field_value(common, "pod_memory_gb_per_gpu", 0.0, 1e4, sources) * 1e9;
+  e.pod_memory_bytes_per_gpu =
+      field_value(common, "pod_memory_gb_per_gpu", 0.0, 1e4, sources) * k_bytes_per_gb;
 }
 
 void read_fields(const JsonReader& fields, const nlohmann::json& sources, EngineConfig& e) {
