@@ -3,11 +3,13 @@
 // concurrency × replicas, filtered with reasons and ranked (docs/methodology.md, "Search").
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "rightsize/gpu.hpp"
 #include "rightsize/inference.hpp"
+#include "rightsize/instances.hpp"
 #include "rightsize/judge.hpp"
 #include "rightsize/pricing.hpp"
 #include "rightsize/spec.hpp"
@@ -240,6 +242,22 @@ struct CostAtLoad {
 };
 CostAtLoad cost_at_load(const InferenceEstimate& estimate, const Sla& sla, const InferenceWorkload& workload);
 
+/// The bill of a capacity plan's tier (docs/methodology.md §7 "The bill of the tier"): its
+/// on-demand replicas at the on-demand price and its spot replicas at the spot price, each rented as
+/// whole instances of its own (bill_instances). Under --pricing spot with latency targets the plan
+/// keeps the average replicas on demand, so this, not the spot price ranked by, is what following
+/// it costs.
+struct TierBill {
+  int on_demand_replicas = 0;
+  int spot_replicas = 0;
+  InstanceBill on_demand; ///< the on-demand replicas' instances
+  InstanceBill spot;      ///< the spot replicas' instances
+  double on_demand_usd_per_gpu_hour = 0.0;
+  double spot_usd_per_gpu_hour = 0.0;
+  bool known = false;        ///< every price the split needs is known
+  double usd_per_hour = 0.0; ///< on_demand + spot; 0 unless known
+};
+
 /// Capacity plan for serving a load with one candidate (docs/methodology.md "Capacity planning").
 struct CapacityPolicy {
   double storage_gb_per_s = 2.0;     ///< weight load bandwidth at cold start (NVMe / object store)
@@ -267,6 +285,12 @@ struct CapacityPlan {
   bool in_flight_cap_kv_bound = false;
   /// Open loop: the probability the in-flight count exceeds the cap (requests wait in the queue).
   double in_flight_queue_probability = 0.0;
+  /// Of the peak replicas, those the tier puts on spot capacity: all under --pricing spot without a
+  /// latency target, only those above the average with one (the average stay on demand), else none.
+  int spot_replicas = 0;
+  /// What following the tier costs when it differs from the prices ranked by (--pricing spot with
+  /// an on-demand base; bill_tier): unset otherwise.
+  std::optional<TierBill> tier_bill;
 };
 /// The quantile of the open-loop in-flight count the engine's cap is set at (CapacityPlan).
 inline constexpr double k_in_flight_cap_quantile = 0.99;
@@ -274,6 +298,10 @@ inline constexpr double k_in_flight_cap_quantile = 0.99;
 /// plan recommend prints and the one deploy artifacts use are the same).
 CapacityPolicy capacity_policy_for(const SearchPolicy& search, PricingModel pricing);
 CapacityPlan plan_capacity(const Candidate& candidate, const Sla& sla, const CapacityPolicy& policy);
+/// The bill of `plan`'s tier for `candidate` (TierBill): replicas_peak − spot_replicas replicas at
+/// `on_demand`, spot_replicas at `spot`; a price of 0 or less is unknown.
+TierBill bill_tier(const CapacityPlan& plan, const Candidate& candidate, const GpuPrice& on_demand,
+                   const GpuPrice& spot);
 /// The in-flight part of plan_capacity (cap, target, queue probability) for `candidate` under the
 /// search's throughput headroom.
 void plan_in_flight(const Candidate& candidate, double throughput_headroom, CapacityPlan& plan);

@@ -25,6 +25,20 @@
 namespace rightsize::cli {
 namespace {
 
+// The bill of the tier (methodology §7): null unless --pricing spot keeps an on-demand base.
+nlohmann::json tier_bill_json(const std::optional<TierBill>& bill) {
+  if (!bill) return nullptr;
+  const auto usd = [](double v) { return v > 0.0 ? nlohmann::json(round_sig(v, 6)) : nlohmann::json(); };
+  return {
+      {"on_demand_replicas", bill->on_demand_replicas},
+      {"spot_replicas", bill->spot_replicas},
+      {"on_demand_gpus_billed", bill->on_demand.gpus_billed},
+      {"spot_gpus_billed", bill->spot.gpus_billed},
+      {"on_demand_usd_per_gpu_hour", usd(bill->on_demand_usd_per_gpu_hour)},
+      {"spot_usd_per_gpu_hour", usd(bill->spot_usd_per_gpu_hour)},
+      {"usd_per_hour", bill->known ? nlohmann::json(round_sig(bill->usd_per_hour, 6)) : nlohmann::json()}};
+}
+
 nlohmann::json capacity_json(const CapacityPlan& plan) {
   return {{"replicas_peak", plan.replicas_peak},
           {"replicas_average", plan.replicas_average},
@@ -36,7 +50,9 @@ nlohmann::json capacity_json(const CapacityPlan& plan) {
           {"in_flight_target_per_replica", round_sig(plan.in_flight_target_per_replica, 6)},
           {"in_flight_cap_per_replica", plan.in_flight_cap_per_replica},
           {"tier", plan.tier},
-          {"why", plan.why}};
+          {"why", plan.why},
+          {"spot_replicas", plan.spot_replicas},
+          {"tier_bill", tier_bill_json(plan.tier_bill)}};
 }
 
 } // namespace

@@ -93,6 +93,31 @@ Table candidate_table(const SearchInputs& in, const std::vector<Candidate>& rows
   return t;
 }
 
+// --pricing spot with latency targets (methodology §7 "The bill of the tier"): what following the
+// tier's advice costs, the average replicas on demand, beside the all-spot $/h the table ranks by.
+void print_tier_bill(const TierBill& bill, const Candidate& w, const std::string& gpu_id) {
+  if (!bill.known) {
+    const bool on_demand_missing = bill.on_demand_replicas > 0 && bill.on_demand_usd_per_gpu_hour <= 0.0;
+    fmt::print("bill as advised: unknown (no {} price for {}); the table ranks every replica at spot\n",
+               on_demand_missing ? "on-demand" : "spot", gpu_id);
+    return;
+  }
+  const std::string spot = bill.spot_replicas == 0 ? "none on spot"
+                                                   : fmt::format("{} on spot at {}/GPU-h", bill.spot_replicas,
+                                                                 format_usd(bill.spot_usd_per_gpu_hour));
+  const double ranked = w.estimate.usd_per_hour;
+  const std::string more = ranked > 0.0
+                               ? fmt::format("{:.0f} % more than", (bill.usd_per_hour / ranked - 1.0) * 100.0)
+                               : "against";
+  // Every replica on demand is what --pricing on_demand ranks by; a split has no flag of its own.
+  const std::string rank_hint = bill.spot_replicas == 0 ? "; --pricing on_demand ranks by that" : "";
+  fmt::print(
+      "bill as advised: {}/h, {} replica{} on demand at {}/GPU-h and {}: {} the table's {}/h, every replica "
+      "at spot{}\n",
+      format_usd(bill.usd_per_hour), bill.on_demand_replicas, bill.on_demand_replicas == 1 ? "" : "s",
+      format_usd(bill.on_demand_usd_per_gpu_hour), spot, more, format_usd(ranked), rank_hint);
+}
+
 // Energy of the winner (methodology §9): board power at peak load, J per output token, and per
 // 1M tokens the facility kWh (× PUE), electricity $ and, when a grid intensity is given, CO2e.
 void print_energy_line(const Candidate& w, const app::WinnerFacts& facts, const TcoParams& tco) {
@@ -225,6 +250,7 @@ void print_winner_notes(const Spec& spec, const SearchInputs& in, const app::Rec
         plan->in_flight_cap_per_replica, plan->cold_start_s, plan->scale_to_zero ? "yes" : "no");
   }
   if (plan) fmt::print("tier: {} ({})\n", plan->tier, plan->why);
+  if (plan && plan->tier_bill) print_tier_bill(*plan->tier_bill, winner, in.gpus[winner.gpu_index].id);
   if (facts.energy_shown) print_energy_line(winner, facts, catalog.tco);
 }
 

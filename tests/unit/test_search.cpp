@@ -24,6 +24,21 @@ InferenceWorkload chat_search() {
   return w;
 }
 
+// A TPOT target at a 100 req/s peak and a 30 req/s average.
+Sla peak_and_average_sla() {
+  Sla sla;
+  sla.tpot_ms = 50.0;
+  sla.requests_per_s = 100.0;
+  sla.average_requests_per_s = 30.0;
+  return sla;
+}
+
+// Llama-3.1-8B bf16 on one-H100 replicas at $4.32/GPU-h, sized for `sla`.
+Candidate one_h100_candidate(const Sla& sla) {
+  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
+  return evaluate_candidate(pm, chat_search(), sla, h100_sxm(), Deployment{}, 4.32, SearchPolicy{});
+}
+
 } // namespace
 
 TEST_CASE("every passing candidate meets the SLA and none cheaper was rejected for cost",
@@ -138,14 +153,8 @@ TEST_CASE("a cost ranking without any price has no winner; one price is enough t
 }
 
 TEST_CASE("capacity plan: replicas, cold start, tier", "[core]") {
-  const PreparedModel pm = prepare_model(llama31_8b(), Precision{});
-  Sla sla;
-  sla.tpot_ms = 50.0;
-  sla.requests_per_s = 100.0;
-  sla.average_requests_per_s = 30.0;
-  const auto gpus = three_gpus();
-  Deployment one;
-  const Candidate c = evaluate_candidate(pm, chat_search(), sla, gpus[0], one, 4.32, SearchPolicy{});
+  const Sla sla = peak_and_average_sla();
+  const Candidate c = one_h100_candidate(sla);
   REQUIRE(c.meets_sla);
   const CapacityPlan plan = plan_capacity(c, sla, CapacityPolicy{});
   // One sizing rule with the search: the peak plan IS the costed replica count, sized at
@@ -277,4 +286,43 @@ TEST_CASE("capacity plan: replicas added for a latency percentile stay at the av
   c.replicas = 2;
   sla.average_requests_per_s = 5.0;
   CHECK(plan_capacity(c, sla, CapacityPolicy{}).replicas_average == 1);
+}
+
+TEST_CASE("capacity plan under spot: the average stays on demand, and the tier's bill says so", "[core]") {
+  const Sla sla = peak_and_average_sla();
+  const Candidate c = one_h100_candidate(sla);
+  REQUIRE(c.meets_sla);
+  CapacityPolicy spot;
+  spot.pricing = PricingModel::spot;
+  const CapacityPlan plan = plan_capacity(c, sla, spot);
+  // Worked example (methodology §7 "The bill of the tier"): 7 replicas of one H100 at the peak, 2 at
+  // the average; a TPOT target keeps those 2 on demand and puts the other 5 on spot.
+  REQUIRE(plan.replicas_peak == 7);
+  REQUIRE(plan.replicas_average == 2);
+  CHECK(plan.spot_replicas == 5);
+  // Per-GPU rental: 2 × $4.32 + 5 × $2.00 = $18.64/h, against 7 × $2.00 = $14.00/h all at spot.
+  const TierBill per_gpu = bill_tier(plan, c, GpuPrice(4.32), GpuPrice(2.00));
+  CHECK(per_gpu.known);
+  CHECK(per_gpu.on_demand_replicas == 2);
+  CHECK(per_gpu.spot_replicas == 5);
+  CHECK(per_gpu.usd_per_hour == Approx(18.64));
+  // Each tier is rented on its own: on-demand 8-GPU instances bill a whole instance for the 2
+  // on-demand GPUs, 8 × $4.32 + 5 × $2.00 = $44.56/h.
+  const GpuPrice eight(4.32, {RentalShape{"aws", "p5.48xlarge", {8}}});
+  const TierBill whole = bill_tier(plan, c, eight, GpuPrice(2.00));
+  CHECK(whole.on_demand.gpus_billed == 8);
+  CHECK(whole.spot.gpus_billed == 5);
+  CHECK(whole.usd_per_hour == Approx(44.56));
+  // No on-demand price: the bill is unknown, not the spot figure.
+  const TierBill unknown = bill_tier(plan, c, GpuPrice(0.0), GpuPrice(2.00));
+  CHECK_FALSE(unknown.known);
+  CHECK(unknown.usd_per_hour == 0.0);
+  // Without a latency target every replica may run on spot; on demand none does.
+  Sla batch;
+  batch.requests_per_s = 100.0;
+  const Candidate b = one_h100_candidate(batch);
+  REQUIRE(b.meets_sla);
+  const CapacityPlan batch_plan = plan_capacity(b, batch, spot);
+  CHECK(batch_plan.spot_replicas == batch_plan.replicas_peak);
+  CHECK(plan_capacity(c, sla, CapacityPolicy{}).spot_replicas == 0);
 }

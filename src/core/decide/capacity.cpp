@@ -112,6 +112,8 @@ CapacityPlan plan_capacity(const Candidate& c, const Sla& sla, const CapacityPol
     break;
   case PricingModel::spot:
     plan.tier = "spot";
+    // Latency targets keep the average replicas on demand; only the burst above it runs on spot.
+    plan.spot_replicas = latency_critical ? plan.replicas_peak - plan.replicas_average : plan.replicas_peak;
     plan.why = latency_critical ? "priced at spot (--pricing spot); latency targets are set, so keep the "
                                   "average replicas on on-demand capacity: preemption would break them"
                                 : "priced at spot (--pricing spot): batch work tolerates preemption";
@@ -129,6 +131,24 @@ CapacityPlan plan_capacity(const Candidate& c, const Sla& sla, const CapacityPol
     break;
   }
   return plan;
+}
+
+TierBill bill_tier(const CapacityPlan& plan, const Candidate& c, const GpuPrice& on_demand,
+                   const GpuPrice& spot) {
+  TierBill bill;
+  bill.spot_replicas = std::clamp(plan.spot_replicas, 0, plan.replicas_peak);
+  bill.on_demand_replicas = plan.replicas_peak - bill.spot_replicas;
+  bill.on_demand_usd_per_gpu_hour = std::max(0.0, on_demand.usd_per_gpu_hour);
+  bill.spot_usd_per_gpu_hour = std::max(0.0, spot.usd_per_gpu_hour);
+  // Each tier is its own rental (methodology §7 "The bill of the tier"): whole instances of that
+  // tier's providers for that tier's replicas, as the estimate bills the whole deployment.
+  const int per_replica = c.layout.gpus_per_replica();
+  bill.on_demand = bill_instances(bill.on_demand_replicas, per_replica, on_demand, c.layout.tp);
+  bill.spot = bill_instances(bill.spot_replicas, per_replica, spot, c.layout.tp);
+  bill.known = (bill.on_demand_replicas == 0 || bill.on_demand_usd_per_gpu_hour > 0.0) &&
+               (bill.spot_replicas == 0 || bill.spot_usd_per_gpu_hour > 0.0);
+  bill.usd_per_hour = bill.known ? bill.on_demand.usd_per_hour + bill.spot.usd_per_hour : 0.0;
+  return bill;
 }
 
 } // namespace rightsize
