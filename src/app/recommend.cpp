@@ -10,6 +10,7 @@
 
 #include "app/parallel.hpp"
 #include "app/search_limits.hpp"
+#include "app/tier_bill.hpp"
 #include "rightsize/error.hpp"
 
 namespace rightsize::app {
@@ -257,14 +258,9 @@ RecommendResult run_recommend(const Spec& spec, const LoadedCatalog& catalog, co
     const Candidate& w = r.candidates.front();
     result.winner = winner_facts(spec, catalog, in, result, request);
     result.capacity_plan = plan_capacity(w, spec.sla, capacity_policy_for(result.policy, catalog.pricing));
-    CapacityPlan& plan = *result.capacity_plan;
-    // --pricing spot with latency targets: the plan keeps the average replicas on demand, so state
-    // what that costs beside the spot price the table ranks by (methodology §7).
-    if (catalog.pricing == PricingModel::spot && plan.spot_replicas < plan.replicas_peak) {
-      const ResolvedPrice on_demand =
-          resolve_price(in.gpus[w.gpu_index], PricingModel::on_demand, catalog.provider, catalog.tco);
-      plan.tier_bill = bill_tier(plan, w, gpu_price(on_demand), in.gpu_prices[w.gpu_index]);
-    }
+    // --pricing spot with latency targets: the plan keeps the average replicas on demand; what that
+    // costs, and the candidate cheapest so (methodology §7 "The bill of the tier").
+    result.cheapest_as_advised = bill_the_tier(spec, catalog, in, request.today_days, result);
   }
   result.cost_of_confidence = point_estimate_cost(spec, catalog, in, result, request);
   if (request.artifact) {

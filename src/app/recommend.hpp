@@ -16,6 +16,7 @@
 #include "app/deploy_artifact.hpp"
 #include "app/diagnostics.hpp"
 #include "app/inputs.hpp"
+#include "app/tier_bill.hpp"
 #include "app/training_artifact.hpp"
 #include "rightsize/disagg_search.hpp"
 #include "rightsize/energy.hpp"
@@ -106,6 +107,9 @@ struct RecommendResult {
   std::vector<Candidate> rejected_rows;
   std::optional<WinnerFacts> winner;
   std::optional<CapacityPlan> capacity_plan; ///< the winner's replicas and autoscaling
+  /// --pricing spot with latency targets: the passing candidate cheapest at its bill as advised (on
+  /// demand for the average replicas) when not the winner (bill_the_tier).
+  std::optional<AsAdvised> cheapest_as_advised;
   /// The judged winner beside the point estimate's (states_cost_of_confidence; not with --disagg or
   /// --emit); none when neither search has a winner.
   std::optional<CostOfConfidence> cost_of_confidence;

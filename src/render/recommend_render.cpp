@@ -39,6 +39,19 @@ nlohmann::json tier_bill_json(const std::optional<TierBill>& bill) {
       {"usd_per_hour", bill->known ? nlohmann::json(round_sig(bill->usd_per_hour, 6)) : nlohmann::json()}};
 }
 
+// The passing candidate cheapest at its bill as advised, when not the winner (methodology §7).
+nlohmann::json cheapest_as_advised_json(const SearchInputs& in, const app::RecommendResult& result) {
+  const std::optional<app::AsAdvised>& advised = result.cheapest_as_advised;
+  if (!advised) return nullptr;
+  const Candidate& c = result.recommendation.candidates[advised->index];
+  nlohmann::json j = candidate_json(in, c);
+  j["gpu"] = in.gpus[c.gpu_index].id;
+  j["replicas"] = c.replicas;
+  j["tier_bill"] = tier_bill_json(advised->bill);
+  j["pct_less_than_winner"] = round_sig((1.0 - advised->key / advised->winner_key) * 100.0, 4);
+  return j;
+}
+
 nlohmann::json capacity_json(const CapacityPlan& plan) {
   return {{"replicas_peak", plan.replicas_peak},
           {"replicas_average", plan.replicas_average},
@@ -187,6 +200,7 @@ void print_recommendation_json(const Spec& spec, const SearchInputs& in, const a
     winner["why"] = winner_line(in, result, spec);
     doc["winner"] = winner;
     doc["capacity_plan"] = capacity_json(*plan);
+    doc["cheapest_as_advised"] = cheapest_as_advised_json(in, result);
   } else {
     doc["winner"] = nullptr;
     doc["capacity_plan"] = nullptr;

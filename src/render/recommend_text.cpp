@@ -251,6 +251,15 @@ void print_winner_notes(const Spec& spec, const SearchInputs& in, const app::Rec
   }
   if (plan) fmt::print("tier: {} ({})\n", plan->tier, plan->why);
   if (plan && plan->tier_bill) print_tier_bill(*plan->tier_bill, winner, in.gpus[winner.gpu_index].id);
+  if (const auto& advised = result.cheapest_as_advised) {
+    const Candidate& c = r.candidates[advised->index];
+    fmt::print(
+        "cheapest as advised: {} × {} ({} per replica, {} replica{}) at {}/h so billed, ranked {:.0f} % "
+        "below the winner so billed ({}/h) for the load served, each price's uncertainty counted\n",
+        c.total_gpus(), in.gpus[c.gpu_index].id, layout_label(c.layout), c.replicas,
+        c.replicas == 1 ? "" : "s", format_usd(advised->bill.usd_per_hour),
+        (1.0 - advised->key / advised->winner_key) * 100.0, format_usd(plan->tier_bill->usd_per_hour));
+  }
   if (facts.energy_shown) print_energy_line(winner, facts, catalog.tco);
 }
 

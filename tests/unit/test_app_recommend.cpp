@@ -136,3 +136,49 @@ TEST_CASE("recommend use case: --disagg compares the cheapest of each kind", "[a
 }
 
 } // namespace rightsize
+
+namespace rightsize {
+TEST_CASE("recommend use case: spot with a latency target bills its own advice", "[app]") {
+  // Two GPUs: the L40S has spot and on-demand quotes, the RTX 6000 Ada on-demand ones only.
+  const Spec spec = test::example_spec("check-deployment.json");
+  app::LoadedCatalog catalog = test::priced_catalog();
+  catalog.pricing = PricingModel::spot;
+  catalog.prices.clear();
+  for (const auto& gpu : catalog.catalog.gpus)
+    catalog.prices.push_back(resolve_price(gpu, catalog.pricing, catalog.provider, catalog.tco));
+  const app::SearchInputs in = app::search_inputs(spec, catalog, {"L40S", "RTX-6000-ADA"}, "");
+  REQUIRE(in.gpus[0].id == "L40S");
+  REQUIRE(in.prices[0].known);
+  REQUIRE_FALSE(in.prices[1].known);
+  app::RecommendSettings request;
+  request.today_days = *parse_iso_date(catalog.catalog.prices_as_of);
+  const app::RecommendResult result = app::run_recommend(spec, catalog, in, request);
+  REQUIRE(result.capacity_plan);
+  const CapacityPlan& plan = *result.capacity_plan;
+  const Candidate& w = result.recommendation.candidates.front();
+  REQUIRE(w.gpu_index == 0); // ranked at spot, the only priced GPU wins
+  // No average load below the peak: every replica stays on demand, billed at the L40S's
+  // on-demand price, not the spot one ranked by.
+  CHECK(plan.spot_replicas == 0);
+  REQUIRE(plan.tier_bill);
+  CHECK(plan.tier_bill->known);
+  const double on_demand =
+      resolve_price(in.gpus[0], PricingModel::on_demand, "", catalog.tco).usd_per_hour * w.total_gpus();
+  CHECK(plan.tier_bill->usd_per_hour == Approx(on_demand));
+  CHECK(plan.tier_bill->usd_per_hour > w.estimate.usd_per_hour);
+  // As advised, the RTX 6000 Ada (no spot quote, cheaper on demand) is the cheapest: what
+  // --pricing on_demand ranks first (methodology §7 "The bill of the tier").
+  REQUIRE(result.cheapest_as_advised);
+  const Candidate& advised = result.recommendation.candidates[result.cheapest_as_advised->index];
+  CHECK(advised.gpu_index == 1);
+  CHECK(result.cheapest_as_advised->key < result.cheapest_as_advised->winner_key);
+  app::LoadedCatalog on_demand_catalog = test::priced_catalog();
+  const app::SearchInputs on_demand_in =
+      app::search_inputs(spec, on_demand_catalog, {"L40S", "RTX-6000-ADA"}, "");
+  const app::RecommendResult on_demand_result =
+      app::run_recommend(spec, on_demand_catalog, on_demand_in, request);
+  CHECK(on_demand_result.recommendation.candidates.front().gpu_index == 1);
+  CHECK_FALSE(on_demand_result.capacity_plan->tier_bill);
+  CHECK_FALSE(on_demand_result.cheapest_as_advised);
+}
+} // namespace rightsize
