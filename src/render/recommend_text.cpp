@@ -106,9 +106,11 @@ void print_tier_bill(const TierBill& bill, const Candidate& w, const std::string
                                                    : fmt::format("{} on spot at {}/GPU-h", bill.spot_replicas,
                                                                  format_usd(bill.spot_usd_per_gpu_hour));
   const double ranked = w.estimate.usd_per_hour;
-  const std::string more = ranked > 0.0
-                               ? fmt::format("{:.0f} % more than", (bill.usd_per_hour / ranked - 1.0) * 100.0)
-                               : "against";
+  // A --price override of the spot rate may sit above the on-demand quotes.
+  const double change = ranked > 0.0 ? (bill.usd_per_hour / ranked - 1.0) * 100.0 : 0.0;
+  const std::string more = !(ranked > 0.0) ? "against"
+                           : change >= 0.0 ? fmt::format("{:.0f} % more than", change)
+                                           : fmt::format("{:.0f} % less than", -change);
   // Every replica on demand is what --pricing on_demand ranks by; a split has no flag of its own.
   const std::string rank_hint = bill.spot_replicas == 0 ? "; --pricing on_demand ranks by that" : "";
   fmt::print(
