@@ -219,6 +219,10 @@ CapacityInputs capacity_inputs(const InferenceWorkload& workload, const Sla& sla
 /// request, end-to-end latency, GPUs or joules per token; infinity when unknown (no price, no energy).
 double rank_key(const Candidate& c, RankBy rank_by);
 
+/// Whether `rank_by` ranks by a cost (per token, per request, or per request meeting every SLO), the
+/// rankings a price's margin and a bill apply to.
+bool ranks_by_cost(RankBy rank_by);
+
 /// The ranking key a search orders by: rank_key, a cost charged its GPU's price margin
 /// (cost × (1 + price_margins[gpu_index]); docs/methodology.md §5.2 "Price quality").
 double ranked_key(const Candidate& c, RankBy rank_by, std::span<const double> price_margins);

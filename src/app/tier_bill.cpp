@@ -10,11 +10,6 @@
 namespace rightsize::app {
 namespace {
 
-bool ranks_by_cost(RankBy rank_by) {
-  return rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request ||
-         rank_by == RankBy::goodput;
-}
-
 // `c`'s ranking key had it been billed `usd_per_hour`: the search's cost over the load it serves
 // (cost_at_load, methodology §6.1), so a GPU without a spot quote is keyed too.
 double key_at_bill(const Candidate& c, const Spec& spec, RankBy rank_by, double usd_per_hour) {
@@ -65,8 +60,10 @@ std::optional<AsAdvised> bill_the_tier(const Spec& spec, const LoadedCatalog& ca
     const Candidate& c = candidates[i];
     if (!c.meets_sla) continue;
     const auto& [od_price, od_margin] = on_demand_of(c.gpu_index);
+    // The winner's bill is the plan's, made above.
     const TierBill bill =
-        bill_tier(plan_capacity(c, spec.sla, policy), c, od_price, in.gpu_prices[c.gpu_index]);
+        i == 0 ? *plan.tier_bill
+               : bill_tier(plan_capacity(c, spec.sla, policy), c, od_price, in.gpu_prices[c.gpu_index]);
     if (!bill.known || !(bill.usd_per_hour > 0.0)) continue;
     const double spot_margin = margins ? result.policy.price_margins[c.gpu_index] : 0.0;
     const double margin =

@@ -22,6 +22,8 @@ struct AsAdvised {
   TierBill bill;           ///< its bill as advised
   double key = 0.0;        ///< its ranking key at that bill, charged its prices' margins
   double winner_key = 0.0; ///< the winner's key at its own bill as advised
+  /// How much lower its key is than the winner's, in percent (both as advised).
+  [[nodiscard]] double pct_less_than_winner() const { return (1.0 - key / winner_key) * 100.0; }
 };
 
 /// Sets `result.capacity_plan->tier_bill` (the winner's bill as advised) and returns the passing

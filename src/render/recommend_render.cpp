@@ -48,7 +48,7 @@ nlohmann::json cheapest_as_advised_json(const SearchInputs& in, const app::Recom
   j["gpu"] = in.gpus[c.gpu_index].id;
   j["replicas"] = c.replicas;
   j["tier_bill"] = tier_bill_json(advised->bill);
-  j["pct_less_than_winner"] = round_sig((1.0 - advised->key / advised->winner_key) * 100.0, 4);
+  j["pct_less_than_winner"] = round_sig(advised->pct_less_than_winner(), 4);
   return j;
 }
 

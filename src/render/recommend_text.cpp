@@ -259,8 +259,8 @@ void print_winner_notes(const Spec& spec, const SearchInputs& in, const app::Rec
         "cheapest as advised: {} × {} ({} per replica, {} replica{}) at {}/h so billed, ranked {:.0f} % "
         "below the winner so billed ({}/h) for the load served, each price's uncertainty counted\n",
         c.total_gpus(), in.gpus[c.gpu_index].id, layout_label(c.layout), c.replicas,
-        c.replicas == 1 ? "" : "s", format_usd(advised->bill.usd_per_hour),
-        (1.0 - advised->key / advised->winner_key) * 100.0, format_usd(plan->tier_bill->usd_per_hour));
+        c.replicas == 1 ? "" : "s", format_usd(advised->bill.usd_per_hour), advised->pct_less_than_winner(),
+        format_usd(plan->tier_bill->usd_per_hour));
   }
   if (facts.energy_shown) print_energy_line(winner, facts, catalog.tco);
 }

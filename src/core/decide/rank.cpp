@@ -69,11 +69,14 @@ RankBy effective_rank_by(RankBy rank_by, ModelKind kind) {
   return kind != ModelKind::decoder && rank_by == RankBy::cost_per_token ? RankBy::cost_per_request : rank_by;
 }
 
+bool ranks_by_cost(RankBy rank_by) {
+  return rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request ||
+         rank_by == RankBy::goodput;
+}
+
 double ranked_key(const Candidate& c, RankBy rank_by, std::span<const double> price_margins) {
   const double key = rank_key(c, rank_by);
-  const bool cost =
-      rank_by == RankBy::cost_per_token || rank_by == RankBy::cost_per_request || rank_by == RankBy::goodput;
-  if (!cost || c.gpu_index >= price_margins.size()) return key;
+  if (!ranks_by_cost(rank_by) || c.gpu_index >= price_margins.size()) return key;
   return key * (1.0 + price_margins[c.gpu_index]);
 }
 
